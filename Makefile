@@ -1,0 +1,94 @@
+# tfd — a plain Makefile. CFLAGS, CPPFLAGS and LDFLAGS are the packager's:
+# they are never assigned here, only given a default, and always passed on.
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+DATADIR    ?= $(PREFIX)/share
+CC         ?= cc
+CLANG      ?= clang
+PKG_CONFIG ?= pkg-config
+INSTALL    ?= install
+BATS       ?= bats
+CFLAGS     ?= -O2 -g
+CORPUS     ?= ../shared/corpus
+VERSION    := 0.1.0
+
+POPT_CFLAGS := $(shell $(PKG_CONFIG) --cflags popt 2>/dev/null)
+POPT_LIBS   := $(shell $(PKG_CONFIG) --libs popt 2>/dev/null || echo -lpopt)
+
+# What the code needs to build at all; not tuning, so not in CFLAGS.
+TFD_CPPFLAGS = -D_GNU_SOURCE -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64 \
+	       -DTFD_VERSION='"$(VERSION)"' -Isrc
+TFD_CFLAGS   = -std=c11 -Wall -Wextra
+SAN_FLAGS    = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	       -fno-sanitize-recover=all
+
+SRCS      := $(wildcard src/*.c)
+LIB_SRCS  := $(filter-out src/tfd.c,$(SRCS))
+HDRS      := $(wildcard src/*.h)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/unit/%)
+ASAN_BINS := $(UNIT_SRCS:tests/unit/%.c=build/asan/%)
+
+all: tfd
+
+tfd: $(SRCS) $(HDRS)
+	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(POPT_CFLAGS) $(CFLAGS) \
+		-o $@ $(SRCS) $(LDFLAGS) $(POPT_LIBS)
+
+# The same binary under ASan+UBSan, for the bats suite in check-asan.
+build/tfd-asan: $(SRCS) $(HDRS)
+	@mkdir -p build
+	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(POPT_CFLAGS) $(SAN_FLAGS) \
+		-o $@ $(SRCS) $(LDFLAGS) $(POPT_LIBS)
+
+build/unit/%: tests/unit/%.c tests/unit/tsv.c tests/unit/tsv.h $(LIB_SRCS) $(HDRS)
+	@mkdir -p build/unit
+	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(CFLAGS) \
+		-o $@ $< tests/unit/tsv.c $(LIB_SRCS) $(LDFLAGS)
+
+build/asan/%: tests/unit/%.c tests/unit/tsv.c tests/unit/tsv.h $(LIB_SRCS) $(HDRS)
+	@mkdir -p build/asan
+	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(SAN_FLAGS) \
+		-o $@ $< tests/unit/tsv.c $(LIB_SRCS) $(LDFLAGS)
+
+# Unit tests take the corpus folder (skipped when absent, as in a user's
+# clone) and the project's own vectors.
+unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do $$t $(CORPUS) tests/vectors; done
+
+unit-asan: $(ASAN_BINS)
+	@set -e; for t in $(ASAN_BINS); do $$t $(CORPUS) tests/vectors; done
+
+bats: tfd
+	TFD=$(CURDIR)/tfd $(BATS) tests/bats
+
+check: unit unit-asan bats
+
+clean:
+	rm -rf tfd build
+
+.PHONY: all unit unit-asan bats check clean
+
+# Installation: the binary, the man page and the three shells' completions.
+INSTALLED = $(DESTDIR)$(BINDIR)/tfd \
+	    $(DESTDIR)$(MANDIR)/man1/tfd.1 \
+	    $(DESTDIR)$(DATADIR)/bash-completion/completions/tfd \
+	    $(DESTDIR)$(DATADIR)/zsh/site-functions/_tfd \
+	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfd.fish
+
+install: tfd
+	$(INSTALL) -D -m 755 tfd $(DESTDIR)$(BINDIR)/tfd
+	$(INSTALL) -D -m 644 man/tfd.1 $(DESTDIR)$(MANDIR)/man1/tfd.1
+	$(INSTALL) -D -m 644 completions/tfd.bash \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/tfd
+	$(INSTALL) -D -m 644 completions/_tfd \
+		$(DESTDIR)$(DATADIR)/zsh/site-functions/_tfd
+	$(INSTALL) -D -m 644 completions/tfd.fish \
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfd.fish
+
+uninstall:
+	rm -f $(INSTALLED)
+
+.PHONY: install uninstall

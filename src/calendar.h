@@ -1,0 +1,27 @@
+/* calendar: systemd.time(7) calendar events ("Mon..Fri *-*-* 09:00",
+ * "hourly", "*:0/15", "… Europe/Berlin") and their next elapse. Pure: no I/O,
+ * no globals; zones come in through a tz_lookup_fn and a local zone. */
+#ifndef TFD_CALENDAR_H
+#define TFD_CALENDAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tz.h"
+
+struct calendar;
+
+/* Parses SPEC. Returns 0, or -1 with one line in err naming the bad part:
+ * "invalid calendar event 'x': …". */
+int calendar_parse(const char *spec, tz_lookup_fn find_zone, void *find_zone_arg,
+		   struct calendar **out, char *err, size_t errlen);
+
+/* The first elapse strictly after AFTER_NS (ns since the epoch), in the
+ * event's own zone if it names one, else in LOCAL. Returns 0 and *next_ns,
+ * or -1 when the event never elapses again. */
+int calendar_next(const struct calendar *cal, const struct tz *local,
+		  int64_t after_ns, int64_t *next_ns);
+
+void calendar_free(struct calendar *cal);
+
+#endif

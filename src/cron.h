@@ -1,0 +1,25 @@
+/* cron: classic 5-field cron expressions and @ shorthands, with Vixie
+ * semantics, and their next run time. Pure: no I/O, no globals. */
+#ifndef TFD_CRON_H
+#define TFD_CRON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tz.h"
+
+struct cron;
+
+/* Parses EXPR ("30 9 * * mon-fri", "@daily"). Returns 0, or -1 with
+ * one line in err naming the bad field: "invalid cron expression 'x': …". */
+int cron_parse(const char *expr, struct cron **out, char *err, size_t errlen);
+
+/* The first run time strictly after AFTER_NS (ns since the epoch), local
+ * time in ZONE, cronie's DST rules. Returns 0 and *next_ns, or -1 when the
+ * expression never runs again. */
+int cron_next(const struct cron *cron, const struct tz *zone, int64_t after_ns,
+	      int64_t *next_ns);
+
+void cron_free(struct cron *cron);
+
+#endif

@@ -1,0 +1,43 @@
+/* spawn: the one path that starts every run (plain, --cgroup, --join).
+ *
+ * Runs are created with clone3(2): posix_spawn cannot place a child into a
+ * cgroup (CLONE_INTO_CGROUP) or enter namespaces before exec, and fork+exec
+ * copies tfd's page tables. Each run leads its own process group, so a
+ * timeout or a forwarded signal reaches everything it started. */
+#ifndef TFD_SPAWN_H
+#define TFD_SPAWN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Where a run starts. Descriptors are tfd's, opened once at start. */
+struct spawn_target {
+	int cgroup_fd;     /* -1, or an O_DIRECTORY descriptor of a cgroup v2 dir */
+	int join_pidfd;    /* -1, or a pidfd whose namespaces the run enters */
+	int join_nstypes;  /* CLONE_NEW* bits to enter (those that differ from ours) */
+};
+
+/* Looks COMMAND up as execvp(3) would (PATH search unless it has a '/').
+ * Returns 0 with the path in buf, 127 when not found, 126 when found but not
+ * executable (or a directory); *why gets strerror-style text. */
+int resolve_command(const char *command, char *buf, size_t len, const char **why);
+
+/* Starts PATH with ARGV and ENVP in TARGET as the leader of a new process
+ * group, with every signal at its default disposition and unblocked, and no
+ * descriptor but 0, 1 and 2. Returns the pid, or -1 with errno set and *what
+ * naming the failing call ("clone3", "setns", …). A failure after the child
+ * exists (exec, setns) ends the child with 127/126/1 and a line on stderr. */
+pid_t spawn_run(const struct spawn_target *target, const char *path,
+		char *const argv[], char *const envp[], const char **what);
+
+/* Fills TARGET for --cgroup DIR and --join PID. Each returns 0, or -1 with one
+ * line in err ("--cgroup '/x': not a cgroup v2 directory") and the exit
+ * status to use in *status (2 for a bad value, 1 for a missing kernel
+ * feature). A pidfd is taken once, so a later reuse of PID is never joined. */
+int spawn_open_cgroup(struct spawn_target *target, const char *dir,
+		      int *status, char *err, size_t errlen);
+int spawn_open_join(struct spawn_target *target, const char *pid_text,
+		    int *status, char *err, size_t errlen);
+void spawn_target_close(struct spawn_target *target);
+
+#endif

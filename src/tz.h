@@ -1,0 +1,54 @@
+/* tz: time zones read from TZif files (zoneinfo) and POSIX TZ strings.
+ *
+ * Loading (tz_load, the cache) does file I/O; every conversion below is pure
+ * and works on a loaded zone, so parsers and schedulers can take a zone as an
+ * argument instead of consulting the process-wide TZ through localtime(3). */
+#ifndef TFD_TZ_H
+#define TFD_TZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tz;
+
+/* Loads a zone. NAME may be an IANA name ("Europe/Berlin", looked up under
+ * $TZDIR or /usr/share/zoneinfo), an absolute path, a POSIX TZ string
+ * ("CET-1CEST,M3.5.0,M10.5.0/3", "UTC0") or ":NAME". NULL means the zone the
+ * process would use: $TZ if set (empty = UTC), else /etc/localtime, else UTC.
+ * Returns NULL and a one-line reason in err when the zone is unknown. */
+struct tz *tz_load(const char *name, char *err, size_t errlen);
+void tz_free(struct tz *zone);
+
+/* A zone that is always UTC; never fails. */
+struct tz *tz_load_utc(void);
+
+/* Offset east of UTC in seconds in effect at instant T (seconds since the
+ * epoch). *isdst (may be NULL) is set to 1 in daylight time. */
+int32_t tz_offset_at(const struct tz *zone, int64_t t, int *isdst);
+
+/* Maps a local wall time, given as seconds since the epoch counted as if the
+ * wall clock were UTC, to instants. Returns how many instants show that wall
+ * time: 1 normally, 2 in a repeated (fall-back) hour with out[0] < out[1],
+ * 0 in a skipped (spring-forward) gap. For a gap, out[0] is the wall time read
+ * with the offset in force before the gap (so it lands after the gap, moved
+ * forward by the gap's length) and out[1] is the instant the gap ends. */
+int tz_local_to_utc(const struct tz *zone, int64_t local, int64_t out[2]);
+
+/* The zone's standard and daylight abbreviations as glibc's tzname[0] and
+ * tzname[1] would give them after tzset() ("CET", "CEST"); dst may equal std
+ * for zones without daylight time. Never NULL. */
+const char *tz_std_abbr(const struct tz *zone);
+const char *tz_dst_abbr(const struct tz *zone);
+
+/* A lookup from zone name to loaded zone, injected into the pure parsers so
+ * they can resolve "… Europe/Berlin" without doing I/O themselves. Returns
+ * NULL for an unknown name. The zone stays owned by whoever supplied it. */
+typedef const struct tz *(*tz_lookup_fn)(void *arg, const char *name);
+
+/* A small cache of loaded zones that is such a lookup (the I/O side). */
+struct tz_cache;
+struct tz_cache *tz_cache_new(void);
+void tz_cache_free(struct tz_cache *cache);
+const struct tz *tz_cache_lookup(void *cache, const char *name);
+
+#endif
