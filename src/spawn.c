@@ -1,0 +1,742 @@
+/* spawn: starts every run of the user's command with clone3(2).
+ *
+ * Three shapes of child, all built on clone3:
+ *  - plain and --cgroup: CLONE_VM|CLONE_VFORK on a small stack of our own
+ *    (x86_64), so starting a run costs the same whatever tfd's size, as
+ *    posix_spawn does. The child shares tfd's memory until it execs, so it
+ *    only makes raw, async-signal-safe calls.
+ *  - --join: clone3 with fork semantics, because setns(2) into a user or time
+ *    namespace refuses a caller that shares its memory.
+ *  - --join into another PID namespace: entering it only affects children,
+ *    so the joined child forks once more and relays signals to that
+ *    grandchild, then ends exactly as the grandchild did.
+ *
+ * tfd is single-threaded; the one piece of state kept here is the vfork
+ * child's stack, mapped once and reused by every run. */
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Kernel constants that older headers may lack. */
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+#ifndef CLONE_NEWCGROUP
+#define CLONE_NEWCGROUP 0x02000000
+#endif
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+/* struct clone_args of <linux/sched.h>, spelled out up to the cgroup field
+ * (CLONE_ARGS_SIZE_VER2, Linux 5.7) so that older kernel headers build too.
+ * The kernel reads only the size we pass. */
+struct clone3_args {
+	uint64_t flags;
+	uint64_t pidfd;
+	uint64_t child_tid;
+	uint64_t parent_tid;
+	uint64_t exit_signal;
+	uint64_t stack;
+	uint64_t stack_size;
+	uint64_t tls;
+	uint64_t set_tid;
+	uint64_t set_tid_size;
+	uint64_t cgroup;
+};
+_Static_assert(sizeof(struct clone3_args) == 88, "clone_args VER2 is 88 bytes");
+
+/* The status a child ends with when it fails before exec (setns, the second
+ * fork into a PID namespace). 125 is what env(1), chroot(1), timeout(1) and
+ * container runtimes use for "the wrapper failed, the command never ran", so
+ * a user can tell it from the command's own exit 1 (--exit-on-error passes
+ * a run's status on as tfd's). 126 and 127 keep their exec meanings. */
+#define SETUP_FAILED 125
+
+#define CHILD_STACK_SIZE (64 * 1024)
+
+/* Functions that run in the vfork child, on the private stack while sharing
+ * tfd's memory: ASan must not keep stack bookkeeping (fake frames, shadow
+ * poisoning) for them, since that state is tfd's own. */
+#define CHILD_CODE __attribute__((no_sanitize_address))
+
+/* What the child needs; it lives on the parent's stack, which a CLONE_VM
+ * child can read and a forked child has a copy of. */
+struct child_plan {
+	const char *path;
+	char *const *argv;
+	char *const *envp;
+	int join_pidfd;
+	int join_nstypes;
+};
+
+/* Child side: raw, async-signal-safe work only */
+
+/* strerror() may format into a buffer; the description table is static. */
+CHILD_CODE static const char *error_text(int err)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)
+	const char *text = strerrordesc_np(err);
+
+	return text ? text : "Unknown error";
+#else
+	switch (err) {
+	case ENOENT: return "No such file or directory";
+	case EACCES: return "Permission denied";
+	case EPERM: return "Operation not permitted";
+	case ENOEXEC: return "Exec format error";
+	case ENOMEM: return "Cannot allocate memory";
+	case E2BIG: return "Argument list too long";
+	case ENOTDIR: return "Not a directory";
+	case EISDIR: return "Is a directory";
+	case ELOOP: return "Too many levels of symbolic links";
+	case ENAMETOOLONG: return "File name too long";
+	case ETXTBSY: return "Text file busy";
+	case EINVAL: return "Invalid argument";
+	case ESRCH: return "No such process";
+	case EAGAIN: return "Resource temporarily unavailable";
+	case ENOSYS: return "Function not implemented";
+	default: return "Unknown error";
+	}
+#endif
+}
+
+/* Writes "tfd: CALL 'ARG': error text" (or without the quoted part when ARG
+ * is NULL) to stderr in one writev, with no formatting buffer. */
+CHILD_CODE static void report_child_failure(const char *call, const char *arg,
+					    int err)
+{
+	struct iovec part[8];
+	int n = 0;
+
+#define PART(s) (part[n].iov_base = (void *)(s), part[n++].iov_len = strlen(s))
+	PART("tfd: ");
+	PART(call);
+	if (arg) {
+		PART(" '");
+		PART(arg);
+		PART("'");
+	}
+	PART(": ");
+	PART(error_text(err));
+	PART("\n");
+#undef PART
+	if (writev(STDERR_FILENO, part, n) < 0) {
+		/* Nothing is left to tell it to. */
+	}
+}
+
+/* Caught signals are reset by execve anyway, but the child unblocks signals
+ * before it execs, and a handler of tfd's must never run in it; ignored ones
+ * (SIGPIPE) would survive exec. The C library refuses its own internal
+ * signals here, which is harmless: they are never ignored. */
+CHILD_CODE static void reset_signal_dispositions(void)
+{
+	struct sigaction dfl;
+
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < _NSIG; sig++) {
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &dfl, NULL);
+	}
+}
+
+CHILD_CODE static void unblock_all_signals(void)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Every descriptor of tfd's is O_CLOEXEC, but tfd may have inherited open
+ * ones from its own parent; the run gets 0, 1 and 2 only. The loop is for
+ * kernels before 5.9, which lack close_range. */
+CHILD_CODE static void close_inherited_descriptors(void)
+{
+	struct rlimit lim;
+
+	if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &lim) < 0 || lim.rlim_cur > INT_MAX)
+		lim.rlim_cur = 65536;
+	for (int fd = 3; fd < (int)lim.rlim_cur; fd++)
+		close(fd);
+}
+
+/* A copy of the calling process that returns 0 in the child, as fork() does
+ * but without the C library's fork handlers. Without clone3 (before Linux
+ * 5.3, some seccomp filters, valgrind) fork() does the same job. */
+CHILD_CODE static pid_t fork_plain(const struct clone3_args *base)
+{
+	struct clone3_args args = *base;
+	long pid;
+
+	args.exit_signal = SIGCHLD;
+	pid = syscall(SYS_clone3, &args, sizeof args);
+	if (pid < 0 && errno == ENOSYS && !(args.flags & CLONE_INTO_CGROUP))
+		return fork();
+	return (pid_t)pid;
+}
+
+/* Ends this process the way the grandchild ended: same exit status, or
+ * killed by the same signal, without leaving a core of tfd's memory. */
+CHILD_CODE __attribute__((noreturn)) static void end_like(int status)
+{
+	struct rlimit no_core = { 0, 0 };
+	struct sigaction dfl;
+	sigset_t just;
+	int sig;
+
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	sig = WTERMSIG(status);
+	setrlimit(RLIMIT_CORE, &no_core);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigaction(sig, &dfl, NULL);
+	sigemptyset(&just);
+	sigaddset(&just, sig);
+	sigprocmask(SIG_UNBLOCK, &just, NULL);
+	kill(getpid(), sig);
+	/* A signal whose default is not to terminate cannot have ended it. */
+	_exit(128 + sig);
+}
+
+/* The PID tfd knows is this relay; the command runs as its child inside the
+ * joined PID namespace. Every signal is still blocked here, so the ones a
+ * user or tfd sends arrive through sigwaitinfo and are passed on. */
+CHILD_CODE __attribute__((noreturn)) static void relay_until_exit(pid_t child)
+{
+	static const int relayed[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+				       SIGUSR1, SIGUSR2 };
+	sigset_t wanted;
+	int status;
+
+	sigemptyset(&wanted);
+	sigaddset(&wanted, SIGCHLD);
+	for (size_t i = 0; i < sizeof relayed / sizeof relayed[0]; i++)
+		sigaddset(&wanted, relayed[i]);
+	for (;;) {
+		int sig = sigwaitinfo(&wanted, NULL);
+
+		if (sig > 0 && sig != SIGCHLD)
+			kill(child, sig);
+		if (waitpid(child, &status, WNOHANG) == child)
+			end_like(status);
+	}
+}
+
+/* Enters the --join namespaces. Returns in the process that is to exec: this
+ * one, or, for a PID namespace, its new child. Ends the process on failure. */
+CHILD_CODE static void enter_join_target(const struct child_plan *plan)
+{
+	static const struct clone3_args plain = { .flags = 0 };
+	pid_t pid;
+
+	if (setns(plan->join_pidfd, plan->join_nstypes) < 0) {
+		report_child_failure("setns (--join)", NULL, errno);
+		_exit(SETUP_FAILED);
+	}
+	if (!(plan->join_nstypes & CLONE_NEWPID))
+		return;
+	pid = fork_plain(&plain);
+	if (pid < 0) {
+		report_child_failure("clone3 (--join PID namespace)", NULL, errno);
+		_exit(SETUP_FAILED);
+	}
+	if (pid == 0) {
+		/* The relay is the run as tfd sees it: if it is killed on its
+		 * own, the command must not outlive it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		return;
+	}
+	close_inherited_descriptors();
+	relay_until_exit(pid);
+}
+
+/* Everything between clone3 and execve. The parent blocked every signal
+ * before cloning, so none can arrive until the dispositions are reset.
+ * Returns only on failure, with the status to exit with. */
+CHILD_CODE static int run_child(void *arg)
+{
+	const struct child_plan *plan = arg;
+	int err;
+
+	if (setpgid(0, 0) < 0) {
+		report_child_failure("setpgid", NULL, errno);
+		return SETUP_FAILED;
+	}
+	reset_signal_dispositions();
+	if (plan->join_pidfd >= 0 && plan->join_nstypes)
+		enter_join_target(plan);
+	unblock_all_signals();
+	close_inherited_descriptors();
+	execve(plan->path, plan->argv, plan->envp);
+	err = errno;
+	report_child_failure("exec", plan->path, err);
+	return err == ENOENT ? 127 : 126;
+}
+
+/* Parent side */
+
+#if defined(__x86_64__) && !defined(__ILP32__)
+/* clone3 with CLONE_VM on a stack of our own. The child comes back from the
+ * syscall on that stack with every register but rax, rcx and r11 as the
+ * parent had them, so FN and ARG wait in r8 and r9 (clone3 reads only rdi and
+ * rsi). The child calls FN(ARG) and, if it returns, exits with its value
+ * through the raw exit syscall: it has no caller's frame to return to. The
+ * stack top is page-aligned, so the call keeps the ABI's 16-byte alignment.
+ * Returns what the syscall returned in the parent: a pid or -errno. */
+static long clone3_on_stack(struct clone3_args *args, size_t size,
+			    int (*fn)(void *), void *arg)
+{
+	register long rax __asm__("rax") = SYS_clone3;
+	register struct clone3_args *rdi __asm__("rdi") = args;
+	register size_t rsi __asm__("rsi") = size;
+	register int (*r8)(void *) __asm__("r8") = fn;
+	register void *r9 __asm__("r9") = arg;
+
+	__asm__ volatile(
+		"syscall\n\t"
+		"test %%rax, %%rax\n\t"
+		"jnz 1f\n\t"            /* parent (pid) or error (-errno) */
+		"xor %%ebp, %%ebp\n\t"  /* child: no frame above this one */
+		"mov %%r9, %%rdi\n\t"
+		"call *%%r8\n\t"
+		"mov %%eax, %%edi\n\t"  /* FN returned: exit with its value */
+		"mov %[nr_exit], %%eax\n\t"
+		"syscall\n\t"
+		"hlt\n"
+		"1:"
+		: "+r"(rax)
+		: "r"(rdi), "r"(rsi), "r"(r8), "r"(r9), [nr_exit] "i"(SYS_exit)
+		: "rcx", "r11", "memory");
+	return rax;
+}
+
+/* The vfork child's stack, mapped on first use and kept: the parent sleeps
+ * until the child execs or exits, so one stack serves every run. A guard
+ * page below it turns an overflow into a fault. */
+static char *child_stack_top(void)
+{
+	static char *top;
+	long page = sysconf(_SC_PAGESIZE);
+	char *base;
+
+	if (top)
+		return top;
+	base = mmap(NULL, CHILD_STACK_SIZE + page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (base == MAP_FAILED)
+		return NULL;
+	if (mprotect(base, page, PROT_NONE) < 0) {
+		munmap(base, CHILD_STACK_SIZE + page);
+		return NULL;
+	}
+	top = base + page + CHILD_STACK_SIZE;
+	return top;
+}
+
+/* Returns the pid, -1 with errno set, or 0 when clone3 is missing and the
+ * caller may fall back to a plain fork. */
+static pid_t start_vfork_child(const struct clone3_args *base,
+			       struct child_plan *plan, const char **what)
+{
+	struct clone3_args args = *base;
+	char *top = child_stack_top();
+	long ret;
+
+	if (!top) {
+		*what = "mmap (child stack)";
+		return -1;
+	}
+	args.flags |= CLONE_VM | CLONE_VFORK;
+	args.stack = (uintptr_t)(top - CHILD_STACK_SIZE);
+	args.stack_size = CHILD_STACK_SIZE;
+	ret = clone3_on_stack(&args, sizeof args, run_child, plan);
+	if (ret == -ENOSYS && !(args.flags & CLONE_INTO_CGROUP))
+		return 0;
+	if (ret < 0) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return (pid_t)ret;
+}
+#define HAVE_VFORK_CHILD 1
+#endif
+
+/* clone3 (or fork) with fork semantics: the child continues here. */
+static pid_t start_forked_child(struct clone3_args *args, struct child_plan *plan)
+{
+	pid_t pid = fork_plain(args);
+
+	if (pid == 0)
+		_exit(run_child(plan));
+	return pid;
+}
+
+static const char *clone_call_name(const struct clone3_args *args)
+{
+	return (args->flags & CLONE_INTO_CGROUP) ? "clone3 (CLONE_INTO_CGROUP)"
+						 : "clone3";
+}
+
+pid_t spawn_run(const struct spawn_target *target, const char *path,
+		char *const argv[], char *const envp[], const char **what)
+{
+	struct child_plan plan = { path, argv, envp, -1, 0 };
+	struct clone3_args args = { .exit_signal = SIGCHLD };
+	const char *failed = NULL;
+	sigset_t all, old;
+	pid_t pid = 0;
+	int err;
+
+	if (target && target->cgroup_fd >= 0) {
+		args.flags |= CLONE_INTO_CGROUP;
+		args.cgroup = (uint64_t)target->cgroup_fd;
+	}
+	if (target && target->join_pidfd >= 0 && target->join_nstypes) {
+		plan.join_pidfd = target->join_pidfd;
+		plan.join_nstypes = target->join_nstypes;
+	}
+	/* No handler of tfd's may run in a child that shares its memory. */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+#ifdef HAVE_VFORK_CHILD
+	if (plan.join_nstypes == 0)
+		pid = start_vfork_child(&args, &plan, &failed);
+#endif
+	if (pid == 0) {
+		pid = start_forked_child(&args, &plan);
+		/* The child may not have run yet, and tfd may signal the
+		 * group at once; after the exec this fails harmlessly. */
+		if (pid > 0)
+			setpgid(pid, pid);
+	}
+	err = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0) {
+		*what = failed ? failed : clone_call_name(&args);
+		errno = err;
+	}
+	return pid;
+}
+
+/* Command lookup */
+
+/* Returns 0 when PATH is a file we may execute, else the errno value that
+ * explains why not (EISDIR for a directory, EACCES for any other file). */
+static int executable_error(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return errno;
+	if (S_ISDIR(st.st_mode))
+		return EISDIR;
+	if (!S_ISREG(st.st_mode) || faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) < 0)
+		return EACCES;
+	return 0;
+}
+
+static int join_path(char *buf, size_t len, const char *dir, size_t dirlen,
+		     const char *name)
+{
+	int n = snprintf(buf, len, "%.*s/%s", (int)dirlen, dir, name);
+
+	return n >= 0 && (size_t)n < len ? 0 : -1;
+}
+
+static int resolve_path(const char *path, char *buf, size_t len, const char **why)
+{
+	int n = snprintf(buf, len, "%s", path);
+	int e = n >= 0 && (size_t)n < len ? executable_error(buf) : ENAMETOOLONG;
+
+	if (e == 0)
+		return 0;
+	*why = strerror(e);
+	return e == ENOENT ? 127 : 126;
+}
+
+int resolve_command(const char *command, char *buf, size_t len, const char **why)
+{
+	const char *dirs = getenv("PATH");
+	int blocked = 0;
+
+	if (strchr(command, '/'))
+		return resolve_path(command, buf, len, why);
+	*why = "command not found";
+	if (command[0] == '\0')
+		return 127;
+	if (!dirs)
+		dirs = "/usr/local/bin:/bin:/usr/bin";
+	/* As execvp: an empty entry is the current directory, and a match
+	 * that cannot be run does not stop the search; "Permission denied"
+	 * wins over "Is a directory" when nothing runnable turns up. */
+	for (const char *dir = dirs;; dir++) {
+		size_t dirlen = strcspn(dir, ":");
+		int e = join_path(buf, len, dirlen ? dir : ".", dirlen ? dirlen : 1,
+				  command) == 0 ? executable_error(buf) : ENAMETOOLONG;
+
+		if (e == 0)
+			return 0;
+		if (e == EACCES || (e == EISDIR && blocked != EACCES))
+			blocked = e;
+		dir += dirlen;
+		if (*dir == '\0')
+			break;
+	}
+	if (blocked) {
+		*why = strerror(blocked);
+		return 126;
+	}
+	return 127;
+}
+
+/* --cgroup */
+
+static int fail(int *status, int code, char *err, size_t errlen,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int fail(int *status, int code, char *err, size_t errlen,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	*status = code;
+	return -1;
+}
+
+/* Running out of descriptors or memory is tfd's trouble, not a bad value. */
+static int status_for_errno(int e)
+{
+	return e == EMFILE || e == ENFILE || e == ENOMEM || e == EIO ? 1 : 2;
+}
+
+/* Asks the kernel whether clone3 takes CLONE_INTO_CGROUP without creating a
+ * process: descriptor INT_MAX can never be open, so a kernel that knows the
+ * flag fails with EBADF when it looks the cgroup up; an older one rejects
+ * the larger struct (E2BIG) or the flag (EINVAL). Returns the missing
+ * feature's name, or NULL. */
+static const char *missing_clone_into_cgroup(void)
+{
+	struct clone3_args args = {
+		.flags = CLONE_INTO_CGROUP,
+		.exit_signal = SIGCHLD,
+		.cgroup = INT_MAX,
+	};
+	long pid = syscall(SYS_clone3, &args, sizeof args);
+
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0) {
+		waitpid((pid_t)pid, NULL, 0);
+		return NULL;
+	}
+	if (errno == ENOSYS)
+		return "clone3 is not available (Linux 5.3 or later)";
+	if (errno == E2BIG || errno == EINVAL)
+		return "CLONE_INTO_CGROUP is not supported (Linux 5.7 or later)";
+	return NULL;
+}
+
+int spawn_open_cgroup(struct spawn_target *target, const char *dir,
+		      int *status, char *err, size_t errlen)
+{
+	struct statfs fs;
+	const char *missing;
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == ENOENT)
+			return fail(status, 2, err, errlen,
+				    "--cgroup '%s': no such directory", dir);
+		if (e == ENOTDIR)
+			return fail(status, 2, err, errlen,
+				    "--cgroup '%s': not a directory", dir);
+		if (e == EACCES)
+			return fail(status, 2, err, errlen,
+				    "--cgroup '%s': permission denied", dir);
+		return fail(status, status_for_errno(e), err, errlen,
+			    "--cgroup '%s': %s", dir, strerror(e));
+	}
+	if (fstatfs(fd, &fs) < 0 || fs.f_type != CGROUP2_SUPER_MAGIC) {
+		close(fd);
+		return fail(status, 2, err, errlen,
+			    "--cgroup '%s': not a cgroup v2 directory", dir);
+	}
+	if (faccessat(fd, "cgroup.procs", W_OK, AT_EACCESS) < 0) {
+		close(fd);
+		return fail(status, 2, err, errlen,
+			    "--cgroup '%s': permission denied", dir);
+	}
+	missing = missing_clone_into_cgroup();
+	if (missing) {
+		close(fd);
+		return fail(status, 1, err, errlen, "--cgroup '%s': %s", dir,
+			    missing);
+	}
+	target->cgroup_fd = fd;
+	return 0;
+}
+
+/* --join */
+
+/* A positive decimal number and nothing else: no sign, no blanks. */
+static int parse_pid(const char *text, pid_t *pid)
+{
+	int value = 0;
+
+	if (*text == '\0')
+		return -1;
+	for (const char *p = text; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		if (__builtin_mul_overflow(value, 10, &value) ||
+		    __builtin_add_overflow(value, *p - '0', &value))
+			return -1;
+	}
+	if (value <= 0)
+		return -1;
+	*pid = value;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int type;
+} namespace_kinds[] = {
+	{ "user", CLONE_NEWUSER },   { "mnt", CLONE_NEWNS },
+	{ "uts", CLONE_NEWUTS },     { "ipc", CLONE_NEWIPC },
+	{ "net", CLONE_NEWNET },     { "pid", CLONE_NEWPID },
+	{ "cgroup", CLONE_NEWCGROUP }, { "time", CLONE_NEWTIME },
+};
+
+/* Sets *nstypes to the namespace kinds in which PID differs from us; kinds
+ * the kernel lacks are skipped. Returns 0 or an errno value. */
+static int differing_namespaces(pid_t pid, int *nstypes)
+{
+	char path[64];
+	struct stat ours, theirs;
+
+	*nstypes = 0;
+	for (size_t i = 0; i < sizeof namespace_kinds / sizeof namespace_kinds[0]; i++) {
+		snprintf(path, sizeof path, "/proc/self/ns/%s", namespace_kinds[i].name);
+		if (stat(path, &ours) < 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)pid,
+			 namespace_kinds[i].name);
+		if (stat(path, &theirs) < 0)
+			return errno;
+		if (ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino)
+			*nstypes |= namespace_kinds[i].type;
+	}
+	return 0;
+}
+
+static int join_error(int e, const char *pid_text, int *status, char *err,
+		      size_t errlen)
+{
+	if (e == ESRCH || e == ENOENT)
+		return fail(status, 2, err, errlen,
+			    "--join '%s': no such process", pid_text);
+	if (e == EPERM || e == EACCES)
+		return fail(status, 2, err, errlen,
+			    "--join '%s': permission denied", pid_text);
+	return fail(status, status_for_errno(e), err, errlen,
+		    "--join '%s': %s", pid_text, strerror(e));
+}
+
+/* The pidfd is taken once, here: every run enters the namespaces of the
+ * process it names, and if that process dies its PID may be reused, but the
+ * pidfd never refers to the newcomer (setns then fails with ESRCH, and tfd
+ * notices the death on the pidfd itself). pidfd_open descriptors are always
+ * close-on-exec. */
+int spawn_open_join(struct spawn_target *target, const char *pid_text,
+		    int *status, char *err, size_t errlen)
+{
+	struct stat self_ns;
+	pid_t pid;
+	int pidfd, nstypes, e;
+
+	if (parse_pid(pid_text, &pid) < 0)
+		return fail(status, 2, err, errlen,
+			    "--join '%s': not a process ID", pid_text);
+	if (stat("/proc/self/ns/mnt", &self_ns) < 0)
+		return fail(status, 1, err, errlen, "--join '%s': /proc/self/ns: %s",
+			    pid_text, strerror(errno));
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0U);
+	if (pidfd < 0) {
+		e = errno;
+		if (e == ENOSYS)
+			return fail(status, 1, err, errlen,
+				    "--join '%s': pidfd_open is not available (Linux 5.3 or later)",
+				    pid_text);
+		return join_error(e, pid_text, status, err, errlen);
+	}
+	e = differing_namespaces(pid, &nstypes);
+	/* What /proc showed belongs to the pidfd's process only if that is
+	 * still alive now: then the PID cannot have been reused meanwhile. */
+	if (e == 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0U) < 0 &&
+	    errno == ESRCH)
+		e = ESRCH;
+	if (e) {
+		close(pidfd);
+		return join_error(e, pid_text, status, err, errlen);
+	}
+	target->join_pidfd = pidfd;
+	target->join_nstypes = nstypes;
+	return 0;
+}
+
+void spawn_target_close(struct spawn_target *target)
+{
+	if (target->cgroup_fd >= 0)
+		close(target->cgroup_fd);
+	if (target->join_pidfd >= 0)
+		close(target->join_pidfd);
+	target->cgroup_fd = -1;
+	target->join_pidfd = -1;
+	target->join_nstypes = 0;
+}
