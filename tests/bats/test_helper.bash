@@ -1,0 +1,56 @@
+# Shared by every tests/bats/*.bats file: the assertion libraries, the binary
+# under test ($TFD, set by `make bats`; the repo's ./tfd otherwise) and the
+# clean-up of anything a test left running.
+
+bats_require_minimum_version 1.5.0
+bats_load_library bats-support
+bats_load_library bats-assert
+
+TFD=${TFD:-$BATS_TEST_DIRNAME/../../tfd}
+REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+export TFD REPO
+
+# Background processes a test starts must close fd 3 (`3>&-`) or bats waits
+# for them; they are recorded here and ended in teardown.
+BG_PIDS=()
+
+start_bg() {
+	"$@" 3>&- &
+	BG_PIDS+=("$!")
+}
+
+teardown() {
+	local pid
+	for pid in "${BG_PIDS[@]}"; do
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	BG_PIDS=()
+}
+
+# Waits up to $2 seconds (default 5) for file $1 to hold at least $3 lines
+# (default 1): timing in these tests is generous, the machines are noisy.
+wait_for_lines() {
+	local file=$1 timeout=${2:-5} want=${3:-1} i
+	for ((i = 0; i < timeout * 20; i++)); do
+		if [[ -f $file ]] && (($(wc -l <"$file") >= want)); then
+			return 0
+		fi
+		sleep 0.05
+	done
+	return 1
+}
+
+# Runs tfd expecting a usage error: status 2, a first line "tfd: ..."
+# naming the bad text, then the hint, and nothing on stdout.
+assert_usage_error() {
+	local bad=$1
+	shift
+	run --separate-stderr "$TFD" "$@"
+	assert_equal "$status" 2
+	assert_equal "$output" ""
+	[[ ${stderr_lines[0]} == "tfd: "* ]] || fail "no 'tfd: ' line: $stderr"
+	[[ ${stderr_lines[0]} == *"$bad"* ]] || fail "message does not name '$bad': $stderr"
+	assert_equal "${stderr_lines[1]}" "Try 'tfd --help'."
+	assert_equal "${#stderr_lines[@]}" 2
+}
