@@ -12,6 +12,7 @@ INSTALL    ?= install
 BATS       ?= bats
 CFLAGS     ?= -O2 -g
 CORPUS     ?= ../shared/corpus
+SHELL      := /bin/bash
 VERSION    := 0.1.0
 
 POPT_CFLAGS := $(shell $(PKG_CONFIG) --cflags popt 2>/dev/null)
@@ -64,12 +65,65 @@ unit-asan: $(ASAN_BINS)
 bats: tfd
 	TFD=$(CURDIR)/tfd $(BATS) tests/bats
 
-check: unit unit-asan bats
+# The whole suite once more against tfd built with ASan+UBSan.
+bats-asan: build/tfd-asan
+	TFD=$(CURDIR)/build/tfd-asan $(BATS) tests/bats
+
+# A representative subset under valgrind: output, bad input, commands.
+VALGRIND_BATS = tests/bats/20-output.bats tests/bats/45-bad-input.bats
+build/tfd-valgrind: tfd
+	@mkdir -p build
+	printf '#!/bin/sh\nexec valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite "%s/tfd" "$$@"\n' \
+		'$(CURDIR)' > $@
+	chmod +x $@
+
+bats-valgrind: build/tfd-valgrind
+	TFD=$(CURDIR)/build/tfd-valgrind $(BATS) $(VALGRIND_BATS)
+
+SHELL_FILES = .ci/run .ci/install-deps completions/tfd.bash tests/bats/test_helper.bash \
+	      $(wildcard bench/*.sh tests/fuzz/*.sh tests/vectors/*.sh)
+
+analyze:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+		--std=c11 -D_GNU_SOURCE -Isrc --suppress=missingIncludeSystem \
+		--inline-suppr src tests/unit
+	shellcheck -x $(SHELL_FILES)
+	shellcheck -s bash $(wildcard tests/bats/*.bats)
+	mandoc -Tlint -Wwarning man/tfd.1
+	zsh -n completions/_tfd
+	fish -n completions/tfd.fish
+
+# libFuzzer harnesses, seeded from the corpora and the project's vectors;
+# found crashers are kept in tests/fuzz/regressions/NAME and replayed.
+FUZZ_SECONDS ?= 10
+FUZZERS      = duration timestamp calendar cron
+FUZZ_FLAGS   = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+fuzz_seed_duration  = 1 $(CORPUS)/durations.tsv tests/vectors/durations.tsv
+fuzz_seed_timestamp = 3 $(CORPUS)/timestamps.tsv tests/vectors/timestamps.tsv
+fuzz_seed_calendar  = 3 $(CORPUS)/calendar.tsv tests/vectors/calendar.tsv
+fuzz_seed_cron      = 3 $(CORPUS)/cron.tsv tests/vectors/cron.tsv
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(HDRS)
+	@mkdir -p build/fuzz
+	$(CLANG) $(TFD_CPPFLAGS) $(TFD_CFLAGS) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRCS)
+
+fuzz-%: build/fuzz/fuzz_%
+	rm -rf build/fuzz/corpus-$*
+	tests/fuzz/seed.sh build/fuzz/corpus-$* $(fuzz_seed_$*)
+	$< -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=build/fuzz/crash-$*- \
+		build/fuzz/corpus-$* tests/fuzz/regressions/$* 2>&1 | \
+		grep -E '^(stat::number_of_executed_units|==|SUMMARY|INFO: Running)' ; \
+		test "$${PIPESTATUS[0]}" -eq 0
+
+fuzz: $(FUZZERS:%=fuzz-%)
+
+check: unit unit-asan bats bats-asan bats-valgrind analyze fuzz
 
 clean:
 	rm -rf tfd build
 
-.PHONY: all unit unit-asan bats check clean
+.PHONY: all unit unit-asan bats bats-asan bats-valgrind analyze fuzz check clean
 
 # Installation: the binary, the man page and the three shells' completions.
 INSTALLED = $(DESTDIR)$(BINDIR)/tfd \
