@@ -2,8 +2,10 @@
  * a line or run a command. This file reads the options and wires the
  * modules together; the work is theirs. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <popt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -437,6 +439,8 @@ static void print_dry_run_line(const struct setup *st, uint64_t k, int64_t at_ns
 	fwrite(line, 1, len, stdout);
 }
 
+/* Stops at the first failed write: a reader that went away (EPIPE) ends
+ * the dry run quietly, as it ends the loop. */
 static int dry_run(const struct setup *st)
 {
 	const struct schedule *s = &st->loop.schedule;
@@ -454,10 +458,13 @@ static int dry_run(const struct setup *st)
 						       : schedule_next(s, at, &next) == 0;
 
 		print_dry_run_line(st, k, at, more ? next : 0);
-		if (!more)
+		if (!more || ferror(stdout))
 			break;
 	}
-	return fflush(stdout) == 0 || errno == EPIPE ? 0 : 1;
+	if (fflush(stdout) == 0 || errno == EPIPE)
+		return 0;
+	fprintf(stderr, "tfd: write: %s\n", strerror(errno));
+	return 1;
 }
 
 /* Options */
@@ -583,6 +590,15 @@ static void free_setup(struct setup *st)
 	tz_cache_free(st->zones);
 }
 
+/* Descriptors 0-2 closed by the caller would otherwise be reused by the
+ * timerfd or signalfd, and a tick line written into them. */
+static void open_standard_descriptors(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd ? O_WRONLY : O_RDONLY) < 0)
+			_exit(1);
+}
+
 int main(int argc, const char **argv)
 {
 	poptContext ctx = poptGetContext("tfd", argc, argv, option_table,
@@ -590,6 +606,9 @@ int main(int argc, const char **argv)
 	static struct setup st;
 	int status;
 
+	open_standard_descriptors();
+	/* A closed stdout is an EPIPE from write(), handled where it happens. */
+	signal(SIGPIPE, SIG_IGN);
 	poptSetOtherOptionHelp(ctx, "[OPTION...] [--] [COMMAND [ARG...]]");
 	status = read_options(ctx);
 	if (status < 0) {
