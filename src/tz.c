@@ -1,0 +1,977 @@
+/* tz: time zones from TZif files (RFC 8536) and POSIX TZ strings.
+ *
+ * A zone is a sorted table of transitions, each naming a local time type
+ * (offset, daylight flag, abbreviation), plus an optional POSIX rule that
+ * takes over after the last transition (the TZif footer) or describes the
+ * whole zone (a TZ string such as "CET-1CEST,M3.5.0,M10.5.0/3"). */
+#include "tz.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SECS_PER_HOUR 3600
+#define SECS_PER_DAY 86400
+#define DAYS_PER_400Y 146097
+#define SECS_PER_400Y ((int64_t)DAYS_PER_400Y * SECS_PER_DAY)
+
+/* RFC 8536 asks offsets to stay within -25:59:59..+25:59:59; the window that
+ * tz_local_to_utc searches relies on that bound. */
+#define MAX_UTOFF (26 * SECS_PER_HOUR)
+/* TZif v3 lets a rule's time of day range over -167..167 hours. */
+#define MAX_RULE_HOURS 167
+#define ABBR_MAX 64
+#define TZIF_MAX_SIZE (4 << 20)
+#define DEFAULT_TZDIR "/usr/share/zoneinfo"
+
+enum rule_kind {
+	RULE_JULIAN1,   /* Jn: day 1..365, February 29 never counted */
+	RULE_JULIAN0,   /* n: day 0..365, February 29 counted */
+	RULE_MONTH,     /* Mm.w.d: weekday d of week w (5 = last) of month m */
+};
+
+struct rule_date {
+	enum rule_kind kind;
+	int day;        /* Julian day, or weekday 0..6 (Sunday = 0) */
+	int week;
+	int month;
+	int32_t secs;   /* local time of day of the change, may be <0 or >24h */
+};
+
+/* A POSIX TZ string: standard time, and optionally daylight time with the
+ * dates it starts and ends each year. */
+struct posix_tz {
+	int32_t std_off;   /* seconds east of UTC */
+	int32_t dst_off;
+	bool has_dst;
+	struct rule_date start, end;
+	char std_name[ABBR_MAX];
+	char dst_name[ABBR_MAX];
+};
+
+struct ttype {
+	int32_t utoff;
+	bool isdst;
+	uint32_t abbr;     /* index into the zone's abbreviation characters */
+};
+
+struct tz {
+	size_t ntrans;
+	int64_t *trans;        /* ascending instants */
+	uint8_t *trans_type;   /* type in force from trans[i] on */
+	size_t ntypes;
+	struct ttype *types;   /* types[0] also holds before trans[0] */
+	char *abbrs;
+	bool has_rule;         /* rule governs from the last transition on */
+	struct posix_tz rule;
+	const char *std_abbr;  /* point into abbrs or rule */
+	const char *dst_abbr;
+	bool is_static;
+};
+
+/* Calendar arithmetic */
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+static int64_t floor_mod(int64_t a, int64_t b)
+{
+	int64_t r = a % b;
+
+	return (r != 0 && (r < 0) != (b < 0)) ? r + b : r;
+}
+
+static bool is_leap(int64_t year)
+{
+	return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+}
+
+static int month_length(int64_t year, int month)
+{
+	static const int len[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
+	return month == 2 && is_leap(year) ? 29 : len[month - 1];
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date. The year is counted
+ * from March so that the leap day falls at its end; callers keep the year
+ * within a few thousand of 1970. */
+static int64_t days_from_civil(int64_t year, int month, int day)
+{
+	int64_t y = month <= 2 ? year - 1 : year;
+	int64_t era = floor_div(y, 400);
+	int64_t year_of_era = y - era * 400;
+	int64_t march_month = (month + 9) % 12;
+	int64_t day_of_year = (153 * march_month + 2) / 5 + day - 1;
+	int64_t day_of_era = year_of_era * 365 + year_of_era / 4 -
+			     year_of_era / 100 + day_of_year;
+
+	return era * DAYS_PER_400Y + day_of_era - 719468;
+}
+
+/* The civil year holding day DAYS (days since 1970-01-01). */
+static int64_t year_from_days(int64_t days)
+{
+	int64_t z = days + 719468;
+	int64_t era = floor_div(z, DAYS_PER_400Y);
+	int64_t doe = z - era * DAYS_PER_400Y;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int64_t march_month = (5 * doy + 2) / 153;
+
+	/* January and February belong to the next civil year. */
+	return yoe + era * 400 + (march_month >= 10);
+}
+
+static int weekday_of_days(int64_t days)
+{
+	return (int)floor_mod(days + 4, 7);   /* 1970-01-01 was a Thursday */
+}
+
+/* POSIX rule evaluation */
+
+/* Days since the epoch of the date RULE names in YEAR. */
+static int64_t rule_day(const struct rule_date *rule, int64_t year)
+{
+	int64_t jan1 = days_from_civil(year, 1, 1);
+	int64_t first, day;
+	int len;
+
+	switch (rule->kind) {
+	case RULE_JULIAN1:
+		return jan1 + rule->day - 1 + (is_leap(year) && rule->day >= 60);
+	case RULE_JULIAN0:
+		return jan1 + rule->day;
+	case RULE_MONTH:
+	default:
+		first = days_from_civil(year, rule->month, 1);
+		day = first + (rule->day - weekday_of_days(first) + 7) % 7 +
+		      7 * (rule->week - 1);
+		len = month_length(year, rule->month);
+		while (day - first >= len)
+			day -= 7;
+		return day;
+	}
+}
+
+struct rule_event {
+	int64_t at;
+	int64_t year;
+	bool dst;      /* the state from AT on */
+};
+
+/* Whether event A takes effect after event B. Ties between years go to the
+ * later year, so a rule whose daylight time ends at the instant the next
+ * year's begins (tzcode's "all year DST" idiom) stays in daylight time. */
+static bool event_after(const struct rule_event *a, const struct rule_event *b)
+{
+	if (a->at != b->at)
+		return a->at > b->at;
+	if (a->year != b->year)
+		return a->year > b->year;
+	return !a->dst && b->dst;
+}
+
+static void rule_events(const struct posix_tz *rule, int64_t year,
+			struct rule_event ev[2])
+{
+	ev[0].at = rule_day(&rule->start, year) * SECS_PER_DAY +
+		   rule->start.secs - rule->std_off;
+	ev[0].year = year;
+	ev[0].dst = true;
+	ev[1].at = rule_day(&rule->end, year) * SECS_PER_DAY +
+		   rule->end.secs - rule->dst_off;
+	ev[1].year = year;
+	ev[1].dst = false;
+}
+
+/* Changes happen within about nine days of their nominal year: rule times
+ * reach 167 hours and offsets 26. */
+#define RULE_REACH (9 * SECS_PER_DAY)
+
+struct rule_search {
+	int64_t t;                 /* reduced instant */
+	struct rule_event prev;    /* last change at or before t */
+	struct rule_event after;   /* first change after t */
+	bool have_prev, have_after;
+};
+
+static void rule_consider_year(const struct posix_tz *rule, int64_t year,
+			       struct rule_search *s)
+{
+	struct rule_event ev[2];
+
+	rule_events(rule, year, ev);
+	for (int i = 0; i < 2; i++) {
+		if (ev[i].at <= s->t) {
+			if (!s->have_prev || event_after(&ev[i], &s->prev))
+				s->prev = ev[i];
+			s->have_prev = true;
+		} else if (!s->have_after || event_after(&s->after, &ev[i])) {
+			s->after = ev[i];
+			s->have_after = true;
+		}
+	}
+}
+
+static int64_t year_start(int64_t year)
+{
+	return days_from_civil(year, 1, 1) * SECS_PER_DAY;
+}
+
+/* Finds, for a rule with daylight time, whether T is in daylight time and
+ * (if NEXT is not NULL) the next change after T. The rule repeats every 400
+ * years (146097 days are whole weeks), so T is first reduced into
+ * 1970..2369: that keeps every year small and makes the whole int64 range
+ * work. *has_next is false when the next change does not fit in an int64.
+ *
+ * A year's changes lie within RULE_REACH of that year, so only the years
+ * around T whose changes could still beat the best found so far are
+ * computed: usually just T's own year. */
+static void rule_locate(const struct posix_tz *rule, int64_t t, bool *dst,
+			int64_t *next, bool *has_next)
+{
+	struct rule_search s = { .t = floor_mod(t, SECS_PER_400Y) };
+	int64_t year = year_from_days(s.t / SECS_PER_DAY);
+	int64_t y;
+
+	rule_consider_year(rule, year, &s);
+	for (y = year - 1; y >= year - 3; y--) {
+		if (s.have_prev && s.prev.at >= year_start(y + 1) + RULE_REACH)
+			break;
+		rule_consider_year(rule, y, &s);
+	}
+	for (y = year + 1; y <= year + 3; y++) {
+		int64_t earliest = year_start(y) - RULE_REACH;
+
+		if (s.t < earliest && (!next || (s.have_after && s.after.at <= earliest)))
+			break;
+		rule_consider_year(rule, y, &s);
+	}
+	*dst = s.have_prev && s.prev.dst;
+	if (next)
+		*has_next = s.have_after &&
+			    !__builtin_add_overflow(t, s.after.at - s.t, next);
+}
+
+static int32_t rule_offset_at(const struct posix_tz *rule, int64_t t, int *isdst)
+{
+	bool dst = false;
+
+	if (rule->has_dst)
+		rule_locate(rule, t, &dst, NULL, NULL);
+	if (isdst)
+		*isdst = dst;
+	return dst ? rule->dst_off : rule->std_off;
+}
+
+/* POSIX TZ string parsing */
+
+/* A name is three or more letters, or <...> around three or more letters,
+ * digits, '+' and '-' (the brackets are not part of the name). */
+static bool parse_tz_name(const char **sp, char *out)
+{
+	const char *s = *sp, *start = s;
+	size_t len;
+
+	while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z'))
+		s++;
+	if (s == start && *s == '<') {
+		start = ++s;
+		while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		       (*s >= '0' && *s <= '9') || *s == '+' || *s == '-')
+			s++;
+		if (*s != '>')
+			return false;
+		len = (size_t)(s - start);
+		s++;
+	} else {
+		len = (size_t)(s - start);
+	}
+	if (len < 3 || len >= ABBR_MAX)
+		return false;
+	memcpy(out, start, len);
+	out[len] = '\0';
+	*sp = s;
+	return true;
+}
+
+static bool parse_digits(const char **sp, int max_digits, int *value)
+{
+	const char *s = *sp;
+	int v = 0, n = 0;
+
+	while (*s >= '0' && *s <= '9' && n < max_digits) {
+		v = v * 10 + (*s++ - '0');
+		n++;
+	}
+	if (n == 0 || (*s >= '0' && *s <= '9'))
+		return false;
+	*value = v;
+	*sp = s;
+	return true;
+}
+
+/* hh[:mm[:ss]] with hours up to MAX_HOURS, as a count of seconds. */
+static bool parse_hms(const char **sp, int max_hours, int32_t *secs)
+{
+	const char *s = *sp;
+	int h, m = 0, sec = 0;
+
+	if (!parse_digits(&s, 3, &h) || h > max_hours)
+		return false;
+	if (*s == ':') {
+		s++;
+		if (!parse_digits(&s, 2, &m) || m > 59)
+			return false;
+		if (*s == ':') {
+			s++;
+			if (!parse_digits(&s, 2, &sec) || sec > 59)
+				return false;
+		}
+	}
+	*secs = h * SECS_PER_HOUR + m * 60 + sec;
+	*sp = s;
+	return true;
+}
+
+/* [+-]hh[:mm[:ss]] with an optional sign; MAX_HOURS bounds the hours. */
+static bool parse_signed_hms(const char **sp, int max_hours, int32_t *secs)
+{
+	const char *s = *sp;
+	bool negative = *s == '-';
+
+	if (*s == '+' || *s == '-')
+		s++;
+	if (!parse_hms(&s, max_hours, secs))
+		return false;
+	if (negative)
+		*secs = -*secs;
+	*sp = s;
+	return true;
+}
+
+/* The date and optional /time of one rule; the time defaults to 02:00. */
+static bool parse_rule_date(const char **sp, struct rule_date *rule)
+{
+	const char *s = *sp;
+
+	if (*s == 'M') {
+		s++;
+		rule->kind = RULE_MONTH;
+		if (!parse_digits(&s, 2, &rule->month) || *s++ != '.' ||
+		    !parse_digits(&s, 1, &rule->week) || *s++ != '.' ||
+		    !parse_digits(&s, 1, &rule->day))
+			return false;
+		if (rule->month < 1 || rule->month > 12 || rule->week < 1 ||
+		    rule->week > 5 || rule->day > 6)
+			return false;
+	} else if (*s == 'J') {
+		s++;
+		rule->kind = RULE_JULIAN1;
+		if (!parse_digits(&s, 3, &rule->day) || rule->day < 1 ||
+		    rule->day > 365)
+			return false;
+	} else {
+		rule->kind = RULE_JULIAN0;
+		if (!parse_digits(&s, 3, &rule->day) || rule->day > 365)
+			return false;
+	}
+	rule->secs = 2 * SECS_PER_HOUR;
+	if (*s == '/') {
+		s++;
+		if (!parse_signed_hms(&s, MAX_RULE_HOURS, &rule->secs))
+			return false;
+	}
+	*sp = s;
+	return true;
+}
+
+/* Parses a whole POSIX TZ string (no leading ':'). Offsets in the string
+ * count west of UTC; they are stored east of UTC. */
+static bool parse_posix_tz(const char *s, struct posix_tz *rule)
+{
+	int32_t west;
+
+	memset(rule, 0, sizeof(*rule));
+	if (!parse_tz_name(&s, rule->std_name) || !parse_signed_hms(&s, 24, &west))
+		return false;
+	rule->std_off = -west;
+	rule->dst_off = rule->std_off;
+	if (*s == '\0') {
+		strcpy(rule->dst_name, rule->std_name);
+		return true;
+	}
+	if (!parse_tz_name(&s, rule->dst_name))
+		return false;
+	rule->has_dst = true;
+	rule->dst_off = rule->std_off + SECS_PER_HOUR;
+	if (*s != ',' && *s != '\0') {
+		if (!parse_signed_hms(&s, 24, &west))
+			return false;
+		rule->dst_off = -west;
+	}
+	if (*s == '\0' || (s[0] == ',' && s[1] == '\0')) {
+		/* No dates: POSIX leaves them to the implementation, and
+		 * glibc and tzcode use the United States rules since 2007. */
+		const char *us = "M3.2.0,M11.1.0";
+
+		return parse_rule_date(&us, &rule->start) && *us++ == ',' &&
+		       parse_rule_date(&us, &rule->end);
+	}
+	s++;
+	if (!parse_rule_date(&s, &rule->start) || *s++ != ',' ||
+	    !parse_rule_date(&s, &rule->end))
+		return false;
+	return *s == '\0';
+}
+
+/* TZif reading */
+
+struct tzif_header {
+	int version;
+	uint32_t isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt;
+};
+
+#define TZIF_HEADER_SIZE 44
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static int64_t be64(const unsigned char *p)
+{
+	return (int64_t)((uint64_t)be32(p) << 32 | be32(p + 4));
+}
+
+static bool read_tzif_header(const unsigned char *p, size_t len,
+			     struct tzif_header *h)
+{
+	if (len < TZIF_HEADER_SIZE || memcmp(p, "TZif", 4) != 0)
+		return false;
+	h->version = p[4] == '\0' ? 1 : p[4] - '0';
+	h->isutcnt = be32(p + 20);
+	h->isstdcnt = be32(p + 24);
+	h->leapcnt = be32(p + 28);
+	h->timecnt = be32(p + 32);
+	h->typecnt = be32(p + 36);
+	h->charcnt = be32(p + 40);
+	/* Bounds that keep the size arithmetic below far from overflow. */
+	return h->version >= 1 && h->typecnt >= 1 && h->typecnt <= 256 &&
+	       h->charcnt >= 1 && h->charcnt <= 65536 &&
+	       h->timecnt <= TZIF_MAX_SIZE && h->leapcnt <= TZIF_MAX_SIZE &&
+	       (h->isstdcnt == 0 || h->isstdcnt == h->typecnt) &&
+	       (h->isutcnt == 0 || h->isutcnt == h->typecnt);
+}
+
+static size_t tzif_block_size(const struct tzif_header *h, size_t time_size)
+{
+	return h->timecnt * time_size + h->timecnt + h->typecnt * 6 +
+	       h->charcnt + h->leapcnt * (time_size + 4) + h->isstdcnt +
+	       h->isutcnt;
+}
+
+/* Copies one data block (transitions, types, abbreviations) into ZONE;
+ * leap second records are ignored because instants here are POSIX time. */
+static bool load_tzif_block(struct tz *zone, const struct tzif_header *h,
+			    const unsigned char *p, size_t time_size)
+{
+	const unsigned char *idx = p + h->timecnt * time_size;
+	const unsigned char *tt = idx + h->timecnt;
+	const unsigned char *chars = tt + h->typecnt * 6;
+
+	zone->ntrans = h->timecnt;
+	zone->ntypes = h->typecnt;
+	zone->trans = calloc(h->timecnt ? h->timecnt : 1, sizeof(*zone->trans));
+	zone->trans_type = calloc(h->timecnt ? h->timecnt : 1, 1);
+	zone->types = calloc(h->typecnt, sizeof(*zone->types));
+	zone->abbrs = malloc(h->charcnt + 1);
+	if (!zone->trans || !zone->trans_type || !zone->types || !zone->abbrs)
+		return false;
+	for (size_t i = 0; i < h->timecnt; i++) {
+		zone->trans[i] = time_size == 8 ? be64(p + 8 * i) :
+				 (int64_t)(int32_t)be32(p + 4 * i);
+		zone->trans_type[i] = idx[i];
+		if (idx[i] >= h->typecnt ||
+		    (i > 0 && zone->trans[i] <= zone->trans[i - 1]))
+			return false;
+	}
+	for (size_t i = 0; i < h->typecnt; i++) {
+		int32_t utoff = (int32_t)be32(tt + 6 * i);
+
+		if (utoff < -MAX_UTOFF || utoff > MAX_UTOFF || tt[6 * i + 4] > 1 ||
+		    tt[6 * i + 5] >= h->charcnt)
+			return false;
+		zone->types[i].utoff = utoff;
+		zone->types[i].isdst = tt[6 * i + 4];
+		zone->types[i].abbr = tt[6 * i + 5];
+	}
+	memcpy(zone->abbrs, chars, h->charcnt);
+	zone->abbrs[h->charcnt] = '\0';
+	return true;
+}
+
+/* The v2+ footer: "\nTZ\n" after the second data block. An empty or
+ * unreadable TZ string leaves the last type in force after the last
+ * transition, as RFC 8536 allows readers to. */
+static void load_tzif_footer(struct tz *zone, const unsigned char *p, size_t len)
+{
+	char buf[256];
+	const unsigned char *end;
+
+	if (len < 2 || p[0] != '\n')
+		return;
+	end = memchr(p + 1, '\n', len - 1);
+	if (!end || (size_t)(end - p - 1) >= sizeof(buf))
+		return;
+	memcpy(buf, p + 1, (size_t)(end - p - 1));
+	buf[end - p - 1] = '\0';
+	if (buf[0] != '\0' && parse_posix_tz(buf, &zone->rule))
+		zone->has_rule = true;
+}
+
+/* glibc's tzset() names the zone after the last standard and the last
+ * daylight type that a transition switches to; a zone without transitions
+ * is named after its first abbreviation. */
+static void name_tzif_zone(struct tz *zone)
+{
+	zone->std_abbr = NULL;
+	zone->dst_abbr = NULL;
+	for (size_t i = zone->ntrans; i > 0; i--) {
+		const struct ttype *type = &zone->types[zone->trans_type[i - 1]];
+		const char **slot = type->isdst ? &zone->dst_abbr : &zone->std_abbr;
+
+		if (!*slot)
+			*slot = zone->abbrs + type->abbr;
+		if (zone->std_abbr && zone->dst_abbr)
+			break;
+	}
+	if (!zone->std_abbr)
+		zone->std_abbr = zone->abbrs;
+	if (!zone->dst_abbr)
+		zone->dst_abbr = zone->std_abbr;
+}
+
+static bool parse_tzif(struct tz *zone, const unsigned char *p, size_t len)
+{
+	struct tzif_header h;
+	size_t size;
+
+	if (!read_tzif_header(p, len, &h))
+		return false;
+	size = tzif_block_size(&h, 4);
+	if (len - TZIF_HEADER_SIZE < size)
+		return false;
+	if (h.version >= 2) {
+		p += TZIF_HEADER_SIZE + size;
+		len -= TZIF_HEADER_SIZE + size;
+		if (!read_tzif_header(p, len, &h))
+			return false;
+		size = tzif_block_size(&h, 8);
+		if (len - TZIF_HEADER_SIZE < size ||
+		    !load_tzif_block(zone, &h, p + TZIF_HEADER_SIZE, 8))
+			return false;
+		load_tzif_footer(zone, p + TZIF_HEADER_SIZE + size,
+				 len - TZIF_HEADER_SIZE - size);
+	} else if (!load_tzif_block(zone, &h, p + TZIF_HEADER_SIZE, 4)) {
+		return false;
+	}
+	name_tzif_zone(zone);
+	return true;
+}
+
+/* Reads a whole regular file of at most TZIF_MAX_SIZE bytes. */
+static unsigned char *read_small_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	unsigned char *buf = NULL;
+	size_t got = 0;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > TZIF_MAX_SIZE)
+		goto out;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		goto out;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	*len = got;
+out:
+	close(fd);
+	return buf;
+}
+
+static struct tz *zone_alloc(void)
+{
+	return calloc(1, sizeof(struct tz));
+}
+
+static struct tz *load_tzif_file(const char *path)
+{
+	size_t len = 0;
+	unsigned char *data = read_small_file(path, &len);
+	struct tz *zone;
+
+	if (!data)
+		return NULL;
+	zone = zone_alloc();
+	if (zone && !parse_tzif(zone, data, len)) {
+		tz_free(zone);
+		zone = NULL;
+	}
+	free(data);
+	return zone;
+}
+
+static struct tz *load_posix_zone(const char *spec)
+{
+	struct posix_tz rule;
+	struct tz *zone;
+
+	if (!parse_posix_tz(spec, &rule))
+		return NULL;
+	zone = zone_alloc();
+	if (!zone)
+		return NULL;
+	zone->has_rule = true;
+	zone->rule = rule;
+	zone->std_abbr = zone->rule.std_name;
+	zone->dst_abbr = zone->rule.dst_name;
+	return zone;
+}
+
+/* Zone loading */
+
+static const struct ttype utc_type = { 0, false, 0 };
+
+/* Never written: tz_free leaves it alone. */
+static const struct tz utc_zone = {
+	.ntypes = 1,
+	.types = (struct ttype *)&utc_type,
+	.abbrs = (char *)"UTC",
+	.std_abbr = "UTC",
+	.dst_abbr = "UTC",
+	.is_static = true,
+};
+
+struct tz *tz_load_utc(void)
+{
+	return (struct tz *)&utc_zone;
+}
+
+/* Whether NAME has a ".." path component, which could leave the zone
+ * directory. */
+static bool has_dotdot(const char *name)
+{
+	for (const char *p = name; (p = strstr(p, "..")) != NULL; p++) {
+		if ((p == name || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+			return true;
+	}
+	return false;
+}
+
+static const char *zone_dir(void)
+{
+	const char *dir = getenv("TZDIR");
+
+	return dir && *dir ? dir : DEFAULT_TZDIR;
+}
+
+/* Looks NAME up in the zone directory only (no TZ strings, no paths). */
+static struct tz *load_named_zone(const char *name)
+{
+	char path[4096];
+	int n;
+
+	if (name[0] == '\0' || name[0] == '/' || has_dotdot(name))
+		return NULL;
+	n = snprintf(path, sizeof(path), "%s/%s", zone_dir(), name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return NULL;
+	return load_tzif_file(path);
+}
+
+static struct tz *load_zone_spec(const char *spec, char *err, size_t errlen)
+{
+	struct tz *zone;
+
+	if (spec[0] == ':')
+		spec++;
+	if (spec[0] == '\0')
+		return tz_load_utc();
+	if (has_dotdot(spec)) {
+		snprintf(err, errlen, "invalid time zone '%s': '..' is not allowed",
+			 spec);
+		return NULL;
+	}
+	/* As glibc does, a name is a file first and a TZ string second. */
+	zone = spec[0] == '/' ? load_tzif_file(spec) : load_named_zone(spec);
+	if (!zone && spec[0] != '/')
+		zone = load_posix_zone(spec);
+	if (!zone && strcmp(spec, "UTC") == 0)
+		zone = tz_load_utc();
+	if (!zone)
+		snprintf(err, errlen, "unknown time zone '%s'", spec);
+	return zone;
+}
+
+struct tz *tz_load(const char *name, char *err, size_t errlen)
+{
+	struct tz *zone;
+
+	if (name)
+		return load_zone_spec(name, err, errlen);
+	name = getenv("TZ");
+	if (name)
+		return load_zone_spec(name, err, errlen);
+	zone = load_tzif_file("/etc/localtime");
+	if (zone)
+		return zone;
+	if (access("/etc/localtime", F_OK) != 0)
+		return tz_load_utc();
+	snprintf(err, errlen, "invalid time zone file '/etc/localtime'");
+	return NULL;
+}
+
+void tz_free(struct tz *zone)
+{
+	if (!zone || zone->is_static)
+		return;
+	free(zone->trans);
+	free(zone->trans_type);
+	free(zone->types);
+	free(zone->abbrs);
+	free(zone);
+}
+
+const char *tz_std_abbr(const struct tz *zone)
+{
+	return zone->std_abbr;
+}
+
+const char *tz_dst_abbr(const struct tz *zone)
+{
+	return zone->dst_abbr;
+}
+
+/* Conversions */
+
+/* Index of the first transition after T (ntrans if none). */
+static size_t first_transition_after(const struct tz *zone, int64_t t)
+{
+	size_t lo = 0, hi = zone->ntrans;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (zone->trans[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether instant T falls where the rule, not the table, decides. */
+static bool in_rule_range(const struct tz *zone, int64_t t)
+{
+	return zone->has_rule &&
+	       (zone->ntrans == 0 || t >= zone->trans[zone->ntrans - 1]);
+}
+
+int32_t tz_offset_at(const struct tz *zone, int64_t t, int *isdst)
+{
+	const struct ttype *type;
+	size_t i;
+
+	if (in_rule_range(zone, t))
+		return rule_offset_at(&zone->rule, t, isdst);
+	i = first_transition_after(zone, t);
+	type = i == 0 ? &zone->types[0] : &zone->types[zone->trans_type[i - 1]];
+	if (isdst)
+		*isdst = type->isdst;
+	return type->utoff;
+}
+
+/* The first instant after T at which the zone may change; false if none. */
+static bool next_transition(const struct tz *zone, int64_t t, int64_t *next)
+{
+	size_t i;
+	bool dst, has_next = false;
+
+	if (in_rule_range(zone, t)) {
+		if (!zone->rule.has_dst)
+			return false;
+		rule_locate(&zone->rule, t, &dst, next, &has_next);
+		return has_next;
+	}
+	i = first_transition_after(zone, t);
+	if (i == zone->ntrans)
+		return false;
+	*next = zone->trans[i];
+	return true;
+}
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+struct local_search {
+	int count;            /* instants found */
+	int64_t found[2];     /* earliest and latest */
+	bool gap;
+	int64_t gap_shifted;  /* the wall time read with the pre-gap offset */
+	int64_t gap_end;      /* the transition that opens the gap */
+};
+
+static void note_instant(struct local_search *s, int64_t t)
+{
+	s->found[s->count < 2 ? s->count : 1] = t;
+	if (s->count < 2)
+		s->count++;
+}
+
+/* Walks the stretches of constant offset that could hold LOCAL (offsets
+ * never exceed MAX_UTOFF) and keeps each instant that shows LOCAL on the
+ * wall clock, and the first gap that LOCAL falls into. */
+int tz_local_to_utc(const struct tz *zone, int64_t local, int64_t out[2])
+{
+	struct local_search s = { 0 };
+	int64_t start = sat_add(local, -MAX_UTOFF);
+	int64_t limit = sat_add(local, MAX_UTOFF);
+	int32_t off = tz_offset_at(zone, start, NULL);
+
+	for (;;) {
+		int64_t end, t;
+		bool more = next_transition(zone, start, &end) && end <= limit;
+		int32_t prev_off;
+
+		if (!__builtin_sub_overflow(local, (int64_t)off, &t) &&
+		    t >= start && (!more || t < end))
+			note_instant(&s, t);
+		if (!more)
+			break;
+		prev_off = off;
+		off = tz_offset_at(zone, end, NULL);
+		if (!s.gap && sat_add(end, prev_off) <= local &&
+		    local < sat_add(end, off)) {
+			s.gap = true;
+			s.gap_shifted = local - prev_off;
+			s.gap_end = end;
+		}
+		start = end;
+	}
+	if (s.count > 0) {
+		out[0] = s.found[0];
+		out[1] = s.count > 1 ? s.found[1] : s.found[0];
+		return s.count;
+	}
+	if (s.gap) {
+		out[0] = s.gap_shifted;
+		out[1] = s.gap_end;
+	} else {
+		/* Only at the ends of the int64 range: nothing representable. */
+		out[0] = out[1] = sat_add(local, -off);
+	}
+	return 0;
+}
+
+/* The cache */
+
+struct cache_entry {
+	char *name;
+	struct tz *zone;      /* NULL: known to be unknown */
+	struct cache_entry *next;
+};
+
+struct tz_cache {
+	struct cache_entry *head;
+	int unknown;          /* negative entries, bounded */
+};
+
+#define CACHE_MAX_UNKNOWN 64
+
+struct tz_cache *tz_cache_new(void)
+{
+	return calloc(1, sizeof(struct tz_cache));
+}
+
+void tz_cache_free(struct tz_cache *cache)
+{
+	struct cache_entry *e, *next;
+
+	if (!cache)
+		return;
+	for (e = cache->head; e; e = next) {
+		next = e->next;
+		tz_free(e->zone);
+		free(e->name);
+		free(e);
+	}
+	free(cache);
+}
+
+static struct cache_entry *cache_find(struct tz_cache *cache, const char *name)
+{
+	for (struct cache_entry *e = cache->head; e; e = e->next) {
+		if (strcmp(e->name, name) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+/* Names come from parsed text ("… Europe/Berlin"), so, as systemd does, only
+ * zoneinfo names (and "UTC") count: not TZ strings, not paths. */
+const struct tz *tz_cache_lookup(void *arg, const char *name)
+{
+	struct tz_cache *cache = arg;
+	struct cache_entry *e = cache_find(cache, name);
+	struct tz *zone;
+
+	if (e)
+		return e->zone;
+	zone = load_named_zone(name);
+	if (!zone && strcmp(name, "UTC") == 0)
+		zone = tz_load_utc();
+	if (!zone && cache->unknown >= CACHE_MAX_UNKNOWN)
+		return NULL;
+	e = calloc(1, sizeof(*e));
+	if (e)
+		e->name = strdup(name);
+	if (!e || !e->name) {
+		free(e);
+		tz_free(zone);
+		return NULL;
+	}
+	e->zone = zone;
+	e->next = cache->head;
+	cache->head = e;
+	cache->unknown += !zone;
+	return zone;
+}
