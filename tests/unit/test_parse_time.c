@@ -1,0 +1,155 @@
+/* test_parse_time: parse_duration and parse_timestamp against the reference
+ * corpus (argv[1]) and the project's own vectors (argv[2]).
+ *
+ * durations.tsv:  input<TAB>expected_ns (or "error")
+ * timestamps.tsv: tz<TAB>base_epoch_s<TAB>input<TAB>expected_epoch_us (or
+ *                 "error"); the project's vectors may give sub-microsecond
+ *                 instants as "US.FFF" (nanoseconds after the point). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse_time.h"
+#include "tsv.h"
+#include "tz.h"
+
+struct run {
+	struct tally tally;
+	const char *file;
+};
+
+/* A message must be one line naming the input. */
+static int message_ok(const char *err, const char *kind)
+{
+	char prefix[32];
+
+	snprintf(prefix, sizeof(prefix), "invalid %s '", kind);
+	return strncmp(err, prefix, strlen(prefix)) == 0 &&
+	       strchr(err, '\n') == NULL && strstr(err, "': ") != NULL;
+}
+
+/* Reads "N" or "N.FFF" (FFF: nanoseconds below N units of 1000 ns) into ns
+ * when SCALE is 1000, or a plain integer when SCALE is 1. */
+static int read_expected(const char *s, int64_t scale, int64_t *ns)
+{
+	char *end;
+	long long whole;
+	int64_t frac = 0;
+
+	errno = 0;
+	whole = strtoll(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	if (*end == '.' && scale == 1000) {
+		const char *f = end + 1;
+		int digits = 0;
+
+		for (; *f >= '0' && *f <= '9' && digits < 3; f++, digits++)
+			frac = frac * 10 + (*f - '0');
+		for (; digits < 3; digits++)
+			frac *= 10;
+		end = (char *)f;
+	}
+	if (*end != '\0')
+		return -1;
+	if (__builtin_mul_overflow((int64_t)whole, scale, ns) ||
+	    __builtin_add_overflow(*ns, frac, ns))
+		return -1;
+	return 0;
+}
+
+/* Durations */
+
+static int duration_row(const struct tsv_row *row, void *arg)
+{
+	struct run *run = arg;
+	const char *input = row->field[0];
+	char err[256] = "";
+	int64_t got = -1, want;
+	int rc;
+
+	if (row->nfields < 2) {
+		tally_check(&run->tally, 0, run->file, row->line, "malformed row");
+		return 1;
+	}
+	rc = parse_duration(input, &got, err, sizeof(err));
+	if (strcmp(row->field[1], "error") == 0) {
+		tally_check(&run->tally, rc == -1 && message_ok(err, "duration"),
+			    run->file, row->line,
+			    "'%s': want error, got rc=%d ns=%" PRId64 " err=%s",
+			    input, rc, got, err);
+		return rc == -1 ? 0 : 1;
+	}
+	if (read_expected(row->field[1], 1, &want) < 0) {
+		tally_check(&run->tally, 0, run->file, row->line,
+			    "bad expected value '%s'", row->field[1]);
+		return 1;
+	}
+	tally_check(&run->tally, rc == 0 && got == want, run->file, row->line,
+		    "'%s': want %" PRId64 ", got rc=%d ns=%" PRId64 " err=%s",
+		    input, want, rc, got, err);
+	return rc == 0 && got == want ? 0 : 1;
+}
+
+static void check_durations(struct run *run, const char *dir)
+{
+	char path[4096];
+
+	run->file = path_join(path, sizeof(path), dir, "durations.tsv");
+	if (tsv_each(path, 0, duration_row, run) < 0)
+		tally_check(&run->tally, 0, path, 0, "cannot open");
+}
+
+/* Fixed cases: the wording of messages, and NULL handling. */
+static void check_duration_messages(struct run *run)
+{
+	static const struct {
+		const char *input;
+		const char *message;
+	} cases[] = {
+		{ "5x", "invalid duration '5x': unknown unit 'x'" },
+		{ "-5s", "invalid duration '-5s': negative time spans are not allowed" },
+		{ "5s\n-", "invalid duration '5s\\n-': negative time spans are not allowed" },
+		{ "", "invalid duration '': no time span given" },
+	};
+	char err[256];
+	int64_t ns;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = parse_duration(cases[i].input, &ns, err, sizeof(err));
+
+		tally_check(&run->tally,
+			    rc == -1 && strcmp(err, cases[i].message) == 0,
+			    __FILE__, __LINE__, "'%s': got '%s'",
+			    cases[i].input, err);
+	}
+	/* A short buffer truncates; a NULL one is allowed. */
+	tally_check(&run->tally,
+		    parse_duration("5x", &ns, err, 8) == -1 && strlen(err) == 7,
+		    __FILE__, __LINE__, "short buffer");
+	tally_check(&run->tally, parse_duration("5x", &ns, NULL, 0) == -1,
+		    __FILE__, __LINE__, "NULL buffer");
+}
+
+int main(int argc, char **argv)
+{
+	struct run run = { { 0, 0 }, NULL };
+	const char *corpus = argc > 1 ? argv[1] : "../shared/corpus";
+	const char *vectors = argc > 2 ? argv[2] : "tests/vectors";
+	char path[4096];
+	FILE *f;
+
+	path_join(path, sizeof(path), corpus, "durations.tsv");
+	f = fopen(path, "re");
+	if (f) {
+		fclose(f);
+		check_durations(&run, corpus);
+	} else {
+		printf("test_parse_time: no corpus at %s, skipping it\n", corpus);
+	}
+	check_durations(&run, vectors);
+	check_duration_messages(&run);
+	return tally_finish(&run.tally, "test_parse_time");
+}
