@@ -81,7 +81,7 @@ _tfd_reply_words()
 _tfd_reply_files()
 {
 	local cur=$1 kind=$2
-	compopt -o filenames 2>/dev/null
+	compopt -o filenames 2>/dev/null || true
 	if declare -F _filedir >/dev/null && [[ $_tfd_prefix == "" ]]; then
 		# _filedir reads $cur itself.
 		if [[ $kind == -d ]]; then

@@ -1,0 +1,376 @@
+#!/usr/bin/env bats
+# Shell completions: bash's _tfd driven through COMP_WORDS/COMP_CWORD,
+# zsh and fish checked for syntax and exercised in the real shells.
+
+load test_helper
+
+# The options of the SPEC; every shell must offer all of them.
+LONG_OPTS=(--clock --at --delay --interval --count --for --calendar --cron
+	--dry-run --base-time --exec --format --json --quiet --precise --stats
+	--verbose --overlap --timeout --exit-on-error --random-delay --persist
+	--cgroup --join --help --usage --version)
+SHORT_OPTS=(-c -a -d -i -n -e -f -j -q -v -E -h -V)
+CLOCKS='monotonic realtime boottime realtime-alarm boottime-alarm'
+POLICIES='skip queue kill parallel'
+
+setup() {
+	COMPLETIONS=$REPO/completions
+	# Keep the shells away from the user's configuration and history.
+	export HOME=$BATS_TEST_TMPDIR/home XDG_CONFIG_HOME=$BATS_TEST_TMPDIR/xdg
+	export XDG_DATA_HOME=$BATS_TEST_TMPDIR/xdg-data
+	mkdir -p "$HOME"
+}
+
+# --- bash ---------------------------------------------------------------
+
+# bash_complete LINE WORD...: runs _tfd with the cursor at the end of LINE,
+# which bash split into WORDs (the last one is the word being completed),
+# and leaves the answer in COMPREPLY. Without bash-completion loaded, so
+# the fallbacks are what is tested unless a test defines the helpers.
+bash_complete() {
+	local line=$1
+	shift
+	# shellcheck source=../../completions/tfd.bash
+	source "$COMPLETIONS/tfd.bash"
+	COMP_LINE=$line
+	COMP_POINT=${#line}
+	COMP_WORDS=("$@")
+	COMP_CWORD=$(($# - 1))
+	COMPREPLY=()
+	_tfd
+}
+
+# Fails unless COMPREPLY holds WORD.
+assert_reply_has() {
+	local want=$1 w
+	for w in "${COMPREPLY[@]}"; do
+		[[ $w == "$want" ]] && return 0
+	done
+	fail "'$want' not offered; got: ${COMPREPLY[*]}"
+}
+
+refute_reply_has() {
+	local unwanted=$1 w
+	for w in "${COMPREPLY[@]}"; do
+		[[ $w == "$unwanted" ]] && fail "'$unwanted' offered: ${COMPREPLY[*]}"
+	done
+	return 0
+}
+
+@test "bash: the completion file is shellcheck-clean" {
+	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
+	run shellcheck -s bash "$COMPLETIONS/tfd.bash"
+	assert_success
+	assert_output ""
+}
+
+@test "bash: sourcing registers _tfd for tfd" {
+	source "$COMPLETIONS/tfd.bash"
+	run complete -p tfd
+	assert_success
+	assert_output "complete -F _tfd tfd"
+}
+
+@test "bash: every long option is offered after --" {
+	bash_complete 'tfd --' tfd --
+	local o
+	for o in "${LONG_OPTS[@]}"; do
+		assert_reply_has "$o"
+	done
+}
+
+@test "bash: every short option is offered after -" {
+	bash_complete 'tfd -' tfd -
+	local o
+	for o in "${SHORT_OPTS[@]}"; do
+		assert_reply_has "$o"
+	done
+}
+
+@test "bash: a prefix narrows the options" {
+	bash_complete 'tfd --ov' tfd --ov
+	assert_equal "${COMPREPLY[*]}" "--overlap"
+	bash_complete 'tfd -i 1s --ex' tfd -i 1s --ex
+	assert_equal "${COMPREPLY[*]}" "--exec --exit-on-error"
+}
+
+@test "bash: clocks after --clock and -c" {
+	bash_complete 'tfd --clock ' tfd --clock ''
+	assert_equal "${COMPREPLY[*]}" "$CLOCKS"
+	bash_complete 'tfd -i 1s -c boot' tfd -i 1s -c boot
+	assert_equal "${COMPREPLY[*]}" "boottime boottime-alarm"
+}
+
+@test "bash: clocks after --clock= split at '=' by COMP_WORDBREAKS" {
+	bash_complete 'tfd --clock=' tfd --clock =
+	assert_equal "${COMPREPLY[*]}" "$CLOCKS"
+	# bash replaces only the part after '=', so no option in the reply.
+	bash_complete 'tfd --clock=real' tfd --clock = real
+	assert_equal "${COMPREPLY[*]}" "realtime realtime-alarm"
+}
+
+@test "bash: clocks after --clock= when '=' does not break words" {
+	bash_complete 'tfd --clock=real' tfd --clock=real
+	assert_equal "${COMPREPLY[*]}" "--clock=realtime --clock=realtime-alarm"
+}
+
+@test "bash: the value of a short cluster such as -qc" {
+	bash_complete 'tfd -qc ' tfd -qc ''
+	assert_equal "${COMPREPLY[*]}" "$CLOCKS"
+}
+
+@test "bash: overlap policies" {
+	bash_complete 'tfd --overlap ' tfd --overlap ''
+	assert_equal "${COMPREPLY[*]}" "$POLICIES"
+	bash_complete 'tfd --overlap=q' tfd --overlap = q
+	assert_equal "${COMPREPLY[*]}" "queue"
+}
+
+@test "bash: a duration value gets no options offered" {
+	bash_complete 'tfd --interval ' tfd --interval ''
+	assert_equal "${#COMPREPLY[@]}" 0
+	bash_complete 'tfd -n -' tfd -n -
+	assert_equal "${#COMPREPLY[@]}" 0
+}
+
+@test "bash: files for --persist" {
+	local dir=$BATS_TEST_TMPDIR/p
+	mkdir -p "$dir/sub"
+	: >"$dir/state.tfd"
+	bash_complete "tfd --persist $dir/st" tfd --persist "$dir/st"
+	assert_equal "${COMPREPLY[*]}" "$dir/state.tfd"
+	bash_complete "tfd --persist=$dir/s" tfd --persist = "$dir/s"
+	assert_reply_has "$dir/state.tfd"
+	assert_reply_has "$dir/sub"
+}
+
+@test "bash: directories only for --cgroup" {
+	local dir=$BATS_TEST_TMPDIR/cg
+	mkdir -p "$dir/job.slice"
+	: >"$dir/job.file"
+	bash_complete "tfd --cgroup $dir/job" tfd --cgroup "$dir/job"
+	assert_equal "${COMPREPLY[*]}" "$dir/job.slice"
+}
+
+@test "bash: --cgroup starts under /sys/fs/cgroup" {
+	[[ -d /sys/fs/cgroup ]] || skip "no /sys/fs/cgroup here"
+	bash_complete 'tfd --cgroup ' tfd --cgroup ''
+	((${#COMPREPLY[@]} > 0)) || fail "nothing offered"
+	local w
+	for w in "${COMPREPLY[@]}"; do
+		[[ $w == /sys/fs/cgroup/* && -d $w ]] || fail "not a cgroup dir: $w"
+	done
+}
+
+@test "bash: process IDs for --join" {
+	bash_complete 'tfd --join ' tfd --join ''
+	assert_reply_has "$$"
+	assert_reply_has 1
+	local w
+	for w in "${COMPREPLY[@]}"; do
+		[[ $w =~ ^[0-9]+$ ]] || fail "not a PID: $w"
+	done
+}
+
+@test "bash: a command name after --" {
+	unset -f _command_offset _comp_command_offset
+	bash_complete 'tfd -i 1s -- bas' tfd -i 1s -- bas
+	assert_reply_has bash
+	refute_reply_has --clock
+}
+
+@test "bash: the first word that is not an option starts the command" {
+	unset -f _command_offset _comp_command_offset
+	bash_complete 'tfd -i 1s --clock realtime bas' \
+		tfd -i 1s --clock realtime bas
+	assert_reply_has bash
+	bash_complete 'tfd --clock=realtime -qn 3 bas' \
+		tfd --clock = realtime -qn 3 bas
+	assert_reply_has bash
+}
+
+@test "bash: files for the command's arguments without bash-completion" {
+	unset -f _command_offset _comp_command_offset
+	local dir=$BATS_TEST_TMPDIR/args
+	mkdir -p "$dir"
+	: >"$dir/input.txt"
+	bash_complete "tfd -i 1s -- cat $dir/in" tfd -i 1s -- cat "$dir/in"
+	assert_equal "${COMPREPLY[*]}" "$dir/input.txt"
+	# tfd's options are not offered to the command.
+	bash_complete 'tfd -i 1s -- ls --cl' tfd -i 1s -- ls --cl
+	refute_reply_has --clock
+}
+
+@test "bash: the command's own completion via _command_offset" {
+	# A stand-in for bash-completion's helper records where the command
+	# starts, as an index into COMP_WORDS.
+	_command_offset() { OFFSET=$1; COMPREPLY=(delegated); }
+	bash_complete 'tfd -i 1s -- ls -' tfd -i 1s -- ls -
+	assert_equal "$OFFSET" 4
+	assert_equal "${COMPREPLY[*]}" delegated
+	bash_complete 'tfd --clock=realtime ls ' tfd --clock = realtime ls ''
+	assert_equal "$OFFSET" 4
+	bash_complete 'tfd -i 1s ' tfd -i 1s ''
+	assert_equal "$OFFSET" 3
+	unset -f _command_offset
+}
+
+@test "bash: with bash-completion loaded, the command completes as itself" {
+	local bc
+	for bc in /usr/share/bash-completion/bash_completion \
+		/etc/bash_completion; do
+		[[ -r $bc ]] && break
+	done
+	[[ -r $bc ]] || skip "bash-completion is not installed"
+	run bash -c '
+		source "$1" && source "$2" || exit 1
+		COMP_LINE="tfd -i 1s -- tfd --ov"; COMP_POINT=${#COMP_LINE}
+		COMP_WORDS=(tfd -i 1s -- tfd --ov); COMP_CWORD=5
+		_tfd 2>/dev/null
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$bc" "$COMPLETIONS/tfd.bash"
+	assert_success
+	assert_output --overlap
+}
+
+@test "bash, zsh, fish: every option of the binary's --help is completed" {
+	[[ -x $TFD ]] || skip "no tfd binary at $TFD"
+	run "$TFD" --help
+	assert_success
+	local -a opts
+	mapfile -t opts < <(grep -oE -- '--[a-z][a-z-]+' <<<"$output" | sort -u)
+	((${#opts[@]} >= ${#LONG_OPTS[@]})) || fail "too few options in --help"
+	bash_complete 'tfd --' tfd --
+	local o
+	for o in "${opts[@]}"; do
+		assert_reply_has "$o"
+		grep -qE -- "(^|[{',)])$o(=-|[=+-])?[[',}]" "$COMPLETIONS/_tfd" ||
+			fail "zsh does not complete $o"
+		grep -qE -- "-l ${o#--}( |\$)" "$COMPLETIONS/tfd.fish" ||
+			fail "fish does not complete $o"
+	done
+}
+
+# --- zsh ----------------------------------------------------------------
+
+# zsh_complete LINE: types LINE and TAB into an interactive zsh that has
+# the completions on its fpath, and prints what the terminal showed (the
+# listing, or the line as completed), without escape sequences.
+zsh_complete() {
+	cat >"$BATS_TEST_TMPDIR/complete.zsh" <<'EOF'
+setopt extendedglob
+zmodload zsh/zpty || exit 3
+zpty z 'zsh -f -i'
+zpty -w z "PROMPT='> '; fpath=(${(q)1} \$fpath); autoload -Uz compinit; compinit -u -D; bindkey '^I' complete-word; setopt nobeep"
+zpty -w z "print -r -- '<''<READY>''>'"
+local line out
+while zpty -r z line; do [[ $line == *'<<READY>>'* ]] && break; done
+zpty -n -w z "$2"$'\t'
+sleep 1
+zpty -n -w z $'\C-u'
+zpty -w z "print -r -- '<''<DONE>''>'"
+while zpty -r z line; do
+	[[ $line == *'<<DONE>>'* ]] && break
+	out+=$line
+done
+zpty -d z
+print -r -- "${${out//$'\e'\[[0-9;?]#[a-zA-Z]/}//$'\r'/}"
+EOF
+	timeout 30 zsh -f "$BATS_TEST_TMPDIR/complete.zsh" "$COMPLETIONS" "$1"
+}
+
+@test "zsh: _tfd parses (zsh -n) and starts with #compdef tfd" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	run zsh -n "$COMPLETIONS/_tfd"
+	assert_success
+	assert_output ""
+	run head -n 1 "$COMPLETIONS/_tfd"
+	assert_output "#compdef tfd"
+}
+
+@test "zsh: lists the clocks after --clock" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	run zsh_complete 'tfd --clock '
+	assert_success
+	local c
+	for c in $CLOCKS; do
+		assert_line --regexp "^$c +-- "
+	done
+}
+
+@test "zsh: completes options and policies" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	run zsh_complete 'tfd --ov'
+	assert_success
+	assert_output --partial 'tfd --overlap='
+	run zsh_complete 'tfd --overlap='
+	local p
+	for p in $POLICIES; do
+		assert_line --regexp "^$p +-- "
+	done
+}
+
+@test "zsh: the command's own completion after --" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	run zsh_complete 'tfd -i 1s -- ls --colo'
+	assert_success
+	assert_output --partial 'ls --color'
+	refute_output --partial 'clock of the timer'
+}
+
+# --- fish ---------------------------------------------------------------
+
+# fish_complete LINE: what fish offers for LINE, one "word<TAB>description"
+# a line.
+fish_complete() {
+	fish -c 'source $argv[1]; and complete -C $argv[2]' \
+		"$COMPLETIONS/tfd.fish" "$1"
+}
+
+@test "fish: tfd.fish parses (fish -n)" {
+	command -v fish >/dev/null || skip "fish is not installed"
+	run fish -n "$COMPLETIONS/tfd.fish"
+	assert_success
+	assert_output ""
+}
+
+@test "fish: lists the clocks after --clock" {
+	command -v fish >/dev/null || skip "fish is not installed"
+	run fish_complete 'tfd --clock '
+	assert_success
+	assert_equal "$(cut -f1 <<<"$output" | sort | tr '\n' ' ')" \
+		"boottime boottime-alarm monotonic realtime realtime-alarm "
+	run fish_complete 'tfd -qc real'
+	assert_equal "$(cut -f1 <<<"$output" | tr '\n' ' ')" \
+		"realtime realtime-alarm "
+}
+
+@test "fish: every long option, with a description" {
+	command -v fish >/dev/null || skip "fish is not installed"
+	run fish_complete 'tfd --'
+	assert_success
+	local o
+	for o in "${LONG_OPTS[@]}"; do
+		assert_line --regexp "^$o	.+"
+	done
+}
+
+@test "fish: overlap policies" {
+	command -v fish >/dev/null || skip "fish is not installed"
+	run fish_complete 'tfd --overlap '
+	assert_success
+	assert_equal "$(cut -f1 <<<"$output" | sort | tr '\n' ' ')" \
+		"kill parallel queue skip "
+}
+
+@test "fish: the command and its own completion after --" {
+	command -v fish >/dev/null || skip "fish is not installed"
+	run fish_complete 'tfd -i 1s -- bas'
+	assert_success
+	assert_line --regexp '^bash(	|$)'
+	run fish_complete 'tfd -i 1s --clock realtime bas'
+	assert_line --regexp '^bash(	|$)'
+	# ls's own options, not tfd's, after the command.
+	run fish_complete 'tfd -i 1s -- ls --'
+	refute_line --regexp '^--clock(	|$)'
+	assert_line --regexp '^--all(	|$)'
+}
