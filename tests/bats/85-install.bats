@@ -1,0 +1,92 @@
+#!/usr/bin/env bats
+# make install puts exactly five files in place with the right modes, and
+# make uninstall removes exactly those.
+
+load test_helper
+
+# The files install writes, relative to DESTDIR, with their modes, as
+# `find -printf '%m %P\n' | sort` shows them, for PREFIX=$1.
+expected_files() {
+	local p=${1#/}
+	printf '%s\n' \
+		"644 $p/share/bash-completion/completions/tfd" \
+		"644 $p/share/fish/vendor_completions.d/tfd.fish" \
+		"644 $p/share/man/man1/tfd.1" \
+		"644 $p/share/zsh/site-functions/_tfd" \
+		"755 $p/bin/tfd" | sort
+}
+
+installed_files() {
+	(cd "$1" && find . -type f -printf '%m %P\n' | sort)
+}
+
+# make_in_repo ARG...: runs make in the checkout. `-o tfd` takes the binary
+# as it is: these tests are about where files go, and must not rebuild
+# (or race a build of) the binary under test.
+make_in_repo() {
+	make -C "$REPO" --no-print-directory -o tfd "$@"
+}
+
+setup() {
+	[[ -x $REPO/tfd ]] || skip "no $REPO/tfd: run make first"
+	ROOT=$BATS_TEST_TMPDIR/root
+}
+
+@test "install with PREFIX=/usr puts exactly the five files, with modes" {
+	run make_in_repo install DESTDIR="$ROOT" PREFIX=/usr
+	assert_success
+	run installed_files "$ROOT"
+	assert_output "$(expected_files /usr)"
+}
+
+@test "installed files are copies of the sources" {
+	make_in_repo install DESTDIR="$ROOT" PREFIX=/usr >/dev/null
+	cmp "$REPO/tfd" "$ROOT/usr/bin/tfd"
+	cmp "$REPO/man/tfd.1" "$ROOT/usr/share/man/man1/tfd.1"
+	cmp "$REPO/completions/tfd.bash" \
+		"$ROOT/usr/share/bash-completion/completions/tfd"
+	cmp "$REPO/completions/_tfd" "$ROOT/usr/share/zsh/site-functions/_tfd"
+	cmp "$REPO/completions/tfd.fish" \
+		"$ROOT/usr/share/fish/vendor_completions.d/tfd.fish"
+}
+
+@test "uninstall with the same variables removes exactly what install put" {
+	make_in_repo install DESTDIR="$ROOT" PREFIX=/usr >/dev/null
+	# A file that is not tfd's must survive the uninstall.
+	mkdir -p "$ROOT/usr/bin"
+	: >"$ROOT/usr/bin/other"
+	chmod 600 "$ROOT/usr/bin/other"
+	run make_in_repo uninstall DESTDIR="$ROOT" PREFIX=/usr
+	assert_success
+	run installed_files "$ROOT"
+	assert_output "600 usr/bin/other"
+	rm "$ROOT/usr/bin/other"
+	run find "$ROOT" -type f
+	assert_output ""
+}
+
+@test "the default PREFIX is /usr/local" {
+	run make_in_repo install DESTDIR="$ROOT"
+	assert_success
+	run installed_files "$ROOT"
+	assert_output "$(expected_files /usr/local)"
+	run make_in_repo uninstall DESTDIR="$ROOT"
+	assert_success
+	run find "$ROOT" -type f
+	assert_output ""
+}
+
+@test "the installed man page and completions are found where the shells look" {
+	make_in_repo install DESTDIR="$ROOT" PREFIX=/usr >/dev/null
+	if command -v mandoc >/dev/null; then
+		run mandoc -Tlint -Wwarning "$ROOT/usr/share/man/man1/tfd.1"
+		assert_success
+	fi
+	run bash -c 'source "$1" && complete -p tfd' _ \
+		"$ROOT/usr/share/bash-completion/completions/tfd"
+	assert_output "complete -F _tfd tfd"
+	if command -v fish >/dev/null; then
+		run fish -n "$ROOT/usr/share/fish/vendor_completions.d/tfd.fish"
+		assert_success
+	fi
+}
