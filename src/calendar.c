@@ -1,0 +1,1092 @@
+/* calendar: systemd.time(7) calendar events and their next elapse.
+ *
+ * The grammar and the search follow systemd 252 (`systemd-analyze calendar`)
+ * closely, because users compare tfd's schedule with their timers: the
+ * search walks the broken-down local time field by field (year, month, day,
+ * weekday, hour, minute, second) and, after every step, lets a mktime(3)-like
+ * normalisation tell whether the wall time exists. That is what makes a wall
+ * time in a DST gap be skipped rather than shifted, and a repeated hour fire
+ * only once. glibc's mktime is emulated on top of tz.h, including the offset
+ * it remembers from one call to the next, which decides which of two equal
+ * wall times an ambiguous field combination means. */
+#include "calendar.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "civil.h"
+
+#define USEC_PER_SEC 1000000
+#define MIN_YEAR 1970
+/* systemd stops looking after 2199, which also keeps every elapse well
+ * inside the int64 nanosecond range (2262). */
+#define MAX_YEAR 2199
+/* systemd refuses longer comma lists. */
+#define MAX_COMPONENTS 241
+/* systemd gives up on a search that has not settled after this many
+ * steps (its guard against DST-induced loops). */
+#define MAX_ITERATIONS 1000
+#define ALL_WEEKDAYS 127
+
+/* One item of a comma list: START, or START..STOP, optionally every REPEAT.
+ * STOP is -1 when there is none. Seconds are counted in microseconds. */
+struct component {
+	int start;
+	int stop;
+	int repeat;
+};
+
+/* A comma list; n == 0 means '*' (any value). */
+struct chain {
+	int n;
+	struct component *items;
+};
+
+struct calendar {
+	int weekdays;           /* bit 0 = Monday … bit 6 = Sunday; -1 = any */
+	bool end_of_month;      /* the day chain counts back from the month end */
+	bool utc;
+	const struct tz *zone;  /* the event's own zone; NULL = the local one */
+	struct chain year, month, day, hour, minute, usec;
+};
+
+/* Parsing */
+
+struct parser {
+	const char *reason;     /* why the text was rejected */
+};
+
+static bool fail(struct parser *ps, const char *reason)
+{
+	if (!ps->reason)
+		ps->reason = reason;
+	return false;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_c_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+static bool starts_with_nocase(const char *s, const char *prefix)
+{
+	for (; *prefix; s++, prefix++) {
+		if (lower(*s) != *prefix)
+			return false;
+	}
+	return true;
+}
+
+static bool equals_nocase(const char *s, const char *word)
+{
+	return starts_with_nocase(s, word) && s[strlen(word)] == '\0';
+}
+
+static const char *skip_spaces(const char *p)
+{
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
+static bool chain_add(struct parser *ps, struct chain *ch, int start, int stop,
+		      int repeat)
+{
+	struct component *items;
+
+	if (ch->n >= MAX_COMPONENTS)
+		return fail(ps, "too many list items");
+	items = realloc(ch->items, (size_t)(ch->n + 1) * sizeof(*items));
+	if (!items)
+		return fail(ps, "out of memory");
+	items[ch->n++] = (struct component){ start, stop, repeat };
+	ch->items = items;
+	return true;
+}
+
+static void chain_clear(struct chain *ch)
+{
+	free(ch->items);
+	ch->items = NULL;
+	ch->n = 0;
+}
+
+static bool chain_set_single(struct parser *ps, struct chain *ch, int value)
+{
+	chain_clear(ch);
+	return chain_add(ps, ch, value, -1, 0);
+}
+
+/* Reads an unsigned decimal the way strtoul does, failing on overflow. */
+static bool read_ulong(const char **pp, uint64_t *out)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+
+	if (!is_digit(*p))
+		return false;
+	for (; is_digit(*p); p++) {
+		if (__builtin_mul_overflow(v, 10, &v) ||
+		    __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v))
+			return false;
+	}
+	*pp = p;
+	*out = v;
+	return true;
+}
+
+/* Six fraction digits, rounded half up on the seventh as systemd does;
+ * further digits are read and ignored. */
+static bool read_micro_fraction(const char **pp, int *out)
+{
+	const char *p = *pp;
+	int v = 0, i;
+
+	if (!is_digit(*p))
+		return false;
+	for (i = 0; i < 6; i++) {
+		v *= 10;
+		if (is_digit(*p))
+			v += *p++ - '0';
+	}
+	if (*p >= '5' && *p <= '9')
+		v++;
+	while (is_digit(*p))
+		p++;
+	*pp = p;
+	*out = v;
+	return true;
+}
+
+/* A number in a chain; for the seconds field it is in microseconds and may
+ * carry a fraction ("1.5"), while ".." stays a range. */
+static bool read_value(struct parser *ps, const char **pp, bool usec, int *out)
+{
+	uint64_t v;
+	int frac;
+
+	if (!read_ulong(pp, &v))
+		return fail(ps, is_digit(**pp) ? "number out of range"
+					       : "number expected");
+	if (usec) {
+		if (__builtin_mul_overflow(v, (uint64_t)USEC_PER_SEC, &v))
+			return fail(ps, "number out of range");
+		if ((*pp)[0] == '.' && (*pp)[1] != '.') {
+			(*pp)++;
+			if (!read_micro_fraction(pp, &frac))
+				return fail(ps, "digits expected after '.'");
+			v += (uint64_t)frac;
+		}
+	}
+	if (v > INT_MAX)
+		return fail(ps, "number out of range");
+	*out = (int)v;
+	return true;
+}
+
+static bool ends_component(char c)
+{
+	return c == '\0' || c == ' ' || c == ',' || c == '-' || c == '~' ||
+	       c == ':';
+}
+
+/* One list item: "5", "1..5", "0/15", "1..20/2". */
+static bool parse_component(struct parser *ps, const char **pp, bool usec,
+			    struct chain *ch)
+{
+	int start, stop = -1, repeat = 0;
+
+	if (!read_value(ps, pp, usec, &start))
+		return false;
+	if ((*pp)[0] == '.' && (*pp)[1] == '.') {
+		*pp += 2;
+		if (!read_value(ps, pp, usec, &stop))
+			return false;
+		repeat = usec ? USEC_PER_SEC : 1;
+	}
+	if (**pp == '/') {
+		(*pp)++;
+		if (!read_value(ps, pp, usec, &repeat))
+			return false;
+		if (repeat == 0)
+			return fail(ps, "repetition of 0");
+	} else if (start > INT_MAX - repeat) {
+		return fail(ps, "number out of range");
+	} else if (usec && stop >= 0 && start + repeat > stop) {
+		/* A seconds range steps by whole seconds unless told
+		 * otherwise, so it must span at least one. */
+		return fail(ps, "seconds range shorter than its step");
+	}
+	if (!ends_component(**pp))
+		return fail(ps, "unexpected character");
+	return chain_add(ps, ch, start, stop, repeat);
+}
+
+/* A field: '*' or a comma list. '*' in the seconds field means every whole
+ * second. */
+static bool parse_chain(struct parser *ps, const char **pp, bool usec,
+			struct chain *ch)
+{
+	chain_clear(ch);
+	if (**pp == '*') {
+		(*pp)++;
+		return usec ? chain_add(ps, ch, 0, -1, USEC_PER_SEC) : true;
+	}
+	for (;;) {
+		if (!parse_component(ps, pp, usec, ch))
+			return false;
+		if (**pp != ',')
+			return true;
+		(*pp)++;
+	}
+}
+
+static const struct {
+	const char *name;
+	int day;                /* 0 = Monday */
+} weekday_names[] = {
+	{ "monday", 0 }, { "mon", 0 }, { "tuesday", 1 }, { "tue", 1 },
+	{ "wednesday", 2 }, { "wed", 2 }, { "thursday", 3 }, { "thu", 3 },
+	{ "friday", 4 }, { "fri", 4 }, { "saturday", 5 }, { "sat", 5 },
+	{ "sunday", 6 }, { "sun", 6 },
+};
+
+/* Index into weekday_names of the name at P, or -1. */
+static int find_weekday(const char *p)
+{
+	for (size_t i = 0; i < sizeof(weekday_names) / sizeof(*weekday_names); i++) {
+		if (starts_with_nocase(p, weekday_names[i].name))
+			return (int)i;
+	}
+	return -1;
+}
+
+static bool ends_weekday(char c)
+{
+	return c == '\0' || c == '-' || c == '.' || c == ',' || c == ' ';
+}
+
+/* The optional leading weekday list: "Mon", "Mon..Fri", "Sat,Sun",
+ * "Mon-Wed,Fri". Leaves *pp alone when the text starts with no weekday. */
+static bool parse_weekdays(struct parser *ps, const char **pp, struct calendar *cal)
+{
+	int range_from = -1;
+
+	for (bool first = true;; first = false) {
+		int i = find_weekday(*pp), day;
+
+		if (i < 0)
+			return first ? true : fail(ps, "weekday expected");
+		day = weekday_names[i].day;
+		*pp += strlen(weekday_names[i].name);
+		if (!ends_weekday(**pp))
+			return fail(ps, "bad weekday");
+		if (range_from > day)
+			return fail(ps, "weekday range runs backwards");
+		for (int d = range_from >= 0 ? range_from : day; d <= day; d++)
+			cal->weekdays |= 1 << d;
+		if (**pp == '\0')
+			return true;
+		if (**pp == ' ') {
+			*pp = skip_spaces(*pp);
+			return true;
+		}
+		if (**pp == '.' || **pp == '-') {
+			if (range_from >= 0)
+				return fail(ps, "weekday range runs on");
+			if (**pp == '.' && (*pp)[1] != '.')
+				return fail(ps, "'..' expected in weekday range");
+			range_from = day;
+			*pp += **pp == '.' ? 2 : 1;
+		} else {
+			range_from = -1;
+			(*pp)++;
+		}
+		/* A trailing comma is fine, an open range is not. */
+		if (**pp == '\0' || **pp == ' ') {
+			*pp = skip_spaces(*pp);
+			return range_from < 0 ? true : fail(ps, "open weekday range");
+		}
+	}
+}
+
+/* "@SECONDS": a single instant, in UTC. The number is read as strtoul(3)
+ * reads it (leading blanks and a sign are allowed), as systemd does. */
+static bool parse_epoch(struct parser *ps, const char **pp, struct calendar *cal)
+{
+	const char *p = *pp + 1;
+	bool negative = false;
+	uint64_t v;
+	int64_t t, days, secs, year;
+	int month, day;
+
+	while (is_c_space(*p))
+		p++;
+	if (*p == '+' || *p == '-')
+		negative = *p++ == '-';
+	if (!read_ulong(&p, &v))
+		return fail(ps, "bad number after '@'");
+	t = (int64_t)(negative ? 0 - v : v);
+	if (t < 0)
+		return fail(ps, "instant before 1970");
+	days = floor_div(t, 86400);
+	secs = t - days * 86400;
+	civil_from_days(days, &year, &month, &day);
+	if (year > MAX_YEAR)
+		return fail(ps, "instant after 2199");
+	cal->utc = true;
+	*pp = p;
+	return chain_set_single(ps, &cal->year, (int)year) &&
+	       chain_set_single(ps, &cal->month, month) &&
+	       chain_set_single(ps, &cal->day, day) &&
+	       chain_set_single(ps, &cal->hour, (int)(secs / 3600)) &&
+	       chain_set_single(ps, &cal->minute, (int)(secs / 60 % 60)) &&
+	       chain_set_single(ps, &cal->usec, (int)(secs % 60) * USEC_PER_SEC);
+}
+
+/* The date part: "Y-M-D", "M-D", with '~' in place of the last '-' to count
+ * days from the month's end. Sets *is_time when the text turns out to be a
+ * time (no '-' follows the first field), leaving *pp alone then. */
+static bool parse_date(struct parser *ps, const char **pp, struct calendar *cal,
+		       bool *done)
+{
+	struct chain f[3] = { { 0, NULL }, { 0, NULL }, { 0, NULL } };
+	const char *p = *pp;
+	int n = 0;
+	bool ok = false;
+
+	*done = false;
+	if (*p == '\0')
+		return true;
+	if (*p == '@') {
+		*done = true;
+		return parse_epoch(ps, pp, cal);
+	}
+	for (;;) {
+		if (!parse_chain(ps, &p, false, &f[n++]))
+			goto out;
+		if (n == 1 && (*p == '\0' || *p == ':')) {
+			ok = true;      /* a time, not a date */
+			goto out;
+		}
+		if (n >= 2 && (*p == '\0' || *p == ' '))
+			break;
+		if (n == 3 || (n == 2 && cal->end_of_month)) {
+			fail(ps, "bad date");
+			goto out;
+		}
+		if (*p == '~')
+			cal->end_of_month = true;
+		else if (*p != '-') {
+			fail(ps, "bad date");
+			goto out;
+		}
+		p++;
+	}
+	*pp = skip_spaces(p);
+	if (n == 3) {
+		cal->year = f[0];
+		f[0] = (struct chain){ 0, NULL };
+	}
+	cal->month = f[n - 2];
+	cal->day = f[n - 1];
+	f[n - 2] = f[n - 1] = (struct chain){ 0, NULL };
+	ok = true;
+out:
+	for (int i = 0; i < 3; i++)
+		chain_clear(&f[i]);
+	return ok;
+}
+
+/* The time part: "H:M" or "H:M:S"; none at all means 00:00:00. */
+static bool parse_time(struct parser *ps, const char **pp, struct calendar *cal)
+{
+	if (**pp == '\0')
+		return chain_set_single(ps, &cal->hour, 0) &&
+		       chain_set_single(ps, &cal->minute, 0) &&
+		       chain_set_single(ps, &cal->usec, 0);
+	if (!parse_chain(ps, pp, false, &cal->hour))
+		return false;
+	if (**pp != ':')
+		return fail(ps, "bad time");
+	(*pp)++;
+	if (!parse_chain(ps, pp, false, &cal->minute))
+		return false;
+	if (**pp == '\0')
+		return chain_set_single(ps, &cal->usec, 0);
+	if (**pp != ':')
+		return fail(ps, "bad time");
+	(*pp)++;
+	if (!parse_chain(ps, pp, true, &cal->usec))
+		return false;
+	return **pp == '\0' ? true : fail(ps, "bad time");
+}
+
+/* Shorthands: which fields they fix (the others stay '*'). */
+struct shorthand {
+	const char *name;
+	int months[4];          /* 0-terminated */
+	int day;                /* 0: any */
+	bool monday;
+	bool hour, minute;      /* fixed to 0 */
+};
+
+static const struct shorthand shorthands[] = {
+	{ "minutely", { 0 }, 0, false, false, false },
+	{ "hourly", { 0 }, 0, false, false, true },
+	{ "daily", { 0 }, 0, false, true, true },
+	{ "monthly", { 0 }, 1, false, true, true },
+	{ "weekly", { 0 }, 0, true, true, true },
+	{ "yearly", { 1 }, 1, false, true, true },
+	{ "annually", { 1 }, 1, false, true, true },
+	{ "anually", { 1 }, 1, false, true, true },
+	{ "quarterly", { 1, 4, 7, 10 }, 1, false, true, true },
+	{ "semiannually", { 1, 7 }, 1, false, true, true },
+	{ "semi-annually", { 1, 7 }, 1, false, true, true },
+	{ "biannually", { 1, 7 }, 1, false, true, true },
+	{ "bi-annually", { 1, 7 }, 1, false, true, true },
+};
+
+static bool apply_shorthand(struct parser *ps, const struct shorthand *s,
+			    struct calendar *cal)
+{
+	for (int i = 0; i < 4 && s->months[i]; i++) {
+		if (!chain_add(ps, &cal->month, s->months[i], -1, 0))
+			return false;
+	}
+	if (s->day && !chain_set_single(ps, &cal->day, s->day))
+		return false;
+	if (s->monday)
+		cal->weekdays = 1;
+	if (s->hour && !chain_set_single(ps, &cal->hour, 0))
+		return false;
+	if (s->minute && !chain_set_single(ps, &cal->minute, 0))
+		return false;
+	return chain_set_single(ps, &cal->usec, 0);
+}
+
+static bool parse_body(struct parser *ps, const char *p, struct calendar *cal)
+{
+	bool done;
+
+	if (*p == '\0')
+		return fail(ps, "empty event");
+	for (size_t i = 0; i < sizeof(shorthands) / sizeof(*shorthands); i++) {
+		if (equals_nocase(p, shorthands[i].name))
+			return apply_shorthand(ps, &shorthands[i], cal);
+	}
+	if (!parse_weekdays(ps, &p, cal) || !parse_date(ps, &p, cal, &done))
+		return false;
+	if (!done && !parse_time(ps, &p, cal))
+		return false;
+	return *p == '\0' ? true : fail(ps, "unexpected text at the end");
+}
+
+/* The characters systemd allows in a zone name before it looks for the
+ * file: letters, digits, "-_+", and single '/' between parts. */
+static bool plausible_zone_name(const char *name)
+{
+	bool slash = true;      /* refuses a leading '/' */
+
+	if (*name == '\0')
+		return false;
+	for (const char *p = name; *p; p++) {
+		bool ok = is_digit(*p) || (lower(*p) >= 'a' && lower(*p) <= 'z') ||
+			  *p == '-' || *p == '_' || *p == '+' || *p == '/';
+
+		if (!ok || (*p == '/' && slash))
+			return false;
+		slash = *p == '/';
+	}
+	return !slash;
+}
+
+/* Cuts a trailing " UTC" (any case) or " ZONE" off TEXT (modified in
+ * place), as systemd does before parsing the rest. An unknown zone is left
+ * in place, where the parser then rejects it. */
+static void split_zone(char *text, tz_lookup_fn find_zone, void *arg,
+		       struct calendar *cal)
+{
+	size_t len = strlen(text);
+	char *space;
+
+	if (len >= 4 && equals_nocase(text + len - 4, " utc")) {
+		text[len - 4] = '\0';
+		cal->utc = true;
+		return;
+	}
+	space = strrchr(text, ' ');
+	if (!space || !find_zone || !plausible_zone_name(space + 1))
+		return;
+	cal->zone = find_zone(arg, space + 1);
+	if (cal->zone)
+		*space = '\0';
+}
+
+/* Two-digit years: 0..69 are 20xx, 70..99 are 19xx. */
+static void widen_years(struct chain *ch)
+{
+	for (int i = 0; i < ch->n; i++) {
+		int *v[2] = { &ch->items[i].start, &ch->items[i].stop };
+
+		for (int j = 0; j < 2; j++) {
+			if (*v[j] >= 0 && *v[j] < 70)
+				*v[j] += 2000;
+			else if (*v[j] >= 70 && *v[j] < 100)
+				*v[j] += 1900;
+		}
+	}
+}
+
+static int compare_components(const void *a, const void *b)
+{
+	const struct component *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->stop != y->stop)
+		return x->stop < y->stop ? -1 : 1;
+	if (x->repeat != y->repeat)
+		return x->repeat < y->repeat ? -1 : 1;
+	return 0;
+}
+
+/* Trims each range to its last hit, turns ranges that hit once into single
+ * values, then sorts the list and drops duplicates. The order matters: see
+ * chain_valid. */
+static void normalize_chain(struct chain *ch)
+{
+	int kept = 0;
+
+	for (int i = 0; i < ch->n; i++) {
+		struct component *c = &ch->items[i];
+
+		if (c->stop > c->start && c->repeat > 0)
+			c->stop -= (c->stop - c->start) % c->repeat;
+		if ((c->stop > c->start && c->repeat > 0 &&
+		     c->start + c->repeat > c->stop) || c->start == c->stop) {
+			c->repeat = 0;
+			c->stop = -1;
+		}
+	}
+	if (ch->n < 2)
+		return;
+	qsort(ch->items, (size_t)ch->n, sizeof(*ch->items), compare_components);
+	for (int i = 0; i < ch->n; i++) {
+		if (kept == 0 ||
+		    compare_components(&ch->items[kept - 1], &ch->items[i]) != 0)
+			ch->items[kept++] = ch->items[i];
+	}
+	ch->n = kept;
+}
+
+/* systemd 252 lowers the limit for days counted from the month's end by 3
+ * for every item of the sorted list, not once (so "*-*~23,12,22" is
+ * rejected while "*-*~12,22,04" is not); the same is done here so that tfd
+ * accepts exactly what systemd accepts. */
+static bool chain_valid(const struct chain *ch, int from, int to, bool end_of_month)
+{
+	for (int i = 0; i < ch->n; i++) {
+		const struct component *c = &ch->items[i];
+
+		if (end_of_month)
+			to -= 3;
+		if (c->start < from || c->start > to || c->repeat > to - from)
+			return false;
+		if (c->stop >= 0) {
+			if (c->stop < from || c->stop > to ||
+			    c->start + c->repeat > c->stop)
+				return false;
+		} else if (end_of_month ? c->start - c->repeat < from
+					: c->start + c->repeat > to) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool finish_event(struct parser *ps, struct calendar *cal)
+{
+	struct chain *all[] = { &cal->year, &cal->month, &cal->day,
+				&cal->hour, &cal->minute, &cal->usec };
+
+	if (cal->weekdays <= 0 || cal->weekdays >= ALL_WEEKDAYS)
+		cal->weekdays = -1;
+	if (cal->end_of_month && cal->day.n == 0)
+		cal->end_of_month = false;
+	widen_years(&cal->year);
+	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
+		normalize_chain(all[i]);
+	if (!chain_valid(&cal->year, MIN_YEAR, MAX_YEAR, false))
+		return fail(ps, "year out of range (1970..2199)");
+	if (!chain_valid(&cal->month, 1, 12, false))
+		return fail(ps, "month out of range");
+	if (!chain_valid(&cal->day, 1, 31, cal->end_of_month))
+		return fail(ps, "day out of range");
+	if (!chain_valid(&cal->hour, 0, 23, false))
+		return fail(ps, "hour out of range");
+	if (!chain_valid(&cal->minute, 0, 59, false))
+		return fail(ps, "minute out of range");
+	if (!chain_valid(&cal->usec, 0, 60 * USEC_PER_SEC - 1, false))
+		return fail(ps, "second out of range");
+	return true;
+}
+
+int calendar_parse(const char *spec, tz_lookup_fn find_zone, void *find_zone_arg,
+		   struct calendar **out, char *err, size_t errlen)
+{
+	struct parser ps = { NULL };
+	struct calendar *cal = calloc(1, sizeof(*cal));
+	char *text = strdup(spec);
+
+	if (!cal || !text) {
+		ps.reason = "out of memory";
+	} else {
+		split_zone(text, find_zone, find_zone_arg, cal);
+		if (parse_body(&ps, text, cal))
+			finish_event(&ps, cal);
+	}
+	free(text);
+	if (ps.reason) {
+		snprintf(err, errlen, "invalid calendar event '%s': %s", spec,
+			 ps.reason);
+		calendar_free(cal);
+		return -1;
+	}
+	*out = cal;
+	return 0;
+}
+
+void calendar_free(struct calendar *cal)
+{
+	if (!cal)
+		return;
+	chain_clear(&cal->year);
+	chain_clear(&cal->month);
+	chain_clear(&cal->day);
+	chain_clear(&cal->hour);
+	chain_clear(&cal->minute);
+	chain_clear(&cal->usec);
+	free(cal);
+}
+
+/* Local time, the way mktime(3) sees it */
+
+/* Broken-down wall time as struct tm holds it: fields may be out of range
+ * until normalised; mon counts from 0. */
+struct wall {
+	int64_t year, mon, mday, hour, min, sec;
+	int isdst;              /* -1: let the zone decide */
+	int wday;               /* 0 = Sunday; valid after normalising */
+};
+
+/* The zone (NULL: UTC, as timegm) and the offset glibc's mktime remembers
+ * from its previous call, which is its first guess for the next one. */
+struct clock {
+	const struct tz *zone;
+	int64_t guess;          /* local minus UTC, seconds */
+};
+
+static int64_t wall_to_local_seconds(const struct wall *w)
+{
+	int64_t months = w->year * 12 + w->mon;
+	int64_t days = days_from_civil(floor_div(months, 12),
+				       (int)floor_mod(months, 12) + 1, 1) +
+		       w->mday - 1;
+
+	return days * 86400 + w->hour * 3600 + w->min * 60 + w->sec;
+}
+
+static void wall_from_local_seconds(int64_t local, int isdst, struct wall *w)
+{
+	int64_t days = floor_div(local, 86400), secs = local - days * 86400;
+	int month, day;
+
+	civil_from_days(days, &w->year, &month, &day);
+	w->mon = month - 1;
+	w->mday = day;
+	w->hour = secs / 3600;
+	w->min = secs / 60 % 60;
+	w->sec = secs % 60;
+	w->isdst = isdst;
+	w->wday = weekday_from_days(days);
+}
+
+static int32_t offset_at(const struct clock *clk, int64_t t, int *isdst)
+{
+	int dst = 0;
+	int32_t off = tz_offset_at(clk->zone, t, &dst);
+
+	*isdst = dst != 0;
+	return off;
+}
+
+/* Of two instants showing the same wall time, the one glibc's iteration
+ * lands on when it starts from the remembered offset. */
+static int64_t pick_repeated(const struct clock *clk, int64_t local,
+			     const int64_t both[2])
+{
+	int64_t t = local - clk->guess;
+	int dst;
+
+	for (int i = 0; i < 2; i++) {
+		t = local - offset_at(clk, t, &dst);
+		if (t == both[0] || t == both[1])
+			return t;
+	}
+	return both[0];
+}
+
+/* glibc's answer when the requested isdst disagrees with the zone at T:
+ * the offset of the nearest instant (probing a week at a time, closest
+ * first) that has the requested isdst. */
+static int64_t follow_requested_dst(const struct clock *clk, int64_t local,
+				    int64_t t, int want)
+{
+	const int64_t stride = 601200, bound = 457243200 + 601200;
+	int dst;
+
+	for (int64_t delta = stride; delta < bound; delta += stride) {
+		for (int dir = -1; dir <= 1; dir += 2) {
+			int32_t off = offset_at(clk, t + dir * delta, &dst);
+
+			if (dst == want)
+				return local - off;
+		}
+	}
+	offset_at(clk, t, &dst);
+	return t + 3600 * ((want == 0) - (dst == 0));
+}
+
+/* A wall time in a gap: glibc reads it with the offset from before the gap
+ * (landing after it) unless daylight time is requested, which it answers
+ * with the instant of the other reading. */
+static int64_t resolve_gap(const struct clock *clk, int64_t local,
+			   const int64_t gap[2], int want)
+{
+	int dst_after, dst_before;
+	int64_t after = gap[0];
+	int64_t before = local - offset_at(clk, gap[1], &dst_before);
+
+	if (want < 0)
+		return after;
+	offset_at(clk, after, &dst_after);
+	offset_at(clk, before, &dst_before);
+	if (dst_after != want)
+		return after;
+	if (dst_before != want)
+		return before;
+	return after;
+}
+
+/* mktime(3) / timegm(3): normalises W in place and returns the instant. */
+static int64_t normalize_wall(struct clock *clk, struct wall *w)
+{
+	int64_t local = wall_to_local_seconds(w), found[2], t;
+	int dst = 0, n;
+	int32_t off = 0;
+
+	if (!clk->zone) {
+		wall_from_local_seconds(local, 0, w);
+		return local;
+	}
+	n = tz_local_to_utc(clk->zone, local, found);
+	if (n == 0) {
+		t = resolve_gap(clk, local, found, w->isdst);
+	} else {
+		t = n == 1 ? found[0] : pick_repeated(clk, local, found);
+		if (w->isdst >= 0) {
+			offset_at(clk, t, &dst);
+			if (dst != w->isdst)
+				t = follow_requested_dst(clk, local, t, w->isdst);
+		}
+	}
+	clk->guess = local - t;
+	off = offset_at(clk, t, &dst);
+	wall_from_local_seconds(t + off, dst, w);
+	return t;
+}
+
+/* The search */
+
+/* Day DAY counted from the end of W's month (1 = the last day), or -1 when
+ * that falls outside the month. */
+static int64_t day_from_month_end(struct clock *clk, const struct wall *w, int day)
+{
+	struct wall t = *w;
+
+	t.mon++;
+	t.mday = 1 - day;
+	normalize_wall(clk, &t);
+	return t.mon == w->mon ? t.mday : -1;
+}
+
+/* Moves *VAL to the first value of CH at or after it. Returns 1 if it
+ * moved, 0 if *VAL already matches (or CH is '*'), -1 if nothing is left. */
+static int next_in_chain(struct clock *clk, const struct calendar *cal,
+			 const struct chain *ch, const struct wall *w, int64_t *val)
+{
+	bool from_end = cal->end_of_month && ch == &cal->day;
+	int64_t best = -1;
+
+	if (ch->n == 0)
+		return 0;
+	for (int i = 0; i < ch->n; i++) {
+		const struct component *c = &ch->items[i];
+		int64_t start = c->start, stop = c->stop, k;
+
+		if (from_end) {
+			start = day_from_month_end(clk, w, c->start);
+			stop = day_from_month_end(clk, w, c->stop);
+			if (stop > 0) {
+				int64_t swap = start;
+
+				start = stop;
+				stop = swap;
+			}
+		}
+		if (start >= *val) {
+			k = start;
+		} else if (c->repeat > 0) {
+			k = start + c->repeat * ((*val - start + c->repeat - 1) /
+						 c->repeat);
+			if (stop >= 0 && k > stop)
+				continue;
+		} else {
+			continue;
+		}
+		if (best < 0 || k < best)
+			best = k;
+	}
+	if (best < 0)
+		return -1;
+	if (best == *val)
+		return 0;
+	*val = best;
+	return 1;
+}
+
+/* Whether W names an existing wall time: 1 if so, 0 if normalising moved it
+ * forward (W then holds the normalised time, with the fields below the first
+ * changed one reset), -1 if it moved backwards or past MAX_YEAR. */
+static int within_bounds(struct clock *clk, struct wall *w)
+{
+	struct wall t = *w;
+	int cmp = 0;
+
+	if (w->year > MAX_YEAR)
+		return -1;
+	normalize_wall(clk, &t);
+	if (t.year != w->year) {
+		cmp = t.year < w->year ? -1 : 1;
+		t.mon = 0;
+	} else if (t.mon != w->mon) {
+		cmp = t.mon < w->mon ? -1 : 1;
+		t.mday = 1;
+	} else if (t.mday != w->mday) {
+		cmp = t.mday < w->mday ? -1 : 1;
+		t.hour = 0;
+	} else if (t.hour != w->hour) {
+		cmp = t.hour < w->hour ? -1 : 1;
+		t.min = 0;
+	} else if (t.min != w->min) {
+		cmp = t.min < w->min ? -1 : 1;
+		t.sec = 0;
+	} else if (t.sec != w->sec) {
+		cmp = t.sec < w->sec ? -1 : 1;
+	}
+	if (cmp < 0)
+		return -1;
+	if (cmp > 0) {
+		*w = t;
+		return 0;
+	}
+	return 1;
+}
+
+static bool weekday_matches(struct clock *clk, const struct calendar *cal,
+			    const struct wall *w)
+{
+	struct wall t = *w;
+
+	if (cal->weekdays < 0)
+		return true;
+	normalize_wall(clk, &t);
+	/* Bits count from Monday, struct tm from Sunday. */
+	return cal->weekdays & (1 << (t.wday == 0 ? 6 : t.wday - 1));
+}
+
+static void clear_from_day(struct wall *w, int *usec)
+{
+	w->mday = 1;
+	w->hour = w->min = w->sec = 0;
+	*usec = 0;
+}
+
+static void clear_from_hour(struct wall *w, int *usec)
+{
+	w->hour = w->min = w->sec = 0;
+	*usec = 0;
+}
+
+static void clear_from_minute(struct wall *w, int *usec)
+{
+	w->min = w->sec = 0;
+	*usec = 0;
+}
+
+enum step { STEP_MATCHED, STEP_RETRY, STEP_NEVER };
+
+/* Year, month and day: STEP_RETRY when W was moved and the search must
+ * start over from the normalised time. */
+static enum step match_date(struct clock *clk, const struct calendar *cal,
+			    struct wall *w, int *usec)
+{
+	int64_t v = w->year;
+	int r = next_in_chain(clk, cal, &cal->year, w, &v);
+
+	if (r < 0)
+		return STEP_NEVER;
+	w->year = v;
+	if (r > 0) {
+		w->mon = 0;
+		clear_from_day(w, usec);
+	}
+	if (within_bounds(clk, w) <= 0)
+		return STEP_NEVER;
+
+	v = w->mon + 1;
+	r = next_in_chain(clk, cal, &cal->month, w, &v);
+	w->mon = v - 1;
+	if (r > 0)
+		clear_from_day(w, usec);
+	if (r < 0 || (r = within_bounds(clk, w)) < 0) {
+		w->year++;
+		w->mon = 0;
+		clear_from_day(w, usec);
+		return STEP_RETRY;
+	}
+	if (r == 0)
+		return STEP_RETRY;
+
+	r = next_in_chain(clk, cal, &cal->day, w, &w->mday);
+	if (r > 0)
+		clear_from_hour(w, usec);
+	if (r < 0 || (r = within_bounds(clk, w)) < 0) {
+		w->mon++;
+		clear_from_day(w, usec);
+		return STEP_RETRY;
+	}
+	if (r == 0)
+		return STEP_RETRY;
+	if (!weekday_matches(clk, cal, w)) {
+		w->mday++;
+		clear_from_hour(w, usec);
+		return STEP_RETRY;
+	}
+	return STEP_MATCHED;
+}
+
+/* Hour, minute and second, after the date matched. */
+static enum step match_time(struct clock *clk, const struct calendar *cal,
+			    struct wall *w, int *usec)
+{
+	int64_t v;
+	int r = next_in_chain(clk, cal, &cal->hour, w, &w->hour);
+
+	if (r > 0)
+		clear_from_minute(w, usec);
+	if (r < 0 || (r = within_bounds(clk, w)) < 0) {
+		w->mday++;
+		clear_from_hour(w, usec);
+		return STEP_RETRY;
+	}
+	if (r == 0)
+		return STEP_RETRY;
+
+	r = next_in_chain(clk, cal, &cal->minute, w, &w->min);
+	if (r > 0)
+		w->sec = *usec = 0;
+	if (r < 0 || (r = within_bounds(clk, w)) < 0) {
+		w->hour++;
+		clear_from_minute(w, usec);
+		return STEP_RETRY;
+	}
+	if (r == 0)
+		return STEP_RETRY;
+
+	v = w->sec * USEC_PER_SEC + *usec;
+	r = next_in_chain(clk, cal, &cal->usec, w, &v);
+	*usec = (int)(v % USEC_PER_SEC);
+	w->sec = v / USEC_PER_SEC;
+	if (r < 0 || (r = within_bounds(clk, w)) < 0) {
+		w->min++;
+		w->sec = *usec = 0;
+		return STEP_RETRY;
+	}
+	return r == 0 ? STEP_RETRY : STEP_MATCHED;
+}
+
+/* The first wall time at or after W (plus USEC) that the event matches. */
+static bool find_next(struct clock *clk, const struct calendar *cal,
+		      struct wall *w, int *usec)
+{
+	for (int i = 0; i < MAX_ITERATIONS; i++) {
+		enum step s;
+
+		normalize_wall(clk, w);
+		w->isdst = -1;
+		s = match_date(clk, cal, w, usec);
+		if (s == STEP_MATCHED)
+			s = match_time(clk, cal, w, usec);
+		if (s == STEP_MATCHED)
+			return true;
+		if (s == STEP_NEVER)
+			return false;
+	}
+	return false;
+}
+
+int calendar_next(const struct calendar *cal, const struct tz *local,
+		  int64_t after_ns, int64_t *next_ns)
+{
+	struct clock clk = { NULL, 0 };
+	struct wall w;
+	int64_t start_us = floor_div(after_ns, 1000) + 1;
+	int64_t t = floor_div(start_us, USEC_PER_SEC), ns;
+	int usec = (int)(start_us - t * USEC_PER_SEC);
+	int dst = 0;
+	int32_t off = 0;
+
+	if (!cal->utc)
+		clk.zone = cal->zone ? cal->zone : local;
+	if (clk.zone)
+		off = offset_at(&clk, t, &dst);
+	clk.guess = off;
+	wall_from_local_seconds(t + off, dst, &w);
+	if (!find_next(&clk, cal, &w, &usec))
+		return -1;
+	t = normalize_wall(&clk, &w);
+	if (__builtin_mul_overflow(t, (int64_t)1000000000, &ns) ||
+	    __builtin_add_overflow(ns, (int64_t)usec * 1000, &ns))
+		return -1;
+	/* The wall-time search cannot go backwards, but a repeated hour read
+	 * the other way could; a schedule must always advance. */
+	if (ns <= after_ns)
+		return -1;
+	*next_ns = ns;
+	return 0;
+}

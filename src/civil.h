@@ -1,0 +1,29 @@
+/* civil: proleptic Gregorian calendar arithmetic on day numbers (days since
+ * 1970-01-01). Pure integer math, shared by the calendar and cron schedulers
+ * so neither needs timegm(3) or gmtime(3). */
+#ifndef TFD_CIVIL_H
+#define TFD_CIVIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Day number of YEAR-MONTH-DAY; MONTH is 1..12, DAY 1..31. */
+int64_t days_from_civil(int64_t year, int month, int day);
+
+/* The date of day number DAYS. */
+void civil_from_days(int64_t days, int64_t *year, int *month, int *day);
+
+/* Day of the week of day number DAYS: 0 = Sunday … 6 = Saturday. */
+int weekday_from_days(int64_t days);
+
+bool is_leap_year(int64_t year);
+
+/* 28..31; MONTH is 1..12. */
+int days_in_month(int64_t year, int month);
+
+/* Floor division and its remainder (0 <= r < d) for d > 0, for instants
+ * before 1970 as well as after. */
+int64_t floor_div(int64_t n, int64_t d);
+int64_t floor_mod(int64_t n, int64_t d);
+
+#endif
