@@ -458,7 +458,8 @@ static int64_t be64(const unsigned char *p)
 static bool read_tzif_header(const unsigned char *p, size_t len,
 			     struct tzif_header *h)
 {
-	if (len < TZIF_HEADER_SIZE || memcmp(p, "TZif", 4) != 0)
+	if (len < TZIF_HEADER_SIZE || memcmp(p, "TZif", 4) != 0 ||
+	    (p[4] != '\0' && (p[4] < '2' || p[4] > '9')))
 		return false;
 	h->version = p[4] == '\0' ? 1 : p[4] - '0';
 	h->isutcnt = be32(p + 20);
@@ -468,7 +469,7 @@ static bool read_tzif_header(const unsigned char *p, size_t len,
 	h->typecnt = be32(p + 36);
 	h->charcnt = be32(p + 40);
 	/* Bounds that keep the size arithmetic below far from overflow. */
-	return h->version >= 1 && h->typecnt >= 1 && h->typecnt <= 256 &&
+	return h->typecnt >= 1 && h->typecnt <= 256 &&
 	       h->charcnt >= 1 && h->charcnt <= 65536 &&
 	       h->timecnt <= TZIF_MAX_SIZE && h->leapcnt <= TZIF_MAX_SIZE &&
 	       (h->isstdcnt == 0 || h->isstdcnt == h->typecnt) &&
@@ -712,17 +713,16 @@ static struct tz *load_named_zone(const char *name)
 	return load_tzif_file(path);
 }
 
-static struct tz *load_zone_spec(const char *spec, char *err, size_t errlen)
+static struct tz *load_zone_spec(const char *name, char *err, size_t errlen)
 {
+	const char *spec = name[0] == ':' ? name + 1 : name;
 	struct tz *zone;
 
-	if (spec[0] == ':')
-		spec++;
 	if (spec[0] == '\0')
 		return tz_load_utc();
 	if (has_dotdot(spec)) {
 		snprintf(err, errlen, "invalid time zone '%s': '..' is not allowed",
-			 spec);
+			 name);
 		return NULL;
 	}
 	/* As glibc does, a name is a file first and a TZ string second. */
@@ -732,7 +732,7 @@ static struct tz *load_zone_spec(const char *spec, char *err, size_t errlen)
 	if (!zone && strcmp(spec, "UTC") == 0)
 		zone = tz_load_utc();
 	if (!zone)
-		snprintf(err, errlen, "unknown time zone '%s'", spec);
+		snprintf(err, errlen, "unknown time zone '%s'", name);
 	return zone;
 }
 
@@ -882,7 +882,7 @@ int tz_local_to_utc(const struct tz *zone, int64_t local, int64_t out[2])
 		if (!s.gap && sat_add(end, prev_off) <= local &&
 		    local < sat_add(end, off)) {
 			s.gap = true;
-			s.gap_shifted = local - prev_off;
+			s.gap_shifted = sat_add(local, -prev_off);
 			s.gap_end = end;
 		}
 		start = end;
