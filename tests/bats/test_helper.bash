@@ -1,3 +1,4 @@
+# shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
 # Shared by every tests/bats/*.bats file: the assertion libraries, the binary
 # under test ($TFD, set by `make bats`; the repo's ./tfd otherwise) and the
 # clean-up of anything a test left running.
@@ -53,4 +54,31 @@ assert_usage_error() {
 	[[ ${stderr_lines[0]} == *"$bad"* ]] || fail "message does not name '$bad': $stderr"
 	assert_equal "${stderr_lines[1]}" "Try 'tfd --help'."
 	assert_equal "${#stderr_lines[@]}" 2
+}
+
+# Decimal seconds as tfd prints them (`1`, `0.25`, `1796292001.000123456`)
+# to integer nanoseconds, so tests compare times without floating point.
+to_ns() {
+	local s=$1 int frac=
+	int=${s%%.*}
+	[[ $s == *.* ]] && frac=${s#*.}
+	frac=${frac}000000000
+	echo $((10#${int:-0} * 1000000000 + 10#${frac:0:9}))
+}
+
+# The realtime clock now, in nanoseconds since the epoch.
+now_ns() {
+	date +%s%N
+}
+
+# A raw reading of CLOCK_MONOTONIC in nanoseconds, as `--clock monotonic
+# --at @SECONDS` takes it (bash and coreutils cannot read that clock).
+mono_ns() {
+	perl -MTime::HiRes=clock_gettime,CLOCK_MONOTONIC \
+		-e 'printf "%.0f\n", clock_gettime(CLOCK_MONOTONIC) * 1e9'
+}
+
+# Nanoseconds to the "S.NNNNNNNNN" form of `@SECONDS` and `%u`.
+ns_to_seconds() {
+	printf '%d.%09d\n' $(($1 / 1000000000)) $(($1 % 1000000000))
 }
