@@ -1,0 +1,874 @@
+/* test_spawn: starts real runs through spawn_run and checks what the child
+ * sees (environment, descriptors, signal state, process group), how runs end,
+ * command lookup, and, as root, --cgroup and --join against a throwaway
+ * cgroup and namespaces. The corpus and vector folders are not used.
+ * TFD_SPAWN_BENCH=1 adds a timing comparison (printed, never asserted). */
+#include "spawn.h"
+#include "tsv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static struct tally tally;
+
+#define CHECK(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
+
+static const struct spawn_target plain_target = { -1, -1, 0 };
+
+/* Scratch directory for files the tests create. */
+static char scratch[64];
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	if (fd < 0 || write(fd, text, strlen(text)) < 0) {
+		perror(path);
+		exit(1);
+	}
+	close(fd);
+	chmod(path, mode);
+}
+
+static void read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Capturing a run's stdout and stderr */
+
+struct capture {
+	char out[4096];
+	char err[1024];
+	int status;        /* from waitpid */
+	pid_t pid;
+};
+
+struct redirect {
+	int saved_out, saved_err;
+	char out_path[96], err_path[96];
+};
+
+/* Points our fds 1 and 2 at scratch files, so a run inherits them; no
+ * CHECK may print while this is in place. */
+static void redirect_begin(struct redirect *r)
+{
+	int out, err;
+
+	fflush(stdout);
+	fflush(stderr);
+	snprintf(r->out_path, sizeof r->out_path, "%s/out", scratch);
+	snprintf(r->err_path, sizeof r->err_path, "%s/err", scratch);
+	out = open(r->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	err = open(r->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	r->saved_out = fcntl(1, F_DUPFD_CLOEXEC, 10);
+	r->saved_err = fcntl(2, F_DUPFD_CLOEXEC, 10);
+	dup2(out, 1);
+	dup2(err, 2);
+	close(out);
+	close(err);
+}
+
+static void redirect_end(struct redirect *r)
+{
+	dup2(r->saved_out, 1);
+	dup2(r->saved_err, 2);
+	close(r->saved_out);
+	close(r->saved_err);
+}
+
+/* Starts PATH through spawn_run with output captured and waits for it. */
+static int run_captured(const struct spawn_target *target, const char *path,
+			char *const argv[], char *const envp[], struct capture *c)
+{
+	struct redirect r;
+	const char *what = NULL;
+	int saved_errno;
+
+	redirect_begin(&r);
+	c->pid = spawn_run(target, path, argv, envp ? envp : environ, &what);
+	saved_errno = errno;
+	redirect_end(&r);
+	c->status = -1;
+	if (c->pid < 0) {
+		CHECK(0, "spawn_run %s: %s: %s", path, what ? what : "(null)",
+		      strerror(saved_errno));
+		c->out[0] = c->err[0] = '\0';
+		return -1;
+	}
+	waitpid(c->pid, &c->status, 0);
+	read_file(r.out_path, c->out, sizeof c->out);
+	read_file(r.err_path, c->err, sizeof c->err);
+	return 0;
+}
+
+static int exited_with(const struct capture *c, int code)
+{
+	return c->status != -1 && WIFEXITED(c->status) &&
+	       WEXITSTATUS(c->status) == code;
+}
+
+static int killed_by(int status, int sig)
+{
+	return status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == sig;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void pause_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Whether the kernel (or valgrind, which lacks clone3 and pidfd_open) knows
+ * system call NR: called with bad arguments, it fails with EINVAL or EFAULT
+ * rather than ENOSYS. */
+static int have_syscall(long nr)
+{
+	return syscall(nr, -1L, 0L) == -1 && errno != ENOSYS;
+}
+
+/* resolve_command */
+
+static void expect_resolve(const char *command, int want, const char *want_path,
+			   const char *want_why)
+{
+	char buf[PATH_MAX];
+	const char *why = "";
+	int got = resolve_command(command, buf, sizeof buf, &why);
+
+	CHECK(got == want, "resolve_command('%s') = %d, want %d (%s)", command,
+	      got, want, why);
+	if (got == 0 && want == 0 && want_path)
+		CHECK(strcmp(buf, want_path) == 0, "resolve_command('%s') path '%s', want '%s'",
+		      command, buf, want_path);
+	if (got != 0 && want_why)
+		CHECK(strcmp(why, want_why) == 0, "resolve_command('%s') why '%s', want '%s'",
+		      command, why, want_why);
+}
+
+static void test_resolve(void)
+{
+	char a[128], b[128], path[300], p[300], cwd[PATH_MAX];
+	char buf[PATH_MAX];
+	const char *why;
+	char *old_path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+
+	snprintf(a, sizeof a, "%s/a", scratch);
+	snprintf(b, sizeof b, "%s/b", scratch);
+	mkdir(a, 0755);
+	mkdir(b, 0755);
+	snprintf(p, sizeof p, "%s/prog", a);
+	write_file(p, "#!/bin/sh\n", 0644);
+	snprintf(p, sizeof p, "%s/prog", b);
+	write_file(p, "#!/bin/sh\n", 0755);
+	snprintf(p, sizeof p, "%s/dironly", a);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/mixed", a);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/mixed", b);
+	write_file(p, "", 0644);
+
+	CHECK(resolve_command("sh", buf, sizeof buf, &why) == 0 &&
+	      strlen(buf) > 3 && strcmp(buf + strlen(buf) - 3, "/sh") == 0,
+	      "resolve_command('sh') found '%s'", buf);
+	expect_resolve("/bin/sh", 0, "/bin/sh", NULL);
+	expect_resolve("tfd-no-such-command-x", 127, NULL, "command not found");
+	expect_resolve("", 127, NULL, "command not found");
+	expect_resolve("/nonexistent/x", 127, NULL, "No such file or directory");
+	expect_resolve("/tmp", 126, NULL, "Is a directory");
+	snprintf(p, sizeof p, "%s/prog", a);
+	expect_resolve(p, 126, NULL, "Permission denied");
+
+	/* A match that cannot run does not stop the search. */
+	snprintf(path, sizeof path, "%s:%s", a, b);
+	setenv("PATH", path, 1);
+	snprintf(p, sizeof p, "%s/prog", b);
+	expect_resolve("prog", 0, p, NULL);
+	setenv("PATH", a, 1);
+	expect_resolve("prog", 126, NULL, "Permission denied");
+	expect_resolve("dironly", 126, NULL, "Is a directory");
+	expect_resolve("nothere", 127, NULL, "command not found");
+	setenv("PATH", path, 1);
+	expect_resolve("mixed", 126, NULL, "Permission denied");
+	CHECK(resolve_command("prog", buf, 8, &why) == 127,
+	      "resolve_command with a short buffer must not find a long path");
+
+	/* An empty entry is the current directory, as for execvp. */
+	if (getcwd(cwd, sizeof cwd) && chdir(b) == 0) {
+		setenv("PATH", ":/nonexistent", 1);
+		expect_resolve("prog", 0, "./prog", NULL);
+		if (chdir(cwd) < 0)
+			perror(cwd);
+	}
+
+	unsetenv("PATH");
+	CHECK(resolve_command("sh", buf, sizeof buf, &why) == 0,
+	      "resolve_command('sh') without PATH: %s", why);
+	if (old_path) {
+		setenv("PATH", old_path, 1);
+		free(old_path);
+	}
+}
+
+/* Plain runs */
+
+/* tfd blocks the signals its signalfd reads and ignores SIGPIPE; a handler
+ * stands in for any other disposition. */
+static void noop_handler(int sig)
+{
+	(void)sig;
+}
+
+static void set_signal_state_like_tfd(sigset_t *old_mask)
+{
+	sigset_t block;
+	struct sigaction sa;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, old_mask);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = noop_handler;
+	sigaction(SIGUSR2, &sa, NULL);
+}
+
+static void test_signal_state(void)
+{
+	char *argv[] = { "grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status", NULL };
+	struct capture c;
+	sigset_t old, during, after;
+
+	set_signal_state_like_tfd(&old);
+	sigprocmask(SIG_SETMASK, NULL, &during);
+	run_captured(&plain_target, "/bin/grep", argv, NULL, &c);
+	CHECK(exited_with(&c, 0), "grep status %d", c.status);
+	CHECK(strcmp(c.out, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n") == 0,
+	      "child signal state:\n%s", c.out);
+	sigprocmask(SIG_SETMASK, NULL, &after);
+	CHECK(sigismember(&after, SIGCHLD) && sigismember(&after, SIGUSR1) &&
+	      !sigismember(&after, SIGUSR2) && !sigismember(&after, SIGALRM),
+	      "spawn_run must leave the caller's signal mask as it was");
+}
+
+static void test_descriptors(void)
+{
+	char *argv[] = { "ls", "/proc/self/fd", NULL };
+	struct capture c;
+	int fd = open("/dev/null", O_RDONLY);   /* deliberately inheritable */
+
+	dup2(fd, 100);
+	run_captured(&plain_target, "/bin/ls", argv, NULL, &c);
+	CHECK(exited_with(&c, 0), "ls status %d", c.status);
+	/* 3 is the directory ls itself opened to list. */
+	CHECK(strcmp(c.out, "0\n1\n2\n3\n") == 0, "child descriptors:\n%s", c.out);
+	close(100);
+	close(fd);
+}
+
+static void test_environment_and_arguments(void)
+{
+	char *env_argv[] = { "env", NULL };
+	char *envp[] = { "FOO=bar", "TFD_SEQ=7", NULL };
+	char *sh_argv[] = { "sh", "-c", "printf '%s|' \"$0\" \"$@\"", "zero", "a", "b c", "",
+			    NULL };
+	struct capture c;
+
+	run_captured(&plain_target, "/usr/bin/env", env_argv, envp, &c);
+	CHECK(exited_with(&c, 0) && strcmp(c.out, "FOO=bar\nTFD_SEQ=7\n") == 0,
+	      "env saw:\n%s", c.out);
+	run_captured(&plain_target, "/bin/sh", sh_argv, NULL, &c);
+	CHECK(strcmp(c.out, "zero|a|b c||") == 0, "arguments seen: '%s'", c.out);
+}
+
+static void test_exit_statuses(void)
+{
+	char *exit42[] = { "sh", "-c", "exit 42", NULL };
+	char *selfkill[] = { "sh", "-c", "kill -USR2 $$", NULL };
+	char *none[] = { "nope", NULL };
+	char p[300], garbage[300];
+	struct capture c;
+
+	run_captured(&plain_target, "/bin/sh", exit42, NULL, &c);
+	CHECK(exited_with(&c, 42), "exit 42: status %#x", c.status);
+	/* The test has a handler for SIGUSR2; the run must not. */
+	run_captured(&plain_target, "/bin/sh", selfkill, NULL, &c);
+	CHECK(killed_by(c.status, SIGUSR2), "kill -USR2 $$: status %#x", c.status);
+	run_captured(NULL, "/bin/sh", exit42, NULL, &c);
+	CHECK(exited_with(&c, 42), "NULL target: status %#x", c.status);
+
+	run_captured(&plain_target, "/nonexistent/nope", none, NULL, &c);
+	CHECK(exited_with(&c, 127), "missing command: status %#x", c.status);
+	CHECK(strcmp(c.err, "tfd: exec '/nonexistent/nope': No such file or directory\n") == 0,
+	      "missing command message: '%s'", c.err);
+	snprintf(p, sizeof p, "%s/a/prog", scratch);
+	run_captured(&plain_target, p, none, NULL, &c);
+	CHECK(exited_with(&c, 126), "not executable: status %#x", c.status);
+	CHECK(strstr(c.err, "': Permission denied\n") != NULL, "not executable: '%s'", c.err);
+	run_captured(&plain_target, "/tmp", none, NULL, &c);
+	CHECK(exited_with(&c, 126), "directory: status %#x", c.status);
+	snprintf(garbage, sizeof garbage, "%s/garbage", scratch);
+	write_file(garbage, "not a program\n", 0755);
+	run_captured(&plain_target, garbage, none, NULL, &c);
+	CHECK(exited_with(&c, 126) && strstr(c.err, "Exec format error"),
+	      "bad executable: status %#x '%s'", c.status, c.err);
+}
+
+static void test_process_group(void)
+{
+	char *sleeper[] = { "sleep", "30", NULL };
+	char *tree[] = { "sh", "-c", "sleep 30 & echo $!; wait", NULL };
+	struct redirect r;
+	const char *what;
+	char out[64] = "";
+	pid_t pid, bg = 0;
+	int status = -1;
+
+	pid = spawn_run(&plain_target, "/bin/sleep", sleeper, environ, &what);
+	CHECK(pid > 0 && getpgid(pid) == pid, "run leads its group: pgid %d pid %d",
+	      (int)getpgid(pid), (int)pid);
+	kill(-pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	CHECK(killed_by(status, SIGTERM), "group SIGTERM: status %#x", status);
+
+	/* Whatever the run started goes with it; as subreaper we collect it. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	redirect_begin(&r);
+	pid = spawn_run(&plain_target, "/bin/sh", tree, environ, &what);
+	redirect_end(&r);
+	for (int i = 0; i < 500 && sscanf(out, "%d", &bg) != 1; i++) {
+		pause_ms(10);
+		read_file(r.out_path, out, sizeof out);
+	}
+	CHECK(bg > 0 && getpgid(bg) == pid, "background child in the run's group");
+	kill(-pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	CHECK(killed_by(status, SIGTERM), "shell ended by SIGTERM: %#x", status);
+	if (bg > 0) {
+		waitpid(bg, &status, 0);
+		CHECK(killed_by(status, SIGTERM), "its background child too: %#x", status);
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+}
+
+/* --cgroup */
+
+static void expect_cgroup_error(const char *dir, int want_status, const char *want)
+{
+	struct spawn_target t = plain_target;
+	char err[256] = "";
+	int status = 0;
+	int rc = spawn_open_cgroup(&t, dir, &status, err, sizeof err);
+
+	CHECK(rc == -1 && status == want_status && strcmp(err, want) == 0,
+	      "spawn_open_cgroup('%s') = %d, status %d, '%s'; want '%s'", dir, rc,
+	      status, err, want);
+	CHECK(t.cgroup_fd == -1, "failed spawn_open_cgroup leaves the target alone");
+}
+
+static void test_cgroup_errors(void)
+{
+	char file[128];
+
+	snprintf(file, sizeof file, "%s/garbage", scratch);
+	expect_cgroup_error("/tmp", 2, "--cgroup '/tmp': not a cgroup v2 directory");
+	expect_cgroup_error("/nonexistent/cg", 2,
+			    "--cgroup '/nonexistent/cg': no such directory");
+	{
+		char want[256];
+
+		snprintf(want, sizeof want, "--cgroup '%s': not a directory", file);
+		expect_cgroup_error(file, 2, want);
+	}
+}
+
+/* Finds the cgroup2 mount point in /proc/mounts. */
+static int find_cgroup2(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/mounts", "re");
+	char dev[256], dir[256], type[64];
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fscanf(f, "%255s %255s %63s %*[^\n]", dev, dir, type) == 3) {
+		if (strcmp(type, "cgroup2") == 0) {
+			snprintf(buf, len, "%s", dir);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* As an unprivileged user the cgroup must be refused up front. */
+static void check_cgroup_refused_to_nobody(const char *dir)
+{
+	pid_t pid = fork();
+	int status = -1;
+
+	if (pid == 0) {
+		struct spawn_target t = plain_target;
+		char err[256];
+		int st = 0;
+
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(3);
+		_exit(spawn_open_cgroup(&t, dir, &st, err, sizeof err) == -1 && st == 2 &&
+		      strstr(err, "permission denied") ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "--cgroup as nobody must fail with permission denied (%#x)", status);
+}
+
+static void test_cgroup_run(void)
+{
+	char mnt[256], dir[400], want[300], v1[300];
+	char *cat[] = { "cat", "/proc/self/cgroup", NULL };
+	char *fail[] = { "nope", NULL };
+	struct spawn_target t = plain_target;
+	struct capture c;
+	char err[256] = "";
+	int status = 0;
+
+	if (geteuid() != 0) {
+		printf("test_spawn: not root, skipping the --cgroup runs\n");
+		return;
+	}
+	if (!have_syscall(SYS_clone3)) {
+		printf("test_spawn: no clone3 here, skipping the --cgroup runs\n");
+		return;
+	}
+	if (!find_cgroup2(mnt, sizeof mnt)) {
+		printf("test_spawn: no cgroup2 mount, skipping the --cgroup runs\n");
+		return;
+	}
+	snprintf(v1, sizeof v1, "%s/../cpu", mnt);
+	if (access(v1, F_OK) == 0) {
+		char want_v1[400];
+
+		snprintf(want_v1, sizeof want_v1, "--cgroup '%s': not a cgroup v2 directory", v1);
+		expect_cgroup_error(v1, 2, want_v1);
+	}
+	snprintf(dir, sizeof dir, "%s/tfd-test-%d", mnt, (int)getpid());
+	if (mkdir(dir, 0755) < 0) {
+		printf("test_spawn: mkdir %s: %s, skipping the --cgroup runs\n", dir,
+		       strerror(errno));
+		return;
+	}
+	CHECK(spawn_open_cgroup(&t, dir, &status, err, sizeof err) == 0,
+	      "spawn_open_cgroup('%s'): %d %s", dir, status, err);
+	CHECK(t.cgroup_fd >= 0 && (fcntl(t.cgroup_fd, F_GETFD) & FD_CLOEXEC),
+	      "cgroup descriptor is close-on-exec");
+	if (t.cgroup_fd >= 0) {
+		run_captured(&t, "/bin/cat", cat, NULL, &c);
+		snprintf(want, sizeof want, "0::/tfd-test-%d\n", (int)getpid());
+		CHECK(exited_with(&c, 0) && strstr(c.out, want) != NULL,
+		      "run in cgroup: status %#x, /proc/self/cgroup:\n%s", c.status, c.out);
+		read_file("/proc/self/cgroup", c.out, sizeof c.out);
+		CHECK(strstr(c.out, want) == NULL, "tfd itself stays where it was");
+		run_captured(&t, "/nonexistent/nope", fail, NULL, &c);
+		CHECK(exited_with(&c, 127), "failed exec in cgroup: %#x", c.status);
+		check_cgroup_refused_to_nobody(dir);
+	}
+	spawn_target_close(&t);
+	CHECK(t.cgroup_fd == -1, "spawn_target_close resets the target");
+	CHECK(rmdir(dir) == 0, "rmdir %s: %s", dir, strerror(errno));
+}
+
+/* --join */
+
+static void expect_join_error(const char *text, int want_status, const char *want_why)
+{
+	struct spawn_target t = plain_target;
+	char err[256] = "", want[256];
+	int status = 0;
+	int rc = spawn_open_join(&t, text, &status, err, sizeof err);
+
+	snprintf(want, sizeof want, "--join '%s': %s", text, want_why);
+	CHECK(rc == -1 && status == want_status && strcmp(err, want) == 0,
+	      "spawn_open_join('%s') = %d, status %d, '%s'; want '%s'", text, rc,
+	      status, err, want);
+	CHECK(t.join_pidfd == -1, "failed spawn_open_join leaves the target alone");
+}
+
+static void test_join_errors(void)
+{
+	static const char *bad[] = { "abc", "0", "-5", "+5", "12x", "", " 12",
+				     "99999999999", "2147483648" };
+	struct spawn_target t = plain_target;
+	char self[32], err[256] = "";
+	char *exit42[] = { "sh", "-c", "exit 42", NULL };
+	struct capture c;
+	int status = 0;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		expect_join_error(bad[i], 2, "not a process ID");
+	if (!have_syscall(SYS_pidfd_open)) {
+		printf("test_spawn: no pidfd_open here, skipping the --join runs\n");
+		return;
+	}
+	expect_join_error("2147483647", 2, "no such process");
+
+	/* Joining ourselves enters nothing and still runs. */
+	snprintf(self, sizeof self, "%d", (int)getpid());
+	CHECK(spawn_open_join(&t, self, &status, err, sizeof err) == 0,
+	      "spawn_open_join(self): %s", err);
+	CHECK(t.join_pidfd >= 0 && t.join_nstypes == 0 &&
+	      (fcntl(t.join_pidfd, F_GETFD) & FD_CLOEXEC),
+	      "join self: pidfd %d (close-on-exec), nstypes %#x", t.join_pidfd,
+	      t.join_nstypes);
+	run_captured(&t, "/bin/sh", exit42, NULL, &c);
+	CHECK(exited_with(&c, 42), "run joined to self: %#x", c.status);
+	spawn_target_close(&t);
+}
+
+/* A helper process in new namespaces, set up and then sleeping: the pid to
+ * join is written to a pipe once it is ready. With PIDNS the helper is the
+ * init of a new PID namespace, forked from a process that unshared it. */
+struct helper {
+	pid_t outer;    /* what we reap */
+	pid_t target;   /* what we join */
+};
+
+static int start_helper(struct helper *h, int flags, const char *hostname)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		pid_t target = getpid();
+
+		close(fds[0]);
+		if (unshare(flags) < 0 || sethostname(hostname, strlen(hostname)) < 0)
+			_exit(1);
+		if (flags & CLONE_NEWPID) {
+			target = fork();
+			if (target == 0) {
+				for (;;)
+					pause();
+			}
+		}
+		if (write(fds[1], &target, sizeof target) != sizeof target)
+			_exit(1);
+		close(fds[1]);
+		if (flags & CLONE_NEWPID) {
+			waitpid(target, NULL, 0);
+			_exit(0);
+		}
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	h->outer = pid;
+	if (pid < 0 || read(fds[0], &h->target, sizeof h->target) != sizeof h->target) {
+		close(fds[0]);
+		return -1;
+	}
+	close(fds[0]);
+	return 0;
+}
+
+static void stop_helper(struct helper *h)
+{
+	kill(h->target, SIGKILL);
+	kill(h->outer, SIGKILL);
+	waitpid(h->outer, NULL, 0);
+}
+
+static int open_join(struct spawn_target *t, pid_t pid)
+{
+	char text[32], err[256] = "";
+	int status = 0;
+
+	*t = plain_target;
+	snprintf(text, sizeof text, "%d", (int)pid);
+	if (spawn_open_join(t, text, &status, err, sizeof err) < 0) {
+		CHECK(0, "spawn_open_join(%s): %d %s", text, status, err);
+		return -1;
+	}
+	return 0;
+}
+
+static void test_join_uts_net(void)
+{
+	char *hostname[] = { "hostname", NULL };
+	/* Interfaces have a ':' in the table, the two heading lines do not;
+	 * a new network namespace has lo only. */
+	char *links[] = { "grep", "-c", ":", "/proc/self/net/dev", NULL };
+	char *fds[] = { "ls", "/proc/self/fd", NULL };
+	char *exit42[] = { "sh", "-c", "exit 42", NULL };
+	char *sleeper[] = { "sleep", "30", NULL };
+	struct spawn_target t;
+	struct helper h;
+	struct capture c;
+	const char *what;
+	pid_t pid;
+	int status = -1;
+
+	if (start_helper(&h, CLONE_NEWUTS | CLONE_NEWNET, "tfd-join-test") < 0) {
+		CHECK(0, "cannot start the uts+net helper");
+		return;
+	}
+	if (open_join(&t, h.target) == 0) {
+		CHECK(t.join_nstypes == (CLONE_NEWUTS | CLONE_NEWNET),
+		      "nstypes %#x, want uts|net", t.join_nstypes);
+		run_captured(&t, "/bin/hostname", hostname, NULL, &c);
+		CHECK(exited_with(&c, 0) && strcmp(c.out, "tfd-join-test\n") == 0,
+		      "joined hostname: '%s'", c.out);
+		run_captured(&t, "/bin/grep", links, NULL, &c);
+		CHECK(strcmp(c.out, "1\n") == 0, "joined network interfaces: '%s'", c.out);
+		run_captured(&t, "/bin/ls", fds, NULL, &c);
+		CHECK(strcmp(c.out, "0\n1\n2\n3\n") == 0, "joined descriptors:\n%s", c.out);
+		run_captured(&t, "/bin/sh", exit42, NULL, &c);
+		CHECK(exited_with(&c, 42), "joined exit 42: %#x", c.status);
+
+		pid = spawn_run(&t, "/bin/sleep", sleeper, environ, &what);
+		CHECK(pid > 0 && getpgid(pid) == pid,
+		      "forked run leads its group at once: pgid %d pid %d",
+		      (int)getpgid(pid), (int)pid);
+		kill(-pid, SIGTERM);
+		waitpid(pid, &status, 0);
+		CHECK(killed_by(status, SIGTERM), "joined group SIGTERM: %#x", status);
+	}
+	stop_helper(&h);
+	/* The pidfd still names the dead helper: setns fails in the child. */
+	if (t.join_pidfd >= 0) {
+		run_captured(&t, "/bin/hostname", hostname, NULL, &c);
+		CHECK(exited_with(&c, 125) &&
+		      strcmp(c.err, "tfd: setns (--join): No such process\n") == 0,
+		      "join a dead process: %#x '%s'", c.status, c.err);
+	}
+	spawn_target_close(&t);
+}
+
+/* The relay closes tfd's descriptors; wait until it has. */
+static int count_fds(pid_t pid)
+{
+	char cmd[64], out[256];
+	int n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof cmd, "ls /proc/%d/fd 2>/dev/null", (int)pid);
+	f = popen(cmd, "re");
+	if (!f)
+		return -1;
+	while (fgets(out, sizeof out, f))
+		n++;
+	pclose(f);
+	return n;
+}
+
+static void test_join_pid_namespace(void)
+{
+	char *ids[] = { "sh", "-c",
+			"while read k v; do [ \"$k\" = NSpid: ] && echo \"$v\"; done "
+			"</proc/self/status; hostname", NULL };
+	char *exit42[] = { "sh", "-c", "exit 42", NULL };
+	char *term[] = { "sh", "-c", "kill -TERM $$", NULL };
+	char *segv[] = { "sh", "-c", "kill -SEGV $$", NULL };
+	char *sleeper[] = { "sleep", "30", NULL };
+	struct spawn_target t;
+	struct helper h;
+	struct capture c;
+	const char *what;
+	int outer = 0, inner = 0, status = -1, nfds = -1;
+	char host[64] = "";
+	pid_t pid;
+
+	if (start_helper(&h, CLONE_NEWPID | CLONE_NEWUTS, "tfd-pidns") < 0) {
+		CHECK(0, "cannot start the pid namespace helper");
+		return;
+	}
+	if (open_join(&t, h.target) < 0) {
+		stop_helper(&h);
+		return;
+	}
+	CHECK(t.join_nstypes == (CLONE_NEWPID | CLONE_NEWUTS), "nstypes %#x, want pid|uts",
+	      t.join_nstypes);
+	run_captured(&t, "/bin/sh", ids, NULL, &c);
+	CHECK(exited_with(&c, 0) && sscanf(c.out, "%d %d %63s", &outer, &inner, host) == 3 &&
+	      outer != inner && inner > 1 && strcmp(host, "tfd-pidns") == 0,
+	      "run inside the PID namespace: %#x '%s'", c.status, c.out);
+	CHECK(outer != c.pid, "the command is the relay's child, not the relay");
+
+	run_captured(&t, "/bin/sh", exit42, NULL, &c);
+	CHECK(exited_with(&c, 42), "relay mirrors exit 42: %#x", c.status);
+	run_captured(&t, "/bin/sh", term, NULL, &c);
+	CHECK(killed_by(c.status, SIGTERM), "relay mirrors SIGTERM: %#x", c.status);
+	run_captured(&t, "/bin/sh", segv, NULL, &c);
+	CHECK(killed_by(c.status, SIGSEGV) && !WCOREDUMP(c.status),
+	      "relay mirrors SIGSEGV without a core: %#x", c.status);
+
+	pid = spawn_run(&t, "/bin/sleep", sleeper, environ, &what);
+	CHECK(pid > 0 && getpgid(pid) == pid, "relay leads the group");
+	for (int i = 0; i < 200 && (nfds = count_fds(pid)) > 3; i++)
+		pause_ms(10);
+	CHECK(nfds == 3, "relay keeps only 0, 1, 2 (has %d)", nfds);
+	/* Only the relay gets the signal; it passes it on. */
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	CHECK(killed_by(status, SIGTERM), "relayed SIGTERM ends the run: %#x", status);
+
+	spawn_target_close(&t);
+	stop_helper(&h);
+}
+
+static void test_join_refused_to_nobody(void)
+{
+	pid_t pid = fork();
+	int status = -1;
+
+	if (pid == 0) {
+		struct spawn_target t = plain_target;
+		char err[256] = "";
+		int st = 0;
+
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(3);
+		_exit(spawn_open_join(&t, "1", &st, err, sizeof err) == -1 && st == 2 &&
+		      strcmp(err, "--join '1': permission denied") == 0 ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "--join 1 as nobody must fail with permission denied (%#x)", status);
+}
+
+static void test_join_runs(void)
+{
+	if (geteuid() != 0) {
+		printf("test_spawn: not root, skipping the --join runs\n");
+		return;
+	}
+	if (!have_syscall(SYS_pidfd_open))
+		return;
+	test_join_uts_net();
+	test_join_pid_namespace();
+	test_join_refused_to_nobody();
+}
+
+/* Timing, on request */
+
+/* src/spawn.h shadows the C library's <spawn.h> on our include path. */
+extern int posix_spawn(pid_t *pid, const char *path, const void *file_actions,
+		       const void *attr, char *const argv[], char *const envp[]);
+
+static int64_t time_runs(int how, int n)
+{
+	char *argv[] = { "true", NULL };
+	const char *what;
+	int64_t start = now_ns();
+
+	for (int i = 0; i < n; i++) {
+		pid_t pid = -1;
+
+		if (how == 0) {
+			pid = spawn_run(&plain_target, "/bin/true", argv, environ, &what);
+		} else if (how == 1) {
+			if (posix_spawn(&pid, "/bin/true", NULL, NULL, argv, environ) != 0)
+				pid = -1;
+		} else {
+			pid = fork();
+			if (pid == 0) {
+				execve("/bin/true", argv, environ);
+				_exit(127);
+			}
+		}
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+	return (now_ns() - start) / n;
+}
+
+static void bench(void)
+{
+	static const char *names[] = { "spawn_run", "posix_spawn", "fork+execve" };
+	size_t big = (size_t)512 << 20;
+	char *mem;
+
+	for (int how = 0; how < 3; how++)
+		printf("bench: %-12s %6lld us per run (small process)\n", names[how],
+		       (long long)time_runs(how, 1000) / 1000);
+	/* Small pages, so that copying the page tables costs what it would
+	 * for a process whose memory is scattered. */
+	mem = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return;
+	madvise(mem, big, MADV_NOHUGEPAGE);
+	memset(mem, 1, big);
+	for (int how = 0; how < 3; how++)
+		printf("bench: %-12s %6lld us per run (512 MiB touched)\n", names[how],
+		       (long long)time_runs(how, 1000) / 1000);
+	munmap(mem, big);
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	snprintf(scratch, sizeof scratch, "/tmp/test_spawn.XXXXXX");
+	if (!mkdtemp(scratch)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_resolve();
+	test_environment_and_arguments();
+	test_descriptors();
+	test_exit_statuses();
+	test_process_group();
+	test_signal_state();
+	test_cgroup_errors();
+	test_cgroup_run();
+	test_join_errors();
+	test_join_runs();
+	if (getenv("TFD_SPAWN_BENCH"))
+		bench();
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
+		if (system(cmd) != 0)
+			fprintf(stderr, "test_spawn: could not remove %s\n", scratch);
+	}
+	return tally_finish(&tally, "test_spawn");
+}
