@@ -439,6 +439,8 @@ pid_t spawn_run(const struct spawn_target *target, const char *path,
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
 #ifdef HAVE_VFORK_CHILD
+	/* Joining a process whose namespaces are all ours enters nothing,
+	 * so only a real setns needs the slower forked child. */
 	if (plan.join_nstypes == 0)
 		pid = start_vfork_child(&args, &plan, &failed);
 #endif
@@ -461,12 +463,15 @@ pid_t spawn_run(const struct spawn_target *target, const char *path,
 /* Command lookup */
 
 /* Returns 0 when PATH is a file we may execute, else the errno value that
- * explains why not (EISDIR for a directory, EACCES for any other file). */
-static int executable_error(const char *path)
+ * explains why not: EISDIR for a directory, EACCES for any other file, and
+ * stat's own error (ENOENT, or EACCES for a directory we may not search)
+ * when there is nothing to look at. */
+static int executable_error(const char *path, int *exists)
 {
 	struct stat st;
 
-	if (stat(path, &st) < 0)
+	*exists = stat(path, &st) == 0;
+	if (!*exists)
 		return errno;
 	if (S_ISDIR(st.st_mode))
 		return EISDIR;
@@ -475,7 +480,7 @@ static int executable_error(const char *path)
 	return 0;
 }
 
-static int join_path(char *buf, size_t len, const char *dir, size_t dirlen,
+static int path_in_dir(char *buf, size_t len, const char *dir, size_t dirlen,
 		     const char *name)
 {
 	int n = snprintf(buf, len, "%.*s/%s", (int)dirlen, dir, name);
@@ -486,7 +491,8 @@ static int join_path(char *buf, size_t len, const char *dir, size_t dirlen,
 static int resolve_path(const char *path, char *buf, size_t len, const char **why)
 {
 	int n = snprintf(buf, len, "%s", path);
-	int e = n >= 0 && (size_t)n < len ? executable_error(buf) : ENAMETOOLONG;
+	int exists;
+	int e = n >= 0 && (size_t)n < len ? executable_error(buf, &exists) : ENAMETOOLONG;
 
 	if (e == 0)
 		return 0;
@@ -508,15 +514,19 @@ int resolve_command(const char *command, char *buf, size_t len, const char **why
 		dirs = "/usr/local/bin:/bin:/usr/bin";
 	/* As execvp: an empty entry is the current directory, and a match
 	 * that cannot be run does not stop the search; "Permission denied"
-	 * wins over "Is a directory" when nothing runnable turns up. */
+	 * wins over "Is a directory" when nothing runnable turns up. Unlike
+	 * execvp, an entry we may not search (another user's ~/bin) is not
+	 * a match that cannot be run: nothing was found there. */
 	for (const char *dir = dirs;; dir++) {
 		size_t dirlen = strcspn(dir, ":");
-		int e = join_path(buf, len, dirlen ? dir : ".", dirlen ? dirlen : 1,
-				  command) == 0 ? executable_error(buf) : ENAMETOOLONG;
+		int exists = 0;
+		int e = path_in_dir(buf, len, dirlen ? dir : ".", dirlen ? dirlen : 1,
+				    command) == 0 ? executable_error(buf, &exists)
+						  : ENAMETOOLONG;
 
 		if (e == 0)
 			return 0;
-		if (e == EACCES || (e == EISDIR && blocked != EACCES))
+		if (exists && (e == EACCES || (e == EISDIR && blocked != EACCES)))
 			blocked = e;
 		dir += dirlen;
 		if (*dir == '\0')

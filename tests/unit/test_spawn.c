@@ -388,6 +388,12 @@ static void test_process_group(void)
 
 /* --cgroup */
 
+struct helper;
+static int start_helper(struct helper *h, int flags, const char *hostname);
+static void stop_helper(struct helper *h);
+static int open_join(struct spawn_target *t, pid_t pid);
+static void check_cgroup_with_join(struct spawn_target *t, const char *want);
+
 static void expect_cgroup_error(const char *dir, int want_status, const char *want)
 {
 	struct spawn_target t = plain_target;
@@ -506,6 +512,7 @@ static void test_cgroup_run(void)
 		run_captured(&t, "/nonexistent/nope", fail, NULL, &c);
 		CHECK(exited_with(&c, 127), "failed exec in cgroup: %#x", c.status);
 		check_cgroup_refused_to_nobody(dir);
+		check_cgroup_with_join(&t, want);
 	}
 	spawn_target_close(&t);
 	CHECK(t.cgroup_fd == -1, "spawn_target_close resets the target");
@@ -627,6 +634,32 @@ static int open_join(struct spawn_target *t, pid_t pid)
 		return -1;
 	}
 	return 0;
+}
+
+/* --cgroup and --join together: the forked child is cloned into the cgroup
+ * and then enters the namespaces. */
+static void check_cgroup_with_join(struct spawn_target *t, const char *want)
+{
+	char *both[] = { "sh", "-c", "cat /proc/self/cgroup; hostname", NULL };
+	struct spawn_target joined;
+	struct helper h;
+	struct capture c;
+
+	if (!have_syscall(SYS_pidfd_open))
+		return;
+	if (start_helper(&h, CLONE_NEWUTS, "tfd-cg-join") < 0) {
+		CHECK(0, "cannot start the uts helper");
+		return;
+	}
+	if (open_join(&joined, h.target) == 0) {
+		joined.cgroup_fd = t->cgroup_fd;
+		run_captured(&joined, "/bin/sh", both, NULL, &c);
+		CHECK(exited_with(&c, 0) && strstr(c.out, want) &&
+		      strstr(c.out, "\ntfd-cg-join\n"),
+		      "--cgroup with --join: %#x\n%s", c.status, c.out);
+		close(joined.join_pidfd);
+	}
+	stop_helper(&h);
 }
 
 static void test_join_uts_net(void)
