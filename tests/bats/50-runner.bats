@@ -1,0 +1,470 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
+# shellcheck disable=SC2016 # --exec strings are expanded by the run's shell, not here.
+# tfd as a job runner: overlap policies, timeouts and the kill grace period,
+# --exit-on-error, --random-delay, --persist, shutdown by signal, and tfd as
+# PID 1. Timers are short and tolerances wide: the machines are noisy, so no
+# test asserts precision, only order and bounds.
+
+load test_helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || exit 1
+	# A marker no other process on the machine has in its command line,
+	# so pgrep finds exactly the processes this test started.
+	MARKN="${BASHPID}${RANDOM}"
+	MARK="100.$MARKN"
+}
+
+# Helpers
+
+# The --json lines of file $1 as words, one event a line:
+#   tick SEQ ACTION TOTAL EXPIRATIONS
+#   exit SEQ PID STATUS SIGNAL TIMED_OUT DURATION
+events() {
+	jq -r 'if .event == "tick" then
+			"tick \(.seq) \(.action) \(.total) \(.expirations)"
+		elif .event == "exit" then
+			"exit \(.seq) \(.pid) \(.status) \(.signal) \(.timed_out) \(.duration)"
+		else .event end' "$1"
+}
+
+# Waits up to $2 seconds (default 10) for the background process $1 to end
+# and sets bg_status to its exit status; fails if it is still running.
+wait_bg_exit() {
+	local pid=$1 timeout=${2:-10} i state
+	for ((i = 0; i < timeout * 20; i++)); do
+		state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+		if [[ -z $state || $state == Z ]]; then
+			bg_status=0
+			wait "$pid" || bg_status=$?
+			return 0
+		fi
+		sleep 0.05
+	done
+	fail "process $pid still running after ${timeout}s"
+}
+
+# Waits up to $2 seconds (default 5) for a process whose command line
+# matches the extended regex $1.
+wait_for_process() {
+	local i
+	for ((i = 0; i < ${2:-5} * 20; i++)); do
+		pgrep -f "$1" >/dev/null && return 0
+		sleep 0.05
+	done
+	fail "no process matching '$1' after ${2:-5}s"
+}
+
+# Fails unless, within $2 seconds (default 0: right now), no process's
+# command line matches $1.
+assert_no_process() {
+	local i
+	for ((i = 0; i <= ${2:-0} * 20; i++)); do
+		pgrep -f "$1" >/dev/null || return 0
+		sleep 0.05
+	done
+	fail "still running: $(pgrep -af "$1")"
+}
+
+# Delays between each run's TFD_TIME (the wake-up) and the moment the run
+# started, in seconds, from the lines "SEQ TFD_TIME START" of file $1 whose
+# SEQ is below $2 (default: all).
+run_delays() {
+	awk -v below="${2:-0}" '!below || $1 < below { printf "%.6f\n", $3 - $2 }' "$1"
+}
+
+# Overlap policies
+
+@test "overlap skip: a tick during a run runs nothing, is reported as skip and counted" {
+	run --separate-stderr "$TFD" -i 100ms -n 6 --json -- sleep 0.35
+	assert_success
+	printf '%s\n' "$output" >out.json
+	local active=0 skips=0 runs=0 exits=0 total=0 line
+	local -a e
+	while read -r line; do
+		read -ra e <<<"$line"
+		case ${e[0]}:${e[2]} in
+		tick:run)
+			((active == 0)) || fail "a run started while one was going: $line"
+			active=1 runs=$((runs + 1)) ;;
+		tick:skip)
+			((active == 1)) || fail "a skip with no run going: $line"
+			skips=$((skips + 1)) ;;
+		tick:*) fail "unexpected action: $line" ;;
+		exit:*)
+			((active == 1)) || fail "an exit with no run going: $line"
+			assert_equal "${e[3]}" 0
+			active=0 exits=$((exits + 1)) ;;
+		esac
+		if [[ ${e[0]} == tick ]]; then
+			total=$((total + e[4]))
+			assert_equal "${e[3]}" "$total"
+		fi
+	done < <(events out.json)
+	((skips >= 1)) || fail "no tick was skipped: $output"
+	assert_equal "$exits" "$runs"
+	((total >= 6)) || fail "the count of 6 was not reached: $output"
+	assert_equal "$stderr" ""
+}
+
+@test "overlap queue: one run waits and starts when the running one ends" {
+	run --separate-stderr "$TFD" -i 100ms -n 6 --json --overlap queue -- sleep 0.35
+	assert_success
+	printf '%s\n' "$output" >out.json
+	local active=0 current=0 waiting=0 waitseq=0 queues=0 queued_ran=0 line
+	local -a e
+	while read -r line; do
+		read -ra e <<<"$line"
+		case ${e[0]}:${e[2]} in
+		tick:run)
+			((active == 0 && waiting == 0)) || fail "run while busy: $line"
+			active=1 current=${e[1]} ;;
+		tick:queue)
+			((active == 1)) || fail "queue with no run going: $line"
+			waiting=1 waitseq=${e[1]} queues=$((queues + 1)) ;;
+		tick:*) fail "unexpected action: $line" ;;
+		exit:*)
+			((active == 1)) || fail "an exit with no run going: $line"
+			assert_equal "${e[1]}" "$current"
+			assert_equal "${e[3]}" 0
+			active=0
+			if ((waiting)); then
+				# The queued run starts at once; the last queued tick wins.
+				active=1 current=$waitseq waiting=0
+				queued_ran=$((queued_ran + 1))
+			fi ;;
+		esac
+	done < <(events out.json)
+	assert_equal "$active$waiting" "00"
+	((queued_ran >= 1)) || fail "no queued run ran: $output"
+	# At most one waits: several queue ticks during one run give one run.
+	((queued_ran < queues)) || fail "every queue tick ran ($queues): $output"
+}
+
+@test "overlap kill: the old run gets SIGTERM, then the new run starts" {
+	local cmd
+	# Each run notes whether a run of the previous tick is still alive
+	# when it starts: with "kill" none may be.
+	cmd="pgrep -f '^sleep 0\\.5$MARKN\$' >/dev/null && echo overlap >>starts
+echo \"\$TFD_SEQ \$\$\" >>starts; exec sleep 0.5$MARKN"
+	run --separate-stderr "$TFD" -i 200ms -n 3 --json --overlap kill --exec "$cmd"
+	assert_success
+	printf '%s\n' "$output" >out.json
+	refute grep -q overlap starts
+	run events out.json
+	local -a e
+	assert_equal "${#lines[@]}" 6
+	assert_equal "${lines[0]% *}" "tick 1 run 1"
+	assert_equal "${lines[1]% *}" "tick 2 kill 2"
+	read -ra e <<<"${lines[2]}"
+	assert_equal "${e[*]:0:2} ${e[*]:3:3}" "exit 1 null SIGTERM false"
+	assert_equal "${lines[3]% *}" "tick 3 kill 3"
+	read -ra e <<<"${lines[4]}"
+	assert_equal "${e[*]:0:2} ${e[*]:3:3}" "exit 2 null SIGTERM false"
+	read -ra e <<<"${lines[5]}"
+	assert_equal "${e[*]:0:2} ${e[*]:3:3}" "exit 3 0 null false"
+	# The runs of ticks 2 and 3 were started (after the kill) with their
+	# own pids, the ones the exit events name.
+	run cat starts
+	assert_equal "${#lines[@]}" 3
+	local seq pid pids=()
+	for i in 0 1 2; do
+		read -r seq pid <<<"${lines[i]}"
+		assert_equal "$seq" $((i + 1))
+		pids+=("$pid")
+	done
+	assert_equal "$(jq -r 'select(.event == "exit") | .pid' out.json | xargs)" "${pids[*]}"
+	assert_equal "$(printf '%s\n' "${pids[@]}" | sort -u | wc -l)" 3
+}
+
+@test "overlap parallel: runs overlap, each with its own pid" {
+	run --separate-stderr "$TFD" -i 100ms -n 4 --json --overlap parallel -- sleep 0.35
+	assert_success
+	printf '%s\n' "$output" >out.json
+	local active=0 most=0 line
+	local -a e
+	while read -r line; do
+		read -ra e <<<"$line"
+		case ${e[0]}:${e[2]} in
+		tick:run) active=$((active + 1)) ;;
+		tick:*) fail "unexpected action: $line" ;;
+		exit:*) active=$((active - 1)) ; assert_equal "${e[3]}" 0 ;;
+		esac
+		((active > most)) && most=$active
+	done < <(events out.json)
+	assert_equal "$active" 0
+	((most >= 2)) || fail "runs never overlapped: $output"
+	assert_equal "$(jq -r 'select(.event == "exit") | .pid' out.json | sort -u | wc -l)" 4
+	assert_equal "$(jq -r 'select(.event == "exit") | .seq' out.json | sort -n | xargs)" "1 2 3 4"
+}
+
+@test "each run leads its own process group" {
+	run --separate-stderr "$TFD" -d 10ms --exec 'echo $$ $(cut -d" " -f5 /proc/$$/stat)'
+	assert_success
+	local pid pgid
+	read -r pid pgid <<<"$output"
+	assert_equal "$pgid" "$pid"
+	assert_not_equal "$pgid" "$(cut -d' ' -f5 /proc/$$/stat)"
+}
+
+# --timeout
+
+@test "--timeout kills a hung run and its background child" {
+	run --separate-stderr "$TFD" -d 10ms --timeout 300ms --json \
+		-- sh -c "sleep $MARK & wait"
+	# A one-shot timer exits with its run's status: 128 + SIGTERM.
+	assert_equal "$status" 143
+	printf '%s\n' "$output" >out.json
+	run jq -c 'select(.event == "exit") | [.seq, .status, .signal, .timed_out]' out.json
+	assert_output '[1,null,"SIGTERM",true]'
+	run jq '.duration >= 0.25 and .duration < 4.5' <(jq -c 'select(.event == "exit")' out.json)
+	assert_output true
+	# tfd waits for the run's whole process group before it exits.
+	assert_no_process "^sleep $MARK\$"
+}
+
+@test "--timeout: without --json a stderr line says the run timed out" {
+	run --separate-stderr "$TFD" -d 10ms --timeout 100ms -- sleep "$MARK"
+	assert_equal "$status" 143
+	assert_equal "$output" ""
+	assert_regex "$stderr" '^tfd: run 1 \(pid [0-9]+\) timed out and was killed by SIGTERM$'
+	assert_no_process "^sleep $MARK\$"
+}
+
+@test "--timeout: a run that ignores SIGTERM gets SIGKILL about 5 s later" {
+	run --separate-stderr "$TFD" -d 10ms --timeout 200ms --json \
+		-- sh -c "trap '' TERM; sleep $MARK & wait"
+	assert_equal "$status" 137
+	run jq -c 'select(.event == "exit") | [.seq, .status, .signal, .timed_out, .duration >= 4.5, .duration < 15]' <<<"$output"
+	assert_output '[1,null,"SIGKILL",true,true,true]'
+	assert_no_process "^sleep $MARK\$"
+}
+
+# --exit-on-error
+
+@test "--exit-on-error stops at the first failing run with its status" {
+	run --separate-stderr "$TFD" -i 100ms -n 20 -E --json \
+		--exec 'echo $$ >pid.$TFD_SEQ; [ "$TFD_SEQ" -lt 2 ] || exit 3'
+	assert_equal "$status" 3
+	printf '%s\n' "$output" >out.json
+	run jq -c 'select(.event == "exit") | [.seq, .status, .signal]' out.json
+	assert_equal "${lines[0]}" '[1,0,null]'
+	assert_equal "${lines[1]}" '[2,3,null]'
+	assert_equal "${#lines[@]}" 2
+	assert_equal "$(jq -r 'select(.event == "exit" and .seq == 2) | .pid' out.json)" "$(cat pid.2)"
+	(($(grep -c '"tick"' out.json) < 20)) || fail "the schedule went on"
+}
+
+@test "--exit-on-error: a run killed by SIGKILL gives 137" {
+	run --separate-stderr "$TFD" -i 100ms -n 20 -E --exec 'echo $$ >pid; kill -KILL $$'
+	assert_equal "$status" 137
+	assert_equal "$output" ""
+	assert_equal "$stderr" "tfd: run 1 (pid $(cat pid)) was killed by SIGKILL"
+}
+
+@test "without --exit-on-error failing runs are reported and the schedule goes on" {
+	run --separate-stderr "$TFD" -i 100ms -n 3 --exec 'echo $$ >>pids; exit 3'
+	assert_success
+	assert_equal "$output" ""
+	local -a pids
+	mapfile -t pids <pids
+	assert_equal "${#stderr_lines[@]}" 3
+	for i in 0 1 2; do
+		assert_equal "${stderr_lines[i]}" \
+			"tfd: run $((i + 1)) (pid ${pids[i]}) exited with status 3"
+	done
+	run --separate-stderr "$TFD" -i 100ms -n 2 --exec 'kill -KILL $$'
+	assert_success
+	assert_regex "${stderr_lines[1]}" '^tfd: run 2 \(pid [0-9]+\) was killed by SIGKILL$'
+}
+
+# --random-delay
+
+@test "--random-delay delays each run by 0..D" {
+	run --separate-stderr "$TFD" -i 100ms -n 20 --random-delay 50ms \
+		--exec 'echo "$TFD_SEQ $TFD_TIME $(date +%s.%N)" >>timing'
+	assert_success
+	assert_equal "$(wc -l <timing)" 20
+	run_delays timing >delays
+	# Starting sh and date takes a little; the noisy machine more.
+	run awk '$1 < 0 || $1 > 0.3' delays
+	assert_output ""
+	# Uniform over 0..50 ms, about 3 in 4 draws exceed 12 ms; without a
+	# delay a run starts within a few ms.
+	run awk '$1 > 0.012' delays
+	((${#lines[@]} >= 5)) || fail "delays look like none: $(xargs <delays)"
+}
+
+@test "--random-delay never holds an action past the next expiration" {
+	run --separate-stderr "$TFD" -i 100ms -n 8 --random-delay 1s \
+		--exec 'echo "$TFD_SEQ $TFD_TIME $(date +%s.%N)" >>timing'
+	assert_success
+	assert_equal "$(cut -d' ' -f1 timing | sort -n | xargs)" "1 2 3 4 5 6 7 8"
+	# The last tick has no next expiration, so its delay is not capped.
+	run_delays timing 8 >delays
+	run awk '$1 < 0 || $1 > 0.4' delays
+	assert_output ""
+}
+
+# --persist
+
+stamp_regex='^[0-9]+\.[0-9]{9}$'
+
+@test "--persist creates the file at start with the start time" {
+	local before after
+	before=$(date +%s)
+	start_bg "$TFD" -i 3600s --persist stamp --exec 'echo "$TFD_SEQ" >>runs'
+	wait_for_lines stamp || fail "stamp not created"
+	after=$(date +%s)
+	assert_regex "$(cat stamp)" "$stamp_regex"
+	assert_equal "$(wc -l <stamp)" 1
+	local s
+	s=$(cut -d. -f1 stamp)
+	((s >= before && s <= after)) || fail "stamp $s not in [$before, $after]"
+	kill -TERM "${BG_PIDS[0]}"
+	wait_bg_exit "${BG_PIDS[0]}"
+	assert_equal "$bg_status" 143
+	[[ ! -e runs ]] || fail "a run happened: $(cat runs)"
+}
+
+@test "--persist replaces the file atomically with each run's time" {
+	date +%s.%N >stamp
+	# A second link keeps the old inode (and its number) alive: a file
+	# replaced by rename leaves it untouched, one rewritten in place not.
+	ln stamp old
+	cp stamp old.content
+	local inode
+	inode=$(stat -c %i stamp)
+	run --separate-stderr "$TFD" -d 50ms -i 500ms -n 2 --persist stamp \
+		--exec 'echo "$TFD_SEQ" >>runs; echo "$TFD_TIME" >last'
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(xargs <runs)" "1 2"
+	assert_regex "$(cat stamp)" "$stamp_regex"
+	assert_equal "$(wc -l <stamp)" 1
+	assert_equal "$(cat stamp)" "$(cat last)"
+	assert_not_equal "$(stat -c %i stamp)" "$inode"
+	cmp old old.content || fail "the old file was written to"
+	# No temporary file is left next to it.
+	local left
+	left=$(
+		shopt -s dotglob
+		for f in *; do
+			[[ $f == separate-stderr-* ]] || echo "$f"
+		done
+	)
+	assert_equal "$(xargs <<<"$left")" "last old old.content runs stamp"
+}
+
+@test "--persist: a run missed while tfd was not running is made up at once" {
+	echo "$(($(date +%s) - 7200)).000000000" >stamp
+	run --separate-stderr "$TFD" -d 500ms -i 3600s -n 1 --json --persist stamp \
+		--exec 'echo "$TFD_SEQ $TFD_TIME" >>runs'
+	assert_success
+	printf '%s\n' "$output" >out.json
+	# The catch-up run is number 0, comes first and has no tick line.
+	assert_equal "$(cut -d' ' -f1 runs | xargs)" "0 1"
+	assert_equal "$(jq -r 'select(.event == "tick") | .seq' out.json | xargs)" "1"
+	assert_equal "$(jq -r 'select(.event == "exit") | .seq' out.json | sort | xargs)" "0 1"
+	assert_equal "$(cat stamp)" "$(sed -n 2p runs | cut -d' ' -f2)"
+}
+
+@test "--persist: no catch-up when the last run is recent" {
+	echo "$(($(date +%s) - 10)).000000000" >stamp
+	run --separate-stderr "$TFD" -d 200ms -i 3600s -n 1 --persist stamp \
+		--exec 'echo "$TFD_SEQ" >>runs'
+	assert_success
+	assert_equal "$(xargs <runs)" "1"
+}
+
+@test "--persist: a corrupt file is a usage error and is left alone" {
+	local content inode
+	for content in 'garbage' '1796286515' '1796286515.000000000 extra'; do
+		printf '%s\n' "$content" >stamp
+		cp stamp stamp.orig
+		inode=$(stat -c %i stamp)
+		assert_usage_error "stamp" -d 10ms -i 3600s --persist stamp --exec 'touch ran'
+		assert_equal "$(stat -c %i stamp)" "$inode"
+		cmp stamp stamp.orig || fail "stamp changed: $(cat stamp)"
+		[[ ! -e ran ]] || fail "a run happened"
+	done
+}
+
+@test "--persist: an unreadable file exits 1" {
+	mkdir dir
+	run --separate-stderr "$TFD" -d 10ms -i 3600s --persist dir --exec 'touch ran'
+	assert_equal "$status" 1
+	assert_equal "$output" ""
+	assert_regex "$stderr" "^tfd: .*'dir'"
+	[[ -d dir && ! -e ran ]] || fail "dir replaced or a run happened"
+	# A file that cannot be created is the same.
+	run --separate-stderr "$TFD" -d 10ms -i 3600s --persist missing/stamp --exec 'touch ran'
+	assert_equal "$status" 1
+	assert_regex "$stderr" "^tfd: .*missing/stamp"
+	[[ ! -e ran ]] || fail "a run happened"
+}
+
+@test "--persist: a file without read permission exits 1" {
+	((EUID != 0)) || skip "root reads any file: mode 000 blocks nothing"
+	echo "$(date +%s).000000000" >stamp
+	chmod 000 stamp
+	run --separate-stderr "$TFD" -d 10ms -i 3600s --persist stamp --exec 'touch ran'
+	assert_equal "$status" 1
+	assert_regex "$stderr" "^tfd: .*stamp"
+}
+
+# Shutdown
+
+@test "SIGTERM: runs and their children end with tfd, which exits 143" {
+	start_bg "$TFD" -i 100ms --exec "sleep $MARK & wait"
+	wait_for_process "^sleep $MARK\$"
+	kill -TERM "${BG_PIDS[0]}"
+	wait_bg_exit "${BG_PIDS[0]}"
+	assert_equal "$bg_status" 143
+	assert_no_process "^sleep $MARK\$" 5
+}
+
+@test "SIGTERM: a run that ignores it is SIGKILLed within about 5 s" {
+	start_bg "$TFD" -i 100ms --exec "trap '' TERM; sleep $MARK & wait"
+	wait_for_process "^sleep $MARK\$"
+	local t0=$SECONDS
+	kill -TERM "${BG_PIDS[0]}"
+	wait_bg_exit "${BG_PIDS[0]}" 15
+	assert_equal "$bg_status" 143
+	((SECONDS - t0 >= 4)) || fail "tfd did not wait the grace period"
+	assert_no_process "^sleep $MARK\$"
+}
+
+@test "SIGINT ends tfd with 130, SIGHUP with 129" {
+	local sig want
+	for sig in INT:130 HUP:129; do
+		want=${sig#*:} sig=${sig%:*}
+		BG_PIDS=()
+		start_bg "$TFD" -d 10ms -- sleep "$MARK"
+		wait_for_process "^sleep $MARK\$"
+		kill -"$sig" "${BG_PIDS[0]}"
+		wait_bg_exit "${BG_PIDS[0]}"
+		assert_equal "$bg_status" "$want"
+		assert_no_process "^sleep $MARK\$" 5
+	done
+}
+
+# PID 1
+
+@test "as PID 1 tfd reaps orphaned grandchildren" {
+	unshare --pid --fork --mount-proc true 2>/dev/null ||
+		skip "unshare --pid --fork --mount-proc is refused here"
+	# Each run leaves an orphan that ends at once, then looks for zombies
+	# in the namespace: tfd, its init, must have reaped the orphans.
+	run --separate-stderr unshare --pid --fork --mount-proc "$TFD" -i 200ms -n 4 \
+		--exec 'sh -c "sleep 0.01 &"; sleep 0.15; echo "init=$(cat /proc/1/comm)"
+			grep -l "^State:.*Z" /proc/[0-9]*/status || true'
+	assert_success
+	assert_equal "$stderr" ""
+	# Four runs, each seeing tfd as init and no zombie.
+	assert_equal "${#lines[@]}" 4
+	refute_line --regexp '^(/proc|init=[^t]|init=t[^f]|init=tf[^d])'
+	assert_line --index 0 --regexp '^init=tfd'
+	assert_line --index 3 --regexp '^init=tfd' 
+}
