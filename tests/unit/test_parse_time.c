@@ -15,9 +15,17 @@
 #include "tsv.h"
 #include "tz.h"
 
+#define MAX_ZONES 32
+
 struct run {
 	struct tally tally;
 	const char *file;
+	struct tz_cache *cache;       /* find_zone for "… Europe/Berlin" */
+	struct {
+		char *name;
+		struct tz *zone;
+	} zones[MAX_ZONES];           /* the rows' local zones, by name */
+	int nzones;
 };
 
 /* A message must be one line naming the input. */
@@ -102,6 +110,82 @@ static void check_durations(struct run *run, const char *dir)
 		tally_check(&run->tally, 0, path, 0, "cannot open");
 }
 
+/* Timestamps */
+
+static struct tz *local_zone(struct run *run, const char *name)
+{
+	char err[256];
+	struct tz *zone;
+
+	for (int i = 0; i < run->nzones; i++) {
+		if (strcmp(run->zones[i].name, name) == 0)
+			return run->zones[i].zone;
+	}
+	zone = tz_load(name, err, sizeof(err));
+	if (zone && run->nzones < MAX_ZONES) {
+		run->zones[run->nzones].name = strdup(name);
+		run->zones[run->nzones++].zone = zone;
+	} else if (zone) {
+		tz_free(zone);
+		zone = NULL;
+	}
+	return zone;
+}
+
+static int timestamp_row(const struct tsv_row *row, void *arg)
+{
+	struct run *run = arg;
+	struct time_context ctx;
+	const char *input;
+	char err[512] = "";
+	int64_t base, got = -1, want;
+	int rc, ok;
+
+	if (row->nfields < 4 || read_expected(row->field[1], 1, &base) < 0) {
+		tally_check(&run->tally, 0, run->file, row->line, "malformed row");
+		return 1;
+	}
+	input = row->field[2];
+	ctx.now_ns = base * 1000000000;
+	ctx.local = local_zone(run, row->field[0]);
+	ctx.find_zone = tz_cache_lookup;
+	ctx.find_zone_arg = run->cache;
+	if (!ctx.local) {
+		tally_check(&run->tally, 0, run->file, row->line,
+			    "cannot load zone '%s'", row->field[0]);
+		return 1;
+	}
+	rc = parse_timestamp(input, &ctx, &got, err, sizeof(err));
+	if (strcmp(row->field[3], "error") == 0) {
+		ok = rc == -1 && message_ok(err, "timestamp");
+		tally_check(&run->tally, ok, run->file, row->line,
+			    "%s @%" PRId64 " '%s': want error, got rc=%d ns=%"
+			    PRId64 " err=%s", row->field[0], base, input, rc,
+			    got, err);
+		return ok ? 0 : 1;
+	}
+	if (read_expected(row->field[3], 1000, &want) < 0) {
+		tally_check(&run->tally, 0, run->file, row->line,
+			    "bad expected value '%s'", row->field[3]);
+		return 1;
+	}
+	ok = rc == 0 && got == want;
+	tally_check(&run->tally, ok, run->file, row->line,
+		    "%s @%" PRId64 " '%s': want %" PRId64 ", got rc=%d ns=%"
+		    PRId64 " err=%s", row->field[0], base, input, want, rc, got,
+		    err);
+	return ok ? 0 : 1;
+}
+
+static void check_timestamps(struct run *run, const char *dir)
+{
+	char path[4096];
+
+	run->file = path_join(path, sizeof(path), dir, "timestamps.tsv");
+	if (tsv_each(path, 2, timestamp_row, run) < 0)
+		tally_check(&run->tally, 0, path, 0, "cannot open");
+}
+
 /* Fixed cases: the wording of messages, and NULL handling. */
 static void check_duration_messages(struct run *run)
 {
@@ -133,9 +217,63 @@ static void check_duration_messages(struct run *run)
 		    __FILE__, __LINE__, "NULL buffer");
 }
 
+/* Fixed timestamp cases: messages, and a context without zones. */
+static void check_timestamp_messages(struct run *run)
+{
+	static const struct {
+		const char *input;
+		const char *why;
+	} cases[] = {
+		{ "now\n", "not a known timestamp form" },
+		{ "Tue 2026-06-15", "the date is a Monday, not a Tuesday" },
+		{ "1969-12-31", "before 1970-01-01 00:00:00 UTC" },
+		{ "2262-04-12", "after 2262-04-11 23:47:16 UTC (out of range)" },
+		{ "+5x", "unknown unit 'x'" },
+		{ "now Europe/Berlin", "a relative time takes no time zone" },
+		{ "2026-06-15Z", "a UTC offset needs a time of day before it" },
+		{ "12:00:00.5x", "bad fraction of a second" },
+	};
+	struct time_context ctx = {
+		.now_ns = INT64_C(1781526896) * 1000000000,
+		.local = tz_load_utc(),
+		.find_zone = tz_cache_lookup,
+		.find_zone_arg = run->cache,
+	};
+	char err[512], want[512];
+	int64_t ns = 0;
+	int rc;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *nl = strchr(cases[i].input, '\n');
+
+		snprintf(want, sizeof(want), "invalid timestamp '%.*s%s': %s",
+			 nl ? (int)(nl - cases[i].input) : (int)strlen(cases[i].input),
+			 cases[i].input, nl ? "\\n" : "", cases[i].why);
+		rc = parse_timestamp(cases[i].input, &ctx, &ns, err, sizeof(err));
+		tally_check(&run->tally,
+			    rc == -1 && strncmp(err, want, strlen(want)) == 0,
+			    __FILE__, __LINE__, "'%s': got '%s', want '%s'",
+			    cases[i].input, err, want);
+	}
+	/* Without a lookup, zone names are unknown; without a local zone,
+	 * local time is UTC. */
+	ctx.find_zone = NULL;
+	ctx.local = NULL;
+	tally_check(&run->tally,
+		    parse_timestamp("2026-06-15 12:00 Europe/Berlin", &ctx, &ns,
+				    err, sizeof(err)) == -1,
+		    __FILE__, __LINE__, "zone without lookup: %s", err);
+	rc = parse_timestamp("2026-06-15 12:00", &ctx, &ns, err, sizeof(err));
+	tally_check(&run->tally, rc == 0 && ns == INT64_C(1781524800) * 1000000000,
+		    __FILE__, __LINE__, "no local zone: rc=%d %s", rc, err);
+	tally_check(&run->tally,
+		    parse_timestamp("now", NULL, &ns, err, sizeof(err)) == -1,
+		    __FILE__, __LINE__, "NULL context");
+}
+
 int main(int argc, char **argv)
 {
-	struct run run = { { 0, 0 }, NULL };
+	struct run run = { .cache = tz_cache_new() };
 	const char *corpus = argc > 1 ? argv[1] : "../shared/corpus";
 	const char *vectors = argc > 2 ? argv[2] : "tests/vectors";
 	char path[4096];
@@ -146,10 +284,18 @@ int main(int argc, char **argv)
 	if (f) {
 		fclose(f);
 		check_durations(&run, corpus);
+		check_timestamps(&run, corpus);
 	} else {
 		printf("test_parse_time: no corpus at %s, skipping it\n", corpus);
 	}
 	check_durations(&run, vectors);
+	check_timestamps(&run, vectors);
 	check_duration_messages(&run);
+	check_timestamp_messages(&run);
+	for (int i = 0; i < run.nzones; i++) {
+		free(run.zones[i].name);
+		tz_free(run.zones[i].zone);
+	}
+	tz_cache_free(run.cache);
 	return tally_finish(&run.tally, "test_parse_time");
 }
