@@ -26,7 +26,7 @@ int resolve_command(const char *command, char *buf, size_t len, const char **why
  * group, with every signal at its default disposition and unblocked, and no
  * descriptor but 0, 1 and 2. Returns the pid, or -1 with errno set and *what
  * naming the failing call ("clone3", "setns", …). A failure after the child
- * exists (exec, setns) ends the child with 127/126/1 and a line on stderr. */
+ * exists (exec, setns) ends the child with 127/126/125 and a line on stderr. */
 pid_t spawn_run(const struct spawn_target *target, const char *path,
 		char *const argv[], char *const envp[], const char **what);
 
