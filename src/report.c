@@ -8,18 +8,21 @@
 
 #include "timens.h"
 
-/* A bounded appender: once full, further appends are dropped whole, so a
- * line is cut between fields and never inside a number. */
+/* A bounded appender: the first piece that does not fit ends the line, so
+ * a line is cut between fields and never inside a number. */
 struct out {
 	char *buf;
 	size_t len;
-	size_t cap;  /* room for text, one byte kept for '\n' */
+	size_t cap;  /* room for text; two bytes are kept for "\n\0" */
+	bool full;
 };
 
 static void put(struct out *o, const char *s, size_t n)
 {
-	if (o->len + n > o->cap)
+	if (o->full || o->len + n > o->cap) {
+		o->full = true;
 		return;
+	}
 	memcpy(o->buf + o->len, s, n);
 	o->len += n;
 }
@@ -53,12 +56,15 @@ static void put_seconds(struct out *o, int64_t ns)
 static size_t finish_line(struct out *o)
 {
 	o->buf[o->len++] = '\n';
+	o->buf[o->len] = '\0';
 	return o->len;
 }
 
+/* LEN is at least 2: every caller passes a buffer of REPORT_LINE_MAX or a
+ * fixed array. */
 static struct out out_init(char *buf, size_t len)
 {
-	struct out o = { buf, 0, len ? len - 1 : 0 };
+	struct out o = { buf, 0, len - 2, false };
 
 	return o;
 }

@@ -41,8 +41,9 @@ int format_check(const char *fmt, char *err, size_t errlen);
 /* True when FMT prints %r, so the loop asks timerfd_gettime only then. */
 bool format_uses_next(const char *fmt);
 
-/* Expands FMT for T into BUF, adds '\n'; output longer than the buffer is
- * cut at a placeholder boundary, never mid-number. Returns the length. */
+/* Expands FMT for T into BUF, adds '\n' and a terminating NUL; output
+ * longer than the buffer is cut at a field boundary, never mid-number.
+ * Returns the length without the NUL. The JSON functions do the same. */
 size_t format_tick(char *buf, size_t len, const char *fmt, const struct tick *t);
 
 size_t json_tick(char *buf, size_t len, const struct tick *t);
