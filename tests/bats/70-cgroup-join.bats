@@ -1,0 +1,209 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
+# shellcheck disable=SC2016 # command strings are expanded by the run's shell, not here.
+# --cgroup DIR (each run starts inside a cgroup v2 directory) and --join PID
+# (each run starts inside the namespaces of a process). Both need root; each
+# test says why when it skips.
+
+load test_helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || exit 1
+}
+
+# Cgroup directories are named after this bats run, so teardown_file finds
+# the ones a failed test left behind.
+cgroup_prefix() {
+	echo "tfd-bats-${BATS_RUN_TMPDIR##*/}"
+}
+
+# The cgroup v2 mount point, from /proc/mounts (empty when there is none).
+cgroup2_mount() {
+	awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts
+}
+
+teardown_file() {
+	local root
+	root=$(cgroup2_mount)
+	[[ -n $root ]] && rmdir "$root/$(cgroup_prefix)"-* 2>/dev/null
+	return 0
+}
+
+# Helpers
+
+need_root() {
+	((EUID == 0)) || skip "needs root (runs as uid $EUID)"
+}
+
+# Makes a fresh cgroup for this test in CG, or skips saying why.
+make_cgroup() {
+	need_root
+	local root
+	root=$(cgroup2_mount)
+	[[ -n $root ]] || skip "no cgroup2 file system in /proc/mounts"
+	CG="$root/$(cgroup_prefix)-$BATS_TEST_NUMBER"
+	mkdir "$CG" 2>/dev/null || skip "cannot create a cgroup under $root"
+	# A kernel without CLONE_INTO_CGROUP is a missing feature, not a bug.
+	run --separate-stderr "$TFD" -d 1ms --cgroup "$CG" -- true
+	if ((status == 1)) && [[ $stderr == *"not supported"* || $stderr == *"not available"* ]]; then
+		rmdir "$CG"
+		skip "${stderr#tfd: }"
+	fi
+}
+
+# Checks that $1, the cgroup v2 line of /proc/PID/cgroup ("0::PATH"), names
+# $CG. PATH is relative to the cgroup namespace's root, so only its end is
+# compared.
+assert_cgroup_line() {
+	assert_regex "$1" "^0::/(.*/)?${CG##*/}\$"
+}
+
+# Starts `unshare OPTION... -- sh -c SCRIPT` in the background with the
+# script ending in `exec sleep 30`, and sets TARGET to the sleep's pid (the
+# unshare process's child), once the script has done its work.
+start_target() {
+	local script=$1 upid i
+	shift
+	need_root
+	unshare "$@" true 2>/dev/null || skip "unshare $* is refused here"
+	start_bg unshare --kill-child "$@" sh -c "$script; exec sleep 30"
+	upid=${BG_PIDS[-1]}
+	for ((i = 0; i < 100; i++)); do
+		TARGET=$(pgrep -P "$upid" || true)
+		if [[ -n $TARGET && $(cat "/proc/$TARGET/comm" 2>/dev/null) == sleep ]]; then
+			BG_PIDS+=("$TARGET")
+			return 0
+		fi
+		sleep 0.05
+	done
+	fail "the unshare target did not start"
+}
+
+# Waits up to $2 seconds (default 10) for the background process $1 to end
+# and sets bg_status to its exit status; fails if it is still running.
+wait_bg_exit() {
+	local pid=$1 timeout=${2:-10} i state
+	for ((i = 0; i < timeout * 20; i++)); do
+		state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+		if [[ -z $state || $state == Z ]]; then
+			bg_status=0
+			wait "$pid" || bg_status=$?
+			return 0
+		fi
+		sleep 0.05
+	done
+	fail "process $pid still running after ${timeout}s"
+}
+
+# --cgroup
+
+@test "--cgroup starts each run inside the cgroup" {
+	make_cgroup
+	run --separate-stderr "$TFD" -i 100ms -n 2 --cgroup "$CG" -- sh -c \
+		'echo "pid $$ $PPID"; grep "^0::" /proc/self/cgroup; echo procs $(cat "$1/cgroup.procs")' \
+		sh "$CG"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "${#lines[@]}" 6
+	local i pid ppid
+	for i in 0 3; do
+		read -r _ pid ppid <<<"${lines[i]}"
+		assert_cgroup_line "${lines[i + 1]}"
+		# The run is in the cgroup; tfd itself stays out of it.
+		[[ " ${lines[i + 2]} " == *" $pid "* ]] || fail "pid $pid not in ${lines[i + 2]}"
+		[[ " ${lines[i + 2]} " != *" $ppid "* ]] || fail "tfd ($ppid) moved into $CG"
+	done
+	rmdir "$CG"
+}
+
+@test "--cgroup: a missing directory is a usage error" {
+	need_root
+	assert_usage_error "'$BATS_TEST_TMPDIR/none'" -d 10ms --cgroup "$BATS_TEST_TMPDIR/none" -- true
+	assert_regex "${stderr_lines[0]}" 'no such|not exist|missing|not found'
+}
+
+@test "--cgroup: a regular file is a usage error" {
+	need_root
+	touch file
+	assert_usage_error "'$BATS_TEST_TMPDIR/file'" -d 10ms --cgroup "$BATS_TEST_TMPDIR/file" -- true
+	assert_regex "${stderr_lines[0]}" 'not a (cgroup|directory)'
+}
+
+@test "--cgroup: a directory outside cgroup2 (/tmp) is a usage error" {
+	need_root
+	assert_usage_error "'/tmp'" -d 10ms --cgroup /tmp -- true
+	assert_regex "${stderr_lines[0]}" 'cgroup'
+}
+
+# --join
+
+@test "--join: the run sees the target's hostname, network and mounts" {
+	mkdir mnt
+	start_target "hostname tfd-joined-test; mount -t tmpfs tfd-test '$PWD/mnt'; touch '$PWD/mnt/inside'" \
+		--uts --net --mount --fork
+	run --separate-stderr "$TFD" -d 10ms --join "$TARGET" -- sh -c \
+		'hostname; readlink /proc/self/ns/net; ls "$1"' sh "$PWD/mnt"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "${lines[0]}" tfd-joined-test
+	assert_equal "${lines[1]}" "$(readlink "/proc/$TARGET/ns/net")"
+	assert_not_equal "${lines[1]}" "$(readlink /proc/self/ns/net)"
+	assert_equal "${lines[2]}" inside
+	assert_equal "${#lines[@]}" 3
+	# None of it touched tfd's own namespaces.
+	assert_not_equal "$(hostname)" tfd-joined-test
+	[[ ! -e mnt/inside ]] || fail "the target's mount leaked out"
+}
+
+@test "--join: a target in its own pid namespace gives the run a small pid there" {
+	start_target ":" --pid --mount-proc --fork
+	run --separate-stderr "$TFD" -d 10ms --join "$TARGET" -- sh -c \
+		'echo $$; readlink /proc/self/ns/pid'
+	assert_success
+	assert_equal "$stderr" ""
+	# The target is the namespace's init (1); a run comes soon after.
+	((lines[0] > 1 && lines[0] < 100)) || fail "pid ${lines[0]} is not the namespace's"
+	assert_equal "${lines[1]}" "$(readlink "/proc/$TARGET/ns/pid")"
+}
+
+@test "--join: bad PIDs are usage errors" {
+	need_root
+	local gone
+	true &
+	gone=$!
+	wait "$gone"
+	assert_usage_error "'abc'" -d 10ms --join abc -- true
+	assert_usage_error "'0'" -d 10ms --join 0 -- true
+	assert_usage_error "'-5'" -d 10ms --join=-5 -- true
+	assert_usage_error "'99999999'" -d 10ms --join 99999999 -- true
+	assert_usage_error "'$gone'" -d 10ms --join "$gone" -- true
+	assert_regex "${stderr_lines[0]}" 'no such process|not exist|not found'
+}
+
+@test "--join: a target that exits stops tfd with status 1" {
+	start_target "hostname tfd-joined-test" --uts --fork
+	start_bg "$TFD" -i 100ms --json --join "$TARGET" -- hostname >out 2>err
+	local tfd=${BG_PIDS[-1]}
+	wait_for_lines out 5 2 || fail "no runs: $(cat out err)"
+	kill -KILL "$TARGET"
+	wait_bg_exit "$tfd"
+	assert_equal "$bg_status" 1
+	grep -q '^tfd-joined-test$' out || fail "no run in the target: $(cat out)"
+	run cat err
+	assert_equal "${#lines[@]}" 1
+	assert_regex "${lines[0]}" '^tfd: .*join.*exit'
+}
+
+@test "--cgroup and --join together" {
+	make_cgroup
+	start_target "hostname tfd-joined-test" --uts --fork
+	run --separate-stderr "$TFD" -d 10ms --cgroup "$CG" --join "$TARGET" -- sh -c \
+		'echo $$; hostname; grep "^0::" /proc/self/cgroup; echo procs $(cat "$1/cgroup.procs")' \
+		sh "$CG"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "${lines[1]}" tfd-joined-test
+	assert_cgroup_line "${lines[2]}"
+	[[ " ${lines[3]} " == *" ${lines[0]} "* ]] || fail "pid ${lines[0]} not in ${lines[3]}"
+	rmdir "$CG"
+}
