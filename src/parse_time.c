@@ -284,20 +284,32 @@ static int bad_unit(const char *p, const char *end, struct why *why)
 	return why_set(why, "unexpected '%s'", word);
 }
 
-/* One number with its optional fraction and unit, at P (not at a blank).
- * Adds its value to *TOTAL and returns where it ends, or NULL. */
-static const char *parse_span_part(const char *p, const char *end,
-				   int64_t *total, struct why *why)
+/* A number in a time span: the integer part and the digits after a '.'. */
+struct span_number {
+	int64_t whole;
+	const char *frac;      /* NULL: there was no '.' */
+	size_t ndigits;
+};
+
+#define SPAN_RANGE "out of range (more than 2^63-1 ns, about 292 years)"
+
+/* Reads the number at P (not at a blank); returns where it ends, or NULL.
+ * ".5" is a number, "5." is one with no fraction digits (an error later). */
+static const char *read_span_number(const char *p, const char *end,
+				    struct span_number *n, struct why *why)
 {
-	const char *e, *frac = NULL, *frac_end = NULL, *unit_at, *s;
-	int64_t whole = 0, unit = NS_PER_SEC, part;
+	const char *e;
 	char rest[48];
 
+	n->whole = 0;
+	n->frac = NULL;
+	n->ndigits = 0;
+	/* strtoll would take "-0"; systemd refuses a leading '-' outright. */
 	if (*p == '-') {
 		why_set(why, "negative time spans are not allowed");
 		return NULL;
 	}
-	switch (read_integer(p, end, &whole, &e)) {
+	switch (read_integer(p, end, &n->whole, &e)) {
 	case NUMBER_NEGATIVE:
 		why_set(why, "negative time spans are not allowed");
 		return NULL;
@@ -314,39 +326,56 @@ static const char *parse_span_part(const char *p, const char *end,
 		break;
 	}
 	if (e < end && *e == '.') {
-		frac = e + 1;
-		for (frac_end = frac; frac_end < end && is_digit(*frac_end);
-		     frac_end++)
+		n->frac = e + 1;
+		for (e = n->frac; e < end && is_digit(*e); e++)
 			;
-		p = frac_end;
-	} else {
-		p = e;
+		n->ndigits = (size_t)(e - n->frac);
 	}
-	unit_at = skip_blanks(p, end);
-	s = match_unit(unit_at, end, &unit);
+	return e;
+}
+
+/* Adds N, counted in units of UNIT ns, to *TOTAL. */
+static int add_span_number(const struct span_number *n, int64_t unit,
+			   int64_t *total, struct why *why)
+{
+	int64_t part;
+
+	if (__builtin_mul_overflow(n->whole, unit, &part) ||
+	    __builtin_add_overflow(*total, part, total))
+		return why_set(why, SPAN_RANGE);
+	if (!n->frac)
+		return 0;
+	if (n->ndigits == 0)
+		return why_set(why, "missing digits after '.'");
+	if (__builtin_add_overflow(*total,
+				   fraction_value(n->frac, n->ndigits, unit),
+				   total))
+		return why_set(why, SPAN_RANGE);
+	return 0;
+}
+
+/* One number with its optional unit, at P (not at a blank). Adds its value
+ * to *TOTAL and returns where it ends, or NULL. */
+static const char *parse_span_part(const char *p, const char *end,
+				   int64_t *total, struct why *why)
+{
+	struct span_number n;
+	int64_t unit = NS_PER_SEC;
+	const char *s;
+
+	p = read_span_number(p, end, &n, why);
+	if (!p)
+		return NULL;
+	/* The unit may come after blanks; a number must be followed by a
+	 * unit, a blank or the end, so "12.34.56" is an error while
+	 * "12.34 .56" and "12.34s.56" are sums. */
+	s = match_unit(skip_blanks(p, end), end, &unit);
 	if (s == p && p < end) {
 		bad_unit(p, end, why);
 		return NULL;
 	}
-	if (__builtin_mul_overflow(whole, unit, &part) ||
-	    __builtin_add_overflow(*total, part, total)) {
-		why_set(why, "out of range (more than 2^63-1 ns, about 292 years)");
+	if (add_span_number(&n, unit, total, why) < 0)
 		return NULL;
-	}
-	if (frac) {
-		size_t ndigits = (size_t)(frac_end - frac);
-
-		if (ndigits == 0) {
-			why_set(why, "missing digits after '.'");
-			return NULL;
-		}
-		if (__builtin_add_overflow(*total,
-					   fraction_value(frac, ndigits, unit),
-					   total)) {
-			why_set(why, "out of range (more than 2^63-1 ns, about 292 years)");
-			return NULL;
-		}
-	}
 	return s;
 }
 

@@ -547,5 +547,17 @@ timestamps() {
 	done
 }
 
+# The oracles must be there, and libfaketime must really pin "now".
+for tool in systemd-analyze date sed; do
+	command -v "$tool" >/dev/null || {
+		echo "gen-vectors.sh: $tool not found" >&2
+		exit 1
+	}
+done
+if [[ $(oracle_ns UTC 1781526896 now) != 1781526896000000000 ]]; then
+	echo "gen-vectors.sh: libfaketime ($faketime_lib) does not pin the clock" >&2
+	exit 1
+fi
+
 durations >"$out/durations.tsv"
 timestamps >"$out/timestamps.tsv"
