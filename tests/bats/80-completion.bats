@@ -248,6 +248,18 @@ refute_reply_has() {
 		grep -qE -- "-l ${o#--}( |\$)" "$COMPLETIONS/tfd.fish" ||
 			fail "fish does not complete $o"
 	done
+	# Short options, from the "  -c, --clock" lines.
+	mapfile -t opts < <(grep -oE -- '^ +-[[:alpha:]],' <<<"$output" |
+		grep -oE -- '-[[:alpha:]]')
+	((${#opts[@]} >= ${#SHORT_OPTS[@]})) || fail "too few short options"
+	bash_complete 'tfd -' tfd -
+	for o in "${opts[@]}"; do
+		assert_reply_has "$o"
+		grep -qE -- "\{$o\+?," "$COMPLETIONS/_tfd" ||
+			fail "zsh does not complete $o"
+		grep -qE -- "-s ${o#-} " "$COMPLETIONS/tfd.fish" ||
+			fail "fish does not complete $o"
+	done
 }
 
 # --- zsh ----------------------------------------------------------------
