@@ -734,90 +734,82 @@ static int32_t offset_at(const struct clock *clk, int64_t t, int *isdst)
 	return off;
 }
 
-/* Of two instants showing the same wall time, the one glibc's iteration
- * lands on when it starts from the remembered offset. */
-static int64_t pick_repeated(const struct clock *clk, int64_t local,
-			     const int64_t both[2])
-{
-	int64_t t = local - clk->guess;
-	int dst;
-
-	for (int i = 0; i < 2; i++) {
-		t = local - offset_at(clk, t, &dst);
-		if (t == both[0] || t == both[1])
-			return t;
-	}
-	return both[0];
-}
-
 /* glibc's answer when the requested isdst disagrees with the zone at T:
  * the offset of the nearest instant (probing a week at a time, closest
- * first) that has the requested isdst. */
+ * first, up to about 7 years away) that has the requested isdst; failing
+ * that, a one-hour difference. */
 static int64_t follow_requested_dst(const struct clock *clk, int64_t local,
-				    int64_t t, int want)
+				    int64_t t, int dst, int want)
 {
-	const int64_t stride = 601200, bound = 457243200 + 601200;
-	int dst;
+	const int64_t stride = 601200, bound = 457243209 / 2 + 601200;
+	int other;
 
 	for (int64_t delta = stride; delta < bound; delta += stride) {
 		for (int dir = -1; dir <= 1; dir += 2) {
-			int32_t off = offset_at(clk, t + dir * delta, &dst);
+			int32_t off = offset_at(clk, t + dir * delta, &other);
 
-			if (dst == want)
+			if (other == want)
 				return local - off;
 		}
 	}
-	offset_at(clk, t, &dst);
 	return t + 3600 * ((want == 0) - (dst == 0));
 }
 
-/* A wall time in a gap: glibc reads it with the offset from before the gap
- * (landing after it) unless daylight time is requested, which it answers
- * with the instant of the other reading. */
-static int64_t resolve_gap(const struct clock *clk, int64_t local,
-			   const int64_t gap[2], int want)
+/* mktime(3) as glibc 2.36 computes it, for LOCAL seconds (the wall time
+ * counted as if it were UTC) and the requested isdst (-1: any): start from
+ * the remembered offset and correct by the error until the wall time
+ * matches. A wall time in a gap never matches; the two readings then
+ * alternate and glibc settles for the one in daylight time (or, when isdst
+ * is requested, the one that differs from it), or fails after six probes
+ * when neither fits. Returns false where glibc fails. */
+static bool mktime_like_glibc(struct clock *clk, int64_t local, int want,
+			      int64_t *out)
 {
-	int dst_after, dst_before;
-	int64_t after = gap[0];
-	int64_t before = local - offset_at(clk, gap[1], &dst_before);
+	int64_t t = local - clk->guess, t1 = t, t2 = t;
+	int dst = 0, dst2 = 0, probes = 6;
 
-	if (want < 0)
-		return after;
-	offset_at(clk, after, &dst_after);
-	offset_at(clk, before, &dst_before);
-	if (dst_after != want)
-		return after;
-	if (dst_before != want)
-		return before;
-	return after;
-}
+	for (;;) {
+		int64_t error = local - (t + offset_at(clk, t, &dst));
 
-/* mktime(3) / timegm(3): normalises W in place and returns the instant. */
-static int64_t normalize_wall(struct clock *clk, struct wall *w)
-{
-	int64_t local = wall_to_local_seconds(w), found[2], t;
-	int dst = 0, n;
-	int32_t off = 0;
-
-	if (!clk->zone) {
-		wall_from_local_seconds(local, 0, w);
-		return local;
-	}
-	n = tz_local_to_utc(clk->zone, local, found);
-	if (n == 0) {
-		t = resolve_gap(clk, local, found, w->isdst);
-	} else {
-		t = n == 1 ? found[0] : pick_repeated(clk, local, found);
-		if (w->isdst >= 0) {
-			offset_at(clk, t, &dst);
-			if (dst != w->isdst)
-				t = follow_requested_dst(clk, local, t, w->isdst);
+		if (error == 0) {
+			if (want >= 0 && dst != want)
+				t = follow_requested_dst(clk, local, t, dst, want);
+			break;
 		}
+		if (t == t1 && t != t2 && (want < 0 ? dst2 <= dst : want != dst))
+			break;
+		if (--probes == 0)
+			return false;
+		t1 = t2;
+		t2 = t;
+		t += error;
+		dst2 = dst;
 	}
 	clk->guess = local - t;
-	off = offset_at(clk, t, &dst);
-	wall_from_local_seconds(t + off, dst, w);
-	return t;
+	*out = t;
+	return true;
+}
+
+/* mktime(3) / timegm(3): normalises W in place and sets *T to the instant.
+ * Returns false (leaving W alone) where mktime would fail or return a
+ * negative time, which systemd counts as failure too. */
+static bool normalize_wall(struct clock *clk, struct wall *w, int64_t *t)
+{
+	int64_t local = wall_to_local_seconds(w), when = local;
+	int dst = 0;
+	int32_t off = 0;
+
+	if (clk->zone) {
+		if (!mktime_like_glibc(clk, local, w->isdst < 0 ? -1 : w->isdst != 0,
+				       &when))
+			return false;
+		off = offset_at(clk, when, &dst);
+	}
+	if (when < 0)
+		return false;
+	wall_from_local_seconds(when + off, dst, w);
+	*t = when;
+	return true;
 }
 
 /* The search */
@@ -828,9 +820,12 @@ static int64_t day_from_month_end(struct clock *clk, const struct wall *w, int d
 {
 	struct wall t = *w;
 
+	int64_t when;
+
 	t.mon++;
 	t.mday = 1 - day;
-	normalize_wall(clk, &t);
+	if (!normalize_wall(clk, &t, &when))
+		return -1;
 	return t.mon == w->mon ? t.mday : -1;
 }
 
@@ -885,11 +880,11 @@ static int next_in_chain(struct clock *clk, const struct calendar *cal,
 static int within_bounds(struct clock *clk, struct wall *w)
 {
 	struct wall t = *w;
+	int64_t when;
 	int cmp = 0;
 
-	if (w->year > MAX_YEAR)
+	if (w->year > MAX_YEAR || !normalize_wall(clk, &t, &when))
 		return -1;
-	normalize_wall(clk, &t);
 	if (t.year != w->year) {
 		cmp = t.year < w->year ? -1 : 1;
 		t.mon = 0;
@@ -921,10 +916,12 @@ static bool weekday_matches(struct clock *clk, const struct calendar *cal,
 			    const struct wall *w)
 {
 	struct wall t = *w;
+	int64_t when;
 
 	if (cal->weekdays < 0)
 		return true;
-	normalize_wall(clk, &t);
+	if (!normalize_wall(clk, &t, &when))
+		return false;
 	/* Bits count from Monday, struct tm from Sunday. */
 	return cal->weekdays & (1 << (t.wday == 0 ? 6 : t.wday - 1));
 }
@@ -1040,22 +1037,54 @@ static enum step match_time(struct clock *clk, const struct calendar *cal,
 	return r == 0 ? STEP_RETRY : STEP_MATCHED;
 }
 
-/* The first wall time at or after W (plus USEC) that the event matches. */
+/* Whether wall time A (plus A_USEC) comes before B (plus B_USEC), field by
+ * field. Both are normalised. */
+static bool wall_before(const struct wall *a, int a_usec, const struct wall *b,
+			int b_usec)
+{
+	const int64_t x[] = { a->year, a->mon, a->mday, a->hour, a->min, a->sec, a_usec };
+	const int64_t y[] = { b->year, b->mon, b->mday, b->hour, b->min, b->sec, b_usec };
+
+	for (size_t i = 0; i < sizeof(x) / sizeof(*x); i++) {
+		if (x[i] != y[i])
+			return x[i] < y[i];
+	}
+	return false;
+}
+
+/* The first wall time at or after W (plus USEC) that the event matches.
+ *
+ * Normalising a wall time in a DST gap with daylight time requested can land
+ * before the gap, so a match may come out earlier than where the search
+ * began. As systemd 252 (Debian's, with the fix for zones whose DST is
+ * negative) does, the search then moves on by an hour and from then on keeps
+ * the daylight flag that normalising produced instead of asking the zone
+ * afresh. */
 static bool find_next(struct clock *clk, const struct calendar *cal,
 		      struct wall *w, int *usec)
 {
+	const struct wall start = *w;
+	const int start_usec = *usec;
+	bool keep_dst = false;
+	int64_t when;
+
 	for (int i = 0; i < MAX_ITERATIONS; i++) {
 		enum step s;
 
-		normalize_wall(clk, w);
-		w->isdst = -1;
+		normalize_wall(clk, w, &when);
+		if (!keep_dst)
+			w->isdst = -1;
 		s = match_date(clk, cal, w, usec);
 		if (s == STEP_MATCHED)
 			s = match_time(clk, cal, w, usec);
-		if (s == STEP_MATCHED)
-			return true;
 		if (s == STEP_NEVER)
 			return false;
+		if (s != STEP_MATCHED)
+			continue;
+		if (!wall_before(w, *usec, &start, start_usec))
+			return true;
+		w->hour++;
+		keep_dst = true;
 	}
 	return false;
 }
@@ -1079,8 +1108,8 @@ int calendar_next(const struct calendar *cal, const struct tz *local,
 	wall_from_local_seconds(t + off, dst, &w);
 	if (!find_next(&clk, cal, &w, &usec))
 		return -1;
-	t = normalize_wall(&clk, &w);
-	if (__builtin_mul_overflow(t, (int64_t)1000000000, &ns) ||
+	if (!normalize_wall(&clk, &w, &t) ||
+	    __builtin_mul_overflow(t, (int64_t)1000000000, &ns) ||
 	    __builtin_add_overflow(ns, (int64_t)usec * 1000, &ns))
 		return -1;
 	/* The wall-time search cannot go backwards, but a repeated hour read
