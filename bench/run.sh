@@ -289,7 +289,7 @@ dry_ms() {
 
 dry_runs() {
 	local hj=$BUILD/sa.json i=n/a c=n/a k=n/a sa=n/a r
-	# systemd-analyze takes about 50 µs an iteration here, so it computes a
+	# systemd-analyze takes about 20 µs an iteration here, so it computes a
 	# fifth of the times and its figure is scaled by 5.
 	say "dry runs: 100000 times (interval, calendar, cron; systemd-analyze)"
 	if have_tfd; then
@@ -346,13 +346,19 @@ precise() {
 
 # Report
 
+tfd_version() {
+	local v
+	v=$("$TFD" --version 2>/dev/null | head -n 1)
+	printf '%s' "${v:-no tfd}"
+}
+
 report() {
 	local machine
 	machine="$(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), Linux $(uname -r)"
 	{
 		printf '# tfd benchmarks\n\n'
-		printf '%s; %s; %s; run took %d s.\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$machine" \
-			"$("$TFD" --version 2>/dev/null | head -n 1 || printf 'no tfd')" "$SECONDS"
+		printf '%s; %s; %s (commit %s); run took %d s.\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+			"$machine" "$(tfd_version)" "$(git rev-parse --short HEAD 2>/dev/null || printf '?')" "$SECONDS"
 		printf '| metric | tfd | floor/reference | ratio | target | met? |\n'
 		printf '|---|---|---|---|---|---|\n'
 		printf '%s\n' "${ROWS[@]}"
