@@ -283,8 +283,12 @@ dry_ms() {
 		printf 'n/a'
 		return
 	fi
-	hyperfine -N --warmup 1 --runs 5 --style none --export-json "$hj" \
-		"$(printf '%q ' "$TFD" "$@")" >>"$LOG" 2>&1 && hyperfine_ms "$hj" 0
+	if hyperfine -N --warmup 1 --runs 5 --style none --export-json "$hj" \
+		"$(printf '%q ' "$TFD" "$@")" >>"$LOG" 2>&1; then
+		hyperfine_ms "$hj" 0
+	else
+		printf 'n/a'
+	fi
 }
 
 dry_runs() {
