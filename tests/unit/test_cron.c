@@ -1,0 +1,303 @@
+/* test_cron: cron_parse and cron_next against the reference corpus
+ * (argv[1]/cron.tsv) and the project's own vectors (argv[2]/cron.tsv).
+ *
+ * Columns: tz<TAB>base_epoch_s<TAB>input<TAB>expected, where expected is up
+ * to five run times strictly after base as epoch seconds separated by
+ * spaces, "never" (accepted, but never runs) or "error". Fewer than five
+ * runs means there are no more.
+ *
+ * Besides the files, cron_next is compared with a slow, obviously-correct
+ * model of cronie that walks real time minute by minute, across DST changes
+ * in several zones. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "civil.h"
+#include "cron.h"
+#include "tsv.h"
+#include "tz.h"
+
+#define MAX_RUNS 5
+#define NS_PER_SEC INT64_C(1000000000)
+
+struct run {
+	struct tally tally;
+	const char *file;
+};
+
+/* Splits the expected column into epoch seconds; returns their number or
+ * -1. */
+static int read_expected(const char *s, int64_t want[MAX_RUNS])
+{
+	int n = 0;
+
+	while (*s) {
+		char *end;
+		long long v;
+
+		errno = 0;
+		v = strtoll(s, &end, 10);
+		if (errno || end == s || n == MAX_RUNS || (*end && *end != ' '))
+			return -1;
+		want[n++] = v;
+		s = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+static int message_ok(const char *err, const char *input)
+{
+	char prefix[512];
+
+	snprintf(prefix, sizeof(prefix), "invalid cron expression '%s': ", input);
+	return strncmp(err, prefix, strlen(prefix)) == 0 && err[strlen(prefix)] &&
+	       (strchr(input, '\n') || !strchr(err, '\n'));
+}
+
+static void check_runs(struct run *run, const struct tsv_row *row,
+		       const struct cron *cron, const struct tz *zone, int64_t base)
+{
+	const char *expected = row->field[3];
+	int64_t want[MAX_RUNS], after = base * NS_PER_SEC, next = 0;
+	int n = strcmp(expected, "never") == 0 ? 0 : read_expected(expected, want);
+
+	if (n < 0) {
+		tally_check(&run->tally, 0, run->file, row->line, "bad expected column");
+		return;
+	}
+	for (int i = 0; i <= n && i < MAX_RUNS; i++) {
+		int rc = cron_next(cron, zone, after, &next);
+
+		if (i == n) {
+			tally_check(&run->tally, rc == -1, run->file, row->line,
+				    "'%s' tz=%s: run #%d should not exist, got %" PRId64,
+				    row->field[2], row->field[0], i + 1, next / NS_PER_SEC);
+			return;
+		}
+		if (rc != 0 || next != want[i] * NS_PER_SEC) {
+			tally_check(&run->tally, 0, run->file, row->line,
+				    "'%s' tz=%s base=%s: run #%d: want %" PRId64 ", got %s%" PRId64,
+				    row->field[2], row->field[0], row->field[1], i + 1,
+				    want[i], rc == 0 ? "" : "never/", next / NS_PER_SEC);
+			return;
+		}
+		after = next;
+	}
+	tally_check(&run->tally, 1, run->file, row->line, "ok");
+}
+
+static int cron_row(const struct tsv_row *row, void *arg)
+{
+	struct run *run = arg;
+	struct cron *cron = NULL;
+	struct tz *zone;
+	char err[512] = "", *end;
+	long long base;
+	int rc;
+
+	if (row->nfields < 4) {
+		tally_check(&run->tally, 0, run->file, row->line, "malformed row");
+		return 1;
+	}
+	zone = tz_load(row->field[0], err, sizeof(err));
+	errno = 0;
+	base = strtoll(row->field[1], &end, 10);
+	if (!zone || errno || *end || end == row->field[1]) {
+		tally_check(&run->tally, 0, run->file, row->line,
+			    "bad tz or base column: %s", err);
+		tz_free(zone);
+		return 1;
+	}
+	rc = cron_parse(row->field[2], &cron, err, sizeof(err));
+	if (strcmp(row->field[3], "error") == 0) {
+		tally_check(&run->tally, rc == -1 && message_ok(err, row->field[2]),
+			    run->file, row->line, "'%s': want error, got %s",
+			    row->field[2], rc == 0 ? "accepted" : err);
+	} else if (rc != 0) {
+		tally_check(&run->tally, 0, run->file, row->line,
+			    "'%s': want accepted, got %s", row->field[2], err);
+	} else {
+		check_runs(run, row, cron, zone, base);
+	}
+	cron_free(cron);
+	tz_free(zone);
+	return 0;
+}
+
+static void run_file(struct run *run, const char *dir, const char *name)
+{
+	char path[4096];
+
+	run->file = path_join(path, sizeof(path), dir, name);
+	if (tsv_each(path, 2, cron_row, run) < 0) {
+		fprintf(stderr, "test_cron: cannot read %s\n", path);
+		run->tally.failed++;
+	}
+}
+
+/* The model */
+
+/* A cron expression as plain tables, filled from a tiny independent parser
+ * that knows numbers, '*', ranges, steps and lists (no names). */
+struct model {
+	bool minute[60], hour[24], mday[32], month[13], wday[8];
+	bool mday_star, wday_star, wild;
+};
+
+static bool model_field(const char *text, bool *set, int low, int high, bool *star)
+{
+	char buf[64], *item, *save = NULL;
+
+	*star = text[0] == '*';
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		int lo = low, hi = high, step = 1;
+		char *slash = strchr(item, '/');
+
+		if (slash)
+			step = atoi(slash + 1);
+		if (item[0] != '*' && sscanf(item, "%d-%d", &lo, &hi) < 2)
+			hi = lo;
+		for (int v = lo; v <= hi; v += step)
+			set[v] = true;
+	}
+	return true;
+}
+
+static void model_parse(const char *expr, struct model *m)
+{
+	char f[5][64];
+	bool star;
+
+	memset(m, 0, sizeof(*m));
+	sscanf(expr, "%63s %63s %63s %63s %63s", f[0], f[1], f[2], f[3], f[4]);
+	model_field(f[0], m->minute, 0, 59, &star);
+	m->wild = star;
+	model_field(f[1], m->hour, 0, 23, &star);
+	m->wild |= star;
+	model_field(f[2], m->mday, 1, 31, &m->mday_star);
+	model_field(f[3], m->month, 1, 12, &star);
+	model_field(f[4], m->wday, 0, 7, &m->wday_star);
+	m->wday[0] |= m->wday[7];
+}
+
+/* Whether the wall-clock minute WALL (seconds) matches. */
+static bool model_matches(const struct model *m, int64_t wall)
+{
+	int64_t days = floor_div(wall, 86400), year;
+	int64_t secs = wall - days * 86400;
+	int month, mday;
+	bool dom, dow;
+
+	civil_from_days(days, &year, &month, &mday);
+	dom = m->mday[mday];
+	dow = m->wday[weekday_from_days(days)];
+	if (!m->minute[secs / 60 % 60] || !m->hour[secs / 3600] || !m->month[month])
+		return false;
+	return m->mday_star || m->wday_star ? dom && dow : dom || dow;
+}
+
+/* cronie, one real minute at a time: at instant T a job runs if T's wall
+ * time matches (in a repeated hour's second pass, wildcard jobs only), and
+ * where the clock jumps forward, fixed-time jobs whose time was skipped
+ * run at the jump. */
+static int64_t model_next(const struct model *m, const struct tz *zone, int64_t after)
+{
+	for (int64_t t = floor_div(after, 60) * 60 + 60;; t += 60) {
+		int32_t off = tz_offset_at(zone, t, NULL);
+		int32_t before = tz_offset_at(zone, t - 60, NULL);
+		int64_t wall = t + off, at[2];
+
+		if (model_matches(m, wall)) {
+			bool second = tz_local_to_utc(zone, wall, at) == 2 && at[1] == t;
+
+			if (!second || m->wild)
+				return t;
+		}
+		/* The minutes skipped just before T. */
+		for (int64_t w = t - 60 + before + 60; !m->wild && w < wall; w += 60) {
+			if (model_matches(m, w))
+				return t;
+		}
+	}
+}
+
+static void check_model(struct run *run)
+{
+	static const char *const zones[] = { "Europe/Berlin", "America/New_York",
+					     "Australia/Lord_Howe", "UTC" };
+	static const char *const exprs[] = {
+		"0 * * * *", "*/20 * * * *", "30 2 * * *", "15 1-3 * * *",
+		"*/30 1,2 * * *", "0,30 2 * * 0", "45 1 * * *", "* 2 * * *",
+		"5 3 1-7 * 0", "0 0 * * *", "59 1 * * *", "10-50/20 * * * *",
+	};
+	/* Days around each zone's 2026 changes and a quiet day. */
+	static const int64_t bases[] = { 1774735200, 1772935200, 1791025200,
+					 1775300400, 1792872000, 1793494800,
+					 1781526896 };
+	char err[256];
+	int failures = 0, checks = 0;
+
+	run->file = "model";
+	for (size_t z = 0; z < sizeof(zones) / sizeof(*zones); z++) {
+		struct tz *zone = tz_load(zones[z], err, sizeof(err));
+
+		for (size_t e = 0; zone && e < sizeof(exprs) / sizeof(*exprs); e++) {
+			struct cron *cron;
+			struct model m;
+
+			if (cron_parse(exprs[e], &cron, err, sizeof(err)) != 0) {
+				tally_check(&run->tally, 0, run->file, 0, "%s", err);
+				continue;
+			}
+			model_parse(exprs[e], &m);
+			for (size_t b = 0; b < sizeof(bases) / sizeof(*bases); b++) {
+				int64_t t = bases[b];
+
+				for (int i = 0; i < 40; i++) {
+					int64_t want = model_next(&m, zone, t), got;
+					bool ok = cron_next(cron, zone, t * NS_PER_SEC, &got) == 0 &&
+						  got == want * NS_PER_SEC;
+
+					checks++;
+					if (!ok && failures++ < 10)
+						fprintf(stderr, "model: '%s' in %s after %" PRId64
+							": want %" PRId64 ", got %" PRId64 "\n",
+							exprs[e], zones[z], t, want, got / NS_PER_SEC);
+					/* Also start from odd seconds, not only runs. */
+					t = i % 3 == 2 ? want + 17 : want;
+				}
+			}
+			cron_free(cron);
+		}
+		tz_free(zone);
+	}
+	tally_check(&run->tally, failures == 0, run->file, 0,
+		    "%d of %d next-run computations differ from the model", failures,
+		    checks);
+}
+
+int main(int argc, char **argv)
+{
+	struct run run = { { 0, 0 }, NULL };
+
+	if (argc > 1 && argv[1][0]) {
+		char probe[4096];
+		FILE *f = fopen(path_join(probe, sizeof(probe), argv[1], "cron.tsv"), "re");
+
+		if (f) {
+			fclose(f);
+			run_file(&run, argv[1], "cron.tsv");
+		} else {
+			printf("test_cron: no corpus at %s, skipped\n", argv[1]);
+		}
+	}
+	if (argc > 2)
+		run_file(&run, argv[2], "cron.tsv");
+	check_model(&run);
+	return tally_finish(&run.tally, "test_cron");
+}
