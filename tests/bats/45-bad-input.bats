@@ -1,0 +1,397 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
+# Bad command lines: each is a usage error (status 2, one line naming the
+# bad text, then the hint), and nothing is armed or run. Where a command is
+# allowed, it would leave a marker file; the marker must not exist.
+# Also --help, --usage and --version.
+
+load test_helper
+
+setup_file() {
+	# A tfd that wrongly accepted a bad value would wait forever: every call
+	# here goes through a timeout, which then fails the test.
+	local wrapper=$BATS_FILE_TMPDIR/tfd
+	printf '#!/bin/sh\nexec timeout 10 "%s" "$@"\n' "$TFD" >"$wrapper"
+	chmod +x "$wrapper"
+	export TFD_UNDER_TEST=$TFD TFD=$wrapper
+}
+
+setup() {
+	MARK=$BATS_TEST_TMPDIR/ran
+	RUN=(--exec "touch '$MARK'")
+}
+
+# Asserts a usage error naming $1 for the options after it, plus a command
+# that must not run.
+bad() {
+	local text=$1
+	shift
+	assert_usage_error "$text" "$@" "${RUN[@]}"
+	[[ ! -e $MARK ]] || fail "the command ran"
+}
+
+# Options
+
+@test "an unknown long option" {
+	bad --bogus --bogus -d 10ms
+}
+
+@test "an unknown short option" {
+	bad -Z -Z -d 10ms
+}
+
+@test "an unknown option after a valid one with a value" {
+	bad --intervall -d 10ms --intervall 1s
+}
+
+@test "a missing argument at the end: --interval" {
+	assert_usage_error --interval -d 10ms --interval
+}
+
+@test "a missing argument at the end: -d" {
+	assert_usage_error -d -d
+}
+
+@test "a missing argument at the end: --clock" {
+	assert_usage_error --clock -d 10ms --clock
+}
+
+# Clocks
+
+@test "an unknown clock" {
+	bad tai --clock tai -d 10ms
+}
+
+@test "a clock that is not a timerfd clock" {
+	bad process-cputime --clock process-cputime -d 10ms
+}
+
+# Durations
+
+@test "a duration with an unknown unit: --interval 5x" {
+	bad 5x --interval 5x -n 1
+}
+
+@test "a negative duration: --interval -1s" {
+	bad -1s --interval=-1s -n 1
+}
+
+@test "an empty duration: --delay ''" {
+	bad --delay --delay ''
+}
+
+@test "a duration of blanks: --delay ' '" {
+	bad --delay --delay ' '
+}
+
+@test "a duration with trailing garbage: --delay '5s garbage'" {
+	bad '5s garbage' --delay '5s garbage'
+}
+
+@test "a duration with a trailing punctuation mark: --for 10s!" {
+	bad '10s!' -d 10ms --for '10s!'
+}
+
+@test "a non-ASCII digit in a duration: --interval 1０s" {
+	bad '1０s' --interval '1０s' -n 1
+}
+
+@test "a non-ASCII duration: --delay é" {
+	bad 'é' --delay 'é'
+}
+
+@test "a duration over 2^63-1 ns: --interval 9223372037s" {
+	bad 9223372037s --interval 9223372037s -n 1
+}
+
+@test "a duration over 2^63-1 ns that systemd takes: --delay 300y" {
+	bad 300y --delay 300y
+}
+
+@test "a number too large for any integer: --delay 99999999999999999999" {
+	bad 99999999999999999999 --delay 99999999999999999999
+}
+
+@test "infinity is not a duration" {
+	bad infinity --interval infinity -n 1
+}
+
+@test "two decimal points: --interval 1.5.5s" {
+	bad 1.5.5s --interval 1.5.5s -n 1
+}
+
+@test "a unit without a number: --delay s" {
+	bad "'s'" --delay s
+}
+
+@test "an exponent is not a duration: --delay 1e3" {
+	bad 1e3 --delay 1e3
+}
+
+@test "hex is not a duration: --interval 0x10" {
+	bad 0x10 --interval 0x10 -n 1
+}
+
+@test "a bad --for" {
+	bad -5s -d 10ms --for=-5s
+}
+
+@test "a bad --timeout" {
+	bad 5parsecs -d 10ms --timeout 5parsecs
+}
+
+@test "a bad --random-delay" {
+	bad 5q -d 10ms --random-delay 5q
+}
+
+@test "a negative --random-delay" {
+	bad -1s -d 10ms --random-delay=-1s
+}
+
+# Counts
+
+@test "--count 0" {
+	bad "'0'" -i 10ms -n 0
+}
+
+@test "--count -1" {
+	bad -1 -i 10ms --count=-1
+}
+
+@test "--count 1x" {
+	bad 1x -i 10ms -n 1x
+}
+
+@test "--count 1.5" {
+	bad 1.5 -i 10ms -n 1.5
+}
+
+@test "--count 99999999999999999999" {
+	bad 99999999999999999999 -i 10ms -n 99999999999999999999
+}
+
+@test "--count ''" {
+	bad --count -i 10ms --count ''
+}
+
+@test "--dry-run=0" {
+	bad "'0'" -d 10ms --dry-run=0
+}
+
+@test "--dry-run=5x" {
+	bad 5x -d 10ms --dry-run=5x
+}
+
+@test "--dry-run=-2" {
+	bad -2 -d 10ms --dry-run=-2
+}
+
+# Schedules
+
+@test "no schedule at all" {
+	bad schedule
+}
+
+@test "no schedule, only a count" {
+	bad schedule -n 3
+}
+
+@test "--base-time without --dry-run" {
+	bad --base-time --base-time @0 -d 10ms
+}
+
+@test "--at in calendar form on an explicit --clock monotonic" {
+	bad '2026-12-03 10:00:00' --clock monotonic --at '2026-12-03 10:00:00'
+}
+
+@test "--at 'tomorrow' on an explicit --clock boottime" {
+	bad tomorrow --clock boottime --at tomorrow
+}
+
+@test "--at +5min on an explicit --clock monotonic" {
+	bad +5min --clock monotonic --at +5min
+}
+
+@test "--at and --delay together" {
+	bad --delay --at @1 --delay 10ms
+}
+
+@test "--calendar with --interval" {
+	bad --interval --calendar hourly --interval 1s
+}
+
+@test "--calendar with --delay" {
+	bad --delay --calendar hourly --delay 1s
+}
+
+@test "--calendar with --cron" {
+	bad --cron --calendar hourly --cron @hourly
+}
+
+@test "--cron with --at" {
+	bad --at --cron @hourly --at @1
+}
+
+@test "--calendar on the monotonic clock" {
+	bad monotonic --clock monotonic --calendar hourly
+}
+
+# Output
+
+@test "--json with --format" {
+	bad --format -d 10ms --json --format '%n'
+}
+
+@test "an unknown placeholder %x" {
+	bad %x -d 10ms -f 'a %x b'
+}
+
+@test "an unknown placeholder %N (placeholders are case-sensitive)" {
+	bad %N -d 10ms -f '%N'
+}
+
+@test "a trailing lone %" {
+	bad 'tick %' -d 10ms -f 'tick %'
+}
+
+@test "a format that is only %" {
+	bad "'%'" -d 10ms -f '%'
+}
+
+# Running commands
+
+@test "--overlap with an unknown policy" {
+	bad sometimes -i 10ms -n 1 --overlap sometimes
+}
+
+@test "--overlap with an empty policy" {
+	bad --overlap -i 10ms -n 1 --overlap ''
+}
+
+@test "--timeout without a command" {
+	assert_usage_error --timeout -d 10ms --timeout 1s
+}
+
+@test "--overlap without a command" {
+	assert_usage_error --overlap -d 10ms --overlap queue
+}
+
+@test "--exit-on-error without a command" {
+	assert_usage_error --exit-on-error -d 10ms -E
+}
+
+@test "--exec with -- COMMAND" {
+	assert_usage_error --exec -d 10ms --exec "touch '$MARK'" -- touch "$MARK"
+	[[ ! -e $MARK ]] || fail "the command ran"
+}
+
+# Calendar events and cron expressions (these need the real modules)
+
+@test "a bad --calendar weekday" {
+	bad Fry --calendar 'Mon..Fry *-*-* 10:00'
+}
+
+@test "a bad --calendar hour" {
+	bad 25 --calendar '*-*-* 25:00'
+}
+
+@test "an empty --calendar" {
+	bad --calendar --calendar ''
+}
+
+@test "a --calendar that never elapses: *-02-30" {
+	bad '*-02-30' --calendar '*-02-30'
+}
+
+@test "a --cron minute out of range" {
+	bad 61 --cron '61 * * * *'
+}
+
+@test "a --cron with four fields" {
+	bad --cron --cron '* * * *'
+}
+
+@test "an unknown --cron @nickname" {
+	bad @fortnightly --cron @fortnightly
+}
+
+@test "a --cron that never elapses: 0 0 30 2 *" {
+	bad '0 0 30 2 *' --cron '0 0 30 2 *'
+}
+
+# Timestamps
+
+@test "a bad --at word" {
+	bad yesterday-ish --at yesterday-ish
+}
+
+@test "--at with month 13" {
+	bad '2026-13-01 00:00:00' --at '2026-13-01 00:00:00'
+}
+
+@test "--at with minute 61" {
+	bad 10:61 --at 10:61
+}
+
+@test "--at @ with nothing after it" {
+	bad "'@'" --at @
+}
+
+@test "--at @1x" {
+	bad @1x --at @1x
+}
+
+@test "--at with an offset of 25 hours" {
+	bad '2026-12-03T10:00:00+25:00' --at '2026-12-03T10:00:00+25:00'
+}
+
+@test "--at after 2262-04-11T23:47:16Z is out of range" {
+	bad 2262-04-12 --at 2262-04-12
+}
+
+@test "--at @RAW with a bad number on --clock monotonic" {
+	bad @5x --clock monotonic --at @5x
+}
+
+@test "a bad --base-time" {
+	bad notatime --base-time notatime -d 1s --dry-run
+}
+
+# Help and version
+
+@test "--help prints the options on stdout and exits 0" {
+	local opt
+	for opt in --help -h; do
+		run --separate-stderr "$TFD" "$opt"
+		assert_success
+		assert_equal "$stderr" ""
+		assert_output --partial "Usage:"
+		assert_output --partial "--interval"
+		assert_output --partial "--calendar"
+		assert_output --partial "--exec"
+	done
+}
+
+@test "--usage prints a short usage on stdout and exits 0" {
+	run --separate-stderr "$TFD" --usage
+	assert_success
+	assert_equal "$stderr" ""
+	assert_output --partial "Usage:"
+	assert_output --partial "--interval"
+}
+
+@test "--version and -V print the version on stdout and exit 0" {
+	local opt
+	for opt in --version -V; do
+		run --separate-stderr "$TFD" "$opt"
+		assert_success
+		assert_equal "$stderr" ""
+		assert_output --regexp '^tfd [0-9]+\.[0-9]+\.[0-9]+'
+	done
+}
+
+@test "--help arms nothing and runs nothing" {
+	run --separate-stderr "$TFD" --help -d 10ms --exec "touch '$MARK'"
+	assert_success
+	[[ ! -e $MARK ]] || fail "the command ran"
+}
