@@ -8,6 +8,14 @@
 
 load test_helper
 
+# The helper's teardown, extended: a run's child that outlived a failing tfd
+# carries this test's marker and is ended too.
+eval "helper_$(declare -f teardown)"
+teardown() {
+	mapfile -t -O "${#BG_PIDS[@]}" BG_PIDS < <(pgrep -f "^sleep (100\\.|0\\.5)$MARKN\$")
+	helper_teardown
+}
+
 setup() {
 	cd "$BATS_TEST_TMPDIR" || exit 1
 	# A marker no other process on the machine has in its command line,
@@ -208,11 +216,11 @@ echo \"\$TFD_SEQ \$\$\" >>starts; exec sleep 0.5$MARKN"
 	assert_not_equal "$pgid" "$(cut -d' ' -f5 /proc/$$/stat)"
 }
 
-# --timeout
+# --timeout (`timeout` ends a tfd that would hang on the run forever)
 
 @test "--timeout kills a hung run and its background child" {
-	run --separate-stderr "$TFD" -d 10ms --timeout 300ms --json \
-		-- sh -c "sleep $MARK & wait"
+	run --separate-stderr timeout -k 5 20 "$TFD" -d 10ms --timeout 300ms --json \
+		-- sh -c "sleep $MARK </dev/null >/dev/null 2>&1 & wait"
 	# A one-shot timer exits with its run's status: 128 + SIGTERM.
 	assert_equal "$status" 143
 	printf '%s\n' "$output" >out.json
@@ -225,7 +233,7 @@ echo \"\$TFD_SEQ \$\$\" >>starts; exec sleep 0.5$MARKN"
 }
 
 @test "--timeout: without --json a stderr line says the run timed out" {
-	run --separate-stderr "$TFD" -d 10ms --timeout 100ms -- sleep "$MARK"
+	run --separate-stderr timeout -k 5 20 "$TFD" -d 10ms --timeout 100ms -- sleep "$MARK"
 	assert_equal "$status" 143
 	assert_equal "$output" ""
 	assert_regex "$stderr" '^tfd: run 1 \(pid [0-9]+\) timed out and was killed by SIGTERM$'
@@ -233,8 +241,8 @@ echo \"\$TFD_SEQ \$\$\" >>starts; exec sleep 0.5$MARKN"
 }
 
 @test "--timeout: a run that ignores SIGTERM gets SIGKILL about 5 s later" {
-	run --separate-stderr "$TFD" -d 10ms --timeout 200ms --json \
-		-- sh -c "trap '' TERM; sleep $MARK & wait"
+	run --separate-stderr timeout -k 5 30 "$TFD" -d 10ms --timeout 200ms --json \
+		-- sh -c "trap '' TERM; sleep $MARK </dev/null >/dev/null 2>&1 & wait"
 	assert_equal "$status" 137
 	run jq -c 'select(.event == "exit") | [.seq, .status, .signal, .timed_out, .duration >= 4.5, .duration < 15]' <<<"$output"
 	assert_output '[1,null,"SIGKILL",true,true,true]'
@@ -417,7 +425,7 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 # Shutdown
 
 @test "SIGTERM: runs and their children end with tfd, which exits 143" {
-	start_bg "$TFD" -i 100ms --exec "sleep $MARK & wait"
+	start_bg "$TFD" -i 100ms --exec "sleep $MARK </dev/null >/dev/null 2>&1 & wait"
 	wait_for_process "^sleep $MARK\$"
 	kill -TERM "${BG_PIDS[0]}"
 	wait_bg_exit "${BG_PIDS[0]}"
@@ -426,7 +434,7 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 }
 
 @test "SIGTERM: a run that ignores it is SIGKILLed within about 5 s" {
-	start_bg "$TFD" -i 100ms --exec "trap '' TERM; sleep $MARK & wait"
+	start_bg "$TFD" -i 100ms --exec "trap '' TERM; sleep $MARK </dev/null >/dev/null 2>&1 & wait"
 	wait_for_process "^sleep $MARK\$"
 	local t0=$SECONDS
 	kill -TERM "${BG_PIDS[0]}"
