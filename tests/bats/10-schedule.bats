@@ -377,6 +377,53 @@ elapsed_ms() {
 	assert_output "1970-01-01T00:00:01.000000Z"
 }
 
+# Timestamp forms of --at, read in a dry run
+
+@test "--at takes what date --rfc-3339=ns prints, to the nanosecond" {
+	run --separate-stderr "$TFD" --at "$(date --rfc-3339=ns -d @1800000000.123456789)" --dry-run=1 -f '%u'
+	assert_success
+	assert_output "1800000000.123456789"
+}
+
+@test "--at takes what date -Iseconds prints, with its +01:00 offset" {
+	run --separate-stderr "$TFD" --at "$(TZ=Europe/Berlin date -Iseconds -d @1800000000)" --dry-run=1 -f '%u'
+	assert_success
+	assert_output "1800000000.000000000"
+	run --separate-stderr "$TFD" --at 2027-01-15T10:00:00+0100 --dry-run=1 -f '%t'
+	assert_success
+	assert_output "2027-01-15T09:00:00.000000Z"
+}
+
+@test "--at reads a local time in the zone of TZ" {
+	TZ=Europe/Berlin run --separate-stderr "$TFD" --at '2026-12-03 10:00:00' --dry-run=1 -f '%t'
+	assert_success
+	assert_output "2026-12-03T09:00:00.000000Z"
+}
+
+@test "--at relative forms count from --base-time" {
+	run --separate-stderr "$TFD" --base-time @1000 --at +5min --dry-run=1 -f '%u'
+	assert_success
+	assert_output "1300.000000000"
+	TZ=UTC run --separate-stderr "$TFD" --base-time '2026-12-03 10:00:00 UTC' --at tomorrow --dry-run=1 -f '%t'
+	assert_success
+	assert_output "2026-12-04T00:00:00.000000Z"
+	TZ=UTC run --separate-stderr "$TFD" --base-time @0 --at 10:00 --dry-run=1 -f '%t'
+	assert_success
+	assert_output "1970-01-01T10:00:00.000000Z"
+}
+
+@test "--at @ takes a time span after it, as systemd does: @1h is 3600 s" {
+	run --separate-stderr "$TFD" --at @1h --dry-run=1 -f '%u'
+	assert_success
+	assert_output "3600.000000000"
+}
+
+@test "--at the last representable instant, 2262-04-11T23:47:16.854775807Z" {
+	run --separate-stderr "$TFD" --at @9223372036.854775807 --dry-run=1 -f '%t %u'
+	assert_success
+	assert_output "2262-04-11T23:47:16.854775Z 9223372036.854775807"
+}
+
 # Beyond 2038
 
 @test "--at @T in 2040 (past the 32-bit time_t) in a dry run" {

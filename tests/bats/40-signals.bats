@@ -161,6 +161,19 @@ check_forwarded_signal() {
 	assert_equal "$stderr" ""
 }
 
+@test "a closed stdout: tfd runs to its count and exits 0, writing no error" {
+	run --separate-stderr timeout 10 bash -c '"$1" -i 10ms -n 3 >&-' _ "$TFD"
+	assert_success
+	assert_equal "$stderr" ""
+}
+
+@test "a closed stdout: a run's stdout is not one of tfd's descriptors" {
+	run --separate-stderr timeout 10 bash -c '"$1" -d 10ms -- sh -c "readlink /proc/\$\$/fd/1 >&2" >&-' _ "$TFD"
+	assert_success
+	refute_output
+	[[ $stderr != anon_inode:* ]] || fail "the run's stdout is tfd's $stderr"
+}
+
 # Orphans
 
 # The run script for the reaping tests: run 1 leaves a short-lived
