@@ -203,8 +203,13 @@ echo \"\$TFD_SEQ \$\$\" >>starts; exec sleep 0.5$MARKN"
 	done < <(events out.json)
 	assert_equal "$active" 0
 	((most >= 2)) || fail "runs never overlapped: $output"
-	assert_equal "$(jq -r 'select(.event == "exit") | .pid' out.json | sort -u | wc -l)" 4
-	assert_equal "$(jq -r 'select(.event == "exit") | .seq' out.json | sort -n | xargs)" "1 2 3 4"
+	# One run a wake-up (a noisy machine may merge expirations), each with
+	# its own pid.
+	local ticks
+	ticks=$(jq -r 'select(.event == "tick") | .seq' out.json | xargs)
+	assert_equal "$(jq -r 'select(.event == "exit") | .seq' out.json | sort -n | xargs)" "$ticks"
+	assert_equal "$(jq -r 'select(.event == "exit") | .pid' out.json | sort -u | wc -l)" \
+		"$(wc -w <<<"$ticks")"
 }
 
 @test "each run leads its own process group" {
@@ -290,27 +295,36 @@ echo \"\$TFD_SEQ \$\$\" >>starts; exec sleep 0.5$MARKN"
 # --random-delay
 
 @test "--random-delay delays each run by 0..D" {
-	run --separate-stderr "$TFD" -i 100ms -n 20 --random-delay 50ms \
-		--exec 'echo "$TFD_SEQ $TFD_TIME $(date +%s.%N)" >>timing'
+	# "parallel": a run that a delay pushed near the next one is not skipped.
+	run --separate-stderr "$TFD" -i 100ms -n 20 --random-delay 50ms --overlap parallel \
+		--json --exec 'echo "$TFD_SEQ $TFD_TIME $(date +%s.%N)" >>timing'
 	assert_success
-	assert_equal "$(wc -l <timing)" 20
+	# Every wake-up ran once (a noisy machine may merge expirations).
+	assert_equal "$(sort -n timing | cut -d' ' -f1 | xargs)" \
+		"$(jq -r 'select(.event == "tick") | .seq' <<<"$output" | xargs)"
+	local n
+	n=$(wc -l <timing)
+	((n >= 10)) || fail "only $n wake-ups"
 	run_delays timing >delays
 	# Starting sh and date takes a little; the noisy machine more.
-	run awk '$1 < 0 || $1 > 0.3' delays
+	run awk '$1 < 0 || $1 > 0.5' delays
 	assert_output ""
 	# Uniform over 0..50 ms, about 3 in 4 draws exceed 12 ms; without a
 	# delay a run starts within a few ms.
 	run awk '$1 > 0.012' delays
-	((${#lines[@]} >= 5)) || fail "delays look like none: $(xargs <delays)"
+	((${#lines[@]} * 4 >= n)) || fail "delays look like none: $(xargs <delays)"
 }
 
 @test "--random-delay never holds an action past the next expiration" {
-	run --separate-stderr "$TFD" -i 100ms -n 8 --random-delay 1s \
-		--exec 'echo "$TFD_SEQ $TFD_TIME $(date +%s.%N)" >>timing'
+	run --separate-stderr "$TFD" -i 100ms -n 8 --random-delay 1s --overlap parallel \
+		--json --exec 'echo "$TFD_SEQ $TFD_TIME $(date +%s.%N)" >>timing'
 	assert_success
-	assert_equal "$(cut -d' ' -f1 timing | sort -n | xargs)" "1 2 3 4 5 6 7 8"
-	# The last tick has no next expiration, so its delay is not capped.
-	run_delays timing 8 >delays
+	local seqs last
+	seqs=$(jq -r 'select(.event == "tick") | .seq' <<<"$output" | xargs)
+	assert_equal "$(sort -n timing | cut -d' ' -f1 | xargs)" "$seqs"
+	# The last wake-up has no next expiration, so its delay is not capped.
+	last=${seqs##* }
+	run_delays timing "$last" >delays
 	run awk '$1 < 0 || $1 > 0.4' delays
 	assert_output ""
 }
@@ -330,8 +344,8 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 	local s
 	s=$(cut -d. -f1 stamp)
 	((s >= before && s <= after)) || fail "stamp $s not in [$before, $after]"
-	kill -TERM "${BG_PIDS[0]}"
-	wait_bg_exit "${BG_PIDS[0]}"
+	kill -TERM "${BG_PIDS[-1]}"
+	wait_bg_exit "${BG_PIDS[-1]}"
 	assert_equal "$bg_status" 143
 	[[ ! -e runs ]] || fail "a run happened: $(cat runs)"
 }
@@ -386,6 +400,27 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 	assert_equal "$(xargs <runs)" "1"
 }
 
+@test "--persist: a missed calendar or cron elapse is made up at once, a recent one not" {
+	local sched age want
+	# Not across the hour: the "recent" stamp would then miss an elapse.
+	((10#$(date +%M%S) < 5958)) || sleep 4
+	for sched in "--calendar hourly:7200:0" "--cron @hourly:7200:0" \
+		"--calendar hourly:0:" "--cron @hourly:0:"; do
+		IFS=: read -r sched age want <<<"$sched"
+		echo "$(($(date +%s) - age)).000000000" >stamp
+		rm -f runs err
+		# shellcheck disable=SC2086 # $sched is an option and its value.
+		start_bg "$TFD" $sched -v --persist stamp --exec 'echo "$TFD_SEQ" >>runs' 2>err
+		# "armed" comes after any catch-up run was started.
+		wait_for_lines err || fail "$sched: not armed"
+		kill -TERM "${BG_PIDS[-1]}"
+		wait_bg_exit "${BG_PIDS[-1]}"
+		assert_equal "$bg_status" 143
+		# tfd waited for the catch-up run, so it has written its line.
+		assert_equal "$(cat runs 2>/dev/null)" "$want"
+	done
+}
+
 @test "--persist: a corrupt file is a usage error and is left alone" {
 	local content inode
 	for content in 'garbage' '1796286515' '1796286515.000000000 extra'; do
@@ -427,8 +462,8 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 @test "SIGTERM: runs and their children end with tfd, which exits 143" {
 	start_bg "$TFD" -i 100ms --exec "sleep $MARK </dev/null >/dev/null 2>&1 & wait"
 	wait_for_process "^sleep $MARK\$"
-	kill -TERM "${BG_PIDS[0]}"
-	wait_bg_exit "${BG_PIDS[0]}"
+	kill -TERM "${BG_PIDS[-1]}"
+	wait_bg_exit "${BG_PIDS[-1]}"
 	assert_equal "$bg_status" 143
 	assert_no_process "^sleep $MARK\$" 5
 }
@@ -437,8 +472,8 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 	start_bg "$TFD" -i 100ms --exec "trap '' TERM; sleep $MARK </dev/null >/dev/null 2>&1 & wait"
 	wait_for_process "^sleep $MARK\$"
 	local t0=$SECONDS
-	kill -TERM "${BG_PIDS[0]}"
-	wait_bg_exit "${BG_PIDS[0]}" 15
+	kill -TERM "${BG_PIDS[-1]}"
+	wait_bg_exit "${BG_PIDS[-1]}" 15
 	assert_equal "$bg_status" 143
 	((SECONDS - t0 >= 4)) || fail "tfd did not wait the grace period"
 	assert_no_process "^sleep $MARK\$"
@@ -448,11 +483,10 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 	local sig want
 	for sig in INT:130 HUP:129; do
 		want=${sig#*:} sig=${sig%:*}
-		BG_PIDS=()
 		start_bg "$TFD" -d 10ms -- sleep "$MARK"
 		wait_for_process "^sleep $MARK\$"
-		kill -"$sig" "${BG_PIDS[0]}"
-		wait_bg_exit "${BG_PIDS[0]}"
+		kill -"$sig" "${BG_PIDS[-1]}"
+		wait_bg_exit "${BG_PIDS[-1]}"
 		assert_equal "$bg_status" "$want"
 		assert_no_process "^sleep $MARK\$" 5
 	done
