@@ -159,19 +159,34 @@ CHILD_CODE static void report_child_failure(const char *call, const char *arg,
 	}
 }
 
+/* The kernel's struct sigaction, as rt_sigaction(2) takes it on the
+ * architectures tfd builds for (handler, flags, restorer, mask). */
+struct kernel_sigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	unsigned long mask;
+};
+
 /* Caught signals are reset by execve anyway, but the child unblocks signals
  * before it execs, and a handler of tfd's must never run in it; ignored ones
- * (SIGPIPE) would survive exec. The C library refuses its own internal
- * signals here, which is harmless: they are never ignored. */
+ * (SIGPIPE, or anything tfd's own parent ignored) would survive exec. The C
+ * library refuses its internal signals (32, 33), which a parent may still
+ * have left ignored, so those go to the kernel directly. */
 CHILD_CODE static void reset_signal_dispositions(void)
 {
 	struct sigaction dfl;
+	struct kernel_sigaction kdfl;
 
 	memset(&dfl, 0, sizeof dfl);
+	memset(&kdfl, 0, sizeof kdfl);
 	dfl.sa_handler = SIG_DFL;
+	kdfl.handler = SIG_DFL;
 	for (int sig = 1; sig < _NSIG; sig++) {
-		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaction(sig, &dfl, NULL);
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (sigaction(sig, &dfl, NULL) != 0)
+			syscall(SYS_rt_sigaction, sig, &kdfl, NULL, sizeof kdfl.mask);
 	}
 }
 
