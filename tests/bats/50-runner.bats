@@ -186,6 +186,23 @@ echo \"\$TFD_SEQ \$\$\" >>starts; exec sleep 0.5$MARKN"
 	assert_equal "$(printf '%s\n' "${pids[@]}" | sort -u | wc -l)" 3
 }
 
+@test "overlap kill: a run that ignores SIGTERM is SIGKILLed about 5 s later" {
+	# The first run ignores SIGTERM; the one started after it ends at once.
+	run --separate-stderr timeout -k 5 30 "$TFD" -i 200ms -n 2 --json --overlap kill \
+		--exec "[ \$TFD_SEQ = 1 ] || exit 0; trap '' TERM; sleep $MARK"
+	assert_success
+	run events <(printf '%s\n' "$output")
+	local -a e
+	assert_equal "${#lines[@]}" 4
+	assert_equal "${lines[1]% *}" "tick 2 kill 2"
+	read -ra e <<<"${lines[2]}"
+	assert_equal "${e[*]:0:2} ${e[*]:3:3}" "exit 1 null SIGKILL false"
+	((${e[6]%.*} >= 4)) || fail "killed after ${e[6]} s, before the grace period"
+	read -ra e <<<"${lines[3]}"
+	assert_equal "${e[*]:0:2} ${e[*]:3:3}" "exit 2 0 null false"
+	assert_no_process "^sleep $MARK\$"
+}
+
 @test "overlap parallel: runs overlap, each with its own pid" {
 	run --separate-stderr "$TFD" -i 100ms -n 4 --json --overlap parallel -- sleep 0.35
 	assert_success
@@ -274,6 +291,15 @@ echo \"\$TFD_SEQ \$\$\" >>starts; exec sleep 0.5$MARKN"
 	assert_equal "$status" 137
 	assert_equal "$output" ""
 	assert_equal "$stderr" "tfd: run 1 (pid $(cat pid)) was killed by SIGKILL"
+}
+
+@test "--exit-on-error: a timed-out run is a failing run" {
+	run --separate-stderr timeout -k 5 20 "$TFD" -i 100ms -n 20 -E --timeout 100ms --json \
+		-- sleep "$MARK"
+	assert_equal "$status" 143
+	run jq -c 'select(.event == "exit") | [.seq, .status, .signal, .timed_out]' <<<"$output"
+	assert_output '[1,null,"SIGTERM",true]'
+	assert_no_process "^sleep $MARK\$"
 }
 
 @test "without --exit-on-error failing runs are reported and the schedule goes on" {
@@ -455,6 +481,14 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 	run --separate-stderr "$TFD" -d 10ms -i 3600s --persist stamp --exec 'touch ran'
 	assert_equal "$status" 1
 	assert_regex "$stderr" "^tfd: .*stamp"
+}
+
+@test "runs start with no signal blocked or ignored, whatever tfd inherited" {
+	run --separate-stderr sh -c 'trap "" INT HUP QUIT; exec "$0" -d 10ms \
+		-- grep -E "^Sig(Blk|Ign)" /proc/self/status' "$TFD"
+	assert_success
+	assert_equal "${lines[0]}" "SigBlk:	0000000000000000"
+	assert_equal "${lines[1]}" "SigIgn:	0000000000000000"
 }
 
 # Shutdown
