@@ -189,18 +189,20 @@ elapsed_ms() {
 @test "--interval alone: the first expiration is one interval from now, then every interval" {
 	run --separate-stderr timeout 10 "$TFD" -i 150ms -n 3 -f '%n %e %E %s'
 	assert_success
+	local before=0
 	((${#lines[@]} >= 1 && ${#lines[@]} <= 3)) || fail "expected up to 3 lines: $output"
 	local line n e total s sum=0 k=0
 	for line in "${lines[@]}"; do
 		read -r n e total s <<<"$line"
 		k=$((k + 1))
+		before=$sum
 		sum=$((sum + e))
 		assert_equal "$n" "$k"
 		assert_equal "$total" "$sum"
 		# Expiration number TOTAL is due TOTAL intervals after the start.
 		(($(to_ns "$s") >= total * 150000000)) || fail "line '$line' came early"
 	done
-	assert_equal "$sum" 3
+	assert_count_reached 3 "$sum" "$before"
 }
 
 @test "--delay then --interval: first after the delay, then every interval" {
@@ -211,21 +213,22 @@ elapsed_ms() {
 	# Had the interval set the first expiration, it would come at 0.1 s.
 	(($(to_ns "$s") >= 300000000)) || fail "first wake-up at $s s, before the 0.3 s delay"
 	read -r total s <<<"${lines[-1]}"
-	assert_equal "$total" 2
+	((total >= 2)) || fail "stopped at $total expirations of 2"
 	(($(to_ns "$s") >= 400000000)) || fail "second expiration at $s s, before 0.4 s"
 }
 
 @test "--count stops after N expirations" {
 	run --separate-stderr timeout 10 "$TFD" -i 10ms -n 20 -f '%E'
 	assert_success
-	assert_equal "${lines[-1]}" 20
+	assert_count_reached 20 "${lines[-1]}" "${lines[-2]:-0}"
 	assert_equal "$stderr" ""
 }
 
 @test "-n 1 with an interval wakes once" {
 	run --separate-stderr timeout 10 "$TFD" -i 10ms -n 1 -f '%n %E'
 	assert_success
-	assert_output "1 1"
+	# One wake-up; on a stalled machine its read may hold more than one.
+	assert_output --regexp '^1 [1-9][0-9]*$'
 }
 
 @test "--for stops the schedule after the duration" {

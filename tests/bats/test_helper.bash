@@ -82,3 +82,12 @@ mono_ns() {
 ns_to_seconds() {
 	printf '%d.%09d\n' $(($1 / 1000000000)) $(($1 % 1000000000))
 }
+
+# Asserts that a timer with --count $1 stopped at the first wake-up whose
+# running total of expirations reached it (one read may bring several, so
+# the total may pass it): $2 is the last running total, $3 the one before.
+assert_count_reached() {
+	local want=$1 last=$2 before=${3:-0}
+	((last >= want)) || fail "stopped at $last expirations, before --count $want"
+	((before < want)) || fail "went on after $before of --count $want expirations"
+}
