@@ -426,6 +426,15 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 	assert_equal "$(xargs <runs)" "1"
 }
 
+@test "--persist: a one-shot timer has nothing to make up" {
+	echo "$(($(date +%s) - 7200)).000000000" >stamp
+	run --separate-stderr "$TFD" -d 200ms --persist stamp --exec 'echo "$TFD_SEQ" >>runs'
+	assert_success
+	assert_equal "$(xargs <runs)" "1"
+	# The run's time replaced the old stamp.
+	(($(date +%s) - $(cut -d. -f1 stamp) <= 5)) || fail "stamp not updated: $(cat stamp)"
+}
+
 @test "--persist: a missed calendar or cron elapse is made up at once, a recent one not" {
 	local sched age want
 	# Not across the hour: the "recent" stamp would then miss an elapse.
@@ -513,6 +522,19 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 	assert_no_process "^sleep $MARK\$"
 }
 
+@test "SIGTERM drops a queued run" {
+	start_bg "$TFD" -i 100ms --overlap queue --json \
+		--exec 'echo "$TFD_SEQ" >>runs; exec sleep 0.5' >out
+	# The second tick queues a run behind the first.
+	wait_for_lines out 5 2 || fail "no second tick: $(cat out)"
+	kill -TERM "${BG_PIDS[-1]}"
+	wait_bg_exit "${BG_PIDS[-1]}"
+	assert_equal "$bg_status" 143
+	assert_equal "$(jq -r 'select(.event == "tick") | .action' out | sort -u | xargs)" "queue run"
+	assert_equal "$(xargs <runs)" 1
+	assert_equal "$(jq -c 'select(.event == "exit") | [.seq, .signal]' out)" '[1,"SIGTERM"]'
+}
+
 @test "SIGINT ends tfd with 130, SIGHUP with 129" {
 	local sig want
 	for sig in INT:130 HUP:129; do
@@ -543,4 +565,14 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 	refute_line --regexp '^(/proc|init=[^t]|init=t[^f]|init=tf[^d])'
 	assert_line --index 0 --regexp '^init=tfd'
 	assert_line --index 3 --regexp '^init=tfd' 
+}
+
+@test "as PID 1 tfd stops on a SIGTERM sent from inside its namespace" {
+	unshare --pid --fork --mount-proc true 2>/dev/null ||
+		skip "unshare --pid --fork --mount-proc is refused here"
+	# The kernel drops signals to an init that has no handler; tfd's
+	# signalfd must still see this one.
+	run --separate-stderr timeout -k 5 20 unshare --pid --fork --mount-proc \
+		"$TFD" -i 100ms -n 50 --exec '[ "$TFD_SEQ" -lt 3 ] || kill -TERM 1'
+	assert_equal "$status" 143
 }
