@@ -116,6 +116,24 @@ wait_bg_exit() {
 	rmdir "$CG"
 }
 
+@test "--cgroup: a cgroup removed mid-schedule stops tfd with status 1" {
+	make_cgroup
+	start_bg "$TFD" -i 200ms -n 50 --json --cgroup "$CG" -- true >out 2>err
+	wait_for_lines out 5 2 || fail "no run: $(cat out err)"
+	# Between two runs the cgroup is empty and can go.
+	local i
+	for ((i = 0; i < 100; i++)); do
+		rmdir "$CG" 2>/dev/null && break
+		sleep 0.02
+	done
+	[[ ! -d $CG ]] || fail "cannot remove $CG"
+	wait_bg_exit "${BG_PIDS[-1]}"
+	assert_equal "$bg_status" 1
+	run cat err
+	assert_equal "${#lines[@]}" 1
+	assert_regex "${lines[0]}" '^tfd: .*(clone3|cgroup).*No such file or directory$'
+}
+
 @test "--cgroup: a missing directory is a usage error" {
 	need_root
 	assert_usage_error "'$BATS_TEST_TMPDIR/none'" -d 10ms --cgroup "$BATS_TEST_TMPDIR/none" -- true
@@ -153,6 +171,23 @@ wait_bg_exit() {
 	# None of it touched tfd's own namespaces.
 	assert_not_equal "$(hostname)" tfd-joined-test
 	[[ ! -e mnt/inside ]] || fail "the target's mount leaked out"
+}
+
+@test "--join: a target in its own user namespace" {
+	start_target "hostname tfd-joined-test" --user --map-root-user --uts --fork
+	run --separate-stderr "$TFD" -d 10ms --join "$TARGET" -- sh -c \
+		'hostname; readlink /proc/self/ns/user'
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "${lines[0]}" tfd-joined-test
+	assert_equal "${lines[1]}" "$(readlink "/proc/$TARGET/ns/user")"
+}
+
+@test "--join: a process in tfd's own namespaces runs the command as usual" {
+	run --separate-stderr "$TFD" -d 10ms --join "$$" -- hostname
+	assert_success
+	assert_equal "$output" "$(hostname)"
+	assert_equal "$stderr" ""
 }
 
 @test "--join: a target in its own pid namespace gives the run a small pid there" {
