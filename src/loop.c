@@ -54,7 +54,8 @@ struct loop {
 	int64_t aux_armed;
 	int precise_fd;
 	struct stats stats;
-	char line[REPORT_LINE_MAX];
+	size_t line_cap;
+	char *line;               /* sized for the longest line --format can make */
 };
 
 /* Failures of the loop's own calls end tfd with status 1. */
@@ -104,7 +105,7 @@ static void emit_setting(struct loop *l, const char *label)
 		return;
 	}
 	emit(l, STDERR_FILENO, l->line,
-	     format_setting(l->line, sizeof l->line, label,
+	     format_setting(l->line, l->line_cap, label,
 			    timespec_to_ns(cur.it_value),
 			    timespec_to_ns(cur.it_interval)));
 }
@@ -116,10 +117,10 @@ static void emit_tick(struct loop *l, const struct tick *t)
 	if (cfg->quiet)
 		return;
 	if (cfg->json)
-		emit(l, STDOUT_FILENO, l->line, json_tick(l->line, sizeof l->line, t));
+		emit(l, STDOUT_FILENO, l->line, json_tick(l->line, l->line_cap, t));
 	else if (cfg->format)
 		emit(l, STDOUT_FILENO, l->line,
-		     format_tick(l->line, sizeof l->line, cfg->format, t));
+		     format_tick(l->line, l->line_cap, cfg->format, t));
 }
 
 static bool run_failed(const struct run_end *e)
@@ -138,17 +139,17 @@ static void emit_run_end(struct loop *l, const struct run_end *e)
 	int n;
 
 	if (l->cfg->json) {
-		emit(l, STDOUT_FILENO, l->line, json_exit(l->line, sizeof l->line, e));
+		emit(l, STDOUT_FILENO, l->line, json_exit(l->line, l->line_cap, e));
 		return;
 	}
 	if (!run_failed(e))
 		return;
 	if (e->signal)
-		n = snprintf(l->line, sizeof l->line, "tfd: run %" PRIu64 " (pid %d)%s killed by %s\n",
+		n = snprintf(l->line, l->line_cap, "tfd: run %" PRIu64 " (pid %d)%s killed by %s\n",
 			     e->seq, e->pid, e->timed_out ? " timed out and was" : " was",
 			     signal_name(e->signal, name, sizeof name));
 	else
-		n = snprintf(l->line, sizeof l->line, "tfd: run %" PRIu64 " (pid %d)%s exited with status %d\n",
+		n = snprintf(l->line, l->line_cap, "tfd: run %" PRIu64 " (pid %d)%s exited with status %d\n",
 			     e->seq, e->pid, e->timed_out ? " timed out and" : "",
 			     e->status);
 	emit(l, STDERR_FILENO, l->line, (size_t)n);
@@ -169,6 +170,10 @@ static int arm_timer(struct loop *l, int64_t first_ns, int64_t interval_ns)
 	};
 	int flags = TFD_TIMER_ABSTIME;
 
+	/* A zero it_value would disarm the timer; the epoch itself (--at @0)
+	 * is as past as any other past instant: fire at once. */
+	if (its.it_value.tv_sec <= 0 && its.it_value.tv_nsec == 0)
+		its.it_value = (struct timespec){ 0, 1 };
 	/* A realtime schedule names wall-clock instants: when the clock is
 	 * set, the kernel tells us (ECANCELED) so the schedule is recomputed. */
 	if (clock_is_realtime(l->cfg->schedule.clock))
@@ -337,7 +342,7 @@ static void clock_was_set(struct loop *l)
 	int64_t wall = clock_now_ns(CLOCK_REALTIME);
 
 	if (l->cfg->json)
-		emit(l, STDOUT_FILENO, l->line, json_clock(l->line, sizeof l->line, wall));
+		emit(l, STDOUT_FILENO, l->line, json_clock(l->line, l->line_cap, wall));
 	else
 		emit(l, STDERR_FILENO, "tfd: the realtime clock was set; schedule recomputed\n", 53);
 	if (arm_next(l, clock_now_ns(l->read_clock)) != 0 && l->phase == PHASE_RUNNING)
@@ -642,6 +647,9 @@ static void init_loop(struct loop *l, const struct loop_config *cfg)
 	l->start_mono = clock_now_ns(CLOCK_MONOTONIC);
 	l->for_deadline = cfg->for_ns ? l->start_mono + cfg->for_ns : INT64_MAX;
 	l->interval_ns = cfg->schedule.kind == SCHEDULE_TIMER ? cfg->schedule.interval_ns : 0;
+	l->line_cap = cfg->format ? format_line_max(cfg->format) : 0;
+	if (l->line_cap < REPORT_LINE_MAX)
+		l->line_cap = REPORT_LINE_MAX;
 	l->need_next = cfg->json || cfg->random_delay_ns ||
 		       (cfg->format && format_uses_next(cfg->format));
 	stats_init(&l->stats);
@@ -657,12 +665,19 @@ int loop_run(const struct loop_config *cfg)
 		return 1;
 	}
 	init_loop(l, cfg);
+	l->line = malloc(l->line_cap);
+	if (!l->line) {
+		perror("tfd: malloc");
+		free(l);
+		return 1;
+	}
 	if (open_descriptors(l) != 0) {
 		status = l->status ? l->status : 1;
 		if (!l->status)
 			fprintf(stderr, "tfd: timerfd_create (%s): %s\n",
 				cfg->clock_name, strerror(errno));
 		close_descriptors(l);
+		free(l->line);
 		free(l);
 		return status;
 	}
@@ -682,10 +697,11 @@ int loop_run(const struct loop_config *cfg)
 		wait_for_events(l);
 	}
 	if (cfg->stats)
-		emit(l, STDERR_FILENO, l->line, stats_format(&l->stats, l->line, sizeof l->line));
+		emit(l, STDERR_FILENO, l->line, stats_format(&l->stats, l->line, l->line_cap));
 	status = l->status;
 	runner_free(l->runner);
 	close_descriptors(l);
+	free(l->line);
 	free(l);
 	return status;
 }

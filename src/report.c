@@ -133,6 +133,12 @@ int format_check(const char *fmt, char *err, size_t errlen)
 	return 0;
 }
 
+size_t format_line_max(const char *fmt)
+{
+	/* Every two bytes of FMT ("%t") make at most REPORT_FIELD_MAX. */
+	return strlen(fmt) / 2 * REPORT_FIELD_MAX + REPORT_FIELD_MAX + 2;
+}
+
 bool format_uses_next(const char *fmt)
 {
 	for (const char *p = fmt; *p; p++) {

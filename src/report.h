@@ -38,6 +38,11 @@ struct run_end {
  * placeholder ("invalid format '%x': unknown placeholder '%x'"). */
 int format_check(const char *fmt, char *err, size_t errlen);
 
+/* A buffer this large holds any line FMT can make, so a tick line is never
+ * cut: no placeholder expands to more than REPORT_FIELD_MAX bytes. */
+#define REPORT_FIELD_MAX 32
+size_t format_line_max(const char *fmt);
+
 /* True when FMT prints %r, so the loop asks timerfd_gettime only then. */
 bool format_uses_next(const char *fmt);
 

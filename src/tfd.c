@@ -420,10 +420,9 @@ static int open_persist(struct setup *st, const char *path)
 
 /* Dry run */
 
-static void print_dry_run_line(const struct setup *st, uint64_t k, int64_t at_ns,
-			       int64_t next_ns)
+static void print_dry_run_line(const struct setup *st, char *line, size_t cap,
+			       uint64_t k, int64_t at_ns, int64_t next_ns)
 {
-	char line[REPORT_LINE_MAX];
 	const struct loop_config *lc = &st->loop;
 	struct tick t = {
 		.seq = k, .expirations = 1, .total = k,
@@ -434,8 +433,7 @@ static void print_dry_run_line(const struct setup *st, uint64_t k, int64_t at_ns
 
 	t.elapsed_ns = t.wall_ns - st->base_ns;
 	t.next_in_ns = next_ns > at_ns ? next_ns - at_ns : 0;
-	len = lc->json ? json_tick(line, sizeof line, &t)
-		       : format_tick(line, sizeof line, lc->format, &t);
+	len = lc->json ? json_tick(line, cap, &t) : format_tick(line, cap, lc->format, &t);
 	fwrite(line, 1, len, stdout);
 }
 
@@ -446,6 +444,8 @@ static int dry_run(const struct setup *st)
 	const struct schedule *s = &st->loop.schedule;
 	uint64_t n = st->dry_run;
 	int64_t at, next = 0, end = INT64_MAX;
+	size_t cap = st->loop.format ? format_line_max(st->loop.format) : 0;
+	char *line;
 
 	if (st->loop.count && st->loop.count < n)
 		n = st->loop.count;
@@ -453,14 +453,22 @@ static int dry_run(const struct setup *st)
 		end = st->clock_now_ns + st->loop.for_ns;
 	if (s->kind == SCHEDULE_TIMER ? schedule_nth(s, 1, &at) : schedule_next(s, st->base_ns, &at))
 		return 0;
+	if (cap < REPORT_LINE_MAX)
+		cap = REPORT_LINE_MAX;
+	line = malloc(cap);
+	if (!line) {
+		perror("tfd: malloc");
+		return 1;
+	}
 	for (uint64_t k = 1; k <= n && at <= end; k++, at = next) {
 		bool more = s->kind == SCHEDULE_TIMER ? schedule_nth(s, k + 1, &next) == 0
 						       : schedule_next(s, at, &next) == 0;
 
-		print_dry_run_line(st, k, at, more ? next : 0);
+		print_dry_run_line(st, line, cap, k, at, more ? next : 0);
 		if (!more || ferror(stdout))
 			break;
 	}
+	free(line);
 	if (fflush(stdout) == 0 || errno == EPIPE)
 		return 0;
 	fprintf(stderr, "tfd: write: %s\n", strerror(errno));
