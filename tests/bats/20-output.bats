@@ -171,7 +171,7 @@ assert_each_line() {
 @test "a format of adjacent placeholders and of no placeholder at all" {
 	run --separate-stderr timeout 10 "$TFD" -i 10ms -n 2 -f '%n%n%e'
 	assert_success
-	assert_equal "${lines[0]}" "111"
+	assert_regex "${lines[0]}" '^11[1-9][0-9]*$'
 	run --separate-stderr timeout 10 "$TFD" -d 0 -f 'tick'
 	assert_success
 	assert_output "tick"
@@ -299,11 +299,12 @@ assert_each_line() {
 }
 
 @test "--verbose on a one-shot timer: interval 0" {
-	run --separate-stderr timeout 10 "$TFD" --verbose -d 50ms -f '%n'
+	run --separate-stderr timeout 10 "$TFD" --verbose -d 300ms -f '%n'
 	assert_success
 	assert_output "1"
 	assert_equal "${#stderr_lines[@]}" 2
-	[[ ${stderr_lines[0]} =~ ^tfd:\ armed:\ next\ in\ 0\.[0-9]+\ s,\ interval\ 0\ s$ ]] ||
+	# "next in 0 s" only on a machine so slow the timer expired meanwhile.
+	[[ ${stderr_lines[0]} =~ ^tfd:\ armed:\ next\ in\ 0(\.[0-9]+)?\ s,\ interval\ 0\ s$ ]] ||
 		fail "${stderr_lines[0]}"
 	[[ ${stderr_lines[1]} =~ ^tfd:\ tick\ 1:\ next\ in\ 0\ s,\ interval\ 0\ s$ ]] ||
 		fail "${stderr_lines[1]}"
