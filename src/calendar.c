@@ -792,18 +792,31 @@ static bool mktime_like_glibc(struct clock *clk, int64_t local, int want,
 
 /* mktime(3) / timegm(3): normalises W in place and sets *T to the instant.
  * Returns false (leaving W alone) where mktime would fail or return a
- * negative time, which systemd counts as failure too. */
+ * negative time, which systemd counts as failure too.
+ *
+ * Like glibc, the search runs with the seconds clamped to 0..59 and adds the
+ * excess afterwards, so "01:59:67" next to a gap is read at 01:59:59 and
+ * then moved on by 8 seconds, rather than read as 02:00:07 in the gap. */
 static bool normalize_wall(struct clock *clk, struct wall *w, int64_t *t)
 {
-	int64_t local = wall_to_local_seconds(w), when = local;
+	int64_t sec = w->sec < 0 ? 0 : w->sec > 59 ? 59 : w->sec;
+	int64_t excess = w->sec - sec, when, local;
 	int dst = 0;
 	int32_t off = 0;
 
+	w->sec = sec;
+	local = wall_to_local_seconds(w);
+	w->sec = sec + excess;
+	when = local + excess;
 	if (clk->zone) {
 		if (!mktime_like_glibc(clk, local, w->isdst < 0 ? -1 : w->isdst != 0,
 				       &when))
 			return false;
 		off = offset_at(clk, when, &dst);
+		if (excess != 0) {
+			when += excess;
+			off = offset_at(clk, when, &dst);
+		}
 	}
 	if (when < 0)
 		return false;
