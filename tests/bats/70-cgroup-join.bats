@@ -201,6 +201,18 @@ wait_bg_exit() {
 	assert_equal "${lines[1]}" "$(readlink "/proc/$TARGET/ns/pid")"
 }
 
+@test "--join: a timed-out run's zombie in the target's pid namespace does not hold tfd" {
+	start_target ":" --pid --mount-proc --fork
+	# The run's background child is orphaned to the namespace's init (the
+	# target, a sleep that never reaps it) and stays a zombie in the run's
+	# process group: tfd can neither kill nor reap it, so must not wait.
+	local mark="100.${BASHPID}${RANDOM}"
+	run --separate-stderr timeout -k 2 10 "$TFD" -d 10ms --timeout 200ms --join "$TARGET" \
+		-- sh -c "sleep $mark </dev/null >/dev/null 2>&1 & exec sleep 10"
+	assert_equal "$status" 143
+	assert_regex "$stderr" '^tfd: run 1 \(pid [0-9]+\) timed out and was killed by SIGTERM$'
+}
+
 @test "--join: bad PIDs are usage errors" {
 	need_root
 	local gone
