@@ -262,6 +262,18 @@ echo \"\$TFD_SEQ \$\$\" >>starts; exec sleep 0.5$MARKN"
 	assert_no_process "^sleep $MARK\$"
 }
 
+@test "--timeout: a run that exits on SIGTERM reports its own status" {
+	run --separate-stderr timeout -k 5 20 "$TFD" -d 10ms --timeout 200ms \
+		-- sh -c "trap 'exit 7' TERM; sleep $MARK </dev/null >/dev/null 2>&1 & wait"
+	assert_equal "$status" 7
+	assert_regex "$stderr" '^tfd: run 1 \(pid [0-9]+\) timed out and exited with status 7$'
+	run --separate-stderr timeout -k 5 20 "$TFD" -d 10ms --timeout 200ms --json \
+		-- sh -c "trap 'exit 7' TERM; sleep $MARK </dev/null >/dev/null 2>&1 & wait"
+	run jq -c 'select(.event == "exit") | [.status, .signal, .timed_out]' <<<"$output"
+	assert_output '[7,null,true]'
+	assert_no_process "^sleep $MARK\$"
+}
+
 @test "--timeout: a run that ignores SIGTERM gets SIGKILL about 5 s later" {
 	run --separate-stderr timeout -k 5 30 "$TFD" -d 10ms --timeout 200ms --json \
 		-- sh -c "trap '' TERM; sleep $MARK </dev/null >/dev/null 2>&1 & wait"
