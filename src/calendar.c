@@ -49,6 +49,7 @@ struct calendar {
 	int weekdays;           /* bit 0 = Monday … bit 6 = Sunday; -1 = any */
 	bool end_of_month;      /* the day chain counts back from the month end */
 	bool utc;
+	int dst;                /* -1, or daylight saving forced off (0) or on */
 	const struct tz *zone;  /* the event's own zone; NULL = the local one */
 	struct chain year, month, day, hour, minute, usec;
 };
@@ -514,11 +515,38 @@ static bool plausible_zone_name(const char *name)
 	return !slash;
 }
 
-/* Cuts a trailing " UTC" (any case) or " ZONE" off TEXT (modified in
- * place), as systemd does before parsing the rest. An unknown zone is left
- * in place, where the parser then rejects it. */
-static void split_zone(char *text, tz_lookup_fn find_zone, void *arg,
-		       struct calendar *cal)
+/* Cuts a trailing " ABBR" off TEXT if ABBR is one of LOCAL's two
+ * abbreviations (any case), setting the forced daylight-saving flag. */
+static bool split_local_abbr(char *text, const struct tz *local,
+			     struct calendar *cal)
+{
+	size_t len = strlen(text);
+
+	for (int dst = 0; local && dst <= 1; dst++) {
+		const char *abbr = dst ? tz_dst_abbr(local) : tz_std_abbr(local);
+		size_t n = strlen(abbr);
+		char word[64];
+
+		if (n == 0 || n >= sizeof(word) || len < n + 1 ||
+		    text[len - n - 1] != ' ')
+			continue;
+		for (size_t i = 0; i <= n; i++)
+			word[i] = lower(abbr[i]);
+		if (!equals_nocase(text + len - n, word))
+			continue;
+		text[len - n - 1] = '\0';
+		cal->dst = dst;
+		return true;
+	}
+	return false;
+}
+
+/* Cuts a trailing " UTC" (any case), " ABBR" (see split_local_abbr) or
+ * " ZONE" off TEXT (modified in place), as systemd does before parsing the
+ * rest. An unknown zone is left in place, where the parser then rejects
+ * it. */
+static void split_zone(char *text, const struct tz *local, tz_lookup_fn find_zone,
+		       void *arg, struct calendar *cal)
 {
 	size_t len = strlen(text);
 	char *space;
@@ -528,6 +556,8 @@ static void split_zone(char *text, tz_lookup_fn find_zone, void *arg,
 		cal->utc = true;
 		return;
 	}
+	if (split_local_abbr(text, local, cal))
+		return;
 	space = strrchr(text, ' ');
 	if (!space || !find_zone || !plausible_zone_name(space + 1))
 		return;
@@ -645,8 +675,9 @@ static bool finish_event(struct parser *ps, struct calendar *cal)
 	return true;
 }
 
-int calendar_parse(const char *spec, tz_lookup_fn find_zone, void *find_zone_arg,
-		   struct calendar **out, char *err, size_t errlen)
+int calendar_parse_local(const char *spec, const struct tz *local,
+			 tz_lookup_fn find_zone, void *find_zone_arg,
+			 struct calendar **out, char *err, size_t errlen)
 {
 	struct parser ps = { NULL };
 	struct calendar *cal = calloc(1, sizeof(*cal));
@@ -655,7 +686,8 @@ int calendar_parse(const char *spec, tz_lookup_fn find_zone, void *find_zone_arg
 	if (!cal || !text) {
 		ps.reason = "out of memory";
 	} else {
-		split_zone(text, find_zone, find_zone_arg, cal);
+		cal->dst = -1;
+		split_zone(text, local, find_zone, find_zone_arg, cal);
 		if (parse_body(&ps, text, cal))
 			finish_event(&ps, cal);
 	}
@@ -668,6 +700,13 @@ int calendar_parse(const char *spec, tz_lookup_fn find_zone, void *find_zone_arg
 	}
 	*out = cal;
 	return 0;
+}
+
+int calendar_parse(const char *spec, tz_lookup_fn find_zone, void *find_zone_arg,
+		   struct calendar **out, char *err, size_t errlen)
+{
+	return calendar_parse_local(spec, NULL, find_zone, find_zone_arg, out,
+				    err, errlen);
 }
 
 void calendar_free(struct calendar *cal)
@@ -1086,7 +1125,7 @@ static bool find_next(struct clock *clk, const struct calendar *cal,
 
 		normalize_wall(clk, w, &when);
 		if (!keep_dst)
-			w->isdst = -1;
+			w->isdst = cal->dst;
 		s = match_date(clk, cal, w, usec);
 		if (s == STEP_MATCHED)
 			s = match_time(clk, cal, w, usec);

@@ -16,6 +16,15 @@ struct calendar;
 int calendar_parse(const char *spec, tz_lookup_fn find_zone, void *find_zone_arg,
 		   struct calendar **out, char *err, size_t errlen);
 
+/* As calendar_parse, and also reads a trailing abbreviation of LOCAL's
+ * standard or daylight time ("… CET", "… CEST" when LOCAL is Europe/Berlin)
+ * as systemd does: the event is then in local time with daylight saving
+ * forced off or on. LOCAL may be NULL (no abbreviations, as
+ * calendar_parse). */
+int calendar_parse_local(const char *spec, const struct tz *local,
+			 tz_lookup_fn find_zone, void *find_zone_arg,
+			 struct calendar **out, char *err, size_t errlen);
+
 /* The first elapse strictly after AFTER_NS (ns since the epoch), in the
  * event's own zone if it names one, else in LOCAL. Returns 0 and *next_ns,
  * or -1 when the event never elapses again. */

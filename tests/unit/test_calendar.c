@@ -6,7 +6,11 @@
  * to five elapses strictly after base as epoch seconds separated by spaces,
  * "never" or "error". Fewer than five elapses means there are no more. The
  * project's vectors may write an elapse with a fraction ("1781568001.125",
- * up to 9 digits) for events with sub-second parts. */
+ * up to 9 digits) for events with sub-second parts.
+ *
+ * Events are parsed with calendar_parse_local and the row's zone, so that a
+ * trailing abbreviation of that zone ("… EST" in America/New_York) reads as
+ * systemd reads it with that TZ. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -150,8 +154,9 @@ static int calendar_row(const struct tsv_row *row, void *arg)
 		tz_free(zone);
 		return 1;
 	}
-	rc = calendar_parse(row->field[2], tz_cache_lookup, run->zones, &cal, err,
-			    sizeof(err));
+	/* The zone of TZ is also what "… CET"-style abbreviations refer to. */
+	rc = calendar_parse_local(row->field[2], zone, tz_cache_lookup, run->zones,
+				  &cal, err, sizeof(err));
 	if (strcmp(row->field[3], "error") == 0) {
 		tally_check(&run->tally, rc == -1 && message_ok(err, row->field[2]),
 			    run->file, row->line, "'%s': want error, got %s",

@@ -153,6 +153,18 @@ Europe/Berlin	1781526896	*-*-* 12:00 europe/berlin
 Europe/Berlin	1781526896	*-*-* 12:00 Europe//Berlin
 Europe/Berlin	1781526896	*-*-* 12:00 posix/Europe/Berlin
 UTC	1781526896	*-*-* 12:00 EST5EDT
+# An abbreviation of the local zone (TZ) forces daylight saving off or on
+# (systemd's tzname[] suffix): in summer "12:00 EST" never matches in New
+# York, "12:00 EDT" does; in another zone EDT is unknown and EST is the
+# zoneinfo file EST.
+America/New_York	1781526896	*-*-* 12:00 EST
+America/New_York	1781526896	*-*-* 12:00 edt
+America/New_York	1767225600	*-*-* 12:00 EST
+America/New_York	1772946000	hourly EST
+Europe/Berlin	1781526896	*-*-* 12:00 CEST
+Europe/Berlin	1781526896	*-*-* 12:00 EDT
+Europe/Berlin	1781526896	*-*-* 12:00 EST
+Australia/Lord_Howe	1775307600	*:0/15 +11
 # Leap days.
 UTC	1781526896	*-02-29
 Europe/Berlin	1781526896	*-02-29 12:00
