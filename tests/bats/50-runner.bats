@@ -547,15 +547,16 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 	assert_equal "$(jq -c 'select(.event == "exit") | [.seq, .signal]' out)" '[1,"SIGTERM"]'
 }
 
-@test "SIGINT ends tfd with 130, SIGHUP with 129" {
+@test "SIGINT ends tfd with 130, SIGHUP with 129, each forwarded to the run" {
 	local sig want
 	for sig in INT:130 HUP:129; do
 		want=${sig#*:} sig=${sig%:*}
-		start_bg "$TFD" -d 10ms -- sleep "$MARK"
+		start_bg "$TFD" -d 10ms --json -- sleep "$MARK" >out
 		wait_for_process "^sleep $MARK\$"
 		kill -"$sig" "${BG_PIDS[-1]}"
 		wait_bg_exit "${BG_PIDS[-1]}"
 		assert_equal "$bg_status" "$want"
+		assert_equal "$(jq -r 'select(.event == "exit") | .signal' out)" "SIG$sig"
 		assert_no_process "^sleep $MARK\$" 5
 	done
 }
