@@ -105,6 +105,7 @@ build() {
 	done
 	# bench/next_elapse.c is another module's micro-benchmark; it links
 	# against the library part of src/.
+	rm -f "$BUILD/next_elapse"
 	if [[ -f bench/next_elapse.c ]]; then
 		local lib=()
 		local f
@@ -313,11 +314,19 @@ dry_runs() {
 	r=$(ratio "$k" "$sa")
 	row "dry run: --cron '*/15 * * * *' ×100000 (ms; same ref)" "$(fix "$k" 1)" "$(fix "$sa" 1)" "$r" "≤ 1×" "$(at_most "$r" 1)"
 	if [[ -x $BUILD/next_elapse ]]; then
-		local ne
-		ne=$("$BUILD/next_elapse" 2>>"$LOG" | head -n 1)
-		detail "next_elapse: $ne"
-		row "next_elapse (bench/next_elapse.c, 100000 elapses)" "${ne:-n/a}" "—" "—" "—" "—"
+		next_elapse_rows
 	fi
+}
+
+# bench/next_elapse prints a line "WHAT  N ns/call  (...)" for each schedule.
+next_elapse_rows() {
+	local line what ns
+	while IFS= read -r line; do
+		detail "next_elapse: $line"
+		[[ $line =~ ^(.*[^[:space:]])[[:space:]]+([0-9.]+)\ ns/call ]] || continue
+		what=${BASH_REMATCH[1]} ns=${BASH_REMATCH[2]}
+		row "next elapse, $what (ns a call; bench/next_elapse.c)" "$ns" "—" "—" "—" "—"
+	done < <("$BUILD/next_elapse" 2>>"$LOG")
 }
 
 # --precise against cyclictest
