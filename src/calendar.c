@@ -359,8 +359,9 @@ static bool parse_epoch(struct parser *ps, const char **pp, struct calendar *cal
 }
 
 /* The date part: "Y-M-D", "M-D", with '~' in place of the last '-' to count
- * days from the month's end. Sets *is_time when the text turns out to be a
- * time (no '-' follows the first field), leaving *pp alone then. */
+ * days from the month's end, or "@SECONDS" (then *done is set: no time part
+ * follows). When the text turns out to be a time (no '-' follows the first
+ * field), *pp is left alone. */
 static bool parse_date(struct parser *ps, const char **pp, struct calendar *cal,
 		       bool *done)
 {
