@@ -79,22 +79,6 @@ start_target() {
 	fail "the unshare target did not start"
 }
 
-# Waits up to $2 seconds (default 10) for the background process $1 to end
-# and sets bg_status to its exit status; fails if it is still running.
-wait_bg_exit() {
-	local pid=$1 timeout=${2:-10} i state
-	for ((i = 0; i < timeout * 20; i++)); do
-		state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
-		if [[ -z $state || $state == Z ]]; then
-			bg_status=0
-			wait "$pid" || bg_status=$?
-			return 0
-		fi
-		sleep 0.05
-	done
-	fail "process $pid still running after ${timeout}s"
-}
-
 # --cgroup
 
 @test "--cgroup starts each run inside the cgroup" {

@@ -91,3 +91,22 @@ assert_count_reached() {
 	((last >= want)) || fail "stopped at $last expirations, before --count $want"
 	((before < want)) || fail "went on after $before of --count $want expirations"
 }
+
+# Waits up to $2 seconds (default 10) for background process $1 (started
+# with start_bg in this shell) to end and sets bg_status to its exit status;
+# fails if it is still running. Unlike a bare `wait`, a tfd that never ends
+# fails the test instead of hanging the suite.
+# shellcheck disable=SC2034 # bg_status is the tests' to read.
+wait_bg_exit() {
+	local pid=$1 timeout=${2:-10} i state
+	for ((i = 0; i < timeout * 20; i++)); do
+		state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+		if [[ -z $state || $state == Z ]]; then
+			bg_status=0
+			wait "$pid" || bg_status=$?
+			return 0
+		fi
+		sleep 0.05
+	done
+	fail "process $pid still running after ${timeout}s"
+}
