@@ -146,3 +146,9 @@ uninstall:
 	rm -f $(INSTALLED)
 
 .PHONY: install uninstall
+
+# Benchmarks against the floor (see BENCHMARKS.md); not part of check.
+bench: tfd
+	bash bench/run.sh
+
+.PHONY: bench

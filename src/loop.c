@@ -123,9 +123,10 @@ static void emit_tick(struct loop *l, const struct tick *t)
 		     format_tick(l->line, l->line_cap, cfg->format, t));
 }
 
+/* A run that --overlap kill ended made way for a newer one: not a failure. */
 static bool run_failed(const struct run_end *e)
 {
-	return e->signal != 0 || e->status != 0;
+	return !e->superseded && (e->signal != 0 || e->status != 0);
 }
 
 static int run_status(const struct run_end *e)
@@ -644,7 +645,7 @@ static void init_loop(struct loop *l, const struct loop_config *cfg)
 	l->read_clock = readable_clock(cfg->schedule.clock);
 	l->precise_fd = -1;
 	l->aux_armed = INT64_MAX;
-	l->start_mono = clock_now_ns(CLOCK_MONOTONIC);
+	l->start_mono = cfg->start_mono_ns;
 	l->for_deadline = cfg->for_ns ? l->start_mono + cfg->for_ns : INT64_MAX;
 	l->interval_ns = cfg->schedule.kind == SCHEDULE_TIMER ? cfg->schedule.interval_ns : 0;
 	l->line_cap = cfg->format ? format_line_max(cfg->format) : 0;

@@ -14,6 +14,7 @@
 struct loop_config {
 	struct schedule schedule;
 	const char *clock_name;      /* as the user named it, for messages */
+	int64_t start_mono_ns;       /* when tfd started, for %s */
 	uint64_t count;              /* stop after this many expirations; 0 = no limit */
 	int64_t for_ns;              /* stop this long after start; 0 = no limit */
 	const char *format;          /* the tick line; NULL prints none */

@@ -29,6 +29,7 @@ struct run_end {
 	int signal;            /* signal number, or 0 */
 	int64_t duration_ns;
 	bool timed_out;
+	bool superseded;       /* ended by --overlap kill: tfd's doing, no failure */
 };
 
 /* Longest line any of these functions writes, newline included. */

@@ -19,6 +19,8 @@ struct run {
 	int64_t started;
 	int64_t deadline;   /* timeout or end of grace; INT64_MAX for none */
 	bool term_sent;     /* the next deadline sends SIGKILL */
+	bool killed;        /* SIGKILL was sent: nothing is left to wait for */
+	bool superseded;    /* ended by --overlap kill for a newer run */
 	bool timed_out;
 	bool reaped;        /* leader gone; the group still has members */
 };
@@ -181,6 +183,7 @@ static void signal_run(struct run *run, int sig, int64_t now)
 	kill(-run->pid, sig);
 	if (sig == SIGKILL) {
 		run->deadline = INT64_MAX;
+		run->killed = true;
 		return;
 	}
 	if (!run->term_sent) {
@@ -200,9 +203,12 @@ const char *runner_tick(struct runner *r, const struct tick *t, int64_t now,
 		r->waiting_tick = *t;
 		return "queue";
 	case OVERLAP_KILL:
-		for (size_t i = 0; i < r->nruns; i++)
-			if (!r->runs[i].reaped)
+		for (size_t i = 0; i < r->nruns; i++) {
+			if (!r->runs[i].reaped) {
+				r->runs[i].superseded = true;
 				signal_run(&r->runs[i], SIGTERM, now);
+			}
+		}
 		r->waiting = true;
 		r->waiting_tick = *t;
 		return "kill";
@@ -223,6 +229,7 @@ static void describe_end(const struct run *run, int wstatus, int64_t now,
 		.signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0,
 		.duration_ns = now - run->started,
 		.timed_out = run->timed_out,
+		.superseded = run->superseded,
 	};
 }
 
@@ -231,11 +238,15 @@ static bool group_has_members(pid_t pgid)
 	return kill(-pgid, 0) == 0 || errno == EPERM;
 }
 
-/* Groups whose leader is gone are kept only while they have members. */
+/* Groups whose leader is gone are kept only while they have members and
+ * SIGKILL is still to come: after it, what remains are zombies that only
+ * their own parent (perhaps in another pid namespace) can reap. */
 static void prune_groups(struct runner *r)
 {
 	for (size_t i = 0; i < r->nruns;) {
-		if (r->runs[i].reaped && !group_has_members(r->runs[i].pid))
+		const struct run *run = &r->runs[i];
+
+		if (run->reaped && (run->killed || !group_has_members(run->pid)))
 			remove_run(r, &r->runs[i]);
 		else
 			i++;

@@ -201,8 +201,13 @@ static int take_now(struct setup *st, const struct options *o)
 			return usage_error(st, "--base-time: %s", why);
 		st->base_given = true;
 	}
-	st->clock_now_ns = is_realtime(clock) ? st->base_ns
-			 : clock_now_ns(clock == CLOCK_BOOTTIME_ALARM ? CLOCK_BOOTTIME : clock);
+	/* %s counts from the same instant the schedule is computed from. */
+	st->loop.start_mono_ns = clock_now_ns(CLOCK_MONOTONIC);
+	if (clock == CLOCK_MONOTONIC)
+		st->clock_now_ns = st->loop.start_mono_ns;
+	else
+		st->clock_now_ns = is_realtime(clock) ? st->base_ns
+				 : clock_now_ns(clock == CLOCK_BOOTTIME_ALARM ? CLOCK_BOOTTIME : clock);
 	return 0;
 }
 
@@ -255,7 +260,7 @@ static int build_wall_schedule(struct setup *st, const struct options *o)
 	s->zone = st->local;
 	if (o->calendar) {
 		s->kind = SCHEDULE_CALENDAR;
-		if (calendar_parse(o->calendar, tz_cache_lookup, st->zones, &st->calendar,
+		if (calendar_parse_local(o->calendar, st->local, tz_cache_lookup, st->zones, &st->calendar,
 				   why, sizeof why) != 0)
 			return usage_error(st, "--calendar: %s", why);
 		s->calendar = st->calendar;

@@ -554,3 +554,10 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 		"$TFD" -i 100ms -n 50 --exec '[ "$TFD_SEQ" -lt 3 ] || kill -TERM 1'
 	assert_equal "$status" 143
 }
+
+@test "--exit-on-error does not count a run that --overlap kill ended as a failure" {
+	run --separate-stderr timeout 20 "$TFD" -i 100ms -n 4 -E --overlap kill --json -- sleep 0.25
+	assert_success
+	run jq -r 'select(.event == "exit") | .signal' <<<"$output"
+	assert_line SIGTERM
+}
