@@ -2,7 +2,7 @@
  * lateness — run a ticker with stdout on a pipe and measure it from outside.
  *
  * Usage: lateness [-i INTERVAL_NS] [-n COUNT] [-l LEAD_MS] [-k KILL_MS]
- *                 [-s SAMPLE_MS] [-o FILE] [-r] -- COMMAND [ARG...]
+ *                 [-s SAMPLE_MS] [-o FILE | -O FILE] [-r] -- COMMAND [ARG...]
  *
  * The harness picks an absolute CLOCK_REALTIME start T, LEAD_MS in the future,
  * and replaces these placeholders in the arguments of COMMAND:
@@ -21,6 +21,10 @@
  * voluntary context switches read from /proc/PID/status while the child is a
  * zombie (so the last wake-up is counted), peak RSS (VmHWM) sampled from the
  * same file while it runs, and ru_maxrss and CPU time from wait4().
+ *
+ * -o FILE copies what COMMAND prints to FILE as well; -O FILE sends it
+ * straight to FILE instead of the pipe, so that no reader wakes up per line
+ * (nothing is scored then).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +51,7 @@ struct options {
 	int64_t kill_ms;	/* SIGTERM the child after this long; 0: never */
 	int64_t sample_ms;	/* sample /proc/PID/status this often; 0: never */
 	const char *save;	/* copy the child's output here */
+	const char *direct;	/* the child's stdout goes straight here */
 	int raw;		/* do not parse lines */
 	char **argv;
 };
@@ -113,7 +119,7 @@ static int64_t parse_number(const char *s)
 static void usage(void)
 {
 	fprintf(stderr, "usage: lateness [-i INTERVAL_NS] [-n COUNT] [-l LEAD_MS] "
-			"[-k KILL_MS] [-s SAMPLE_MS] [-o FILE] [-r] -- COMMAND [ARG...]\n");
+			"[-k KILL_MS] [-s SAMPLE_MS] [-o FILE | -O FILE] [-r] -- COMMAND [ARG...]\n");
 	exit(2);
 }
 
@@ -122,7 +128,7 @@ static struct options parse_options(int argc, char **argv)
 	struct options o = { .lead_ms = 300 };
 	int c;
 
-	while ((c = getopt(argc, argv, "+i:n:l:k:s:o:r")) != -1) {
+	while ((c = getopt(argc, argv, "+i:n:l:k:s:o:O:r")) != -1) {
 		switch (c) {
 		case 'i': o.interval = parse_number(optarg); break;
 		case 'n': o.count = parse_number(optarg); break;
@@ -130,6 +136,7 @@ static struct options parse_options(int argc, char **argv)
 		case 'k': o.kill_ms = parse_number(optarg); break;
 		case 's': o.sample_ms = parse_number(optarg); break;
 		case 'o': o.save = optarg; break;
+		case 'O': o.direct = optarg; break;
 		case 'r': o.raw = 1; break;
 		default: usage();
 		}
@@ -270,6 +277,11 @@ static long status_field(pid_t pid, const char *name)
 	return v;
 }
 
+/*
+ * Starts COMMAND with its stdout on a pipe, or on o->direct.  *out is what
+ * to watch: the pipe's read end, or with o->direct a pidfd, which becomes
+ * readable when the child exits.
+ */
 static pid_t start_child(char **argv, int64_t start, const struct options *o, int *out)
 {
 	int fds[2];
@@ -283,8 +295,14 @@ static pid_t start_child(char **argv, int64_t start, const struct options *o, in
 		die("calloc");
 	for (size_t k = 0; k < argc; k++)
 		args[k] = substitute(argv[k], start, o);
-	if (pipe2(fds, O_CLOEXEC) < 0)
+	if (o->direct) {
+		fds[0] = -1;
+		fds[1] = open(o->direct, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fds[1] < 0)
+			die(o->direct);
+	} else if (pipe2(fds, O_CLOEXEC) < 0) {
 		die("pipe2");
+	}
 	if ((pid = fork()) < 0)
 		die("fork");
 	if (pid == 0) {
@@ -297,6 +315,8 @@ static pid_t start_child(char **argv, int64_t start, const struct options *o, in
 	for (size_t k = 0; k < argc; k++)
 		free(args[k]);
 	free(args);
+	if (o->direct && (fds[0] = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
+		die("pidfd_open");
 	*out = fds[0];
 	return pid;
 }
@@ -349,6 +369,8 @@ static void drain_child(pid_t pid, int fd, int64_t start, int64_t began,
 		}
 		if (r == 0)
 			continue;
+		if (o->direct)
+			break;	/* the pidfd: the child has exited */
 		ssize_t n = read(fd, buf + have, sizeof buf - have - 1);
 		int64_t arrival = clock_ns(CLOCK_REALTIME);
 		if (n < 0 && errno == EINTR)

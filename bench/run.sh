@@ -103,6 +103,12 @@ build() {
 	for prog in floor lateness spawn_floor; do
 		"$CC" "${CFLAGS_BENCH[@]}" -o "$BUILD/$prog" "bench/$prog.c" || exit 1
 	done
+	# Measure a copy, so that a rebuild of the binary during the run (make
+	# in the same tree) neither breaks a figure nor mixes two binaries.
+	if [[ -x $TFD ]]; then
+		cp "$TFD" "$BUILD/tfd" || exit 1
+		TFD=$BUILD/tfd
+	fi
 	# bench/next_elapse.c is another module's micro-benchmark; it links
 	# against the library part of src/.
 	rm -f "$BUILD/next_elapse"
@@ -206,38 +212,53 @@ median_run_us() {
 }
 
 spawn() {
-	local a e f json=$BUILD/spawn.json shjson=$BUILD/exec.json
-	local runs=n/a skips=n/a dur=n/a cpu=n/a shdur=n/a fdur fcpu fover
-	say "spawn: tfd -i 2ms -n 1000 -- /bin/true, --exec /bin/true, spawn_floor"
-	if have_tfd; then
-		a=$(harness -r -o "$json" -- "$TFD" -i 2ms -n 1000 --json -- /bin/true)
-		detail "spawn tfd: $a"
-		if run_ok "$a"; then
-			runs=$(grep -cE '"action": *"run"' "$json")
-			skips=$(grep -cE '"action": *"skip"' "$json")
-			dur=$(median_run_us "$json")
-			((runs > 0)) && cpu=$(awk -v c="$(kv cpu_us "$a")" -v n="$runs" 'BEGIN { print c / n }')
+	local a e f p k json=$BUILD/spawn.json shjson=$BUILD/exec.json
+	local dur=n/a cpu=n/a shdur=n/a fdur fcpu r allowed=n/a
+	local tskips=() fskips=() durs=() cpus=()
+	# The tick lines go straight to a file (-O), so that no reader competes
+	# with the runs for the two cores; the paced floor prints nothing.
+	for ((k = 1; k <= PAIRS; k++)); do
+		say "spawn: tfd -i 2ms -n 1000 -- /bin/true and the paced floor, pair $k/$PAIRS"
+		if have_tfd; then
+			a=$(harness -r -O "$json" -- "$TFD" -i 2ms -n 1000 --json -- /bin/true)
+			detail "spawn run $k tfd: $a"
+			if run_ok "$a"; then
+				local runs
+				runs=$(grep -cE '"action": *"run"' "$json")
+				detail "spawn run $k tfd: $runs runs, $(grep -cE '"action": *"skip"' "$json") skip wake-ups"
+				tskips+=("$((1000 - runs))")
+				durs+=("$(median_run_us "$json")")
+				((runs > 0)) && cpus+=("$(awk -v c="$(kv cpu_us "$a")" -v n="$runs" 'BEGIN { print c / n }')")
+			fi
 		fi
-		e=$(harness -r -o "$shjson" -- "$TFD" -i 2ms -n 1000 --json --exec /bin/true)
+		p=$("$BUILD/spawn_floor" -p 2000 1000 /bin/true 2>>"$LOG")
+		detail "spawn run $k floor, paced at 2 ms: $p"
+		fskips+=("$(kv without_run "$p")")
+	done
+	say "spawn: --exec /bin/true, spawn_floor in a row"
+	if have_tfd; then
+		e=$(harness -r -O "$shjson" -- "$TFD" -i 2ms -n 1000 --json --exec /bin/true)
 		detail "spawn tfd --exec: $e"
 		run_ok "$e" && shdur=$(median_run_us "$shjson")
 	fi
-	f=$("$BUILD/spawn_floor" 1000 /bin/true 2000 2>>"$LOG")
-	detail "spawn floor: $f"
+	f=$("$BUILD/spawn_floor" 1000 /bin/true 2>>"$LOG")
+	detail "spawn floor, in a row: $f"
 	fdur=$(kv p50_us "$f")
-	fover=$(kv over_limit "$f")
 	fcpu=$(awk -v c="$(kv cpu_us "$f")" 'BEGIN { print c / 1000 }')
-	detail "spawn tfd: $runs runs, $skips skipped ticks"
-	local r allowed=n/a
+	dur=$(median "${durs[@]}")
+	cpu=$(median "${cpus[@]}")
 	r=$(ratio "$dur" "$fdur")
 	row "spawn: wall per run of /bin/true (µs, median; tfd: its run duration)" "$(fix "$dur" 0)" "$fdur" "$r" "≤ 1.5×" "$(at_most "$r" 1.5)"
 	r=$(ratio "$cpu" "$fcpu")
 	row "spawn: CPU per run, with the child's (µs)" "$(fix "$cpu" 0)" "$(fix "$fcpu" 0)" "$r" "≤ 1.5×" "$(at_most "$r" 1.5)"
-	# Each run that outlasts the 2 ms period costs at least one skipped
-	# tick, so the floor's count of such runs is the reference.
-	isnum "$fover" && allowed=$(awk -v f="$fover" 'BEGIN { print 1.5 * f + 5 }')
-	row "spawn: ticks skipped of 1000 at 2 ms (ref: floor runs > 2 ms)" "$skips" "$fover" \
-		"$(ratio "$skips" "$fover")" "≤ 1.5× floor + 0.5%" "$(at_most "$skips" "$allowed")"
+	# A tick that expires while a run is still going gets no run of its
+	# own; the paced floor applies the same rule to posix_spawn+waitpid.
+	local tskip fskip
+	tskip=$(median "${tskips[@]}")
+	fskip=$(median "${fskips[@]}")
+	isnum "$fskip" && allowed=$(awk -v f="$fskip" 'BEGIN { print 1.5 * f + 5 }')
+	row "spawn: ticks without a run, of 1000 at 2 ms (median of $PAIRS; ref: paced spawn floor)" "$tskip" "$fskip" \
+		"$(ratio "$tskip" "$fskip")" "≤ 1.5× floor + 0.5%" "$(at_most "$tskip" "$allowed")"
 	r=$(ratio "$shdur" "$dur")
 	row "spawn: --exec /bin/true run (µs; ref: -- /bin/true)" "$(fix "$shdur" 0)" "$(fix "$dur" 0)" "$r" "— (one more exec)" "—"
 }

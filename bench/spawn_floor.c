@@ -1,25 +1,36 @@
 /*
- * spawn_floor — the least it costs to run a command: posix_spawn() and
- * waitpid() of PATH, COUNT times in a row, as a yardstick for tfd's runs.
+ * spawn_floor — the least it costs to run a command, as a yardstick for
+ * tfd's runs.
  *
- * Usage: spawn_floor COUNT PATH [LIMIT_US]
+ * Usage: spawn_floor COUNT PATH
+ *        spawn_floor -p INTERVAL_US COUNT PATH
  *
- * Prints "runs=N wall_us=W per_run_us=P p50_us=M p99_us=Q over_limit=O
+ * The first form runs PATH COUNT times in a row with posix_spawn() and
+ * waitpid() and prints "runs=N wall_us=W per_run_us=P p50_us=M p99_us=Q
  * cpu_us=C": total wall time, mean, median and 99th percentile wall time of
- * one run, how many runs took longer than LIMIT_US (each of those would make
- * a ticker with that period skip a tick), and the CPU time of this process
- * and its children together.
+ * one run, and the CPU time of this process and its children together.
+ *
+ * The second form paces the runs on a CLOCK_MONOTONIC timerfd with period
+ * INTERVAL_US, first expiration one period from now, until COUNT expirations
+ * have passed, with tfd's default overlap policy: a tick that expires while
+ * a run is still going gets no run of its own.  It prints "ticks=T runs=N
+ * without_run=S wall_us=W cpu_us=C".
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+#define NS_PER_S INT64_C(1000000000)
 
 extern char **environ;
 
@@ -28,16 +39,33 @@ static int64_t monotonic_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * INT64_C(1000000000) + ts.tv_nsec;
+	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
-static int64_t cpu_us(int who)
+static int64_t cpu_us(void)
 {
-	struct rusage ru;
+	struct rusage self, children;
 
-	getrusage(who, &ru);
-	return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
-	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &children);
+	return (int64_t)(self.ru_utime.tv_sec + self.ru_stime.tv_sec +
+			 children.ru_utime.tv_sec + children.ru_stime.tv_sec) * 1000000 +
+	       self.ru_utime.tv_usec + self.ru_stime.tv_usec +
+	       children.ru_utime.tv_usec + children.ru_stime.tv_usec;
+}
+
+static int64_t parse_positive(const char *s)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < 1) {
+		fprintf(stderr, "spawn_floor: invalid number '%s'\n", s);
+		exit(2);
+	}
+	return v;
 }
 
 static int compare_i64(const void *a, const void *b)
@@ -63,37 +91,82 @@ static int run_once(char *path)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int run_in_a_row(int64_t count, char *path)
 {
-	if (argc != 3 && argc != 4) {
-		fprintf(stderr, "usage: spawn_floor COUNT PATH [LIMIT_US]\n");
-		return 2;
-	}
-	long count = strtol(argv[1], NULL, 10);
-	int64_t limit_us = argc == 4 ? strtoll(argv[3], NULL, 10) : INT64_MAX;
-	if (count < 1) {
-		fprintf(stderr, "spawn_floor: invalid count '%s'\n", argv[1]);
-		return 2;
-	}
 	int64_t *run_us = calloc((size_t)count, sizeof *run_us);
+	int64_t began = monotonic_ns();
+
 	if (!run_us)
 		return 1;
-	int64_t began = monotonic_ns(), over = 0;
-	for (long k = 0; k < count; k++) {
+	for (int64_t k = 0; k < count; k++) {
 		int64_t t = monotonic_ns();
 
-		if (run_once(argv[2]) < 0)
+		if (run_once(path) < 0)
 			return 1;
 		run_us[k] = (monotonic_ns() - t) / 1000;
-		over += run_us[k] > limit_us;
 	}
 	int64_t wall_us = (monotonic_ns() - began) / 1000;
 	qsort(run_us, (size_t)count, sizeof *run_us, compare_i64);
-	printf("runs=%ld wall_us=%" PRId64 " per_run_us=%" PRId64 " p50_us=%" PRId64
-	       " p99_us=%" PRId64 " over_limit=%" PRId64 " cpu_us=%" PRId64 "\n",
+	printf("runs=%" PRId64 " wall_us=%" PRId64 " per_run_us=%" PRId64 " p50_us=%" PRId64
+	       " p99_us=%" PRId64 " cpu_us=%" PRId64 "\n",
 	       count, wall_us, wall_us / count, run_us[(count - 1) / 2],
-	       run_us[(count * 99 + 99) / 100 - 1], over,
-	       cpu_us(RUSAGE_SELF) + cpu_us(RUSAGE_CHILDREN));
+	       run_us[(count * 99 + 99) / 100 - 1], cpu_us());
 	free(run_us);
 	return 0;
+}
+
+/* Waits for the next expiration; returns how many passed since the last read. */
+static int64_t wait_expirations(int fd)
+{
+	uint64_t exp;
+
+	while (read(fd, &exp, sizeof exp) != sizeof exp)
+		if (errno != EINTR)
+			return -1;
+	return (int64_t)exp;
+}
+
+/* Expirations the timer holds now, without waiting for one. */
+static int64_t pending_expirations(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1 ? wait_expirations(fd) : 0;
+}
+
+static int run_paced(int64_t interval_us, int64_t count, char *path)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	int64_t ns = interval_us * 1000, ticks = 0, runs = 0, began = monotonic_ns();
+	struct timespec period = { .tv_sec = ns / NS_PER_S, .tv_nsec = ns % NS_PER_S };
+	struct itimerspec its = { .it_value = period, .it_interval = period };
+
+	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL) < 0) {
+		perror("spawn_floor: timerfd");
+		return 1;
+	}
+	while (ticks < count) {
+		int64_t exp = wait_expirations(fd);
+
+		if (exp < 0 || run_once(path) < 0)
+			return 1;
+		runs++;
+		/* Ticks that expired while the run went on get no run. */
+		ticks += exp + pending_expirations(fd);
+	}
+	printf("ticks=%" PRId64 " runs=%" PRId64 " without_run=%" PRId64 " wall_us=%" PRId64
+	       " cpu_us=%" PRId64 "\n",
+	       count, runs, count - runs, (monotonic_ns() - began) / 1000, cpu_us());
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3)
+		return run_in_a_row(parse_positive(argv[1]), argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "-p"))
+		return run_paced(parse_positive(argv[2]), parse_positive(argv[3]), argv[4]);
+	fprintf(stderr, "usage: spawn_floor [-p INTERVAL_US] COUNT PATH\n");
+	return 2;
 }
