@@ -545,9 +545,9 @@ static bool split_local_abbr(char *text, const struct tz *local,
 /* Cuts a trailing " UTC" (any case), " ABBR" (see split_local_abbr) or
  * " ZONE" off TEXT (modified in place), as systemd does before parsing the
  * rest. An unknown zone is left in place, where the parser then rejects
- * it. */
-static void split_zone(char *text, const struct tz *local, tz_lookup_fn find_zone,
-		       void *arg, struct calendar *cal)
+ * it; its name is returned so the message can say why. */
+static const char *split_zone(char *text, const struct tz *local,
+			      tz_lookup_fn find_zone, void *arg, struct calendar *cal)
 {
 	size_t len = strlen(text);
 	char *space;
@@ -555,16 +555,18 @@ static void split_zone(char *text, const struct tz *local, tz_lookup_fn find_zon
 	if (len >= 4 && equals_nocase(text + len - 4, " utc")) {
 		text[len - 4] = '\0';
 		cal->utc = true;
-		return;
+		return NULL;
 	}
 	if (split_local_abbr(text, local, cal))
-		return;
+		return NULL;
 	space = strrchr(text, ' ');
 	if (!space || !find_zone || !plausible_zone_name(space + 1))
-		return;
+		return NULL;
 	cal->zone = find_zone(arg, space + 1);
-	if (cal->zone)
-		*space = '\0';
+	if (!cal->zone)
+		return space + 1;
+	*space = '\0';
+	return NULL;
 }
 
 /* Two-digit years: 0..69 are 20xx, 70..99 are 19xx. */
@@ -683,19 +685,23 @@ int calendar_parse_local(const char *spec, const struct tz *local,
 	struct parser ps = { NULL };
 	struct calendar *cal = calloc(1, sizeof(*cal));
 	char *text = strdup(spec);
+	const char *unknown_zone = NULL;
 
 	if (!cal || !text) {
 		ps.reason = "out of memory";
 	} else {
 		cal->dst = -1;
-		split_zone(text, local, find_zone, find_zone_arg, cal);
+		unknown_zone = split_zone(text, local, find_zone, find_zone_arg, cal);
 		if (parse_body(&ps, text, cal))
 			finish_event(&ps, cal);
 	}
+	if (ps.reason && unknown_zone)
+		snprintf(err, errlen, "invalid calendar event '%s': unknown time zone '%s'",
+			 spec, unknown_zone);
+	else if (ps.reason)
+		snprintf(err, errlen, "invalid calendar event '%s': %s", spec, ps.reason);
 	free(text);
 	if (ps.reason) {
-		snprintf(err, errlen, "invalid calendar event '%s': %s", spec,
-			 ps.reason);
 		calendar_free(cal);
 		return -1;
 	}
