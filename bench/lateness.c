@@ -19,8 +19,10 @@
  * (p50/p90/p99/max, µs), the lateness COMMAND reported itself, missed ticks,
  * wall time, exit status, and what the kernel counted for the child:
  * voluntary context switches read from /proc/PID/status while the child is a
- * zombie (so the last wake-up is counted), peak RSS (VmHWM) sampled from the
- * same file while it runs, and ru_maxrss and CPU time from wait4().
+ * zombie (so the last wake-up is counted), its own CPU time from
+ * /proc/PID/schedstat at the same moment, peak RSS (VmHWM) sampled from
+ * /proc/PID/status while it runs, and ru_maxrss and CPU time (with its
+ * children's) from wait4().
  *
  * -o FILE copies what COMMAND prints to FILE as well; -O FILE sends it
  * straight to FILE instead of the pipe, so that no reader wakes up per line
@@ -72,6 +74,7 @@ struct child_report {
 	int64_t wall_ns;
 	int status;
 	long nvcsw, nivcsw, vmhwm_kb;
+	int64_t own_cpu_ns;	/* the child's own, without its children's */
 	struct rusage ru;
 };
 
@@ -282,6 +285,26 @@ static long status_field(pid_t pid, const char *name)
  * to watch: the pipe's read end, or with o->direct a pidfd, which becomes
  * readable when the child exits.
  */
+/*
+ * The CPU time the child's main thread ran, from /proc/PID/schedstat (in
+ * nanoseconds, unlike the clock ticks of /proc/PID/stat), or -1.  The
+ * programs measured here are single-threaded.
+ */
+static int64_t own_cpu_ns(pid_t pid)
+{
+	char path[64];
+	long long ns = -1;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	if (fscanf(f, "%lld", &ns) != 1)
+		ns = -1;
+	fclose(f);
+	return ns;
+}
+
 static pid_t start_child(char **argv, int64_t start, const struct options *o, int *out)
 {
 	int fds[2];
@@ -402,6 +425,7 @@ static void finish_child(pid_t pid, struct child_report *r)
 	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
 		if (errno != EINTR)
 			die("waitid");
+	r->own_cpu_ns = own_cpu_ns(pid);
 	r->nvcsw = status_field(pid, "voluntary_ctxt_switches");
 	r->nivcsw = status_field(pid, "nonvoluntary_ctxt_switches");
 	while (wait4(pid, &r->status, 0, &r->ru) < 0)
@@ -465,7 +489,8 @@ static void print_report(struct tally *t, const struct child_report *r)
 	       t->lines, t->unparsed, t->missed);
 	print_series("", &t->arrival);
 	print_series("self_", &t->self);
-	printf(" wall_us=%" PRId64 " cpu_us=%" PRId64, r->wall_ns / 1000, cpu_us);
+	printf(" wall_us=%" PRId64 " cpu_us=%" PRId64 " own_cpu_us=%" PRId64,
+	       r->wall_ns / 1000, cpu_us, r->own_cpu_ns < 0 ? -1 : r->own_cpu_ns / 1000);
 	if (WIFEXITED(r->status))
 		printf(" status=%d", WEXITSTATUS(r->status));
 	else
