@@ -521,8 +521,18 @@ struct where {
 	int64_t now_ns;
 	int32_t now_offset;
 	struct civil now;
+	/* The standard and daylight abbreviations a trailing word is
+	 * compared with, as systemd compares it with tzname[0] and
+	 * tzname[1]; unused without a loaded zone. */
+	const char *abbrs[2];
 };
 
+/* W for a loaded zone or a fixed offset. The abbreviations are glibc's
+ * tzname as of "now": under the oracle's libfaketime, pinning the clock
+ * converts "now" with localtime, which leaves tzname describing that
+ * instant (Asia/Tokyo: JST/JST today, JST/JDT in 1950). A bare
+ * systemd-analyze converts nothing first and compares with the names
+ * tzset() gives; tfd follows the oracle its corpus was made with. */
 static void where_init(struct where *w, const struct tz *tz, int32_t fixed,
 		       int64_t now_ns)
 {
@@ -533,6 +543,9 @@ static void where_init(struct where *w, const struct tz *tz, int32_t fixed,
 	w->now_ns = now_ns;
 	w->now_offset = zone_offset(&w->zone, secs, NULL);
 	civil_from_local(secs + w->now_offset, &w->now);
+	w->abbrs[0] = w->abbrs[1] = NULL;
+	if (tz)
+		tz_abbrs_at(tz, secs, &w->abbrs[0], &w->abbrs[1]);
 }
 
 /* When a wall time has no matching instant of the wanted kind (daylight or
@@ -957,8 +970,7 @@ static int parse_in_zone(const char *p, const char *end, const struct where *w,
 						      false, ns, why), why);
 	}
 	for (int dst = 0; w->zone.tz && dst <= 1; dst++) {
-		const char *abbr = dst ? tz_dst_abbr(w->zone.tz)
-				       : tz_std_abbr(w->zone.tz);
+		const char *abbr = w->abbrs[dst];
 		size_t n = strlen(abbr);
 
 		if (n > 0 && (size_t)(end - p) > n &&
@@ -1049,8 +1061,13 @@ static int parse_with_zone_name(const char *text, const char *end,
 	if (!zone)
 		return NO_FORM;
 	where_init(&w, zone, 0, ctx->now_ns);
-	if (strcmp(space + 1, tz_std_abbr(zone)) == 0 ||
-	    strcmp(space + 1, tz_dst_abbr(zone)) == 0)
+	/* systemd reads this in a child that sets TZ to the zone and calls
+	 * tzset(), and nothing converts a time before the comparison: there
+	 * tzname holds the names tzset() gives. */
+	w.abbrs[0] = tz_std_abbr(zone);
+	w.abbrs[1] = tz_dst_abbr(zone);
+	if (strcmp(space + 1, w.abbrs[0]) == 0 ||
+	    strcmp(space + 1, w.abbrs[1]) == 0)
 		return parse_in_zone(text, end, &w, ns, why);
 	if (is_relative(text, space))
 		return why_set(why, "a relative time takes no time zone");

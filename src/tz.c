@@ -814,6 +814,68 @@ int32_t tz_offset_at(const struct tz *zone, int64_t t, int *isdst)
 	return type->utoff;
 }
 
+/* Abbreviations as of an instant */
+
+static const char *type_abbr(const struct tz *zone, size_t type)
+{
+	return zone->abbrs + zone->types[type].abbr;
+}
+
+/* Before the first transition glibc names each kind after the first type
+ * of that kind in the file; with no standard type at all, type 0 serves as
+ * standard time. */
+static void abbrs_before_table(const struct tz *zone, const char *names[2])
+{
+	for (size_t i = 0; i < zone->ntypes; i++) {
+		const char **slot = &names[zone->types[i].isdst];
+
+		if (!*slot)
+			*slot = type_abbr(zone, i);
+	}
+	if (!names[0])
+		names[0] = type_abbr(zone, 0);
+}
+
+/* Within the table (and after it, when no rule follows) the type in force
+ * names its kind and glibc looks ahead, not back, for the other kind. */
+static void abbrs_in_table(const struct tz *zone, int64_t t, const char *names[2])
+{
+	size_t next = first_transition_after(zone, t);
+	size_t type = zone->trans_type[next - 1];
+	bool dst = zone->types[type].isdst;
+
+	names[dst] = type_abbr(zone, type);
+	for (size_t i = next; i < zone->ntrans; i++) {
+		type = zone->trans_type[i];
+		if (zone->types[type].isdst != dst) {
+			names[!dst] = type_abbr(zone, type);
+			break;
+		}
+	}
+}
+
+void tz_abbrs_at(const struct tz *zone, int64_t t, const char **std,
+		 const char **dst)
+{
+	const char *names[2] = { NULL, NULL };
+
+	if (zone->ntypes == 0) {
+		/* A TZ string: its own names, whatever T is. */
+		names[0] = zone->rule.std_name;
+		names[1] = zone->rule.dst_name;
+	} else if (zone->ntrans == 0 || t < zone->trans[0]) {
+		/* glibc takes this branch even when a footer rule exists. */
+		abbrs_before_table(zone, names);
+	} else if (in_rule_range(zone, t)) {
+		names[0] = zone->rule.std_name;
+		names[1] = zone->rule.dst_name;
+	} else {
+		abbrs_in_table(zone, t, names);
+	}
+	*std = names[0] ? names[0] : names[1];
+	*dst = names[1] ? names[1] : names[0];
+}
+
 /* The first instant after T at which the zone may change; false if none. */
 static bool next_transition(const struct tz *zone, int64_t t, int64_t *next)
 {

@@ -35,10 +35,24 @@ int32_t tz_offset_at(const struct tz *zone, int64_t t, int *isdst);
 int tz_local_to_utc(const struct tz *zone, int64_t local, int64_t out[2]);
 
 /* The zone's standard and daylight abbreviations as glibc's tzname[0] and
- * tzname[1] would give them after tzset() ("CET", "CEST"); dst may equal std
- * for zones without daylight time. Never NULL. */
+ * tzname[1] give them right after tzset() has loaded the zone, before any
+ * conversion ("CET", "CEST"): those of the last standard and the last
+ * daylight type the transitions switch to. dst may equal std for zones
+ * without daylight time. Never NULL. */
 const char *tz_std_abbr(const struct tz *zone);
 const char *tz_dst_abbr(const struct tz *zone);
+
+/* The abbreviations glibc's tzname[0] and tzname[1] hold right after
+ * localtime_r(T) in this zone (T in seconds since the epoch); every
+ * conversion rewrites them. Within the transition table: the type in force
+ * at T names its own kind (standard or daylight), and the first later
+ * transition to the other kind names that one. From the last transition
+ * on: the names in the zone's POSIX rule. Before the first transition (or
+ * without any): the first standard and the first daylight type. A kind
+ * left without a name takes the other's, so neither is NULL; Asia/Tokyo
+ * has JST/JDT in 1950 and JST/JST from 1952. */
+void tz_abbrs_at(const struct tz *zone, int64_t t, const char **std,
+		 const char **dst);
 
 /* A lookup from zone name to loaded zone, injected into the pure parsers so
  * they can resolve "… Europe/Berlin" without doing I/O themselves. Returns

@@ -1,6 +1,7 @@
-/* Unit tests for tz: offsets, wall-time mapping and abbreviations compared
- * with glibc (localtime_r, mktime, tzname) over many zones and instants;
- * crafted TZif files; unknown names; the cache; speed. */
+/* Unit tests for tz: offsets, wall-time mapping and abbreviations (after
+ * tzset() and as of each instant) compared with glibc (localtime_r, mktime,
+ * tzname) over many zones and instants, and over every zone file; crafted
+ * TZif files; unknown names; the cache; speed. */
 #include "tsv.h"
 #include "tz.h"
 
@@ -28,6 +29,8 @@
 #define T_2500 16725225600LL
 #define T_9600 240779520000LL
 #define T_9999 253402300799LL    /* 9999-12-31 23:59:59 UTC */
+
+#define DEFAULT_ZONEINFO "/usr/share/zoneinfo"
 
 static struct tally tally;
 static int shown;           /* failures printed for the current zone */
@@ -98,6 +101,25 @@ static struct state our_state(const struct tz *zone, int64_t t)
 static int same_state(struct state a, struct state b)
 {
 	return a.off == b.off && a.isdst == b.isdst;
+}
+
+/* Where glibc's names stop being comparable (see test_against_glibc). */
+static int64_t abbrs_until = INT64_MAX;
+
+/* glibc rewrites tzname on every conversion: right after glibc_state(T),
+ * it must read as tz_abbrs_at(T). */
+static void check_abbrs(const char *name, const struct tz *zone, int64_t t)
+{
+	const char *std, *dst;
+
+	if (t >= abbrs_until)
+		return;
+	tz_abbrs_at(zone, t, &std, &dst);
+	check(tzname[0] && tzname[1] && strcmp(std, tzname[0]) == 0 &&
+	      strcmp(dst, tzname[1]) == 0, __LINE__,
+	      "%s: names at %lld %s/%s, glibc %s/%s", name, (long long)t, std,
+	      dst, tzname[0] ? tzname[0] : "(null)",
+	      tzname[1] ? tzname[1] : "(null)");
 }
 
 /* The last instant in (A, B] whose glibc or our state differs from A's is
@@ -248,6 +270,7 @@ static void sweep_zone(const char *name, const struct tz *zone, struct sweep sw)
 		int g_changed = !same_state(g, g_prev);
 		int o_changed = !same_state(o, o_prev);
 
+		check_abbrs(name, zone, t);
 		check(same_state(g, o), __LINE__, "%s: at %lld ours %ld/%d, glibc %ld/%d",
 		      name, (long long)t, o.off, o.isdst, g.off, g.isdst);
 		if (n % sw.local_every == 0)
@@ -335,8 +358,124 @@ static void test_against_glibc(void)
 	for (i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
 		compare_with_glibc(strings[i], 1, T_1970);
 	/* Without dates glibc borrows the rules of its posixrules file
-	 * (New York's history), which agree with ours from 2007 on. */
+	 * (New York's history), which agree with ours from 2007 on. After
+	 * that file's last transition (2037-11-01 06:00 UTC) glibc's tzname
+	 * shows the file's own names (EST/EDT), not ABC/DEF; tz keeps the
+	 * string's names there. */
+	abbrs_until = 2140668000;
 	compare_with_glibc("ABC5DEF", 1, T_2007);
+	abbrs_until = INT64_MAX;
+}
+
+/* Abbreviations as of an instant */
+
+/* Compares tz_abbrs_at with glibc's tzname after localtime_r at every
+ * STEP seconds in [FROM, TO]. */
+static void compare_abbrs(const char *name, int64_t from, int64_t to, int64_t step)
+{
+	struct tz *zone = tz_load(name, NULL, 0);
+
+	shown = 0;
+	check(zone != NULL, __LINE__, "tz_load(%s)", name);
+	if (!zone)
+		return;
+	use_glibc_zone(name);
+	for (int64_t t = from; t <= to; t += step) {
+		glibc_state(t);
+		check_abbrs(name, zone, t);
+	}
+	tz_free(zone);
+}
+
+/* What the timestamp parser relies on, spelled out: the pair changes with
+ * the instant, and a kind missing ahead takes the other kind's name. */
+static void expect_abbrs(const char *name, int64_t t, const char *want_std,
+			 const char *want_dst)
+{
+	struct tz *zone = tz_load(name, NULL, 0);
+	const char *std = "-", *dst = "-";
+
+	if (zone)
+		tz_abbrs_at(zone, t, &std, &dst);
+	check(strcmp(std, want_std) == 0 && strcmp(dst, want_dst) == 0, __LINE__,
+	      "%s at %lld: %s/%s, want %s/%s", name, (long long)t, std, dst,
+	      want_std, want_dst);
+	tz_free(zone);
+}
+
+#define T_1940 (-946771200LL)
+#define T_2030 1893456000LL
+
+static int is_tzif_file(const char *path)
+{
+	char magic[4] = "";
+	FILE *f = fopen(path, "re");
+	int ok = f && fread(magic, 1, 4, f) == 4 && memcmp(magic, "TZif", 4) == 0;
+
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+/* Every zone file below DIR (REL names it relative to the zone directory),
+ * except the posix/ and right/ copies, sampled from 1900 to 2040. */
+static void compare_abbrs_tree(const char *dir, const char *rel)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)) != NULL) {
+		char path[1024], name[1024];
+		struct stat st;
+
+		if (e->d_name[0] == '.' || strcmp(e->d_name, "posix") == 0 ||
+		    strcmp(e->d_name, "right") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		snprintf(name, sizeof(name), "%s%s%s", rel, *rel ? "/" : "",
+			 e->d_name);
+		if (stat(path, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			compare_abbrs_tree(path, name);
+		else if (S_ISREG(st.st_mode) && is_tzif_file(path))
+			compare_abbrs(name, T_1900, T_2030 + 10 * 365 * DAY,
+				      173 * DAY + 7 * HOUR + 17);
+	}
+	if (d)
+		closedir(d);
+}
+
+static void test_abbrs_at(void)
+{
+	static const char *const zones[] = {
+		"Asia/Tokyo", "Asia/Kolkata", "Australia/Lord_Howe",
+		"Europe/Berlin", "America/New_York", "Europe/Dublin",
+		"America/Phoenix", "Africa/Casablanca", "Europe/Moscow",
+	};
+	static const struct {
+		const char *zone;
+		int64_t t;
+		const char *std, *dst;
+	} cases[] = {
+		{ "Asia/Tokyo", -600000000, "JST", "JDT" },      /* 1950 */
+		{ "Asia/Tokyo", 1781526896, "JST", "JST" },      /* 2026 */
+		{ "Asia/Kolkata", -1000000000, "IST", "+0630" }, /* 1938 */
+		{ "Asia/Kolkata", 1781526896, "IST", "IST" },
+		{ "Australia/Lord_Howe", 157766400, "AEST", "+1130" }, /* 1975 */
+		{ "Australia/Lord_Howe", 1781526896, "+1030", "+11" },
+		{ "Europe/Dublin", 1781526896, "IST", "GMT" },
+		{ "America/Phoenix", 1781526896, "MST", "MST" },
+		{ "UTC", 1781526896, "UTC", "UTC" },
+		{ "CET-1CEST,M3.5.0,M10.5.0/3", 0, "CET", "CEST" },
+		{ "<+03>-3", 0, "+03", "+03" },
+	};
+
+	for (size_t i = 0; i < sizeof(zones) / sizeof(zones[0]); i++)
+		compare_abbrs(zones[i], T_1940, T_2030, 3 * DAY + 1601);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_abbrs(cases[i].zone, cases[i].t, cases[i].std, cases[i].dst);
+	compare_abbrs_tree(DEFAULT_ZONEINFO, "");
 }
 
 /* Data-driven wall-time cases (tests/vectors/tz.tsv, made with Python's
@@ -562,7 +701,11 @@ static void test_crafted_files(void)
 		struct tzif_spec slim = { 3, 0, NULL, NULL, 1, off, dst, ind,
 					  "EST\0EDT", 8, 0, "EST5EDT,M3.2.0,M11.1.0" };
 
-		zone = tz_load(write_tzif("slim", &slim), NULL, 0);
+		path = write_tzif("slim", &slim);
+		/* glibc names a zone without transitions after its types,
+		 * not after the footer: EST/EST all the time. */
+		compare_abbrs(path, T_1900, T_2100, 47 * DAY + 1);
+		zone = tz_load(path, NULL, 0);
 		check(zone != NULL, __LINE__, "slim file rejected");
 		if (zone) {
 			expect_offset("slim", zone, 1751328000, -14400, 1);
@@ -585,7 +728,11 @@ static void test_crafted_files(void)
 		struct tzif_spec d = { 2, 1, tr, ix, 2, off, dst, ind,
 				       "DDD\0SSS", 8, 0, "SSS-1" };
 
-		zone = tz_load(write_tzif("dst0", &d), NULL, 0);
+		path = write_tzif("dst0", &d);
+		/* Its names do follow glibc's, which skips type 0 for
+		 * standard time. */
+		compare_abbrs(path, -10 * DAY, 10 * DAY, 3 * HOUR + 1);
+		zone = tz_load(path, NULL, 0);
 		expect_offset("type 0 dst", zone, -1, 7200, 1);
 		expect_offset("type 0 dst", zone, 0, 3600, 0);
 		tz_free(zone);
@@ -968,6 +1115,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	test_against_glibc();
+	test_abbrs_at();
 	test_crafted_files();
 	test_names();
 	test_process_zone();

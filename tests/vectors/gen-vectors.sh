@@ -247,9 +247,17 @@ us_from_ns() {
 }
 
 # The oracle's instant for INPUT in zone TZ at BASE, in ns, or nothing.
+# libfaketime reads a negative %s value as an offset from the real clock,
+# so a base before 1970 is given as a local date and time instead. (There
+# systemd's own "now" is out of its range: such rows hold only inputs that
+# name a whole date and time.)
 oracle_ns() {
-	local out secs frac
-	out=$(TZ=$1 LD_PRELOAD=$faketime_lib FAKETIME_FMT=%s FAKETIME=$2 \
+	local out secs frac fmt=%s fake=$2
+	if [[ $2 == -* ]]; then
+		fmt='%Y-%m-%d %H:%M:%S'
+		fake=@$(TZ=$1 date -d "@$2" "+$fmt")
+	fi
+	out=$(TZ=$1 LD_PRELOAD=$faketime_lib FAKETIME_FMT=$fmt FAKETIME=$fake \
 		systemd-analyze timestamp -- "$3" 2>/dev/null) || return 0
 	secs=$(printf '%s\n' "$out" | sed -n 's/^ *UNIX seconds: @//p')
 	[[ -n $secs ]] || return 0
@@ -481,6 +489,58 @@ timestamps() {
 		stamp America/St_Johns "$utc" "$i"
 		stamp Asia/Tokyo "$utc" "$i"
 	done
+
+	# A trailing local abbreviation is compared with glibc's tzname, and
+	# pinning the clock makes libfaketime convert "now" with localtime,
+	# which leaves tzname naming the zone as of "now": the abbreviation
+	# in force and the next one of the other kind, or after the last
+	# transition the zone's rule. Asia/Tokyo: JST/JDT until 1951, JST/JST
+	# since; Lord Howe: AEST/+1130 before 1981, +1030/+11 now; Moscow:
+	# MSK/MSD until 2011.
+	local mid_1950=-600000000  # 1950-12-27 13:20 UTC
+	local lh_1975=157766400    # 1975-01-01 00:00 UTC
+	local msk_1995=803174400   # 1995-06-15 00:00 UTC
+	for i in '12:00 JST' '12:00 JDT' '12:00 jdt' 'today JDT' \
+		'2026-06-15 12:00 JDT' '1975-01-01 12:00 JDT'; do
+		stamp Asia/Tokyo "$utc" "$i"
+	done
+	for i in '1975-01-01 12:00 JDT' '1975-01-01 12:00 jdt' \
+		'1975-01-01 12:00 JST' '1975-01-01 12:00' '2026-06-15 12:00 JDT' \
+		'1970-01-01 12:00 JDT' '1969-12-31 12:00 JDT'; do
+		stamp Asia/Tokyo "$mid_1950" "$i"
+	done
+	for i in '12:00 IST' '12:00 ist' '2026-01-15 12:00 IST'; do
+		stamp Asia/Kolkata "$utc" "$i"
+	done
+	for i in '12:00 EDT' '2026-01-15 12:00 EDT' '2026-07-04 12:00 EDT'; do
+		stamp America/New_York "$winter" "$i"
+		stamp America/New_York "$summer" "$i"
+	done
+	for i in '12:00 CEST' '2026-01-15 12:00 CEST' '2026-07-15 12:00 CEST'; do
+		stamp Europe/Berlin "$winter" "$i"
+		stamp Europe/Berlin "$summer" "$i"
+	done
+	# Europe/Dublin: IST is standard time (in summer), GMT daylight time
+	# (in winter); GMT is also a zone file.
+	for i in '12:00 IST' '2026-01-15 12:00 IST' '2026-07-15 12:00 IST'; do
+		stamp Europe/Dublin "$winter" "$i"
+		stamp Europe/Dublin "$summer" "$i"
+	done
+	stamp_zone Europe/Dublin "$winter" '2026-07-15 12:00 GMT'
+	stamp_zone Europe/Dublin "$summer" '12:00 GMT'
+	for i in '12:00 +11' '2026-01-15 12:00 +11' '12:00 AEST'; do
+		stamp Australia/Lord_Howe "$utc" "$i"
+	done
+	for i in '12:00 AEST' '1975-06-15 12:00 AEST' '2026-06-15 12:00 AEST' \
+		'12:00 +11'; do
+		stamp Australia/Lord_Howe "$lh_1975" "$i"
+	done
+	for i in '12:00 MSK' '1995-06-15 12:00 MSD' '2026-06-15 12:00 MSD'; do
+		stamp Europe/Moscow "$msk_1995" "$i"
+		stamp Europe/Moscow "$utc" "$i"
+	done
+	stamp America/Phoenix "$utc" '12:00 MDT'
+	stamp America/Phoenix "$mid_1950" '1975-01-01 12:00 MDT'
 
 	# A trailing zone name.
 	for i in '2026-06-15 12:00 Asia/Kolkata' \
