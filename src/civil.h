@@ -7,7 +7,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Day number of YEAR-MONTH-DAY; MONTH is 1..12, DAY 1..31. */
+/* Day number of YEAR-MONTH-DAY; MONTH is 1..12, DAY 1..31. A DAY past
+ * its month's end, or 0 or below, counts on from the month's first day
+ * the way mktime(3) normalizes it (January 32 is February 1, March 0 the
+ * last day of February): the timestamp parser relies on that. */
 int64_t days_from_civil(int64_t year, int month, int day);
 
 /* The date of day number DAYS. */

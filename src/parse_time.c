@@ -9,6 +9,8 @@
  * in through struct time_context. */
 #include "parse_time.h"
 
+#include "civil.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -418,50 +420,6 @@ int parse_duration(const char *text, int64_t *ns, char *err, size_t errlen)
 	return 0;
 }
 
-/* Calendar arithmetic */
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-
-	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
-static bool is_leap(int64_t year)
-{
-	return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-}
-
-/* Leap years from year 1 up to YEAR - 1; flooring extends the count to
- * earlier years consistently. */
-static int64_t leap_years_before(int64_t year)
-{
-	return floor_div(year - 1, 4) - floor_div(year - 1, 100) +
-	       floor_div(year - 1, 400);
-}
-
-/* Days since 1970-01-01 of day MDAY of month MON (1..12) of YEAR. MDAY may
- * be 0 or run past the month's end, as mktime(3) allows. */
-static int64_t day_number(int64_t year, int mon, int mday)
-{
-	static const int days_before_month[12] = {
-		0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334,
-	};
-	int64_t days = (year - 1970) * 365 + leap_years_before(year) -
-		       leap_years_before(1970);
-
-	days += days_before_month[mon - 1] + (mon > 2 && is_leap(year));
-	return days + mday - 1;
-}
-
-/* 0 = Sunday; 1970-01-01 was a Thursday. */
-static int weekday_of(int64_t days)
-{
-	int64_t w = (days + 4) % 7;
-
-	return (int)(w < 0 ? w + 7 : w);
-}
-
 /* A wall-clock reading, like struct tm. */
 struct civil {
 	int64_t year;
@@ -478,22 +436,12 @@ static void civil_from_local(int64_t local, struct civil *c)
 {
 	int64_t days = floor_div(local, SEC_PER_DAY);
 	int64_t rem = local - days * SEC_PER_DAY;
-	int64_t year = 1970 + floor_div(days * 400, 146097);
-	int mon = 12;
 
-	while (day_number(year, 1, 1) > days)
-		year--;
-	while (day_number(year + 1, 1, 1) <= days)
-		year++;
-	while (day_number(year, mon, 1) > days)
-		mon--;
-	c->year = year;
-	c->mon = mon;
-	c->mday = (int)(days - day_number(year, mon, 1)) + 1;
+	civil_from_days(days, &c->year, &c->mon, &c->mday);
 	c->hour = (int)(rem / 3600);
 	c->min = (int)(rem / 60 % 60);
 	c->sec = (int)(rem % 60);
-	c->wday = weekday_of(days);
+	c->wday = weekday_from_days(days);
 	c->frac_ns = 0;
 }
 
@@ -745,7 +693,8 @@ static const char *scan_layout(const char *p, const char *end,
 			return NULL;
 	}
 	if (date)
-		c->wday = weekday_of(day_number(c->year, c->mon, c->mday));
+		c->wday = weekday_from_days(days_from_civil(c->year, c->mon,
+							    c->mday));
 	return p;
 }
 
@@ -849,7 +798,9 @@ static int civil_to_ns(const struct civil *c, const struct where *w,
 		       int want_dst, int64_t *ns, struct why *why)
 {
 	int sec = c->sec > 59 ? 59 : c->sec;
-	int64_t wall = day_number(c->year, c->mon, c->mday) * SEC_PER_DAY +
+	/* mday may be 0 or past the month's end after "yesterday" and
+	 * "tomorrow": days_from_civil counts on, as mktime(3) does. */
+	int64_t wall = days_from_civil(c->year, c->mon, c->mday) * SEC_PER_DAY +
 		       c->hour * 3600 + c->min * 60 + sec;
 	int64_t t;
 

@@ -6,6 +6,8 @@
  * whole zone (a TZ string such as "CET-1CEST,M3.5.0,M10.5.0/3"). */
 #include "tz.h"
 
+#include "civil.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -74,69 +76,6 @@ struct tz {
 	bool is_static;
 };
 
-/* Calendar arithmetic */
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-
-	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
-static int64_t floor_mod(int64_t a, int64_t b)
-{
-	int64_t r = a % b;
-
-	return (r != 0 && (r < 0) != (b < 0)) ? r + b : r;
-}
-
-static bool is_leap(int64_t year)
-{
-	return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-}
-
-static int month_length(int64_t year, int month)
-{
-	static const int len[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-
-	return month == 2 && is_leap(year) ? 29 : len[month - 1];
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date. The year is counted
- * from March so that the leap day falls at its end; callers keep the year
- * within a few thousand of 1970. */
-static int64_t days_from_civil(int64_t year, int month, int day)
-{
-	int64_t y = month <= 2 ? year - 1 : year;
-	int64_t era = floor_div(y, 400);
-	int64_t year_of_era = y - era * 400;
-	int64_t march_month = (month + 9) % 12;
-	int64_t day_of_year = (153 * march_month + 2) / 5 + day - 1;
-	int64_t day_of_era = year_of_era * 365 + year_of_era / 4 -
-			     year_of_era / 100 + day_of_year;
-
-	return era * DAYS_PER_400Y + day_of_era - 719468;
-}
-
-/* The civil year holding day DAYS (days since 1970-01-01). */
-static int64_t year_from_days(int64_t days)
-{
-	int64_t z = days + 719468;
-	int64_t era = floor_div(z, DAYS_PER_400Y);
-	int64_t doe = z - era * DAYS_PER_400Y;
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	int64_t march_month = (5 * doy + 2) / 153;
-
-	/* January and February belong to the next civil year. */
-	return yoe + era * 400 + (march_month >= 10);
-}
-
-static int weekday_of_days(int64_t days)
-{
-	return (int)floor_mod(days + 4, 7);   /* 1970-01-01 was a Thursday */
-}
-
 /* POSIX rule evaluation */
 
 /* Days since the epoch of the date RULE names in YEAR. */
@@ -148,15 +87,15 @@ static int64_t rule_day(const struct rule_date *rule, int64_t year)
 
 	switch (rule->kind) {
 	case RULE_JULIAN1:
-		return jan1 + rule->day - 1 + (is_leap(year) && rule->day >= 60);
+		return jan1 + rule->day - 1 + (is_leap_year(year) && rule->day >= 60);
 	case RULE_JULIAN0:
 		return jan1 + rule->day;
 	case RULE_MONTH:
 	default:
 		first = days_from_civil(year, rule->month, 1);
-		day = first + (rule->day - weekday_of_days(first) + 7) % 7 +
+		day = first + (rule->day - weekday_from_days(first) + 7) % 7 +
 		      7 * (rule->week - 1);
-		len = month_length(year, rule->month);
+		len = days_in_month(year, rule->month);
 		while (day - first >= len)
 			day -= 7;
 		return day;
@@ -223,6 +162,16 @@ static void rule_consider_year(const struct posix_tz *rule, int64_t year,
 	}
 }
 
+/* The civil year holding day DAYS (days since 1970-01-01). */
+static int64_t year_of_day(int64_t days)
+{
+	int64_t year;
+	int month, day;
+
+	civil_from_days(days, &year, &month, &day);
+	return year;
+}
+
 static int64_t year_start(int64_t year)
 {
 	return days_from_civil(year, 1, 1) * SECS_PER_DAY;
@@ -236,12 +185,16 @@ static int64_t year_start(int64_t year)
  *
  * A year's changes lie within RULE_REACH of that year, so only the years
  * around T whose changes could still beat the best found so far are
- * computed: usually just T's own year. */
+ * computed: usually just T's own year. (T is cut to within one period
+ * with % first because floor_mod multiplies back and would overflow near
+ * the ends of the int64 range.) */
 static void rule_locate(const struct posix_tz *rule, int64_t t, bool *dst,
 			int64_t *next, bool *has_next)
 {
-	struct rule_search s = { .t = floor_mod(t, SECS_PER_400Y) };
-	int64_t year = year_from_days(s.t / SECS_PER_DAY);
+	struct rule_search s = {
+		.t = floor_mod(t % SECS_PER_400Y, SECS_PER_400Y),
+	};
+	int64_t year = year_of_day(s.t / SECS_PER_DAY);
 	int64_t y;
 
 	rule_consider_year(rule, year, &s);
