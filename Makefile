@@ -88,7 +88,7 @@ analyze:
 		--std=c11 -D_GNU_SOURCE -Isrc --suppress=missingIncludeSystem \
 		--inline-suppr src tests/unit
 	shellcheck -x $(SHELL_FILES)
-	shellcheck -s bash $(wildcard tests/bats/*.bats)
+	shellcheck -s bash -S warning $(wildcard tests/bats/*.bats)
 	mandoc -Tlint -Wwarning man/tfd.1
 	zsh -n completions/_tfd
 	fish -n completions/tfd.fish
@@ -121,7 +121,7 @@ fuzz: $(FUZZERS:%=fuzz-%)
 check: unit unit-asan bats bats-asan bats-valgrind analyze fuzz
 
 clean:
-	rm -rf tfd build
+	rm -rf tfd build bench/build
 
 .PHONY: all unit unit-asan bats bats-asan bats-valgrind analyze fuzz check clean
 
@@ -149,6 +149,6 @@ uninstall:
 
 # Benchmarks against the floor (see BENCHMARKS.md); not part of check.
 bench: tfd
-	bash bench/run.sh
+	CC='$(CC)' TFD=./tfd bash bench/run.sh
 
 .PHONY: bench

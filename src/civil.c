@@ -16,9 +16,15 @@ int64_t floor_div(int64_t n, int64_t d)
 	return q;
 }
 
+/* Computed from the remainder, so no product can overflow at the ends of
+ * the int64 range. */
 int64_t floor_mod(int64_t n, int64_t d)
 {
-	return n - floor_div(n, d) * d;
+	int64_t r = n % d;
+
+	if (r != 0 && (r < 0) != (d < 0))
+		r += d;
+	return r;
 }
 
 int64_t days_from_civil(int64_t year, int month, int day)

@@ -35,22 +35,41 @@ static void put_str(struct out *o, const char *s)
 static void put_u64(struct out *o, uint64_t v)
 {
 	char tmp[24];
+	int n = snprintf(tmp, sizeof tmp, "%" PRIu64, v);
 
-	put(o, tmp, (size_t)snprintf(tmp, sizeof tmp, "%" PRIu64, v));
+	put(o, tmp, (size_t)n);
 }
 
 static void put_i64(struct out *o, int64_t v)
 {
 	char tmp[24];
+	int n = snprintf(tmp, sizeof tmp, "%" PRId64, v);
 
-	put(o, tmp, (size_t)snprintf(tmp, sizeof tmp, "%" PRId64, v));
+	put(o, tmp, (size_t)n);
 }
 
 static void put_seconds(struct out *o, int64_t ns)
 {
 	char tmp[32];
+	size_t n = format_seconds(tmp, ns);
 
-	put(o, tmp, format_seconds(tmp, ns));
+	put(o, tmp, n);
+}
+
+static void put_rfc3339(struct out *o, int64_t wall_ns)
+{
+	char tmp[40];
+	size_t n = format_rfc3339(tmp, wall_ns);
+
+	put(o, tmp, n);
+}
+
+static void put_unix(struct out *o, int64_t wall_ns)
+{
+	char tmp[40];
+	size_t n = format_unix(tmp, wall_ns);
+
+	put(o, tmp, n);
 }
 
 static size_t finish_line(struct out *o)
@@ -154,14 +173,12 @@ bool format_uses_next(const char *fmt)
 
 static void put_placeholder(struct out *o, char c, const struct tick *t)
 {
-	char tmp[40];
-
 	switch (c) {
 	case 'n': put_u64(o, t->seq); break;
 	case 'e': put_u64(o, t->expirations); break;
 	case 'E': put_u64(o, t->total); break;
-	case 't': put(o, tmp, format_rfc3339(tmp, t->wall_ns)); break;
-	case 'u': put(o, tmp, format_unix(tmp, t->wall_ns)); break;
+	case 't': put_rfc3339(o, t->wall_ns); break;
+	case 'u': put_unix(o, t->wall_ns); break;
 	case 's': put_seconds(o, t->elapsed_ns); break;
 	case 'l': put_i64(o, t->late_ns / NSEC_PER_USEC); break;
 	case 'r': put_seconds(o, t->next_in_ns); break;
@@ -187,7 +204,6 @@ size_t format_tick(char *buf, size_t len, const char *fmt, const struct tick *t)
 size_t json_tick(char *buf, size_t len, const struct tick *t)
 {
 	struct out o = out_init(buf, len);
-	char tmp[40];
 
 	put_str(&o, "{\"event\":\"tick\",\"seq\":");
 	put_u64(&o, t->seq);
@@ -196,9 +212,9 @@ size_t json_tick(char *buf, size_t len, const struct tick *t)
 	put_str(&o, ",\"total\":");
 	put_u64(&o, t->total);
 	put_str(&o, ",\"time\":\"");
-	put(&o, tmp, format_rfc3339(tmp, t->wall_ns));
+	put_rfc3339(&o, t->wall_ns);
 	put_str(&o, "\",\"unix\":");
-	put(&o, tmp, format_unix(tmp, t->wall_ns));
+	put_unix(&o, t->wall_ns);
 	put_str(&o, ",\"elapsed\":");
 	put_seconds(&o, t->elapsed_ns);
 	put_str(&o, ",\"late_us\":");
@@ -245,12 +261,11 @@ size_t json_exit(char *buf, size_t len, const struct run_end *e)
 size_t json_clock(char *buf, size_t len, int64_t wall_ns)
 {
 	struct out o = out_init(buf, len);
-	char tmp[40];
 
 	put_str(&o, "{\"event\":\"clock\",\"time\":\"");
-	put(&o, tmp, format_rfc3339(tmp, wall_ns));
+	put_rfc3339(&o, wall_ns);
 	put_str(&o, "\",\"unix\":");
-	put(&o, tmp, format_unix(tmp, wall_ns));
+	put_unix(&o, wall_ns);
 	put_str(&o, "}");
 	return finish_line(&o);
 }

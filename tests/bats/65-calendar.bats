@@ -100,9 +100,8 @@ load test_helper
 	run timeout 10 "$TFD" --calendar '*:*:0/1' -n 3 -f '%u %e'
 	assert_success
 	assert_equal "${#lines[@]}" 3
-	local line sec frac
+	local line frac
 	for line in "${lines[@]}"; do
-		sec=${line%%.*}
 		frac=${line#*.}
 		frac=${frac%% *}
 		# Woken within 0.2 s after the whole second, never before it.

@@ -102,7 +102,7 @@ static void redirect_end(struct redirect *r)
 static int run_captured(const struct spawn_target *target, const char *path,
 			char *const argv[], char *const envp[], struct capture *c)
 {
-	struct redirect r;
+	struct redirect r = { 0 };
 	const char *what = NULL;
 	int saved_errno;
 
@@ -353,7 +353,7 @@ static void test_process_group(void)
 {
 	char *sleeper[] = { "sleep", "30", NULL };
 	char *tree[] = { "sh", "-c", "sleep 30 & echo $!; wait", NULL };
-	struct redirect r;
+	struct redirect r = { 0 };
 	const char *what;
 	char out[64] = "";
 	pid_t pid, bg = 0;
