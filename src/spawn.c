@@ -101,6 +101,7 @@ struct child_plan {
 	char *const *envp;
 	int join_pidfd;
 	int join_nstypes;
+	uint64_t reset_mask;     /* bit N-1: reset signal N */
 };
 
 /* Child side: raw, async-signal-safe work only */
@@ -173,7 +174,7 @@ struct kernel_sigaction {
  * (SIGPIPE, or anything tfd's own parent ignored) would survive exec. The C
  * library refuses its internal signals (32, 33), which a parent may still
  * have left ignored, so those go to the kernel directly. */
-CHILD_CODE static void reset_signal_dispositions(void)
+CHILD_CODE static void reset_signal_dispositions(uint64_t reset_mask)
 {
 	struct sigaction dfl;
 	struct kernel_sigaction kdfl;
@@ -183,7 +184,8 @@ CHILD_CODE static void reset_signal_dispositions(void)
 	dfl.sa_handler = SIG_DFL;
 	kdfl.handler = SIG_DFL;
 	for (int sig = 1; sig < _NSIG; sig++) {
-		if (sig == SIGKILL || sig == SIGSTOP)
+		if (sig == SIGKILL || sig == SIGSTOP || sig > 64 ||
+		    !(reset_mask & (UINT64_C(1) << (sig - 1))))
 			continue;
 		if (sigaction(sig, &dfl, NULL) != 0)
 			syscall(SYS_rt_sigaction, sig, &kdfl, NULL, sizeof kdfl.mask);
@@ -317,7 +319,7 @@ CHILD_CODE static int run_child(void *arg)
 		report_child_failure("setpgid", NULL, errno);
 		return SETUP_FAILED;
 	}
-	reset_signal_dispositions();
+	reset_signal_dispositions(plan->reset_mask);
 	if (plan->join_pidfd >= 0 && plan->join_nstypes)
 		enter_join_target(plan);
 	unblock_all_signals();
@@ -435,13 +437,15 @@ static const char *clone_call_name(const struct clone3_args *args)
 pid_t spawn_run(const struct spawn_target *target, const char *path,
 		char *const argv[], char *const envp[], const char **what)
 {
-	struct child_plan plan = { path, argv, envp, -1, 0 };
+	struct child_plan plan = { path, argv, envp, -1, 0, ~UINT64_C(0) };
 	struct clone3_args args = { .exit_signal = SIGCHLD };
 	const char *failed = NULL;
 	sigset_t all, old;
 	pid_t pid = 0;
 	int err;
 
+	if (target && target->reset_known)
+		plan.reset_mask = target->reset_mask;
 	if (target && target->cgroup_fd >= 0) {
 		args.flags |= CLONE_INTO_CGROUP;
 		args.cgroup = (uint64_t)target->cgroup_fd;
@@ -753,6 +757,20 @@ int spawn_open_join(struct spawn_target *target, const char *pid_text,
 	target->join_pidfd = pidfd;
 	target->join_nstypes = nstypes;
 	return 0;
+}
+
+void spawn_note_signals(struct spawn_target *target)
+{
+	struct kernel_sigaction old;
+
+	target->reset_mask = 0;
+	for (int sig = 1; sig < _NSIG && sig <= 64; sig++) {
+		/* Through the kernel: the C library hides its own signals. */
+		if (syscall(SYS_rt_sigaction, sig, NULL, &old, sizeof old.mask) == 0 &&
+		    old.handler != SIG_DFL)
+			target->reset_mask |= UINT64_C(1) << (sig - 1);
+	}
+	target->reset_known = true;
 }
 
 void spawn_target_close(struct spawn_target *target)

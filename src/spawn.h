@@ -7,7 +7,9 @@
 #ifndef TFD_SPAWN_H
 #define TFD_SPAWN_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Where a run starts. Descriptors are tfd's, opened once at start. */
@@ -15,7 +17,14 @@ struct spawn_target {
 	int cgroup_fd;     /* -1, or an O_DIRECTORY descriptor of a cgroup v2 dir */
 	int join_pidfd;    /* -1, or a pidfd whose namespaces the run enters */
 	int join_nstypes;  /* CLONE_NEW* bits to enter (those that differ from ours) */
+	bool reset_known;  /* reset_mask was filled by spawn_note_signals */
+	uint64_t reset_mask;  /* bit N-1: signal N is not at SIG_DFL in tfd */
 };
+
+/* Notes which signals tfd does not leave at SIG_DFL (SIGPIPE, anything its
+ * caller ignored), so a run resets those few instead of all 64. Call after
+ * tfd's own dispositions are final; without it a run resets every one. */
+void spawn_note_signals(struct spawn_target *target);
 
 /* Looks COMMAND up as execvp(3) would (PATH search unless it has a '/').
  * Returns 0 with the path in buf, 127 when not found, 126 when found but not

@@ -580,7 +580,7 @@ static int build_setup(struct setup *st, const struct options *o)
 		snprintf(st->err, sizeof st->err, "malloc: %s", strerror(ENOMEM));
 		return 1;
 	}
-	st->loop.target = (struct spawn_target){ -1, -1, 0 };
+	st->loop.target = (struct spawn_target){ .cgroup_fd = -1, .join_pidfd = -1 };
 	if ((status = build_limits(st, o)) || (status = build_schedule(st, o)) ||
 	    (status = build_runner(st, o)) || (status = build_output(st, o)) ||
 	    (status = build_command(st, o)))
@@ -589,6 +589,8 @@ static int build_setup(struct setup *st, const struct options *o)
 		return 0;
 	if ((status = open_target(st, o)))
 		return status;
+	if (st->loop.path)
+		spawn_note_signals(&st->loop.target);
 	if (o->persist && (status = open_persist(st, o->persist)))
 		return status;
 	return 0;

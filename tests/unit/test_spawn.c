@@ -29,7 +29,7 @@ static struct tally tally;
 
 #define CHECK(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
-static const struct spawn_target plain_target = { -1, -1, 0 };
+static const struct spawn_target plain_target = { .cgroup_fd = -1, .join_pidfd = -1 };
 
 /* Scratch directory for files the tests create. */
 static char scratch[64];
@@ -280,6 +280,17 @@ static void test_signal_state(void)
 	CHECK(exited_with(&c, 0), "grep status %d", c.status);
 	CHECK(strcmp(c.out, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n") == 0,
 	      "child signal state:\n%s", c.out);
+	/* The same with only the noted signals reset, as tfd spawns. */
+	struct spawn_target noted = plain_target;
+
+	spawn_note_signals(&noted);
+	CHECK(noted.reset_mask & (UINT64_C(1) << (SIGPIPE - 1)) &&
+	      noted.reset_mask & (UINT64_C(1) << (SIGUSR2 - 1)) &&
+	      !(noted.reset_mask & (UINT64_C(1) << (SIGALRM - 1))),
+	      "spawn_note_signals: mask %llx", (unsigned long long)noted.reset_mask);
+	run_captured(&noted, "/bin/grep", argv, NULL, &c);
+	CHECK(strcmp(c.out, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n") == 0,
+	      "child signal state with noted signals:\n%s", c.out);
 	sigprocmask(SIG_SETMASK, NULL, &after);
 	CHECK(sigismember(&after, SIGCHLD) && sigismember(&after, SIGUSR1) &&
 	      !sigismember(&after, SIGUSR2) && !sigismember(&after, SIGALRM),
