@@ -29,6 +29,10 @@ SRCS      := $(wildcard src/*.c)
 LIB_SRCS  := $(filter-out src/tfd.c,$(SRCS))
 HDRS      := $(wildcard src/*.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+# Shared test code (the TSV reader, row checkers): every tests/unit/*.c that
+# is not itself a test.
+UNIT_HELP := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
+UNIT_HDRS := $(wildcard tests/unit/*.h)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/unit/%)
 ASAN_BINS := $(UNIT_SRCS:tests/unit/%.c=build/asan/%)
 
@@ -44,15 +48,15 @@ build/tfd-asan: $(SRCS) $(HDRS)
 	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(POPT_CFLAGS) $(SAN_FLAGS) \
 		-o $@ $(SRCS) $(LDFLAGS) $(POPT_LIBS)
 
-build/unit/%: tests/unit/%.c tests/unit/tsv.c tests/unit/tsv.h $(LIB_SRCS) $(HDRS)
+build/unit/%: tests/unit/%.c $(UNIT_HELP) $(UNIT_HDRS) $(LIB_SRCS) $(HDRS)
 	@mkdir -p build/unit
 	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(CFLAGS) \
-		-o $@ $< tests/unit/tsv.c $(LIB_SRCS) $(LDFLAGS)
+		-o $@ $< $(UNIT_HELP) $(LIB_SRCS) $(LDFLAGS)
 
-build/asan/%: tests/unit/%.c tests/unit/tsv.c tests/unit/tsv.h $(LIB_SRCS) $(HDRS)
+build/asan/%: tests/unit/%.c $(UNIT_HELP) $(UNIT_HDRS) $(LIB_SRCS) $(HDRS)
 	@mkdir -p build/asan
 	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(SAN_FLAGS) \
-		-o $@ $< tests/unit/tsv.c $(LIB_SRCS) $(LDFLAGS)
+		-o $@ $< $(UNIT_HELP) $(LIB_SRCS) $(LDFLAGS)
 
 # Unit tests take the corpus folder (skipped when absent, as in a user's
 # clone) and the project's own vectors.
