@@ -1,15 +1,11 @@
 /* test_cron: cron_parse and cron_next against the reference corpus
- * (argv[1]/cron.tsv) and the project's own vectors (argv[2]/cron.tsv).
- *
- * Columns: tz<TAB>base_epoch_s<TAB>input<TAB>expected, where expected is up
- * to five run times strictly after base as epoch seconds separated by
- * spaces, "never" (accepted, but never runs) or "error". Fewer than five
- * runs means there are no more.
+ * (argv[1]/cron.tsv) and the project's own vectors (argv[2]/cron.tsv), row
+ * by row with the checker of elapses.h, which describes the columns; run
+ * times are whole seconds.
  *
  * Besides the files, cron_next is compared with a slow, obviously-correct
  * model of cronie that walks real time minute by minute, across DST changes
  * in several zones. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,125 +14,35 @@
 
 #include "civil.h"
 #include "cron.h"
+#include "elapses.h"
 #include "tsv.h"
 #include "tz.h"
 
-#define MAX_RUNS 5
 #define NS_PER_SEC INT64_C(1000000000)
 
-struct run {
-	struct tally tally;
-	const char *file;
-};
+/* The files */
 
-/* Splits the expected column into epoch seconds; returns their number or
- * -1. */
-static int read_expected(const char *s, int64_t want[MAX_RUNS])
+static int parse_expression(const char *input, const struct tz *zone, void *arg,
+			    void **expression, char *err, size_t errlen)
 {
-	int n = 0;
-
-	while (*s) {
-		char *end;
-		long long v;
-
-		errno = 0;
-		v = strtoll(s, &end, 10);
-		if (errno || end == s || n == MAX_RUNS || (*end && *end != ' '))
-			return -1;
-		want[n++] = v;
-		s = *end ? end + 1 : end;
-	}
-	return n;
-}
-
-static int message_ok(const char *err, const char *input)
-{
-	char prefix[512];
-
-	snprintf(prefix, sizeof(prefix), "invalid cron expression '%s': ", input);
-	return strncmp(err, prefix, strlen(prefix)) == 0 && err[strlen(prefix)] &&
-	       (strchr(input, '\n') || !strchr(err, '\n'));
-}
-
-static void check_runs(struct run *run, const struct tsv_row *row,
-		       const struct cron *cron, const struct tz *zone, int64_t base)
-{
-	const char *expected = row->field[3];
-	int64_t want[MAX_RUNS], after = base * NS_PER_SEC, next = 0;
-	int n = strcmp(expected, "never") == 0 ? 0 : read_expected(expected, want);
-
-	if (n < 0) {
-		tally_check(&run->tally, 0, run->file, row->line, "bad expected column");
-		return;
-	}
-	for (int i = 0; i <= n && i < MAX_RUNS; i++) {
-		int rc = cron_next(cron, zone, after, &next);
-
-		if (i == n) {
-			tally_check(&run->tally, rc == -1, run->file, row->line,
-				    "'%s' tz=%s: run #%d should not exist, got %" PRId64,
-				    row->field[2], row->field[0], i + 1, next / NS_PER_SEC);
-			return;
-		}
-		if (rc != 0 || next != want[i] * NS_PER_SEC) {
-			tally_check(&run->tally, 0, run->file, row->line,
-				    "'%s' tz=%s base=%s: run #%d: want %" PRId64 ", got %s%" PRId64,
-				    row->field[2], row->field[0], row->field[1], i + 1,
-				    want[i], rc == 0 ? "" : "never/", next / NS_PER_SEC);
-			return;
-		}
-		after = next;
-	}
-	tally_check(&run->tally, 1, run->file, row->line, "ok");
-}
-
-static int cron_row(const struct tsv_row *row, void *arg)
-{
-	struct run *run = arg;
 	struct cron *cron = NULL;
-	struct tz *zone;
-	char err[512] = "", *end;
-	long long base;
-	int rc;
+	int rc = cron_parse(input, &cron, err, errlen);
 
-	if (row->nfields < 4) {
-		tally_check(&run->tally, 0, run->file, row->line, "malformed row");
-		return 1;
-	}
-	zone = tz_load(row->field[0], err, sizeof(err));
-	errno = 0;
-	base = strtoll(row->field[1], &end, 10);
-	if (!zone || errno || *end || end == row->field[1]) {
-		tally_check(&run->tally, 0, run->file, row->line,
-			    "bad tz or base column: %s", err);
-		tz_free(zone);
-		return 1;
-	}
-	rc = cron_parse(row->field[2], &cron, err, sizeof(err));
-	if (strcmp(row->field[3], "error") == 0) {
-		tally_check(&run->tally, rc == -1 && message_ok(err, row->field[2]),
-			    run->file, row->line, "'%s': want error, got %s",
-			    row->field[2], rc == 0 ? "accepted" : err);
-	} else if (rc != 0) {
-		tally_check(&run->tally, 0, run->file, row->line,
-			    "'%s': want accepted, got %s", row->field[2], err);
-	} else {
-		check_runs(run, row, cron, zone, base);
-	}
-	cron_free(cron);
-	tz_free(zone);
-	return 0;
+	(void)zone;
+	(void)arg;
+	*expression = cron;
+	return rc;
 }
 
-static void run_file(struct run *run, const char *dir, const char *name)
+static int next_run(const void *expression, const struct tz *zone,
+		    int64_t after_ns, int64_t *next_ns)
 {
-	char path[4096];
+	return cron_next(expression, zone, after_ns, next_ns);
+}
 
-	run->file = path_join(path, sizeof(path), dir, name);
-	if (tsv_each(path, 2, cron_row, run) < 0) {
-		fprintf(stderr, "test_cron: cannot read %s\n", path);
-		run->tally.failed++;
-	}
+static void free_expression(void *expression)
+{
+	cron_free(expression);
 }
 
 /* The model */
@@ -226,7 +132,7 @@ static int64_t model_next(const struct model *m, const struct tz *zone, int64_t 
 	}
 }
 
-static void check_model(struct run *run)
+static void check_model(struct tally *tally)
 {
 	static const char *const zones[] = { "Europe/Berlin", "America/New_York",
 					     "Australia/Lord_Howe", "UTC" };
@@ -242,7 +148,6 @@ static void check_model(struct run *run)
 	char err[256];
 	int failures = 0, checks = 0;
 
-	run->file = "model";
 	for (size_t z = 0; z < sizeof(zones) / sizeof(*zones); z++) {
 		struct tz *zone = tz_load(zones[z], err, sizeof(err));
 
@@ -251,7 +156,7 @@ static void check_model(struct run *run)
 			struct model m;
 
 			if (cron_parse(exprs[e], &cron, err, sizeof(err)) != 0) {
-				tally_check(&run->tally, 0, run->file, 0, "%s", err);
+				tally_check(tally, 0, "model", 0, "%s", err);
 				continue;
 			}
 			model_parse(exprs[e], &m);
@@ -276,28 +181,26 @@ static void check_model(struct run *run)
 		}
 		tz_free(zone);
 	}
-	tally_check(&run->tally, failures == 0, run->file, 0,
+	tally_check(tally, failures == 0, "model", 0,
 		    "%d of %d next-run computations differ from the model", failures,
 		    checks);
 }
 
 int main(int argc, char **argv)
 {
-	struct run run = { { 0, 0 }, NULL };
+	static const struct schedule_kind kind = {
+		.test = "test_cron",
+		.file = "cron.tsv",
+		.error_prefix = "invalid cron expression",
+		.elapse = "run",
+		.fractions = false,
+		.parse = parse_expression,
+		.next = next_run,
+		.release = free_expression,
+	};
+	struct tally tally = { 0, 0 };
 
-	if (argc > 1 && argv[1][0]) {
-		char probe[4096];
-		FILE *f = fopen(path_join(probe, sizeof(probe), argv[1], "cron.tsv"), "re");
-
-		if (f) {
-			fclose(f);
-			run_file(&run, argv[1], "cron.tsv");
-		} else {
-			printf("test_cron: no corpus at %s, skipped\n", argv[1]);
-		}
-	}
-	if (argc > 2)
-		run_file(&run, argv[2], "cron.tsv");
-	check_model(&run);
-	return tally_finish(&run.tally, "test_cron");
+	elapses_check_files(&kind, argc, argv, &tally);
+	check_model(&tally);
+	return tally_finish(&tally, "test_cron");
 }
