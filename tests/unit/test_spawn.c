@@ -585,7 +585,7 @@ struct helper {
 	pid_t target;   /* what we join */
 };
 
-static int start_helper(struct helper *h, int flags, const char *hostname)
+static int fork_helper(struct helper *h, int flags, const char *hostname)
 {
 	int fds[2];
 	pid_t pid;
@@ -626,6 +626,17 @@ static int start_helper(struct helper *h, int flags, const char *hostname)
 	return 0;
 }
 
+/* As fork_helper, and a failure is a failed check: a test cannot go on
+ * without its helper. */
+static int start_helper(struct helper *h, int flags, const char *hostname)
+{
+	if (fork_helper(h, flags, hostname) < 0) {
+		CHECK(0, "cannot start the helper %s (namespaces %#x)", hostname, flags);
+		return -1;
+	}
+	return 0;
+}
+
 static void stop_helper(struct helper *h)
 {
 	kill(h->target, SIGKILL);
@@ -658,10 +669,8 @@ static void check_cgroup_with_join(struct spawn_target *t, const char *want)
 
 	if (!have_syscall(SYS_pidfd_open))
 		return;
-	if (start_helper(&h, CLONE_NEWUTS, "tfd-cg-join") < 0) {
-		CHECK(0, "cannot start the uts helper");
+	if (start_helper(&h, CLONE_NEWUTS, "tfd-cg-join") < 0)
 		return;
-	}
 	if (open_join(&joined, h.target) == 0) {
 		joined.cgroup_fd = t->cgroup_fd;
 		run_captured(&joined, "/bin/sh", both, NULL, &c);
@@ -689,10 +698,8 @@ static void test_join_uts_net(void)
 	pid_t pid;
 	int status = -1;
 
-	if (start_helper(&h, CLONE_NEWUTS | CLONE_NEWNET, "tfd-join-test") < 0) {
-		CHECK(0, "cannot start the uts+net helper");
+	if (start_helper(&h, CLONE_NEWUTS | CLONE_NEWNET, "tfd-join-test") < 0)
 		return;
-	}
 	if (open_join(&t, h.target) == 0) {
 		CHECK(t.join_nstypes == (CLONE_NEWUTS | CLONE_NEWNET),
 		      "nstypes %#x, want uts|net", t.join_nstypes);
@@ -759,10 +766,8 @@ static void test_join_pid_namespace(void)
 	char host[64] = "";
 	pid_t pid;
 
-	if (start_helper(&h, CLONE_NEWPID | CLONE_NEWUTS, "tfd-pidns") < 0) {
-		CHECK(0, "cannot start the pid namespace helper");
+	if (start_helper(&h, CLONE_NEWPID | CLONE_NEWUTS, "tfd-pidns") < 0)
 		return;
-	}
 	if (open_join(&t, h.target) < 0) {
 		stop_helper(&h);
 		return;
