@@ -162,9 +162,7 @@ check_forwarded_signal() {
 }
 
 @test "a closed stdout: tfd runs to its count and exits 0, writing no error" {
-	run --separate-stderr timeout 10 bash -c '"$1" -i 10ms -n 3 >&-' _ "$TFD"
-	assert_success
-	assert_equal "$stderr" ""
+	run_clean timeout 10 bash -c '"$1" -i 10ms -n 3 >&-' _ "$TFD"
 }
 
 @test "a closed stdout: a run's stdout is not one of tfd's descriptors" {

@@ -362,9 +362,7 @@ bad() {
 @test "--help prints the options on stdout and exits 0" {
 	local opt
 	for opt in --help -h; do
-		run --separate-stderr "$TFD" "$opt"
-		assert_success
-		assert_equal "$stderr" ""
+		run_clean "$TFD" "$opt"
 		assert_output --partial "Usage:"
 		assert_output --partial "--interval"
 		assert_output --partial "--calendar"
@@ -373,9 +371,7 @@ bad() {
 }
 
 @test "--usage prints a short usage on stdout and exits 0" {
-	run --separate-stderr "$TFD" --usage
-	assert_success
-	assert_equal "$stderr" ""
+	run_clean "$TFD" --usage
 	assert_output --partial "Usage:"
 	assert_output --partial "--interval"
 }
@@ -383,9 +379,7 @@ bad() {
 @test "--version and -V print the version on stdout and exit 0" {
 	local opt
 	for opt in --version -V; do
-		run --separate-stderr "$TFD" "$opt"
-		assert_success
-		assert_equal "$stderr" ""
+		run_clean "$TFD" "$opt"
 		assert_output --regexp '^tfd [0-9]+\.[0-9]+\.[0-9]+'
 	done
 }

@@ -40,13 +40,16 @@ bash_complete() {
 	_tfd
 }
 
-# Fails unless COMPREPLY holds WORD.
+# Fails unless COMPREPLY holds every WORD.
 assert_reply_has() {
-	local want=$1 w
-	for w in "${COMPREPLY[@]}"; do
-		[[ $w == "$want" ]] && return 0
+	local want w
+	for want in "$@"; do
+		for w in "${COMPREPLY[@]}"; do
+			[[ $w == "$want" ]] && continue 2
+		done
+		fail "'$want' not offered; got: ${COMPREPLY[*]}"
+		return 1
 	done
-	fail "'$want' not offered; got: ${COMPREPLY[*]}"
 }
 
 refute_reply_has() {
@@ -58,7 +61,7 @@ refute_reply_has() {
 }
 
 @test "bash: the completion file is shellcheck-clean" {
-	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
+	require_command shellcheck
 	run shellcheck -s bash "$COMPLETIONS/tfd.bash"
 	assert_success
 	assert_output ""
@@ -73,18 +76,12 @@ refute_reply_has() {
 
 @test "bash: every long option is offered after --" {
 	bash_complete 'tfd --' tfd --
-	local o
-	for o in "${LONG_OPTS[@]}"; do
-		assert_reply_has "$o"
-	done
+	assert_reply_has "${LONG_OPTS[@]}"
 }
 
 @test "bash: every short option is offered after -" {
 	bash_complete 'tfd -' tfd -
-	local o
-	for o in "${SHORT_OPTS[@]}"; do
-		assert_reply_has "$o"
-	done
+	assert_reply_has "${SHORT_OPTS[@]}"
 }
 
 @test "bash: a prefix narrows the options" {
@@ -264,6 +261,15 @@ refute_reply_has() {
 
 # --- zsh ----------------------------------------------------------------
 
+# Fails unless zsh's listing in $output has a "WORD -- description" line
+# for every WORD.
+assert_zsh_lists() {
+	local w
+	for w in "$@"; do
+		assert_line --regexp "^$w +-- "
+	done
+}
+
 # zsh_complete LINE: types LINE and TAB into an interactive zsh that has
 # the completions on its fpath, and prints what the terminal showed (the
 # listing, or the line as completed), without escape sequences.
@@ -291,7 +297,7 @@ EOF
 }
 
 @test "zsh: _tfd parses (zsh -n) and starts with #compdef tfd" {
-	command -v zsh >/dev/null || skip "zsh is not installed"
+	require_command zsh
 	run zsh -n "$COMPLETIONS/_tfd"
 	assert_success
 	assert_output ""
@@ -300,29 +306,25 @@ EOF
 }
 
 @test "zsh: lists the clocks after --clock" {
-	command -v zsh >/dev/null || skip "zsh is not installed"
+	require_command zsh
 	run zsh_complete 'tfd --clock '
 	assert_success
-	local c
-	for c in $CLOCKS; do
-		assert_line --regexp "^$c +-- "
-	done
+	# shellcheck disable=SC2086 # the clocks are words.
+	assert_zsh_lists $CLOCKS
 }
 
 @test "zsh: completes options and policies" {
-	command -v zsh >/dev/null || skip "zsh is not installed"
+	require_command zsh
 	run zsh_complete 'tfd --ov'
 	assert_success
 	assert_output --partial 'tfd --overlap='
 	run zsh_complete 'tfd --overlap='
-	local p
-	for p in $POLICIES; do
-		assert_line --regexp "^$p +-- "
-	done
+	# shellcheck disable=SC2086 # the policies are words.
+	assert_zsh_lists $POLICIES
 }
 
 @test "zsh: the command's own completion after --" {
-	command -v zsh >/dev/null || skip "zsh is not installed"
+	require_command zsh
 	run zsh_complete 'tfd -i 1s -- ls --colo'
 	assert_success
 	assert_output --partial 'ls --color'
@@ -339,14 +341,14 @@ fish_complete() {
 }
 
 @test "fish: tfd.fish parses (fish -n)" {
-	command -v fish >/dev/null || skip "fish is not installed"
+	require_command fish
 	run fish -n "$COMPLETIONS/tfd.fish"
 	assert_success
 	assert_output ""
 }
 
 @test "fish: lists the clocks after --clock" {
-	command -v fish >/dev/null || skip "fish is not installed"
+	require_command fish
 	run fish_complete 'tfd --clock '
 	assert_success
 	assert_equal "$(cut -f1 <<<"$output" | sort | tr '\n' ' ')" \
@@ -357,7 +359,7 @@ fish_complete() {
 }
 
 @test "fish: every long option, with a description" {
-	command -v fish >/dev/null || skip "fish is not installed"
+	require_command fish
 	run fish_complete 'tfd --'
 	assert_success
 	local o
@@ -367,7 +369,7 @@ fish_complete() {
 }
 
 @test "fish: overlap policies" {
-	command -v fish >/dev/null || skip "fish is not installed"
+	require_command fish
 	run fish_complete 'tfd --overlap '
 	assert_success
 	assert_equal "$(cut -f1 <<<"$output" | sort | tr '\n' ' ')" \
@@ -375,7 +377,7 @@ fish_complete() {
 }
 
 @test "fish: the command and its own completion after --" {
-	command -v fish >/dev/null || skip "fish is not installed"
+	require_command fish
 	run fish_complete 'tfd -i 1s -- bas'
 	assert_success
 	assert_line --regexp '^bash(	|$)'

@@ -56,6 +56,19 @@ assert_usage_error() {
 	assert_equal "${#stderr_lines[@]}" 2
 }
 
+# Skips the test unless command $1 is installed.
+require_command() {
+	command -v "$1" >/dev/null || skip "$1 is not installed"
+}
+
+# Runs "$@" with stderr kept apart, as `run --separate-stderr` does, and
+# asserts that it exited 0 and wrote nothing on stderr.
+run_clean() {
+	run --separate-stderr "$@"
+	assert_success
+	assert_equal "$stderr" ""
+}
+
 # Decimal seconds as tfd prints them (`1`, `0.25`, `1796292001.000123456`)
 # to integer nanoseconds, so tests compare times without floating point.
 to_ns() {
@@ -90,6 +103,37 @@ assert_count_reached() {
 	local want=$1 last=$2 before=${3:-0}
 	((last >= want)) || fail "stopped at $last expirations, before --count $want"
 	((before < want)) || fail "went on after $before of --count $want expirations"
+}
+
+# Checks the wake-up lines in $lines, printed with --count $1 and the
+# --format $2 of space-free placeholders (the default is '%n %t %e'): the
+# running total of %e must reach the count at the last line only
+# (assert_count_reached); where the format has %n, it must count the lines
+# from 1; where it has %E, it must be that running total. Sets expirations
+# to the total.
+# shellcheck disable=SC2034 # expirations is the tests' to read.
+assert_wakeups() {
+	local want=$1 line i sum=0 before=0 k=0 n=-1 e=-1 total=-1
+	local -a spec field
+	read -ra spec <<<"${2:-%n %t %e}"
+	for i in "${!spec[@]}"; do
+		case ${spec[i]} in
+		%n) n=$i ;;
+		%e) e=$i ;;
+		%E) total=$i ;;
+		esac
+	done
+	((e >= 0)) || fail "assert_wakeups: no %e in '$2'"
+	for line in "${lines[@]}"; do
+		read -ra field <<<"$line"
+		k=$((k + 1))
+		before=$sum
+		sum=$((sum + field[e]))
+		((n < 0)) || assert_equal "${field[n]}" "$k"
+		((total < 0)) || assert_equal "${field[total]}" "$sum"
+	done
+	expirations=$sum
+	assert_count_reached "$want" "$sum" "$before"
 }
 
 # Waits up to $2 seconds (default 10) for background process $1 (started
