@@ -79,8 +79,9 @@ static void test_format(void)
 static void test_json(void)
 {
 	char buf[REPORT_LINE_MAX];
-	struct run_end killed = { 4, 1234, -1, 15, 2500000000, true };
-	struct run_end ok = { 5, 99, 0, 0, 1000000, false };
+	struct run_end killed = { .seq = 4, .pid = 1234, .status = -1, .signal = 15,
+				  .duration_ns = 2500000000, .timed_out = true };
+	struct run_end ok = { .seq = 5, .pid = 99, .duration_ns = 1000000 };
 
 	json_tick(buf, sizeof buf, &sample);
 	expect_str(buf, "{\"event\":\"tick\",\"seq\":3,\"expirations\":2,\"total\":5,"
