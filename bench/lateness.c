@@ -22,7 +22,14 @@
  * zombie (so the last wake-up is counted), its own CPU time from
  * /proc/PID/schedstat at the same moment, peak RSS (VmHWM) sampled from
  * /proc/PID/status while it runs, and ru_maxrss and CPU time (with its
- * children's) from wait4().
+ * children's) from wait4().  wall_us runs from fork to exit; exec_wall_us
+ * from the moment the exec succeeded (a close-on-exec pipe reaches EOF) to
+ * exit, so it leaves out what it costs to start a process.
+ *
+ * With -s, every sample also reads voluntary_ctxt_switches, and the report
+ * lists where the count changed: nvcsw_first=C (the first sample) and
+ * nvcsw_steps=MS:C,... (ms after the exec, new count), which shows whether
+ * the program woke up only when it was due to.
  *
  * -o FILE copies what COMMAND prints to FILE as well; -O FILE sends it
  * straight to FILE instead of the pipe, so that no reader wakes up per line
@@ -75,7 +82,19 @@ struct child_report {
 	int status;
 	long nvcsw, nivcsw, vmhwm_kb;
 	int64_t own_cpu_ns;	/* the child's own, without its children's */
+	int64_t exec_ns;	/* CLOCK_MONOTONIC when its exec succeeded */
 	struct rusage ru;
+};
+
+/* Where the child's voluntary context switch count changed while sampled. */
+#define MAX_STEPS 64
+
+struct switch_steps {
+	long first;		/* at the first sample; -1 before it */
+	long last;
+	size_t n;
+	int64_t at_ms[MAX_STEPS];	/* after the exec */
+	long count[MAX_STEPS];
 };
 
 static void die(const char *what)
@@ -262,22 +281,44 @@ static size_t take_lines(char *buf, size_t len, int64_t arrival, int64_t start,
 
 /* The child */
 
-/* Reads one "Name:  value kB" field of /proc/PID/status, or -1. */
-static long status_field(pid_t pid, const char *name)
+/* Reads the "Name:  value kB" fields NAMES of /proc/PID/status into
+ * VALUES, -1 for each one missing. */
+static void status_fields(pid_t pid, const char *const *names, long *values, size_t n)
 {
 	char path[64], line[256];
-	size_t len = strlen(name);
-	long v = -1;
 	FILE *f;
 
+	for (size_t k = 0; k < n; k++)
+		values[k] = -1;
 	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
 	if (!(f = fopen(path, "re")))
-		return -1;
-	while (fgets(line, sizeof line, f))
-		if (!strncmp(line, name, len) && line[len] == ':')
-			v = strtol(line + len + 1, NULL, 10);
+		return;
+	while (fgets(line, sizeof line, f)) {
+		for (size_t k = 0; k < n; k++) {
+			size_t len = strlen(names[k]);
+
+			if (!strncmp(line, names[k], len) && line[len] == ':')
+				values[k] = strtol(line + len + 1, NULL, 10);
+		}
+	}
 	fclose(f);
-	return v;
+}
+
+static void note_switches(struct switch_steps *s, long count, int64_t at_ms)
+{
+	if (count < 0)
+		return;
+	if (s->first < 0) {
+		s->first = s->last = count;
+		return;
+	}
+	if (count == s->last)
+		return;
+	s->last = count;
+	if (s->n < MAX_STEPS) {
+		s->at_ms[s->n] = at_ms;
+		s->count[s->n++] = count;
+	}
 }
 
 /*
@@ -305,9 +346,23 @@ static int64_t own_cpu_ns(pid_t pid)
 	return ns;
 }
 
-static pid_t start_child(char **argv, int64_t start, const struct options *o, int *out)
+/* Blocks until the child has exec'd (or died trying): the write end of
+ * EXEC_PIPE is close-on-exec, so its read end sees EOF then. */
+static int64_t wait_for_exec(int exec_pipe[2])
 {
-	int fds[2];
+	char c;
+
+	close(exec_pipe[1]);
+	while (read(exec_pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+	close(exec_pipe[0]);
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+static pid_t start_child(char **argv, int64_t start, const struct options *o, int *out,
+			 int64_t *exec_ns)
+{
+	int fds[2], exec_pipe[2];
 	size_t argc = 0;
 	pid_t pid;
 
@@ -326,6 +381,8 @@ static pid_t start_child(char **argv, int64_t start, const struct options *o, in
 	} else if (pipe2(fds, O_CLOEXEC) < 0) {
 		die("pipe2");
 	}
+	if (pipe2(exec_pipe, O_CLOEXEC) < 0)
+		die("pipe2");
 	if ((pid = fork()) < 0)
 		die("fork");
 	if (pid == 0) {
@@ -335,6 +392,7 @@ static pid_t start_child(char **argv, int64_t start, const struct options *o, in
 		_exit(127);
 	}
 	close(fds[1]);
+	*exec_ns = wait_for_exec(exec_pipe);
 	for (size_t k = 0; k < argc; k++)
 		free(args[k]);
 	free(args);
@@ -363,7 +421,8 @@ static int poll_timeout_ms(const struct options *o, int64_t began, int killed)
 
 /* Reads the child's output to EOF, stamping and scoring each line. */
 static void drain_child(pid_t pid, int fd, int64_t start, int64_t began,
-			const struct options *o, struct tally *t, long *vmhwm)
+			const struct options *o, struct tally *t, long *vmhwm,
+			int64_t exec_ns, struct switch_steps *steps)
 {
 	static char buf[1 << 16];
 	size_t have = 0;
@@ -381,9 +440,13 @@ static void drain_child(pid_t pid, int fd, int64_t start, int64_t began,
 		if (r < 0)
 			die("poll");
 		if (o->sample_ms) {
-			long hwm = status_field(pid, "VmHWM");
-			if (hwm > *vmhwm)
-				*vmhwm = hwm;
+			static const char *const names[] = { "VmHWM", "voluntary_ctxt_switches" };
+			long v[2];
+
+			status_fields(pid, names, v, 2);
+			if (v[0] > *vmhwm)
+				*vmhwm = v[0];
+			note_switches(steps, v[1], (clock_ns(CLOCK_MONOTONIC) - exec_ns) / NS_PER_MS);
 		}
 		if (o->kill_ms && !killed &&
 		    clock_ns(CLOCK_MONOTONIC) - began >= o->kill_ms * NS_PER_MS) {
@@ -418,16 +481,21 @@ static void drain_child(pid_t pid, int fd, int64_t start, int64_t began,
  * still holds the final context-switch counts; then reaps it with wait4()
  * for its resource usage.
  */
-static void finish_child(pid_t pid, struct child_report *r)
+static void finish_child(pid_t pid, struct child_report *r, int64_t *ended)
 {
+	static const char *const names[] = { "voluntary_ctxt_switches",
+					      "nonvoluntary_ctxt_switches" };
+	long v[2];
 	siginfo_t si;
 
 	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
 		if (errno != EINTR)
 			die("waitid");
+	*ended = clock_ns(CLOCK_MONOTONIC);
 	r->own_cpu_ns = own_cpu_ns(pid);
-	r->nvcsw = status_field(pid, "voluntary_ctxt_switches");
-	r->nivcsw = status_field(pid, "nonvoluntary_ctxt_switches");
+	status_fields(pid, names, v, 2);
+	r->nvcsw = v[0];
+	r->nivcsw = v[1];
 	while (wait4(pid, &r->status, 0, &r->ru) < 0)
 		if (errno != EINTR)
 			die("wait4");
@@ -480,7 +548,19 @@ static void print_series(const char *prefix, struct series *s)
 	print_micros(key, s->v[s->n - 1]);
 }
 
-static void print_report(struct tally *t, const struct child_report *r)
+static void print_steps(const struct switch_steps *s)
+{
+	if (s->first < 0)
+		return;
+	printf(" nvcsw_first=%ld nvcsw_steps=", s->first);
+	for (size_t k = 0; k < s->n; k++)
+		printf("%s%" PRId64 ":%ld", k ? "," : "", s->at_ms[k], s->count[k]);
+	if (!s->n)
+		printf("none");
+}
+
+static void print_report(struct tally *t, const struct child_report *r,
+			 const struct switch_steps *steps, int64_t ended)
 {
 	int64_t cpu_us = (int64_t)(r->ru.ru_utime.tv_sec + r->ru.ru_stime.tv_sec) * 1000000 +
 			 r->ru.ru_utime.tv_usec + r->ru.ru_stime.tv_usec;
@@ -489,14 +569,17 @@ static void print_report(struct tally *t, const struct child_report *r)
 	       t->lines, t->unparsed, t->missed);
 	print_series("", &t->arrival);
 	print_series("self_", &t->self);
-	printf(" wall_us=%" PRId64 " cpu_us=%" PRId64 " own_cpu_us=%" PRId64,
-	       r->wall_ns / 1000, cpu_us, r->own_cpu_ns < 0 ? -1 : r->own_cpu_ns / 1000);
+	printf(" wall_us=%" PRId64 " exec_wall_us=%" PRId64 " cpu_us=%" PRId64
+	       " own_cpu_us=%" PRId64, r->wall_ns / 1000, (ended - r->exec_ns) / 1000, cpu_us,
+	       r->own_cpu_ns < 0 ? -1 : r->own_cpu_ns / 1000);
 	if (WIFEXITED(r->status))
 		printf(" status=%d", WEXITSTATUS(r->status));
 	else
 		printf(" status=%d", 128 + WTERMSIG(r->status));
-	printf(" nvcsw=%ld nivcsw=%ld vmhwm_kb=%ld maxrss_kb=%ld\n",
+	printf(" nvcsw=%ld nivcsw=%ld vmhwm_kb=%ld maxrss_kb=%ld",
 	       r->nvcsw, r->nivcsw, r->vmhwm_kb, r->ru.ru_maxrss);
+	print_steps(steps);
+	printf("\n");
 }
 
 int main(int argc, char **argv)
@@ -504,15 +587,16 @@ int main(int argc, char **argv)
 	struct options o = parse_options(argc, argv);
 	struct tally t = { 0 };
 	struct child_report r = { .vmhwm_kb = -1 };
+	struct switch_steps steps = { .first = -1 };
 	int64_t start = clock_ns(CLOCK_REALTIME) + o.lead_ms * NS_PER_MS;
-	int64_t began = clock_ns(CLOCK_MONOTONIC);
+	int64_t began = clock_ns(CLOCK_MONOTONIC), ended;
 	int fd;
-	pid_t pid = start_child(o.argv, start, &o, &fd);
+	pid_t pid = start_child(o.argv, start, &o, &fd, &r.exec_ns);
 
-	drain_child(pid, fd, start, began, &o, &t, &r.vmhwm_kb);
-	finish_child(pid, &r);
-	r.wall_ns = clock_ns(CLOCK_MONOTONIC) - began;
-	print_report(&t, &r);
+	drain_child(pid, fd, start, began, &o, &t, &r.vmhwm_kb, r.exec_ns, &steps);
+	finish_child(pid, &r, &ended);
+	r.wall_ns = ended - began;
+	print_report(&t, &r, &steps, ended);
 	free(t.arrival.v);
 	free(t.self.v);
 	return 0;

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # bench/run.sh: tfd's benchmark suite. Measures tfd against floors and
-# references (a bare timerfd ticker, a bare posix_spawn loop, sleep, /bin/true,
-# systemd-analyze, cyclictest), prints one markdown table to stdout and writes
-# it, with the per-run figures, to bench/results.md.
+# references (a bare timerfd ticker, a posix_spawn+waitpid loop, sleep,
+# /bin/true, cyclictest), prints one markdown table to stdout and writes it,
+# with the per-run figures, to bench/results.md.
 #
 # Usage: bash bench/run.sh [SECTION...]
 #   SECTION: lateness drift idle spawn footprint dry precise (default: all)
 #   TFD=path to the binary (default ./tfd), CC=compiler (default cc),
-#   PAIRS=runs of each program per lateness figure (default 3)
+#   PAIRS=interleaved pairs per ratio (default 3)
 #
-# Nothing here asserts: a figure that misses its target is reported, not
-# failed. The whole run takes about two and a half minutes on 2 cores.
+# Every judged row uses the target the performance issue sets, and only
+# those; a row the issue sets no target for says "report". Ratios are
+# tfd/floor of the medians over interleaved runs (tfd, floor, tfd, floor,
+# ...). Nothing here asserts: a figure that misses its target is reported,
+# not failed. The whole run takes about three minutes on 2 cores.
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
@@ -23,15 +26,17 @@ RESULTS=bench/results.md
 LOG=$BUILD/run.log
 CFLAGS_BENCH=(-std=c11 -D_GNU_SOURCE -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64 -O2 -Wall -Wextra)
 
-# Tick counts, chosen so that the whole run stays well under 5 minutes:
-# 1 ms x 3000 is 3 s a run, 10 ms x 1000 is 10 s a run, and each figure takes
-# 2 x PAIRS runs.
+# Tick counts. The issue asks for 3000 ticks at 1 ms (3.3 s a run); at
+# 10 ms 3000 ticks would take 30 s a run, 3 minutes for 3 pairs alone, so the
+# 10 ms figure takes 1000 ticks (10.3 s a run, about 62 s for 3 pairs), which
+# keeps the whole suite under 5 minutes.
 TICKS_1MS=3000
 TICKS_10MS=1000
-SHELL_LOOPS=200   # sleep 0.01 iterations, scaled to 1000
-# Runs at 2 ms lose ticks in bursts when the host takes the cores, so the
-# spawn figures take the median of more pairs (4 s a pair).
-SPAWN_PAIRS=${SPAWN_PAIRS:-5}
+# Drift: runs of tfd -i 10ms -n 1000 (10 s each); the sleep loop runs once.
+DRIFT_RUNS=${DRIFT_RUNS:-3}
+SLEEP_LOOPS=1000
+SPAWN_TICKS=1000
+STARTUP_PAIRS=300
 
 ROWS=()
 DETAILS=()
@@ -70,17 +75,22 @@ ratio() {
 	fi
 }
 
+# A - B, or "n/a".
+minus() {
+	if isnum "$1" && isnum "$2"; then awk -v a="$1" -v b="$2" 'BEGIN { print a - b }'; else printf 'n/a'; fi
+}
+
 # Rounds to DIGITS decimals, passing "n/a" through.
 fix() {
 	if isnum "$1"; then awk -v x="$1" -v d="$2" 'BEGIN { printf "%.*f", d, x }'; else printf '%s' "$1"; fi
 }
 
-# "yes" if VALUE <= LIMIT, "no" if not, "—" when either is not a number.
+# "yes" if VALUE <= LIMIT, "no" if not, "n/a" when either is not a number.
 at_most() {
 	if isnum "$1" && isnum "$2"; then
 		if awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; then printf 'yes'; else printf 'no'; fi
 	else
-		printf '—'
+		printf 'n/a'
 	fi
 }
 
@@ -89,7 +99,7 @@ row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
 
 detail() { DETAILS+=("$*"); printf '%s\n' "$*" >>"$LOG"; }
 
-# Runs tfd under the harness; the rest of the arguments go to tfd.
+# Runs a program under the harness; the arguments go to bench/lateness.
 harness() { "$BUILD/lateness" "$@" 2>>"$LOG"; }
 
 have_tfd() { [[ -x $TFD ]]; }
@@ -103,7 +113,7 @@ build() {
 	local prog
 	mkdir -p "$BUILD"
 	: >"$LOG"
-	for prog in floor lateness spawn_floor; do
+	for prog in floor lateness spawn_floor startup; do
 		"$CC" "${CFLAGS_BENCH[@]}" -o "$BUILD/$prog" "bench/$prog.c" || exit 1
 	done
 	# Measure a copy, so that a rebuild of the binary during the run (make
@@ -112,8 +122,8 @@ build() {
 		cp "$TFD" "$BUILD/tfd" || exit 1
 		TFD=$BUILD/tfd
 	fi
-	# bench/next_elapse.c is another module's micro-benchmark; it links
-	# against the library part of src/.
+	# bench/next_elapse.c times the scheduling modules; it links against
+	# the library part of src/.
 	rm -f "$BUILD/next_elapse"
 	if [[ -f bench/next_elapse.c ]]; then
 		local lib=()
@@ -151,55 +161,91 @@ lateness_figure() {
 }
 
 lateness_rows() {
-	local label=$1 ticks=$2 r allowed
+	local label=$1 ticks=$2 r allowed=n/a
 	r=$(ratio "$3" "$4")
-	row "lateness $label p50 (µs, median of $PAIRS)" "$(fix "$3" 1)" "$(fix "$4" 1)" "$r" "≤ 1.25×" "$(at_most "$r" 1.25)"
+	row "lateness at $label, p50 on arrival (µs; $ticks ticks, median of $PAIRS pairs)" \
+		"$(fix "$3" 1)" "$(fix "$4" 1)" "$r" "≤ 1.10×" "$(at_most "$r" 1.10)"
 	r=$(ratio "$5" "$6")
-	row "lateness $label p99 (µs, median of $PAIRS)" "$(fix "$5" 1)" "$(fix "$6" 1)" "$r" "≤ 1.5×" "$(at_most "$r" 1.5)"
-	# Missed ticks come in bursts on a shared machine, so the allowance is
-	# relative to the floor plus 0.5% of the ticks.
-	allowed=n/a
-	isnum "$8" && allowed=$(awk -v f="$8" -v n="$ticks" 'BEGIN { print 1.5 * f + n / 200 }')
-	row "missed ticks at $label (of $ticks, median)" "$7" "$8" "$(ratio "$7" "$8")" \
-		"≤ 1.5× floor + 0.5%" "$(at_most "$7" "$allowed")"
+	row "lateness at $label, p99 on arrival (µs; $ticks ticks, median of $PAIRS pairs)" \
+		"$(fix "$5" 1)" "$(fix "$6" 1)" "$r" "≤ 1.10×" "$(at_most "$r" 1.10)"
+	isnum "$8" && allowed=$(awk -v f="$8" 'BEGIN { print f + 1 }')
+	row "missed ticks at $label (of $ticks, median of $PAIRS pairs)" "$7" "$8" "$(ratio "$7" "$8")" \
+		"≤ floor + 1" "$(at_most "$7" "$allowed")"
 }
 
 # Drift: an absolute timer against a sleep loop
 
 drift() {
-	local a err=n/a began ended loop_err k
-	say "drift: tfd -i 10ms -n 1000 (10 s)"
-	if have_tfd; then
-		a=$(harness -r -- "$TFD" -i 10ms -n 1000)
-		detail "drift tfd: $a"
-		run_ok "$a" && err=$(awk -v w="$(kv wall_us "$a")" 'BEGIN { print (w - 10000000) / 1000 }')
-	fi
-	say "drift: sleep 0.01 loop x $SHELL_LOOPS"
+	local a k errs=() lasts=() walls=() began ended loop_err err last_s
+	local out=$BUILD/drift.out
+	for ((k = 1; k <= DRIFT_RUNS; k++)); do
+		have_tfd || break
+		say "drift: tfd -i 10ms -n 1000 (10 s), run $k/$DRIFT_RUNS"
+		a=$(harness -r -O "$out" -- "$TFD" -i 10ms -n 1000 --format '%s')
+		last_s=$(tail -n 1 "$out")
+		detail "drift run $k tfd: $a last_tick_at_s=$last_s"
+		if run_ok "$a"; then
+			# From the moment its exec succeeded to its exit.
+			errs+=("$(awk -v w="$(kv exec_wall_us "$a")" 'BEGIN { print (w - 10000000) / 1000 }')")
+			walls+=("$(awk -v w="$(kv wall_us "$a")" 'BEGIN { print (w - 10000000) / 1000 }')")
+			isnum "$last_s" && lasts+=("$(awk -v s="$last_s" 'BEGIN { print (s - 10) * 1000 }')")
+		fi
+	done
+	say "drift: $SLEEP_LOOPS × sleep 0.01 in a bash loop"
 	began=$EPOCHREALTIME
-	for ((k = 0; k < SHELL_LOOPS; k++)); do sleep 0.01; done
+	for ((k = 0; k < SLEEP_LOOPS; k++)); do sleep 0.01; done
 	ended=$EPOCHREALTIME
-	loop_err=$(awk -v a="$began" -v b="$ended" -v n="$SHELL_LOOPS" \
-		'BEGIN { print ((b - a) - n * 0.01) * 1000 * (1000 / n) }')
-	detail "drift sleep loop: $SHELL_LOOPS iterations took $(awk -v a="$began" -v b="$ended" 'BEGIN { print b - a }') s"
-	row "drift: wall − 10 s of 1000 × 10 ms (ms; ref: sleep 0.01 loop, scaled)" \
-		"$(fix "$err" 2)" "$(fix "$loop_err" 1)" "$(ratio "$err" "$loop_err")" "≤ 10 ms" "$(at_most "${err#-}" 10)"
+	loop_err=$(awk -v a="$began" -v b="$ended" -v n="$SLEEP_LOOPS" 'BEGIN { print ((b - a) - n * 0.01) * 1000 }')
+	detail "drift sleep loop: $SLEEP_LOOPS iterations took $(awk -v a="$began" -v b="$ended" 'BEGIN { print b - a }') s"
+	err=$(median "${errs[@]}")
+	row "drift: end of tfd -i 10ms -n 1000 − 10 s after its start (ms, exec to exit, median of $DRIFT_RUNS; ref: 1000 × sleep 0.01 in bash)" \
+		"$(fix "$err" 2)" "$(fix "$loop_err" 1)" "—" "within 1 ms" "$(at_most "${err#-}" 1)"
+	row "drift: tfd's own %s at its last tick − 10 s (ms, median of $DRIFT_RUNS); fork to exit − 10 s in the per-run figures" \
+		"$(fix "$(median "${lasts[@]}")" 2)" "—" "—" "report" "report"
+	detail "drift: fork to exit − 10 s (ms): ${walls[*]}"
 }
 
-# Idle: context switches of a quiet 5 s run
+# Idle: wake-ups of a quiet 5 s run
+
+# The voluntary context switches a run made from its first sample (taken
+# while it waits for the first expiration) to its exit, and how many of the
+# changes the samples saw lie more than SLACK ms from a whole second after
+# the exec, where the expirations are: "SWITCHES OFF_EXPIRATION".
+idle_count() {
+	local line=$1 slack=$2 first final steps step at d off=0
+	first=$(kv nvcsw_first "$line")
+	final=$(kv nvcsw "$line")
+	steps=$(kv nvcsw_steps "$line")
+	if ! isnum "$first" || ! isnum "$final"; then
+		printf 'n/a n/a'
+		return
+	fi
+	for step in ${steps//,/ }; do
+		[[ $step == none ]] && continue
+		at=${step%%:*}
+		d=$((at % 1000))
+		((d <= slack || d >= 1000 - slack)) || off=$((off + 1))
+	done
+	printf '%s %s' "$((final - first))" "$off"
+}
 
 idle() {
-	local a b t=n/a f
-	say "idle: tfd -i 1s -n 5 -q and the floor (5 s each)"
+	local a b t=(n/a n/a) f=(n/a n/a) verdict=n/a
+	say "idle: tfd -i 1s -n 5 -q and the floor, 5 s each, sampled every 20 ms"
 	if have_tfd; then
-		a=$(harness -r -- "$TFD" -i 1s -n 5 -q)
+		a=$(harness -r -s 20 -- "$TFD" -i 1s -n 5 -q)
 		detail "idle tfd: $a"
-		run_ok "$a" && t=$(kv nvcsw "$a")
+		run_ok "$a" && read -ra t <<<"$(idle_count "$a" 120)"
 	fi
-	b=$(harness -l 1000 -i 1000000000 -n 5 -- "$BUILD/floor" '{Tns}' '{Ins}' '{N}')
+	b=$(harness -s 20 -l 1000 -i 1000000000 -n 5 -- "$BUILD/floor" '{Tns}' '{Ins}' '{N}')
 	detail "idle floor: $b"
-	f=$(kv nvcsw "$b")
-	row "idle: voluntary context switches, 5 ticks at 1 s" "$t" "$f" "$(ratio "$t" "$f")" \
-		"5 + startup (≤ floor + 2)" "$(at_most "$t" "$((f + 2))")"
+	read -ra f <<<"$(idle_count "$b" 120)"
+	if isnum "${t[0]}"; then
+		verdict=no
+		[[ ${t[0]} == 5 && ${t[1]} == 0 ]] && verdict=yes
+	fi
+	row "idle: voluntary context switches from the first wait to exit, 5 expirations at 1 s (off an expiration)" \
+		"${t[0]} (${t[1]})" "${f[0]} (${f[1]})" "—" "5 (0): one per expiration, none between" "$verdict"
 }
 
 # Spawn: runs of /bin/true every 2 ms
@@ -224,101 +270,114 @@ median_run_us() {
 }
 
 spawn() {
-	local a e f p k json=$BUILD/spawn.json shjson=$BUILD/exec.json
-	local dur=n/a cpu=n/a shdur=n/a fdur fcpu r allowed=n/a
-	local tskips=() fskips=() durs=() cpus=() towns=() fowns=()
+	local a e p q s k runs json=$BUILD/spawn.json shjson=$BUILD/exec.json
+	local tdur=() pdur=() qdur=() tskip=() pskip=() tact=() town=() pown=() tall=() qall=()
+	local edur=() sdur=()
 	# The tick lines go straight to a file (-O), so that no reader competes
-	# with the runs for the two cores; the paced floor prints nothing.
-	for ((k = 1; k <= SPAWN_PAIRS; k++)); do
-		say "spawn: tfd -i 2ms -n 1000 -- /bin/true and the paced floor, pair $k/$SPAWN_PAIRS"
+	# with the runs for the two cores; the floors print nothing.
+	for ((k = 1; k <= PAIRS; k++)); do
+		say "spawn: pair $k/$PAIRS: tfd -i 2ms -n $SPAWN_TICKS -- /bin/true, the paced floor, the floor in a row, --exec"
 		if have_tfd; then
-			a=$(harness -r -O "$json" -- "$TFD" -i 2ms -n 1000 --json -- /bin/true)
+			a=$(harness -r -O "$json" -- "$TFD" -i 2ms -n "$SPAWN_TICKS" --json -- /bin/true)
 			detail "spawn run $k tfd: $a"
 			if run_ok "$a"; then
-				local runs
 				runs=$(grep -cE '"action": *"run"' "$json")
 				detail "spawn run $k tfd: $runs runs, $(grep -cE '"action": *"skip"' "$json") skip wake-ups"
-				tskips+=("$((1000 - runs))")
-				durs+=("$(median_run_us "$json")")
-				if ((runs > 0)); then
-					cpus+=("$(per_run "$(kv cpu_us "$a")" "$runs")")
-					towns+=("$(per_run "$(kv own_cpu_us "$a")" "$runs")")
-				fi
+				tskip+=("$((SPAWN_TICKS - runs))")
+				tact+=("$(grep -cE '"action": *"skip"' "$json")")
+				tdur+=("$(median_run_us "$json")")
+				town+=("$(per_run "$(kv own_cpu_us "$a")" "$runs")")
+				tall+=("$(per_run "$(kv cpu_us "$a")" "$runs")")
 			fi
 		fi
-		p=$("$BUILD/spawn_floor" -p 2000 1000 /bin/true 2>>"$LOG")
+		p=$("$BUILD/spawn_floor" -p 2000 "$SPAWN_TICKS" /bin/true 2>>"$LOG")
 		detail "spawn run $k floor, paced at 2 ms: $p"
-		fskips+=("$(kv without_run "$p")")
-		fowns+=("$(per_run "$(kv own_cpu_us "$p")" "$(kv runs "$p")")")
+		pskip+=("$(kv without_run "$p")")
+		pdur+=("$(kv p50_us "$p")")
+		pown+=("$(per_run "$(kv own_cpu_us "$p")" "$(kv runs "$p")")")
+		q=$("$BUILD/spawn_floor" "$SPAWN_TICKS" /bin/true 2>>"$LOG")
+		detail "spawn run $k floor, in a row: $q"
+		qdur+=("$(kv p50_us "$q")")
+		qall+=("$(per_run "$(kv cpu_us "$q")" "$(kv runs "$q")")")
+		# --exec: the same runs through /bin/sh -c, every 5 ms so that
+		# they do not overlap; the reference is one more exec of the
+		# shell in the C loop.
+		if have_tfd; then
+			e=$(harness -r -O "$shjson" -- "$TFD" -i 5ms -n 200 --json --exec /bin/true)
+			detail "spawn run $k tfd --exec: $e"
+			run_ok "$e" && edur+=("$(median_run_us "$shjson")")
+		fi
+		s=$("$BUILD/spawn_floor" 300 /bin/sh -c /bin/true 2>>"$LOG")
+		detail "spawn run $k floor, /bin/sh -c /bin/true in a row: $s"
+		sdur+=("$(kv p50_us "$s")")
 	done
-	say "spawn: --exec /bin/true, spawn_floor in a row"
-	if have_tfd; then
-		e=$(harness -r -O "$shjson" -- "$TFD" -i 2ms -n 1000 --json --exec /bin/true)
-		detail "spawn tfd --exec: $e"
-		run_ok "$e" && shdur=$(median_run_us "$shjson")
-	fi
-	f=$("$BUILD/spawn_floor" 1000 /bin/true 2>>"$LOG")
-	detail "spawn floor, in a row: $f"
-	fdur=$(kv p50_us "$f")
-	fcpu=$(awk -v c="$(kv cpu_us "$f")" 'BEGIN { print c / 1000 }')
-	dur=$(median "${durs[@]}")
-	cpu=$(median "${cpus[@]}")
-	r=$(ratio "$dur" "$fdur")
-	row "spawn: wall per run of /bin/true (µs, median; tfd: its run duration)" "$(fix "$dur" 0)" "$fdur" "$r" "≤ 1.5×" "$(at_most "$r" 1.5)"
-	r=$(ratio "$cpu" "$fcpu")
-	row "spawn: CPU per run, with the child's (µs)" "$(fix "$cpu" 0)" "$(fix "$fcpu" 0)" "$r" "≤ 1.5×" "$(at_most "$r" 1.5)"
-	local town fown
-	town=$(median "${towns[@]}")
-	fown=$(median "${fowns[@]}")
-	r=$(ratio "$town" "$fown")
-	row "spawn: CPU per run of the ticker alone, without the child's (µs; ref: paced floor)" \
-		"$(fix "$town" 1)" "$(fix "$fown" 1)" "$r" "≤ 1.5×" "$(at_most "$r" 1.5)"
-	# A tick that expires while a run is still going gets no run of its
-	# own; the paced floor applies the same rule to posix_spawn+waitpid.
-	local tskip fskip
-	tskip=$(median "${tskips[@]}")
-	fskip=$(median "${fskips[@]}")
-	isnum "$fskip" && allowed=$(awk -v f="$fskip" 'BEGIN { print 1.5 * f + 5 }')
-	row "spawn: ticks without a run, of 1000 at 2 ms (median of $SPAWN_PAIRS; ref: paced spawn floor)" "$tskip" "$fskip" \
-		"$(ratio "$tskip" "$fskip")" "≤ 1.5× floor + 0.5%" "$(at_most "$tskip" "$allowed")"
-	r=$(ratio "$shdur" "$dur")
-	row "spawn: --exec /bin/true run (µs; ref: -- /bin/true)" "$(fix "$shdur" 0)" "$(fix "$dur" 0)" "$r" "— (one more exec)" "—"
+	local td pd qd r
+	td=$(median "${tdur[@]}") pd=$(median "${pdur[@]}") qd=$(median "${qdur[@]}")
+	r=$(ratio "$td" "$pd")
+	row "spawn: wall per run of /bin/true (µs, median of $PAIRS pairs; tfd: its runs' duration; ref: posix_spawn+waitpid on a 2 ms timerfd in C)" \
+		"$(fix "$td" 0)" "$(fix "$pd" 0)" "$r" "≤ 1.10×" "$(at_most "$r" 1.10)"
+	r=$(ratio "$td" "$qd")
+	row "spawn: the same tfd runs against posix_spawn+waitpid back to back in C (µs)" \
+		"$(fix "$td" 0)" "$(fix "$qd" 0)" "$r" "≤ 1.10×" "$(at_most "$r" 1.10)"
+	local to po
+	to=$(median "${town[@]}") po=$(median "${pown[@]}")
+	row "spawn: CPU per run of the ticker alone (µs; tfd with --json to a file; ref: the paced C loop)" \
+		"$(fix "$to" 1)" "$(fix "$po" 1)" "$(ratio "$to" "$po")" "report" "report"
+	row "spawn: CPU per run with the child's (µs; ref: the C loop back to back)" \
+		"$(fix "$(median "${tall[@]}")" 0)" "$(fix "$(median "${qall[@]}")" 0)" \
+		"$(ratio "$(median "${tall[@]}")" "$(median "${qall[@]}")")" "report" "report"
+	local ts ps
+	ts=$(median "${tskip[@]}") ps=$(median "${pskip[@]}")
+	row "spawn: ticks without a run at --interval 2ms --count $SPAWN_TICKS -- /bin/true (median of $PAIRS; runs: ${tskip[*]}; skip wake-ups: ${tact[*]}; ref: the paced C loop)" \
+		"$ts" "$ps" "—" "0" "$(at_most "$ts" 0)"
+	local ed sd extra one
+	ed=$(median "${edur[@]}") sd=$(median "${sdur[@]}")
+	extra=$(minus "$ed" "$td")
+	one=$(minus "$sd" "$qd")
+	row "spawn: --exec /bin/true costs over -- /bin/true (µs a run; ref: /bin/sh -c /bin/true − /bin/true in the C loop, one exec)" \
+		"$(fix "$extra" 0) ($(fix "$ed" 0) − $(fix "$td" 0))" "$(fix "$one" 0) ($(fix "$sd" 0) − $(fix "$qd" 0))" \
+		"$(ratio "$extra" "$one")" "report" "report"
 }
 
 # Footprint: peak RSS and start-to-exit
+
+footprint() {
+	local a b k t=() s=() r x tt=() tb=()
+	for ((k = 1; k <= PAIRS; k++)); do
+		say "footprint: peak RSS of tfd -i 1s -n 1 -q and sleep 100, pair $k/$PAIRS"
+		if have_tfd; then
+			a=$(harness -r -s 50 -- "$TFD" -i 1s -n 1 -q)
+			detail "footprint run $k tfd: $a"
+			run_ok "$a" && t+=("$(kv vmhwm_kb "$a")")
+		fi
+		b=$(harness -r -s 50 -k 1000 -- sleep 100)
+		detail "footprint run $k sleep: $b"
+		s+=("$(kv vmhwm_kb "$b")")
+	done
+	r=$(ratio "$(median "${t[@]}")" "$(median "${s[@]}")")
+	row "footprint: peak RSS waiting on a 1 s timer, VmHWM (kB, median of $PAIRS pairs; ref: sleep 100)" \
+		"$(median "${t[@]}")" "$(median "${s[@]}")" "$r" "≤ 1× (at most sleep's)" "$(at_most "$r" 1)"
+
+	for ((k = 1; k <= PAIRS; k++)); do
+		say "footprint: start-to-exit, $STARTUP_PAIRS runs each in turns, block $k/$PAIRS"
+		have_tfd || break
+		x=$("$BUILD/startup" "$STARTUP_PAIRS" "$TFD" --delay 0 --count 1 -q -- /bin/true 2>>"$LOG")
+		detail "start-to-exit block $k (a: tfd --delay 0 --count 1 -q, b: /bin/true): $x"
+		[[ $(kv failed "$x") == 0 ]] || continue
+		tt+=("$(kv a_p50_us "$x")") tb+=("$(kv b_p50_us "$x")")
+	done
+	r=$(ratio "$(median "${tt[@]}")" "$(median "${tb[@]}")")
+	row "start-to-exit: tfd --delay 0 --count 1 -q (µs, median of $PAIRS blocks of $STARTUP_PAIRS runs in turns; ref: /bin/true started the same way)" \
+		"$(fix "$(median "${tt[@]}")" 0)" "$(fix "$(median "${tb[@]}")" 0)" "$r" "≤ 1.2×" "$(at_most "$r" 1.2)"
+}
+
+# Dry runs: 100000 scheduled times
 
 # The median time in ms of command NUMBER (from 0) in a hyperfine JSON export.
 hyperfine_ms() {
 	grep -oE '"median": *[-0-9.e+]+' "$1" | sed -n "$(($2 + 1))p" | sed 's/.*: *//' |
 		awk '{ printf "%.3f\n", $1 * 1000 }'
 }
-
-footprint() {
-	local a b t=n/a s r hj=$BUILD/startup.json
-	say "footprint: peak RSS of tfd -i 1s -n 3 -q and sleep 100"
-	if have_tfd; then
-		a=$(harness -r -s 100 -- "$TFD" -i 1s -n 3 -q)
-		detail "footprint tfd: $a"
-		run_ok "$a" && t=$(kv vmhwm_kb "$a")
-	fi
-	b=$(harness -r -s 100 -k 1000 -- sleep 100)
-	detail "footprint sleep: $b"
-	s=$(kv vmhwm_kb "$b")
-	r=$(ratio "$t" "$s")
-	row "footprint: peak RSS, VmHWM (kB; ref: sleep 100)" "$t" "$s" "$r" "≤ 2×" "$(at_most "$r" 2)"
-
-	say "footprint: start-to-exit (hyperfine)"
-	local tt=n/a tr=n/a
-	if have_tfd && hyperfine -N --warmup 20 --runs 200 --style none --export-json "$hj" \
-		"$TFD --delay 0 --count 1 -q" "/bin/true" >>"$LOG" 2>&1; then
-		tt=$(hyperfine_ms "$hj" 0)
-		tr=$(hyperfine_ms "$hj" 1)
-	fi
-	r=$(ratio "$tt" "$tr")
-	row "start-to-exit: tfd --delay 0 --count 1 -q (ms, median; ref: /bin/true)" "$tt" "$tr" "$r" "≤ 1.5×" "$(at_most "$r" 1.5)"
-}
-
-# Dry runs: 100000 scheduled times
 
 # dry_ms ARGS...: median ms of tfd ARGS over 5 runs, or n/a if tfd refuses.
 dry_ms() {
@@ -336,68 +395,74 @@ dry_ms() {
 }
 
 dry_runs() {
-	local hj=$BUILD/sa.json i=n/a c=n/a k=n/a sa=n/a r
-	# systemd-analyze takes about 20 µs an iteration here, so it computes a
-	# fifth of the times and its figure is scaled by 5.
-	say "dry runs: 100000 times (interval, calendar, cron; systemd-analyze)"
+	local hj=$BUILD/sa.json i=n/a c=n/a k=n/a sa=n/a
+	say "dry runs: 100000 times (interval, calendar, cron); systemd-analyze for reference"
 	if have_tfd; then
 		i=$(dry_ms -i 1s --dry-run=100000)
 		c=$(dry_ms --calendar '*:0/15' --dry-run=100000)
 		k=$(dry_ms --cron '*/15 * * * *' --dry-run=100000)
 	fi
+	# systemd-analyze takes about 20 µs an iteration here and prints three
+	# lines for each, so it computes a fifth of the times, scaled by 5.
 	if command -v systemd-analyze >/dev/null &&
 		hyperfine -N --warmup 1 --runs 3 --style none --export-json "$hj" \
 			"systemd-analyze calendar --iterations=20000 '*:0/15'" >>"$LOG" 2>&1; then
 		sa=$(awk -v ms="$(hyperfine_ms "$hj" 0)" 'BEGIN { print ms * 5 }')
 	fi
-	row "dry run: -i 1s --dry-run=100000 (ms)" "$(fix "$i" 1)" "—" "—" "≤ 250 ms" "$(at_most "$i" 250)"
-	r=$(ratio "$c" "$sa")
-	row "dry run: --calendar '*:0/15' ×100000 (ms; ref: systemd-analyze calendar --iterations=20000, ×5)" \
-		"$(fix "$c" 1)" "$(fix "$sa" 1)" "$r" "≤ 1×" "$(at_most "$r" 1)"
-	r=$(ratio "$k" "$sa")
-	row "dry run: --cron '*/15 * * * *' ×100000 (ms; same ref)" "$(fix "$k" 1)" "$(fix "$sa" 1)" "$r" "≤ 1×" "$(at_most "$r" 1)"
-	if [[ -x $BUILD/next_elapse ]]; then
-		next_elapse_rows
-	fi
+	row "dry run: -i 1s --dry-run=100000 (ms, median of 5)" "$(fix "$i" 1)" "—" "—" "< 1000 ms" "$(at_most "$i" 999.9)"
+	row "dry run: --calendar '*:0/15' --dry-run=100000 (ms, median of 5; ref: systemd-analyze calendar --iterations=20000, ×5)" \
+		"$(fix "$c" 1)" "$(fix "$sa" 1)" "$(ratio "$c" "$sa")" "< 1000 ms" "$(at_most "$c" 999.9)"
+	row "dry run: --cron '*/15 * * * *' --dry-run=100000 (ms, median of 5)" \
+		"$(fix "$k" 1)" "—" "—" "< 1000 ms" "$(at_most "$k" 999.9)"
+	next_elapse_rows
 }
 
-# bench/next_elapse prints a line "WHAT  N ns/call  (...)" for each schedule.
+# bench/next_elapse prints "WHAT  N ns/call  (CALLS calls, S s, ...)" for
+# each schedule; the row judges the time of all the calls.
 next_elapse_rows() {
-	local line what ns
+	local line what ns calls ms
+	if [[ ! -x $BUILD/next_elapse ]]; then
+		row "100,000 successive elapses (bench/next_elapse.c)" "n/a (did not build)" "—" "—" "< 1000 ms" "n/a"
+		return
+	fi
 	while IFS= read -r line; do
 		detail "next_elapse: $line"
-		[[ $line =~ ^(.*[^[:space:]])[[:space:]]+([0-9.]+)\ ns/call ]] || continue
-		what=${BASH_REMATCH[1]} ns=${BASH_REMATCH[2]}
-		row "next elapse, $what (ns a call; bench/next_elapse.c)" "$ns" "—" "—" "—" "—"
+		[[ $line =~ ^(.*[^[:space:]])[[:space:]]+([0-9.]+)\ ns/call\ +\(([0-9]+)\ calls ]] || continue
+		what=${BASH_REMATCH[1]} ns=${BASH_REMATCH[2]} calls=${BASH_REMATCH[3]}
+		ms=$(awk -v n="$ns" -v c="$calls" 'BEGIN { print n * c / 1e6 }')
+		row "$calls successive elapses, $what (ms; bench/next_elapse.c, $(fix "$ns" 0) ns each)" \
+			"$(fix "$ms" 1)" "—" "—" "< 1000 ms" "$(at_most "$ms" 999.9)"
 	done < <("$BUILD/next_elapse" 2>>"$LOG")
 }
 
-# --precise against cyclictest
+# --precise against cyclictest, interleaved
 
 precise() {
-	local a c cavg=n/a cmax=n/a tavg=n/a tmax=n/a r
-	say "precise: tfd --precise at 1 ms x 3000, cyclictest -p 80 -i 1000 -l 3000"
-	if have_tfd; then
-		a=$(harness -i 1000000 -n 3000 -- "$TFD" --precise --clock realtime \
-			--at '@{T}' --interval '{I}' --count '{N}' --format '%n %l %e')
-		detail "precise tfd: $a"
-		if run_ok "$a"; then
-			tavg=$(kv self_avg_us "$a")
-			tmax=$(kv self_max_us "$a")
-			detail "precise tfd on arrival: p50 $(kv p50_us "$a") µs, p99 $(kv p99_us "$a") µs, missed $(kv missed "$a")"
+	local a c k tavg=() tmax=() tp99=() amax=() cavg=() cmax=()
+	for ((k = 1; k <= PAIRS; k++)); do
+		say "precise: pair $k/$PAIRS: tfd --precise at 1 ms × 3000, cyclictest -q -p 80 -i 1000 -l 3000"
+		if have_tfd; then
+			a=$(harness -i 1000000 -n 3000 -- "$TFD" --precise --clock realtime \
+				--at '@{T}' --interval '{I}' --count '{N}' --format '%n %l %e')
+			detail "precise run $k tfd: $a"
+			if run_ok "$a"; then
+				tavg+=("$(kv self_avg_us "$a")") tmax+=("$(kv self_max_us "$a")")
+				tp99+=("$(kv self_p99_us "$a")") amax+=("$(kv max_us "$a")")
+			fi
 		fi
-	fi
-	if command -v cyclictest >/dev/null; then
-		c=$(cyclictest -q -p 80 -i 1000 -l 3000 2>>"$LOG" | grep 'Avg:')
-		detail "cyclictest: $c"
-		cavg=$(sed -n 's/.*Avg: *\([0-9]*\).*/\1/p' <<<"$c")
-		cmax=$(sed -n 's/.*Max: *\([0-9]*\).*/\1/p' <<<"$c")
-	fi
-	r=$(ratio "$tavg" "$cavg")
-	row "--precise at 1 ms: average lateness, as the program sees it (µs; ref: cyclictest Avg)" \
-		"$(fix "$tavg" 1)" "$cavg" "$r" "≤ 2×" "$(at_most "$r" 2)"
-	r=$(ratio "$tmax" "$cmax")
-	row "--precise at 1 ms: max lateness (µs; ref: cyclictest Max)" "$(fix "$tmax" 1)" "$cmax" "$r" "—" "—"
+		if command -v cyclictest >/dev/null; then
+			c=$(cyclictest -q -p 80 -i 1000 -l 3000 2>>"$LOG" | grep 'Avg:')
+			detail "precise run $k cyclictest: $c"
+			cavg+=("$(sed -n 's/.*Avg: *\([0-9]*\).*/\1/p' <<<"$c")")
+			cmax+=("$(sed -n 's/.*Max: *\([0-9]*\).*/\1/p' <<<"$c")")
+		fi
+	done
+	row "--precise at 1 ms × 3000: average lateness as the program measures it (µs, median of $PAIRS pairs; ref: cyclictest Avg)" \
+		"$(fix "$(median "${tavg[@]}")" 1)" "$(median "${cavg[@]}")" \
+		"$(ratio "$(median "${tavg[@]}")" "$(median "${cavg[@]}")")" "report" "report"
+	row "--precise at 1 ms × 3000: max lateness as the program measures it (µs, median of $PAIRS; ref: cyclictest Max; tfd's p99 $(fix "$(median "${tp99[@]}")" 0) µs)" \
+		"$(fix "$(median "${tmax[@]}")" 1)" "$(median "${cmax[@]}")" \
+		"$(ratio "$(median "${tmax[@]}")" "$(median "${cmax[@]}")")" "report" "report"
 }
 
 # Report
@@ -408,13 +473,20 @@ tfd_version() {
 	printf '%s' "${v:-no tfd}"
 }
 
+# Host CPU time stolen from this machine so far (the "steal" column of
+# /proc/stat, in clock ticks), summed over the CPUs.
+steal_ticks() { awk '/^cpu / { print $9; exit }' /proc/stat; }
+
 report() {
-	local machine
+	local machine steal
 	machine="$(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), Linux $(uname -r)"
+	steal=$(($(steal_ticks) - STEAL0))
 	{
 		printf '# tfd benchmarks\n\n'
-		printf '%s; %s; %s (commit %s); run took %d s.\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
-			"$machine" "$(tfd_version)" "$(git rev-parse --short HEAD 2>/dev/null || printf '?')" "$SECONDS"
+		printf '%s; %s; %s (commit %s); run took %d s; load average %s at the start, %s at the end; %s ticks (of %s Hz) stolen by the host during the run.\n\n' \
+			"$(date -u '+%Y-%m-%d %H:%M UTC')" "$machine" "$(tfd_version)" \
+			"$(git rev-parse --short HEAD 2>/dev/null || printf '?')" "$SECONDS" \
+			"$LOAD0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$steal" "$(getconf CLK_TCK)"
 		printf '| metric | tfd | floor/reference | ratio | target | met? |\n'
 		printf '|---|---|---|---|---|---|\n'
 		printf '%s\n' "${ROWS[@]}"
@@ -429,6 +501,8 @@ report() {
 # SECTIONS: lateness drift idle spawn footprint dry precise (default: all).
 main() {
 	local section
+	LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+	STEAL0=$(steal_ticks)
 	build
 	have_tfd || say "no tfd at $TFD: its figures read n/a"
 	(($#)) || set -- lateness drift idle spawn footprint dry precise

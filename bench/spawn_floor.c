@@ -2,10 +2,10 @@
  * spawn_floor — the least it costs to run a command, as a yardstick for
  * tfd's runs.
  *
- * Usage: spawn_floor COUNT PATH
- *        spawn_floor -p INTERVAL_US COUNT PATH
+ * Usage: spawn_floor COUNT PATH [ARG...]
+ *        spawn_floor -p INTERVAL_US COUNT PATH [ARG...]
  *
- * The first form runs PATH COUNT times in a row with posix_spawn() and
+ * The first form runs PATH (with ARGs) COUNT times in a row with posix_spawn() and
  * waitpid() and prints "runs=N wall_us=W per_run_us=P p50_us=M p99_us=Q
  * cpu_us=C own_cpu_us=O": total wall time, mean, median and 99th percentile
  * wall time of one run, and the CPU time of this process with its children's
@@ -15,7 +15,10 @@
  * INTERVAL_US, first expiration one period from now, until COUNT expirations
  * have passed, with tfd's default overlap policy: a tick that expires while
  * a run is still going gets no run of its own.  It prints "ticks=T runs=N
- * without_run=S wall_us=W cpu_us=C own_cpu_us=O".
+ * without_run=S wall_us=W p50_us=M p99_us=Q cpu_us=C own_cpu_us=O", where M
+ * and Q are the median and 99th percentile wall time of one run, each run
+ * timed as in the first form: a run that starts on a timer tick finds the
+ * CPU idle, and so is slower than one started right after another.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -81,9 +84,9 @@ static int compare_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int run_once(char *path)
+static int run_once(char **argv)
 {
-	char *argv[] = { path, NULL };
+	char *path = argv[0];
 	pid_t pid;
 	int status, err = posix_spawn(&pid, path, NULL, NULL, argv, environ);
 
@@ -97,25 +100,38 @@ static int run_once(char *path)
 	return 0;
 }
 
-static int run_in_a_row(int64_t count, char *path)
+/* One run, timed: its wall time in µs, or -1. */
+static int64_t timed_run(char **argv)
+{
+	int64_t t = monotonic_ns();
+
+	if (run_once(argv) < 0)
+		return -1;
+	return (monotonic_ns() - t) / 1000;
+}
+
+/* " p50_us=M p99_us=Q" of COUNT run times, which it sorts. */
+static void print_run_times(int64_t *run_us, int64_t count)
+{
+	qsort(run_us, (size_t)count, sizeof *run_us, compare_i64);
+	printf(" p50_us=%" PRId64 " p99_us=%" PRId64, run_us[(count - 1) / 2],
+	       run_us[(count * 99 + 99) / 100 - 1]);
+}
+
+static int run_in_a_row(int64_t count, char **argv)
 {
 	int64_t *run_us = calloc((size_t)count, sizeof *run_us);
 	int64_t began = monotonic_ns();
 
 	if (!run_us)
 		return 1;
-	for (int64_t k = 0; k < count; k++) {
-		int64_t t = monotonic_ns();
-
-		if (run_once(path) < 0)
+	for (int64_t k = 0; k < count; k++)
+		if ((run_us[k] = timed_run(argv)) < 0)
 			return 1;
-		run_us[k] = (monotonic_ns() - t) / 1000;
-	}
 	int64_t wall_us = (monotonic_ns() - began) / 1000;
-	qsort(run_us, (size_t)count, sizeof *run_us, compare_i64);
-	printf("runs=%" PRId64 " wall_us=%" PRId64 " per_run_us=%" PRId64 " p50_us=%" PRId64
-	       " p99_us=%" PRId64, count, wall_us, wall_us / count, run_us[(count - 1) / 2],
-	       run_us[(count * 99 + 99) / 100 - 1]);
+	printf("runs=%" PRId64 " wall_us=%" PRId64 " per_run_us=%" PRId64, count, wall_us,
+	       wall_us / count);
+	print_run_times(run_us, count);
 	print_cpu();
 	free(run_us);
 	return 0;
@@ -140,13 +156,16 @@ static int64_t pending_expirations(int fd)
 	return poll(&pfd, 1, 0) == 1 ? wait_expirations(fd) : 0;
 }
 
-static int run_paced(int64_t interval_us, int64_t count, char *path)
+static int run_paced(int64_t interval_us, int64_t count, char **argv)
 {
 	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	int64_t ns = interval_us * 1000, ticks = 0, runs = 0, began = monotonic_ns();
 	struct timespec period = { .tv_sec = ns / NS_PER_S, .tv_nsec = ns % NS_PER_S };
 	struct itimerspec its = { .it_value = period, .it_interval = period };
+	int64_t *run_us = calloc((size_t)count, sizeof *run_us);
 
+	if (!run_us)
+		return 1;
 	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL) < 0) {
 		perror("spawn_floor: timerfd");
 		return 1;
@@ -154,7 +173,7 @@ static int run_paced(int64_t interval_us, int64_t count, char *path)
 	while (ticks < count) {
 		int64_t exp = wait_expirations(fd);
 
-		if (exp < 0 || run_once(path) < 0)
+		if (exp < 0 || (run_us[runs] = timed_run(argv)) < 0)
 			return 1;
 		runs++;
 		/* Ticks that expired while the run went on get no run. */
@@ -162,17 +181,19 @@ static int run_paced(int64_t interval_us, int64_t count, char *path)
 	}
 	printf("ticks=%" PRId64 " runs=%" PRId64 " without_run=%" PRId64 " wall_us=%" PRId64,
 	       count, runs, count - runs, (monotonic_ns() - began) / 1000);
+	print_run_times(run_us, runs);
 	print_cpu();
+	free(run_us);
 	close(fd);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc == 3)
-		return run_in_a_row(parse_positive(argv[1]), argv[2]);
-	if (argc == 5 && !strcmp(argv[1], "-p"))
-		return run_paced(parse_positive(argv[2]), parse_positive(argv[3]), argv[4]);
-	fprintf(stderr, "usage: spawn_floor [-p INTERVAL_US] COUNT PATH\n");
+	if (argc >= 3 && strcmp(argv[1], "-p"))
+		return run_in_a_row(parse_positive(argv[1]), argv + 2);
+	if (argc >= 5 && !strcmp(argv[1], "-p"))
+		return run_paced(parse_positive(argv[2]), parse_positive(argv[3]), argv + 4);
+	fprintf(stderr, "usage: spawn_floor [-p INTERVAL_US] COUNT PATH [ARG...]\n");
 	return 2;
 }
