@@ -621,7 +621,9 @@ static bool finished(const struct loop *l)
 	       !(l->runner && runner_busy(l->runner));
 }
 
-static void wait_for_events(struct loop *l)
+/* Not inlined: gcc 12 with sanitizers misreads the pollfd array once this
+ * is inlined into loop_run and warns of an overflow that is not there. */
+__attribute__((noinline)) static void wait_for_events(struct loop *l)
 {
 	if (poll(l->pfd, FD_COUNT, -1) < 0) {
 		if (errno != EINTR)
