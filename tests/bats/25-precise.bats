@@ -1,0 +1,57 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats sets $stderr and $stderr_lines
+# --precise: SCHED_FIFO, mlockall, /dev/cpu_dma_latency held open, timer
+# slack 1 ns; each refused part is one warning, never a failure.
+
+load test_helper
+
+precise_pid() {
+	start_bg "$TFD" --precise -i 100ms -n 30 -q
+	local i
+	for ((i = 0; i < 50; i++)); do
+		# Linux 6.7 on reports 0 for a realtime task: its slack is unused.
+		[[ -r /proc/${BG_PIDS[-1]}/timerslack_ns ]] &&
+			(($(cat "/proc/${BG_PIDS[-1]}/timerslack_ns") <= 1)) && return 0
+		sleep 0.05
+	done
+	fail "tfd --precise did not set its timer slack"
+}
+
+@test "--precise sets 1 ns timer slack and, as root, SCHED_FIFO, locked memory and the latency hold" {
+	[[ $EUID -eq 0 ]] || skip "SCHED_FIFO and mlockall need root here"
+	precise_pid
+	local pid=${BG_PIDS[-1]}
+	run chrt -p "$pid"
+	assert_output --partial SCHED_FIFO
+	run grep VmLck "/proc/$pid/status"
+	refute_output --regexp 'VmLck:[[:space:]]+0 kB'
+	if [[ -e /dev/cpu_dma_latency ]]; then
+		run ls -l "/proc/$pid/fd"
+		assert_output --partial /dev/cpu_dma_latency
+	fi
+}
+
+@test "--precise: a run does not inherit SCHED_FIFO" {
+	[[ $EUID -eq 0 ]] || skip "SCHED_FIFO needs root here"
+	run timeout 10 "$TFD" --precise -d 10ms -- sh -c 'chrt -p $$'
+	assert_success
+	assert_output --partial SCHED_OTHER
+}
+
+@test "--precise without privileges: one warning per refused part, and tfd runs" {
+	require_command setpriv
+	[[ $EUID -eq 0 ]] || skip "dropping privileges needs root"
+	run --separate-stderr timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=-all --bounding-set=-all "$TFD" --precise -i 10ms -n 3 -f %n
+	assert_success
+	assert_output "1
+2
+3"
+	local line
+	for line in "${stderr_lines[@]}"; do
+		assert_regex "$line" '^tfd: --precise: .+ skipped: .+$'
+	done
+	assert_regex "$stderr" 'SCHED_FIFO skipped'
+	# Each part warns at most once.
+	assert_equal "$(grep -c 'SCHED_FIFO' <<<"$stderr")" 1
+}
