@@ -24,7 +24,8 @@
  * /proc/PID/status while it runs, and ru_maxrss and CPU time (with its
  * children's) from wait4().  wall_us runs from fork to exit; exec_wall_us
  * from the moment the exec succeeded (a close-on-exec pipe reaches EOF) to
- * exit, so it leaves out what it costs to start a process.
+ * exit, so it leaves out what it costs to start a process; last_line_us is
+ * when the last line arrived, from the same moment.
  *
  * With -s, every sample also reads voluntary_ctxt_switches, and the report
  * lists where the count changed: nvcsw_first=C (the first sample) and
@@ -75,6 +76,7 @@ struct tally {
 	struct series arrival;	/* lateness on arrival, ns */
 	struct series self;	/* lateness the program reported, ns */
 	int64_t lines, unparsed, expirations, missed;
+	int64_t last_read_ns;	/* CLOCK_MONOTONIC of the last read with data */
 };
 
 struct child_report {
@@ -465,6 +467,7 @@ static void drain_child(pid_t pid, int fd, int64_t start, int64_t began,
 			die("read");
 		if (n == 0)
 			break;
+		t->last_read_ns = clock_ns(CLOCK_MONOTONIC);
 		if (save)
 			fwrite(buf + have, 1, (size_t)n, save);
 		have = take_lines(buf, have + (size_t)n, arrival, start, o, t);
@@ -578,6 +581,8 @@ static void print_report(struct tally *t, const struct child_report *r,
 		printf(" status=%d", 128 + WTERMSIG(r->status));
 	printf(" nvcsw=%ld nivcsw=%ld vmhwm_kb=%ld maxrss_kb=%ld",
 	       r->nvcsw, r->nivcsw, r->vmhwm_kb, r->ru.ru_maxrss);
+	if (t->lines)
+		printf(" last_line_us=%" PRId64, (t->last_read_ns - r->exec_ns) / 1000);
 	print_steps(steps);
 	printf("\n");
 }
