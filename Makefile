@@ -114,11 +114,13 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(HDRS)
 fuzz-%: build/fuzz/fuzz_%
 	rm -rf build/fuzz/corpus-$*
 	tests/fuzz/seed.sh build/fuzz/corpus-$* $(fuzz_seed_$*)
-	$< -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	@$< -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix=build/fuzz/crash-$*- \
-		build/fuzz/corpus-$* tests/fuzz/regressions/$* 2>&1 | \
-		grep -E '^(stat::number_of_executed_units|==|SUMMARY|INFO: Running)' ; \
-		test "$${PIPESTATUS[0]}" -eq 0
+		build/fuzz/corpus-$* tests/fuzz/regressions/$* >build/fuzz/log-$* 2>&1; \
+	status=$$?; \
+	[ $$status -eq 0 ] || tail -n 40 build/fuzz/log-$*; \
+	echo "fuzz-$*: $$(sed -n 's/^stat::number_of_executed_units: *//p' build/fuzz/log-$*) executions in $(FUZZ_SECONDS) s, status $$status"; \
+	exit $$status
 
 # Two at a time: the machines have two cores.
 fuzz:
