@@ -221,7 +221,7 @@ drift() {
 	err=$(median "${errs[@]}") own=$(median "${owns[@]}")
 	row "drift: tfd -i 10ms -n 1000 ends − 10 s after its exec (ms, median of $DRIFT_RUNS; ref: $SLEEP_LOOPS × sleep 0.01 in a bash loop, its end − $((SLEEP_LOOPS / 100)) s)" \
 		"$(fix "$err" 2)" "$(fix "$loop_err" 1)" "—" "within 1 ms" "$(at_most "${err#-}" 1)"
-	row "drift: the same runs from tfd's own start (%s = 0) to exit − 10 s (ms; its start came $(fix "$(median "${ups[@]}")" 2) ms after the exec)" \
+	row "drift: the same runs from tfd's own start (%s = 0) to exit − 10 s (ms; its start came $(fix "$(median "${ups[@]}")" 2) ms after the exec; fork to exit − 10 s: $(fix "$(median "${walls[@]}")" 2) ms)" \
 		"$(fix "$own" 2)" "—" "—" "report" "report"
 }
 
