@@ -25,6 +25,8 @@ PAIRS=${PAIRS:-3}
 # of the same program on this host, so that figure takes more pairs (3.3 s a
 # run).
 PAIRS_1MS=${PAIRS_1MS:-5}
+LATENESS_RETRIES=${LATENESS_RETRIES:-2}
+RETRY_BEFORE=150
 BUILD=bench/build
 RESULTS=bench/results.md
 LOG=$BUILD/run.log
@@ -103,8 +105,22 @@ row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
 
 detail() { DETAILS+=("$*"); printf '%s\n' "$*" >>"$LOG"; }
 
+# Host CPU time stolen from this machine so far (the "steal" column of
+# /proc/stat, in clock ticks), summed over the CPUs.
+steal_ticks() { awk '/^cpu / { print $9; exit }' /proc/stat; }
+
+# Runs COMMAND and prints its one-line output with " steal_ticks=N"
+# appended: how much CPU time the host took from this machine meanwhile,
+# the evidence of a noisy run in the per-run figures.
+with_steal() {
+	local s0 out
+	s0=$(steal_ticks)
+	out=$("$@" 2>>"$LOG")
+	printf '%s steal_ticks=%s\n' "$out" "$(($(steal_ticks) - s0))"
+}
+
 # Runs a program under the harness; the arguments go to bench/lateness.
-harness() { "$BUILD/lateness" "$@" 2>>"$LOG"; }
+harness() { with_steal "$BUILD/lateness" "$@"; }
 
 have_tfd() { [[ -x $TFD ]]; }
 
@@ -140,43 +156,76 @@ build() {
 
 # Lateness: tfd and the floor, interleaved
 
+# The most steal ticks a pair of lateness runs may see and still count as
+# quiet: 1% of the CPU time the machine had during the pair.
+# quiet_limit INTERVAL_NS TICKS
+quiet_limit() {
+	awk -v i="$1" -v n="$2" -v c="$(nproc)" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { printf "%d", 2 * (n * i / 1e9 + 0.3) * c * hz / 100 }'
+}
+
 # lateness_figure LABEL INTERVAL_NS TICKS PAIRS
+#
+# A pair during which the host took more than quiet_limit from this machine
+# is set aside and another pair is run, up to LATENESS_RETRIES more pairs
+# per figure while the suite is in its first RETRY_BEFORE seconds; the
+# medians are over the quiet pairs when PAIRS of them were had, else over
+# all. Every pair is in the per-run figures with its steal ticks.
 lateness_figure() {
-	local label=$1 interval=$2 ticks=$3 pairs=$4 k a b
+	local label=$1 interval=$2 ticks=$3 pairs=$4 k a b limit steal quiet=0 note
 	local tp50=() tp99=() tmiss=() fp50=() fp99=() fmiss=()
-	for ((k = 1; k <= pairs; k++)); do
-		say "lateness $label: pair $k/$pairs"
+	local qtp50=() qtp99=() qtmiss=() qfp50=() qfp99=() qfmiss=()
+	limit=$(quiet_limit "$interval" "$ticks")
+	for ((k = 1; quiet < pairs && (k <= pairs ||
+		(k <= pairs + LATENESS_RETRIES && SECONDS < RETRY_BEFORE)); k++)); do
+		say "lateness $label: pair $k (quiet so far: $quiet of $pairs)"
 		a=n/a
 		if have_tfd; then
 			a=$(harness -i "$interval" -n "$ticks" -- "$TFD" --clock realtime \
 				--at '@{T}' --interval '{I}' --count '{N}' --format '%n %l %e')
 		fi
 		b=$(harness -i "$interval" -n "$ticks" -- "$BUILD/floor" '{Tns}' '{Ins}' '{N}')
+		steal=$(($(kv steal_ticks "$a") + $(kv steal_ticks "$b") + 0))
 		detail "lateness $label run $k tfd: $a"
 		detail "lateness $label run $k floor: $b"
-		if run_ok "$a" && [[ $(kv unparsed "$a") == 0 ]]; then
-			tp50+=("$(kv p50_us "$a")") tp99+=("$(kv p99_us "$a")") tmiss+=("$(kv missed "$a")")
+		if ! run_ok "$a" || [[ $(kv unparsed "$a") != 0 ]]; then
+			continue
 		fi
+		tp50+=("$(kv p50_us "$a")") tp99+=("$(kv p99_us "$a")") tmiss+=("$(kv missed "$a")")
 		fp50+=("$(kv p50_us "$b")") fp99+=("$(kv p99_us "$b")") fmiss+=("$(kv missed "$b")")
+		if ((steal > limit)); then
+			detail "lateness $label pair $k set aside: the host stole $steal ticks (quiet: at most $limit)"
+			continue
+		fi
+		quiet=$((quiet + 1))
+		qtp50+=("${tp50[-1]}") qtp99+=("${tp99[-1]}") qtmiss+=("${tmiss[-1]}")
+		qfp50+=("${fp50[-1]}") qfp99+=("${fp99[-1]}") qfmiss+=("${fmiss[-1]}")
 	done
+	if ((quiet >= pairs)); then
+		tp50=("${qtp50[@]}") tp99=("${qtp99[@]}") tmiss=("${qtmiss[@]}")
+		fp50=("${qfp50[@]}") fp99=("${qfp99[@]}") fmiss=("${qfmiss[@]}")
+		note="$quiet quiet pairs of $((k - 1))"
+	else
+		note="all ${#tp50[@]} pairs, $quiet of them quiet"
+	fi
 	MISSED_RUNS="tfd ${tmiss[*]}; floor ${fmiss[*]}"
-	lateness_rows "$label" "$ticks" "$pairs" "$(median "${tp50[@]}")" "$(median "${fp50[@]}")" \
+	lateness_rows "$label" "$ticks" "$note" "$(median "${tp50[@]}")" "$(median "${fp50[@]}")" \
 		"$(median "${tp99[@]}")" "$(median "${fp99[@]}")" \
 		"$(median "${tmiss[@]}")" "$(median "${fmiss[@]}")"
 }
 
-# lateness_rows LABEL TICKS PAIRS TFD_P50 FLOOR_P50 TFD_P99 FLOOR_P99 TFD_MISSED FLOOR_MISSED
+# lateness_rows LABEL TICKS PAIRS_NOTE TFD_P50 FLOOR_P50 TFD_P99 FLOOR_P99 TFD_MISSED FLOOR_MISSED
 lateness_rows() {
-	local label=$1 ticks=$2 pairs=$3 r allowed=n/a
+	local label=$1 ticks=$2 note=$3 r allowed=n/a
 	shift 3
 	r=$(ratio "$1" "$2")
-	row "lateness at $label, p50 on arrival (µs; $ticks ticks, median of $pairs pairs)" \
+	row "lateness at $label, p50 on arrival (µs; $ticks ticks, median of $note)" \
 		"$(fix "$1" 1)" "$(fix "$2" 1)" "$r" "≤ 1.10×" "$(at_most "$r" 1.10)"
 	r=$(ratio "$3" "$4")
-	row "lateness at $label, p99 on arrival (µs; $ticks ticks, median of $pairs pairs)" \
+	row "lateness at $label, p99 on arrival (µs; $ticks ticks, median of $note)" \
 		"$(fix "$3" 1)" "$(fix "$4" 1)" "$r" "≤ 1.10×" "$(at_most "$r" 1.10)"
 	isnum "$6" && allowed=$(awk -v f="$6" 'BEGIN { print f + 1 }')
-	row "missed ticks at $label (of $ticks, median of $pairs pairs; runs: $MISSED_RUNS)" "$5" "$6" "$(ratio "$5" "$6")" \
+	row "missed ticks at $label (of $ticks, median of the same pairs: $MISSED_RUNS)" "$5" "$6" "$(ratio "$5" "$6")" \
 		"≤ floor + 1" "$(at_most "$5" "$allowed")"
 }
 
@@ -310,12 +359,12 @@ spawn() {
 				tall+=("$(per_run "$(kv cpu_us "$a")" "$runs")")
 			fi
 		fi
-		p=$("$BUILD/spawn_floor" -p 2000 "$SPAWN_TICKS" /bin/true 2>>"$LOG")
+		p=$(with_steal "$BUILD/spawn_floor" -p 2000 "$SPAWN_TICKS" /bin/true)
 		detail "spawn run $k floor, paced at 2 ms: $p"
 		pskip+=("$(kv without_run "$p")")
 		pdur+=("$(kv p50_us "$p")")
 		pown+=("$(per_run "$(kv own_cpu_us "$p")" "$(kv runs "$p")")")
-		q=$("$BUILD/spawn_floor" "$SPAWN_TICKS" /bin/true 2>>"$LOG")
+		q=$(with_steal "$BUILD/spawn_floor" "$SPAWN_TICKS" /bin/true)
 		detail "spawn run $k floor, in a row: $q"
 		qdur+=("$(kv p50_us "$q")")
 		qall+=("$(per_run "$(kv cpu_us "$q")" "$(kv runs "$q")")")
@@ -327,7 +376,7 @@ spawn() {
 			detail "spawn run $k tfd --exec: $e"
 			run_ok "$e" && edur+=("$(median_run_us "$shjson")")
 		fi
-		s=$("$BUILD/spawn_floor" 300 /bin/sh -c /bin/true 2>>"$LOG")
+		s=$(with_steal "$BUILD/spawn_floor" 300 /bin/sh -c /bin/true)
 		detail "spawn run $k floor, /bin/sh -c /bin/true in a row: $s"
 		sdur+=("$(kv p50_us "$s")")
 	done
@@ -381,7 +430,7 @@ footprint() {
 	for ((k = 1; k <= PAIRS; k++)); do
 		say "footprint: start-to-exit, $STARTUP_PAIRS runs each in turns, block $k/$PAIRS"
 		have_tfd || break
-		x=$("$BUILD/startup" "$STARTUP_PAIRS" "$TFD" --delay 0 --count 1 -q -- /bin/true 2>>"$LOG")
+		x=$(with_steal "$BUILD/startup" "$STARTUP_PAIRS" "$TFD" --delay 0 --count 1 -q -- /bin/true)
 		detail "start-to-exit block $k (a: tfd --delay 0 --count 1 -q, b: /bin/true): $x"
 		[[ $(kv failed "$x") == 0 ]] || continue
 		tt+=("$(kv a_p50_us "$x")") tb+=("$(kv b_p50_us "$x")")
@@ -479,7 +528,7 @@ precise() {
 		# /dev/cpu_dma_latency at 0) and no reader: what the timerfd
 		# path itself costs, against cyclictest's clock_nanosleep.
 		start=$((${EPOCHREALTIME/./} * 1000 + 300000000))
-		f=$(chrt -f 80 "$BUILD/floor" -s "$start" 1000000 3000 2>>"$LOG")
+		f=$(with_steal chrt -f 80 "$BUILD/floor" -s "$start" 1000000 3000)
 		detail "precise run $k floor (chrt -f 80, -s): $f"
 		favg+=("$(kv avg_us "$f")") fp99+=("$(kv p99_us "$f")") fmax+=("$(kv max_us "$f")")
 		if command -v cyclictest >/dev/null; then
@@ -504,10 +553,6 @@ tfd_version() {
 	v=$("$TFD" --version 2>/dev/null | head -n 1)
 	printf '%s' "${v:-no tfd}"
 }
-
-# Host CPU time stolen from this machine so far (the "steal" column of
-# /proc/stat, in clock ticks), summed over the CPUs.
-steal_ticks() { awk '/^cpu / { print $9; exit }' /proc/stat; }
 
 report() {
 	local machine steal
