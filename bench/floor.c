@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NS_PER_S INT64_C(1000000000)
+#include "benchtime.h"
 
 static int64_t parse_count(const char *s)
 {
@@ -51,21 +51,6 @@ static struct timespec ns_to_timespec(int64_t ns)
 	struct timespec ts = { .tv_sec = ns / NS_PER_S, .tv_nsec = ns % NS_PER_S };
 
 	return ts;
-}
-
-static int64_t now_realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
-
-static int compare_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* The -s summary of N lateness samples in ns, which it sorts. */
@@ -134,7 +119,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		total += (int64_t)exp;
-		int64_t late = now_realtime_ns() - (start + (total - 1) * interval);
+		int64_t late = clock_ns(CLOCK_REALTIME) - (start + (total - 1) * interval);
 		if (summary) {
 			late_ns[seq - 1] = late;
 			continue;

@@ -34,17 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NS_PER_S INT64_C(1000000000)
+#include "benchtime.h"
 
 extern char **environ;
-
-static int64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
 
 static int64_t cpu_us(int who)
 {
@@ -77,13 +69,6 @@ static int64_t parse_positive(const char *s)
 	return v;
 }
 
-static int compare_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 static int run_once(char **argv)
 {
 	char *path = argv[0];
@@ -103,11 +88,11 @@ static int run_once(char **argv)
 /* One run, timed: its wall time in µs, or -1. */
 static int64_t timed_run(char **argv)
 {
-	int64_t t = monotonic_ns();
+	int64_t t = clock_ns(CLOCK_MONOTONIC);
 
 	if (run_once(argv) < 0)
 		return -1;
-	return (monotonic_ns() - t) / 1000;
+	return (clock_ns(CLOCK_MONOTONIC) - t) / 1000;
 }
 
 /* " p50_us=M p99_us=Q" of COUNT run times, which it sorts. */
@@ -121,14 +106,14 @@ static void print_run_times(int64_t *run_us, int64_t count)
 static int run_in_a_row(int64_t count, char **argv)
 {
 	int64_t *run_us = calloc((size_t)count, sizeof *run_us);
-	int64_t began = monotonic_ns();
+	int64_t began = clock_ns(CLOCK_MONOTONIC);
 
 	if (!run_us)
 		return 1;
 	for (int64_t k = 0; k < count; k++)
 		if ((run_us[k] = timed_run(argv)) < 0)
 			return 1;
-	int64_t wall_us = (monotonic_ns() - began) / 1000;
+	int64_t wall_us = (clock_ns(CLOCK_MONOTONIC) - began) / 1000;
 	printf("runs=%" PRId64 " wall_us=%" PRId64 " per_run_us=%" PRId64, count, wall_us,
 	       wall_us / count);
 	print_run_times(run_us, count);
@@ -159,7 +144,7 @@ static int64_t pending_expirations(int fd)
 static int run_paced(int64_t interval_us, int64_t count, char **argv)
 {
 	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	int64_t ns = interval_us * 1000, ticks = 0, runs = 0, began = monotonic_ns();
+	int64_t ns = interval_us * 1000, ticks = 0, runs = 0, began = clock_ns(CLOCK_MONOTONIC);
 	struct timespec period = { .tv_sec = ns / NS_PER_S, .tv_nsec = ns % NS_PER_S };
 	struct itimerspec its = { .it_value = period, .it_interval = period };
 	int64_t *run_us = calloc((size_t)count, sizeof *run_us);
@@ -180,7 +165,7 @@ static int run_paced(int64_t interval_us, int64_t count, char **argv)
 		ticks += exp + pending_expirations(fd);
 	}
 	printf("ticks=%" PRId64 " runs=%" PRId64 " without_run=%" PRId64 " wall_us=%" PRId64,
-	       count, runs, count - runs, (monotonic_ns() - began) / 1000);
+	       count, runs, count - runs, (clock_ns(CLOCK_MONOTONIC) - began) / 1000);
 	print_run_times(run_us, runs);
 	print_cpu();
 	free(run_us);

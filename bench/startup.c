@@ -20,29 +20,14 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#define NS_PER_S INT64_C(1000000000)
+#include "benchtime.h"
 
 extern char **environ;
-
-static int64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
-
-static int compare_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* Start-to-exit of one run in ns; *failed grows when it does not exit 0. */
 static int64_t timed_run(char **argv, int64_t *failed)
 {
-	int64_t t = monotonic_ns();
+	int64_t t = clock_ns(CLOCK_MONOTONIC);
 	pid_t pid;
 	int status, err = posix_spawn(&pid, argv[0], NULL, NULL, argv, environ);
 
@@ -58,7 +43,7 @@ static int64_t timed_run(char **argv, int64_t *failed)
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		(*failed)++;
-	return monotonic_ns() - t;
+	return clock_ns(CLOCK_MONOTONIC) - t;
 }
 
 /* " NAME_p50_us=M NAME_p90_us=Q" of N times in ns, which it sorts. */
