@@ -444,10 +444,13 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 		start_bg "$TFD" $sched -v --persist stamp --exec 'echo "$TFD_SEQ" >>runs' 2>err
 		# "armed" comes after any catch-up run was started.
 		wait_for_lines err || fail "$sched: not armed"
+		# A catch-up run must write its line before SIGTERM reaches it.
+		if [[ -n $want ]]; then
+			wait_for_lines runs || fail "$sched: no catch-up run"
+		fi
 		kill -TERM "${BG_PIDS[-1]}"
 		wait_bg_exit "${BG_PIDS[-1]}"
 		assert_equal "$bg_status" 143
-		# tfd waited for the catch-up run, so it has written its line.
 		assert_equal "$(cat runs 2>/dev/null)" "$want"
 	done
 }
