@@ -100,12 +100,14 @@ analyze:
 # libFuzzer harnesses, seeded from the corpora and the project's vectors;
 # found crashers are kept in tests/fuzz/regressions/NAME and replayed.
 FUZZ_SECONDS ?= 10
-FUZZERS      = duration timestamp calendar cron
+FUZZERS      = duration timestamp calendar cron jobsfile
 FUZZ_FLAGS   = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 fuzz_seed_duration  = 1 $(CORPUS)/durations.tsv tests/vectors/durations.tsv
 fuzz_seed_timestamp = 3 $(CORPUS)/timestamps.tsv tests/vectors/timestamps.tsv
 fuzz_seed_calendar  = 3 $(CORPUS)/calendar.tsv tests/vectors/calendar.tsv
 fuzz_seed_cron      = 3 $(CORPUS)/cron.tsv tests/vectors/cron.tsv
+fuzz_seed_jobsfile  = 1 tests/fuzz/jobsfile.tsv
+fuzz_opts_jobsfile  = -dict=tests/fuzz/jobsfile.dict
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(HDRS)
 	@mkdir -p build/fuzz
@@ -115,7 +117,7 @@ fuzz-%: build/fuzz/fuzz_%
 	rm -rf build/fuzz/corpus-$*
 	tests/fuzz/seed.sh build/fuzz/corpus-$* $(fuzz_seed_$*)
 	@$< -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-		-print_final_stats=1 -artifact_prefix=build/fuzz/crash-$*- \
+		-print_final_stats=1 -artifact_prefix=build/fuzz/crash-$*- $(fuzz_opts_$*) \
 		build/fuzz/corpus-$* tests/fuzz/regressions/$* >build/fuzz/log-$* 2>&1; \
 	status=$$?; \
 	[ $$status -eq 0 ] || tail -n 40 build/fuzz/log-$*; \

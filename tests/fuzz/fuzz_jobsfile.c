@@ -1,0 +1,65 @@
+/* libFuzzer harness: jobs files. The input is the file's bytes. An accepted
+ * file's entries are well formed (in line order, each kind with its own
+ * fields, environments of NAME=VALUE), and every default name is a
+ * non-empty base name; a refused one gets one line naming FILE:LINE. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobsfile.h"
+
+static void check_name(const char *command)
+{
+	char buf[64];
+	size_t n = jobs_default_name(command, buf, sizeof(buf));
+
+	if (n == 0 || n != strlen(buf) || strchr(buf, '/'))
+		abort();
+}
+
+static void check_entry(const struct jobs_entry *e)
+{
+	if (!e->text || !e->env || !e->shell || !*e->shell)
+		abort();
+	for (char **v = e->env; *v; v++)
+		if (!strchr(*v, '=') || **v == '=')
+			abort();
+	switch (e->kind) {
+	case JOBS_CRONTAB:
+	case JOBS_REBOOT:
+		if (!e->command || !*e->command || e->argv ||
+		    (e->kind == JOBS_CRONTAB) != (e->schedule != NULL))
+			abort();
+		check_name(e->command);
+		break;
+	case JOBS_TFD:
+		if (e->command || e->schedule || e->input || !e->argv ||
+		    e->argc < 1 || e->argv[e->argc] || e->argv[0][0] != '-')
+			abort();
+		break;
+	default:
+		abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct jobs_file *f;
+	char err[256];
+
+	if (jobs_parse("jobs", (const char *)data, size, &f, err, sizeof(err))) {
+		if ((strncmp(err, "jobs:", 5) != 0 && strcmp(err, "out of memory") != 0) ||
+		    strchr(err, '\n'))
+			abort();
+		return 0;
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		check_entry(&f->entries[i]);
+		if (i > 0 && f->entries[i].line <= f->entries[i - 1].line)
+			abort();
+		if (!jobs_entry_same(&f->entries[i], &f->entries[i]))
+			abort();
+	}
+	jobs_free(f);
+	return 0;
+}
