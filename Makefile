@@ -93,7 +93,7 @@ analyze:
 		--inline-suppr src tests/unit
 	shellcheck -x $(SHELL_FILES)
 	shellcheck -s bash -S warning $(wildcard tests/bats/*.bats)
-	mandoc -Tlint -Wwarning man/tfd.1
+	mandoc -Tlint -Wwarning man/tfd.1 man/tfd-jobs.5
 	zsh -n completions/_tfd
 	fish -n completions/tfd.fish
 
@@ -135,9 +135,10 @@ clean:
 
 .PHONY: all unit unit-asan bats bats-asan bats-valgrind analyze fuzz check clean
 
-# Installation: the binary, the man page and the three shells' completions.
+# Installation: the binary, the man pages and the three shells' completions.
 INSTALLED = $(DESTDIR)$(BINDIR)/tfd \
 	    $(DESTDIR)$(MANDIR)/man1/tfd.1 \
+	    $(DESTDIR)$(MANDIR)/man5/tfd-jobs.5 \
 	    $(DESTDIR)$(DATADIR)/bash-completion/completions/tfd \
 	    $(DESTDIR)$(DATADIR)/zsh/site-functions/_tfd \
 	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfd.fish
@@ -145,6 +146,7 @@ INSTALLED = $(DESTDIR)$(BINDIR)/tfd \
 install: tfd
 	$(INSTALL) -D -m 755 tfd $(DESTDIR)$(BINDIR)/tfd
 	$(INSTALL) -D -m 644 man/tfd.1 $(DESTDIR)$(MANDIR)/man1/tfd.1
+	$(INSTALL) -D -m 644 man/tfd-jobs.5 $(DESTDIR)$(MANDIR)/man5/tfd-jobs.5
 	$(INSTALL) -D -m 644 completions/tfd.bash \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/tfd
 	$(INSTALL) -D -m 644 completions/_tfd \

@@ -71,7 +71,7 @@ static const char *shown(const char *text, char *buf, size_t len)
 {
 	size_t o = 0, i;
 
-	for (i = 0; text[i] && i < SHOWN_MAX && o + 5 < len; i++) {
+	for (i = 0; i < SHOWN_MAX && text[i] && o + 5 < len; i++) {
 		unsigned char c = (unsigned char)text[i];
 
 		if ((c < 0x20 && c != '\t') || c == 0x7f)

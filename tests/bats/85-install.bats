@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# make install puts exactly five files in place with the right modes, and
+# make install puts exactly six files in place with the right modes, and
 # make uninstall removes exactly those.
 
 load test_helper
@@ -12,6 +12,7 @@ expected_files() {
 		"644 $p/share/bash-completion/completions/tfd" \
 		"644 $p/share/fish/vendor_completions.d/tfd.fish" \
 		"644 $p/share/man/man1/tfd.1" \
+		"644 $p/share/man/man5/tfd-jobs.5" \
 		"644 $p/share/zsh/site-functions/_tfd" \
 		"755 $p/bin/tfd" | sort
 }
@@ -32,7 +33,7 @@ setup() {
 	ROOT=$BATS_TEST_TMPDIR/root
 }
 
-@test "install with PREFIX=/usr puts exactly the five files, with modes" {
+@test "install with PREFIX=/usr puts exactly the six files, with modes" {
 	run make_in_repo install DESTDIR="$ROOT" PREFIX=/usr
 	assert_success
 	run installed_files "$ROOT"
@@ -43,6 +44,7 @@ setup() {
 	make_in_repo install DESTDIR="$ROOT" PREFIX=/usr >/dev/null
 	cmp "$REPO/tfd" "$ROOT/usr/bin/tfd"
 	cmp "$REPO/man/tfd.1" "$ROOT/usr/share/man/man1/tfd.1"
+	cmp "$REPO/man/tfd-jobs.5" "$ROOT/usr/share/man/man5/tfd-jobs.5"
 	cmp "$REPO/completions/tfd.bash" \
 		"$ROOT/usr/share/bash-completion/completions/tfd"
 	cmp "$REPO/completions/_tfd" "$ROOT/usr/share/zsh/site-functions/_tfd"
@@ -80,6 +82,8 @@ setup() {
 	make_in_repo install DESTDIR="$ROOT" PREFIX=/usr >/dev/null
 	if command -v mandoc >/dev/null; then
 		run mandoc -Tlint -Wwarning "$ROOT/usr/share/man/man1/tfd.1"
+		assert_success
+		run mandoc -Tlint -Wwarning "$ROOT/usr/share/man/man5/tfd-jobs.5"
 		assert_success
 	fi
 	run bash -c 'source "$1" && complete -p tfd' _ \
