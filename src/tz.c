@@ -6,6 +6,7 @@
  * whole zone (a TZ string such as "CET-1CEST,M3.5.0,M10.5.0/3"). */
 #include "tz.h"
 
+#include "ascii.h"
 #include "civil.h"
 
 #include <errno.h>
@@ -241,7 +242,7 @@ static bool parse_tz_name(const char **sp, char *out)
 	if (s == start && *s == '<') {
 		start = ++s;
 		while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		       (*s >= '0' && *s <= '9') || *s == '+' || *s == '-')
+		       is_digit(*s) || *s == '+' || *s == '-')
 			s++;
 		if (*s != '>')
 			return false;
@@ -263,11 +264,11 @@ static bool parse_digits(const char **sp, int max_digits, int *value)
 	const char *s = *sp;
 	int v = 0, n = 0;
 
-	while (*s >= '0' && *s <= '9' && n < max_digits) {
+	while (is_digit(*s) && n < max_digits) {
 		v = v * 10 + (*s++ - '0');
 		n++;
 	}
-	if (n == 0 || (*s >= '0' && *s <= '9'))
+	if (n == 0 || is_digit(*s))
 		return false;
 	*value = v;
 	*sp = s;
@@ -767,11 +768,106 @@ int32_t tz_offset_at(const struct tz *zone, int64_t t, int *isdst)
 	return type->utoff;
 }
 
+/* mktime(3) */
+
+/* glibc's answer when the requested isdst disagrees with the zone at T:
+ * the offset of the nearest instant (probing about a week at a time,
+ * closest first, up to some seven years away: the longest stretch without
+ * the other kind that glibc allows for) that has the requested isdst;
+ * failing that, a one-hour difference. */
+static bool follow_requested_dst(const struct tz *zone, int64_t local,
+				 int64_t t, int dst, int want, int64_t *out)
+{
+	const int64_t stride = 601200, bound = 457243209 / 2 + stride;
+	int other;
+
+	for (int64_t delta = stride; delta < bound; delta += stride) {
+		for (int dir = -1; dir <= 1; dir += 2) {
+			int64_t probe;
+			int32_t off;
+
+			if (__builtin_add_overflow(t, dir * delta, &probe))
+				continue;
+			off = tz_offset_at(zone, probe, &other);
+			if ((other != 0) == want)
+				return !__builtin_sub_overflow(local, off, out);
+		}
+	}
+	return !__builtin_add_overflow(t, 3600 * ((want == 0) - (dst == 0)), out);
+}
+
+/* The search starts from the remembered offset and corrects by the error
+ * until the wall time matches. A wall time in a gap never matches: the two
+ * readings then alternate, and glibc settles for the one in daylight time
+ * (or, when isdst is requested, the one that differs from it), or fails
+ * after six probes when neither fits. */
+bool tz_mktime(const struct tz *zone, int64_t local, int want_dst,
+	       int64_t *guess, int64_t *out)
+{
+	int64_t t, t1, t2, error, shown;
+	int dst = 0, dst2 = 0, probes = 6, want = want_dst < 0 ? -1 : want_dst != 0;
+
+	if (__builtin_sub_overflow(local, *guess, &t))
+		return false;
+	for (t1 = t2 = t;; t1 = t2, t2 = t, t += error, dst2 = dst) {
+		int32_t off = tz_offset_at(zone, t, &dst);
+
+		dst = dst != 0;
+		if (__builtin_add_overflow(t, off, &shown) ||
+		    __builtin_sub_overflow(local, shown, &error))
+			return false;
+		if (error == 0) {
+			if (want >= 0 && dst != want &&
+			    !follow_requested_dst(zone, local, t, dst, want, &t))
+				return false;
+			break;
+		}
+		if (t == t1 && t != t2 && (want < 0 ? dst2 <= dst : want != dst))
+			break;
+		if (--probes == 0 || __builtin_add_overflow(t, error, &shown))
+			return false;
+	}
+	*guess = local - t;
+	*out = t;
+	return true;
+}
+
+bool tz_name_plausible(const char *name)
+{
+	bool slash = true;      /* refuses a leading '/' */
+
+	if (*name == '\0')
+		return false;
+	for (const char *p = name; *p; p++) {
+		char c = ascii_lower(*p);
+		bool ok = is_digit(c) || (c >= 'a' && c <= 'z') ||
+			  c == '-' || c == '_' || c == '+' || c == '/';
+
+		if (!ok || (c == '/' && slash))
+			return false;
+		slash = c == '/';
+	}
+	return !slash;
+}
+
 /* Abbreviations as of an instant */
 
 static const char *type_abbr(const struct tz *zone, size_t type)
 {
 	return zone->abbrs + zone->types[type].abbr;
+}
+
+const char *tz_abbr_at(const struct tz *zone, int64_t t)
+{
+	size_t i;
+	int dst = 0;
+
+	if (in_rule_range(zone, t)) {
+		rule_offset_at(&zone->rule, t, &dst);
+		return dst ? zone->rule.dst_name : zone->rule.std_name;
+	}
+	i = first_transition_after(zone, t);
+	return type_abbr(zone, i == 0 ? 0 : zone->trans_type[i - 1]);
 }
 
 /* Before the first transition glibc names each kind after the first type
