@@ -315,38 +315,130 @@ static bool parse_signed_hms(const char **sp, int max_hours, int32_t *secs)
 }
 
 /* The date and optional /time of one rule; the time defaults to 02:00. */
-static bool parse_rule_date(const char **sp, struct rule_date *rule)
+/* How far a rule date in a TZ string parsed. glibc's tzset(3) does not
+ * reject a bad rule: it keeps what it read before the error, and the
+ * zeroed rule where it read nothing. tfd follows it where that state has a
+ * meaning it can reproduce, and rejects the string elsewhere. */
+enum rule_parse {
+	RULE_OK,
+	RULE_DATE_ONLY,  /* a date, then no time: glibc keeps it at 00:00 */
+	RULE_UNREAD,     /* not a date at all: glibc keeps its zeroed rule */
+	RULE_NEVER,      /* month 13: glibc's change falls in the next year,
+			  * which a year's computation never reaches */
+	RULE_BAD,        /* anything else: rejected */
+};
+
+static enum rule_parse parse_month_rule(const char **sp, struct rule_date *rule)
+{
+	const char *s = *sp + 1;
+
+	rule->kind = RULE_MONTH;
+	if (!parse_digits(&s, 2, &rule->month) || *s++ != '.' ||
+	    !parse_digits(&s, 1, &rule->week) || *s++ != '.' ||
+	    !parse_digits(&s, 1, &rule->day))
+		return RULE_BAD;
+	if (rule->week < 1 || rule->week > 5 || rule->day > 6)
+		return RULE_BAD;
+	if (rule->month == 13)
+		return RULE_NEVER;
+	if (rule->month < 1 || rule->month > 12)
+		return RULE_BAD;
+	*sp = s;
+	return RULE_OK;
+}
+
+static enum rule_parse parse_day_rule(const char **sp, struct rule_date *rule)
 {
 	const char *s = *sp;
 
 	if (*s == 'M') {
-		s++;
-		rule->kind = RULE_MONTH;
-		if (!parse_digits(&s, 2, &rule->month) || *s++ != '.' ||
-		    !parse_digits(&s, 1, &rule->week) || *s++ != '.' ||
-		    !parse_digits(&s, 1, &rule->day))
-			return false;
-		if (rule->month < 1 || rule->month > 12 || rule->week < 1 ||
-		    rule->week > 5 || rule->day > 6)
-			return false;
+		return parse_month_rule(sp, rule);
 	} else if (*s == 'J') {
 		s++;
 		rule->kind = RULE_JULIAN1;
 		if (!parse_digits(&s, 3, &rule->day) || rule->day < 1 ||
 		    rule->day > 365)
-			return false;
-	} else {
+			return RULE_BAD;
+	} else if (is_digit(*s)) {
 		rule->kind = RULE_JULIAN0;
 		if (!parse_digits(&s, 3, &rule->day) || rule->day > 365)
-			return false;
+			return RULE_BAD;
+	} else {
+		return RULE_UNREAD;
 	}
+	*sp = s;
+	return RULE_OK;
+}
+
+/* A date, then "/TIME" (default 02:00). As in glibc, a '/' followed by
+ * something that is not a time leaves the default. */
+static enum rule_parse parse_rule_date(const char **sp, struct rule_date *rule)
+{
+	const char *s = *sp;
+	enum rule_parse r = parse_day_rule(&s, rule);
+
+	if (r != RULE_OK)
+		return r;
+	rule->secs = 0;
+	if (*s != '\0' && *s != '/' && *s != ',')
+		return RULE_DATE_ONLY;
 	rule->secs = 2 * SECS_PER_HOUR;
 	if (*s == '/') {
 		s++;
-		if (!parse_signed_hms(&s, MAX_RULE_HOURS, &rule->secs))
-			return false;
+		if (*s == '\0') {
+			rule->secs = 0;
+			return RULE_DATE_ONLY;
+		}
+		if (is_digit(*s) || ((*s == '+' || *s == '-') && is_digit(s[1]))) {
+			if (!parse_signed_hms(&s, MAX_RULE_HOURS, &rule->secs))
+				return RULE_BAD;
+		}
 	}
 	*sp = s;
+	return RULE_OK;
+}
+
+/* The change glibc keeps for a rule it never read: its zeroed state, day 0
+ * of the year counted from 0 (1 January) at 00:00. */
+static const struct rule_date zeroed_rule = { RULE_JULIAN0, 0, 0, 0, 0 };
+
+/* The dates after "STD offset DST [offset]" in S, as glibc reads them. A
+ * missing date is the United States rule since 2007 (glibc's and tzcode's
+ * choice where POSIX leaves it to the implementation). A date in month 13
+ * leaves the zone in standard time, so "EST5EDT,M13.2.0,M11.1.0" is EST,
+ * as in glibc (but for glibc's own artifact of daylight time from 00:00
+ * UTC to 00:00 daylight time on 1 January, which tfd does not copy). A
+ * date followed by junk counts at 00:00 and ends the reading; what was not
+ * read is glibc's zeroed rule. Text after the end date is ignored, as
+ * glibc ignores it. Returns false for what tfd cannot read as glibc does. */
+static bool parse_rule_dates(const char *s, struct posix_tz *rule)
+{
+	struct rule_date *dates[2] = { &rule->start, &rule->end };
+	static const char *const us[2] = { "M3.2.0", "M11.1.0" };
+
+	for (int i = 0; i < 2; i++) {
+		const char *p;
+		enum rule_parse r;
+
+		s += *s == ',';
+		p = *s ? s : us[i];
+		r = parse_rule_date(&p, dates[i]);
+		if (r == RULE_OK) {
+			s = *s ? p : s;
+			continue;
+		}
+		if (r == RULE_NEVER && i == 0) {
+			rule->has_dst = false;
+			return true;
+		}
+		if (r == RULE_BAD || r == RULE_NEVER)
+			return false;
+		if (r == RULE_UNREAD)
+			*dates[i] = zeroed_rule;
+		if (i == 0)
+			rule->end = zeroed_rule;
+		return true;
+	}
 	return true;
 }
 
@@ -374,19 +466,7 @@ static bool parse_posix_tz(const char *s, struct posix_tz *rule)
 			return false;
 		rule->dst_off = -west;
 	}
-	if (*s == '\0' || (s[0] == ',' && s[1] == '\0')) {
-		/* No dates: POSIX leaves them to the implementation, and
-		 * glibc and tzcode use the United States rules since 2007. */
-		const char *us = "M3.2.0,M11.1.0";
-
-		return parse_rule_date(&us, &rule->start) && *us++ == ',' &&
-		       parse_rule_date(&us, &rule->end);
-	}
-	s++;
-	if (!parse_rule_date(&s, &rule->start) || *s++ != ',' ||
-	    !parse_rule_date(&s, &rule->end))
-		return false;
-	return *s == '\0';
+	return parse_rule_dates(s, rule);
 }
 
 /* TZif reading */
