@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "civil.h"
+#include "timens.h"
 
 #define USEC_PER_SEC 1000000
 #define MIN_YEAR 1970
@@ -67,25 +69,15 @@ static bool fail(struct parser *ps, const char *reason)
 	return false;
 }
 
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
 static bool is_c_space(char c)
 {
 	return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
-static char lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
 static bool starts_with_nocase(const char *s, const char *prefix)
 {
 	for (; *prefix; s++, prefix++) {
-		if (lower(*s) != *prefix)
+		if (ascii_lower(*s) != *prefix)
 			return false;
 	}
 	return true;
@@ -497,25 +489,6 @@ static bool parse_body(struct parser *ps, const char *p, struct calendar *cal)
 	return *p == '\0' ? true : fail(ps, "unexpected text at the end");
 }
 
-/* The characters systemd allows in a zone name before it looks for the
- * file: letters, digits, "-_+", and single '/' between parts. */
-static bool plausible_zone_name(const char *name)
-{
-	bool slash = true;      /* refuses a leading '/' */
-
-	if (*name == '\0')
-		return false;
-	for (const char *p = name; *p; p++) {
-		bool ok = is_digit(*p) || (lower(*p) >= 'a' && lower(*p) <= 'z') ||
-			  *p == '-' || *p == '_' || *p == '+' || *p == '/';
-
-		if (!ok || (*p == '/' && slash))
-			return false;
-		slash = *p == '/';
-	}
-	return !slash;
-}
-
 /* Cuts a trailing " ABBR" off TEXT if ABBR is one of LOCAL's two
  * abbreviations (any case), setting the forced daylight-saving flag. */
 static bool split_local_abbr(char *text, const struct tz *local,
@@ -532,7 +505,7 @@ static bool split_local_abbr(char *text, const struct tz *local,
 		    text[len - n - 1] != ' ')
 			continue;
 		for (size_t i = 0; i <= n; i++)
-			word[i] = lower(abbr[i]);
+			word[i] = ascii_lower(abbr[i]);
 		if (!equals_nocase(text + len - n, word))
 			continue;
 		text[len - n - 1] = '\0';
@@ -560,7 +533,7 @@ static const char *split_zone(char *text, const struct tz *local,
 	if (split_local_abbr(text, local, cal))
 		return NULL;
 	space = strrchr(text, ' ');
-	if (!space || !find_zone || !plausible_zone_name(space + 1))
+	if (!space || !find_zone || !tz_name_plausible(space + 1))
 		return NULL;
 	cal->zone = find_zone(arg, space + 1);
 	if (!cal->zone)
@@ -780,62 +753,6 @@ static int32_t offset_at(const struct clock *clk, int64_t t, int *isdst)
 	return off;
 }
 
-/* glibc's answer when the requested isdst disagrees with the zone at T:
- * the offset of the nearest instant (probing a week at a time, closest
- * first, up to about 7 years away) that has the requested isdst; failing
- * that, a one-hour difference. */
-static int64_t follow_requested_dst(const struct clock *clk, int64_t local,
-				    int64_t t, int dst, int want)
-{
-	const int64_t stride = 601200, bound = 457243209 / 2 + 601200;
-	int other;
-
-	for (int64_t delta = stride; delta < bound; delta += stride) {
-		for (int dir = -1; dir <= 1; dir += 2) {
-			int32_t off = offset_at(clk, t + dir * delta, &other);
-
-			if (other == want)
-				return local - off;
-		}
-	}
-	return t + 3600 * ((want == 0) - (dst == 0));
-}
-
-/* mktime(3) as glibc 2.36 computes it, for LOCAL seconds (the wall time
- * counted as if it were UTC) and the requested isdst (-1: any): start from
- * the remembered offset and correct by the error until the wall time
- * matches. A wall time in a gap never matches; the two readings then
- * alternate and glibc settles for the one in daylight time (or, when isdst
- * is requested, the one that differs from it), or fails after six probes
- * when neither fits. Returns false where glibc fails. */
-static bool mktime_like_glibc(struct clock *clk, int64_t local, int want,
-			      int64_t *out)
-{
-	int64_t t = local - clk->guess, t1 = t, t2 = t;
-	int dst = 0, dst2 = 0, probes = 6;
-
-	for (;;) {
-		int64_t error = local - (t + offset_at(clk, t, &dst));
-
-		if (error == 0) {
-			if (want >= 0 && dst != want)
-				t = follow_requested_dst(clk, local, t, dst, want);
-			break;
-		}
-		if (t == t1 && t != t2 && (want < 0 ? dst2 <= dst : want != dst))
-			break;
-		if (--probes == 0)
-			return false;
-		t1 = t2;
-		t2 = t;
-		t += error;
-		dst2 = dst;
-	}
-	clk->guess = local - t;
-	*out = t;
-	return true;
-}
-
 /* mktime(3) / timegm(3): normalises W in place and sets *T to the instant.
  * Returns false (leaving W alone) where mktime would fail or return a
  * negative time, which systemd counts as failure too.
@@ -855,8 +772,8 @@ static bool normalize_wall(struct clock *clk, struct wall *w, int64_t *t)
 	w->sec = sec + excess;
 	when = local + excess;
 	if (clk->zone) {
-		if (!mktime_like_glibc(clk, local, w->isdst < 0 ? -1 : w->isdst != 0,
-				       &when))
+		if (!tz_mktime(clk->zone, local, w->isdst < 0 ? -1 : w->isdst != 0,
+			       &clk->guess, &when))
 			return false;
 		off = offset_at(clk, when, &dst);
 		if (excess != 0) {
@@ -1168,7 +1085,7 @@ int calendar_next(const struct calendar *cal, const struct tz *local,
 	if (!find_next(&clk, cal, &w, &usec))
 		return -1;
 	if (!normalize_wall(&clk, &w, &t) ||
-	    __builtin_mul_overflow(t, (int64_t)1000000000, &ns) ||
+	    __builtin_mul_overflow(t, NSEC_PER_SEC, &ns) ||
 	    __builtin_add_overflow(ns, (int64_t)usec * 1000, &ns))
 		return -1;
 	/* The wall-time search cannot go backwards, but a repeated hour read

@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "civil.h"
+#include "timens.h"
 
-#define NS_PER_SEC INT64_C(1000000000)
 /* The last year whose instants fit int64 nanoseconds (2262-04-11). */
 #define LAST_YEAR 2262
 /* DST shifts are at most this long; used to look back for the second
@@ -92,19 +93,9 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static char lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
 static bool is_alpha(char c)
 {
-	return lower(c) >= 'a' && lower(c) <= 'z';
+	return ascii_lower(c) >= 'a' && ascii_lower(c) <= 'z';
 }
 
 /* A number, or a 3-letter name where the field has names. Reads from *pp
@@ -128,8 +119,8 @@ static bool read_value(const struct field_def *f, const char **pp,
 	if (!f->names || end - p < 3 || (end - p > 3 && is_alpha(p[3])))
 		return false;
 	for (int i = 0; f->names[i]; i++) {
-		if (lower(p[0]) == f->names[i][0] && lower(p[1]) == f->names[i][1] &&
-		    lower(p[2]) == f->names[i][2]) {
+		if (ascii_lower(p[0]) == f->names[i][0] && ascii_lower(p[1]) == f->names[i][1] &&
+		    ascii_lower(p[2]) == f->names[i][2]) {
 			*pp = p + 3;
 			*out = f->low + i;
 			return true;
@@ -482,7 +473,7 @@ static bool second_pass_run(const struct cron *c, const struct tz *zone,
 int cron_next(const struct cron *cron, const struct tz *zone, int64_t after_ns,
 	      int64_t *next_ns)
 {
-	int64_t after = floor_div(after_ns, NS_PER_SEC), wall_after, wall, run = 0;
+	int64_t after = floor_div(after_ns, NSEC_PER_SEC), wall_after, wall, run = 0;
 	int64_t earlier = 0;
 
 	if (cron->never)
@@ -500,7 +491,7 @@ int cron_next(const struct cron *cron, const struct tz *zone, int64_t after_ns,
 	}
 	if (second_pass_run(cron, zone, after, wall_after, &earlier) && earlier < run)
 		run = earlier;
-	if (__builtin_mul_overflow(run, NS_PER_SEC, next_ns))
+	if (__builtin_mul_overflow(run, NSEC_PER_SEC, next_ns))
 		return -1;
 	return 0;
 }

@@ -343,7 +343,7 @@ static void clock_was_set(struct loop *l)
 	int64_t wall = clock_now_ns(CLOCK_REALTIME);
 
 	if (l->cfg->json)
-		emit(l, STDOUT_FILENO, l->line, json_clock(l->line, l->line_cap, wall));
+		emit(l, STDOUT_FILENO, l->line, json_clock(l->line, l->line_cap, NULL, wall));
 	else
 		emit(l, STDERR_FILENO, "tfd: the realtime clock was set; schedule recomputed\n", 53);
 	if (arm_next(l, clock_now_ns(l->read_clock)) != 0 && l->phase == PHASE_RUNNING)
@@ -650,7 +650,7 @@ static void init_loop(struct loop *l, const struct loop_config *cfg)
 	l->start_mono = cfg->start_mono_ns;
 	l->for_deadline = cfg->for_ns ? l->start_mono + cfg->for_ns : INT64_MAX;
 	l->interval_ns = cfg->schedule.kind == SCHEDULE_TIMER ? cfg->schedule.interval_ns : 0;
-	l->line_cap = cfg->format ? format_line_max(cfg->format) : 0;
+	l->line_cap = cfg->format ? format_line_max(cfg->format, 0) : 0;
 	if (l->line_cap < REPORT_LINE_MAX)
 		l->line_cap = REPORT_LINE_MAX;
 	l->need_next = cfg->json || cfg->random_delay_ns ||

@@ -9,14 +9,15 @@
  * in through struct time_context. */
 #include "parse_time.h"
 
+#include "ascii.h"
 #include "civil.h"
+#include "timens.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#define NS_PER_SEC  INT64_C(1000000000)
 #define SEC_PER_DAY INT64_C(86400)
 
 /* Error messages */
@@ -105,15 +106,6 @@ static bool is_space(char c)
 	return is_blank(c) || c == '\v' || c == '\f';
 }
 
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static char ascii_lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
 
 static const char *skip_blanks(const char *p, const char *end)
 {
@@ -170,32 +162,32 @@ struct unit {
  * sign is accepted as U+00B5 and as the Greek mu U+03BC. "nsec" and "ns" are
  * tfd's own. A month is 30.44 days and a year 365.25 days, as in systemd. */
 static const struct unit units[] = {
-	{ "seconds", NS_PER_SEC },
-	{ "second", NS_PER_SEC },
-	{ "sec", NS_PER_SEC },
-	{ "s", NS_PER_SEC },
-	{ "minutes", 60 * NS_PER_SEC },
-	{ "minute", 60 * NS_PER_SEC },
-	{ "min", 60 * NS_PER_SEC },
-	{ "months", 2629800 * NS_PER_SEC },
-	{ "month", 2629800 * NS_PER_SEC },
-	{ "M", 2629800 * NS_PER_SEC },
+	{ "seconds", NSEC_PER_SEC },
+	{ "second", NSEC_PER_SEC },
+	{ "sec", NSEC_PER_SEC },
+	{ "s", NSEC_PER_SEC },
+	{ "minutes", 60 * NSEC_PER_SEC },
+	{ "minute", 60 * NSEC_PER_SEC },
+	{ "min", 60 * NSEC_PER_SEC },
+	{ "months", 2629800 * NSEC_PER_SEC },
+	{ "month", 2629800 * NSEC_PER_SEC },
+	{ "M", 2629800 * NSEC_PER_SEC },
 	{ "msec", 1000000 },
 	{ "ms", 1000000 },
-	{ "m", 60 * NS_PER_SEC },
-	{ "hours", 3600 * NS_PER_SEC },
-	{ "hour", 3600 * NS_PER_SEC },
-	{ "hr", 3600 * NS_PER_SEC },
-	{ "h", 3600 * NS_PER_SEC },
-	{ "days", SEC_PER_DAY * NS_PER_SEC },
-	{ "day", SEC_PER_DAY * NS_PER_SEC },
-	{ "d", SEC_PER_DAY * NS_PER_SEC },
-	{ "weeks", 7 * SEC_PER_DAY * NS_PER_SEC },
-	{ "week", 7 * SEC_PER_DAY * NS_PER_SEC },
-	{ "w", 7 * SEC_PER_DAY * NS_PER_SEC },
-	{ "years", 31557600 * NS_PER_SEC },
-	{ "year", 31557600 * NS_PER_SEC },
-	{ "y", 31557600 * NS_PER_SEC },
+	{ "m", 60 * NSEC_PER_SEC },
+	{ "hours", 3600 * NSEC_PER_SEC },
+	{ "hour", 3600 * NSEC_PER_SEC },
+	{ "hr", 3600 * NSEC_PER_SEC },
+	{ "h", 3600 * NSEC_PER_SEC },
+	{ "days", SEC_PER_DAY * NSEC_PER_SEC },
+	{ "day", SEC_PER_DAY * NSEC_PER_SEC },
+	{ "d", SEC_PER_DAY * NSEC_PER_SEC },
+	{ "weeks", 7 * SEC_PER_DAY * NSEC_PER_SEC },
+	{ "week", 7 * SEC_PER_DAY * NSEC_PER_SEC },
+	{ "w", 7 * SEC_PER_DAY * NSEC_PER_SEC },
+	{ "years", 31557600 * NSEC_PER_SEC },
+	{ "year", 31557600 * NSEC_PER_SEC },
+	{ "y", 31557600 * NSEC_PER_SEC },
 	{ "usec", 1000 },
 	{ "us", 1000 },
 	{ "\xce\xbcs", 1000 },
@@ -362,7 +354,7 @@ static const char *parse_span_part(const char *p, const char *end,
 				   int64_t *total, struct why *why)
 {
 	struct span_number n;
-	int64_t unit = NS_PER_SEC;
+	int64_t unit = NSEC_PER_SEC;
 	const char *s;
 
 	p = read_span_number(p, end, &n, why);
@@ -484,7 +476,7 @@ struct where {
 static void where_init(struct where *w, const struct tz *tz, int32_t fixed,
 		       int64_t now_ns)
 {
-	int64_t secs = floor_div(now_ns, NS_PER_SEC);
+	int64_t secs = floor_div(now_ns, NSEC_PER_SEC);
 
 	w->zone.tz = tz;
 	w->zone.fixed = fixed;
@@ -494,67 +486,6 @@ static void where_init(struct where *w, const struct tz *tz, int32_t fixed,
 	w->abbrs[0] = w->abbrs[1] = NULL;
 	if (tz)
 		tz_abbrs_at(tz, secs, &w->abbrs[0], &w->abbrs[1]);
-}
-
-/* When a wall time has no matching instant of the wanted kind (daylight or
- * standard), glibc borrows the offset of the nearest instant of that kind,
- * probing week-sized steps both ways for about seven years, and failing
- * that assumes a one-hour difference. */
-static int64_t borrow_offset(const struct tz *zone, int64_t wall, int64_t t,
-			     int want_dst, int dst)
-{
-	const int64_t stride = 601200;
-	const int64_t bound = 457243200 / 2 + stride;
-
-	for (int64_t delta = stride; delta < bound; delta += stride) {
-		for (int direction = -1; direction <= 1; direction += 2) {
-			int odst;
-			int32_t off = tz_offset_at(zone, t + delta * direction,
-						   &odst);
-
-			if ((want_dst != 0) == (odst != 0))
-				return wall - off;
-		}
-	}
-	return t + 3600 * ((want_dst == 0) - (dst == 0));
-}
-
-/* The instant that the wall time WALL (seconds, counted as if the wall clock
- * were UTC; seconds 0..59) names in ZONE, found the way glibc's mktime(3)
- * finds it, because that is what systemd's answers are made of: start from
- * the offset GUESS (the one in force "now", which is what mktime has cached
- * in systemd-analyze), then follow the error. In a repeated hour this keeps
- * the occurrence whose offset matches the guess, or the one WANT_DST asks
- * for; in a skipped hour it oscillates between the two sides of the gap and
- * settles on the daylight side, or on the side WANT_DST does not name. */
-static bool wall_to_instant(const struct tz *zone, int64_t wall, int want_dst,
-			    int32_t guess, int64_t *out)
-{
-	int64_t t = wall - guess, t1 = t, t2 = t;
-	int probes = 6, dst = 0, prev_dst = 0;
-
-	for (;;) {
-		int64_t dt = wall - (t + tz_offset_at(zone, t, &dst));
-
-		if (dt == 0)
-			break;
-		if (t == t1 && t != t2 &&
-		    (want_dst < 0 ? prev_dst <= (dst != 0)
-				  : (want_dst != 0) != (dst != 0))) {
-			*out = t;
-			return true;
-		}
-		if (--probes == 0)
-			return false;
-		t1 = t2;
-		t2 = t;
-		t += dt;
-		prev_dst = dst != 0;
-	}
-	if (want_dst >= 0 && (want_dst != 0) != (dst != 0))
-		t = borrow_offset(zone, wall, t, want_dst, dst);
-	*out = t;
-	return true;
 }
 
 /* Timestamps: absolute forms */
@@ -802,17 +733,20 @@ static int civil_to_ns(const struct civil *c, const struct where *w,
 	 * "tomorrow": days_from_civil counts on, as mktime(3) does. */
 	int64_t wall = days_from_civil(c->year, c->mon, c->mday) * SEC_PER_DAY +
 		       c->hour * 3600 + c->min * 60 + sec;
-	int64_t t;
+	/* systemd-analyze converts one timestamp per process, so mktime
+	 * starts from the offset a fresh process remembers: none. The answer
+	 * in a repeated hour then does not depend on "now". */
+	int64_t t, guess = 0;
 
 	if (!w->zone.tz)
 		t = wall - w->zone.fixed;
-	else if (!wall_to_instant(w->zone.tz, wall, want_dst, w->now_offset, &t))
+	else if (!tz_mktime(w->zone.tz, wall, want_dst, &guess, &t))
 		return why_set(why, "no such local time");
 	/* A leap second (:60, :61) counts on past :59, as in mktime. */
 	t += c->sec - sec;
 	if (t < 0)
 		return why_set(why, "before 1970-01-01 00:00:00 UTC");
-	if (__builtin_mul_overflow(t, NS_PER_SEC, ns) ||
+	if (__builtin_mul_overflow(t, NSEC_PER_SEC, ns) ||
 	    __builtin_add_overflow(*ns, c->frac_ns, ns))
 		return why_set(why, "after 2262-04-11 23:47:16 UTC (out of range)");
 	return PARSED;
@@ -971,27 +905,6 @@ static bool split_utc_offset(const char *p, const char *end,
 	return true;
 }
 
-/* What systemd accepts as a zone name: a relative path of letters, digits,
- * '-', '_', '+' with single slashes, so never a file path or a TZ string. */
-static bool zone_name_ok(const char *name)
-{
-	bool slash = false;
-
-	if (*name == '\0' || *name == '/')
-		return false;
-	for (; *name; name++) {
-		char c = ascii_lower(*name);
-
-		if (!is_digit(c) && !(c >= 'a' && c <= 'z') && c != '-' &&
-		    c != '_' && c != '+' && c != '/')
-			return false;
-		if (c == '/' && slash)
-			return false;
-		slash = c == '/';
-	}
-	return !slash;
-}
-
 /* "… Europe/Berlin": the text before the name is read on that zone's wall
  * clock (systemd.time(7); systemd 252 itself rejects these, systemd issue
  * #34670). Relative forms take no zone. When the name is also one of the
@@ -1006,7 +919,7 @@ static int parse_with_zone_name(const char *text, const char *end,
 	struct where w;
 
 	if (!space || !ctx->find_zone || has_suffix_nocase(text, end, " UTC") ||
-	    !zone_name_ok(space + 1))
+	    !tz_name_plausible(space + 1))
 		return NO_FORM;
 	zone = ctx->find_zone(ctx->find_zone_arg, space + 1);
 	if (!zone)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "civil.h"
 #include "timens.h"
 
 /* A bounded appender: the first piece that does not fit ends the line, so
@@ -72,6 +73,123 @@ static void put_unix(struct out *o, int64_t wall_ns)
 	put(o, tmp, n);
 }
 
+/* Strings */
+
+/* The length of the valid UTF-8 sequence at P (N bytes left), or, when P
+ * starts no valid sequence, minus the length of its maximal invalid
+ * prefix (at least 1), which becomes one U+FFFD. */
+static long utf8_sequence(const unsigned char *p, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t need;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		need = 1;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		need = 2;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		need = 3;
+	else
+		return -1;
+	/* The second byte's range rules out overlong forms, surrogates and
+	 * code points past U+10FFFF. */
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	for (size_t i = 1; i <= need; i++) {
+		if (i >= n || p[i] < lo || p[i] > hi)
+			return -(long)i;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return (long)need + 1;
+}
+
+static void put_escaped_byte(struct out *o, unsigned char c)
+{
+	static const char hex[] = "0123456789abcdef";
+	char esc[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
+
+	switch (c) {
+	case '"': put(o, "\\\"", 2); break;
+	case '\\': put(o, "\\\\", 2); break;
+	case '\b': put(o, "\\b", 2); break;
+	case '\f': put(o, "\\f", 2); break;
+	case '\n': put(o, "\\n", 2); break;
+	case '\r': put(o, "\\r", 2); break;
+	case '\t': put(o, "\\t", 2); break;
+	default:
+		if (c < 0x20 || c == 0x7f)
+			put(o, esc, 6);
+		else
+			put(o, (const char *)&c, 1);
+	}
+}
+
+/* S (N bytes) as a JSON string, quotes included. The one escaper every
+ * event uses. */
+static void put_json_text(struct out *o, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	put(o, "\"", 1);
+	for (size_t i = 0; i < n;) {
+		long k = utf8_sequence(p + i, n - i);
+
+		if (k == 1)
+			put_escaped_byte(o, p[i]);
+		else if (k > 1)
+			put(o, s + i, (size_t)k);
+		else
+			put(o, "\xef\xbf\xbd", 3);
+		i += (size_t)(k < 0 ? -k : k);
+	}
+	put(o, "\"", 1);
+}
+
+/* A C string as a JSON string, or null for NULL. */
+static void put_json_string(struct out *o, const char *s)
+{
+	if (s)
+		put_json_text(o, s, strlen(s));
+	else
+		put_str(o, "null");
+}
+
+/* ,"KEY": */
+static void put_key(struct out *o, const char *key)
+{
+	put(o, ",\"", 2);
+	put_str(o, key);
+	put(o, "\":", 2);
+}
+
+/* {"event":"EVENT","job":JOB */
+static void put_event(struct out *o, const char *event, const char *job)
+{
+	put_str(o, "{\"event\":\"");
+	put_str(o, event);
+	put_str(o, "\"");
+	put_key(o, "job");
+	put_json_string(o, job);
+}
+
+static void put_rfc3339_local(struct out *o, int64_t wall_ns,
+			      const struct tz *local)
+{
+	char tmp[48];
+	size_t n = format_rfc3339_local(tmp, wall_ns, local);
+
+	put(o, tmp, n);
+}
+
 static size_t finish_line(struct out *o)
 {
 	o->buf[o->len++] = '\n';
@@ -125,9 +243,41 @@ size_t format_unix(char *buf, int64_t wall_ns)
 	return (size_t)sprintf(buf, "%lld.%09ld", (long long)ts.tv_sec, ts.tv_nsec);
 }
 
+/* The wall time of second SECS shifted by OFFSET, broken down. Instants
+ * are int64 ns, so SECS + OFFSET stays far from time_t's limits. */
+static void local_tm(int64_t secs, int32_t offset, struct tm *tm)
+{
+	time_t t = (time_t)(secs + offset);
+
+	gmtime_r(&t, tm);
+}
+
+static int32_t offset_in(const struct tz *local, int64_t secs)
+{
+	return local ? tz_offset_at(local, secs, NULL) : 0;
+}
+
+size_t format_rfc3339_local(char *buf, int64_t wall_ns, const struct tz *local)
+{
+	struct timespec ts = ns_to_timespec(wall_ns);
+	int32_t off = offset_in(local, ts.tv_sec);
+	int32_t mag = off < 0 ? -off : off;
+	struct tm tm;
+	int n;
+
+	local_tm(ts.tv_sec, off, &tm);
+	n = sprintf(buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06ld%c%02d:%02d",
+		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		    tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000, off < 0 ? '-' : '+',
+		    (int)(mag / 3600), (int)(mag / 60 % 60));
+	if (mag % 60)
+		n += sprintf(buf + n, ":%02d", (int)(mag % 60));
+	return (size_t)n;
+}
+
 static bool is_placeholder(char c)
 {
-	return c != '\0' && strchr("neEtuslri%", c) != NULL;
+	return c != '\0' && strchr("jneEtTuslri%", c) != NULL;
 }
 
 int format_check(const char *fmt, char *err, size_t errlen)
@@ -152,10 +302,27 @@ int format_check(const char *fmt, char *err, size_t errlen)
 	return 0;
 }
 
-size_t format_line_max(const char *fmt)
+/* Adds N to *SUM, saturating: a bound that cannot be represented is as good
+ * as an allocation that fails. */
+static void add_saturating(size_t *sum, size_t n)
 {
-	/* Every two bytes of FMT ("%t") make at most REPORT_FIELD_MAX. */
-	return strlen(fmt) / 2 * REPORT_FIELD_MAX + REPORT_FIELD_MAX + 2;
+	if (__builtin_add_overflow(*sum, n, sum))
+		*sum = SIZE_MAX;
+}
+
+size_t format_line_max(const char *fmt, size_t job_len)
+{
+	size_t max = 2;         /* "\n\0" */
+
+	for (const char *p = fmt; *p; p++) {
+		if (*p != '%' || p[1] == '\0') {
+			add_saturating(&max, 1);
+			continue;
+		}
+		p++;
+		add_saturating(&max, *p == 'j' ? job_len : *p == '%' ? 1 : REPORT_FIELD_MAX);
+	}
+	return max;
 }
 
 bool format_uses_next(const char *fmt)
@@ -174,10 +341,12 @@ bool format_uses_next(const char *fmt)
 static void put_placeholder(struct out *o, char c, const struct tick *t)
 {
 	switch (c) {
+	case 'j': if (t->job) put_str(o, t->job); break;
 	case 'n': put_u64(o, t->seq); break;
 	case 'e': put_u64(o, t->expirations); break;
 	case 'E': put_u64(o, t->total); break;
 	case 't': put_rfc3339(o, t->wall_ns); break;
+	case 'T': put_rfc3339_local(o, t->wall_ns, t->local); break;
 	case 'u': put_unix(o, t->wall_ns); break;
 	case 's': put_seconds(o, t->elapsed_ns); break;
 	case 'l': put_i64(o, t->late_ns / NSEC_PER_USEC); break;
@@ -201,32 +370,36 @@ size_t format_tick(char *buf, size_t len, const char *fmt, const struct tick *t)
 	return finish_line(&o);
 }
 
+/* JSON events */
+
 size_t json_tick(char *buf, size_t len, const struct tick *t)
 {
 	struct out o = out_init(buf, len);
 
-	put_str(&o, "{\"event\":\"tick\",\"seq\":");
+	put_event(&o, "tick", t->job);
+	put_key(&o, "seq");
 	put_u64(&o, t->seq);
-	put_str(&o, ",\"expirations\":");
+	put_key(&o, "expirations");
 	put_u64(&o, t->expirations);
-	put_str(&o, ",\"total\":");
+	put_key(&o, "total");
 	put_u64(&o, t->total);
-	put_str(&o, ",\"time\":\"");
+	put_key(&o, "time");
+	put(&o, "\"", 1);
 	put_rfc3339(&o, t->wall_ns);
-	put_str(&o, "\",\"unix\":");
+	put(&o, "\"", 1);
+	put_key(&o, "unix");
 	put_unix(&o, t->wall_ns);
-	put_str(&o, ",\"elapsed\":");
+	put_key(&o, "elapsed");
 	put_seconds(&o, t->elapsed_ns);
-	put_str(&o, ",\"late_us\":");
+	put_key(&o, "late_us");
 	put_i64(&o, t->late_ns / NSEC_PER_USEC);
-	put_str(&o, ",\"next_in\":");
+	put_key(&o, "next_in");
 	put_seconds(&o, t->next_in_ns);
-	put_str(&o, ",\"interval\":");
+	put_key(&o, "interval");
 	put_seconds(&o, t->interval_ns);
 	if (t->action) {
-		put_str(&o, ",\"action\":\"");
-		put_str(&o, t->action);
-		put_str(&o, "\"");
+		put_key(&o, "action");
+		put_json_string(&o, t->action);
 	}
 	put_str(&o, "}");
 	return finish_line(&o);
@@ -237,38 +410,183 @@ size_t json_exit(char *buf, size_t len, const struct run_end *e)
 	struct out o = out_init(buf, len);
 	char name[16];
 
-	put_str(&o, "{\"event\":\"exit\",\"seq\":");
+	put_event(&o, "exit", e->job);
+	put_key(&o, "seq");
 	put_u64(&o, e->seq);
-	put_str(&o, ",\"pid\":");
+	put_key(&o, "pid");
 	put_i64(&o, e->pid);
-	put_str(&o, ",\"status\":");
+	put_key(&o, "status");
 	if (e->signal)
-		put_str(&o, "null,\"signal\":\"");
-	else {
+		put_str(&o, "null");
+	else
 		put_i64(&o, e->status);
-		put_str(&o, ",\"signal\":null");
-	}
-	if (e->signal) {
-		put_str(&o, signal_name(e->signal, name, sizeof name));
-		put_str(&o, "\"");
-	}
-	put_str(&o, ",\"duration\":");
+	put_key(&o, "signal");
+	put_json_string(&o, e->signal ? signal_name(e->signal, name, sizeof name) : NULL);
+	put_key(&o, "duration");
 	put_seconds(&o, e->duration_ns);
-	put_str(&o, e->timed_out ? ",\"timed_out\":true}" : ",\"timed_out\":false}");
+	put_key(&o, "timed_out");
+	put_str(&o, e->timed_out ? "true" : "false");
+	put_key(&o, "attempt");
+	put_u64(&o, e->attempt);
+	put_key(&o, "failed");
+	put_str(&o, e->failed ? "true" : "false");
+	put_str(&o, "}");
 	return finish_line(&o);
 }
 
-size_t json_clock(char *buf, size_t len, int64_t wall_ns)
+size_t json_clock(char *buf, size_t len, const char *job, int64_t wall_ns)
 {
 	struct out o = out_init(buf, len);
 
-	put_str(&o, "{\"event\":\"clock\",\"time\":\"");
+	put_event(&o, "clock", job);
+	put_key(&o, "time");
+	put(&o, "\"", 1);
 	put_rfc3339(&o, wall_ns);
-	put_str(&o, "\",\"unix\":");
+	put(&o, "\"", 1);
+	put_key(&o, "unix");
 	put_unix(&o, wall_ns);
 	put_str(&o, "}");
 	return finish_line(&o);
 }
+
+size_t json_output(char *buf, size_t len, const char *job, uint64_t seq,
+		   const char *stream, const char *line, size_t line_len)
+{
+	struct out o = out_init(buf, len);
+
+	put_event(&o, "output", job);
+	put_key(&o, "seq");
+	put_u64(&o, seq);
+	put_key(&o, "stream");
+	put_json_string(&o, stream);
+	put_key(&o, "line");
+	put_json_text(&o, line, line_len);
+	put_str(&o, "}");
+	return finish_line(&o);
+}
+
+size_t json_reload(char *buf, size_t len, bool ok, size_t added,
+		   size_t removed, size_t kept, const char *error)
+{
+	struct out o = out_init(buf, len);
+
+	put_event(&o, "reload", NULL);
+	put_key(&o, "ok");
+	put_str(&o, ok ? "true" : "false");
+	if (ok) {
+		put_key(&o, "added");
+		put_u64(&o, added);
+		put_key(&o, "removed");
+		put_u64(&o, removed);
+		put_key(&o, "kept");
+		put_u64(&o, kept);
+	} else {
+		put_key(&o, "error");
+		put_json_string(&o, error);
+	}
+	put_str(&o, "}");
+	return finish_line(&o);
+}
+
+size_t json_error(char *buf, size_t len, const char *job, const char *call,
+		  const char *message)
+{
+	struct out o = out_init(buf, len);
+
+	put_event(&o, "error", job);
+	put_key(&o, "call");
+	put_json_string(&o, call);
+	put_key(&o, "message");
+	put_json_string(&o, message);
+	put_str(&o, "}");
+	return finish_line(&o);
+}
+
+/* The terminal form of --dry-run */
+
+/* format_timespan's units, largest first. */
+static const struct span_unit {
+	const char *name;
+	int64_t ns;
+} span_units[] = {
+	{ "y", INT64_C(31557600) * NSEC_PER_SEC },
+	{ "month", INT64_C(2629800) * NSEC_PER_SEC },
+	{ "w", INT64_C(604800) * NSEC_PER_SEC },
+	{ "d", INT64_C(86400) * NSEC_PER_SEC },
+	{ "h", INT64_C(3600) * NSEC_PER_SEC },
+	{ "min", INT64_C(60) * NSEC_PER_SEC },
+	{ "s", NSEC_PER_SEC },
+	{ "ms", INT64_C(1000000) },
+	{ "us", NSEC_PER_USEC },
+};
+
+/* "18h 42min": the largest unit of MAG and, when not 0, the next one. */
+static void put_span(struct out *o, uint64_t mag)
+{
+	const size_t n = sizeof(span_units) / sizeof(span_units[0]);
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t unit = (uint64_t)span_units[i].ns, rest;
+
+		if (mag < unit)
+			continue;
+		put_u64(o, mag / unit);
+		put_str(o, span_units[i].name);
+		rest = mag % unit;
+		if (i + 1 < n && rest / (uint64_t)span_units[i + 1].ns) {
+			put(o, " ", 1);
+			put_u64(o, rest / (uint64_t)span_units[i + 1].ns);
+			put_str(o, span_units[i + 1].name);
+		}
+		return;
+	}
+}
+
+/* "in X", "X ago" or "now" for the distance from NOW_NS to AT_NS. */
+static void put_distance(struct out *o, int64_t at_ns, int64_t now_ns)
+{
+	/* Both are int64, so their distance fits a uint64. */
+	bool ahead = at_ns >= now_ns;
+	uint64_t mag = ahead ? (uint64_t)at_ns - (uint64_t)now_ns
+			     : (uint64_t)now_ns - (uint64_t)at_ns;
+
+	if (mag < (uint64_t)NSEC_PER_USEC) {
+		put_str(o, "now");
+		return;
+	}
+	if (ahead)
+		put_str(o, "in ");
+	put_span(o, mag);
+	if (!ahead)
+		put_str(o, " ago");
+}
+
+size_t format_dry_run_human(char *buf, size_t len, const char *job,
+			    int64_t at_ns, int64_t now_ns, const struct tz *local)
+{
+	static const char *const days[7] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+	struct out o = out_init(buf, len);
+	int64_t secs = floor_div(at_ns, NSEC_PER_SEC);
+	struct tm tm;
+	char tmp[64];
+	int n;
+
+	local_tm(secs, offset_in(local, secs), &tm);
+	if (job) {
+		put_str(&o, job);
+		put(&o, "  ", 2);
+	}
+	n = snprintf(tmp, sizeof tmp, "%s %04d-%02d-%02d %02d:%02d:%02d ",
+		     days[tm.tm_wday], tm.tm_year + 1900, tm.tm_mon + 1,
+		     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	put(&o, tmp, (size_t)n);
+	put_str(&o, local ? tz_abbr_at(local, secs) : "UTC");
+	put(&o, "  ", 2);
+	put_distance(&o, at_ns, now_ns);
+	return finish_line(&o);
+}
+
+/* --verbose */
 
 size_t format_setting(char *buf, size_t len, const char *label,
 		      int64_t next_in_ns, int64_t interval_ns)
@@ -285,12 +603,39 @@ size_t format_setting(char *buf, size_t len, const char *label,
 	return finish_line(&o);
 }
 
+/* Signal names */
+
+/* The names without "SIG", by number. glibc has sigabbrev_np(3) since 2.32,
+ * other C libraries have nothing of the kind; a table of the macros is the
+ * same everywhere. */
+static const char *const signal_names[] = {
+	[SIGHUP] = "HUP", [SIGINT] = "INT", [SIGQUIT] = "QUIT",
+	[SIGILL] = "ILL", [SIGTRAP] = "TRAP", [SIGABRT] = "ABRT",
+	[SIGBUS] = "BUS", [SIGFPE] = "FPE", [SIGKILL] = "KILL",
+	[SIGUSR1] = "USR1", [SIGSEGV] = "SEGV", [SIGUSR2] = "USR2",
+	[SIGPIPE] = "PIPE", [SIGALRM] = "ALRM", [SIGTERM] = "TERM",
+#ifdef SIGSTKFLT
+	[SIGSTKFLT] = "STKFLT",
+#endif
+	[SIGCHLD] = "CHLD", [SIGCONT] = "CONT", [SIGSTOP] = "STOP",
+	[SIGTSTP] = "TSTP", [SIGTTIN] = "TTIN", [SIGTTOU] = "TTOU",
+	[SIGURG] = "URG", [SIGXCPU] = "XCPU", [SIGXFSZ] = "XFSZ",
+	[SIGVTALRM] = "VTALRM", [SIGPROF] = "PROF", [SIGWINCH] = "WINCH",
+#ifdef SIGPOLL
+	[SIGPOLL] = "POLL",     /* = SIGIO on Linux; glibc names it so */
+#endif
+#ifdef SIGPWR
+	[SIGPWR] = "PWR",
+#endif
+	[SIGSYS] = "SYS",
+};
+
 const char *signal_name(int sig, char *buf, size_t len)
 {
-	const char *abbrev = sigabbrev_np(sig);
+	size_t n = sizeof(signal_names) / sizeof(signal_names[0]);
 
-	if (abbrev)
-		snprintf(buf, len, "SIG%s", abbrev);
+	if (sig > 0 && (size_t)sig < n && signal_names[sig])
+		snprintf(buf, len, "SIG%s", signal_names[sig]);
 	else
 		snprintf(buf, len, "SIG%d", sig);
 	return buf;

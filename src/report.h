@@ -8,8 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tz.h"
+
 /* One wake-up as the placeholders and JSON fields see it. */
 struct tick {
+	const char *job;       /* %j and "job"; NULL: %j prints nothing, "job" null */
+	const struct tz *local;/* %T's zone; NULL means UTC */
 	uint64_t seq;          /* %n: wake-up number, from 1 */
 	uint64_t expirations;  /* %e: expirations in this read */
 	uint64_t total;        /* %E: expirations so far */
@@ -23,6 +27,7 @@ struct tick {
 
 /* How a run ended, for the "exit" event. */
 struct run_end {
+	const char *job;       /* "job"; NULL: null */
 	uint64_t seq;
 	int pid;
 	int status;            /* exit code, or -1 when a signal ended it */
@@ -30,19 +35,37 @@ struct run_end {
 	int64_t duration_ns;
 	bool timed_out;
 	bool superseded;       /* ended by --overlap kill: tfd's doing, no failure */
+	unsigned attempt;      /* "attempt": the try, from 1 (--retry) */
+	bool failed;           /* "failed": counts as a failure after retries */
 };
 
-/* Longest line any of these functions writes, newline included. */
+/* A buffer for format_setting, and the least any line buffer should have.
+ * The JSON events that carry text (a job name, an error message, an output
+ * line) need REPORT_JSON_MAX of that text's length instead. */
 #define REPORT_LINE_MAX 4096
+
+/* The longest JSON event without its strings, newline and NUL included, and
+ * the buffer that always holds an event whose strings (job name, call,
+ * message, line) add up to TEXT_LEN bytes: escaping makes at most 6 bytes
+ * of one ("\u001f"; an invalid UTF-8 byte becomes U+FFFD, 3 bytes). */
+#define REPORT_JSON_FIXED 512
+#define REPORT_JSON_MAX(text_len) (REPORT_JSON_FIXED + 6 * (size_t)(text_len))
+
+/* The buffer json_output always fills without cutting: LINE_LEN bytes of
+ * output (at most 64 KiB: tfd splits longer lines) from job JOB_LEN bytes
+ * long. For 64 KiB and a short name that is about 385 KiB. */
+#define REPORT_OUTPUT_MAX(line_len, job_len) \
+	REPORT_JSON_MAX((size_t)(line_len) + (size_t)(job_len))
 
 /* Checks FMT once at start. Returns 0, or -1 with err naming the bad
  * placeholder ("invalid format '%x': unknown placeholder '%x'"). */
 int format_check(const char *fmt, char *err, size_t errlen);
 
-/* A buffer this large holds any line FMT can make, so a tick line is never
- * cut: no placeholder expands to more than REPORT_FIELD_MAX bytes. */
-#define REPORT_FIELD_MAX 32
-size_t format_line_max(const char *fmt);
+/* A buffer this large holds any line FMT can make for a job whose name is
+ * JOB_LEN bytes long, so a tick line is never cut: %j expands to the name,
+ * every other placeholder to at most REPORT_FIELD_MAX bytes. */
+#define REPORT_FIELD_MAX 40
+size_t format_line_max(const char *fmt, size_t job_len);
 
 /* True when FMT prints %r, so the loop asks timerfd_gettime only then. */
 bool format_uses_next(const char *fmt);
@@ -52,23 +75,61 @@ bool format_uses_next(const char *fmt);
  * Returns the length without the NUL. The JSON functions do the same. */
 size_t format_tick(char *buf, size_t len, const char *fmt, const struct tick *t);
 
+/* The --json events, one object a line. Every object has "event" and
+ * "job" (a string, or null for a NULL name). Strings are escaped as JSON
+ * requires; bytes that are not valid UTF-8 become U+FFFD, one for each
+ * maximal invalid sequence (Unicode's recommended practice, as Python's
+ * "replace" does). */
 size_t json_tick(char *buf, size_t len, const struct tick *t);
 size_t json_exit(char *buf, size_t len, const struct run_end *e);
-size_t json_clock(char *buf, size_t len, int64_t wall_ns);
+size_t json_clock(char *buf, size_t len, const char *job, int64_t wall_ns);
+
+/* "output": LINE (LINE_LEN bytes, no newline; NULs allowed) that run SEQ
+ * wrote on STREAM ("stdout" or "stderr"). See REPORT_OUTPUT_MAX. */
+size_t json_output(char *buf, size_t len, const char *job, uint64_t seq,
+		   const char *stream, const char *line, size_t line_len);
+
+/* "reload" (job null): OK with the counts, or not OK with ERROR. */
+size_t json_reload(char *buf, size_t len, bool ok, size_t added,
+		   size_t removed, size_t kept, const char *error);
+
+/* "error": CALL (the failing call or step) failed with MESSAGE. */
+size_t json_error(char *buf, size_t len, const char *job, const char *call,
+		  const char *message);
+
+/* The terminal form of a --dry-run line: "Fri 2026-12-04 09:00:00 CET  in
+ * 18h 42min". AT_NS is shown in LOCAL (NULL: UTC) to the second, with the
+ * abbreviation in force then; after two spaces how far it is from NOW_NS:
+ * "in X" ahead, "X ago" for an instant already past (an --at in the past),
+ * "now" within a microsecond. X is the largest unit that fits and the next
+ * smaller one when it is not 0 ("18h 42min", "3d", "5min 3s", "250ms"),
+ * both truncated, in format_timespan's units (y month w d h min s ms us;
+ * a year is 365.25 days, a month 1/12 of that). With JOB (not NULL), the
+ * line begins with the name and two spaces. */
+size_t format_dry_run_human(char *buf, size_t len, const char *job,
+			    int64_t at_ns, int64_t now_ns, const struct tz *local);
 
 /* "0.25", "1", "-0.5": decimal seconds, up to 9 fraction digits, trailing
  * zeros dropped. Returns the length written (BUF holds at least 32). */
 size_t format_seconds(char *buf, int64_t ns);
 
-/* "2026-12-03T10:00:01.000123Z" (truncated to µs) and "1796292001.000123456". */
+/* "2026-12-03T10:00:01.000123Z" (truncated to µs) and "1796292001.000123456".
+ * BUF holds at least 40. */
 size_t format_rfc3339(char *buf, int64_t wall_ns);
 size_t format_unix(char *buf, int64_t wall_ns);
+
+/* %T: "2026-12-03T11:00:01.000123+01:00", the wall time in LOCAL (NULL:
+ * UTC, "+00:00") with its offset; an offset with seconds (local mean time
+ * before 1900) keeps them ("+00:19:32") so the instant stays exact. BUF
+ * holds at least 40. */
+size_t format_rfc3339_local(char *buf, int64_t wall_ns, const struct tz *local);
 
 /* "tfd: LABEL: next in S s, interval S s\n" for --verbose and SIGUSR1. */
 size_t format_setting(char *buf, size_t len, const char *label,
 		      int64_t next_in_ns, int64_t interval_ns);
 
-/* "SIGTERM" for 15; "SIG42" for a number without a name. */
+/* "SIGTERM" for 15; "SIG42" for a number without a name (real-time
+ * signals among them), from tfd's own table, not the C library's. */
 const char *signal_name(int sig, char *buf, size_t len);
 
 #endif

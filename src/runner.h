@@ -11,11 +11,12 @@
 
 #include "report.h"
 #include "spawn.h"
+#include "timens.h"
 
 enum overlap { OVERLAP_SKIP, OVERLAP_QUEUE, OVERLAP_KILL, OVERLAP_PARALLEL };
 
 /* The grace period between SIGTERM and SIGKILL (timeout, kill, shutdown). */
-#define RUNNER_KILL_GRACE_NS (INT64_C(5) * 1000000000)
+#define RUNNER_KILL_GRACE_NS (INT64_C(5) * NSEC_PER_SEC)
 
 struct runner_config {
 	const char *path;               /* resolved executable */

@@ -449,7 +449,7 @@ static int dry_run(const struct setup *st)
 	const struct schedule *s = &st->loop.schedule;
 	uint64_t n = st->dry_run;
 	int64_t at, next = 0, end = INT64_MAX;
-	size_t cap = st->loop.format ? format_line_max(st->loop.format) : 0;
+	size_t cap = st->loop.format ? format_line_max(st->loop.format, 0) : 0;
 	char *line;
 
 	if (st->loop.count && st->loop.count < n)

@@ -6,6 +6,7 @@
  * whole zone (a TZ string such as "CET-1CEST,M3.5.0,M10.5.0/3"). */
 #include "tz.h"
 
+#include "ascii.h"
 #include "civil.h"
 
 #include <errno.h>
@@ -241,7 +242,7 @@ static bool parse_tz_name(const char **sp, char *out)
 	if (s == start && *s == '<') {
 		start = ++s;
 		while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		       (*s >= '0' && *s <= '9') || *s == '+' || *s == '-')
+		       is_digit(*s) || *s == '+' || *s == '-')
 			s++;
 		if (*s != '>')
 			return false;
@@ -263,11 +264,11 @@ static bool parse_digits(const char **sp, int max_digits, int *value)
 	const char *s = *sp;
 	int v = 0, n = 0;
 
-	while (*s >= '0' && *s <= '9' && n < max_digits) {
+	while (is_digit(*s) && n < max_digits) {
 		v = v * 10 + (*s++ - '0');
 		n++;
 	}
-	if (n == 0 || (*s >= '0' && *s <= '9'))
+	if (n == 0 || is_digit(*s))
 		return false;
 	*value = v;
 	*sp = s;
@@ -314,38 +315,130 @@ static bool parse_signed_hms(const char **sp, int max_hours, int32_t *secs)
 }
 
 /* The date and optional /time of one rule; the time defaults to 02:00. */
-static bool parse_rule_date(const char **sp, struct rule_date *rule)
+/* How far a rule date in a TZ string parsed. glibc's tzset(3) does not
+ * reject a bad rule: it keeps what it read before the error, and the
+ * zeroed rule where it read nothing. tfd follows it where that state has a
+ * meaning it can reproduce, and rejects the string elsewhere. */
+enum rule_parse {
+	RULE_OK,
+	RULE_DATE_ONLY,  /* a date, then no time: glibc keeps it at 00:00 */
+	RULE_UNREAD,     /* not a date at all: glibc keeps its zeroed rule */
+	RULE_NEVER,      /* month 13: glibc's change falls in the next year,
+			  * which a year's computation never reaches */
+	RULE_BAD,        /* anything else: rejected */
+};
+
+static enum rule_parse parse_month_rule(const char **sp, struct rule_date *rule)
+{
+	const char *s = *sp + 1;
+
+	rule->kind = RULE_MONTH;
+	if (!parse_digits(&s, 2, &rule->month) || *s++ != '.' ||
+	    !parse_digits(&s, 1, &rule->week) || *s++ != '.' ||
+	    !parse_digits(&s, 1, &rule->day))
+		return RULE_BAD;
+	if (rule->week < 1 || rule->week > 5 || rule->day > 6)
+		return RULE_BAD;
+	if (rule->month == 13)
+		return RULE_NEVER;
+	if (rule->month < 1 || rule->month > 12)
+		return RULE_BAD;
+	*sp = s;
+	return RULE_OK;
+}
+
+static enum rule_parse parse_day_rule(const char **sp, struct rule_date *rule)
 {
 	const char *s = *sp;
 
 	if (*s == 'M') {
-		s++;
-		rule->kind = RULE_MONTH;
-		if (!parse_digits(&s, 2, &rule->month) || *s++ != '.' ||
-		    !parse_digits(&s, 1, &rule->week) || *s++ != '.' ||
-		    !parse_digits(&s, 1, &rule->day))
-			return false;
-		if (rule->month < 1 || rule->month > 12 || rule->week < 1 ||
-		    rule->week > 5 || rule->day > 6)
-			return false;
+		return parse_month_rule(sp, rule);
 	} else if (*s == 'J') {
 		s++;
 		rule->kind = RULE_JULIAN1;
 		if (!parse_digits(&s, 3, &rule->day) || rule->day < 1 ||
 		    rule->day > 365)
-			return false;
-	} else {
+			return RULE_BAD;
+	} else if (is_digit(*s)) {
 		rule->kind = RULE_JULIAN0;
 		if (!parse_digits(&s, 3, &rule->day) || rule->day > 365)
-			return false;
+			return RULE_BAD;
+	} else {
+		return RULE_UNREAD;
 	}
+	*sp = s;
+	return RULE_OK;
+}
+
+/* A date, then "/TIME" (default 02:00). As in glibc, a '/' followed by
+ * something that is not a time leaves the default. */
+static enum rule_parse parse_rule_date(const char **sp, struct rule_date *rule)
+{
+	const char *s = *sp;
+	enum rule_parse r = parse_day_rule(&s, rule);
+
+	if (r != RULE_OK)
+		return r;
+	rule->secs = 0;
+	if (*s != '\0' && *s != '/' && *s != ',')
+		return RULE_DATE_ONLY;
 	rule->secs = 2 * SECS_PER_HOUR;
 	if (*s == '/') {
 		s++;
-		if (!parse_signed_hms(&s, MAX_RULE_HOURS, &rule->secs))
-			return false;
+		if (*s == '\0') {
+			rule->secs = 0;
+			return RULE_DATE_ONLY;
+		}
+		if (is_digit(*s) || ((*s == '+' || *s == '-') && is_digit(s[1]))) {
+			if (!parse_signed_hms(&s, MAX_RULE_HOURS, &rule->secs))
+				return RULE_BAD;
+		}
 	}
 	*sp = s;
+	return RULE_OK;
+}
+
+/* The change glibc keeps for a rule it never read: its zeroed state, day 0
+ * of the year counted from 0 (1 January) at 00:00. */
+static const struct rule_date zeroed_rule = { RULE_JULIAN0, 0, 0, 0, 0 };
+
+/* The dates after "STD offset DST [offset]" in S, as glibc reads them. A
+ * missing date is the United States rule since 2007 (glibc's and tzcode's
+ * choice where POSIX leaves it to the implementation). A date in month 13
+ * leaves the zone in standard time, so "EST5EDT,M13.2.0,M11.1.0" is EST,
+ * as in glibc (but for glibc's own artifact of daylight time from 00:00
+ * UTC to 00:00 daylight time on 1 January, which tfd does not copy). A
+ * date followed by junk counts at 00:00 and ends the reading; what was not
+ * read is glibc's zeroed rule. Text after the end date is ignored, as
+ * glibc ignores it. Returns false for what tfd cannot read as glibc does. */
+static bool parse_rule_dates(const char *s, struct posix_tz *rule)
+{
+	struct rule_date *dates[2] = { &rule->start, &rule->end };
+	static const char *const us[2] = { "M3.2.0", "M11.1.0" };
+
+	for (int i = 0; i < 2; i++) {
+		const char *p;
+		enum rule_parse r;
+
+		s += *s == ',';
+		p = *s ? s : us[i];
+		r = parse_rule_date(&p, dates[i]);
+		if (r == RULE_OK) {
+			s = *s ? p : s;
+			continue;
+		}
+		if (r == RULE_NEVER && i == 0) {
+			rule->has_dst = false;
+			return true;
+		}
+		if (r == RULE_BAD || r == RULE_NEVER)
+			return false;
+		if (r == RULE_UNREAD)
+			*dates[i] = zeroed_rule;
+		if (i == 0)
+			rule->end = zeroed_rule;
+		return true;
+	}
 	return true;
 }
 
@@ -373,19 +466,7 @@ static bool parse_posix_tz(const char *s, struct posix_tz *rule)
 			return false;
 		rule->dst_off = -west;
 	}
-	if (*s == '\0' || (s[0] == ',' && s[1] == '\0')) {
-		/* No dates: POSIX leaves them to the implementation, and
-		 * glibc and tzcode use the United States rules since 2007. */
-		const char *us = "M3.2.0,M11.1.0";
-
-		return parse_rule_date(&us, &rule->start) && *us++ == ',' &&
-		       parse_rule_date(&us, &rule->end);
-	}
-	s++;
-	if (!parse_rule_date(&s, &rule->start) || *s++ != ',' ||
-	    !parse_rule_date(&s, &rule->end))
-		return false;
-	return *s == '\0';
+	return parse_rule_dates(s, rule);
 }
 
 /* TZif reading */
@@ -767,11 +848,106 @@ int32_t tz_offset_at(const struct tz *zone, int64_t t, int *isdst)
 	return type->utoff;
 }
 
+/* mktime(3) */
+
+/* glibc's answer when the requested isdst disagrees with the zone at T:
+ * the offset of the nearest instant (probing about a week at a time,
+ * closest first, up to some seven years away: the longest stretch without
+ * the other kind that glibc allows for) that has the requested isdst;
+ * failing that, a one-hour difference. */
+static bool follow_requested_dst(const struct tz *zone, int64_t local,
+				 int64_t t, int dst, int want, int64_t *out)
+{
+	const int64_t stride = 601200, bound = 457243209 / 2 + stride;
+	int other;
+
+	for (int64_t delta = stride; delta < bound; delta += stride) {
+		for (int dir = -1; dir <= 1; dir += 2) {
+			int64_t probe;
+			int32_t off;
+
+			if (__builtin_add_overflow(t, dir * delta, &probe))
+				continue;
+			off = tz_offset_at(zone, probe, &other);
+			if ((other != 0) == want)
+				return !__builtin_sub_overflow(local, off, out);
+		}
+	}
+	return !__builtin_add_overflow(t, 3600 * ((want == 0) - (dst == 0)), out);
+}
+
+/* The search starts from the remembered offset and corrects by the error
+ * until the wall time matches. A wall time in a gap never matches: the two
+ * readings then alternate, and glibc settles for the one in daylight time
+ * (or, when isdst is requested, the one that differs from it), or fails
+ * after six probes when neither fits. */
+bool tz_mktime(const struct tz *zone, int64_t local, int want_dst,
+	       int64_t *guess, int64_t *out)
+{
+	int64_t t, t1, t2, error, shown;
+	int dst = 0, dst2 = 0, probes = 6, want = want_dst < 0 ? -1 : want_dst != 0;
+
+	if (__builtin_sub_overflow(local, *guess, &t))
+		return false;
+	for (t1 = t2 = t;; t1 = t2, t2 = t, t += error, dst2 = dst) {
+		int32_t off = tz_offset_at(zone, t, &dst);
+
+		dst = dst != 0;
+		if (__builtin_add_overflow(t, off, &shown) ||
+		    __builtin_sub_overflow(local, shown, &error))
+			return false;
+		if (error == 0) {
+			if (want >= 0 && dst != want &&
+			    !follow_requested_dst(zone, local, t, dst, want, &t))
+				return false;
+			break;
+		}
+		if (t == t1 && t != t2 && (want < 0 ? dst2 <= dst : want != dst))
+			break;
+		if (--probes == 0 || __builtin_add_overflow(t, error, &shown))
+			return false;
+	}
+	*guess = local - t;
+	*out = t;
+	return true;
+}
+
+bool tz_name_plausible(const char *name)
+{
+	bool slash = true;      /* refuses a leading '/' */
+
+	if (*name == '\0')
+		return false;
+	for (const char *p = name; *p; p++) {
+		char c = ascii_lower(*p);
+		bool ok = is_digit(c) || (c >= 'a' && c <= 'z') ||
+			  c == '-' || c == '_' || c == '+' || c == '/';
+
+		if (!ok || (c == '/' && slash))
+			return false;
+		slash = c == '/';
+	}
+	return !slash;
+}
+
 /* Abbreviations as of an instant */
 
 static const char *type_abbr(const struct tz *zone, size_t type)
 {
 	return zone->abbrs + zone->types[type].abbr;
+}
+
+const char *tz_abbr_at(const struct tz *zone, int64_t t)
+{
+	size_t i;
+	int dst = 0;
+
+	if (in_rule_range(zone, t)) {
+		rule_offset_at(&zone->rule, t, &dst);
+		return dst ? zone->rule.dst_name : zone->rule.std_name;
+	}
+	i = first_transition_after(zone, t);
+	return type_abbr(zone, i == 0 ? 0 : zone->trans_type[i - 1]);
 }
 
 /* Before the first transition glibc names each kind after the first type

@@ -6,6 +6,7 @@
 #ifndef TFD_TZ_H
 #define TFD_TZ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,31 @@ int32_t tz_offset_at(const struct tz *zone, int64_t t, int *isdst);
  * with the offset in force before the gap (so it lands after the gap, moved
  * forward by the gap's length) and out[1] is the instant the gap ends. */
 int tz_local_to_utc(const struct tz *zone, int64_t local, int64_t out[2]);
+
+/* mktime(3) as glibc computes it in ZONE, because systemd's answers are
+ * made of it. LOCAL is the wall time as seconds counted as if the wall clock
+ * were UTC (seconds 0..59: the caller adds a leap second's excess);
+ * WANT_DST is tm_isdst: -1 (either), 0 or 1. *GUESS is the offset (local
+ * minus UTC, seconds) glibc remembers from its previous call and starts
+ * from; a fresh process has 0. It is updated as glibc updates it.
+ *
+ * In a repeated (fall-back) hour the answer is the occurrence the search
+ * from *GUESS meets first, or the one WANT_DST names; in a skipped hour the
+ * search alternates between the two sides of the gap and settles on the
+ * daylight side (or the side WANT_DST does not name). A WANT_DST that the
+ * zone does not have at that time borrows the offset of the nearest instant
+ * that has it. Returns false where glibc fails (and on overflow). */
+bool tz_mktime(const struct tz *zone, int64_t local, int want_dst,
+	       int64_t *guess, int64_t *out);
+
+/* The abbreviation localtime(3) gives for instant T (tm_zone: "CET",
+ * "CEST", "+1030"). Never NULL. */
+const char *tz_abbr_at(const struct tz *zone, int64_t t);
+
+/* Whether NAME can be a zone name as systemd accepts one in a timestamp or
+ * calendar event: letters, digits, '-', '_', '+' and single slashes between
+ * parts, so never a file path or a POSIX TZ string. */
+bool tz_name_plausible(const char *name);
 
 /* The zone's standard and daylight abbreviations as glibc's tzname[0] and
  * tzname[1] give them right after tzset() has loaded the zone, before any

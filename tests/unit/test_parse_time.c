@@ -132,11 +132,38 @@ static struct tz *local_zone(struct run *run, const char *name)
 	return zone;
 }
 
+/* Corpus rows whose oracle was misled: pinning the clock with libfaketime
+ * makes it call mktime(3) itself, and glibc's next mktime then starts from
+ * the offset of "now", so a repeated (fall-back) wall time came out in the
+ * occurrence of "now"'s kind. systemd-analyze run for real gives the same
+ * answer on any date (issue 11 item 8); these are its answers. */
+static const struct oracle_fix {
+	const char *tz;
+	int64_t base;
+	const char *input;
+	const char *want_us;
+} oracle_fixes[] = {
+	{ "Europe/Berlin", 1792884600, "2026-10-25 02:30", "1792891800000000" },
+	{ "Europe/Berlin", 1792884600, "02:30", "1792891800000000" },
+};
+
+static const char *expected_value(const struct tsv_row *row, int64_t base)
+{
+	for (size_t i = 0; i < sizeof(oracle_fixes) / sizeof(oracle_fixes[0]); i++) {
+		const struct oracle_fix *f = &oracle_fixes[i];
+
+		if (strcmp(row->field[0], f->tz) == 0 && base == f->base &&
+		    strcmp(row->field[2], f->input) == 0)
+			return f->want_us;
+	}
+	return row->field[3];
+}
+
 static int timestamp_row(const struct tsv_row *row, void *arg)
 {
 	struct run *run = arg;
 	struct time_context ctx;
-	const char *input;
+	const char *input, *expected;
 	char err[512] = "";
 	int64_t base, got = -1, want;
 	int rc, ok;
@@ -156,7 +183,8 @@ static int timestamp_row(const struct tsv_row *row, void *arg)
 		return 1;
 	}
 	rc = parse_timestamp(input, &ctx, &got, err, sizeof(err));
-	if (strcmp(row->field[3], "error") == 0) {
+	expected = expected_value(row, base);
+	if (strcmp(expected, "error") == 0) {
 		ok = rc == -1 && message_ok(err, "timestamp");
 		tally_check(&run->tally, ok, run->file, row->line,
 			    "%s @%" PRId64 " '%s': want error, got rc=%d ns=%"
@@ -164,9 +192,9 @@ static int timestamp_row(const struct tsv_row *row, void *arg)
 			    got, err);
 		return ok ? 0 : 1;
 	}
-	if (read_expected(row->field[3], 1000, &want) < 0) {
+	if (read_expected(expected, 1000, &want) < 0) {
 		tally_check(&run->tally, 0, run->file, row->line,
-			    "bad expected value '%s'", row->field[3]);
+			    "bad expected value '%s'", expected);
 		return 1;
 	}
 	ok = rc == 0 && got == want;

@@ -2,13 +2,16 @@
  * report (placeholders, JSON, decimal seconds), schedule (grid, nth, missed)
  * and stats (histogram percentiles). */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
 #include "schedule.h"
 #include "stats.h"
 #include "tsv.h"
+#include "tz.h"
 
 #define S(ns) ((int64_t)(ns) * 1000000000)
 
@@ -79,24 +82,252 @@ static void test_format(void)
 static void test_json(void)
 {
 	char buf[REPORT_LINE_MAX];
-	struct run_end killed = { .seq = 4, .pid = 1234, .status = -1, .signal = 15,
-				  .duration_ns = 2500000000, .timed_out = true };
-	struct run_end ok = { .seq = 5, .pid = 99, .duration_ns = 1000000 };
+	struct run_end killed = { .job = "backup", .seq = 4, .pid = 1234, .status = -1,
+				  .signal = 15, .duration_ns = 2500000000, .timed_out = true,
+				  .attempt = 3, .failed = true };
+	struct run_end ok = { .seq = 5, .pid = 99, .duration_ns = 1000000, .attempt = 1 };
 
 	json_tick(buf, sizeof buf, &sample);
-	expect_str(buf, "{\"event\":\"tick\",\"seq\":3,\"expirations\":2,\"total\":5,"
+	expect_str(buf, "{\"event\":\"tick\",\"job\":null,\"seq\":3,\"expirations\":2,\"total\":5,"
 		   "\"time\":\"2026-12-03T10:00:01.000123Z\",\"unix\":1796292001.000123456,"
 		   "\"elapsed\":1.5,\"late_us\":12,\"next_in\":0.25,\"interval\":1,"
 		   "\"action\":\"skip\"}\n", __LINE__);
 	json_exit(buf, sizeof buf, &killed);
-	expect_str(buf, "{\"event\":\"exit\",\"seq\":4,\"pid\":1234,\"status\":null,"
-		   "\"signal\":\"SIGTERM\",\"duration\":2.5,\"timed_out\":true}\n", __LINE__);
+	expect_str(buf, "{\"event\":\"exit\",\"job\":\"backup\",\"seq\":4,\"pid\":1234,\"status\":null,"
+		   "\"signal\":\"SIGTERM\",\"duration\":2.5,\"timed_out\":true,"
+		   "\"attempt\":3,\"failed\":true}\n", __LINE__);
 	json_exit(buf, sizeof buf, &ok);
-	expect_str(buf, "{\"event\":\"exit\",\"seq\":5,\"pid\":99,\"status\":0,"
-		   "\"signal\":null,\"duration\":0.001,\"timed_out\":false}\n", __LINE__);
-	json_clock(buf, sizeof buf, S(1));
-	expect_str(buf, "{\"event\":\"clock\",\"time\":\"1970-01-01T00:00:01.000000Z\","
+	expect_str(buf, "{\"event\":\"exit\",\"job\":null,\"seq\":5,\"pid\":99,\"status\":0,"
+		   "\"signal\":null,\"duration\":0.001,\"timed_out\":false,"
+		   "\"attempt\":1,\"failed\":false}\n", __LINE__);
+	json_clock(buf, sizeof buf, "a\"b", S(1));
+	expect_str(buf, "{\"event\":\"clock\",\"job\":\"a\\\"b\",\"time\":\"1970-01-01T00:00:01.000000Z\","
 		   "\"unix\":1.000000000}\n", __LINE__);
+}
+
+/* Compares BUF (LEN bytes) with WANT, which may hold NULs. */
+static void expect_mem(const char *buf, size_t len, const char *want, size_t want_len,
+		       int line)
+{
+	tally_check(&t, len == want_len && memcmp(buf, want, len) == 0, __FILE__, line,
+		    "got '%.*s' (%zu), want '%.*s' (%zu)", (int)len, buf, len,
+		    (int)want_len, want, want_len);
+}
+
+#define EXPECT_OUTPUT(in, want)                                                    \
+	do {                                                                       \
+		char out_[512];                                                    \
+		size_t n_ = json_output(out_, sizeof out_, "j", 7, "stdout", in,   \
+					sizeof(in) - 1);                           \
+		static const char w_[] = "{\"event\":\"output\",\"job\":\"j\","     \
+					 "\"seq\":7,\"stream\":\"stdout\",\"line\":\"" \
+					 want "\"}\n";                             \
+		expect_mem(out_, n_, w_, sizeof(w_) - 1, __LINE__);                \
+	} while (0)
+
+static void test_json_strings(void)
+{
+	char buf[REPORT_LINE_MAX];
+	size_t n;
+
+	EXPECT_OUTPUT("plain text", "plain text");
+	EXPECT_OUTPUT("q\"b\\s/", "q\\\"b\\\\s/");
+	EXPECT_OUTPUT("\t\n\r\b\f\x01\x1f\x7f", "\\t\\n\\r\\b\\f\\u0001\\u001f\\u007f");
+	EXPECT_OUTPUT("a\0b", "a\\u0000b");
+	/* Valid UTF-8 passes as it is: 2, 3 and 4 bytes. */
+	EXPECT_OUTPUT("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+	/* One U+FFFD per maximal invalid sequence: a stray continuation byte,
+	 * 0xff, a truncated sequence, an overlong form, a surrogate, a code
+	 * point past U+10FFFF, and a sequence cut by the end of the line. */
+	EXPECT_OUTPUT("a\x80z", "a\xef\xbf\xbdz");
+	EXPECT_OUTPUT("\xff\xfe", "\xef\xbf\xbd\xef\xbf\xbd");
+	EXPECT_OUTPUT("\xe2\x82z", "\xef\xbf\xbdz");
+	EXPECT_OUTPUT("\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd");
+	EXPECT_OUTPUT("\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	EXPECT_OUTPUT("\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	EXPECT_OUTPUT("\xf0\x9f\x98", "\xef\xbf\xbd");
+
+	n = json_reload(buf, sizeof buf, true, 2, 1, 5, NULL);
+	expect_str(buf, "{\"event\":\"reload\",\"job\":null,\"ok\":true,\"added\":2,"
+		   "\"removed\":1,\"kept\":5}\n", __LINE__);
+	tally_check(&t, n == strlen(buf), __FILE__, __LINE__, "length %zu", n);
+	json_reload(buf, sizeof buf, false, 0, 0, 0, "jobs:3: invalid \"x\"\n");
+	expect_str(buf, "{\"event\":\"reload\",\"job\":null,\"ok\":false,"
+		   "\"error\":\"jobs:3: invalid \\\"x\\\"\\n\"}\n", __LINE__);
+	json_error(buf, sizeof buf, "backup", "rename", "No space left on device");
+	expect_str(buf, "{\"event\":\"error\",\"job\":\"backup\",\"call\":\"rename\","
+		   "\"message\":\"No space left on device\"}\n", __LINE__);
+}
+
+/* The documented bound holds for the worst input: 64 KiB of control
+ * characters (6 bytes each) from a job whose name is all quotes. */
+static void test_output_bound(void)
+{
+	size_t line_len = 65536, job_len = 100, cap = REPORT_OUTPUT_MAX(line_len, job_len);
+	char *line = malloc(line_len), *job = malloc(job_len + 1), *buf = malloc(cap);
+	size_t n;
+
+	memset(line, 0x01, line_len);
+	memset(job, 0x1f, job_len);
+	job[job_len] = '\0';
+	n = json_output(buf, cap, job, UINT64_MAX, "stderr", line, line_len);
+	tally_check(&t, n > 6 * line_len && buf[n - 1] == '\n' && buf[n - 2] == '}',
+		    __FILE__, __LINE__, "worst case cut: %zu of %zu", n, cap);
+	memset(line, 0xff, line_len);
+	n = json_output(buf, cap, job, UINT64_MAX, "stderr", line, line_len);
+	tally_check(&t, n > 3 * line_len && buf[n - 2] == '}', __FILE__, __LINE__,
+		    "invalid bytes cut: %zu", n);
+	{
+		struct tick tk = { .job = job, .seq = UINT64_MAX, .expirations = UINT64_MAX,
+				   .total = UINT64_MAX, .wall_ns = INT64_MIN,
+				   .elapsed_ns = INT64_MIN, .late_ns = INT64_MIN,
+				   .next_in_ns = INT64_MIN, .interval_ns = INT64_MIN,
+				   .action = "queue" };
+		struct run_end e = { .job = job, .seq = UINT64_MAX, .pid = INT32_MIN,
+				     .status = INT32_MIN, .signal = 64,
+				     .duration_ns = INT64_MIN, .timed_out = true,
+				     .attempt = UINT32_MAX, .failed = true };
+		size_t jcap = REPORT_JSON_MAX(job_len);
+
+		n = json_tick(buf, jcap, &tk);
+		tally_check(&t, buf[n - 2] == '}' && n - 6 * job_len < REPORT_JSON_FIXED - 100,
+			    __FILE__, __LINE__, "tick fits: %zu", n);
+		n = json_exit(buf, jcap, &e);
+		tally_check(&t, buf[n - 2] == '}', __FILE__, __LINE__, "exit fits: %zu", n);
+		n = json_clock(buf, jcap, job, INT64_MIN);
+		tally_check(&t, buf[n - 2] == '}', __FILE__, __LINE__, "clock fits: %zu", n);
+	}
+	free(line);
+	free(job);
+	free(buf);
+}
+
+static void test_local_time(void)
+{
+	char err[256], buf[REPORT_LINE_MAX];
+	struct tz *berlin = tz_load("CET-1CEST,M3.5.0,M10.5.0/3", err, sizeof err);
+	struct tz *kathmandu = tz_load("<+0545>-5:45", err, sizeof err);
+	struct tz *lmt = tz_load("<LMT>-0:19:32", err, sizeof err);
+	struct tick tk = sample;
+
+	if (!berlin || !kathmandu || !lmt) {
+		tally_check(&t, 0, __FILE__, __LINE__, "zones: %s", err);
+		return;
+	}
+	tk.job = "backup";
+	tk.local = berlin;
+	format_tick(buf, sizeof buf, "%j %T", &tk);
+	expect_str(buf, "backup 2026-12-03T11:00:01.000123+01:00\n", __LINE__);
+	tk.wall_ns = S(1782000000) + 999999999;
+	format_tick(buf, sizeof buf, "%T", &tk);
+	expect_str(buf, "2026-06-21T02:00:00.999999+02:00\n", __LINE__);
+	tk.local = kathmandu;
+	format_tick(buf, sizeof buf, "%T", &tk);
+	expect_str(buf, "2026-06-21T05:45:00.999999+05:45\n", __LINE__);
+	tk.local = lmt;
+	format_tick(buf, sizeof buf, "%T", &tk);
+	expect_str(buf, "2026-06-21T00:19:32.999999+00:19:32\n", __LINE__);
+	tk.local = NULL;
+	tk.wall_ns = -1;
+	format_tick(buf, sizeof buf, "%T|%j", &tk);
+	expect_str(buf, "1969-12-31T23:59:59.999999+00:00|backup\n", __LINE__);
+	tk.job = NULL;
+	format_tick(buf, sizeof buf, "[%j]", &tk);
+	expect_str(buf, "[]\n", __LINE__);
+	tally_check(&t, format_check("%j %T", err, sizeof err) == 0, __FILE__, __LINE__,
+		    "%%j and %%T are placeholders");
+
+	/* format_line_max: %j counts as the name, the rest as fields. */
+	tally_check(&t, format_line_max("%j", 1000) == 1002 &&
+		    format_line_max("ab%%", 0) == 5 &&
+		    format_line_max("%t", 0) == 2 + REPORT_FIELD_MAX &&
+		    format_line_max("%j", SIZE_MAX) == SIZE_MAX,
+		    __FILE__, __LINE__, "format_line_max");
+	{
+		char name[3000], line[4000];
+		struct tick big = sample;
+		size_t cap = format_line_max("%j %T %u %n", sizeof name - 1), n;
+		const char *tail = " 18446744073709551615\n";
+
+		memset(name, 'x', sizeof name - 1);
+		name[sizeof name - 1] = '\0';
+		big.job = name;
+		big.local = lmt;
+		big.seq = UINT64_MAX;
+		big.wall_ns = INT64_MIN;
+		n = format_tick(line, cap, "%j %T %u %n", &big);
+		tally_check(&t, cap <= sizeof line && n > strlen(tail) &&
+			    strcmp(line + n - strlen(tail), tail) == 0,
+			    __FILE__, __LINE__, "a long name is not cut: %s", line + 2990);
+	}
+	tz_free(berlin);
+	tz_free(kathmandu);
+	tz_free(lmt);
+}
+
+static void test_dry_run_human(void)
+{
+	static const struct {
+		int64_t at, now;
+		const char *job, *want;
+	} cases[] = {
+		{ S(1796371200), S(1796371200) - S(18 * 3600 + 42 * 60) - 5, NULL,
+		  "Fri 2026-12-04 09:00:00 CET  in 18h 42min\n" },
+		{ S(1796371200), S(1796371200) - S(3 * 86400 + 59), "report",
+		  "report  Fri 2026-12-04 09:00:00 CET  in 3d\n" },
+		{ S(1796371200) + 999999999, S(1796371200) - S(12 * 60 + 3), NULL,
+		  "Fri 2026-12-04 09:00:00 CET  in 12min 3s\n" },
+		{ S(1796371200), S(1796371200) - 250000000, NULL,
+		  "Fri 2026-12-04 09:00:00 CET  in 250ms\n" },
+		{ S(1796371200), S(1796371200) - 999, NULL,
+		  "Fri 2026-12-04 09:00:00 CET  now\n" },
+		{ S(1796371200), S(1796371200) + S(5 * 3600 + 3 * 60), NULL,
+		  "Fri 2026-12-04 09:00:00 CET  5h 3min ago\n" },
+		{ S(1782000000), S(1782000000) - S(400 * 86400), NULL,
+		  "Sun 2026-06-21 02:00:00 CEST  in 1y 1month\n" },
+		{ S(1782000000), S(1782000000) - S(9 * 86400), NULL,
+		  "Sun 2026-06-21 02:00:00 CEST  in 1w 2d\n" },
+		{ INT64_MAX, INT64_MIN, NULL,
+		  "Sat 2262-04-12 01:47:16 CEST  in 584y 6month\n" },
+	};
+	char err[256], buf[REPORT_LINE_MAX];
+	struct tz *berlin = tz_load("CET-1CEST,M3.5.0,M10.5.0/3", err, sizeof err);
+
+	if (!berlin) {
+		tally_check(&t, 0, __FILE__, __LINE__, "zone: %s", err);
+		return;
+	}
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		format_dry_run_human(buf, sizeof buf, cases[i].job, cases[i].at,
+				     cases[i].now, berlin);
+		expect_str(buf, cases[i].want, __LINE__);
+	}
+	format_dry_run_human(buf, sizeof buf, NULL, 0, S(90), NULL);
+	expect_str(buf, "Thu 1970-01-01 00:00:00 UTC  1min 30s ago\n", __LINE__);
+	tz_free(berlin);
+}
+
+/* tfd's own table gives the names glibc's sigabbrev_np gives. */
+static void test_signal_names(void)
+{
+	char buf[16];
+
+	expect_str(signal_name(SIGTERM, buf, sizeof buf), "SIGTERM", __LINE__);
+	expect_str(signal_name(SIGRTMIN + 1, buf, sizeof buf) + 3,
+		   (snprintf(buf, sizeof buf, "SIG%d", SIGRTMIN + 1), buf + 3), __LINE__);
+	expect_str(signal_name(0, buf, sizeof buf), "SIG0", __LINE__);
+	expect_str(signal_name(-3, buf, sizeof buf), "SIG-3", __LINE__);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+	for (int sig = 1; sig < SIGRTMIN; sig++) {
+		const char *abbrev = sigabbrev_np(sig);
+		char want[16];
+
+		if (!abbrev)
+			continue;
+		snprintf(want, sizeof want, "SIG%s", abbrev);
+		expect_str(signal_name(sig, buf, sizeof buf), want, __LINE__);
+	}
+#endif
 }
 
 static void test_schedule(void)
@@ -149,6 +380,11 @@ int main(void)
 	test_times();
 	test_format();
 	test_json();
+	test_json_strings();
+	test_output_bound();
+	test_local_time();
+	test_dry_run_human();
+	test_signal_names();
 	test_schedule();
 	test_stats();
 	return tally_finish(&t, "test_report");

@@ -205,6 +205,120 @@ UTC	1781526896	2027-01-01 00:00:00.1234564	fraction
 UTC	1781526896	*:*:1.0..3.8
 UTC	1781526896	00:00:1.5..2.0
 UTC	1781526896	*:*:*.5
+# Repeated (fall-back) hours in other zones, from bases before, inside and
+# after the fold, and a season away (issue 11 item 8).
+Australia/Sydney	1775307600	*-*-* 02:30
+Australia/Sydney	1775307600	hourly
+Australia/Sydney	1775307600	*:0/15
+Australia/Sydney	1775307600	*-*-* 02:*:00
+Australia/Sydney	1775320201	*-*-* 02:30
+Australia/Sydney	1775320201	hourly
+Australia/Sydney	1775320201	*:0/15
+Australia/Sydney	1775320201	*-*-* 02:*:00
+Australia/Sydney	1775323801	*-*-* 02:30
+Australia/Sydney	1775323801	hourly
+Australia/Sydney	1775323801	*:0/15
+Australia/Sydney	1775323801	*-*-* 02:*:00
+Australia/Sydney	1767531600	*-*-* 02:30
+Australia/Sydney	1767531600	hourly
+Australia/Sydney	1767531600	*:0/15
+Australia/Sydney	1767531600	*-*-* 02:*:00
+Australia/Lord_Howe	1775307600	*-*-* 01:45
+Australia/Lord_Howe	1775307600	hourly
+Australia/Lord_Howe	1775307600	*:0/15
+Australia/Lord_Howe	1775307600	*-*-* 01:*:00
+Australia/Lord_Howe	1775315701	*-*-* 01:45
+Australia/Lord_Howe	1775315701	hourly
+Australia/Lord_Howe	1775315701	*:0/15
+Australia/Lord_Howe	1775315701	*-*-* 01:*:00
+Australia/Lord_Howe	1775319301	*-*-* 01:45
+Australia/Lord_Howe	1775319301	hourly
+Australia/Lord_Howe	1775319301	*:0/15
+Australia/Lord_Howe	1775319301	*-*-* 01:*:00
+Australia/Lord_Howe	1767531600	*-*-* 01:45
+Australia/Lord_Howe	1767531600	hourly
+Australia/Lord_Howe	1767531600	*:0/15
+Australia/Lord_Howe	1767531600	*-*-* 01:*:00
+America/Havana	1793505600	*-*-* 00:30
+America/Havana	1793505600	hourly
+America/Havana	1793505600	*:0/15
+America/Havana	1793505600	*-*-* 00:*:00
+America/Havana	1793507401	*-*-* 00:30
+America/Havana	1793507401	hourly
+America/Havana	1793507401	*:0/15
+America/Havana	1793507401	*-*-* 00:*:00
+America/Havana	1793511001	*-*-* 00:30
+America/Havana	1793511001	hourly
+America/Havana	1793511001	*:0/15
+America/Havana	1793511001	*-*-* 00:*:00
+America/Havana	1785729600	*-*-* 00:30
+America/Havana	1785729600	hourly
+America/Havana	1785729600	*:0/15
+America/Havana	1785729600	*-*-* 00:*:00
+Pacific/Chatham	1775297700	*-*-* 02:50
+Pacific/Chatham	1775297700	hourly
+Pacific/Chatham	1775297700	*:0/15
+Pacific/Chatham	1775297700	*-*-* 02:*:00
+Pacific/Chatham	1775311501	*-*-* 02:50
+Pacific/Chatham	1775311501	hourly
+Pacific/Chatham	1775311501	*:0/15
+Pacific/Chatham	1775311501	*-*-* 02:*:00
+Pacific/Chatham	1775315101	*-*-* 02:50
+Pacific/Chatham	1775315101	hourly
+Pacific/Chatham	1775315101	*:0/15
+Pacific/Chatham	1775315101	*-*-* 02:*:00
+Pacific/Chatham	1767521700	*-*-* 02:50
+Pacific/Chatham	1767521700	hourly
+Pacific/Chatham	1767521700	*:0/15
+Pacific/Chatham	1767521700	*-*-* 02:*:00
+America/Sao_Paulo	1550282400	*-*-* 23:30
+America/Sao_Paulo	1550282400	hourly
+America/Sao_Paulo	1550282400	*:0/15
+America/Sao_Paulo	1550282400	*-*-* 23:*:00
+America/Sao_Paulo	1550367001	*-*-* 23:30
+America/Sao_Paulo	1550367001	hourly
+America/Sao_Paulo	1550367001	*:0/15
+America/Sao_Paulo	1550367001	*-*-* 23:*:00
+America/Sao_Paulo	1550370601	*-*-* 23:30
+America/Sao_Paulo	1550370601	hourly
+America/Sao_Paulo	1550370601	*:0/15
+America/Sao_Paulo	1550370601	*-*-* 23:*:00
+America/Sao_Paulo	1542506400	*-*-* 23:30
+America/Sao_Paulo	1542506400	hourly
+America/Sao_Paulo	1542506400	*:0/15
+America/Sao_Paulo	1542506400	*-*-* 23:*:00
+Europe/Berlin	1792879200	*-*-* 02:30
+Europe/Berlin	1792879200	hourly
+Europe/Berlin	1792879200	*:0/15
+Europe/Berlin	1792879200	*-*-* 02:*:00
+Europe/Berlin	1792891801	*-*-* 02:30
+Europe/Berlin	1792891801	hourly
+Europe/Berlin	1792891801	*:0/15
+Europe/Berlin	1792891801	*-*-* 02:*:00
+Europe/Berlin	1792895401	*-*-* 02:30
+Europe/Berlin	1792895401	hourly
+Europe/Berlin	1792895401	*:0/15
+Europe/Berlin	1792895401	*-*-* 02:*:00
+Europe/Berlin	1785103200	*-*-* 02:30
+Europe/Berlin	1785103200	hourly
+Europe/Berlin	1785103200	*:0/15
+Europe/Berlin	1785103200	*-*-* 02:*:00
+America/New_York	1793505600	*-*-* 01:30
+America/New_York	1793505600	hourly
+America/New_York	1793505600	*:0/15
+America/New_York	1793505600	*-*-* 01:*:00
+America/New_York	1793511001	*-*-* 01:30
+America/New_York	1793511001	hourly
+America/New_York	1793511001	*:0/15
+America/New_York	1793511001	*-*-* 01:*:00
+America/New_York	1793514601	*-*-* 01:30
+America/New_York	1793514601	hourly
+America/New_York	1793514601	*:0/15
+America/New_York	1793514601	*-*-* 01:*:00
+America/New_York	1785729600	*-*-* 01:30
+America/New_York	1785729600	hourly
+America/New_York	1785729600	*:0/15
+America/New_York	1785729600	*-*-* 01:*:00
 # Weekday lists and ranges, shorthands.
 UTC	1781526896	Sat..Mon 10:00
 UTC	1781526896	mon-wed,FRIDAY *-*-01..07 08:00

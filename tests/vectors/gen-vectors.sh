@@ -246,12 +246,12 @@ us_from_ns() {
 	fi
 }
 
-# The oracle's instant for INPUT in zone TZ at BASE, in ns, or nothing.
-# libfaketime reads a negative %s value as an offset from the real clock,
-# so a base before 1970 is given as a local date and time instead. (There
-# systemd's own "now" is out of its range: such rows hold only inputs that
-# name a whole date and time.)
-oracle_ns() {
+# The instant under libfaketime for INPUT in zone TZ at BASE, in ns, or
+# nothing. libfaketime reads a negative %s value as an offset from the real
+# clock, so a base before 1970 is given as a local date and time instead.
+# (There systemd's own "now" is out of its range: such rows hold only inputs
+# that name a whole date and time.)
+faked_ns() {
 	local out secs frac fmt=%s fake=$2
 	if [[ $2 == -* ]]; then
 		fmt='%Y-%m-%d %H:%M:%S'
@@ -259,7 +259,13 @@ oracle_ns() {
 	fi
 	out=$(TZ=$1 LD_PRELOAD=$faketime_lib FAKETIME_FMT=$fmt FAKETIME=$fake \
 		systemd-analyze timestamp -- "$3" 2>/dev/null) || return 0
-	secs=$(printf '%s\n' "$out" | sed -n 's/^ *UNIX seconds: @//p')
+	unix_ns "$out"
+}
+
+# The "UNIX seconds" of systemd-analyze timestamp's output $1, in ns.
+unix_ns() {
+	local secs frac
+	secs=$(printf '%s\n' "$1" | sed -n 's/^ *UNIX seconds: @//p')
 	[[ -n $secs ]] || return 0
 	frac=000000
 	if [[ $secs == *.* ]]; then
@@ -269,6 +275,49 @@ oracle_ns() {
 	printf '%s%s000' "$secs" "$frac"
 }
 
+# Whether INPUT is a wall time read in the process's zone with no
+# abbreviation after it: a date, a time of day or today/tomorrow/yesterday,
+# not @, a relative span, "now" or a trailing UTC/zone/abbreviation.
+local_wall_input() {
+	local last=${1##* }
+	case $1 in
+	@* | +* | -* | *' ago' | *' left') return 1 ;;
+	esac
+	case ${last,,} in
+	*[0-9]* | today | tomorrow | yesterday) return 0 ;;
+	esac
+	return 1
+}
+
+# The oracle's instant for INPUT in zone TZ at BASE, in ns, or nothing.
+#
+# Pinning the clock makes libfaketime call mktime(3) itself, and glibc's
+# mktime starts its search from the offset of its previous call: under
+# libfaketime a repeated (fall-back) wall time resolves to the occurrence
+# whose offset is that of BASE, while systemd-analyze run for real
+# resolves it the same way on any date (from offset 0, a fresh process).
+# So the wall time found under libfaketime is read once more by a bare
+# systemd-analyze, which no longer depends on "now"; where the two differ
+# (only in a repeated hour) the bare answer is taken and REREAD is set.
+REREAD=''
+oracle_ns() {
+	local ns wall bare
+	REREAD=''
+	ns=$(faked_ns "$@")
+	[[ -n $ns ]] || return 0
+	if local_wall_input "$3" && [[ $ns != -* ]]; then
+		wall=$(TZ=$1 date -d "@${ns:0:${#ns}-9}" '+%Y-%m-%d %H:%M:%S')
+		[[ ${ns:${#ns}-9} == 000000000 ]] ||
+			wall+=.${ns:${#ns}-9:6}
+		bare=$(unix_ns "$(TZ=$1 systemd-analyze timestamp -- "$wall" 2>/dev/null)")
+		if [[ -n $bare && $bare != "$ns" ]]; then
+			REREAD="$wall"
+			ns=$bare
+		fi
+	fi
+	printf '%s' "$ns"
+}
+
 row() {
 	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$(escape "$3")" "$4"
 }
@@ -276,7 +325,10 @@ row() {
 # stamp TZ BASE INPUT: the oracle's answer.
 stamp() {
 	local ns
-	ns=$(oracle_ns "$1" "$2" "$3")
+	oracle_ns "$1" "$2" "$3" >"$tmp"
+	ns=$(<"$tmp")
+	[[ -z $REREAD ]] ||
+		printf '# reread: TZ=%s systemd-analyze timestamp %q (no libfaketime)\n' "$1" "$REREAD"
 	row "$1" "$2" "$3" "$(if [[ -n $ns ]]; then us_from_ns "$ns"; else printf error; fi)"
 }
 
@@ -481,6 +533,28 @@ timestamps() {
 		stamp Europe/Berlin "$summer" "$i"
 	done
 
+	# A wall time repeated at a fall-back resolves the same way whatever
+	# the date is "now" (issue 11 item 8): with bases across the year,
+	# and as a bare time of day early on the fold's own day.
+	local fold zone wall base
+	for fold in 'Europe/Berlin|2026-10-25 02:30' \
+		'America/New_York|2026-11-01 01:30' \
+		'Australia/Sydney|2026-04-05 02:30' \
+		'Australia/Lord_Howe|2026-04-05 01:45' \
+		'America/Havana|2026-11-01 00:30' \
+		'Pacific/Chatham|2026-04-05 02:50' \
+		'America/Sao_Paulo|2019-02-16 23:30'; do
+		zone=${fold%%|*}
+		wall=${fold#*|}
+		for base in "$winter" 1775390400 "$summer" 1792884600 1796292001 \
+			1546300800 1560000000; do
+			stamp "$zone" "$base" "$wall"
+		done
+		base=$(TZ=$zone date -d "${wall% *} 00:00" +%s)
+		stamp "$zone" "$base" "${wall#* }"
+		stamp "$zone" "$base" "${wall#* }:59"
+	done
+
 	# Other offsets: half hours, a 30-minute DST shift, no DST.
 	for i in today '2026-06-15 12:00' '2026-01-15 12:00' \
 		'2026-10-04 02:15' '2026-04-05 01:45' '12:00 JST'; do
@@ -619,5 +693,7 @@ if [[ $(oracle_ns UTC 1781526896 now) != 1781526896000000000 ]]; then
 	exit 1
 fi
 
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
 durations >"$out/durations.tsv"
 timestamps >"$out/timestamps.tsv"
