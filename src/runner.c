@@ -162,7 +162,7 @@ static int start_run(struct runner *r, const struct tick *t, int64_t now,
 		*what = "malloc";
 		return -1;
 	}
-	pid = spawn_run(r->cfg.target, r->cfg.path, r->cfg.argv, r->envp, what);
+	pid = spawn_run(r->cfg.target, NULL, r->cfg.path, r->cfg.argv, r->envp, what);
 	if (pid < 0) {
 		r->nruns--;
 		return -1;

@@ -102,6 +102,8 @@ struct child_plan {
 	int join_pidfd;
 	int join_nstypes;
 	uint64_t reset_mask;     /* bit N-1: reset signal N */
+	int fd[3];               /* struct spawn_io's */
+	int tty_fd;
 };
 
 /* Child side: raw, async-signal-safe work only */
@@ -198,6 +200,43 @@ CHILD_CODE static void unblock_all_signals(void)
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Makes the run's process group the terminal's foreground group, so that
+ * it may read the terminal and ^C, ^Z reach it. A background group may do
+ * this only with SIGTTOU blocked or ignored, and every signal is blocked
+ * here. A failure (the terminal hung up) does not stop the run: touching
+ * the terminal then gives it the terminal's own error, as it would anyone. */
+CHILD_CODE static void take_terminal(int tty_fd)
+{
+	if (tty_fd >= 0 && tcsetpgrp(tty_fd, getpid()) < 0) {
+		/* See above: the run goes on without the terminal. */
+	}
+}
+
+/* Puts the run's descriptors on 0, 1 and 2. A source that is itself one of
+ * 0..2 but meant for another slot is first copied out of the way, so that
+ * no dup2 overwrites a source still to come (swapping 1 and 2 works). The
+ * sources are close-on-exec in tfd; a dup2 copy is not, and a source that
+ * already sits in its own slot has the flag cleared. The copies out of the
+ * way are close-on-exec and closed before exec anyway. */
+CHILD_CODE static int install_descriptors(const int want[3])
+{
+	int src[3];
+
+	for (int i = 0; i < 3; i++) {
+		src[i] = want[i];
+		if (src[i] >= 0 && src[i] < 3 && src[i] != i) {
+			src[i] = fcntl(want[i], F_DUPFD_CLOEXEC, 3);
+			if (src[i] < 0)
+				return -1;
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		if (src[i] >= 0 && (src[i] == i ? fcntl(i, F_SETFD, 0) : dup2(src[i], i)) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* Every descriptor of tfd's is O_CLOEXEC, but tfd may have inherited open
@@ -319,9 +358,17 @@ CHILD_CODE static int run_child(void *arg)
 		report_child_failure("setpgid", NULL, errno);
 		return SETUP_FAILED;
 	}
+	take_terminal(plan->tty_fd);
 	reset_signal_dispositions(plan->reset_mask);
 	if (plan->join_pidfd >= 0 && plan->join_nstypes)
 		enter_join_target(plan);
+	/* After the join, which still needs the pidfd (tfd started with 0, 1
+	 * or 2 closed may hold it there), and in the process that execs, so
+	 * that a PID namespace's relay holds none of the run's pipes. */
+	if (install_descriptors(plan->fd) < 0) {
+		report_child_failure("dup2", NULL, errno);
+		return SETUP_FAILED;
+	}
 	unblock_all_signals();
 	close_inherited_descriptors();
 	execve(plan->path, plan->argv, plan->envp);
@@ -434,10 +481,12 @@ static const char *clone_call_name(const struct clone3_args *args)
 						 : "clone3";
 }
 
-pid_t spawn_run(const struct spawn_target *target, const char *path,
-		char *const argv[], char *const envp[], const char **what)
+pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
+		const char *path, char *const argv[], char *const envp[],
+		const char **what)
 {
-	struct child_plan plan = { path, argv, envp, -1, 0, ~UINT64_C(0) };
+	struct child_plan plan = { path, argv, envp, -1, 0, ~UINT64_C(0),
+				   { -1, -1, -1 }, -1 };
 	struct clone3_args args = { .exit_signal = SIGCHLD };
 	const char *failed = NULL;
 	sigset_t all, old;
@@ -446,6 +495,10 @@ pid_t spawn_run(const struct spawn_target *target, const char *path,
 
 	if (target && target->reset_known)
 		plan.reset_mask = target->reset_mask;
+	if (io) {
+		memcpy(plan.fd, io->fd, sizeof plan.fd);
+		plan.tty_fd = io->tty_fd;
+	}
 	if (target && target->cgroup_fd >= 0) {
 		args.flags |= CLONE_INTO_CGROUP;
 		args.cgroup = (uint64_t)target->cgroup_fd;

@@ -31,13 +31,22 @@ void spawn_note_signals(struct spawn_target *target);
  * executable (or a directory); *why gets strerror-style text. */
 int resolve_command(const char *command, char *buf, size_t len, const char **why);
 
+/* A run's standard descriptors and terminal. */
+struct spawn_io {
+	int fd[3];    /* descriptors to put on 0, 1, 2 in the run; -1 = inherit tfd's */
+	int tty_fd;   /* -1, or tfd's controlling terminal: the run's process group
+		       * is made its foreground group before exec */
+};
+
 /* Starts PATH with ARGV and ENVP in TARGET as the leader of a new process
- * group, with every signal at its default disposition and unblocked, and no
- * descriptor but 0, 1 and 2. Returns the pid, or -1 with errno set and *what
- * naming the failing call ("clone3", "setns", …). A failure after the child
- * exists (exec, setns) ends the child with 127/126/125 and a line on stderr. */
-pid_t spawn_run(const struct spawn_target *target, const char *path,
-		char *const argv[], char *const envp[], const char **what);
+ * group, with every signal at its default disposition and unblocked, IO's
+ * descriptors on 0, 1 and 2 (IO NULL: tfd's own, no terminal) and no other
+ * descriptor. Returns the pid, or -1 with errno set and *what naming the
+ * failing call ("clone3", "setns", …). A failure after the child exists
+ * (exec, setns) ends the child with 127/126/125 and a line on stderr. */
+pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
+		const char *path, char *const argv[], char *const envp[],
+		const char **what);
 
 /* Fills TARGET for --cgroup DIR and --join PID. Each returns 0, or -1 with one
  * line in err ("--cgroup '/x': not a cgroup v2 directory") and the exit

@@ -9,17 +9,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,7 +110,7 @@ static int run_captured(const struct spawn_target *target, const char *path,
 	int saved_errno;
 
 	redirect_begin(&r);
-	c->pid = spawn_run(target, path, argv, envp ? envp : environ, &what);
+	c->pid = spawn_run(target, NULL, path, argv, envp ? envp : environ, &what);
 	saved_errno = errno;
 	redirect_end(&r);
 	c->status = -1;
@@ -370,7 +373,7 @@ static void test_process_group(void)
 	pid_t pid, bg = 0;
 	int status = -1;
 
-	pid = spawn_run(&plain_target, "/bin/sleep", sleeper, environ, &what);
+	pid = spawn_run(&plain_target, NULL, "/bin/sleep", sleeper, environ, &what);
 	CHECK(pid > 0 && getpgid(pid) == pid, "run leads its group: pgid %d pid %d",
 	      (int)getpgid(pid), (int)pid);
 	kill(-pid, SIGTERM);
@@ -380,7 +383,7 @@ static void test_process_group(void)
 	/* Whatever the run started goes with it; as subreaper we collect it. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	redirect_begin(&r);
-	pid = spawn_run(&plain_target, "/bin/sh", tree, environ, &what);
+	pid = spawn_run(&plain_target, NULL, "/bin/sh", tree, environ, &what);
 	redirect_end(&r);
 	for (int i = 0; i < 500 && sscanf(out, "%d", &bg) != 1; i++) {
 		pause_ms(10);
@@ -395,6 +398,210 @@ static void test_process_group(void)
 		CHECK(killed_by(status, SIGTERM), "its background child too: %#x", status);
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+}
+
+/* A run's descriptors and terminal (struct spawn_io) */
+
+/* Reads FD to its end (or 5 s without data) into BUF as a string. */
+static void read_to_end(int fd, char *buf, size_t len)
+{
+	size_t got = 0;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	while (got + 1 < len && poll(&p, 1, 5000) > 0) {
+		ssize_t n = read(fd, buf + got, len - 1 - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+}
+
+/* Starts ARGV[0] (an absolute path) with IO, and returns what it wrote to
+ * OUT_FD's other end, READ_FD, once it has ended. */
+static int run_with_io(const struct spawn_target *t, const struct spawn_io *io,
+		       char *const argv[], int read_fd, char *buf, size_t len)
+{
+	const char *what = NULL;
+	int status = -1;
+	pid_t pid = spawn_run(t, io, argv[0], argv, environ, &what);
+
+	if (pid < 0) {
+		CHECK(0, "spawn_run %s with io: %s: %s", argv[0], what, strerror(errno));
+		buf[0] = '\0';
+		return -1;
+	}
+	for (int i = 0; i < 3; i++) {
+		if (io->fd[i] >= 3)
+			close(io->fd[i]);
+	}
+	read_to_end(read_fd, buf, len);
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+static void check_output_into_pipe(const struct spawn_target *t, const char *how)
+{
+	char *argv[] = { "/bin/sh", "-c", "echo out; echo err >&2; ls /proc/self/fd", NULL };
+	char out[256];
+	int p[2];
+	int status;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return;
+	status = run_with_io(t, &(struct spawn_io){ { -1, p[1], p[1] }, -1 }, argv,
+			     p[0], out, sizeof out);
+	CHECK(status == 0 && strcmp(out, "out\nerr\n0\n1\n2\n3\n") == 0,
+	      "%s: stdout and stderr into a pipe: %#x '%s'", how, status, out);
+	close(p[0]);
+}
+
+static void check_input_from_memfd(const struct spawn_target *t, const char *how)
+{
+	char *argv[] = { "/bin/cat", NULL };
+	static const char text[] = "from a memfd\n";
+	char out[256];
+	int p[2], in = memfd_create("tfd-test-stdin", MFD_CLOEXEC);
+	int status;
+
+	if (in < 0 || write(in, text, strlen(text)) < 0 || lseek(in, 0, SEEK_SET) < 0 ||
+	    pipe2(p, O_CLOEXEC) < 0) {
+		CHECK(0, "%s: memfd: %s", how, strerror(errno));
+		return;
+	}
+	status = run_with_io(t, &(struct spawn_io){ { in, p[1], -1 }, -1 }, argv, p[0],
+			     out, sizeof out);
+	CHECK(status == 0 && strcmp(out, text) == 0, "%s: stdin from a memfd: %#x '%s'",
+	      how, status, out);
+	close(p[0]);
+}
+
+/* Sources that are themselves 0..2: our 1 and 2 (close-on-exec here, as
+ * tfd's pipes are) given to the run as they are, or swapped. */
+static void check_sources_on_standard_slots(const struct spawn_target *t, const char *how,
+					    int swap)
+{
+	char *argv[] = { "/bin/sh", "-c", "echo to-out; echo to-err >&2", NULL };
+	char *const *args = argv;
+	struct spawn_io io = { { -1, swap ? 2 : 1, swap ? 1 : 2 }, -1 };
+	char one[64], two[64];
+	int a[2], b[2], saved1, saved2, status = -1;
+	const char *what;
+	pid_t pid;
+
+	if (pipe2(a, O_CLOEXEC) < 0 || pipe2(b, O_CLOEXEC) < 0)
+		return;
+	fflush(stdout);
+	saved1 = fcntl(1, F_DUPFD_CLOEXEC, 10);
+	saved2 = fcntl(2, F_DUPFD_CLOEXEC, 10);
+	dup3(a[1], 1, O_CLOEXEC);
+	dup3(b[1], 2, O_CLOEXEC);
+	pid = spawn_run(t, &io, args[0], args, environ, &what);
+	dup2(saved1, 1);
+	dup2(saved2, 2);
+	close(saved1);
+	close(saved2);
+	close(a[1]);
+	close(b[1]);
+	read_to_end(a[0], one, sizeof one);
+	read_to_end(b[0], two, sizeof two);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	CHECK(status == 0 && strcmp(one, swap ? "to-err\n" : "to-out\n") == 0 &&
+	      strcmp(two, swap ? "to-out\n" : "to-err\n") == 0,
+	      "%s: io {-1, %d, %d} from close-on-exec 1 and 2: %#x '%s' '%s'", how,
+	      io.fd[1], io.fd[2], status, one, two);
+	close(a[0]);
+	close(b[0]);
+}
+
+/* The session leader of a new terminal starts a run that reads it; what
+ * the run prints comes back through the master. Returns the run's exit
+ * status, or -2 if it was stopped (SIGTTIN: not the foreground group). */
+static int session_with_run(const struct spawn_target *t, const char *slave_name)
+{
+	char *argv[] = { "/bin/sh", "-c",
+			 "read x; echo \"got $x\"; echo $$; cut -d' ' -f5,8 /proc/self/stat",
+			 NULL };
+	const char *what;
+	int s, status = -1;
+	pid_t pid;
+
+	if (setsid() < 0 || (s = open(slave_name, O_RDWR | O_CLOEXEC)) < 0 ||
+	    ioctl(s, TIOCSCTTY, 0) < 0)
+		return -3;
+	pid = spawn_run(t, &(struct spawn_io){ { s, s, s }, s }, argv[0], argv, environ,
+			&what);
+	if (pid < 0)
+		return -4;
+	if (waitpid(pid, &status, WUNTRACED) == pid && WIFSTOPPED(status)) {
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return -2;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void check_terminal(const struct spawn_target *t, const char *how)
+{
+	char out[256] = "", name[128];
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	int s, status = -1, runpid = 0, pgrp = -1, tpgid = -1;
+	struct termios raw;
+	pid_t child;
+
+	if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0 ||
+	    ptsname_r(m, name, sizeof name) != 0 ||
+	    (s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+		printf("test_spawn: no pseudo-terminal (%s), skipping the terminal test\n",
+		       strerror(errno));
+		return;
+	}
+	/* No echo, no CR before LF: the master reads exactly what the run wrote. */
+	tcgetattr(s, &raw);
+	cfmakeraw(&raw);
+	tcsetattr(s, TCSANOW, &raw);
+	fflush(stdout);
+	child = fork();
+	if (child == 0)
+		_exit(session_with_run(t, name) & 0xff);
+	if (write(m, "typed\n", 6) != 6)
+		CHECK(0, "write to the pty master: %s", strerror(errno));
+	/* Three lines. Our slave descriptor, open until the end, keeps the
+	 * master from reporting a hangup before the session has opened it. */
+	for (size_t got = 0, lines = 0; lines < 3 && got + 1 < sizeof out;) {
+		struct pollfd p = { .fd = m, .events = POLLIN };
+		ssize_t n = poll(&p, 1, 5000) > 0 ? read(m, out + got, sizeof out - 1 - got) : -1;
+
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n; i++)
+			lines += out[got + (size_t)i] == '\n';
+		got += (size_t)n;
+		out[got] = '\0';
+	}
+	waitpid(child, &status, 0);
+	close(s);
+	close(m);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "%s: run on a terminal ended with %d (254: stopped by SIGTTIN): '%s'", how,
+	      WIFEXITED(status) ? WEXITSTATUS(status) : -1, out);
+	CHECK(sscanf(out, "got typed\n%d\n%d %d", &runpid, &pgrp, &tpgid) == 3 &&
+	      runpid > 0 && pgrp == runpid && tpgid == runpid,
+	      "%s: the run's group leads the terminal: '%s'", how, out);
+}
+
+/* The terminal test reads the run's pid and group from /proc: not for a
+ * run whose pid is another PID namespace's. */
+static void test_io(const struct spawn_target *t, const char *how, int with_terminal)
+{
+	check_output_into_pipe(t, how);
+	check_input_from_memfd(t, how);
+	check_sources_on_standard_slots(t, how, 0);
+	check_sources_on_standard_slots(t, how, 1);
+	if (with_terminal)
+		check_terminal(t, how);
 }
 
 /* --cgroup */
@@ -712,8 +919,9 @@ static void test_join_uts_net(void)
 		CHECK(strcmp(c.out, "0\n1\n2\n3\n") == 0, "joined descriptors:\n%s", c.out);
 		run_captured(&t, "/bin/sh", exit42, NULL, &c);
 		CHECK(exited_with(&c, 42), "joined exit 42: %#x", c.status);
+		test_io(&t, "joined uts+net", 1);
 
-		pid = spawn_run(&t, "/bin/sleep", sleeper, environ, &what);
+		pid = spawn_run(&t, NULL, "/bin/sleep", sleeper, environ, &what);
 		CHECK(pid > 0 && getpgid(pid) == pid,
 		      "forked run leads its group at once: pgid %d pid %d",
 		      (int)getpgid(pid), (int)pid);
@@ -779,6 +987,7 @@ static void test_join_pid_namespace(void)
 	      outer != inner && inner > 1 && strcmp(host, "tfd-pidns") == 0,
 	      "run inside the PID namespace: %#x '%s'", c.status, c.out);
 	CHECK(outer != c.pid, "the command is the relay's child, not the relay");
+	test_io(&t, "joined pid namespace", 0);
 
 	run_captured(&t, "/bin/sh", exit42, NULL, &c);
 	CHECK(exited_with(&c, 42), "relay mirrors exit 42: %#x", c.status);
@@ -788,7 +997,7 @@ static void test_join_pid_namespace(void)
 	CHECK(killed_by(c.status, SIGSEGV) && !WCOREDUMP(c.status),
 	      "relay mirrors SIGSEGV without a core: %#x", c.status);
 
-	pid = spawn_run(&t, "/bin/sleep", sleeper, environ, &what);
+	pid = spawn_run(&t, NULL, "/bin/sleep", sleeper, environ, &what);
 	CHECK(pid > 0 && getpgid(pid) == pid, "relay leads the group");
 	for (int i = 0; i < 200 && (nfds = count_fds(pid)) > 3; i++)
 		pause_ms(10);
@@ -851,7 +1060,7 @@ static int64_t time_runs(int how, int n)
 		pid_t pid = -1;
 
 		if (how == 0) {
-			pid = spawn_run(&plain_target, "/bin/true", argv, environ, &what);
+			pid = spawn_run(&plain_target, NULL, "/bin/true", argv, environ, &what);
 		} else if (how == 1) {
 			if (posix_spawn(&pid, "/bin/true", NULL, NULL, argv, environ) != 0)
 				pid = -1;
@@ -905,6 +1114,7 @@ int main(int argc, char **argv)
 	test_descriptors();
 	test_exit_statuses();
 	test_process_group();
+	test_io(&plain_target, "plain", 1);
 	test_signal_state();
 	test_cgroup_errors();
 	test_cgroup_run();
