@@ -84,7 +84,7 @@ build/tfd-valgrind: tfd
 bats-valgrind: build/tfd-valgrind
 	TFD=$(CURDIR)/build/tfd-valgrind $(BATS) $(VALGRIND_BATS)
 
-SHELL_FILES = .ci/run .ci/install-deps completions/tfd.bash tests/bats/test_helper.bash \
+SHELL_FILES = .ci/run .ci/install-deps completions/tfd.bash $(wildcard tests/bats/*.bash) \
 	      $(wildcard bench/*.sh tests/fuzz/*.sh tests/vectors/*.sh)
 
 analyze:
