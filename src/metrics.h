@@ -1,0 +1,61 @@
+/* metrics: --metrics FILE, every job's figures in the Prometheus text format
+ * (version 0.0.4) that node_exporter's textfile collector reads. */
+#ifndef TFD_METRICS_H
+#define TFD_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One job's figures, kept by its job object. Times are wall-clock (realtime)
+ * nanoseconds since the epoch. */
+struct job_metrics {
+	uint64_t runs_success, runs_failure, runs_timeout, runs_killed;
+	uint64_t skipped;          /* wake-ups skipped by --overlap skip */
+	uint64_t missed;           /* expirations beyond one per wake-up */
+	uint64_t running;          /* runs going now */
+	int64_t last_start_ns;     /* 0: no run has started */
+	int64_t last_duration_ns;  /* -1: no run has ended */
+	int last_exit_status;      /* 128+N for signal N; valid when last_duration_ns >= 0 */
+	int64_t last_success_ns;   /* the end of the last successful run; 0: none */
+	int64_t next_run_ns;       /* the next scheduled expiration; 0: none */
+};
+
+/* What a job that has done nothing yet shows: every counter 0, no last run,
+ * no next run. */
+#define JOB_METRICS_INIT { .last_duration_ns = -1 }
+
+/* A growing text. Zeroed (or METRICS_BUF_INIT) is empty; metrics_buf_free
+ * releases it; len = 0 empties it for reuse. */
+struct metrics_buf {
+	char *text;
+	size_t len, cap;
+	bool failed;  /* memory ran out: the text is incomplete */
+};
+
+#define METRICS_BUF_INIT { NULL, 0, 0, false }
+
+void metrics_buf_free(struct metrics_buf *b);
+
+/* Appends the whole file for N jobs, NAMES[i] with M[i]: each metric family
+ * once, its # HELP and # TYPE lines and then every job's sample, each with
+ * job_name="NAME". Counters and tfd_running are always there (so that
+ * rate() and increase() see a job's first event); a gauge that has no value
+ * yet (no run started or ended, no next run) is left out for that job
+ * rather than given a value that would be a false statement, such as 0.
+ * Returns 0, or -1 when memory ran out. */
+int metrics_format(struct metrics_buf *b, const char *const *names,
+		   const struct job_metrics *m, size_t n);
+
+/* Formats as above and replaces PATH with it atomically (atomic_replace).
+ * Returns 0, or -1 with one line in err, "CALL 'PATH': MESSAGE", naming the
+ * failed call ("malloc" when memory ran out). */
+int metrics_write(const char *path, const char *const *names,
+		  const struct job_metrics *m, size_t n, char *err, size_t errlen);
+
+/* The check before arming (a usage error): PATH is not '', its directory
+ * exists, and PATH is missing or a regular file. Returns 0, or -1 with one
+ * line in err naming PATH and why. */
+int metrics_check_path(const char *path, char *err, size_t errlen);
+
+#endif

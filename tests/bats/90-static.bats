@@ -1,0 +1,124 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
+# shellcheck disable=SC2016 # the runs' shells, not this one, expand $TFD_*.
+# ./tfd-static (make static) in an empty root, as in a FROM scratch image:
+# a directory holding nothing but the binary (no /etc, /dev, /proc, loader,
+# libraries or zoneinfo), entered with chroot; then with a static busybox as
+# /bin/busybox and as /bin/sh. These tests exercise ./tfd-static, not $TFD.
+
+load test_helper
+
+setup_file() {
+	((EUID == 0)) || return 0
+	make -s -C "$REPO" tfd-static >&2
+}
+
+setup() {
+	((EUID == 0)) || skip "chroot needs root"
+	CHROOT=$(command -v chroot) || skip "chroot is not installed"
+	ROOT=$BATS_TEST_TMPDIR/root
+	mkdir "$ROOT"
+	cp "$REPO/tfd-static" "$ROOT/tfd-static"
+	"$CHROOT" "$ROOT" /tfd-static --version >/dev/null 2>&1 ||
+		skip "chroot is not permitted here"
+}
+
+# Runs tfd-static in the root with nothing in its environment but "$@"'s
+# NAME=VALUE words, then its arguments after "--". A first word -N is
+# bats' `run -N`: the status expected.
+in_root() {
+	local env=() expect=()
+	[[ ${1-} =~ ^-[0-9]+$ ]] && expect=("$1") && shift
+	while (($#)) && [[ $1 != -- ]]; do
+		env+=("$1")
+		shift
+	done
+	shift
+	run "${expect[@]}" --separate-stderr timeout 10 env -i "${env[@]}" "$CHROOT" "$ROOT" /tfd-static "$@"
+}
+
+# True when ELF file $1 asks for no program interpreter (the loader) and
+# has no dynamic section: it needs no file of the system to start.
+is_static() {
+	local headers
+	headers=$(readelf -lW "$1") || return 1
+	[[ $headers != *INTERP* && $headers != *DYNAMIC* ]]
+}
+
+add_busybox() {
+	[[ -x /bin/busybox ]] || skip "busybox-static is not installed"
+	is_static /bin/busybox || skip "/bin/busybox is not the static build (busybox-static)"
+	mkdir -p "$ROOT/bin"
+	cp /bin/busybox "$ROOT/bin/busybox"
+}
+
+@test "static: ./tfd-static is statically linked and stripped" {
+	is_static "$REPO/tfd-static" || fail "$(readelf -lW "$REPO/tfd-static")"
+	run readelf -SW "$REPO/tfd-static"
+	assert_success
+	refute_output --partial ".symtab"
+	refute_output --partial ".debug_"
+}
+
+@test "static: ticks in an empty root" {
+	[[ $(find "$ROOT" | wc -l) == 2 ]] || fail "the root is not empty: $(find "$ROOT")"
+	in_root -- -i 10ms -n 3
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "${#lines[@]}" 3
+	assert_wakeups 3
+}
+
+@test "static: TZ unset and TZ=UTC take UTC without a word" {
+	local want=1796378400.000000000 tz
+	for tz in "" TZ=UTC; do
+		# shellcheck disable=SC2086 # an empty $tz is no word.
+		in_root $tz -- --calendar '*-*-* 10:00' --dry-run=1 --base-time @1796292000 -f %u
+		assert_success
+		assert_equal "$output" "$want"
+		assert_equal "$stderr" ""
+	done
+}
+
+@test "static: a zone that is not in the root falls back to UTC with one warning naming it" {
+	in_root TZ=Europe/Berlin -- --calendar '*-*-* 10:00' --dry-run=1 \
+		--base-time @1796292000 -f %u
+	assert_success
+	# 10:00 UTC: the zone was not found, so it is not 10:00 CET (09:00 UTC).
+	assert_equal "$output" 1796378400.000000000
+	# The warning is tfd.c's and tz's (the lead's); until it is there the
+	# rest of this test waits. Remove this line once it lands.
+	[[ -n $stderr ]] || skip "waiting for the zone warning"
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_regex "${stderr_lines[0]}" "^tfd: .*Europe/Berlin"
+}
+
+@test "static: -- runs a static program in the root" {
+	add_busybox
+	in_root -- -d 0 -- /bin/busybox true
+	assert_success
+	assert_equal "$stderr" ""
+	in_root -- -d 0 -- /bin/busybox sh -c 'echo "run $TFD_SEQ"; exit 3'
+	assert_equal "$status" 3
+	assert_equal "$output" "run 1"
+}
+
+@test "static: a command missing from the root is 127, checked before arming" {
+	in_root -127 -- -d 0 -- /bin/true
+	assert_regex "$stderr" "^tfd: .*/bin/true"
+}
+
+@test "static: --exec with busybox as /bin/sh" {
+	add_busybox
+	ln -s busybox "$ROOT/bin/sh"
+	in_root -- -d 0 --exec 'echo hi'
+	assert_success
+	assert_equal "$output" "hi"
+	assert_equal "$stderr" ""
+	# A copy works as well as a link, and the run's environment is there.
+	rm "$ROOT/bin/sh"
+	cp /bin/busybox "$ROOT/bin/sh"
+	in_root -- -i 10ms -n 2 -q --exec 'echo "$TFD_SEQ"'
+	assert_success
+	assert_equal "$(xargs <<<"$output")" "1 2"
+}
