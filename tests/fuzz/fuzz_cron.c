@@ -12,7 +12,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1), err[512];
 	struct cron *cron;
-	int64_t t = INT64_C(1796292001) * 1000000000, next;
+	/* From 2026, and from the last days before the int64 nanosecond
+	 * range ends, where every sum must be checked. */
+	static const int64_t starts[] = {
+		INT64_C(1796292001) * 1000000000,
+		INT64_MAX - INT64_C(3) * 86400 * 1000000000,
+		INT64_MAX - 1000000000,
+		INT64_MAX,
+	};
 
 	if (!zone) {
 		zone = tz_load("America/New_York", err, sizeof err);
@@ -24,10 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 	if (cron_parse(text, &cron, err, sizeof err) == 0) {
-		for (int i = 0; i < 8 && cron_next(cron, zone, t, &next) == 0; i++) {
-			if (next <= t)
-				abort();
-			t = next;
+		for (size_t k = 0; k < sizeof starts / sizeof starts[0]; k++) {
+			int64_t t = starts[k], next;
+
+			for (int i = 0; i < 8 && cron_next(cron, zone, t, &next) == 0; i++) {
+				if (next <= t)
+					abort();
+				t = next;
+			}
 		}
 		cron_free(cron);
 	}
