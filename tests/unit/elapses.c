@@ -199,3 +199,31 @@ void elapses_check_files(const struct schedule_kind *kind, int argc,
 	if (argc > 2)
 		check_file(&run, argv[2]);
 }
+
+void elapses_check_range_end(const struct schedule_kind *kind,
+			     const char *const *inputs, size_t n,
+			     const int64_t *afters, size_t m, const struct tz *zone,
+			     int64_t limit_ns, struct tally *tally)
+{
+	for (size_t i = 0; i < n; i++) {
+		void *schedule;
+		char err[256];
+
+		if (kind->parse(inputs[i], zone, kind->arg, &schedule, err, sizeof(err)) != 0) {
+			tally_check(tally, 0, __FILE__, __LINE__, "%s: %s", inputs[i], err);
+			continue;
+		}
+		for (size_t a = 0; a < m; a++) {
+			for (int z = 0; z < 2; z++) {
+				int64_t next = 0;
+				int rc = kind->next(schedule, z ? zone : NULL, afters[a], &next);
+
+				tally_check(tally, rc != 0 || (next > afters[a] && next < limit_ns),
+					    __FILE__, __LINE__, "%s: '%s' after %" PRId64
+					    ": rc %d, %s %" PRId64, kind->test, inputs[i],
+					    afters[a], rc, kind->elapse, next);
+			}
+		}
+		kind->release(schedule);
+	}
+}

@@ -86,7 +86,7 @@ static void check_monotonic(struct tally *tally)
 /* Near the end of the int64 nanosecond range (2262-04-11T23:47:16.854775807Z)
  * and of systemd's years (2199), calendar_next says "no more" and never
  * wraps (issue 11 item 10). */
-static void check_range_end(struct tally *tally)
+static void check_range_end(const struct schedule_kind *kind, struct tally *tally)
 {
 	static const char *const events[] = {
 		"*-*-* *:*:*", "minutely", "*-*-* *:*:59.999999", "2199-12-31 23:59:59.999999",
@@ -98,27 +98,9 @@ static void check_range_end(struct tally *tally)
 	};
 	struct tz *berlin = tz_load("Europe/Berlin", NULL, 0);
 
-	for (size_t e = 0; e < sizeof(events) / sizeof(events[0]); e++) {
-		struct calendar *cal;
-		char err[256];
-
-		if (calendar_parse(events[e], NULL, NULL, &cal, err, sizeof(err)) != 0) {
-			tally_check(tally, 0, __FILE__, __LINE__, "%s: %s", events[e], err);
-			continue;
-		}
-		for (size_t a = 0; a < sizeof(afters) / sizeof(afters[0]); a++) {
-			for (int z = 0; z < 2; z++) {
-				int64_t next = 0;
-				int rc = calendar_next(cal, z ? berlin : NULL, afters[a], &next);
-
-				tally_check(tally, rc != 0 || (next > afters[a] &&
-					    next < INT64_C(7258118400) * NSEC_PER_SEC),
-					    __FILE__, __LINE__, "%s after %" PRId64 ": rc %d next %" PRId64,
-					    events[e], afters[a], rc, next);
-			}
-		}
-		calendar_free(cal);
-	}
+	elapses_check_range_end(kind, events, sizeof(events) / sizeof(events[0]), afters,
+				sizeof(afters) / sizeof(afters[0]), berlin,
+				INT64_C(7258118400) * NSEC_PER_SEC, tally);
 	tz_free(berlin);
 }
 
@@ -142,7 +124,7 @@ int main(int argc, char **argv)
 	if (!zones)
 		return 1;
 	elapses_check_files(&kind, argc, argv, &tally);
-	check_range_end(&tally);
+	check_range_end(&kind, &tally);
 	check_monotonic(&tally);
 	status = tally_finish(&tally, "test_calendar");
 	tz_cache_free(zones);

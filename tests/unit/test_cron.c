@@ -188,7 +188,7 @@ static void check_model(struct tally *tally)
 
 /* Near the ends of the int64 nanosecond range, cron_next says "no more" or
  * gives a later instant, and never wraps (issue 11 item 10). */
-static void check_range_end(struct tally *tally)
+static void check_range_end(const struct schedule_kind *kind, struct tally *tally)
 {
 	static const char *const exprs[] = {
 		"* * * * *", "47 23 11 4 *", "0 0 29 2 *", "@yearly", "0 0 * * 0",
@@ -199,26 +199,8 @@ static void check_range_end(struct tally *tally)
 	};
 	struct tz *zone = tz_load("America/New_York", NULL, 0);
 
-	for (size_t e = 0; e < sizeof(exprs) / sizeof(exprs[0]); e++) {
-		struct cron *cron;
-		char err[256];
-
-		if (cron_parse(exprs[e], &cron, err, sizeof(err)) != 0) {
-			tally_check(tally, 0, __FILE__, __LINE__, "%s: %s", exprs[e], err);
-			continue;
-		}
-		for (size_t a = 0; a < sizeof(afters) / sizeof(afters[0]); a++) {
-			for (int z = 0; z < 2; z++) {
-				int64_t next = 0;
-				int rc = cron_next(cron, z ? zone : NULL, afters[a], &next);
-
-				tally_check(tally, rc != 0 || next > afters[a], __FILE__, __LINE__,
-					    "%s after %" PRId64 ": rc %d next %" PRId64,
-					    exprs[e], afters[a], rc, next);
-			}
-		}
-		cron_free(cron);
-	}
+	elapses_check_range_end(kind, exprs, sizeof(exprs) / sizeof(exprs[0]), afters,
+				sizeof(afters) / sizeof(afters[0]), zone, INT64_MAX, tally);
 	tz_free(zone);
 }
 
@@ -238,6 +220,6 @@ int main(int argc, char **argv)
 
 	elapses_check_files(&kind, argc, argv, &tally);
 	check_model(&tally);
-	check_range_end(&tally);
+	check_range_end(&kind, &tally);
 	return tally_finish(&tally, "test_cron");
 }
