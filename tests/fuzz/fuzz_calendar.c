@@ -5,23 +5,15 @@
 #include <string.h>
 
 #include "calendar.h"
+#include "starts.h"
 
 static struct tz_cache *zones;
 static struct tz *berlin;
 
-/* From 2026, and from the last days before the int64 nanosecond range
- * ends (2262-04-11T23:47:16.854775807Z), where every sum must be checked. */
 static void walk(const struct calendar *cal, const struct tz *zone)
 {
-	static const int64_t starts[] = {
-		INT64_C(1796292001) * 1000000000,
-		INT64_MAX - INT64_C(3) * 86400 * 1000000000,
-		INT64_MAX - 1000000000,
-		INT64_MAX,
-	};
-
-	for (size_t k = 0; k < sizeof starts / sizeof starts[0]; k++) {
-		int64_t t = starts[k], next;
+	for (size_t k = 0; k < FUZZ_NSTARTS; k++) {
+		int64_t t = fuzz_starts[k], next;
 
 		for (int i = 0; i < 8 && calendar_next(cal, zone, t, &next) == 0; i++) {
 			if (next <= t)
