@@ -171,6 +171,48 @@ static void put_key(struct out *o, const char *key)
 	put(o, "\":", 2);
 }
 
+/* ,"KEY":VALUE for each kind of value. */
+static void field_u64(struct out *o, const char *key, uint64_t v)
+{
+	put_key(o, key);
+	put_u64(o, v);
+}
+
+static void field_i64(struct out *o, const char *key, int64_t v)
+{
+	put_key(o, key);
+	put_i64(o, v);
+}
+
+static void field_seconds(struct out *o, const char *key, int64_t ns)
+{
+	put_key(o, key);
+	put_seconds(o, ns);
+}
+
+static void field_string(struct out *o, const char *key, const char *s)
+{
+	put_key(o, key);
+	put_json_string(o, s);
+}
+
+static void field_bool(struct out *o, const char *key, bool v)
+{
+	put_key(o, key);
+	put_str(o, v ? "true" : "false");
+}
+
+/* ,"time":"…Z","unix":S.N */
+static void field_time(struct out *o, int64_t wall_ns)
+{
+	put_key(o, "time");
+	put(o, "\"", 1);
+	put_rfc3339(o, wall_ns);
+	put(o, "\"", 1);
+	put_key(o, "unix");
+	put_unix(o, wall_ns);
+}
+
 /* {"event":"EVENT","job":JOB */
 static void put_event(struct out *o, const char *event, const char *job)
 {
@@ -377,30 +419,16 @@ size_t json_tick(char *buf, size_t len, const struct tick *t)
 	struct out o = out_init(buf, len);
 
 	put_event(&o, "tick", t->job);
-	put_key(&o, "seq");
-	put_u64(&o, t->seq);
-	put_key(&o, "expirations");
-	put_u64(&o, t->expirations);
-	put_key(&o, "total");
-	put_u64(&o, t->total);
-	put_key(&o, "time");
-	put(&o, "\"", 1);
-	put_rfc3339(&o, t->wall_ns);
-	put(&o, "\"", 1);
-	put_key(&o, "unix");
-	put_unix(&o, t->wall_ns);
-	put_key(&o, "elapsed");
-	put_seconds(&o, t->elapsed_ns);
-	put_key(&o, "late_us");
-	put_i64(&o, t->late_ns / NSEC_PER_USEC);
-	put_key(&o, "next_in");
-	put_seconds(&o, t->next_in_ns);
-	put_key(&o, "interval");
-	put_seconds(&o, t->interval_ns);
-	if (t->action) {
-		put_key(&o, "action");
-		put_json_string(&o, t->action);
-	}
+	field_u64(&o, "seq", t->seq);
+	field_u64(&o, "expirations", t->expirations);
+	field_u64(&o, "total", t->total);
+field_time(&o, t->wall_ns);
+	field_seconds(&o, "elapsed", t->elapsed_ns);
+	field_i64(&o, "late_us", t->late_ns / NSEC_PER_USEC);
+	field_seconds(&o, "next_in", t->next_in_ns);
+	field_seconds(&o, "interval", t->interval_ns);
+	if (t->action)
+		field_string(&o, "action", t->action);
 	put_str(&o, "}");
 	return finish_line(&o);
 }
@@ -411,25 +439,18 @@ size_t json_exit(char *buf, size_t len, const struct run_end *e)
 	char name[16];
 
 	put_event(&o, "exit", e->job);
-	put_key(&o, "seq");
-	put_u64(&o, e->seq);
-	put_key(&o, "pid");
-	put_i64(&o, e->pid);
+	field_u64(&o, "seq", e->seq);
+	field_i64(&o, "pid", e->pid);
 	put_key(&o, "status");
 	if (e->signal)
 		put_str(&o, "null");
 	else
 		put_i64(&o, e->status);
-	put_key(&o, "signal");
-	put_json_string(&o, e->signal ? signal_name(e->signal, name, sizeof name) : NULL);
-	put_key(&o, "duration");
-	put_seconds(&o, e->duration_ns);
-	put_key(&o, "timed_out");
-	put_str(&o, e->timed_out ? "true" : "false");
-	put_key(&o, "attempt");
-	put_u64(&o, e->attempt);
-	put_key(&o, "failed");
-	put_str(&o, e->failed ? "true" : "false");
+	field_string(&o, "signal", e->signal ? signal_name(e->signal, name, sizeof name) : NULL);
+	field_seconds(&o, "duration", e->duration_ns);
+	field_bool(&o, "timed_out", e->timed_out);
+	field_u64(&o, "attempt", e->attempt);
+	field_bool(&o, "failed", e->failed);
 	put_str(&o, "}");
 	return finish_line(&o);
 }
@@ -439,12 +460,7 @@ size_t json_clock(char *buf, size_t len, const char *job, int64_t wall_ns)
 	struct out o = out_init(buf, len);
 
 	put_event(&o, "clock", job);
-	put_key(&o, "time");
-	put(&o, "\"", 1);
-	put_rfc3339(&o, wall_ns);
-	put(&o, "\"", 1);
-	put_key(&o, "unix");
-	put_unix(&o, wall_ns);
+field_time(&o, wall_ns);
 	put_str(&o, "}");
 	return finish_line(&o);
 }
@@ -455,10 +471,8 @@ size_t json_output(char *buf, size_t len, const char *job, uint64_t seq,
 	struct out o = out_init(buf, len);
 
 	put_event(&o, "output", job);
-	put_key(&o, "seq");
-	put_u64(&o, seq);
-	put_key(&o, "stream");
-	put_json_string(&o, stream);
+	field_u64(&o, "seq", seq);
+	field_string(&o, "stream", stream);
 	put_key(&o, "line");
 	put_json_text(&o, line, line_len);
 	put_str(&o, "}");
@@ -471,18 +485,13 @@ size_t json_reload(char *buf, size_t len, bool ok, size_t added,
 	struct out o = out_init(buf, len);
 
 	put_event(&o, "reload", NULL);
-	put_key(&o, "ok");
-	put_str(&o, ok ? "true" : "false");
+	field_bool(&o, "ok", ok);
 	if (ok) {
-		put_key(&o, "added");
-		put_u64(&o, added);
-		put_key(&o, "removed");
-		put_u64(&o, removed);
-		put_key(&o, "kept");
-		put_u64(&o, kept);
+		field_u64(&o, "added", added);
+		field_u64(&o, "removed", removed);
+		field_u64(&o, "kept", kept);
 	} else {
-		put_key(&o, "error");
-		put_json_string(&o, error);
+		field_string(&o, "error", error);
 	}
 	put_str(&o, "}");
 	return finish_line(&o);
@@ -494,10 +503,8 @@ size_t json_error(char *buf, size_t len, const char *job, const char *call,
 	struct out o = out_init(buf, len);
 
 	put_event(&o, "error", job);
-	put_key(&o, "call");
-	put_json_string(&o, call);
-	put_key(&o, "message");
-	put_json_string(&o, message);
+	field_string(&o, "call", call);
+	field_string(&o, "message", message);
 	put_str(&o, "}");
 	return finish_line(&o);
 }

@@ -2,7 +2,7 @@
 
 static int timer_next(const struct schedule *s, int64_t after_ns, int64_t *next_ns)
 {
-	int64_t k, at, step;
+	int64_t k, at, step, since;
 
 	if (after_ns < s->first_ns) {
 		*next_ns = s->first_ns;
@@ -10,8 +10,11 @@ static int timer_next(const struct schedule *s, int64_t after_ns, int64_t *next_
 	}
 	if (s->interval_ns == 0)
 		return -1;
-	/* Expiration k+1 is the first one past AFTER: the grid never drifts. */
-	k = (after_ns - s->first_ns) / s->interval_ns + 1;
+	/* Expiration k+1 is the first one past AFTER: the grid never drifts.
+	 * AFTER - FIRST overflows only past the end of time: no expiration. */
+	if (__builtin_sub_overflow(after_ns, s->first_ns, &since))
+		return -1;
+	k = since / s->interval_ns + 1;
 	if (__builtin_mul_overflow(k, s->interval_ns, &step) ||
 	    __builtin_add_overflow(s->first_ns, step, &at))
 		return -1;
@@ -46,14 +49,16 @@ int schedule_nth(const struct schedule *s, uint64_t k, int64_t *at_ns)
 
 bool schedule_missed(const struct schedule *s, int64_t since_ns, int64_t now_ns)
 {
-	int64_t next;
+	int64_t next, due;
 
 	if (s->kind == SCHEDULE_TIMER) {
 		/* An interval timer restarts with tfd; what was missed is one
 		 * whole interval without a run since the last one. */
 		if (s->interval_ns == 0)
 			return false;
-		return since_ns <= now_ns - s->interval_ns;
+		if (__builtin_add_overflow(since_ns, s->interval_ns, &due))
+			return false;
+		return due <= now_ns;
 	}
 	return schedule_next(s, since_ns, &next) == 0 && next <= now_ns;
 }

@@ -39,21 +39,29 @@ void stats_add(struct stats *st, uint64_t expirations, int64_t late_ns)
 {
 	int64_t us = late_ns / 1000;
 
+	/* A read() of a timerfd counts at least one expiration; counters
+	 * saturate rather than wrap. */
+	if (expirations == 0)
+		expirations = 1;
 	st->wakeups++;
-	st->expirations += expirations;
-	st->missed += expirations - 1;
+	if (__builtin_add_overflow(st->expirations, expirations, &st->expirations))
+		st->expirations = UINT64_MAX;
+	if (__builtin_add_overflow(st->missed, expirations - 1, &st->missed))
+		st->missed = UINT64_MAX;
 	if (us < st->late_min_us)
 		st->late_min_us = us;
 	if (us > st->late_max_us)
 		st->late_max_us = us;
 	if (__builtin_add_overflow(st->late_sum_us, us, &st->late_sum_us))
-		st->late_sum_us = INT64_MAX;
+		st->late_sum_us = us < 0 ? INT64_MIN : INT64_MAX;
 	st->histogram[bucket_of(us < 0 ? 0 : (uint64_t)us)]++;
 }
 
 int64_t stats_percentile_us(const struct stats *st, unsigned p)
 {
-	uint64_t want = (st->wakeups * p + 99) / 100, seen = 0;
+	/* The rank of percentile P, rounded up, without overflowing. */
+	uint64_t want = st->wakeups / 100 * p + (st->wakeups % 100 * p + 99) / 100;
+	uint64_t seen = 0;
 
 	if (st->wakeups == 0)
 		return 0;

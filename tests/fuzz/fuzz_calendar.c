@@ -5,18 +5,21 @@
 #include <string.h>
 
 #include "calendar.h"
+#include "starts.h"
 
 static struct tz_cache *zones;
 static struct tz *berlin;
 
 static void walk(const struct calendar *cal, const struct tz *zone)
 {
-	int64_t t = INT64_C(1796292001) * 1000000000, next;
+	for (size_t k = 0; k < FUZZ_NSTARTS; k++) {
+		int64_t t = fuzz_starts[k], next;
 
-	for (int i = 0; i < 8 && calendar_next(cal, zone, t, &next) == 0; i++) {
-		if (next <= t)
-			abort();
-		t = next;
+		for (int i = 0; i < 8 && calendar_next(cal, zone, t, &next) == 0; i++) {
+			if (next <= t)
+				abort();
+			t = next;
+		}
 	}
 }
 

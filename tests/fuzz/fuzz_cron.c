@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cron.h"
+#include "starts.h"
 
 static struct tz *zone;
 
@@ -12,7 +13,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1), err[512];
 	struct cron *cron;
-	int64_t t = INT64_C(1796292001) * 1000000000, next;
 
 	if (!zone) {
 		zone = tz_load("America/New_York", err, sizeof err);
@@ -24,10 +24,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 	if (cron_parse(text, &cron, err, sizeof err) == 0) {
-		for (int i = 0; i < 8 && cron_next(cron, zone, t, &next) == 0; i++) {
-			if (next <= t)
-				abort();
-			t = next;
+		for (size_t k = 0; k < FUZZ_NSTARTS; k++) {
+			int64_t t = fuzz_starts[k], next;
+
+			for (int i = 0; i < 8 && cron_next(cron, zone, t, &next) == 0; i++) {
+				if (next <= t)
+					abort();
+				t = next;
+			}
 		}
 		cron_free(cron);
 	}

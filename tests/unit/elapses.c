@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #endif
 #include "elapses.h"
+#include "timens.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -10,7 +11,6 @@
 #include <string.h>
 
 #define MAX_ELAPSES 5
-#define NS_PER_SEC INT64_C(1000000000)
 
 /* What the row callback needs besides the row. */
 struct elapse_run {
@@ -42,7 +42,7 @@ static int read_instant(const char *s, bool fractions, char **end, int64_t *ns)
 		for (; digits < 9; digits++)
 			frac *= 10;
 	}
-	if (__builtin_mul_overflow((int64_t)whole, NS_PER_SEC, ns) ||
+	if (__builtin_mul_overflow((int64_t)whole, NSEC_PER_SEC, ns) ||
 	    __builtin_add_overflow(*ns, frac, ns))
 		return -1;
 	return 0;
@@ -80,11 +80,11 @@ static int message_ok(const char *prefix_text, const char *err, const char *inpu
 
 static void format_ns(char *buf, size_t len, int64_t ns)
 {
-	if (ns % NS_PER_SEC == 0)
-		snprintf(buf, len, "%" PRId64, ns / NS_PER_SEC);
+	if (ns % NSEC_PER_SEC == 0)
+		snprintf(buf, len, "%" PRId64, ns / NSEC_PER_SEC);
 	else
-		snprintf(buf, len, "%" PRId64 ".%09" PRId64, ns / NS_PER_SEC,
-			 ns % NS_PER_SEC);
+		snprintf(buf, len, "%" PRId64 ".%09" PRId64, ns / NSEC_PER_SEC,
+			 ns % NSEC_PER_SEC);
 }
 
 /* Computes the elapses after BASE and compares them with the expected
@@ -198,4 +198,32 @@ void elapses_check_files(const struct schedule_kind *kind, int argc,
 	}
 	if (argc > 2)
 		check_file(&run, argv[2]);
+}
+
+void elapses_check_range_end(const struct schedule_kind *kind,
+			     const char *const *inputs, size_t n,
+			     const int64_t *afters, size_t m, const struct tz *zone,
+			     int64_t limit_ns, struct tally *tally)
+{
+	for (size_t i = 0; i < n; i++) {
+		void *schedule;
+		char err[256];
+
+		if (kind->parse(inputs[i], zone, kind->arg, &schedule, err, sizeof(err)) != 0) {
+			tally_check(tally, 0, __FILE__, __LINE__, "%s: %s", inputs[i], err);
+			continue;
+		}
+		for (size_t a = 0; a < m; a++) {
+			for (int z = 0; z < 2; z++) {
+				int64_t next = 0;
+				int rc = kind->next(schedule, z ? zone : NULL, afters[a], &next);
+
+				tally_check(tally, rc != 0 || (next > afters[a] && next < limit_ns),
+					    __FILE__, __LINE__, "%s: '%s' after %" PRId64
+					    ": rc %d, %s %" PRId64, kind->test, inputs[i],
+					    afters[a], rc, kind->elapse, next);
+			}
+		}
+		kind->release(schedule);
+	}
 }

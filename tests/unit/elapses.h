@@ -42,4 +42,13 @@ struct schedule_kind {
 void elapses_check_files(const struct schedule_kind *kind, int argc,
 			 char **argv, struct tally *tally);
 
+/* Near the ends of the int64 nanosecond range (issue 11 item 10): for each
+ * of the N INPUTS, parsed for ZONE, and each of the M AFTERS, in ZONE and
+ * in UTC (NULL), the next elapse is "none" or later than AFTER and before
+ * LIMIT_NS; no sum wraps. */
+void elapses_check_range_end(const struct schedule_kind *kind,
+			     const char *const *inputs, size_t n,
+			     const int64_t *afters, size_t m, const struct tz *zone,
+			     int64_t limit_ns, struct tally *tally);
+
 #endif

@@ -8,14 +8,15 @@
  * Events are parsed with calendar_parse_local and the row's zone, so that a
  * trailing abbreviation of that zone ("… EST" in America/New_York) reads as
  * systemd reads it with that TZ. */
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "calendar.h"
 #include "elapses.h"
+#include "timens.h"
 #include "tsv.h"
 #include "tz.h"
 
-#define NS_PER_SEC INT64_C(1000000000)
 
 /* The zone of TZ is also what "… CET"-style abbreviations refer to. */
 static int parse_event(const char *input, const struct tz *zone, void *zones,
@@ -49,7 +50,7 @@ static void check_monotonic(struct tally *tally)
 					     "Australia/Lord_Howe" };
 	static const char *const events[] = { "*:0/15", "*:*:0/20", "hourly",
 					      "*-*-* 01,02:30", "Sun *-*~07/1 02:00" };
-	const int64_t end_2199 = INT64_C(7258118400) * NS_PER_SEC - 1;
+	const int64_t end_2199 = INT64_C(7258118400) * NSEC_PER_SEC - 1;
 	char err[256];
 
 	for (size_t z = 0; z < sizeof(zones) / sizeof(*zones); z++) {
@@ -57,7 +58,7 @@ static void check_monotonic(struct tally *tally)
 
 		for (size_t e = 0; zone && e < sizeof(events) / sizeof(*events); e++) {
 			struct calendar *cal;
-			int64_t t = INT64_C(1767225600) * NS_PER_SEC, next = 0;
+			int64_t t = INT64_C(1767225600) * NSEC_PER_SEC, next = 0;
 			int ok = 1;
 
 			if (calendar_parse(events[e], NULL, NULL, &cal, err,
@@ -68,7 +69,7 @@ static void check_monotonic(struct tally *tally)
 			for (int i = 0; i < 20000 && ok; i++) {
 				if (calendar_next(cal, zone, t, &next) != 0) {
 					/* Only the year limit may end it. */
-					ok = t > end_2199 - INT64_C(86400 * 62) * NS_PER_SEC;
+					ok = t > end_2199 - INT64_C(86400 * 62) * NSEC_PER_SEC;
 					break;
 				}
 				ok = next > t;
@@ -80,6 +81,27 @@ static void check_monotonic(struct tally *tally)
 		}
 		tz_free(zone);
 	}
+}
+
+/* Near the end of the int64 nanosecond range (2262-04-11T23:47:16.854775807Z)
+ * and of systemd's years (2199), calendar_next says "no more" and never
+ * wraps (issue 11 item 10). */
+static void check_range_end(const struct schedule_kind *kind, struct tally *tally)
+{
+	static const char *const events[] = {
+		"*-*-* *:*:*", "minutely", "*-*-* *:*:59.999999", "2199-12-31 23:59:59.999999",
+		"hourly", "@7258118399",
+	};
+	static const int64_t afters[] = {
+		INT64_C(7258118399) * NSEC_PER_SEC - 1, INT64_C(7258118400) * NSEC_PER_SEC,
+		INT64_MAX - NSEC_PER_SEC, INT64_MAX, INT64_MIN, -1,
+	};
+	struct tz *berlin = tz_load("Europe/Berlin", NULL, 0);
+
+	elapses_check_range_end(kind, events, sizeof(events) / sizeof(events[0]), afters,
+				sizeof(afters) / sizeof(afters[0]), berlin,
+				INT64_C(7258118400) * NSEC_PER_SEC, tally);
+	tz_free(berlin);
 }
 
 int main(int argc, char **argv)
@@ -102,6 +124,7 @@ int main(int argc, char **argv)
 	if (!zones)
 		return 1;
 	elapses_check_files(&kind, argc, argv, &tally);
+	check_range_end(&kind, &tally);
 	check_monotonic(&tally);
 	status = tally_finish(&tally, "test_calendar");
 	tz_cache_free(zones);

@@ -15,10 +15,10 @@
 #include "civil.h"
 #include "cron.h"
 #include "elapses.h"
+#include "timens.h"
 #include "tsv.h"
 #include "tz.h"
 
-#define NS_PER_SEC INT64_C(1000000000)
 
 /* The files */
 
@@ -165,14 +165,14 @@ static void check_model(struct tally *tally)
 
 				for (int i = 0; i < 40; i++) {
 					int64_t want = model_next(&m, zone, t), got;
-					bool ok = cron_next(cron, zone, t * NS_PER_SEC, &got) == 0 &&
-						  got == want * NS_PER_SEC;
+					bool ok = cron_next(cron, zone, t * NSEC_PER_SEC, &got) == 0 &&
+						  got == want * NSEC_PER_SEC;
 
 					checks++;
 					if (!ok && failures++ < 10)
 						fprintf(stderr, "model: '%s' in %s after %" PRId64
 							": want %" PRId64 ", got %" PRId64 "\n",
-							exprs[e], zones[z], t, want, got / NS_PER_SEC);
+							exprs[e], zones[z], t, want, got / NSEC_PER_SEC);
 					/* Also start from odd seconds, not only runs. */
 					t = i % 3 == 2 ? want + 17 : want;
 				}
@@ -184,6 +184,24 @@ static void check_model(struct tally *tally)
 	tally_check(tally, failures == 0, "model", 0,
 		    "%d of %d next-run computations differ from the model", failures,
 		    checks);
+}
+
+/* Near the ends of the int64 nanosecond range, cron_next says "no more" or
+ * gives a later instant, and never wraps (issue 11 item 10). */
+static void check_range_end(const struct schedule_kind *kind, struct tally *tally)
+{
+	static const char *const exprs[] = {
+		"* * * * *", "47 23 11 4 *", "0 0 29 2 *", "@yearly", "0 0 * * 0",
+	};
+	static const int64_t afters[] = {
+		INT64_MAX - INT64_C(3) * 86400 * NSEC_PER_SEC, INT64_MAX - NSEC_PER_SEC,
+		INT64_MAX, INT64_MIN, -1,
+	};
+	struct tz *zone = tz_load("America/New_York", NULL, 0);
+
+	elapses_check_range_end(kind, exprs, sizeof(exprs) / sizeof(exprs[0]), afters,
+				sizeof(afters) / sizeof(afters[0]), zone, INT64_MAX, tally);
+	tz_free(zone);
 }
 
 int main(int argc, char **argv)
@@ -202,5 +220,6 @@ int main(int argc, char **argv)
 
 	elapses_check_files(&kind, argc, argv, &tally);
 	check_model(&tally);
+	check_range_end(&kind, &tally);
 	return tally_finish(&tally, "test_cron");
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "parse_time.h"
+#include "timens.h"
 #include "tsv.h"
 #include "tz.h"
 
@@ -173,7 +174,7 @@ static int timestamp_row(const struct tsv_row *row, void *arg)
 		return 1;
 	}
 	input = row->field[2];
-	ctx.now_ns = base * 1000000000;
+	ctx.now_ns = base * NSEC_PER_SEC;
 	ctx.local = local_zone(run, row->field[0]);
 	ctx.find_zone = tz_cache_lookup;
 	ctx.find_zone_arg = run->cache;

@@ -10,10 +10,11 @@
 #include "report.h"
 #include "schedule.h"
 #include "stats.h"
+#include "timens.h"
 #include "tsv.h"
 #include "tz.h"
 
-#define S(ns) ((int64_t)(ns) * 1000000000)
+#define S(ns) ((int64_t)(ns) * NSEC_PER_SEC)
 
 static struct tally t;
 
@@ -347,6 +348,17 @@ static void test_schedule(void)
 		    "nth overflow is refused");
 	tally_check(&t, schedule_missed(&s, S(100), S(103)) && !schedule_missed(&s, S(100), S(102)),
 		    __FILE__, __LINE__, "missed: one whole interval");
+	/* The ends of the int64 range (issue 11 item 10): no sum wraps. */
+	s.first_ns = -S(1);
+	tally_check(&t, schedule_next(&s, INT64_MAX, &at) != 0, __FILE__, __LINE__,
+		    "after the end of time: %" PRId64, at);
+	s.first_ns = INT64_MAX - S(4);
+	tally_check(&t, schedule_next(&s, INT64_MAX - S(4), &at) == 0 && at == INT64_MAX - S(1) &&
+		    schedule_next(&s, at, &at) != 0, __FILE__, __LINE__, "last on the grid");
+	s.interval_ns = INT64_MAX;
+	tally_check(&t, !schedule_missed(&s, S(5), INT64_MAX) && schedule_missed(&s, 0, INT64_MAX) &&
+		    schedule_missed(&s, INT64_MIN, 0), __FILE__, __LINE__, "missed at the ends");
+	s.first_ns = S(10);
 	s.interval_ns = 0;
 	tally_check(&t, schedule_next(&s, S(10), &at) != 0 && schedule_nth(&s, 2, &at) != 0 &&
 		    !schedule_repeats(&s), __FILE__, __LINE__, "one-shot has one expiration");
@@ -372,6 +384,19 @@ static void test_stats(void)
 		    __FILE__, __LINE__, "p99 %" PRId64, stats_percentile_us(&st, 99));
 	tally_check(&t, stats_percentile_us(&st, 100) == 100000, __FILE__, __LINE__,
 		    "p100 %" PRId64, stats_percentile_us(&st, 100));
+	/* Extremes saturate instead of wrapping. */
+	stats_init(&st);
+	stats_add(&st, UINT64_MAX, INT64_MIN);
+	stats_add(&st, UINT64_MAX, INT64_MIN);
+	stats_add(&st, 1, INT64_MAX);
+	tally_check(&t, st.expirations == UINT64_MAX && st.missed == UINT64_MAX &&
+		    st.late_sum_us == INT64_MIN / 1000 &&
+		    stats_percentile_us(&st, 99) == INT64_MAX / 1000, __FILE__, __LINE__,
+		    "saturated: %" PRIu64 " %" PRIu64 " %" PRId64, st.expirations, st.missed,
+		    st.late_sum_us);
+	st.wakeups = UINT64_MAX;
+	tally_check(&t, stats_percentile_us(&st, 50) == INT64_MAX / 1000, __FILE__, __LINE__,
+		    "rank of a huge count");
 }
 
 int main(void)

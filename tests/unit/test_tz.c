@@ -103,6 +103,18 @@ static int same_state(struct state a, struct state b)
 	return a.off == b.off && a.isdst == b.isdst;
 }
 
+/* Loads NAME both here and in glibc, or records why not. */
+static struct tz *load_with_glibc(const char *name, int line)
+{
+	struct tz *zone = tz_load(name, NULL, 0);
+
+	shown = 0;
+	check(zone != NULL, line, "tz_load(%s)", name);
+	if (zone)
+		use_glibc_zone(name);
+	return zone;
+}
+
 /* Where glibc's names stop being comparable (see test_against_glibc). */
 static int64_t abbrs_until = INT64_MAX;
 
@@ -339,13 +351,10 @@ static int is_far_zone(const char *name)
 static void test_month_13(void)
 {
 	const char *name = "EST5EDT,M13.2.0,M11.1.0";
-	struct tz *zone = tz_load(name, NULL, 0);
+	struct tz *zone = load_with_glibc(name, __LINE__);
 
-	shown = 0;
-	check(zone != NULL, __LINE__, "tz_load(%s)", name);
 	if (!zone)
 		return;
-	use_glibc_zone(name);
 	check(strcmp(tz_std_abbr(zone), "EST") == 0 && strcmp(tz_dst_abbr(zone), "EDT") == 0 &&
 	      strcmp(tzname[0], "EST") == 0, __LINE__, "names %s/%s",
 	      tz_std_abbr(zone), tz_dst_abbr(zone));
@@ -368,11 +377,9 @@ static void test_month_13(void)
 	 * see two changes an hour apart, so only the offsets are compared.) */
 	for (int i = 0; i < 2; i++) {
 		name = i ? "EST5EDT,x" : "EST5EDT,,M11.1.0";
-		zone = tz_load(name, NULL, 0);
-		check(zone != NULL, __LINE__, "tz_load(%s)", name);
+		zone = load_with_glibc(name, __LINE__);
 		if (!zone)
 			continue;
-		use_glibc_zone(name);
 		for (int64_t t = T_1970; t < T_2100; t += 5 * DAY + 3661)
 			check(same_state(our_state(zone, t), glibc_state(t)), __LINE__,
 			      "%s at %lld: %ld, glibc %ld", name, (long long)t,
@@ -435,13 +442,10 @@ static void test_against_glibc(void)
  * STEP seconds in [FROM, TO]. */
 static void compare_abbrs(const char *name, int64_t from, int64_t to, int64_t step)
 {
-	struct tz *zone = tz_load(name, NULL, 0);
+	struct tz *zone = load_with_glibc(name, __LINE__);
 
-	shown = 0;
-	check(zone != NULL, __LINE__, "tz_load(%s)", name);
 	if (!zone)
 		return;
-	use_glibc_zone(name);
 	for (int64_t t = from; t <= to; t += step) {
 		glibc_state(t);
 		check_abbrs(name, zone, t);
