@@ -1,42 +1,50 @@
-/* loop: the event loop. One poll() over the timerfd, a signalfd, a second
- * timerfd for the runner's deadlines and, with --join, the target's pidfd.
- * Nothing sleeps and nothing wakes between expirations. */
+/* loop: the event loop of every job. One poll() over a timerfd per clock
+ * in use (armed at the earliest elapse of that clock's heap of jobs), one
+ * monotonic timerfd for every deadline (timeouts, kill graces, retries,
+ * random delays, --for, a pending reload), a signalfd, the runs' output
+ * pipes, tfd's own stdout and stderr while they hold queued lines, inotify
+ * on the jobs file's directory and the --join targets' pidfds. Nothing
+ * sleeps and nothing wakes between elapses. */
 #ifndef TFD_LOOP_H
 #define TFD_LOOP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "runner.h"
-#include "schedule.h"
-#include "spawn.h"
+#include "job.h"
+#include "tz.h"
+
+/* A table of jobs, as loading the jobs file makes it. */
+struct job_table {
+	struct job **jobs;
+	size_t n;
+};
+
+/* Reads the jobs file again into a new table (built and opened, nothing
+ * armed). Returns 0; 1 when the file is as it was last read and FORCED is
+ * false (nothing to do); or -1 with one line in err: the table stays. */
+typedef int (*loop_reload_fn)(void *arg, struct job_table *out, bool forced,
+			      char *err, size_t errlen);
 
 struct loop_config {
-	struct schedule schedule;
-	const char *clock_name;      /* as the user named it, for messages */
+	struct job_table table;      /* the loop takes the jobs over */
 	int64_t start_mono_ns;       /* when tfd started, for %s */
-	uint64_t count;              /* stop after this many expirations; 0 = no limit */
-	int64_t for_ns;              /* stop this long after start; 0 = no limit */
-	const char *format;          /* the tick line; NULL prints none */
-	bool json;                   /* tick events as JSON (unless quiet) */
+	bool json;                   /* events as JSON (unless quiet for ticks) */
 	bool quiet;
 	bool verbose;
 	bool stats;
 	bool precise;
-	/* The command; path is NULL when tfd only prints. */
-	const char *path;
-	char *const *argv;
-	enum overlap overlap;
-	int64_t timeout_ns;
 	bool exit_on_error;
-	int64_t random_delay_ns;
-	const char *persist_path;
-	bool persist_catch_up;       /* a run was missed while tfd was down */
-	struct spawn_target target;
+	const struct tz *local;      /* for %T */
+	const char *metrics_path;
+	const char *jobs_path;       /* --jobs FILE, watched; NULL for one job */
+	loop_reload_fn reload;
+	void *reload_arg;
 };
 
-/* Sets up the descriptors, arms the timer and runs until the schedule ends
- * or a signal stops it. Returns tfd's exit status. */
-int loop_run(const struct loop_config *cfg);
+/* Sets up the descriptors, arms the timers and runs until every schedule
+ * ends or a signal stops tfd. Returns tfd's exit status. */
+int loop_run(struct loop_config *cfg);
 
 #endif

@@ -1,11 +1,13 @@
 #include "runner.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +18,8 @@ extern char **environ;
 struct run {
 	pid_t pid;          /* the leader, and so the process group's id */
 	uint64_t seq;
+	unsigned attempt;   /* from 1 */
+	struct tick tick;   /* what started it, for a retry */
 	int64_t started;
 	int64_t deadline;   /* timeout or end of grace; INT64_MAX for none */
 	bool term_sent;     /* the next deadline sends SIGKILL */
@@ -28,8 +32,10 @@ struct run {
 /* The variables every run sees, in the order of runner->env_slot. */
 static const char *const env_names[] = {
 	"TFD_SEQ", "TFD_EXPIRATIONS", "TFD_TOTAL", "TFD_TIME", "TFD_LATE_US",
+	"TFD_ATTEMPT", "TFD_JOB",
 };
 #define ENV_SLOTS (sizeof env_names / sizeof env_names[0])
+#define ENV_JOB (ENV_SLOTS - 1)
 
 struct runner {
 	struct runner_config cfg;
@@ -37,13 +43,19 @@ struct runner {
 	size_t nruns, cap;
 	bool waiting;             /* a queued run, or one waiting for a kill */
 	struct tick waiting_tick;
-	char **envp;              /* environ without TFD_*, then the slots */
-	char env_slot[ENV_SLOTS][64];
+	bool retrying;            /* a failed run waits to be tried again */
+	struct tick retry_tick;
+	unsigned retry_attempt;   /* the attempt that waits */
+	int64_t retry_due;
+	bool stopping;            /* shutdown: nothing new starts */
+	char **envp;              /* the job's environment without TFD_*, then the slots */
+	char env_slot[ENV_SLOTS - 1][64];
+	char *job_slot;           /* "TFD_JOB=NAME" */
 };
 
 /* Runs: the table */
 
-static size_t active_runs(const struct runner *r)
+size_t runner_active(const struct runner *r)
 {
 	size_t n = 0;
 
@@ -96,22 +108,28 @@ static bool is_tfd_variable(const char *entry)
  * allocates nothing. */
 static int build_environment(struct runner *r)
 {
+	char *const *base = r->cfg.envp ? r->cfg.envp : environ;
+	const char *name = r->cfg.name ? r->cfg.name : "tfd";
 	size_t n = 0, k = 0;
 
-	while (environ[n])
+	while (base[n])
 		n++;
 	r->envp = calloc(n + ENV_SLOTS + 1, sizeof *r->envp);
-	if (!r->envp)
+	r->job_slot = malloc(strlen("TFD_JOB=") + strlen(name) + 1);
+	if (!r->envp || !r->job_slot)
 		return -1;
+	strcpy(r->job_slot, "TFD_JOB=");
+	strcat(r->job_slot, name);
 	for (size_t i = 0; i < n; i++)
-		if (!is_tfd_variable(environ[i]))
-			r->envp[k++] = environ[i];
-	for (size_t i = 0; i < ENV_SLOTS; i++)
+		if (!is_tfd_variable(base[i]))
+			r->envp[k++] = base[i];
+	for (size_t i = 0; i < ENV_JOB; i++)
 		r->envp[k++] = r->env_slot[i];
+	r->envp[k++] = r->job_slot;
 	return 0;
 }
 
-static void fill_environment(struct runner *r, const struct tick *t)
+static void fill_environment(struct runner *r, const struct tick *t, unsigned attempt)
 {
 	char unix_time[40];
 
@@ -123,6 +141,7 @@ static void fill_environment(struct runner *r, const struct tick *t)
 	snprintf(r->env_slot[3], sizeof r->env_slot[3], "TFD_TIME=%s", unix_time);
 	snprintf(r->env_slot[4], sizeof r->env_slot[4], "TFD_LATE_US=%" PRId64,
 		 t->late_ns / 1000);
+	snprintf(r->env_slot[5], sizeof r->env_slot[5], "TFD_ATTEMPT=%u", attempt);
 }
 
 struct runner *runner_new(const struct runner_config *cfg)
@@ -133,7 +152,7 @@ struct runner *runner_new(const struct runner_config *cfg)
 		return NULL;
 	r->cfg = *cfg;
 	if (build_environment(r) != 0) {
-		free(r);
+		runner_free(r);
 		return NULL;
 	}
 	return r;
@@ -143,6 +162,7 @@ void runner_free(struct runner *r)
 {
 	if (!r)
 		return;
+	free(r->job_slot);
 	free(r->envp);
 	free(r->runs);
 	free(r);
@@ -150,30 +170,121 @@ void runner_free(struct runner *r)
 
 /* Starting and signalling */
 
-static int start_run(struct runner *r, const struct tick *t, int64_t now,
-		     const char **what)
+/* A crontab line's '%' text, as a file the run reads from the start: cron
+ * pipes it, a memfd holds it without a writer to keep. */
+static int open_input(const char *text, const char **what)
 {
-	struct run *run;
-	pid_t pid;
+	size_t len = strlen(text), off = 0;
+	int fd = memfd_create("tfd-input", MFD_CLOEXEC);
 
-	fill_environment(r, t);
+	if (fd < 0) {
+		*what = "memfd_create";
+		return -1;
+	}
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			*what = "write (run input)";
+			close(fd);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+static void close_fds(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+}
+
+/* The run's end of each pipe goes to the child; tfd keeps the other,
+ * non-blocking so a read never stops the loop. */
+static int open_capture(int pipefd[2], const char **what)
+{
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		*what = "pipe2";
+		return -1;
+	}
+	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+static int prepare_io(struct runner *r, struct spawn_io *io, int out[2], int err[2],
+		      const char **what)
+{
+	*io = (struct spawn_io){ { -1, -1, -1 }, r->cfg.tty_fd };
+	if (r->cfg.input && (io->fd[0] = open_input(r->cfg.input, what)) < 0)
+		return -1;
+	if (r->cfg.tag_output) {
+		if (open_capture(out, what) != 0)
+			return -1;
+		if (open_capture(err, what) != 0)
+			return -1;
+		io->fd[1] = out[1];
+		io->fd[2] = err[1];
+	}
+	return 0;
+}
+
+static int start_run(struct runner *r, const struct tick *t, unsigned attempt,
+		     int64_t now, const char **what)
+{
+	int out[2] = { -1, -1 }, err[2] = { -1, -1 };
+	struct spawn_io io;
+	struct run *run;
+	pid_t pid = -1;
+	int saved;
+
+	fill_environment(r, t, attempt);
 	run = add_run(r);
 	if (!run) {
 		*what = "malloc";
 		return -1;
 	}
-	pid = spawn_run(r->cfg.target, NULL, r->cfg.path, r->cfg.argv, r->envp, what);
+	if (prepare_io(r, &io, out, err, what) == 0)
+		pid = spawn_run(r->cfg.target, &io, r->cfg.path, r->cfg.argv, r->envp, what);
+	saved = errno;
+	if (io.fd[0] >= 0)
+		close(io.fd[0]);
+	close_fds(&out[1], 1);
+	close_fds(&err[1], 1);
 	if (pid < 0) {
+		close_fds(&out[0], 1);
+		close_fds(&err[0], 1);
 		r->nruns--;
+		errno = saved;
 		return -1;
 	}
 	*run = (struct run){
 		.pid = pid,
 		.seq = t->seq,
+		.attempt = attempt,
+		.tick = *t,
 		.started = now,
-		.deadline = r->cfg.timeout_ns ? now + r->cfg.timeout_ns : INT64_MAX,
+		.deadline = INT64_MAX,
 	};
+	if (r->cfg.timeout_ns && __builtin_add_overflow(now, r->cfg.timeout_ns, &run->deadline))
+		run->deadline = INT64_MAX;
+	if (r->cfg.on_start)
+		r->cfg.on_start(r->cfg.on_start_arg,
+				&(struct run_started){ pid, t->seq, out[0], err[0] });
 	return 0;
+}
+
+static int64_t later(int64_t now, int64_t span)
+{
+	int64_t at;
+
+	return __builtin_add_overflow(now, span, &at) ? INT64_MAX : at;
 }
 
 /* A run leads its own process group, so the group gets the signal and
@@ -188,15 +299,17 @@ static void signal_run(struct run *run, int sig, int64_t now)
 	}
 	if (!run->term_sent) {
 		run->term_sent = true;
-		run->deadline = now + RUNNER_KILL_GRACE_NS;
+		run->deadline = later(now, RUNNER_KILL_GRACE_NS);
 	}
 }
 
 const char *runner_tick(struct runner *r, const struct tick *t, int64_t now,
 			const char **what)
 {
-	if (active_runs(r) == 0 || r->cfg.overlap == OVERLAP_PARALLEL)
-		return start_run(r, t, now, what) == 0 ? "run" : NULL;
+	/* A scheduled run takes over from a retry still waiting. */
+	r->retrying = false;
+	if (runner_active(r) == 0 || r->cfg.overlap == OVERLAP_PARALLEL)
+		return start_run(r, t, 1, now, what) == 0 ? "run" : NULL;
 	switch (r->cfg.overlap) {
 	case OVERLAP_QUEUE:
 		r->waiting = true;
@@ -219,18 +332,22 @@ const char *runner_tick(struct runner *r, const struct tick *t, int64_t now,
 
 /* Reaping */
 
-static void describe_end(const struct run *run, int wstatus, int64_t now,
-			 struct run_end *end)
+static void describe_end(const struct runner *r, const struct run *run, int wstatus,
+			 int64_t now, struct run_end *end)
 {
 	*end = (struct run_end){
+		.job = r->cfg.name,
 		.seq = run->seq,
 		.pid = run->pid,
+		.attempt = run->attempt,
 		.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
 		.signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0,
 		.duration_ns = now - run->started,
 		.timed_out = run->timed_out,
 		.superseded = run->superseded,
 	};
+	/* A run that --overlap kill ended made way for a newer one. */
+	end->failed = !end->superseded && (end->signal != 0 || end->status != 0);
 }
 
 static bool group_has_members(pid_t pgid)
@@ -253,34 +370,91 @@ static void prune_groups(struct runner *r)
 	}
 }
 
-bool runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
-		   struct run_end *end, const char **failed)
+/* The wait before try ATTEMPT+1: the delay doubled ATTEMPT-1 times. */
+static int64_t retry_wait(const struct runner *r, unsigned attempt)
+{
+	int64_t wait = r->cfg.retry_delay_ns;
+
+	for (unsigned i = 1; i < attempt; i++)
+		if (__builtin_mul_overflow(wait, 2, &wait))
+			return INT64_MAX;
+	return wait;
+}
+
+/* A failed try is tried again when tries are left, nothing else waits,
+ * and the retry comes before the job's next scheduled run. */
+static bool plan_retry(struct runner *r, const struct run *run, int64_t now, int64_t next_run)
+{
+	int64_t due = later(now, retry_wait(r, run->attempt));
+
+	if (r->stopping || r->waiting || run->attempt > r->cfg.retry || due >= next_run)
+		return false;
+	r->retrying = true;
+	r->retry_tick = run->tick;
+	r->retry_attempt = run->attempt + 1;
+	r->retry_due = due;
+	return true;
+}
+
+static void start_waiting(struct runner *r, int64_t now, const char **failed)
+{
+	if (!r->waiting || runner_active(r) != 0 || r->stopping)
+		return;
+	r->waiting = false;
+	if (start_run(r, &r->waiting_tick, 1, now, failed) != 0 && !*failed)
+		*failed = "spawn";
+}
+
+enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
+			  int64_t next_run, struct run_end *end, const char **failed)
 {
 	struct run *run = find_run(r, pid);
 
 	*failed = NULL;
+	if (run && WIFSTOPPED(wstatus)) {
+		end->pid = pid;
+		return REAPED_STOPPED;
+	}
 	if (run) {
-		describe_end(run, wstatus, now, end);
+		describe_end(r, run, wstatus, now, end);
 		run->reaped = true;
+		if (end->failed && plan_retry(r, run, now, next_run))
+			end->failed = false;
+		/* -E: the first failure is tfd's status; nothing queued
+		 * behind it may start and overwrite it. */
+		if (end->failed && r->cfg.exit_on_error)
+			r->waiting = false;
 	}
 	prune_groups(r);
-	if (r->waiting && active_runs(r) == 0) {
-		r->waiting = false;
-		if (start_run(r, &r->waiting_tick, now, failed) != 0 && !*failed)
-			*failed = "spawn";
-	}
-	return run != NULL;
+	start_waiting(r, now, failed);
+	return run ? REAPED_RUN : REAPED_NOT_OURS;
 }
 
 void runner_signal_all(struct runner *r, int sig, int64_t now)
 {
 	r->waiting = false;
+	r->retrying = false;
+	r->stopping = true;
 	for (size_t i = 0; i < r->nruns; i++)
 		signal_run(&r->runs[i], sig, now);
 }
 
-void runner_expire(struct runner *r, int64_t now)
+void runner_drop_waiting(struct runner *r)
 {
+	r->waiting = false;
+	r->retrying = false;
+	r->stopping = true;
+}
+
+void runner_forward(struct runner *r, int sig)
+{
+	for (size_t i = 0; i < r->nruns; i++)
+		kill(-r->runs[i].pid, sig);
+}
+
+void runner_expire(struct runner *r, int64_t now, const char **failed)
+{
+	*failed = NULL;
 	for (size_t i = 0; i < r->nruns; i++) {
 		struct run *run = &r->runs[i];
 
@@ -295,11 +469,16 @@ void runner_expire(struct runner *r, int64_t now)
 		signal_run(run, SIGTERM, now);
 	}
 	prune_groups(r);
+	if (r->retrying && r->retry_due <= now && !r->stopping) {
+		r->retrying = false;
+		if (start_run(r, &r->retry_tick, r->retry_attempt, now, failed) != 0 && !*failed)
+			*failed = "spawn";
+	}
 }
 
 int64_t runner_deadline(const struct runner *r)
 {
-	int64_t min = INT64_MAX;
+	int64_t min = r->retrying ? r->retry_due : INT64_MAX;
 
 	for (size_t i = 0; i < r->nruns; i++)
 		if (r->runs[i].deadline < min)
@@ -309,8 +488,15 @@ int64_t runner_deadline(const struct runner *r)
 
 bool runner_busy(const struct runner *r)
 {
-	for (size_t i = 0; i < r->nruns; i++)
-		if (!r->runs[i].reaped || r->runs[i].term_sent)
-			return true;
-	return r->waiting;
+	return r->nruns > 0 || r->waiting || r->retrying;
+}
+
+void runner_finish_groups(struct runner *r, int64_t now)
+{
+	for (size_t i = 0; i < r->nruns; i++) {
+		struct run *run = &r->runs[i];
+
+		if (run->reaped && !run->term_sent && run->deadline == INT64_MAX)
+			signal_run(run, SIGTERM, now);
+	}
 }

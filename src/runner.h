@@ -1,7 +1,9 @@
-/* runner: the runs of the user's command — overlap policy, timeouts, kill
- * grace periods, process groups, the TFD_* environment. It keeps no clock
- * and no descriptor of its own: the loop passes monotonic "now" in and arms
- * one timerfd for runner_deadline(). */
+/* runner: the runs of one job's command — overlap policy, timeouts, kill
+ * grace periods, retries, process groups, stdin and captured output, the
+ * TFD_* environment. It keeps no clock and no descriptor of its own but the
+ * ones it hands out: the loop passes monotonic "now" in, arms one timerfd for
+ * the earliest runner_deadline() of all jobs, and polls the output pipes
+ * that on_start gives it. */
 #ifndef TFD_RUNNER_H
 #define TFD_RUNNER_H
 
@@ -18,12 +20,30 @@ enum overlap { OVERLAP_SKIP, OVERLAP_QUEUE, OVERLAP_KILL, OVERLAP_PARALLEL };
 /* The grace period between SIGTERM and SIGKILL (timeout, kill, shutdown). */
 #define RUNNER_KILL_GRACE_NS (INT64_C(5) * NSEC_PER_SEC)
 
+/* A run that started: its captured stdout and stderr (-1 without
+ * --tag-output), for the loop to read. */
+struct run_started {
+	pid_t pid;
+	uint64_t seq;
+	int out_fd, err_fd;
+};
+
 struct runner_config {
 	const char *path;               /* resolved executable */
 	char *const *argv;
+	char *const *envp;              /* without TFD_*; NULL = tfd's environment */
+	const char *name;               /* TFD_JOB */
+	const char *input;              /* every run's stdin, or NULL to inherit */
 	enum overlap overlap;
 	int64_t timeout_ns;             /* 0 = none */
+	unsigned retry;                 /* more tries of a failing run */
+	int64_t retry_delay_ns;         /* the first wait; doubles */
+	bool tag_output;
+	bool exit_on_error;             /* a failure drops a queued run */
+	int tty_fd;                     /* -1, or the terminal a run is given */
 	const struct spawn_target *target;
+	void (*on_start)(void *arg, const struct run_started *s);
+	void *on_start_arg;
 };
 
 struct runner;
@@ -37,23 +57,49 @@ void runner_free(struct runner *r);
 const char *runner_tick(struct runner *r, const struct tick *t, int64_t now,
 			const char **what);
 
-/* A child was reaped. Returns true when it was a run, with END filled; a
- * queued or waiting run may have been started (its failure is in *failed). */
-bool runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
-		   struct run_end *end, const char **failed);
+/* What a reaped pid meant to this runner. */
+enum reaped {
+	REAPED_NOT_OURS,
+	REAPED_RUN,         /* a run ended: END is filled */
+	REAPED_STOPPED,     /* a run was stopped (^Z): END.pid says which */
+	REAPED_MEMBER,      /* another member of a run's process group */
+};
 
-/* Sends SIG to every run's process group and schedules SIGKILL for
- * RUNNER_KILL_GRACE_NS later; queued runs are dropped. */
+/* A child changed state (waitpid with WUNTRACED). NEXT_RUN is the
+ * monotonic time of the job's next scheduled run (INT64_MAX for none): a
+ * retry is only planned before it. A queued or waiting run may have been
+ * started (its failure is in *failed). */
+enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
+			  int64_t next_run, struct run_end *end, const char **failed);
+
+/* Sends SIG to every run's process group. With grace, SIGKILL follows
+ * RUNNER_KILL_GRACE_NS later and queued runs and retries are dropped
+ * (shutdown); without, the signal is only passed on (SIGUSR2, SIGCONT). */
 void runner_signal_all(struct runner *r, int sig, int64_t now);
+void runner_forward(struct runner *r, int sig);
 
-/* Acts on timeouts and grace periods that are due at NOW. */
-void runner_expire(struct runner *r, int64_t now);
+/* A reload removed the job: its queued run and retry are dropped, its
+ * runs go on under their own timeouts. */
+void runner_drop_waiting(struct runner *r);
 
-/* The earliest deadline of any run, or INT64_MAX. */
+/* Acts on timeouts, grace periods and retries due at NOW; a retry that
+ * could not start names its call in *failed. */
+void runner_expire(struct runner *r, int64_t now, const char **failed);
+
+/* The earliest deadline of any run or retry, or INT64_MAX. */
 int64_t runner_deadline(const struct runner *r);
 
-/* Runs still going, plus groups left behind that still have members after
- * being signalled: tfd waits for both before it exits. */
+/* Runs still going, a retry or queued run waiting, or groups left behind
+ * that still have members: tfd waits for them before it exits. */
 bool runner_busy(const struct runner *r);
+
+/* Runs going now (leaders not yet reaped). */
+size_t runner_active(const struct runner *r);
+
+/* The schedule ended: groups whose leader is gone but that still have
+ * members are sent SIGTERM (SIGKILL after the grace) unless a timeout will
+ * end them, so a one-shot tfd leaves nothing behind, as a repeating one
+ * does not at its timeouts. */
+void runner_finish_groups(struct runner *r, int64_t now);
 
 #endif

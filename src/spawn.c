@@ -574,7 +574,12 @@ static int resolve_path(const char *path, char *buf, size_t len, const char **wh
 
 int resolve_command(const char *command, char *buf, size_t len, const char **why)
 {
-	const char *dirs = getenv("PATH");
+	return resolve_command_in(command, getenv("PATH"), buf, len, why);
+}
+
+int resolve_command_in(const char *command, const char *dirs, char *buf, size_t len,
+		       const char **why)
+{
 	int blocked = 0;
 
 	if (strchr(command, '/'))

@@ -31,6 +31,11 @@ void spawn_note_signals(struct spawn_target *target);
  * executable (or a directory); *why gets strerror-style text. */
 int resolve_command(const char *command, char *buf, size_t len, const char **why);
 
+/* The same with the search list DIRS (a jobs file's PATH; NULL: the
+ * default list). */
+int resolve_command_in(const char *command, const char *dirs, char *buf, size_t len,
+		       const char **why);
+
 /* A run's standard descriptors and terminal. */
 struct spawn_io {
 	int fd[3];    /* descriptors to put on 0, 1, 2 in the run; -1 = inherit tfd's */

@@ -21,8 +21,10 @@ wait_status() {
 
 # Starts an endless tfd printing ticks, waits for its first line, sends it
 # signal $1 and checks that it exits with status $2 and prints no error.
+# bats starts background jobs with INT and QUIT ignored, as shells do; tfd
+# keeps what its caller ignored, so these tests give it the defaults back.
 check_stop_signal() {
-	start_bg "$TFD" -i 50ms -f '%n' >"$OUT" 2>"$ERR"
+	start_bg env --default-signal=INT,QUIT,HUP "$TFD" -i 50ms -f '%n' >"$OUT" 2>"$ERR"
 	wait_for_lines "$OUT" 5 1 || fail "no first tick"
 	kill -"$1" "${BG_PIDS[0]}"
 	wait_status "${BG_PIDS[0]}"
@@ -34,7 +36,7 @@ check_stop_signal() {
 # that signal once the run is ready, and checks tfd's status is $2.
 check_forwarded_signal() {
 	local mark=$BATS_TEST_TMPDIR/got ready=$BATS_TEST_TMPDIR/ready
-	start_bg "$TFD" -d 10ms --exec "trap 'echo $1 >\"$mark\"; kill \$! 2>/dev/null; exit 0' $1
+	start_bg env --default-signal=INT,QUIT,HUP "$TFD" -d 10ms --exec "trap 'echo $1 >\"$mark\"; kill \$! 2>/dev/null; exit 0' $1
 		echo ready >'$ready'; sleep 30 & wait" >"$OUT" 2>"$ERR"
 	wait_for_lines "$ready" 5 1 || fail "the run did not start"
 	kill -"$1" "${BG_PIDS[0]}"
@@ -57,12 +59,43 @@ check_forwarded_signal() {
 	check_stop_signal HUP 129
 }
 
-@test "SIGINT reaches tfd though its caller ignored it (as bash does for background jobs)" {
-	start_bg bash -c 'trap "" INT; exec "$1" -i 50ms -f %n' _ "$TFD" >"$OUT"
+# A HUP or INT that tfd's caller left ignored (nohup, `&` in a script) stays
+# ignored: tfd neither stops nor passes it on, and its runs still start
+# with the default disposition.
+check_inherited_ignore() {
+	start_bg bash -c "trap '' $1; exec \"\$0\" -i 50ms -n 6 -f %n --exec true" "$TFD" >"$OUT"
 	wait_for_lines "$OUT" 5 1 || fail "no first tick"
-	kill -INT "${BG_PIDS[0]}"
+	kill -"$1" "${BG_PIDS[0]}"
 	wait_status "${BG_PIDS[0]}"
-	assert_equal "$WAIT_STATUS" 130
+	assert_equal "$WAIT_STATUS" 0
+	assert_equal "$(wc -l <"$OUT")" 6
+}
+
+@test "a SIGINT the caller left ignored stays ignored (a script's & job)" {
+	check_inherited_ignore INT
+}
+
+@test "a SIGHUP the caller left ignored stays ignored (nohup)" {
+	check_inherited_ignore HUP
+}
+
+@test "SIGQUIT ends tfd with status 131 and reaches the run" {
+	check_forwarded_signal QUIT 131
+}
+
+@test "SIGALRM ends tfd with status 142 and reaches the run: nothing is orphaned" {
+	check_forwarded_signal ALRM 142
+}
+
+@test "SIGUSR2 is sent on to the runs and tfd goes on" {
+	local mark=$BATS_TEST_TMPDIR/got ready=$BATS_TEST_TMPDIR/ready
+	start_bg "$TFD" -d 10ms --exec "trap 'echo USR2 >\"$mark\"; kill \$! 2>/dev/null; exit 0' USR2
+		echo ready >'$ready'; sleep 30 & wait" >"$OUT" 2>"$ERR"
+	wait_for_lines "$ready" 5 1 || fail "the run did not start"
+	kill -USR2 "${BG_PIDS[0]}"
+	wait_status "${BG_PIDS[0]}"
+	assert_equal "$WAIT_STATUS" 0
+	assert_equal "$(cat "$mark")" USR2
 }
 
 @test "SIGINT is sent on to a running run, and tfd exits 130" {

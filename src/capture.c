@@ -1,0 +1,80 @@
+#include "capture.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int keep(struct capture *c, const char *data, size_t len)
+{
+	if (c->len + len > c->cap) {
+		size_t cap = c->cap ? c->cap : 256;
+		char *buf;
+
+		while (cap < c->len + len)
+			cap *= 2;
+		buf = realloc(c->buf, cap);
+		if (!buf)
+			return -1;
+		c->buf = buf;
+		c->cap = cap;
+	}
+	memcpy(c->buf + c->len, data, len);
+	c->len += len;
+	return 0;
+}
+
+/* Sends the kept part and DATA[0..len) as one line. */
+static void send_line(struct capture *c, const char *data, size_t len,
+		      capture_line_fn fn, void *arg)
+{
+	if (c->len == 0) {
+		fn(arg, data, len);
+		return;
+	}
+	if (keep(c, data, len) == 0) {
+		fn(arg, c->buf, c->len);
+	} else {
+		/* No memory to join them: two pieces rather than a loss. */
+		fn(arg, c->buf, c->len);
+		fn(arg, data, len);
+	}
+	c->len = 0;
+}
+
+int capture_feed(struct capture *c, const char *data, size_t len,
+		 capture_line_fn fn, void *arg)
+{
+	while (len > 0) {
+		size_t room = CAPTURE_LINE_MAX - c->len;
+		size_t span = len < room ? len : room;
+		const char *nl = memchr(data, '\n', span);
+
+		if (nl) {
+			send_line(c, data, (size_t)(nl - data), fn, arg);
+			len -= (size_t)(nl - data) + 1;
+			data = nl + 1;
+		} else if (span == room) {
+			/* A full piece without a newline: split here. */
+			send_line(c, data, span, fn, arg);
+			len -= span;
+			data += span;
+		} else {
+			if (keep(c, data, len) != 0)
+				return -1;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+void capture_finish(struct capture *c, capture_line_fn fn, void *arg)
+{
+	if (c->len > 0)
+		fn(arg, c->buf, c->len);
+	c->len = 0;
+}
+
+void capture_free(struct capture *c)
+{
+	free(c->buf);
+	*c = (struct capture){ 0 };
+}

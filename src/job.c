@@ -1,0 +1,559 @@
+#include "job.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "calendar.h"
+#include "cron.h"
+#include "parse_time.h"
+#include "persist.h"
+#include "timens.h"
+
+#define WHY_MAX 960
+
+/* Errors */
+
+static int usage(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int usage(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return 2;
+}
+
+static int out_of_memory(char *err, size_t errlen)
+{
+	snprintf(err, errlen, "out of memory");
+	return 1;
+}
+
+/* Clocks */
+
+static const struct clock_name {
+	const char *name;
+	clockid_t id;
+} clocks[] = {
+	{ "monotonic", CLOCK_MONOTONIC },
+	{ "realtime", CLOCK_REALTIME },
+	{ "boottime", CLOCK_BOOTTIME },
+	{ "realtime-alarm", CLOCK_REALTIME_ALARM },
+	{ "boottime-alarm", CLOCK_BOOTTIME_ALARM },
+};
+
+bool clock_is_realtime(clockid_t clock)
+{
+	return clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_ALARM;
+}
+
+clockid_t readable_clock(clockid_t clock)
+{
+	if (clock == CLOCK_REALTIME_ALARM)
+		return CLOCK_REALTIME;
+	if (clock == CLOCK_BOOTTIME_ALARM)
+		return CLOCK_BOOTTIME;
+	return clock;
+}
+
+static int parse_clock(struct job *j, const char *text, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof clocks / sizeof clocks[0]; i++) {
+		if (strcmp(text, clocks[i].name) == 0) {
+			j->schedule.clock = clocks[i].id;
+			j->clock_name = clocks[i].name;
+			return 0;
+		}
+	}
+	return usage(err, errlen, "invalid clock '%s': expected monotonic, realtime, "
+		     "boottime, realtime-alarm or boottime-alarm", text);
+}
+
+/* Values */
+
+static int parse_overlap(struct job *j, const char *text, char *err, size_t errlen)
+{
+	static const char *const names[] = { "skip", "queue", "kill", "parallel" };
+
+	for (int i = 0; i < 4; i++) {
+		if (strcmp(text, names[i]) == 0) {
+			j->run.overlap = (enum overlap)i;
+			return 0;
+		}
+	}
+	return usage(err, errlen, "--overlap: invalid policy '%s': expected skip, "
+		     "queue, kill or parallel", text);
+}
+
+/* A whole number in plain decimal, MIN or more: no sign, no spaces, no
+ * suffix. */
+static int parse_number(const char *option, const char *text, uint64_t min,
+			uint64_t *out, char *err, size_t errlen)
+{
+	char *end;
+
+	errno = 0;
+	if (text[0] < '0' || text[0] > '9')
+		return usage(err, errlen, "%s: invalid number '%s': expected a whole number of %llu or more",
+			     option, text, (unsigned long long)min);
+	*out = strtoull(text, &end, 10);
+	if (*end != '\0')
+		return usage(err, errlen, "%s: invalid number '%s': trailing '%s'", option, text, end);
+	if (errno == ERANGE || *out > INT64_MAX)
+		return usage(err, errlen, "%s: invalid number '%s': too large", option, text);
+	if (*out < min)
+		return usage(err, errlen, "%s: invalid number '%s': must be %llu or more",
+			     option, text, (unsigned long long)min);
+	return 0;
+}
+
+static int parse_span(const char *option, const char *text, int64_t *ns,
+		      char *err, size_t errlen)
+{
+	char why[WHY_MAX];
+
+	if (parse_duration(text, ns, why, sizeof why) != 0)
+		return usage(err, errlen, "%s: %s", option, why);
+	return 0;
+}
+
+/* Schedule */
+
+static int check_schedule_options(const struct job_options *o, char *err, size_t errlen)
+{
+	int wall = !!o->calendar + !!o->cron;
+
+	if (!o->at && !o->delay && !o->interval && wall == 0)
+		return usage(err, errlen, "no schedule: give one of --at, --delay, --interval, "
+			     "--calendar or --cron");
+	if (o->at && o->delay)
+		return usage(err, errlen, "--at and --delay conflict: both set the first expiration");
+	if (wall > 1)
+		return usage(err, errlen, "--calendar and --cron conflict: give one schedule");
+	if (wall && (o->at || o->delay || o->interval))
+		return usage(err, errlen, "--%s conflicts with --at, --delay and --interval",
+			     o->calendar ? "calendar" : "cron");
+	return 0;
+}
+
+static int choose_clock(struct job *j, const struct job_options *o, char *err, size_t errlen)
+{
+	bool wall = o->at || o->calendar || o->cron;
+
+	j->schedule.clock = wall ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+	j->clock_name = wall ? "realtime" : "monotonic";
+	if (o->clock && parse_clock(j, o->clock, err, errlen) != 0)
+		return 2;
+	if ((o->calendar || o->cron) && !clock_is_realtime(j->schedule.clock))
+		return usage(err, errlen, "--%s needs a realtime clock, not '%s'",
+			     o->calendar ? "calendar" : "cron", o->clock);
+	j->read_clock = readable_clock(j->schedule.clock);
+	return 0;
+}
+
+/* "Now" on the schedule's clock; --base-time moves the wall clock only. */
+static int64_t clock_now_for(const struct job *j, const struct job_context *ctx)
+{
+	if (j->schedule.clock == CLOCK_MONOTONIC)
+		return ctx->mono_now_ns;
+	if (clock_is_realtime(j->schedule.clock))
+		return ctx->wall_now_ns;
+	return clock_now_ns(j->read_clock);
+}
+
+static struct time_context time_context_of(const struct job *j, const struct job_context *ctx)
+{
+	return (struct time_context){ ctx->wall_now_ns, j->zone ? j->zone : ctx->local,
+				      tz_cache_lookup, ctx->zones };
+}
+
+/* --at: a wall-clock timestamp on a realtime clock; on monotonic or
+ * boottime only "@SECONDS", a raw reading of that clock. */
+static int parse_at(struct job *j, const struct job_context *ctx, const char *text,
+		    char *err, size_t errlen)
+{
+	struct time_context tc = time_context_of(j, ctx);
+	char why[WHY_MAX];
+
+	if (clock_is_realtime(j->schedule.clock)) {
+		if (parse_timestamp(text, &tc, &j->schedule.first_ns, why, sizeof why) != 0)
+			return usage(err, errlen, "--at: %s", why);
+		return 0;
+	}
+	if (text[0] != '@')
+		return usage(err, errlen, "--at '%s': with --clock %s only '@SECONDS' (a reading "
+			     "of that clock) is accepted", text, j->clock_name);
+	if (parse_duration(text + 1, &j->schedule.first_ns, why, sizeof why) != 0)
+		return usage(err, errlen, "--at '%s': %s", text, why);
+	return 0;
+}
+
+static int build_timer(struct job *j, const struct job_options *o,
+		       const struct job_context *ctx, char *err, size_t errlen)
+{
+	struct schedule *s = &j->schedule;
+	int64_t delay = 0;
+
+	s->kind = SCHEDULE_TIMER;
+	if (o->interval && parse_span("--interval", o->interval, &s->interval_ns, err, errlen))
+		return 2;
+	if (o->at)
+		return parse_at(j, ctx, o->at, err, errlen);
+	if (o->delay && parse_span("--delay", o->delay, &delay, err, errlen))
+		return 2;
+	if (!o->delay)
+		delay = s->interval_ns;
+	if (__builtin_add_overflow(clock_now_for(j, ctx), delay, &s->first_ns))
+		return usage(err, errlen, "--%s '%s': the first expiration is out of range",
+			     o->delay ? "delay" : "interval", o->delay ? o->delay : o->interval);
+	return 0;
+}
+
+static int build_wall_schedule(struct job *j, const struct job_options *o,
+			       const struct job_context *ctx, char *err, size_t errlen)
+{
+	struct schedule *s = &j->schedule;
+	char why[WHY_MAX];
+	int64_t next;
+
+	s->zone = j->zone ? j->zone : ctx->local;
+	if (o->calendar) {
+		s->kind = SCHEDULE_CALENDAR;
+		if (calendar_parse_local(o->calendar, s->zone, tz_cache_lookup, ctx->zones,
+					 &j->calendar, why, sizeof why) != 0)
+			return usage(err, errlen, "--calendar: %s", why);
+		s->calendar = j->calendar;
+	} else {
+		s->kind = SCHEDULE_CRON;
+		if (cron_parse(o->cron, &j->cron, why, sizeof why) != 0)
+			return usage(err, errlen, "--cron: %s", why);
+		s->cron = j->cron;
+	}
+	if (schedule_next(s, ctx->wall_now_ns, &next) != 0)
+		return usage(err, errlen, "--%s '%s': the event never elapses",
+			     o->calendar ? "calendar" : "cron", o->calendar ? o->calendar : o->cron);
+	return 0;
+}
+
+static int load_zone(struct job *j, const struct job_context *ctx, char *err, size_t errlen)
+{
+	char why[WHY_MAX];
+
+	if (!ctx->zone_name)
+		return 0;
+	j->zone = tz_load(ctx->zone_name, why, sizeof why);
+	if (!j->zone)
+		return usage(err, errlen, "CRON_TZ=%s: %s", ctx->zone_name, why);
+	return 0;
+}
+
+static int build_schedule(struct job *j, const struct job_options *o,
+			  const struct job_context *ctx, char *err, size_t errlen)
+{
+	int status = check_schedule_options(o, err, errlen);
+
+	if (status == 0)
+		status = choose_clock(j, o, err, errlen);
+	if (status == 0)
+		status = load_zone(j, ctx, err, errlen);
+	if (status != 0)
+		return status;
+	j->clock_now_ns = clock_now_for(j, ctx);
+	if (o->calendar || o->cron)
+		return build_wall_schedule(j, o, ctx, err, errlen);
+	return build_timer(j, o, ctx, err, errlen);
+}
+
+static int build_limits(struct job *j, const struct job_options *o, char *err, size_t errlen)
+{
+	if (o->count && parse_number("--count", o->count, 1, &j->count, err, errlen))
+		return 2;
+	if (o->for_) {
+		if (parse_span("--for", o->for_, &j->for_ns, err, errlen))
+			return 2;
+		if (j->for_ns == 0)
+			return usage(err, errlen, "--for '%s': must be longer than 0", o->for_);
+	}
+	return 0;
+}
+
+/* The command and its runs */
+
+static int check_runner_options(const struct job_options *o, const struct job_context *ctx,
+				char *err, size_t errlen)
+{
+	bool command = o->exec || o->command;
+	const char *needs = o->overlap ? "--overlap" : o->timeout ? "--timeout"
+			  : o->retry ? "--retry" : o->retry_delay ? "--retry-delay"
+			  : o->tag_output ? "--tag-output" : o->cgroup ? "--cgroup"
+			  : o->join ? "--join" : NULL;
+
+	if (o->exec && o->command)
+		return usage(err, errlen, "--exec and a COMMAND ('%s') conflict: give one",
+			     o->command[0]);
+	if (ctx->in_file && !command)
+		return usage(err, errlen, "no command: give -- COMMAND or --exec STRING");
+	if (needs && !command)
+		return usage(err, errlen, "%s needs a command (--exec STRING or -- COMMAND)", needs);
+	return 0;
+}
+
+static char **shell_argv(const char *shell, const char *string)
+{
+	char **argv = calloc(4, sizeof *argv);
+
+	if (!argv)
+		return NULL;
+	const char *base = strrchr(shell, '/');
+
+	argv[0] = strdup(base ? base + 1 : shell);
+	argv[1] = strdup("-c");
+	argv[2] = strdup(string);
+	if (!argv[0] || !argv[1] || !argv[2]) {
+		for (int i = 0; i < 3; i++)
+			free(argv[i]);
+		free(argv);
+		return NULL;
+	}
+	return argv;
+}
+
+static char **copy_argv(char *const *words)
+{
+	size_t n = 0;
+	char **argv;
+
+	while (words[n])
+		n++;
+	argv = calloc(n + 1, sizeof *argv);
+	for (size_t i = 0; argv && i < n; i++) {
+		if (!(argv[i] = strdup(words[i]))) {
+			while (i--)
+				free(argv[i]);
+			free(argv);
+			return NULL;
+		}
+	}
+	return argv;
+}
+
+/* The PATH a jobs file's line sees, else tfd's own. */
+static const char *path_of(const struct job_context *ctx)
+{
+	for (size_t i = 0; ctx->env && ctx->env[i]; i++)
+		if (strncmp(ctx->env[i], "PATH=", 5) == 0)
+			return ctx->env[i] + 5;
+	return getenv("PATH");
+}
+
+static int build_command(struct job *j, const struct job_options *o,
+			 const struct job_context *ctx, char *err, size_t errlen)
+{
+	const char *why = NULL;
+	char path[4096];
+	int found;
+
+	if (o->exec) {
+		const char *shell = ctx->shell ? ctx->shell : "/bin/sh";
+
+		j->path = strdup(shell);
+		j->argv = shell_argv(shell, o->exec);
+		return j->path && j->argv ? 0 : out_of_memory(err, errlen);
+	}
+	if (!o->command)
+		return 0;
+	found = resolve_command_in(o->command[0], path_of(ctx), path, sizeof path, &why);
+	if (found != 0) {
+		snprintf(err, errlen, "'%s': %s", o->command[0], why);
+		/* In a jobs file a bad command makes the line bad. */
+		return ctx->in_file ? 2 : found;
+	}
+	j->path = strdup(path);
+	j->argv = copy_argv(o->command);
+	return j->path && j->argv ? 0 : out_of_memory(err, errlen);
+}
+
+static int build_runner(struct job *j, const struct job_options *o, char *err, size_t errlen)
+{
+	uint64_t retry = 0;
+
+	j->run.retry_delay_ns = NSEC_PER_SEC;
+	j->run.tag_output = o->tag_output;
+	if (o->overlap && parse_overlap(j, o->overlap, err, errlen))
+		return 2;
+	if (o->timeout && parse_span("--timeout", o->timeout, &j->run.timeout_ns, err, errlen))
+		return 2;
+	if (o->retry && parse_number("--retry", o->retry, 0, &retry, err, errlen))
+		return 2;
+	if (retry > 1000)
+		return usage(err, errlen, "--retry '%s': at most 1000", o->retry);
+	j->run.retry = (unsigned)retry;
+	if (o->retry_delay && parse_span("--retry-delay", o->retry_delay, &j->run.retry_delay_ns,
+					 err, errlen))
+		return 2;
+	if (o->random_delay && parse_span("--random-delay", o->random_delay,
+					  &j->random_delay_ns, err, errlen))
+		return 2;
+	return 0;
+}
+
+/* The environment the runs start from: tfd's, then the file's lines. */
+static int build_environment(struct job *j, const struct job_context *ctx)
+{
+	extern char **environ;
+	size_t n = 0, m = 0, k = 0;
+
+	if (!ctx->env || !ctx->env[0])
+		return 0;
+	while (environ[n])
+		n++;
+	while (ctx->env[m])
+		m++;
+	j->envp = calloc(n + m + 1, sizeof *j->envp);
+	j->file_env = calloc(m + 1, sizeof *j->file_env);
+	if (!j->envp || !j->file_env)
+		return -1;
+	for (size_t e = 0; e < m; e++)
+		if (!(j->file_env[e] = strdup(ctx->env[e])))
+			return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strcspn(environ[i], "=");
+		bool replaced = false;
+
+		for (size_t e = 0; e < m && !replaced; e++)
+			replaced = strncmp(ctx->env[e], environ[i], len + 1) == 0;
+		if (!replaced)
+			j->envp[k++] = environ[i];
+	}
+	for (size_t e = 0; e < m; e++)
+		j->envp[k++] = j->file_env[e];
+	return 0;
+}
+
+static int build_output(struct job *j, const struct job_options *o, char *err, size_t errlen)
+{
+	char why[WHY_MAX];
+
+	if (o->format && format_check(o->format, why, sizeof why) != 0)
+		return usage(err, errlen, "--format: %s", why);
+	if (o->format && !(j->format = strdup(o->format)))
+		return out_of_memory(err, errlen);
+	return 0;
+}
+
+int job_build(const struct job_options *o, const struct job_context *ctx,
+	      struct job **out, char *err, size_t errlen)
+{
+	struct job *j = calloc(1, sizeof *j);
+	int status;
+
+	if (!j)
+		return out_of_memory(err, errlen);
+	j->target = (struct spawn_target){ .cgroup_fd = -1, .join_pidfd = -1 };
+	j->due_node.index = j->aux_node.index = HEAP_ABSENT;
+	j->due_node.item = j->aux_node.item = j;
+	j->for_deadline = INT64_MAX;
+	j->metrics = (struct job_metrics)JOB_METRICS_INIT;
+	if ((status = build_limits(j, o, err, errlen)) ||
+	    (status = build_schedule(j, o, ctx, err, errlen)) ||
+	    (status = check_runner_options(o, ctx, err, errlen)) ||
+	    (status = build_runner(j, o, err, errlen)) ||
+	    (status = build_output(j, o, err, errlen)) ||
+	    (status = build_command(j, o, ctx, err, errlen))) {
+		job_free(j);
+		return status;
+	}
+	if (build_environment(j, ctx) != 0 ||
+	    (ctx->input && !(j->input = strdup(ctx->input)))) {
+		job_free(j);
+		return out_of_memory(err, errlen);
+	}
+	j->run.path = j->path;
+	j->run.argv = j->argv;
+	j->run.input = j->input;
+	j->run.target = &j->target;
+	*out = j;
+	return 0;
+}
+
+/* Descriptors and files */
+
+/* --persist: a missing file is created with the start time; a file whose
+ * time is older than a scheduled expiration means a missed run. */
+static int open_persist(struct job *j, const char *path, bool dry_run, char *err, size_t errlen)
+{
+	int64_t now = clock_now_ns(CLOCK_REALTIME), last;
+	int found;
+
+	if (persist_check_path(path, err, errlen) != 0)
+		return 2;
+	found = persist_read(path, &last, err, errlen);
+	if (found < 0)
+		return found == -2 ? 2 : 1;
+	if (!(j->persist_path = strdup(path)))
+		return out_of_memory(err, errlen);
+	if (dry_run)
+		return 0;
+	if (found == 0)
+		return persist_write(path, now, err, errlen) == 0 ? 0 : 1;
+	j->persist_catch_up = schedule_missed(&j->schedule, last, now);
+	return 0;
+}
+
+int job_open(struct job *j, const struct job_options *o, const struct job_context *ctx,
+	     char *err, size_t errlen)
+{
+	int status = 0;
+
+	if (o->cgroup && spawn_open_cgroup(&j->target, o->cgroup, &status, err, errlen) != 0)
+		return status;
+	if (o->join && spawn_open_join(&j->target, o->join, &status, err, errlen) != 0)
+		return status;
+	if (j->path)
+		spawn_note_signals(&j->target);
+	if (o->persist)
+		return open_persist(j, o->persist, ctx->dry_run, err, errlen);
+	return 0;
+}
+
+static void free_words(char **words)
+{
+	for (size_t i = 0; words && words[i]; i++)
+		free(words[i]);
+	free(words);
+}
+
+void job_free(struct job *j)
+{
+	if (!j)
+		return;
+	runner_free(j->runner);
+	spawn_target_close(&j->target);
+	calendar_free(j->calendar);
+	cron_free(j->cron);
+	tz_free(j->zone);
+	free(j->name);
+	free(j->identity);
+	free(j->format);
+	free(j->path);
+	free_words(j->argv);
+	free(j->envp);
+	free_words(j->file_env);
+	free(j->input);
+	free(j->persist_path);
+	free(j);
+}
+
+size_t job_line_max(const struct job *j)
+{
+	size_t n = j->format ? format_line_max(j->format, strlen(j->name)) : 0;
+
+	return n < REPORT_LINE_MAX ? REPORT_LINE_MAX : n;
+}

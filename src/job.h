@@ -1,0 +1,108 @@
+/* job: one job of the table — what it is (schedule, command, policies, read
+ * from its options once) and where it is (counters, the armed elapse, its
+ * runs, a delayed action, its metrics). A single job from the command line
+ * and every line of a jobs file are the same object; struct loop keeps only
+ * what belongs to the whole process. */
+#ifndef TFD_JOB_H
+#define TFD_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "heap.h"
+#include "metrics.h"
+#include "options.h"
+#include "report.h"
+#include "runner.h"
+#include "schedule.h"
+#include "spawn.h"
+#include "tz.h"
+
+/* What building a job needs besides its options. */
+struct job_context {
+	const struct tz *local;     /* tfd's zone (TZ) */
+	struct tz_cache *zones;
+	int64_t wall_now_ns;        /* "now" on the wall clock (--base-time moves it) */
+	int64_t mono_now_ns;        /* tfd's start on CLOCK_MONOTONIC */
+	bool base_given;            /* --base-time: "now" is not the clock's */
+	bool dry_run;               /* check, but open and write nothing */
+	bool in_file;               /* a jobs file's line: a command is required */
+	const char *zone_name;      /* CRON_TZ for this line, or NULL */
+	char *const *env;           /* the file's environment for this line, or NULL */
+	const char *shell;          /* the shell of --exec and crontab lines */
+	const char *input;          /* a crontab line's stdin ('%'), or NULL */
+};
+
+struct loop;
+
+struct job {
+	/* What it is */
+	char *name;
+	char *identity;             /* a jobs file's line and environment: kept on reload when equal */
+	unsigned line;              /* in the jobs file; 0 on the command line */
+	bool reboot;                /* @reboot: one run at start, no schedule */
+	struct schedule schedule;
+	struct calendar *calendar;  /* owned; schedule points here */
+	struct cron *cron;
+	struct tz *zone;            /* CRON_TZ's zone, owned; else tfd's */
+	const char *clock_name;
+	clockid_t read_clock;       /* clock_gettime's name for the timer's clock */
+	int64_t clock_now_ns;       /* "now" on that clock when the job was built */
+	uint64_t count;             /* stop after this many expirations; 0 = no limit */
+	int64_t for_ns;
+	char *format;               /* the tick line; NULL prints none */
+	char *path;                 /* the command; NULL when the job only prints */
+	char **argv;
+	char **envp;                /* the runs' environment without TFD_*; NULL = tfd's */
+	char **file_env;            /* the jobs file's NAME=VALUE strings envp points to */
+	char *input;                /* stdin of every run, or NULL */
+	struct runner_config run;
+	int64_t random_delay_ns;
+	char *persist_path;
+	bool persist_catch_up;      /* a run was missed while tfd was down */
+	struct spawn_target target;
+
+	/* Where it is */
+	struct runner *runner;
+	uint64_t seq;               /* wake-ups so far */
+	uint64_t total;             /* expirations so far */
+	uint64_t next_k;            /* timer: grid number of the next expiration */
+	int64_t due_ns;             /* the next expiration on the schedule's clock */
+	bool running;               /* the schedule goes on */
+	bool removed;               /* dropped by a reload: only its runs remain */
+	bool pending;               /* a --random-delay action waits */
+	struct tick pending_tick;
+	int64_t pending_due;        /* monotonic */
+	int64_t for_deadline;       /* monotonic; INT64_MAX for none */
+	struct heap_node due_node;  /* in the loop's heap for the schedule's clock */
+	struct heap_node aux_node;  /* in the loop's heap of deadlines */
+	struct job_metrics metrics;
+	struct loop *loop;          /* the loop that runs it, for its runs' callbacks */
+	bool kept, fresh;           /* marks of a reload's merge */
+};
+
+/* Builds a job from O. Returns 0 and *out, or the exit status (2 usage,
+ * 126/127 command, 1 system) with one line in err naming the bad text. */
+int job_build(const struct job_options *o, const struct job_context *ctx,
+	      struct job **out, char *err, size_t errlen);
+
+/* Opens what a real start needs (--cgroup, --join, --persist): after every
+ * text check; for a dry run only the checks. Same returns as job_build. */
+int job_open(struct job *j, const struct job_options *o, const struct job_context *ctx,
+	     char *err, size_t errlen);
+
+void job_free(struct job *j);
+
+/* The tick line's longest possible length for this job. */
+size_t job_line_max(const struct job *j);
+
+/* True when the clock names wall-clock instants. */
+bool clock_is_realtime(clockid_t clock);
+
+/* The clock clock_gettime reads for a timerfd clock (the alarm clocks
+ * cannot be read themselves). */
+clockid_t readable_clock(clockid_t clock);
+
+#endif

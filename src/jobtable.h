@@ -1,0 +1,42 @@
+/* jobtable: the table of jobs, from the command line (one job) or from a
+ * jobs file (tfd-jobs(5)): each line becomes a job with the options beside
+ * --jobs as its defaults, names are given (explicit first, then default
+ * names with -2, -3, ...), every error is FILE:LINE. Also what a reload
+ * reads. */
+#ifndef TFD_JOBTABLE_H
+#define TFD_JOBTABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "job.h"
+#include "loop.h"
+#include "options.h"
+
+struct jobs_source {
+	const char *path;
+	const struct job_options *defaults;
+	struct job_context ctx;     /* the parts that are the same for every line */
+	const char *tick_format;    /* the tick line of a job without --format */
+	char *last_text;            /* the file as last loaded, to see a real change */
+	size_t last_len;
+	bool warned_mailto;
+};
+
+/* Reads the file into a table of built and opened jobs. Returns 0; 1 when
+ * the file is as last read and FORCED is false; -1 when the file cannot be
+ * read or a line is bad (err: "FILE:LINE: why" or "FILE: why"), with the
+ * exit status for it in *status. Fits loop_reload_fn. */
+int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced,
+		     int *status, char *err, size_t errlen);
+int jobs_source_reload(void *src, struct job_table *out, bool forced, char *err, size_t errlen);
+void jobs_source_free(struct jobs_source *src);
+
+/* The table of one job from the command line: named after its command's
+ * base name, or "tfd" without one. Returns 0 or the exit status. */
+int job_table_single(const struct job_options *o, const struct job_context *ctx,
+		     struct job_table *out, char *err, size_t errlen);
+
+void job_table_free(struct job_table *t);
+
+#endif

@@ -1,0 +1,366 @@
+#include "options.h"
+
+#include <errno.h>
+#include <popt.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum option_code {
+	/* per-job text options */
+	OPT_NAME = 1, OPT_CLOCK, OPT_AT, OPT_DELAY, OPT_INTERVAL, OPT_COUNT, OPT_FOR,
+	OPT_CALENDAR, OPT_CRON, OPT_EXEC, OPT_FORMAT, OPT_OVERLAP, OPT_TIMEOUT,
+	OPT_RETRY, OPT_RETRY_DELAY, OPT_RANDOM_DELAY, OPT_PERSIST, OPT_CGROUP, OPT_JOIN,
+	OPT_TAG_OUTPUT,
+	/* the process */
+	OPT_JOBS, OPT_DRY_RUN, OPT_BASE_TIME, OPT_METRICS, OPT_JSON, OPT_QUIET,
+	OPT_VERBOSE, OPT_PRECISE, OPT_STATS, OPT_EXIT_ON_ERROR,
+	OPT_HELP, OPT_USAGE, OPT_VERSION,
+};
+
+/* Where each text option lands in struct options. */
+static const size_t text_field[] = {
+	[OPT_NAME] = offsetof(struct options, job.name),
+	[OPT_CLOCK] = offsetof(struct options, job.clock),
+	[OPT_AT] = offsetof(struct options, job.at),
+	[OPT_DELAY] = offsetof(struct options, job.delay),
+	[OPT_INTERVAL] = offsetof(struct options, job.interval),
+	[OPT_COUNT] = offsetof(struct options, job.count),
+	[OPT_FOR] = offsetof(struct options, job.for_),
+	[OPT_CALENDAR] = offsetof(struct options, job.calendar),
+	[OPT_CRON] = offsetof(struct options, job.cron),
+	[OPT_EXEC] = offsetof(struct options, job.exec),
+	[OPT_FORMAT] = offsetof(struct options, job.format),
+	[OPT_OVERLAP] = offsetof(struct options, job.overlap),
+	[OPT_TIMEOUT] = offsetof(struct options, job.timeout),
+	[OPT_RETRY] = offsetof(struct options, job.retry),
+	[OPT_RETRY_DELAY] = offsetof(struct options, job.retry_delay),
+	[OPT_RANDOM_DELAY] = offsetof(struct options, job.random_delay),
+	[OPT_PERSIST] = offsetof(struct options, job.persist),
+	[OPT_CGROUP] = offsetof(struct options, job.cgroup),
+	[OPT_JOIN] = offsetof(struct options, job.join),
+	[OPT_JOBS] = offsetof(struct options, jobs),
+	[OPT_DRY_RUN] = offsetof(struct options, dry_run),
+	[OPT_BASE_TIME] = offsetof(struct options, base_time),
+	[OPT_METRICS] = offsetof(struct options, metrics),
+};
+
+/* Tables: the per-job ones make up a tfd line's whole vocabulary. */
+
+static struct poptOption job_schedule_table[] = {
+	{ "name", '\0', POPT_ARG_STRING, NULL, OPT_NAME, "the job's name (%j, \"job\", TFD_JOB)", "NAME" },
+	{ "clock", 'c', POPT_ARG_STRING, NULL, OPT_CLOCK,
+	  "clock: monotonic (default), realtime, boottime, realtime-alarm, boottime-alarm", "CLOCK" },
+	{ "at", 'a', POPT_ARG_STRING, NULL, OPT_AT, "first expiration at an absolute time", "TIMESTAMP" },
+	{ "delay", 'd', POPT_ARG_STRING, NULL, OPT_DELAY, "first expiration DURATION from now", "DURATION" },
+	{ "interval", 'i', POPT_ARG_STRING, NULL, OPT_INTERVAL, "period after the first expiration", "DURATION" },
+	{ "count", 'n', POPT_ARG_STRING, NULL, OPT_COUNT, "stop after N expirations", "N" },
+	{ "for", '\0', POPT_ARG_STRING, NULL, OPT_FOR, "stop DURATION after start", "DURATION" },
+	{ "calendar", '\0', POPT_ARG_STRING, NULL, OPT_CALENDAR, "systemd.time(7) calendar event", "SPEC" },
+	{ "cron", '\0', POPT_ARG_STRING, NULL, OPT_CRON, "5-field cron expression or @daily etc.", "EXPR" },
+	POPT_TABLEEND
+};
+
+static struct poptOption job_action_table[] = {
+	{ "exec", 'e', POPT_ARG_STRING, NULL, OPT_EXEC, "run STRING with /bin/sh -c on each wake-up", "STRING" },
+	{ "format", 'f', POPT_ARG_STRING, NULL, OPT_FORMAT, "the line printed per wake-up (default '%n %t %e')", "FMT" },
+	{ "tag-output", '\0', POPT_ARG_NONE, NULL, OPT_TAG_OUTPUT,
+	  "read each run's output and write it as 'JOB[SEQ]: LINE'", NULL },
+	POPT_TABLEEND
+};
+
+static struct poptOption job_runner_table[] = {
+	{ "overlap", '\0', POPT_ARG_STRING, NULL, OPT_OVERLAP,
+	  "a run still going at the next wake-up: skip (default), queue, kill, parallel", "POLICY" },
+	{ "timeout", '\0', POPT_ARG_STRING, NULL, OPT_TIMEOUT, "SIGTERM a run after DURATION, SIGKILL 5 s later", "DURATION" },
+	{ "retry", '\0', POPT_ARG_STRING, NULL, OPT_RETRY, "try a failing run up to N more times", "N" },
+	{ "retry-delay", '\0', POPT_ARG_STRING, NULL, OPT_RETRY_DELAY,
+	  "the first wait before a retry, doubling each time (default 1s)", "DURATION" },
+	{ "random-delay", '\0', POPT_ARG_STRING, NULL, OPT_RANDOM_DELAY, "delay each action by a random 0..DURATION", "DURATION" },
+	{ "persist", '\0', POPT_ARG_STRING, NULL, OPT_PERSIST, "remember the last run in FILE; make up a missed one", "FILE" },
+	{ "cgroup", '\0', POPT_ARG_STRING, NULL, OPT_CGROUP, "start each run in the cgroup v2 directory DIR", "DIR" },
+	{ "join", '\0', POPT_ARG_STRING, NULL, OPT_JOIN, "start each run in the namespaces of process PID", "PID" },
+	POPT_TABLEEND
+};
+
+static struct poptOption process_table[] = {
+	{ "jobs", '\0', POPT_ARG_STRING, NULL, OPT_JOBS, "run every job of FILE (see tfd-jobs(5))", "FILE" },
+	{ "dry-run", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_DRY_RUN,
+	  "print the next N (default 5) expirations and exit", "N" },
+	{ "base-time", '\0', POPT_ARG_STRING, NULL, OPT_BASE_TIME, "with --dry-run: take this as now", "TIMESTAMP" },
+	{ "json", 'j', POPT_ARG_NONE, NULL, OPT_JSON, "one JSON object a line", NULL },
+	{ "quiet", 'q', POPT_ARG_NONE, NULL, OPT_QUIET, "print no tick lines", NULL },
+	{ "verbose", 'v', POPT_ARG_NONE, NULL, OPT_VERBOSE, "print the timer's setting on stderr", NULL },
+	{ "precise", '\0', POPT_ARG_NONE, NULL, OPT_PRECISE, "SCHED_FIFO, mlockall, no C-states, 1 ns slack", NULL },
+	{ "stats", '\0', POPT_ARG_NONE, NULL, OPT_STATS, "print a lateness summary on stderr at exit", NULL },
+	{ "exit-on-error", 'E', POPT_ARG_NONE, NULL, OPT_EXIT_ON_ERROR, "stop at the first failing run", NULL },
+	{ "metrics", '\0', POPT_ARG_STRING, NULL, OPT_METRICS,
+	  "keep FILE current in the Prometheus text format", "FILE" },
+	POPT_TABLEEND
+};
+
+static struct poptOption help_table[] = {
+	{ "help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help and exit", NULL },
+	{ "usage", '\0', POPT_ARG_NONE, NULL, OPT_USAGE, "show a short usage message and exit", NULL },
+	{ "version", 'V', POPT_ARG_NONE, NULL, OPT_VERSION, "show the version and exit", NULL },
+	POPT_TABLEEND
+};
+
+static struct poptOption option_table[] = {
+	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_schedule_table, 0, "Schedule:", NULL },
+	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_action_table, 0, "On each wake-up:", NULL },
+	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_runner_table, 0, "Running commands:", NULL },
+	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, process_table, 0, "The whole process:", NULL },
+	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, help_table, 0, "Help:", NULL },
+	POPT_TABLEEND
+};
+
+static struct poptOption job_line_table[] = {
+	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_schedule_table, 0, NULL, NULL },
+	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_action_table, 0, NULL, NULL },
+	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_runner_table, 0, NULL, NULL },
+	POPT_TABLEEND
+};
+
+/* Storing */
+
+static bool *flag_field(struct options *o, int code)
+{
+	switch (code) {
+	case OPT_TAG_OUTPUT: return &o->job.tag_output;
+	case OPT_JSON: return &o->json;
+	case OPT_QUIET: return &o->quiet;
+	case OPT_VERBOSE: return &o->verbose;
+	case OPT_PRECISE: return &o->precise;
+	case OPT_STATS: return &o->stats;
+	case OPT_EXIT_ON_ERROR: return &o->exit_on_error;
+	default: return NULL;
+	}
+}
+
+/* Takes ARG (popt's allocation, now ours). The last of a repeated option
+ * wins, as with getopt. */
+static void store(struct options *o, int code, char *arg)
+{
+	bool *flag = flag_field(o, code);
+
+	if (code == OPT_DRY_RUN)
+		o->dry_run_given = true;
+	if (flag) {
+		*flag = true;
+		free(arg);
+		return;
+	}
+	if (code > 0 && (size_t)code < sizeof text_field / sizeof text_field[0] &&
+	    (text_field[code] || code == OPT_NAME)) {
+		char **field = (char **)((char *)o + text_field[code]);
+
+		free(*field);
+		*field = arg;
+		return;
+	}
+	free(arg);
+}
+
+static char **copy_words(const char **words)
+{
+	size_t n = 0;
+	char **copy;
+
+	if (!words)
+		return NULL;
+	while (words[n])
+		n++;
+	copy = calloc(n + 1, sizeof *copy);
+	if (!copy)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		copy[i] = strdup(words[i]);
+		if (!copy[i]) {
+			for (size_t j = 0; j < i; j++)
+				free(copy[j]);
+			free(copy);
+			return NULL;
+		}
+	}
+	return copy;
+}
+
+/* Printing help: a failed write is an error like any other. */
+static int finish_stdout(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	if (errno == EPIPE)
+		return 0;
+	fprintf(stderr, "tfd: write (stdout): %s\n", strerror(errno ? errno : EIO));
+	return 1;
+}
+
+static int out_of_memory(void)
+{
+	fputs("tfd: out of memory\n", stderr);
+	return 1;
+}
+
+int options_read(int argc, const char **argv, struct options *o)
+{
+	poptContext ctx = poptGetContext("tfd", argc, argv, option_table,
+					 POPT_CONTEXT_POSIXMEHARDER);
+	int rc, status = OPTIONS_GO_ON;
+
+	*o = (struct options){ 0 };
+	if (!ctx)
+		return out_of_memory();
+	poptSetOtherOptionHelp(ctx, "[OPTION...] [--] [COMMAND [ARG...]]");
+	while (status == OPTIONS_GO_ON && (rc = poptGetNextOpt(ctx)) >= 0) {
+		if (rc == OPT_HELP) {
+			poptPrintHelp(ctx, stdout, 0);
+			status = finish_stdout();
+		} else if (rc == OPT_USAGE) {
+			poptPrintUsage(ctx, stdout, 0);
+			status = finish_stdout();
+		} else if (rc == OPT_VERSION) {
+			printf("tfd %s\n", TFD_VERSION);
+			status = finish_stdout();
+		} else {
+			store(o, rc, poptGetOptArg(ctx));
+		}
+	}
+	if (status == OPTIONS_GO_ON && rc < -1) {
+		fprintf(stderr, "tfd: %s: %s\nTry 'tfd --help'.\n",
+			poptBadOption(ctx, POPT_BADOPTION_NOALIAS), poptStrerror(rc));
+		status = 2;
+	}
+	if (status == OPTIONS_GO_ON && poptPeekArg(ctx)) {
+		o->job.command = copy_words(poptGetArgs(ctx));
+		if (!o->job.command)
+			status = out_of_memory();
+	}
+	poptFreeContext(ctx);
+	return status;
+}
+
+int options_read_job_line(char *const *words, const struct job_options *defaults,
+			  struct job_options *out, char *err, size_t errlen)
+{
+	struct options o = { 0 };
+	const char **argv;
+	size_t n = 0;
+	poptContext ctx;
+	int rc, status = 0;
+
+	while (words[n])
+		n++;
+	argv = calloc(n + 2, sizeof *argv);
+	if (!argv || job_options_copy(&o.job, defaults) != 0) {
+		free(argv);
+		job_options_free(&o.job);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	argv[0] = "tfd";
+	memcpy(argv + 1, words, n * sizeof *argv);
+	ctx = poptGetContext("tfd", (int)n + 1, argv, job_line_table, POPT_CONTEXT_POSIXMEHARDER);
+	if (!ctx) {
+		snprintf(err, errlen, "out of memory");
+		status = -1;
+	}
+	while (status == 0 && (rc = poptGetNextOpt(ctx)) >= 0)
+		store(&o, rc, poptGetOptArg(ctx));
+	if (status == 0 && rc < -1) {
+		snprintf(err, errlen, "%s: %s", poptBadOption(ctx, POPT_BADOPTION_NOALIAS),
+			 rc == POPT_ERROR_BADOPT ? "not an option of a job line" : poptStrerror(rc));
+		status = -1;
+	}
+	if (status == 0 && poptPeekArg(ctx)) {
+		for (size_t i = 0; o.job.command && o.job.command[i]; i++)
+			free(o.job.command[i]);
+		free(o.job.command);
+		o.job.command = copy_words(poptGetArgs(ctx));
+		if (!o.job.command) {
+			snprintf(err, errlen, "out of memory");
+			status = -1;
+		}
+	}
+	if (ctx)
+		poptFreeContext(ctx);
+	free(argv);
+	if (status != 0)
+		job_options_free(&o.job);
+	else
+		*out = o.job;
+	return status;
+}
+
+/* Copies */
+
+static char *const *job_text_fields(const struct job_options *o, size_t *n)
+{
+	*n = (offsetof(struct job_options, join) - offsetof(struct job_options, name)) /
+		     sizeof(char *) + 1;
+	return &o->name;
+}
+
+int job_options_copy(struct job_options *dst, const struct job_options *src)
+{
+	size_t n;
+	char *const *from = job_text_fields(src, &n);
+	char **to;
+
+	*dst = (struct job_options){ .tag_output = src->tag_output };
+	to = (char **)job_text_fields(dst, &n);
+	for (size_t i = 0; i < n; i++)
+		if (from[i] && !(to[i] = strdup(from[i])))
+			goto fail;
+	if (src->command && !(dst->command = copy_words((const char **)src->command)))
+		goto fail;
+	return 0;
+fail:
+	job_options_free(dst);
+	return -1;
+}
+
+void job_options_free(struct job_options *o)
+{
+	size_t n;
+	char **fields = (char **)job_text_fields(o, &n);
+
+	for (size_t i = 0; i < n; i++)
+		free(fields[i]);
+	for (size_t i = 0; o->command && o->command[i]; i++)
+		free(o->command[i]);
+	free(o->command);
+	*o = (struct job_options){ 0 };
+}
+
+void options_free(struct options *o)
+{
+	job_options_free(&o->job);
+	free(o->jobs);
+	free(o->dry_run);
+	free(o->base_time);
+	free(o->metrics);
+}
+
+const char *job_only_option(const struct job_options *o)
+{
+	static const struct { size_t off; const char *name; } only[] = {
+		{ offsetof(struct job_options, name), "--name" },
+		{ offsetof(struct job_options, at), "--at" },
+		{ offsetof(struct job_options, delay), "--delay" },
+		{ offsetof(struct job_options, interval), "--interval" },
+		{ offsetof(struct job_options, count), "--count" },
+		{ offsetof(struct job_options, for_), "--for" },
+		{ offsetof(struct job_options, calendar), "--calendar" },
+		{ offsetof(struct job_options, cron), "--cron" },
+		{ offsetof(struct job_options, exec), "--exec" },
+		{ offsetof(struct job_options, persist), "--persist" },
+	};
+
+	for (size_t i = 0; i < sizeof only / sizeof only[0]; i++)
+		if (*(char *const *)((const char *)o + only[i].off))
+			return only[i].name;
+	return o->command ? "a COMMAND" : NULL;
+}

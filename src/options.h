@@ -1,0 +1,51 @@
+/* options: what tfd's command line and a jobs file's tfd lines say, read
+ * with popt into text that the job and wiring code then check. One table
+ * describes every option; a tfd line accepts the per-job part of it. */
+#ifndef TFD_OPTIONS_H
+#define TFD_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The options that describe one job, as text; NULL when not given. */
+struct job_options {
+	char *name, *clock, *at, *delay, *interval, *count, *for_, *calendar, *cron;
+	char *exec, *format, *overlap, *timeout, *retry, *retry_delay, *random_delay;
+	char *persist, *cgroup, *join;
+	bool tag_output;
+	char **command;          /* NULL-terminated, or NULL */
+};
+
+/* The whole command line: one job's options (the defaults of every job
+ * with --jobs) and what acts on the process. */
+struct options {
+	struct job_options job;
+	char *jobs, *dry_run, *base_time, *metrics;
+	bool json, quiet, verbose, precise, stats, exit_on_error;
+	bool dry_run_given;
+};
+
+enum options_result { OPTIONS_GO_ON = -1 };
+
+/* Reads ARGV. Returns OPTIONS_GO_ON, or the exit status after --help,
+ * --usage, --version (0; a failed write is 1) or a bad option (2, with the
+ * two lines of a usage error printed). */
+int options_read(int argc, const char **argv, struct options *o);
+
+/* Reads the words of a tfd line (without a program name) over a copy of
+ * DEFAULTS. Returns 0, or -1 with err naming the bad word and why. */
+int options_read_job_line(char *const *words, const struct job_options *defaults,
+			  struct job_options *out, char *err, size_t errlen);
+
+/* A deep copy of the strings in SRC (so each job owns its own), and its
+ * release. Return -1 when memory ran out. */
+int job_options_copy(struct job_options *dst, const struct job_options *src);
+void job_options_free(struct job_options *o);
+void options_free(struct options *o);
+
+/* The first option of O that only a single job may have (a schedule,
+ * --count, --for, --persist, --name, --exec, a command), as "--count", or
+ * NULL: beside --jobs these are usage errors. */
+const char *job_only_option(const struct job_options *o);
+
+#endif

@@ -1,0 +1,163 @@
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A pipe or a terminal is shared with the runs, which inherit the same
+ * open file description: setting O_NONBLOCK on it would hand them EAGAIN.
+ * Opening it again through /proc gives tfd a description of its own. A
+ * regular file is never reopened: its offset must stay the one the runs
+ * share, and writing to it does not wait for a reader anyway. */
+static int reopen_nonblocking(int fd)
+{
+	char path[32];
+
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	return open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+}
+
+void output_open(struct output *o, int fd, const char *name)
+{
+	struct stat st;
+
+	*o = (struct output){ .fd = fd, .orig_fd = fd, .name = name, .mode = OUTPUT_CHUNKED };
+	if (fstat(fd, &st) != 0 || S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) {
+		o->mode = OUTPUT_PLAIN;
+		return;
+	}
+	if (S_ISSOCK(st.st_mode)) {
+		o->mode = OUTPUT_SOCKET;
+		return;
+	}
+	if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+		int own = reopen_nonblocking(fd);
+
+		if (own >= 0) {
+			o->fd = own;
+			o->mode = OUTPUT_OWN;
+		}
+	}
+}
+
+void output_close(struct output *o)
+{
+	if (o->mode == OUTPUT_OWN && o->fd >= 0)
+		close(o->fd);
+	free(o->buf);
+	o->buf = NULL;
+	o->fd = -1;
+}
+
+/* One write as the mode allows; returns what write() returns. */
+static ssize_t write_some(struct output *o, const char *buf, size_t len)
+{
+	switch (o->mode) {
+	case OUTPUT_SOCKET: {
+		ssize_t n = send(o->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0 && errno == ENOTSOCK) {
+			o->mode = OUTPUT_CHUNKED;
+			return write_some(o, buf, len);
+		}
+		return n;
+	}
+	case OUTPUT_CHUNKED: {
+		/* A pipe that poll() calls writable takes PIPE_BUF bytes
+		 * without waiting. */
+		struct pollfd p = { .fd = o->fd, .events = POLLOUT };
+
+		if (poll(&p, 1, 0) == 0) {
+			errno = EAGAIN;
+			return -1;
+		}
+		return write(o->fd, buf, len < PIPE_BUF ? len : PIPE_BUF);
+	}
+	default:
+		return write(o->fd, buf, len);
+	}
+}
+
+static void note_failure(struct output *o)
+{
+	if (errno == EPIPE)
+		o->gone = true;
+	else
+		o->error = errno;
+	o->off = o->len = 0;
+}
+
+void output_flush(struct output *o)
+{
+	while (output_pending(o)) {
+		ssize_t n = write_some(o, o->buf + o->off, o->len - o->off);
+
+		if (n > 0) {
+			o->off += (size_t)n;
+		} else if (n < 0 && errno == EINTR) {
+			continue;
+		} else if (n < 0 && errno == EAGAIN) {
+			return;
+		} else {
+			if (n == 0)
+				errno = EIO;
+			note_failure(o);
+			return;
+		}
+	}
+	o->off = o->len = 0;
+}
+
+static int reserve(struct output *o, size_t more)
+{
+	size_t need, cap;
+	char *buf;
+
+	if (o->off > 0 && o->off == o->len)
+		o->off = o->len = 0;
+	if (__builtin_add_overflow(o->len, more, &need))
+		return -1;
+	if (need <= o->cap)
+		return 0;
+	if (o->off > 0) {
+		memmove(o->buf, o->buf + o->off, o->len - o->off);
+		o->len -= o->off;
+		o->off = 0;
+		if (o->len + more <= o->cap)
+			return 0;
+		need = o->len + more;
+	}
+	cap = o->cap ? o->cap : 4096;
+	while (cap < need)
+		cap *= 2;
+	buf = realloc(o->buf, cap);
+	if (!buf)
+		return -1;
+	o->buf = buf;
+	o->cap = cap;
+	return 0;
+}
+
+int output_put(struct output *o, const char *buf, size_t len)
+{
+	if (o->gone || o->error || len == 0)
+		return 0;
+	if (reserve(o, len) != 0)
+		return -1;
+	memcpy(o->buf + o->len, buf, len);
+	o->len += len;
+	output_flush(o);
+	return 0;
+}
+
+short output_events(const struct output *o)
+{
+	return output_pending(o) ? POLLOUT : 0;
+}
