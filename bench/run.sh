@@ -423,18 +423,23 @@ spawn() {
 
 # Footprint: peak RSS and start-to-exit
 
+# peak_rss LABEL [HARNESS OPTION...] -- COMMAND...: COMMAND's peak RSS
+# (VmHWM, kB, sampled every 50 ms) under the harness, its line logged as
+# LABEL; nothing for a run that failed, unless the harness's -k ended it.
+peak_rss() {
+	local label=$1 a
+	shift
+	a=$(harness -r -s 50 "$@")
+	detail "$label: $a"
+	if run_ok "$a" || [[ $1 == -k ]]; then kv vmhwm_kb "$a"; fi
+}
+
 footprint() {
-	local a b k t=() s=() r x tt=() tb=()
+	local k t=() s=() r x tt=() tb=()
 	for ((k = 1; k <= PAIRS; k++)); do
 		say "footprint: peak RSS of tfd -i 1s -n 1 -q and sleep 100, pair $k/$PAIRS"
-		if have_tfd; then
-			a=$(harness -r -s 50 -- "$TFD" -i 1s -n 1 -q)
-			detail "footprint run $k tfd: $a"
-			run_ok "$a" && t+=("$(kv vmhwm_kb "$a")")
-		fi
-		b=$(harness -r -s 50 -k 1000 -- sleep 100)
-		detail "footprint run $k sleep: $b"
-		s+=("$(kv vmhwm_kb "$b")")
+		have_tfd && t+=("$(peak_rss "footprint run $k tfd" -- "$TFD" -i 1s -n 1 -q)")
+		s+=("$(peak_rss "footprint run $k sleep" -k 1000 -- sleep 100)")
 	done
 	r=$(ratio "$(median "${t[@]}")" "$(median "${s[@]}")")
 	row "footprint: peak RSS waiting on a 1 s timer, VmHWM (kB, median of $PAIRS pairs; ref: sleep 100)" \
@@ -461,7 +466,7 @@ footprint() {
 # (VmHWM, the process's own: the figure wait4() gives would also hold the
 # launcher's pages from before the exec).
 static_build() {
-	local k x r st=() sb=() dt=() db=() sr=() dr=() rr=() a
+	local k x r st=() sb=() dt=() db=() sr=() dr=() rr=()
 	if [[ ! -x $TFD_STATIC ]] || ! have_tfd; then
 		say "static: no $TFD_STATIC or $TFD (make tfd static): its figures read n/a"
 	fi
@@ -474,15 +479,9 @@ static_build() {
 		x=$(with_steal "$BUILD/startup" "$STARTUP_PAIRS" "$TFD" -d 0 -n 1 -q -- /bin/true)
 		detail "static start-to-exit block $k (a: tfd -d 0 -n 1 -q, b: /bin/true): $x"
 		[[ $(kv failed "$x") == 0 ]] && dt+=("$(kv a_p50_us "$x")") db+=("$(kv b_p50_us "$x")")
-		a=$(harness -r -s 50 -- "$TFD_STATIC" -i 1s -n 1 -q)
-		detail "static footprint run $k tfd-static: $a"
-		run_ok "$a" && sr+=("$(kv vmhwm_kb "$a")")
-		a=$(harness -r -s 50 -- "$TFD" -i 1s -n 1 -q)
-		detail "static footprint run $k tfd: $a"
-		run_ok "$a" && dr+=("$(kv vmhwm_kb "$a")")
-		a=$(harness -r -s 50 -k 1000 -- sleep 100)
-		detail "static footprint run $k sleep: $a"
-		rr+=("$(kv vmhwm_kb "$a")")
+		sr+=("$(peak_rss "static footprint run $k tfd-static" -- "$TFD_STATIC" -i 1s -n 1 -q)")
+		dr+=("$(peak_rss "static footprint run $k tfd" -- "$TFD" -i 1s -n 1 -q)")
+		rr+=("$(peak_rss "static footprint run $k sleep" -k 1000 -- sleep 100)")
 	done
 	r=$(ratio "$(median "${st[@]}")" "$(median "${sb[@]}")")
 	row "start-to-exit: tfd-static -d 0 -n 1 -q (µs, median of $PAIRS blocks of $STARTUP_PAIRS runs in turns; ref: /bin/true started the same way)" \
