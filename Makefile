@@ -175,7 +175,7 @@ uninstall:
 .PHONY: install uninstall
 
 # Benchmarks against the floor (see BENCHMARKS.md); not part of check.
-bench: tfd
-	CC='$(CC)' TFD=./tfd bash bench/run.sh
+bench: tfd tfd-static
+	CC='$(CC)' TFD=./tfd TFD_STATIC=./tfd-static bash bench/run.sh
 
 .PHONY: bench

@@ -5,8 +5,9 @@
 # with the per-run figures, to bench/results.md.
 #
 # Usage: bash bench/run.sh [SECTION...]
-#   SECTION: lateness drift idle spawn footprint dry precise (default: all)
+#   SECTION: lateness drift idle spawn footprint dry precise static (default: all)
 #   TFD=path to the binary (default ./tfd), CC=compiler (default cc),
+#   TFD_STATIC=path to the static build (default ./tfd-static: make static),
 #   PAIRS=interleaved pairs per ratio (default 3; PAIRS_1MS=5 at 1 ms)
 #
 # Every judged row uses the target the performance issue sets, and only
@@ -20,6 +21,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 
 CC=${CC:-cc}
 TFD=${TFD:-./tfd}
+TFD_STATIC=${TFD_STATIC:-./tfd-static}
 PAIRS=${PAIRS:-3}
 # Ticks missed at 1 ms swing from tens to hundreds of 3000 between two runs
 # of the same program on this host, so that figure takes more pairs (3.3 s a
@@ -146,6 +148,10 @@ build() {
 	if [[ -x $TFD ]]; then
 		cp "$TFD" "$BUILD/tfd" || exit 1
 		TFD=$BUILD/tfd
+	fi
+	if [[ -x $TFD_STATIC ]]; then
+		cp "$TFD_STATIC" "$BUILD/tfd-static" || exit 1
+		TFD_STATIC=$BUILD/tfd-static
 	fi
 	# bench/next_elapse.c times the scheduling modules; it links against
 	# the library part of src/.
@@ -417,18 +423,23 @@ spawn() {
 
 # Footprint: peak RSS and start-to-exit
 
+# peak_rss LABEL [HARNESS OPTION...] -- COMMAND...: COMMAND's peak RSS
+# (VmHWM, kB, sampled every 50 ms) under the harness, its line logged as
+# LABEL; nothing for a run that failed, unless the harness's -k ended it.
+peak_rss() {
+	local label=$1 a
+	shift
+	a=$(harness -r -s 50 "$@")
+	detail "$label: $a"
+	if run_ok "$a" || [[ $1 == -k ]]; then kv vmhwm_kb "$a"; fi
+}
+
 footprint() {
-	local a b k t=() s=() r x tt=() tb=()
+	local k t=() s=() r x tt=() tb=()
 	for ((k = 1; k <= PAIRS; k++)); do
 		say "footprint: peak RSS of tfd -i 1s -n 1 -q and sleep 100, pair $k/$PAIRS"
-		if have_tfd; then
-			a=$(harness -r -s 50 -- "$TFD" -i 1s -n 1 -q)
-			detail "footprint run $k tfd: $a"
-			run_ok "$a" && t+=("$(kv vmhwm_kb "$a")")
-		fi
-		b=$(harness -r -s 50 -k 1000 -- sleep 100)
-		detail "footprint run $k sleep: $b"
-		s+=("$(kv vmhwm_kb "$b")")
+		have_tfd && t+=("$(peak_rss "footprint run $k tfd" -- "$TFD" -i 1s -n 1 -q)")
+		s+=("$(peak_rss "footprint run $k sleep" -k 1000 -- sleep 100)")
 	done
 	r=$(ratio "$(median "${t[@]}")" "$(median "${s[@]}")")
 	row "footprint: peak RSS waiting on a 1 s timer, VmHWM (kB, median of $PAIRS pairs; ref: sleep 100)" \
@@ -445,6 +456,42 @@ footprint() {
 	r=$(ratio "$(median "${tt[@]}")" "$(median "${tb[@]}")")
 	row "start-to-exit: tfd --delay 0 --count 1 -q (µs, median of $PAIRS blocks of $STARTUP_PAIRS runs in turns; ref: /bin/true started the same way)" \
 		"$(fix "$(median "${tt[@]}")" 0)" "$(fix "$(median "${tb[@]}")" 0)" "$r" "≤ 1.2×" "$(at_most "$r" 1.2)"
+}
+
+# Static build: start-to-exit and peak RSS of tfd-static beside tfd
+
+# Start-to-exit of tfd-static and of tfd (-d 0 -n 1 -q: arm, one
+# expiration, exit), each in turns with /bin/true, STARTUP_PAIRS runs a
+# block, PAIRS blocks; then the resident set of each waiting on a 1 s timer
+# (VmHWM, the process's own: the figure wait4() gives would also hold the
+# launcher's pages from before the exec).
+static_build() {
+	local k x r st=() sb=() dt=() db=() sr=() dr=() rr=()
+	if [[ ! -x $TFD_STATIC ]] || ! have_tfd; then
+		say "static: no $TFD_STATIC or $TFD (make tfd static): its figures read n/a"
+	fi
+	for ((k = 1; k <= PAIRS; k++)); do
+		if [[ ! -x $TFD_STATIC ]] || ! have_tfd; then break; fi
+		say "static: start-to-exit, $STARTUP_PAIRS runs each in turns, block $k/$PAIRS"
+		x=$(with_steal "$BUILD/startup" "$STARTUP_PAIRS" "$TFD_STATIC" -d 0 -n 1 -q -- /bin/true)
+		detail "static start-to-exit block $k (a: tfd-static -d 0 -n 1 -q, b: /bin/true): $x"
+		[[ $(kv failed "$x") == 0 ]] && st+=("$(kv a_p50_us "$x")") sb+=("$(kv b_p50_us "$x")")
+		x=$(with_steal "$BUILD/startup" "$STARTUP_PAIRS" "$TFD" -d 0 -n 1 -q -- /bin/true)
+		detail "static start-to-exit block $k (a: tfd -d 0 -n 1 -q, b: /bin/true): $x"
+		[[ $(kv failed "$x") == 0 ]] && dt+=("$(kv a_p50_us "$x")") db+=("$(kv b_p50_us "$x")")
+		sr+=("$(peak_rss "static footprint run $k tfd-static" -- "$TFD_STATIC" -i 1s -n 1 -q)")
+		dr+=("$(peak_rss "static footprint run $k tfd" -- "$TFD" -i 1s -n 1 -q)")
+		rr+=("$(peak_rss "static footprint run $k sleep" -k 1000 -- sleep 100)")
+	done
+	r=$(ratio "$(median "${st[@]}")" "$(median "${sb[@]}")")
+	row "start-to-exit: tfd-static -d 0 -n 1 -q (µs, median of $PAIRS blocks of $STARTUP_PAIRS runs in turns; ref: /bin/true started the same way)" \
+		"$(fix "$(median "${st[@]}")" 0)" "$(fix "$(median "${sb[@]}")" 0)" "$r" "≤ 1× (at most /bin/true's)" "$(at_most "$r" 1)"
+	r=$(ratio "$(median "${dt[@]}")" "$(median "${db[@]}")")
+	row "start-to-exit: tfd -d 0 -n 1 -q, the dynamic build, in the same blocks (µs; ref: /bin/true; tfd-static/tfd: $(ratio "$(median "${st[@]}")" "$(median "${dt[@]}")"))" \
+		"$(fix "$(median "${dt[@]}")" 0)" "$(fix "$(median "${db[@]}")" 0)" "$r" "report" "report"
+	r=$(ratio "$(median "${sr[@]}")" "$(median "${rr[@]}")")
+	row "footprint: peak RSS of tfd-static waiting on a 1 s timer, VmHWM (kB, median of $PAIRS; ref: sleep 100; the dynamic tfd: $(median "${dr[@]}"))" \
+		"$(median "${sr[@]}")" "$(median "${rr[@]}")" "$r" "report" "report"
 }
 
 # Dry runs: 100000 scheduled times
@@ -582,14 +629,14 @@ report() {
 	} >>"$RESULTS"
 }
 
-# SECTIONS: lateness drift idle spawn footprint dry precise (default: all).
+# SECTIONS: lateness drift idle spawn footprint dry precise static (default: all).
 main() {
 	local section
 	LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 	STEAL0=$(steal_ticks)
 	build
 	have_tfd || say "no tfd at $TFD: its figures read n/a"
-	(($#)) || set -- lateness drift idle spawn footprint dry precise
+	(($#)) || set -- lateness drift idle spawn footprint dry precise static
 	for section in "$@"; do
 		case $section in
 		lateness)
@@ -598,6 +645,7 @@ main() {
 			;;
 		drift | idle | spawn | footprint | precise) "$section" ;;
 		dry) dry_runs ;;
+		static) static_build ;;
 		*) say "unknown section '$section'" && exit 2 ;;
 		esac
 	done

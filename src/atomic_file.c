@@ -191,11 +191,11 @@ static const char *fill_temp(int fd, const void *data, size_t len)
 	return call;
 }
 
-/* The temporary TEMP in DIRFD becomes T's base name. Returns the failed
- * call, or NULL. A file system that cannot sync a directory (EINVAL) has
- * nothing more to do after the rename. */
-static const char *put_in_place(int dirfd, const char *temp, const struct target *t,
-				const void *data, size_t len, int fd, int *dir_failed)
+/* The temporary TEMP in DIRFD, open as FD, gets DATA and becomes T's base
+ * name. Returns the failed call, or NULL. A file system that cannot sync a
+ * directory (EINVAL) has nothing more to do after the rename. */
+static const char *put_in_place(int dirfd, const char *temp, int fd,
+				const struct target *t, const void *data, size_t len)
 {
 	const char *call = fill_temp(fd, data, len);
 
@@ -208,10 +208,8 @@ static const char *put_in_place(int dirfd, const char *temp, const struct target
 		errno = saved;
 		return call;
 	}
-	if (fsync(dirfd) != 0 && errno != EINVAL) {
-		*dir_failed = 1;
+	if (fsync(dirfd) != 0 && errno != EINVAL)
 		return "fsync";
-	}
 	return NULL;
 }
 
@@ -221,7 +219,7 @@ int atomic_replace(const char *path, const void *data, size_t len, char *err,
 	char temp[sizeof TEMP_PREFIX + TEMP_RANDOM];
 	struct target t;
 	const char *call = "open";
-	int dirfd, fd, dir_failed = 1, saved;
+	int dirfd, fd, saved;
 
 	if (split_target(path, &t) != 0) {
 		snprintf(err, errlen, "open '%s': %s", path, strerror(ENAMETOOLONG));
@@ -233,17 +231,15 @@ int atomic_replace(const char *path, const void *data, size_t len, char *err,
 	dirfd = open(t.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		goto fail;
-	dir_failed = 0;
 	fd = create_temp(dirfd, temp);
 	if (fd >= 0)
-		call = put_in_place(dirfd, temp, &t, data, len, fd, &dir_failed);
+		call = put_in_place(dirfd, temp, fd, &t, data, len);
 	saved = errno;
 	close(dirfd);
 	errno = saved;
 	if (!call)
 		return 0;
 fail:
-	snprintf(err, errlen, "%s '%s': %s", call, dir_failed ? t.dir : path,
-		 strerror(errno));
+	snprintf(err, errlen, "%s '%s': %s", call, path, strerror(errno));
 	return -1;
 }

@@ -20,8 +20,8 @@ int atomic_check_target(const char *option, const char *path, char *err,
  * written, fsync'ed and renamed over PATH, and the directory is fsync'ed so
  * the rename outlives a crash. Returns 0, or -1 with the temporary removed
  * and one line in err, "CALL 'PATH': MESSAGE", where CALL is the one word
- * naming the failed call (open, write, fsync, close, rename) and the quoted
- * name is PATH, or its directory when the directory itself failed. */
+ * naming the failed call (open, write, fsync, close, rename), whether it
+ * failed on PATH's directory, the temporary or PATH itself. */
 int atomic_replace(const char *path, const void *data, size_t len, char *err,
 		   size_t errlen);
 

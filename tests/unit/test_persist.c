@@ -427,11 +427,10 @@ static void test_rename_failure(void)
 	rc = persist_write(path, 1, err, sizeof err);
 	check_failure("rename over a directory", rc, err, "rename", path, strerror(EISDIR));
 	check(strcmp(listing(dir), "stamp") == 0, "left after a failed rename: %s", listing(dir));
-	/* A missing directory: the directory is named. */
+	/* A missing directory. */
 	snprintf(path, sizeof path, "%s/nodir/stamp", dir);
-	snprintf(inner, sizeof inner, "%s/nodir", dir);
 	rc = persist_write(path, 1, err, sizeof err);
-	check_failure("missing directory", rc, err, "open", inner, strerror(ENOENT));
+	check_failure("missing directory", rc, err, "open", path, strerror(ENOENT));
 	remove_tree(dir);
 }
 
@@ -454,7 +453,7 @@ static void test_no_descriptors(void)
 	while (n > 0)
 		close(fds[--n]);
 	setrlimit(RLIMIT_NOFILE, &old);
-	check_failure("no descriptors", rc, err, "open", dir, strerror(EMFILE));
+	check_failure("no descriptors", rc, err, "open", path, strerror(EMFILE));
 	check(strcmp(listing(dir), "") == 0, "left: %s", listing(dir));
 	remove_tree(dir);
 }
