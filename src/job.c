@@ -13,7 +13,7 @@
 #include "persist.h"
 #include "timens.h"
 
-#define WHY_MAX 960
+#define WHY_MAX 7680
 
 /* Errors */
 

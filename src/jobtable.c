@@ -174,7 +174,7 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 {
 	const struct jobs_entry *e = &b->file->entries[i];
 	struct job_context ctx = b->src->ctx;
-	char why[1024];
+	char why[7680];
 	int status;
 
 	if (entry_options(e, b->src->defaults, &b->opts[i], why, sizeof why) != 0)
@@ -232,7 +232,7 @@ static int name_jobs(struct building *b, char *err, size_t errlen)
 static int open_jobs(struct building *b, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < b->n; i++) {
-		char why[1024];
+		char why[7680];
 		int status = job_open(b->jobs[i], &b->opts[i], &b->src->ctx, why, sizeof why);
 
 		if (status != 0)

@@ -24,7 +24,11 @@
 #include "timens.h"
 #include "tz.h"
 
-#define ERR_MAX 1024
+#define ERR_MAX 8192
+
+/* A quoted bad text longer than this is shortened in the message, so the
+ * reason after it is never lost. */
+#define QUOTE_SHOWN 160
 #define DRY_RUN_DEFAULT 5
 
 /* What the checks made of the options that act on the whole process. */
@@ -55,18 +59,36 @@ static int usage_error(struct setup *st, const char *fmt, ...)
 	return 2;
 }
 
-/* The message stays one line whatever the bad text held: control
- * characters are shown escaped. */
+/* One byte of a message, with control characters shown escaped so the
+ * message stays one line whatever the bad text held. */
+static void put_shown(unsigned char c)
+{
+	if (c == '\n')
+		fputs("\\n", stderr);
+	else if (c < 0x20 || c == 0x7f)
+		fprintf(stderr, "\\x%02x", c);
+	else
+		fputc(c, stderr);
+}
+
+/* The message, with each quoted text over QUOTE_SHOWN bytes cut in the
+ * middle ("'xxxx...xx'"), then the hint for a usage error. */
 static void print_error(const struct setup *st, int status)
 {
+	const char *p = st->err;
+
 	fputs("tfd: ", stderr);
-	for (const unsigned char *p = (const unsigned char *)st->err; *p; p++) {
-		if (*p == '\n')
-			fputs("\\n", stderr);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(stderr, "\\x%02x", *p);
-		else
-			fputc(*p, stderr);
+	while (*p) {
+		const char *close = *p == '\'' ? strchr(p + 1, '\'') : NULL;
+
+		if (close && close - p > QUOTE_SHOWN) {
+			for (const char *q = p; q < p + QUOTE_SHOWN / 2; q++)
+				put_shown((unsigned char)*q);
+			fputs("...", stderr);
+			p = close - QUOTE_SHOWN / 4;
+			continue;
+		}
+		put_shown((unsigned char)*p++);
 	}
 	fputc('\n', stderr);
 	if (status == 2)
@@ -118,6 +140,8 @@ static int check_process_options(struct setup *st, const struct options *o)
 	}
 	if (o->metrics && metrics_check_path(o->metrics, why, sizeof why) != 0)
 		return usage_error(st, "%s", why);
+	if (!o->jobs && o->exit_on_error && !o->job.exec && !o->job.command)
+		return usage_error(st, "--exit-on-error needs a command (--exec STRING or -- COMMAND)");
 	if (o->jobs && (only = job_only_option(&o->job)))
 		return usage_error(st, "%s cannot be given beside --jobs: it belongs on a "
 				   "line of '%s'", only, o->jobs);

@@ -468,16 +468,16 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 	done
 }
 
-@test "--persist: an unreadable file exits 1" {
+@test "--persist: a directory or a missing parent is a usage error before arming" {
 	mkdir dir
 	run --separate-stderr "$TFD" -d 10ms -i 3600s --persist dir --exec 'touch ran'
-	assert_equal "$status" 1
+	assert_equal "$status" 2
 	assert_equal "$output" ""
 	assert_regex "$stderr" "^tfd: .*'dir'"
 	[[ -d dir && ! -e ran ]] || fail "dir replaced or a run happened"
 	# A file that cannot be created is the same.
 	run --separate-stderr "$TFD" -d 10ms -i 3600s --persist missing/stamp --exec 'touch ran'
-	assert_equal "$status" 1
+	assert_equal "$status" 2
 	assert_regex "$stderr" "^tfd: .*missing/stamp"
 	[[ ! -e ran ]] || fail "a run happened"
 }
@@ -519,7 +519,8 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 	local sig want
 	for sig in INT:130 HUP:129; do
 		want=${sig#*:} sig=${sig%:*}
-		start_bg "$TFD" -d 10ms --json -- sleep "$MARK" >out
+		# bats leaves INT ignored in background jobs, and tfd keeps that.
+		start_bg env --default-signal=INT,HUP "$TFD" -d 10ms --json -- sleep "$MARK" >out
 		wait_for_process "^sleep $MARK\$"
 		kill -"$sig" "${BG_PIDS[-1]}"
 		wait_bg_exit "${BG_PIDS[-1]}"
