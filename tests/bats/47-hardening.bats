@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats' run and wait_bg_exit set status, stderr and bg_status.
 # Hardening: what a hostile user, a stuck reader, a terminal or a supervisor
 # does to tfd (issue 11). Each test failed against tfd 0.1.
 
@@ -6,7 +7,6 @@ load test_helper
 
 setup() {
 	OUT=$BATS_TEST_TMPDIR/out
-	ERR=$BATS_TEST_TMPDIR/err
 }
 
 # Item 1: a write error on stdout other than EPIPE is one line and exit 1.
