@@ -17,6 +17,9 @@ struct spawn_target {
 	int cgroup_fd;     /* -1, or an O_DIRECTORY descriptor of a cgroup v2 dir */
 	int join_pidfd;    /* -1, or a pidfd whose namespaces the run enters */
 	int join_nstypes;  /* CLONE_NEW* bits to enter (those that differ from ours) */
+	/* Set with join_pidfd, and read only when it is >= 0: */
+	int join_root_fd;  /* -1 (the target's root is ours), or its root */
+	int join_cwd_fd;   /* the target's working directory */
 	bool reset_known;  /* reset_mask was filled by spawn_note_signals */
 	uint64_t reset_mask;  /* bit N-1: signal N is not at SIG_DFL in tfd */
 };
@@ -48,7 +51,8 @@ pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
 		const char *path, char *const argv[], char *const envp[],
 		const char **what);
 
-/* Fills TARGET for --cgroup DIR and --join PID. Each returns 0, or -1 with one
+/* Fills TARGET for --cgroup DIR and --join PID (its namespaces, and its
+ * root and working directory as they are now). Each returns 0, or -1 with one
  * line in err ("--cgroup '/x': not a cgroup v2 directory") and the exit
  * status to use in *status (2 for a bad value, 1 for a missing kernel
  * feature). A pidfd is taken once, so a later reuse of PID is never joined. */
