@@ -166,13 +166,19 @@ CHILD_CODE static void report_child_failure(const char *call, const char *arg,
 }
 
 /* The kernel's struct sigaction, as rt_sigaction(2) takes it on the
- * architectures tfd builds for (handler, flags, restorer, mask). */
+ * architectures tfd builds for (x86_64, aarch64, i386, arm: handler, flags,
+ * restorer, mask; MIPS and others differ). The mask is 64 signals in
+ * words of unsigned long, as the kernel's sigset_t: one word, or two on
+ * 32-bit, where a 64-bit integer would be 8-byte aligned on arm and leave
+ * a gap the kernel does not have. The kernel takes only sizeof mask == 8. */
 struct kernel_sigaction {
 	void (*handler)(int);
 	unsigned long flags;
 	void (*restorer)(void);
-	unsigned long mask;
+	unsigned long mask[64 / (8 * sizeof(unsigned long))];
 };
+_Static_assert(sizeof(((struct kernel_sigaction *)0)->mask) == 8,
+	       "the kernel's sigset_t is 64 bits");
 
 /* Caught signals are reset by execve anyway, but the child unblocks signals
  * before it execs, and a handler of tfd's must never run in it; ignored ones
@@ -637,13 +643,13 @@ pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
 	 * slower forked child. */
 	if (plan.join_nstypes == 0)
 		pid = start_vfork_child(&args, &plan, &failed);
-	if (pid == 0) {
+	if (pid == 0)
 		pid = start_forked_child(&args, &plan);
-		/* The child may not have run yet, and tfd may signal the
-		 * group at once; after the exec this fails harmlessly. */
-		if (pid > 0)
-			setpgid(pid, pid);
-	}
+	/* A forked child may not have run yet, and tfd may signal the group
+	 * at once (so may a vfork child under qemu-user, which forks for
+	 * CLONE_VFORK); after the exec this fails harmlessly. */
+	if (pid > 0)
+		setpgid(pid, pid);
 	err = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
