@@ -1,18 +1,22 @@
 /* spawn: starts every run of the user's command with clone3(2).
  *
- * Three shapes of child, all built on clone3:
- *  - plain and --cgroup: CLONE_VM|CLONE_VFORK on a small stack of our own
- *    (x86_64), so starting a run costs the same whatever tfd's size, as
- *    posix_spawn does. The child shares tfd's memory until it execs, so it
- *    only makes raw, async-signal-safe calls.
- *  - --join: clone3 with fork semantics, because setns(2) into a user or time
- *    namespace refuses a caller that shares its memory.
+ * Three shapes of child:
+ *  - plain and --cgroup: CLONE_VM|CLONE_VFORK on a small stack of our own,
+ *    so starting a run costs the same whatever tfd's size, as posix_spawn
+ *    does: through clone3 with tfd's own trampoline on x86_64, else (and
+ *    where clone3 is missing or refused) through the C library's clone(2),
+ *    which cannot take CLONE_INTO_CGROUP: --cgroup elsewhere forks with
+ *    clone3. The child shares tfd's memory until it execs, so it only
+ *    makes raw, async-signal-safe calls.
+ *  - --join: clone3 (or clone) with fork semantics, because setns(2) into a
+ *    user or time namespace refuses a caller that shares its memory.
  *  - --join into another PID namespace: entering it only affects children,
  *    so the joined child forks once more and relays signals to that
  *    grandchild, then ends exactly as the grandchild did.
  *
  * tfd is single-threaded; the one piece of state kept here is the vfork
- * child's stack, mapped once and reused by every run. */
+ * child's stack, mapped once and reused by every run (larger when a run's
+ * arguments need it). */
 #include "spawn.h"
 
 #include <errno.h>

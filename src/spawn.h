@@ -2,7 +2,8 @@
  *
  * Runs are created with clone3(2): posix_spawn cannot place a child into a
  * cgroup (CLONE_INTO_CGROUP) or enter namespaces before exec, and fork+exec
- * copies tfd's page tables. Each run leads its own process group, so a
+ * copies tfd's page tables. Where clone3 is missing or refused, clone(2)
+ * starts them (not --cgroup). Each run leads its own process group, so a
  * timeout or a forwarded signal reaches everything it started. */
 #ifndef TFD_SPAWN_H
 #define TFD_SPAWN_H
@@ -44,9 +45,10 @@ struct spawn_io {
 /* Starts PATH with ARGV and ENVP in TARGET as the leader of a new process
  * group, with every signal at its default disposition and unblocked, IO's
  * descriptors on 0, 1 and 2 (IO NULL: tfd's own, no terminal) and no other
- * descriptor. Returns the pid, or -1 with errno set and *what naming the
- * failing call ("clone3", "setns", …). A failure after the child exists
- * (exec, setns) ends the child with 127/126/125 and a line on stderr. */
+ * descriptor. A file without "#!" runs with /bin/sh, as execvp(3) runs it.
+ * Returns the pid, or -1 with errno set and *what naming the failing call
+ * ("clone3", "setns", …). A failure after the child exists (exec, setns)
+ * ends the child with 127/126/125 and a line on stderr. */
 pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
 		const char *path, char *const argv[], char *const envp[],
 		const char **what);
