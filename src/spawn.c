@@ -1,18 +1,22 @@
 /* spawn: starts every run of the user's command with clone3(2).
  *
- * Three shapes of child, all built on clone3:
- *  - plain and --cgroup: CLONE_VM|CLONE_VFORK on a small stack of our own
- *    (x86_64), so starting a run costs the same whatever tfd's size, as
- *    posix_spawn does. The child shares tfd's memory until it execs, so it
- *    only makes raw, async-signal-safe calls.
- *  - --join: clone3 with fork semantics, because setns(2) into a user or time
- *    namespace refuses a caller that shares its memory.
+ * Three shapes of child:
+ *  - plain and --cgroup: CLONE_VM|CLONE_VFORK on a small stack of our own,
+ *    so starting a run costs the same whatever tfd's size, as posix_spawn
+ *    does: through clone3 with tfd's own trampoline on x86_64, else (and
+ *    where clone3 is missing or refused) through the C library's clone(2),
+ *    which cannot take CLONE_INTO_CGROUP: --cgroup elsewhere forks with
+ *    clone3. The child shares tfd's memory until it execs, so it only
+ *    makes raw, async-signal-safe calls.
+ *  - --join: clone3 (or clone) with fork semantics, because setns(2) into a
+ *    user or time namespace refuses a caller that shares its memory.
  *  - --join into another PID namespace: entering it only affects children,
  *    so the joined child forks once more and relays signals to that
  *    grandchild, then ends exactly as the grandchild did.
  *
  * tfd is single-threaded; the one piece of state kept here is the vfork
- * child's stack, mapped once and reused by every run. */
+ * child's stack, mapped once and reused by every run (larger when a run's
+ * arguments need it). */
 #include "spawn.h"
 
 #include <errno.h>
@@ -99,8 +103,11 @@ struct child_plan {
 	const char *path;
 	char *const *argv;
 	char *const *envp;
-	int join_pidfd;
+	size_t argc;
+	int join_pidfd;          /* -1: no --join */
 	int join_nstypes;
+	int join_root_fd;        /* -1: the target's root is ours */
+	int join_cwd_fd;
 	uint64_t reset_mask;     /* bit N-1: reset signal N */
 	int fd[3];               /* struct spawn_io's */
 	int tty_fd;
@@ -163,13 +170,19 @@ CHILD_CODE static void report_child_failure(const char *call, const char *arg,
 }
 
 /* The kernel's struct sigaction, as rt_sigaction(2) takes it on the
- * architectures tfd builds for (handler, flags, restorer, mask). */
+ * architectures tfd builds for (x86_64, aarch64, i386, arm: handler, flags,
+ * restorer, mask; MIPS and others differ). The mask is 64 signals in
+ * words of unsigned long, as the kernel's sigset_t: one word, or two on
+ * 32-bit, where a 64-bit integer would be 8-byte aligned on arm and leave
+ * a gap the kernel does not have. The kernel takes only sizeof mask == 8. */
 struct kernel_sigaction {
 	void (*handler)(int);
 	unsigned long flags;
 	void (*restorer)(void);
-	unsigned long mask;
+	unsigned long mask[64 / (8 * sizeof(unsigned long))];
 };
+_Static_assert(sizeof(((struct kernel_sigaction *)0)->mask) == 8,
+	       "the kernel's sigset_t is 64 bits");
 
 /* Caught signals are reset by execve anyway, but the child unblocks signals
  * before it execs, and a handler of tfd's must never run in it; ignored ones
@@ -254,9 +267,20 @@ CHILD_CODE static void close_inherited_descriptors(void)
 		close(fd);
 }
 
+/* Whether clone3 failed because it cannot be used here at all, so that
+ * clone(2) may take its place: missing (before Linux 5.3, valgrind,
+ * qemu-user) or refused by a seccomp profile (older container runtimes
+ * answer EPERM). tfd passes no flag for which EPERM means anything else. */
+CHILD_CODE static bool clone3_unusable(int err)
+{
+	return err == ENOSYS || err == EPERM;
+}
+
 /* A copy of the calling process that returns 0 in the child, as fork() does
- * but without the C library's fork handlers. Without clone3 (before Linux
- * 5.3, some seccomp filters, valgrind) fork() does the same job. */
+ * but without the C library's fork handlers, which a child that only
+ * execs has no use for. Where clone3 is unusable, clone(2) does the same
+ * with SIGCHLD as its flags and no new stack (the flags come first on every
+ * architecture tfd builds for). */
 CHILD_CODE static pid_t fork_plain(const struct clone3_args *base)
 {
 	struct clone3_args args = *base;
@@ -264,8 +288,8 @@ CHILD_CODE static pid_t fork_plain(const struct clone3_args *base)
 
 	args.exit_signal = SIGCHLD;
 	pid = syscall(SYS_clone3, &args, sizeof args);
-	if (pid < 0 && errno == ENOSYS && !(args.flags & CLONE_INTO_CGROUP))
-		return fork();
+	if (pid < 0 && clone3_unusable(errno) && !(args.flags & CLONE_INTO_CGROUP))
+		pid = syscall(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L);
 	return (pid_t)pid;
 }
 
@@ -318,17 +342,38 @@ CHILD_CODE __attribute__((noreturn)) static void relay_until_exit(pid_t child)
 	}
 }
 
-/* Enters the --join namespaces. Returns in the process that is to exec: this
- * one, or, for a PID namespace, its new child. Ends the process on failure. */
+/* Takes the --join target's root and working directory, as nsenter -r -w
+ * does: setns into a mount namespace leaves this process at that
+ * namespace's root, which is not the target's when the target runs
+ * chrooted or pivoted, and a chrooted target in our own namespaces is
+ * entered by nothing else. The descriptors were opened when --join was
+ * read, so they name the target's directories from outside. */
+CHILD_CODE static void enter_join_directories(const struct child_plan *plan)
+{
+	if (plan->join_root_fd >= 0 &&
+	    (fchdir(plan->join_root_fd) < 0 || chroot(".") < 0)) {
+		report_child_failure("chroot (--join root)", NULL, errno);
+		_exit(SETUP_FAILED);
+	}
+	if (fchdir(plan->join_cwd_fd) < 0) {
+		report_child_failure("fchdir (--join working directory)", NULL, errno);
+		_exit(SETUP_FAILED);
+	}
+}
+
+/* Enters the --join target: namespaces, root, working directory. Returns
+ * in the process that is to exec: this one, or, for a PID namespace, its
+ * new child. Ends the process on failure. */
 CHILD_CODE static void enter_join_target(const struct child_plan *plan)
 {
 	static const struct clone3_args plain = { .flags = 0 };
 	pid_t pid;
 
-	if (setns(plan->join_pidfd, plan->join_nstypes) < 0) {
+	if (plan->join_nstypes && setns(plan->join_pidfd, plan->join_nstypes) < 0) {
 		report_child_failure("setns (--join)", NULL, errno);
 		_exit(SETUP_FAILED);
 	}
+	enter_join_directories(plan);
 	if (!(plan->join_nstypes & CLONE_NEWPID))
 		return;
 	pid = fork_plain(&plain);
@@ -346,6 +391,31 @@ CHILD_CODE static void enter_join_target(const struct child_plan *plan)
 	relay_until_exit(pid);
 }
 
+/* execve, and for a file the kernel cannot run (ENOEXEC: a script without
+ * "#!"), /bin/sh with the file as its script, as execvp(3) and the shells
+ * do. The shell's arguments are built on this stack, which spawn_run made
+ * large enough (child_stack_need). Returns execve's error for the file. */
+CHILD_CODE static int exec_command(const struct child_plan *plan)
+{
+	static char shell[] = "/bin/sh";
+
+	execve(plan->path, plan->argv, plan->envp);
+	if (errno != ENOEXEC)
+		return errno;
+	{
+		char *shell_argv[plan->argc + 3];
+		size_t n = 0;
+
+		shell_argv[n++] = shell;
+		shell_argv[n++] = (char *)plan->path;
+		for (size_t i = 1; i < plan->argc; i++)
+			shell_argv[n++] = plan->argv[i];
+		shell_argv[n] = NULL;
+		execve(shell, shell_argv, plan->envp);
+	}
+	return ENOEXEC;
+}
+
 /* Everything between clone3 and execve. The parent blocked every signal
  * before cloning, so none can arrive until the dispositions are reset.
  * Returns only on failure, with the status to exit with. */
@@ -360,7 +430,7 @@ CHILD_CODE static int run_child(void *arg)
 	}
 	take_terminal(plan->tty_fd);
 	reset_signal_dispositions(plan->reset_mask);
-	if (plan->join_pidfd >= 0 && plan->join_nstypes)
+	if (plan->join_pidfd >= 0)
 		enter_join_target(plan);
 	/* After the join, which still needs the pidfd (tfd started with 0, 1
 	 * or 2 closed may hold it there), and in the process that execs, so
@@ -371,13 +441,60 @@ CHILD_CODE static int run_child(void *arg)
 	}
 	unblock_all_signals();
 	close_inherited_descriptors();
-	execve(plan->path, plan->argv, plan->envp);
-	err = errno;
+	err = exec_command(plan);
 	report_child_failure("exec", plan->path, err);
 	return err == ENOENT ? 127 : 126;
 }
 
 /* Parent side */
+
+/* The stack a vfork-like child runs on: CHILD_STACK_SIZE for its calls and
+ * room for the argument vector exec_command may build there. Returns 0,
+ * or -1 when the size overflows. */
+static int child_stack_need(size_t argc, size_t *need)
+{
+	size_t words;
+
+	if (__builtin_add_overflow(argc, (size_t)3, &words) ||
+	    __builtin_mul_overflow(words, sizeof(char *), need) ||
+	    __builtin_add_overflow(*need, (size_t)CHILD_STACK_SIZE, need))
+		return -1;
+	return 0;
+}
+
+/* The vfork child's stack, mapped on first use and kept: the parent sleeps
+ * until the child execs or exits, so one stack serves every run. A run
+ * with more arguments than it has room for gets a larger one in its
+ * place. A guard page below it turns an overflow into a fault. Returns
+ * the stack's lowest usable byte with *size set, or NULL. */
+static char *child_stack(size_t need, size_t *size)
+{
+	static char *guard;
+	static size_t usable;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t want;
+	char *map;
+
+	if (!guard || usable < need) {
+		if (__builtin_add_overflow(need, page - 1, &want) ||
+		    __builtin_add_overflow(want / page * page, page, &want))
+			return NULL;
+		map = mmap(NULL, want, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (map == MAP_FAILED)
+			return NULL;
+		if (mprotect(map, page, PROT_NONE) < 0) {
+			munmap(map, want);
+			return NULL;
+		}
+		if (guard)
+			munmap(guard, usable + page);
+		guard = map;
+		usable = want - page;
+	}
+	*size = usable;
+	return guard + page;
+}
 
 #if defined(__x86_64__) && !defined(__ILP32__)
 /* clone3 with CLONE_VM on a stack of our own. The child comes back from the
@@ -414,47 +531,21 @@ static long clone3_on_stack(struct clone3_args *args, size_t size,
 	return rax;
 }
 
-/* The vfork child's stack, mapped on first use and kept: the parent sleeps
- * until the child execs or exits, so one stack serves every run. A guard
- * page below it turns an overflow into a fault. */
-static char *child_stack_top(void)
-{
-	static char *top;
-	long page = sysconf(_SC_PAGESIZE);
-	char *base;
-
-	if (top)
-		return top;
-	base = mmap(NULL, CHILD_STACK_SIZE + page, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (base == MAP_FAILED)
-		return NULL;
-	if (mprotect(base, page, PROT_NONE) < 0) {
-		munmap(base, CHILD_STACK_SIZE + page);
-		return NULL;
-	}
-	top = base + page + CHILD_STACK_SIZE;
-	return top;
-}
-
-/* Returns the pid, -1 with errno set, or 0 when clone3 is missing and the
- * caller may fall back to a plain fork. */
-static pid_t start_vfork_child(const struct clone3_args *base,
-			       struct child_plan *plan, const char **what)
+/* The vfork-like child through clone3, which alone can also place it in a
+ * cgroup. Returns the pid, -1 with errno set, or 0 when clone3 is unusable
+ * and the caller may use clone(2) instead (never with --cgroup). */
+static pid_t start_clone3_vfork_child(const struct clone3_args *base,
+				      struct child_plan *plan, char *stack,
+				      size_t size)
 {
 	struct clone3_args args = *base;
-	char *top = child_stack_top();
 	long ret;
 
-	if (!top) {
-		*what = "mmap (child stack)";
-		return -1;
-	}
 	args.flags |= CLONE_VM | CLONE_VFORK;
-	args.stack = (uintptr_t)(top - CHILD_STACK_SIZE);
-	args.stack_size = CHILD_STACK_SIZE;
+	args.stack = (uintptr_t)stack;
+	args.stack_size = size;
 	ret = clone3_on_stack(&args, sizeof args, run_child, plan);
-	if (ret == -ENOSYS && !(args.flags & CLONE_INTO_CGROUP))
+	if (ret < 0 && clone3_unusable((int)-ret) && !(args.flags & CLONE_INTO_CGROUP))
 		return 0;
 	if (ret < 0) {
 		errno = (int)-ret;
@@ -462,10 +553,38 @@ static pid_t start_vfork_child(const struct clone3_args *base,
 	}
 	return (pid_t)ret;
 }
-#define HAVE_VFORK_CHILD 1
 #endif
 
-/* clone3 (or fork) with fork semantics: the child continues here. */
+/* The vfork-like child that needs no setns: clone3 where tfd has its own
+ * trampoline for it (x86_64), else, and where clone3 is unusable, the C
+ * library's clone(2) with CLONE_VM|CLONE_VFORK, as posix_spawn starts its
+ * children on every architecture. clone(2) cannot take CLONE_INTO_CGROUP:
+ * returns 0 when the caller must fork instead. */
+static pid_t start_vfork_child(const struct clone3_args *args,
+			       struct child_plan *plan, const char **failed)
+{
+	size_t need, size;
+	char *stack = child_stack_need(plan->argc, &need) == 0
+			      ? child_stack(need, &size) : NULL;
+	pid_t pid = 0;
+
+	if (!stack) {
+		*failed = "mmap (child stack)";
+		errno = ENOMEM;
+		return -1;
+	}
+#if defined(__x86_64__) && !defined(__ILP32__)
+	pid = start_clone3_vfork_child(args, plan, stack, size);
+#endif
+	if (pid != 0 || (args->flags & CLONE_INTO_CGROUP))
+		return pid;
+	pid = clone(run_child, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, plan);
+	if (pid < 0)
+		*failed = "clone";
+	return pid;
+}
+
+/* clone3 (or clone) with fork semantics: the child continues here. */
 static pid_t start_forked_child(struct clone3_args *args, struct child_plan *plan)
 {
 	pid_t pid = fork_plain(args);
@@ -481,48 +600,60 @@ static const char *clone_call_name(const struct clone3_args *args)
 						 : "clone3";
 }
 
+/* Fills PLAN from the caller's arguments. */
+static void make_plan(struct child_plan *plan, const struct spawn_target *target,
+		      const struct spawn_io *io)
+{
+	while (plan->argv[plan->argc])
+		plan->argc++;
+	if (target && target->reset_known)
+		plan->reset_mask = target->reset_mask;
+	if (io) {
+		memcpy(plan->fd, io->fd, sizeof plan->fd);
+		plan->tty_fd = io->tty_fd;
+	}
+	if (target && target->join_pidfd >= 0) {
+		plan->join_pidfd = target->join_pidfd;
+		plan->join_nstypes = target->join_nstypes;
+		plan->join_root_fd = target->join_root_fd;
+		plan->join_cwd_fd = target->join_cwd_fd;
+	}
+}
+
 pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
 		const char *path, char *const argv[], char *const envp[],
 		const char **what)
 {
-	struct child_plan plan = { path, argv, envp, -1, 0, ~UINT64_C(0),
-				   { -1, -1, -1 }, -1 };
+	struct child_plan plan = { .path = path, .argv = argv, .envp = envp,
+				   .join_pidfd = -1, .join_root_fd = -1,
+				   .join_cwd_fd = -1, .reset_mask = ~UINT64_C(0),
+				   .fd = { -1, -1, -1 }, .tty_fd = -1 };
 	struct clone3_args args = { .exit_signal = SIGCHLD };
 	const char *failed = NULL;
 	sigset_t all, old;
 	pid_t pid = 0;
 	int err;
 
-	if (target && target->reset_known)
-		plan.reset_mask = target->reset_mask;
-	if (io) {
-		memcpy(plan.fd, io->fd, sizeof plan.fd);
-		plan.tty_fd = io->tty_fd;
-	}
+	make_plan(&plan, target, io);
 	if (target && target->cgroup_fd >= 0) {
 		args.flags |= CLONE_INTO_CGROUP;
 		args.cgroup = (uint64_t)target->cgroup_fd;
 	}
-	if (target && target->join_pidfd >= 0 && target->join_nstypes) {
-		plan.join_pidfd = target->join_pidfd;
-		plan.join_nstypes = target->join_nstypes;
-	}
 	/* No handler of tfd's may run in a child that shares its memory. */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
-#ifdef HAVE_VFORK_CHILD
-	/* Joining a process whose namespaces are all ours enters nothing,
-	 * so only a real setns needs the slower forked child. */
+	/* Joining a process whose namespaces are all ours enters nothing
+	 * (chroot and fchdir need no setns), so only a real setns needs the
+	 * slower forked child. */
 	if (plan.join_nstypes == 0)
 		pid = start_vfork_child(&args, &plan, &failed);
-#endif
-	if (pid == 0) {
+	if (pid == 0)
 		pid = start_forked_child(&args, &plan);
-		/* The child may not have run yet, and tfd may signal the
-		 * group at once; after the exec this fails harmlessly. */
-		if (pid > 0)
-			setpgid(pid, pid);
-	}
+	/* A forked child may not have run yet, and tfd may signal the group
+	 * at once (so may a vfork child under qemu-user, which forks for
+	 * CLONE_VFORK); after the exec this fails harmlessly. */
+	if (pid > 0)
+		setpgid(pid, pid);
 	err = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
@@ -642,8 +773,8 @@ static int status_for_errno(int e)
 /* Asks the kernel whether clone3 takes CLONE_INTO_CGROUP without creating a
  * process: descriptor INT_MAX can never be open, so a kernel that knows the
  * flag fails with EBADF when it looks the cgroup up; an older one rejects
- * the larger struct (E2BIG) or the flag (EINVAL). Returns the missing
- * feature's name, or NULL. */
+ * the larger struct (E2BIG) or the flag (EINVAL), and a seccomp profile
+ * refuses the call (EPERM). Returns what is missing, or NULL. */
 static const char *missing_clone_into_cgroup(void)
 {
 	struct clone3_args args = {
@@ -661,6 +792,8 @@ static const char *missing_clone_into_cgroup(void)
 	}
 	if (errno == ENOSYS)
 		return "clone3 is not available (Linux 5.3 or later)";
+	if (errno == EPERM)
+		return "clone3 is not permitted here (a seccomp profile?), and only clone3 starts a run in a cgroup";
 	if (errno == E2BIG || errno == EINVAL)
 		return "CLONE_INTO_CGROUP is not supported (Linux 5.7 or later)";
 	return NULL;
@@ -762,6 +895,37 @@ static int differing_namespaces(pid_t pid, int *nstypes)
 	return 0;
 }
 
+/* Opens PID's root and working directory (O_PATH: nothing is read through
+ * them, only fchdir). *root_fd is -1 when the root is the very directory
+ * that is ours and no mount namespace is entered: then there is nothing to
+ * chroot to, and an unprivileged tfd joining its user's own process needs
+ * no CAP_SYS_CHROOT. Returns 0 or an errno value. */
+static int open_join_directories(pid_t pid, int nstypes, int *root_fd, int *cwd_fd)
+{
+	char path[64];
+	struct stat theirs, ours;
+	int e;
+
+	snprintf(path, sizeof path, "/proc/%d/root", (int)pid);
+	*root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (*root_fd < 0)
+		return errno;
+	snprintf(path, sizeof path, "/proc/%d/cwd", (int)pid);
+	*cwd_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (*cwd_fd < 0) {
+		e = errno;
+		close(*root_fd);
+		return e;
+	}
+	if (!(nstypes & CLONE_NEWNS) && fstat(*root_fd, &theirs) == 0 &&
+	    stat("/", &ours) == 0 && theirs.st_dev == ours.st_dev &&
+	    theirs.st_ino == ours.st_ino) {
+		close(*root_fd);
+		*root_fd = -1;
+	}
+	return 0;
+}
+
 static int join_error(int e, const char *pid_text, int *status, char *err,
 		      size_t errlen)
 {
@@ -785,7 +949,7 @@ int spawn_open_join(struct spawn_target *target, const char *pid_text,
 {
 	struct stat self_ns;
 	pid_t pid;
-	int pidfd, nstypes, e;
+	int pidfd, nstypes, e, root_fd = -1, cwd_fd = -1;
 
 	if (parse_pid(pid_text, &pid) < 0)
 		return fail(status, 2, err, errlen,
@@ -803,17 +967,26 @@ int spawn_open_join(struct spawn_target *target, const char *pid_text,
 		return join_error(e, pid_text, status, err, errlen);
 	}
 	e = differing_namespaces(pid, &nstypes);
+	if (e == 0)
+		e = open_join_directories(pid, nstypes, &root_fd, &cwd_fd);
 	/* What /proc showed belongs to the pidfd's process only if that is
 	 * still alive now: then the PID cannot have been reused meanwhile. */
 	if (e == 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0U) < 0 &&
 	    errno == ESRCH)
 		e = ESRCH;
 	if (e) {
+		if (cwd_fd >= 0) {
+			close(cwd_fd);
+			if (root_fd >= 0)
+				close(root_fd);
+		}
 		close(pidfd);
 		return join_error(e, pid_text, status, err, errlen);
 	}
 	target->join_pidfd = pidfd;
 	target->join_nstypes = nstypes;
+	target->join_root_fd = root_fd;
+	target->join_cwd_fd = cwd_fd;
 	return 0;
 }
 
@@ -835,9 +1008,15 @@ void spawn_target_close(struct spawn_target *target)
 {
 	if (target->cgroup_fd >= 0)
 		close(target->cgroup_fd);
-	if (target->join_pidfd >= 0)
+	if (target->join_pidfd >= 0) {
 		close(target->join_pidfd);
+		close(target->join_cwd_fd);
+		if (target->join_root_fd >= 0)
+			close(target->join_root_fd);
+	}
 	target->cgroup_fd = -1;
 	target->join_pidfd = -1;
 	target->join_nstypes = 0;
+	target->join_root_fd = -1;
+	target->join_cwd_fd = -1;
 }

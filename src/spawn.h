@@ -2,7 +2,8 @@
  *
  * Runs are created with clone3(2): posix_spawn cannot place a child into a
  * cgroup (CLONE_INTO_CGROUP) or enter namespaces before exec, and fork+exec
- * copies tfd's page tables. Each run leads its own process group, so a
+ * copies tfd's page tables. Where clone3 is missing or refused, clone(2)
+ * starts them (not --cgroup). Each run leads its own process group, so a
  * timeout or a forwarded signal reaches everything it started. */
 #ifndef TFD_SPAWN_H
 #define TFD_SPAWN_H
@@ -17,6 +18,9 @@ struct spawn_target {
 	int cgroup_fd;     /* -1, or an O_DIRECTORY descriptor of a cgroup v2 dir */
 	int join_pidfd;    /* -1, or a pidfd whose namespaces the run enters */
 	int join_nstypes;  /* CLONE_NEW* bits to enter (those that differ from ours) */
+	/* Set with join_pidfd, and read only when it is >= 0: */
+	int join_root_fd;  /* -1 (the target's root is ours), or its root */
+	int join_cwd_fd;   /* the target's working directory */
 	bool reset_known;  /* reset_mask was filled by spawn_note_signals */
 	uint64_t reset_mask;  /* bit N-1: signal N is not at SIG_DFL in tfd */
 };
@@ -46,14 +50,16 @@ struct spawn_io {
 /* Starts PATH with ARGV and ENVP in TARGET as the leader of a new process
  * group, with every signal at its default disposition and unblocked, IO's
  * descriptors on 0, 1 and 2 (IO NULL: tfd's own, no terminal) and no other
- * descriptor. Returns the pid, or -1 with errno set and *what naming the
- * failing call ("clone3", "setns", …). A failure after the child exists
- * (exec, setns) ends the child with 127/126/125 and a line on stderr. */
+ * descriptor. A file without "#!" runs with /bin/sh, as execvp(3) runs it.
+ * Returns the pid, or -1 with errno set and *what naming the failing call
+ * ("clone3", "setns", …). A failure after the child exists (exec, setns)
+ * ends the child with 127/126/125 and a line on stderr. */
 pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
 		const char *path, char *const argv[], char *const envp[],
 		const char **what);
 
-/* Fills TARGET for --cgroup DIR and --join PID. Each returns 0, or -1 with one
+/* Fills TARGET for --cgroup DIR and --join PID (its namespaces, and its
+ * root and working directory as they are now). Each returns 0, or -1 with one
  * line in err ("--cgroup '/x': not a cgroup v2 directory") and the exit
  * status to use in *status (2 for a bad value, 1 for a missing kernel
  * feature). A pidfd is taken once, so a later reuse of PID is never joined. */

@@ -79,6 +79,23 @@ start_target() {
 	fail "the unshare target did not start"
 }
 
+# Makes ROOT, a root directory of its own: busybox (static) as the few
+# commands the tests need, /marker to tell it from ours, /work to start in.
+make_busybox_root() {
+	local busybox applet
+	busybox=$(command -v busybox) || skip "busybox is not installed"
+	# ldd fails on a static executable, which alone runs in an empty root.
+	! ldd "$busybox" >/dev/null 2>&1 ||
+		skip "$busybox is not statically linked (busybox-static)"
+	ROOT=$BATS_TEST_TMPDIR/root
+	mkdir -p "$ROOT/bin" "$ROOT/work" "$ROOT/mnt" "$ROOT/proc"
+	cp "$busybox" "$ROOT/bin/busybox"
+	for applet in sh sleep cat pwd ls true mount touch hostname; do
+		ln -s busybox "$ROOT/bin/$applet"
+	done
+	echo "the target's root" >"$ROOT/marker"
+}
+
 # --cgroup
 
 @test "--cgroup starts each run inside the cgroup" {
@@ -155,6 +172,32 @@ start_target() {
 	# None of it touched tfd's own namespaces.
 	assert_not_equal "$(hostname)" tfd-joined-test
 	[[ ! -e mnt/inside ]] || fail "the target's mount leaked out"
+}
+
+@test "--join: the run gets a chrooted target's root and working directory" {
+	make_busybox_root
+	start_target ":" --root="$ROOT" --wd=/work
+	run --separate-stderr "$TFD" -d 10ms --join "$TARGET" -- /bin/sh -c \
+		'pwd; cat /marker'
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "${lines[0]}" /work
+	assert_equal "${lines[1]}" "the target's root"
+	assert_equal "${#lines[@]}" 2
+}
+
+@test "--join: a target with its own mounts and root, as nsenter -a -r -w" {
+	make_busybox_root
+	start_target "mount -t tmpfs tfd-test /mnt && touch /mnt/inside" \
+		--mount --uts --root="$ROOT" --wd=/work
+	run --separate-stderr "$TFD" -d 10ms --join "$TARGET" -- /bin/sh -c \
+		'pwd; cat /marker; ls /mnt'
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "${lines[0]}" /work
+	assert_equal "${lines[1]}" "the target's root"
+	assert_equal "${lines[2]}" inside
+	assert_equal "${#lines[@]}" 3
 }
 
 @test "--join: a target in its own user namespace" {

@@ -1074,10 +1074,10 @@ static void test_speed(void)
 		double t0 = cpu_seconds(), t1, t2;
 
 		for (long i = 0; i < n; i++)
-			sum += tz_offset_at(zone, 1700000000 + i * 7919, NULL);
+			sum += tz_offset_at(zone, 1700000000 + (int64_t)i * 7919, NULL);
 		t1 = cpu_seconds();
 		for (long i = 0; i < n; i++)
-			sum += tz_local_to_utc(zone, 1700000000 + i * 7919, out);
+			sum += tz_local_to_utc(zone, 1700000000 + (int64_t)i * 7919, out);
 		t2 = cpu_seconds();
 		check(n / (t1 - t0 + 1e-9) > 50000 && n / (t2 - t1 + 1e-9) > 50000,
 		      __LINE__, "%s: %.0f offsets/s, %.0f local maps/s (%lld)",
