@@ -6,14 +6,16 @@
 # and falls back to compgen otherwise.
 
 # Options that take their value in the next word (or after '=').
-_tfd_arg_opts='-c --clock -a --at -d --delay -i --interval -n --count --for
-	--calendar --cron --base-time -e --exec -f --format --overlap --timeout
-	--random-delay --persist --cgroup --join'
+_tfd_arg_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
+	--for --calendar --cron --base-time -e --exec -f --format --overlap
+	--timeout --retry --retry-delay --random-delay --persist --cgroup --join
+	--jobs --metrics'
 
-_tfd_all_opts='-c --clock -a --at -d --delay -i --interval -n --count --for
-	--calendar --cron --dry-run --base-time -e --exec -f --format -j --json
-	-q --quiet --precise --stats -v --verbose --overlap --timeout
-	-E --exit-on-error --random-delay --persist --cgroup --join
+_tfd_all_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
+	--for --calendar --cron --dry-run --base-time -e --exec -f --format
+	--tag-output -j --json -q --quiet --precise --stats -v --verbose
+	--overlap --timeout --retry --retry-delay -E --exit-on-error
+	--random-delay --persist --cgroup --join --jobs --metrics
 	-h --help --usage -V --version --'
 
 # Short options that take a value: in a cluster such as "-qc", the value
@@ -116,7 +118,7 @@ _tfd_reply_value()
 	--overlap)
 		_tfd_reply_words 'skip queue kill parallel' "$cur"
 		;;
-	--persist)
+	--persist | --jobs | --metrics)
 		_tfd_reply_files "$cur" -f
 		;;
 	--cgroup)
@@ -142,7 +144,7 @@ _tfd_reply_value()
 		_tfd_reply_words 'now today tomorrow' "$cur"
 		;;
 	*)
-		# Durations, counts and formats have nothing to offer.
+		# Names, durations, counts and formats have nothing to offer.
 		COMPREPLY=()
 		;;
 	esac

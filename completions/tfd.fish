@@ -2,9 +2,10 @@
 # share/fish/vendor_completions.d/tfd.fish.
 
 # Options whose value is the next word; the command starts after them.
-set -g __fish_tfd_arg_opts -c --clock -a --at -d --delay -i --interval -n --count \
-    --for --calendar --cron --base-time -e --exec -f --format --overlap \
-    --timeout --random-delay --persist --cgroup --join
+set -g __fish_tfd_arg_opts --name -c --clock -a --at -d --delay -i --interval \
+    -n --count --for --calendar --cron --base-time -e --exec -f --format \
+    --overlap --timeout --retry --retry-delay --random-delay --persist \
+    --cgroup --join --jobs --metrics
 
 # Prints the index in (commandline -opc) of the word where the command
 # starts: after "--", or the first word that is neither an option nor an
@@ -92,6 +93,7 @@ complete -c tfd -f
 set -l opt -c tfd -n 'not __fish_tfd_in_command'
 
 # Schedule
+complete $opt -l name -x -d "The job's name in lines, events and metrics"
 complete $opt -s c -l clock -xa '(__fish_tfd_clocks)' -d 'Clock of the timer'
 complete $opt -s a -l at -x -d 'First expiration at an absolute time'
 complete $opt -s d -l delay -x -d 'First expiration after a duration'
@@ -106,6 +108,7 @@ complete $opt -l base-time -x -d 'With --dry-run, take this time as now'
 # Wake-up actions
 complete $opt -s e -l exec -xa '(__fish_complete_command)' -d 'Run a string with /bin/sh -c'
 complete $opt -s f -l format -x -d 'Line printed per wake-up'
+complete $opt -l tag-output -d "Label each line of a run's output with its job"
 complete $opt -s j -l json -d 'Print one JSON object per wake-up'
 complete $opt -s q -l quiet -d 'Print no tick lines'
 complete $opt -l precise -d 'Trade power for timing (SCHED_FIFO, mlockall)'
@@ -115,11 +118,17 @@ complete $opt -s v -l verbose -d 'Print the timer setting on stderr'
 # Runner options
 complete $opt -l overlap -xa '(__fish_tfd_overlap_policies)' -d 'What to do with a run still going'
 complete $opt -l timeout -x -d 'SIGTERM a run that lasts longer'
+complete $opt -l retry -x -d 'Try a failing run up to N more times'
+complete $opt -l retry-delay -x -d 'First wait before a retry, doubling each time'
 complete $opt -s E -l exit-on-error -d 'Stop at the first run that fails'
 complete $opt -l random-delay -x -d 'Delay each action by a random time up to this'
 complete $opt -l persist -r -F -d 'Remember the last run in a file'
 complete $opt -l cgroup -xa '(__fish_tfd_cgroups)' -d 'Start each run in a cgroup v2 directory'
 complete $opt -l join -xa '(__fish_complete_pids)' -d 'Start each run in the namespaces of a process'
+
+# The whole process
+complete $opt -l jobs -r -F -d 'Run every job of a jobs file (tfd-jobs(5))'
+complete $opt -l metrics -r -F -d 'Keep a Prometheus text file current'
 
 # Other options
 complete $opt -s h -l help -d 'Print help and exit'

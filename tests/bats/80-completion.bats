@@ -5,10 +5,11 @@
 load test_helper
 
 # The options of the SPEC; every shell must offer all of them.
-LONG_OPTS=(--clock --at --delay --interval --count --for --calendar --cron
-	--dry-run --base-time --exec --format --json --quiet --precise --stats
-	--verbose --overlap --timeout --exit-on-error --random-delay --persist
-	--cgroup --join --help --usage --version)
+LONG_OPTS=(--name --clock --at --delay --interval --count --for --calendar
+	--cron --dry-run --base-time --exec --format --tag-output --json --quiet
+	--precise --stats --verbose --overlap --timeout --retry --retry-delay
+	--exit-on-error --random-delay --persist --cgroup --join --jobs --metrics
+	--help --usage --version)
 SHORT_OPTS=(-c -a -d -i -n -e -f -j -q -v -E -h -V)
 CLOCKS='monotonic realtime boottime realtime-alarm boottime-alarm'
 POLICIES='skip queue kill parallel'
@@ -139,6 +140,42 @@ refute_reply_has() {
 	bash_complete "tfd --persist=$dir/s" tfd --persist = "$dir/s"
 	assert_reply_has "$dir/state.tfd"
 	assert_reply_has "$dir/sub"
+}
+
+@test "bash: files for --jobs and --metrics" {
+	local dir=$BATS_TEST_TMPDIR/j opt
+	mkdir -p "$dir/etc"
+	: >"$dir/jobs"
+	: >"$dir/tfd.prom"
+	for opt in --jobs --metrics; do
+		bash_complete "tfd $opt $dir/" tfd "$opt" "$dir/"
+		assert_reply_has "$dir/jobs" "$dir/tfd.prom" "$dir/etc"
+		bash_complete "tfd $opt=$dir/t" tfd "$opt" = "$dir/t"
+		assert_equal "${COMPREPLY[*]}" "$dir/tfd.prom"
+	done
+}
+
+@test "bash: --name, --retry and --retry-delay take a value, offered nothing" {
+	local opt
+	for opt in --name --retry --retry-delay; do
+		bash_complete "tfd $opt " tfd "$opt" ''
+		assert_equal "${#COMPREPLY[@]}" 0
+		bash_complete "tfd $opt -" tfd "$opt" -
+		assert_equal "${#COMPREPLY[@]}" 0
+	done
+	# The value is not the command: options are still offered after it.
+	bash_complete 'tfd --retry 3 --retry-d' tfd --retry 3 --retry-d
+	assert_equal "${COMPREPLY[*]}" "--retry-delay"
+	bash_complete 'tfd --name x --ta' tfd --name x --ta
+	assert_equal "${COMPREPLY[*]}" "--tag-output"
+}
+
+@test "bash: --tag-output is a flag: the next word starts the command" {
+	_command_offset() { OFFSET=$1; COMPREPLY=(delegated); }
+	bash_complete 'tfd -i 1s --tag-output ' tfd -i 1s --tag-output ''
+	assert_equal "$OFFSET" 4
+	assert_equal "${COMPREPLY[*]}" delegated
+	unset -f _command_offset
 }
 
 @test "bash: directories only for --cgroup" {
@@ -327,6 +364,28 @@ EOF
 	assert_zsh_lists $POLICIES
 }
 
+@test "zsh: files after --jobs and --metrics, nothing for --retry" {
+	require_command zsh
+	mkdir -p "$BATS_TEST_TMPDIR/z"
+	: >"$BATS_TEST_TMPDIR/z/crontab.jobs"
+	cd "$BATS_TEST_TMPDIR/z"
+	run zsh_complete 'tfd --jobs cront'
+	assert_success
+	assert_output --partial 'tfd --jobs crontab.jobs'
+	run zsh_complete 'tfd --metrics=cront'
+	assert_output --partial 'tfd --metrics=crontab.jobs'
+	run zsh_complete 'tfd --retry cront'
+	refute_output --partial 'crontab.jobs'
+}
+
+@test "zsh: --tag-output is offered as a flag" {
+	require_command zsh
+	run zsh_complete 'tfd --tag-o'
+	assert_success
+	assert_output --partial 'tfd --tag-output '
+	refute_output --partial 'tfd --tag-output='
+}
+
 @test "zsh: the command's own completion after --" {
 	require_command zsh
 	run zsh_complete 'tfd -i 1s -- ls --colo'
@@ -370,6 +429,35 @@ fish_complete() {
 	for o in "${LONG_OPTS[@]}"; do
 		assert_line --regexp "^$o	.+"
 	done
+}
+
+@test "fish: files for --jobs and --metrics, nothing for --retry and --name" {
+	require_command fish
+	mkdir -p "$BATS_TEST_TMPDIR/f"
+	: >"$BATS_TEST_TMPDIR/f/crontab.jobs"
+	cd "$BATS_TEST_TMPDIR/f"
+	local opt
+	for opt in --jobs --metrics; do
+		run fish_complete "tfd $opt cront"
+		assert_success
+		assert_line --regexp '^crontab\.jobs(	|$)'
+	done
+	for opt in --retry --retry-delay --name; do
+		run fish_complete "tfd $opt cront"
+		assert_success
+		refute_output --partial crontab.jobs
+	done
+}
+
+@test "fish: --tag-output is a flag: the next word is the command" {
+	require_command fish
+	run fish_complete 'tfd -i 1s --tag-output bas'
+	assert_success
+	assert_line --regexp '^bash(	|$)'
+	# After a value-taking option, the word is its value, not a command.
+	run fish_complete 'tfd -i 1s --retry bas'
+	assert_success
+	refute_output --regexp $'(^|\n)bash(\t|\n|$)'
 }
 
 @test "fish: overlap policies" {
