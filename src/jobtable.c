@@ -330,6 +330,10 @@ int job_table_single(const struct job_options *o, const struct job_context *ctx,
 
 	if (status == 0)
 		status = job_open(j, o, ctx, err, errlen);
+	if (status == 0 && o->name && !o->name[0]) {
+		snprintf(err, errlen, "--name '': must not be empty");
+		status = 2;
+	}
 	if (status == 0) {
 		if (o->command)
 			jobs_word_name(o->command[0], base, sizeof base);

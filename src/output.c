@@ -28,8 +28,13 @@ void output_open(struct output *o, int fd, const char *name)
 {
 	struct stat st;
 
+	int flags = fcntl(fd, F_GETFL);
+
 	*o = (struct output){ .fd = fd, .orig_fd = fd, .name = name, .mode = OUTPUT_CHUNKED };
-	if (fstat(fd, &st) != 0 || S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) {
+	/* A descriptor not open for writing (a closed stdout, see main)
+	 * must keep failing: reopening it for writing would hide that. */
+	if (fstat(fd, &st) != 0 || flags < 0 || (flags & O_ACCMODE) == O_RDONLY ||
+	    S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) {
 		o->mode = OUTPUT_PLAIN;
 		return;
 	}

@@ -386,11 +386,14 @@ static int dry_run(struct setup *st, const struct options *o)
 }
 
 /* Descriptors 0-2 closed by the caller would otherwise be reused by the
- * timerfd or signalfd, and a tick line written into them. */
+ * timerfd or signalfd, and a tick line written into them. A closed stdin
+ * becomes /dev/null; a closed stdout or stderr becomes /dev/null opened
+ * for reading only, so that every write to it fails with EBADF as it would
+ * have on the closed descriptor: output is never lost silently. */
 static void open_standard_descriptors(void)
 {
 	for (int fd = 0; fd <= 2; fd++)
-		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd ? O_WRONLY : O_RDONLY) < 0)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDONLY) < 0)
 			_exit(1);
 }
 

@@ -194,8 +194,12 @@ check_inherited_ignore() {
 	assert_equal "$stderr" ""
 }
 
-@test "a closed stdout: tfd runs to its count and exits 0, writing no error" {
-	run_clean timeout 10 bash -c '"$1" -i 10ms -n 3 >&-' _ "$TFD"
+@test "a closed stdout: the first tick line is an error naming it, exit 1" {
+	run --separate-stderr timeout 10 bash -c '"$1" -i 10ms -n 3 >&-' _ "$TFD"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "tfd: write (stdout): Bad file descriptor"
+	run --separate-stderr timeout 10 bash -c '"$1" --version >&-' _ "$TFD"
+	assert_equal "$status" 1
 }
 
 @test "a closed stdout: a run's stdout is not one of tfd's descriptors" {
