@@ -93,6 +93,7 @@ struct loop {
 	size_t nreaders, readers_cap;
 	struct pollfd *pfd;
 	size_t pfd_cap;
+	size_t njoin_slots;       /* --join targets' pidfds in the poll set */
 	enum phase phase;
 	int status;
 	bool status_final;        /* -E or a failure fixed the status */
@@ -1601,8 +1602,10 @@ static size_t build_poll_set(struct loop *l, bool *blocked)
 	poll_slot(l, &n, output_pending(&l->err) ? l->err.fd : -1, POLLOUT);
 	for (int i = 0; i < CLOCKS; i++)
 		poll_slot(l, &n, *blocked ? -1 : l->timers[i].fd, POLLIN);
+	l->njoin_slots = 0;
 	for (size_t i = 0; i < l->njobs; i++)
-		poll_slot(l, &n, l->jobs[i]->target.join_pidfd, POLLIN);
+		if (l->jobs[i]->target.join_pidfd >= 0 && poll_slot(l, &n, l->jobs[i]->target.join_pidfd, POLLIN))
+			l->njoin_slots++;
 	for (size_t i = 0; i < l->nreaders; i++)
 		poll_slot(l, &n, *blocked ? -1 : l->readers[i]->fd, POLLIN);
 	return n;
@@ -1610,7 +1613,7 @@ static size_t build_poll_set(struct loop *l, bool *blocked)
 
 static void dispatch(struct loop *l, size_t n)
 {
-	size_t k = 5 + CLOCKS, njobs = l->njobs, nreaders = l->nreaders;
+	size_t k = 5 + CLOCKS, njoin = l->njoin_slots, nreaders = l->nreaders;
 
 	if (l->pfd[0].revents)
 		on_signal(l);
@@ -1629,7 +1632,7 @@ static void dispatch(struct loop *l, size_t n)
 			on_clock_timer(l, &l->timers[i]);
 	/* The table may have changed under a reload or a reap: what the
 	 * poll set saw is matched by descriptor, not by position. */
-	for (size_t i = 0; i < njobs && k < n; i++, k++) {
+	for (size_t i = 0; i < njoin && k < n; i++, k++) {
 		if (!l->pfd[k].revents)
 			continue;
 		for (size_t x = 0; x < l->njobs; x++)
@@ -1745,6 +1748,14 @@ int loop_run(struct loop_config *cfg)
 	init_loop(l, cfg);
 	l->line_cap = longest_line(l);
 	l->line = malloc(l->line_cap);
+	/* The fixed part of the poll set is there from the start; a slot
+	 * for a pipe that finds no memory later is only left out once. */
+	l->pfd_cap = 5 + CLOCKS;
+	l->pfd = calloc(l->pfd_cap, sizeof *l->pfd);
+	if (!l->pfd) {
+		free(l->line);
+		l->line = NULL;
+	}
 	if (!l->line || open_descriptors(l) != 0) {
 		if (!l->line)
 			fputs("tfd: out of memory\n", stderr);
