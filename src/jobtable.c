@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,12 +108,60 @@ static int entry_options(const struct jobs_entry *e, const struct job_options *d
 
 /* Names */
 
-static bool name_taken(struct job **jobs, size_t n, const char *name)
+/* The names given so far, and for each default name the next suffix to
+ * try, so that naming N jobs costs O(N) however many share a base name. */
+struct name_slot {
+	const char *name;
+	unsigned next;           /* for a base name: the next -K to try */
+};
+
+struct name_set {
+	struct name_slot *slots;
+	size_t mask;
+};
+
+static uint64_t hash_name(const char *s)
 {
-	for (size_t i = 0; i < n; i++)
-		if (jobs[i]->name && strcmp(jobs[i]->name, name) == 0)
-			return true;
-	return false;
+	uint64_t h = UINT64_C(14695981039346656037);
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * UINT64_C(1099511628211);
+	return h;
+}
+
+static int name_set_init(struct name_set *ns, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 4 * n + 4)
+		cap *= 2;
+	ns->slots = calloc(cap, sizeof *ns->slots);
+	ns->mask = cap - 1;
+	return ns->slots ? 0 : -1;
+}
+
+/* The slot of NAME: its own, or the empty one where it would go. */
+static struct name_slot *name_slot(const struct name_set *ns, const char *name)
+{
+	size_t k = hash_name(name) & ns->mask;
+
+	while (ns->slots[k].name && strcmp(ns->slots[k].name, name) != 0)
+		k = (k + 1) & ns->mask;
+	return &ns->slots[k];
+}
+
+static bool name_taken(const struct name_set *ns, const char *name)
+{
+	return name_slot(ns, name)->name != NULL;
+}
+
+/* NAME must stay allocated while the set is used (it is a job's name). */
+static void name_add(struct name_set *ns, const char *name)
+{
+	struct name_slot *slot = name_slot(ns, name);
+
+	if (!slot->name)
+		*slot = (struct name_slot){ name, 2 };
 }
 
 static void default_name(const struct job_options *o, char *buf, size_t len)
@@ -125,14 +174,22 @@ static void default_name(const struct job_options *o, char *buf, size_t len)
 		snprintf(buf, len, "job");
 }
 
-/* BASE, else BASE-2, BASE-3, ...: the first not yet taken. */
-static char *unique_name(struct job **jobs, size_t n, const char *base)
+/* BASE, else BASE-2, BASE-3, ...: the first not yet taken. BASE_SLOT
+ * remembers where the search for BASE stopped. */
+static char *unique_name(struct name_set *ns, const char *base)
 {
 	char name[NAME_MAX_LEN + 24];
+	struct name_slot *slot = name_slot(ns, base);
+	unsigned k;
 
-	snprintf(name, sizeof name, "%s", base);
-	for (unsigned k = 2; name_taken(jobs, n, name); k++)
+	if (!slot->name)
+		return strdup(base);
+	for (k = slot->next;; k++) {
 		snprintf(name, sizeof name, "%s-%u", base, k);
+		if (!name_taken(ns, name))
+			break;
+	}
+	slot->next = k + 1;
 	return strdup(name);
 }
 
@@ -196,14 +253,14 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 }
 
 /* Explicit names first (twice is an error), then the default ones. */
-static int name_jobs(struct building *b, char *err, size_t errlen)
+static int assign_names(struct building *b, struct name_set *ns, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < b->n; i++) {
 		const char *name = b->opts[i].name;
 
 		if (!name)
 			continue;
-		if (!name[0] || name_taken(b->jobs, b->n, name)) {
+		if (!name[0] || name_taken(ns, name)) {
 			const struct jobs_entry *e = &b->file->entries[i];
 			char why[512];
 
@@ -213,6 +270,7 @@ static int name_jobs(struct building *b, char *err, size_t errlen)
 		}
 		if (!(b->jobs[i]->name = strdup(name)))
 			return line_error(b, &b->file->entries[i], 1, "out of memory", err, errlen);
+		name_add(ns, b->jobs[i]->name);
 	}
 	for (size_t i = 0; i < b->n; i++) {
 		char base[NAME_MAX_LEN];
@@ -220,8 +278,9 @@ static int name_jobs(struct building *b, char *err, size_t errlen)
 		if (b->jobs[i]->name)
 			continue;
 		default_name(&b->opts[i], base, sizeof base);
-		if (!(b->jobs[i]->name = unique_name(b->jobs, b->n, base)))
+		if (!(b->jobs[i]->name = unique_name(ns, base)))
 			return line_error(b, &b->file->entries[i], 1, "out of memory", err, errlen);
+		name_add(ns, b->jobs[i]->name);
 	}
 	for (size_t i = 0; i < b->n; i++)
 		if (!(b->jobs[i]->identity = identity_of(b->jobs[i], &b->file->entries[i])))
@@ -229,6 +288,15 @@ static int name_jobs(struct building *b, char *err, size_t errlen)
 	return 0;
 }
 
+static int name_jobs(struct building *b, char *err, size_t errlen)
+{
+	struct name_set ns;
+	int status = name_set_init(&ns, b->n) == 0 ? assign_names(b, &ns, err, errlen)
+						   : (snprintf(err, errlen, "out of memory"), 1);
+
+	free(ns.slots);
+	return status;
+}
 static int open_jobs(struct building *b, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < b->n; i++) {
