@@ -705,6 +705,7 @@ static int run_status(const struct run_end *e)
 static void emit_run_end(struct loop *l, const struct job *j, const struct run_end *e)
 {
 	char name[16], prefix[300];
+	const char *who;
 
 	if (l->cfg->json) {
 		emit_out(l, l->line, json_exit(l->line, l->line_cap, e));
@@ -712,13 +713,13 @@ static void emit_run_end(struct loop *l, const struct job *j, const struct run_e
 	}
 	if (!run_failed(e))
 		return;
-	name_prefix(l, j, prefix, sizeof prefix);
+	who = name_prefix(l, j, prefix, sizeof prefix);
 	if (e->signal)
-		emit_errf(l, "tfd: %srun %" PRIu64 " (pid %d)%s killed by %s\n", prefix,
+		emit_errf(l, "tfd: %srun %" PRIu64 " (pid %d)%s killed by %s\n", who,
 			  e->seq, e->pid, e->timed_out ? " timed out and was" : " was",
 			  signal_name(e->signal, name, sizeof name));
 	else
-		emit_errf(l, "tfd: %srun %" PRIu64 " (pid %d)%s exited with status %d\n", prefix,
+		emit_errf(l, "tfd: %srun %" PRIu64 " (pid %d)%s exited with status %d\n", who,
 			  e->seq, e->pid, e->timed_out ? " timed out and" : "", e->status);
 }
 
@@ -1602,8 +1603,11 @@ static size_t build_poll_set(struct loop *l, bool *blocked)
 		poll_slot(l, &n, *blocked ? -1 : l->timers[i].fd, POLLIN);
 	for (size_t i = 0; i < l->njobs; i++)
 		poll_slot(l, &n, l->jobs[i]->target.join_pidfd, POLLIN);
+	/* In shutdown a stuck reader is not waited for (drain_output), so
+	 * run pipes are read on: their ends must be seen for tfd to exit. */
 	for (size_t i = 0; i < l->nreaders; i++)
-		poll_slot(l, &n, *blocked ? -1 : l->readers[i]->fd, POLLIN);
+		poll_slot(l, &n, *blocked && l->phase != PHASE_SHUTDOWN ? -1 : l->readers[i]->fd,
+			  POLLIN);
 	return n;
 }
 
