@@ -66,12 +66,12 @@ build/tfd-asan: $(SRCS) $(HDRS)
 build/unit/%: tests/unit/%.c $(UNIT_HELP) $(UNIT_HDRS) $(LIB_SRCS) $(HDRS)
 	@mkdir -p build/unit
 	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(CFLAGS) \
-		-o $@ $< $(UNIT_HELP) $(LIB_SRCS) $(LDFLAGS)
+		-o $@ $< $(UNIT_HELP) $(LIB_SRCS) $(LDFLAGS) $(POPT_LIBS)
 
 build/asan/%: tests/unit/%.c $(UNIT_HELP) $(UNIT_HDRS) $(LIB_SRCS) $(HDRS)
 	@mkdir -p build/asan
 	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(SAN_FLAGS) \
-		-o $@ $< $(UNIT_HELP) $(LIB_SRCS) $(LDFLAGS)
+		-o $@ $< $(UNIT_HELP) $(LIB_SRCS) $(LDFLAGS) $(POPT_LIBS)
 
 # Unit tests take the corpus folder (skipped when absent, as in a user's
 # clone) and the project's own vectors.
@@ -126,7 +126,7 @@ fuzz_opts_jobsfile  = -dict=tests/fuzz/jobsfile.dict
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(HDRS)
 	@mkdir -p build/fuzz
-	$(CLANG) $(TFD_CPPFLAGS) $(TFD_CFLAGS) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRCS)
+	$(CLANG) $(TFD_CPPFLAGS) $(TFD_CFLAGS) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRCS) $(POPT_LIBS)
 
 fuzz-%: build/fuzz/fuzz_%
 	rm -rf build/fuzz/corpus-$*

@@ -163,7 +163,7 @@ plus() {
 	assert_equal "$(cat err)"$'\n' "$want_err"
 }
 
-@test "tag-output: a 200 KiB line comes out in 64 KiB pieces, no byte lost" {
+@test "tag-output: a 200 KiB line comes out in 64 KiB pieces, no byte lost; 64 KiB is one line" {
 	run --separate-stderr "$TFD" -d 0 --tag-output --name big \
 		--exec 'head -c 204800 /dev/zero | tr "\0" x; echo'
 	assert_success
@@ -180,6 +180,13 @@ plus() {
 	assert_success
 	assert_equal "$(jq -r 'select(.event == "output") | .line | length' <<<"$output" | tr '\n' ' ')" \
 		"65536 65536 65536 8192 "
+
+	# A line of exactly 64 KiB is one line, not one and an empty one.
+	run --separate-stderr "$TFD" -d 0 --tag-output --json --name big \
+		--exec 'head -c 65536 /dev/zero | tr "\0" z; echo; echo next'
+	assert_success
+	assert_equal "$(jq -r 'select(.event == "output") | .line | length' <<<"$output" | tr '\n' ' ')" \
+		"65536 4 "
 }
 
 @test "tag-output: invalid UTF-8 becomes U+FFFD in output events" {
@@ -188,9 +195,8 @@ plus() {
 	assert_success
 	printf '%s\n' "$output" >out.json
 	# Each stream keeps its order; the two streams may interleave.
-	assert_equal "$(jq -r 'select(.stream == "stdout") | .line' out.json)" "a"$'\ufffd'"b
-"$'\u00e9'
-	assert_equal "$(jq -r 'select(.stream == "stderr") | .line' out.json)" "c"$'\ufffd\ufffd'"d"
+	assert_equal "$(jq -r 'select(.stream == "stdout") | .line' out.json)" $'a\ufffdb\n\u00e9'
+	assert_equal "$(jq -r 'select(.stream == "stderr") | .line' out.json)" $'c\ufffd\ufffdd'
 	assert_equal "$(jq -r 'select(.event == "output") | .seq' out.json | sort -u)" 1
 }
 
@@ -284,7 +290,7 @@ p[1]: two"
 	printf '%s\n' "$output" >out.json
 	assert_equal "$(jq -r 'select(.event != "tick") | "\(.event) \(.seq) \(.line)"' out.json | tr '\n' ,)" \
 		"output 2 end,output 1 one,exit 1 null,output 2 two,exit 2 null,"
-	local d1 d2
+	local d1
 	d1=$(jq -r 'select(.event == "exit" and .seq == 1) | .duration' out.json)
 	assert_between "$d1" 0.39 1.2
 }
@@ -433,13 +439,13 @@ assert_metrics_write_failed() {
 }
 
 @test "metrics: with --jobs every job_name label is the job's name" {
-	cat >jobs <<-'EOF'
+	cat >jobs.txt <<-'EOF'
 		--name alpha -i 200ms -n 1 -- true
 		-i 300ms -n 1 --exec 'exit 3'
 		-i 300ms -n 1 -- /bin/true
 		-i 300ms -n 1 -- true
 	EOF
-	run --separate-stderr "$TFD" --jobs jobs --metrics m.prom
+	run --separate-stderr "$TFD" --jobs jobs.txt --metrics m.prom
 	assert_success
 	assert_equal "$(sed -n 's/^tfd_runs_total{job_name="\([^"]*\)",result="success"} \(.*\)/\1=\2/p' m.prom |
 		tr '\n' ' ')" "alpha=1 exit=0 true=1 true-2=1 "
