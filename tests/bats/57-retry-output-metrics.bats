@@ -129,6 +129,17 @@ plus() {
 	assert_equal "$(exits out.json | tr '\n' ,)" "1 1 1 false,1 2 1 true,2 1 0 false,"
 }
 
+@test "retry: a try still going at the next tick is not retried: the tick took over, even skipped" {
+	# Try 1 runs 1-1.5 s, try 2 1.6-2.1 s; tick 2 at 2 s finds it going
+	# and is skipped; try 3 would start after tick 2, so there is none.
+	run --separate-stderr "$TFD" -i 1s -n 2 --retry 3 --retry-delay 100ms --json \
+		--exec 'sleep 0.5; [ "$TFD_SEQ" = 2 ]'
+	assert_success
+	printf '%s\n' "$output" >out.json
+	assert_equal "$(jq -r 'select(.event == "tick") | .action' out.json | tr '\n' ' ')" "run skip "
+	assert_equal "$(exits out.json | tr '\n' ,)" "1 1 1 false,1 2 1 true,"
+}
+
 @test "retry: metrics count the last try only" {
 	run --separate-stderr "$TFD" -d 0 --retry 2 --retry-delay 30ms --metrics m.prom \
 		--exec '[ "$TFD_ATTEMPT" = 3 ]'
