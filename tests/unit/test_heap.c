@@ -116,7 +116,7 @@ static int compare_keys(const void *a, const void *b)
  * reference, and every node taken is marked absent. */
 static void drain_in_order(struct heap *h, const char *what)
 {
-	int64_t want[NODES];
+	int64_t want[NODES] = { 0 };
 	size_t n = 0, k = 0;
 	bool ok = true;
 
