@@ -704,8 +704,8 @@ static int run_status(const struct run_end *e)
 
 static void emit_run_end(struct loop *l, const struct job *j, const struct run_end *e)
 {
-	char name[16], prefix[300];
-	const char *who;
+	char name[16], buf[300];
+	const char *prefix;
 
 	if (l->cfg->json) {
 		emit_out(l, l->line, json_exit(l->line, l->line_cap, e));
@@ -713,13 +713,13 @@ static void emit_run_end(struct loop *l, const struct job *j, const struct run_e
 	}
 	if (!run_failed(e))
 		return;
-	who = name_prefix(l, j, prefix, sizeof prefix);
+	prefix = name_prefix(l, j, buf, sizeof buf);
 	if (e->signal)
-		emit_errf(l, "tfd: %srun %" PRIu64 " (pid %d)%s killed by %s\n", who,
+		emit_errf(l, "tfd: %srun %" PRIu64 " (pid %d)%s killed by %s\n", prefix,
 			  e->seq, e->pid, e->timed_out ? " timed out and was" : " was",
 			  signal_name(e->signal, name, sizeof name));
 	else
-		emit_errf(l, "tfd: %srun %" PRIu64 " (pid %d)%s exited with status %d\n", who,
+		emit_errf(l, "tfd: %srun %" PRIu64 " (pid %d)%s exited with status %d\n", prefix,
 			  e->seq, e->pid, e->timed_out ? " timed out and" : "", e->status);
 }
 
