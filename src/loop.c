@@ -1588,7 +1588,9 @@ static struct pollfd *poll_slot(struct loop *l, size_t *n, int fd, short events)
 /* The poll set, in a fixed order that dispatch() walks again. While a
  * line waits for tfd's stdout or stderr, timers and run output are left
  * unread: the kernel counts expirations meanwhile and runs block on their
- * pipes, while signals, deadlines and children are still served. */
+ * pipes, while signals, deadlines and children are still served. In
+ * shutdown a stuck reader is not waited for (drain_output), so run pipes
+ * are read on: their ends must be seen for tfd to exit. */
 static size_t build_poll_set(struct loop *l, bool *blocked)
 {
 	size_t n = 0;
@@ -1603,8 +1605,6 @@ static size_t build_poll_set(struct loop *l, bool *blocked)
 		poll_slot(l, &n, *blocked ? -1 : l->timers[i].fd, POLLIN);
 	for (size_t i = 0; i < l->njobs; i++)
 		poll_slot(l, &n, l->jobs[i]->target.join_pidfd, POLLIN);
-	/* In shutdown a stuck reader is not waited for (drain_output), so
-	 * run pipes are read on: their ends must be seen for tfd to exit. */
 	for (size_t i = 0; i < l->nreaders; i++)
 		poll_slot(l, &n, *blocked && l->phase != PHASE_SHUTDOWN ? -1 : l->readers[i]->fd,
 			  POLLIN);
