@@ -45,22 +45,22 @@ int capture_feed(struct capture *c, const char *data, size_t len,
 {
 	while (len > 0) {
 		size_t room = CAPTURE_LINE_MAX - c->len;
-		size_t span = len < room ? len : room;
-		const char *nl = memchr(data, '\n', span);
+		/* One byte past the room: a newline right after a full piece
+		 * ends that line, it does not start an empty one. */
+		size_t look = len <= room ? len : room + 1;
+		const char *nl = memchr(data, '\n', look);
 
 		if (nl) {
 			send_line(c, data, (size_t)(nl - data), fn, arg);
 			len -= (size_t)(nl - data) + 1;
 			data = nl + 1;
-		} else if (span == room) {
-			/* A full piece without a newline: split here. */
-			send_line(c, data, span, fn, arg);
-			len -= span;
-			data += span;
+		} else if (len > room) {
+			/* A full piece and more without a newline: split here. */
+			send_line(c, data, room, fn, arg);
+			len -= room;
+			data += room;
 		} else {
-			if (keep(c, data, len) != 0)
-				return -1;
-			return 0;
+			return keep(c, data, len);
 		}
 	}
 	return 0;

@@ -1589,7 +1589,9 @@ static struct pollfd *poll_slot(struct loop *l, size_t *n, int fd, short events)
 /* The poll set, in a fixed order that dispatch() walks again. While a
  * line waits for tfd's stdout or stderr, timers and run output are left
  * unread: the kernel counts expirations meanwhile and runs block on their
- * pipes, while signals, deadlines and children are still served. */
+ * pipes, while signals, deadlines and children are still served. In
+ * shutdown a stuck reader is not waited for (drain_output), so run pipes
+ * are read on: their ends must be seen for tfd to exit. */
 static size_t build_poll_set(struct loop *l, bool *blocked)
 {
 	size_t n = 0;
@@ -1607,7 +1609,8 @@ static size_t build_poll_set(struct loop *l, bool *blocked)
 		if (l->jobs[i]->target.join_pidfd >= 0 && poll_slot(l, &n, l->jobs[i]->target.join_pidfd, POLLIN))
 			l->njoin_slots++;
 	for (size_t i = 0; i < l->nreaders; i++)
-		poll_slot(l, &n, *blocked ? -1 : l->readers[i]->fd, POLLIN);
+		poll_slot(l, &n, *blocked && l->phase != PHASE_SHUTDOWN ? -1 : l->readers[i]->fd,
+			  POLLIN);
 	return n;
 }
 

@@ -27,6 +27,7 @@ struct run {
 	bool superseded;    /* ended by --overlap kill for a newer run */
 	bool timed_out;
 	bool reaped;        /* leader gone; the group still has members */
+	bool overtaken;     /* a scheduled wake-up came while it ran: no retry */
 };
 
 /* The variables every run sees, in the order of runner->env_slot. */
@@ -306,8 +307,11 @@ static void signal_run(struct run *run, int sig, int64_t now)
 const char *runner_tick(struct runner *r, const struct tick *t, int64_t now,
 			const char **what)
 {
-	/* A scheduled run takes over from a retry still waiting. */
+	/* A scheduled run takes over from a retry still waiting, and from
+	 * the tries going now: a retry of theirs would start after it. */
 	r->retrying = false;
+	for (size_t i = 0; i < r->nruns; i++)
+		r->runs[i].overtaken = true;
 	if (runner_active(r) == 0 || r->cfg.overlap == OVERLAP_PARALLEL)
 		return start_run(r, t, 1, now, what) == 0 ? "run" : NULL;
 	switch (r->cfg.overlap) {
@@ -382,12 +386,14 @@ static int64_t retry_wait(const struct runner *r, unsigned attempt)
 }
 
 /* A failed try is tried again when tries are left, nothing else waits,
- * and the retry comes before the job's next scheduled run. */
+ * and the retry comes before the job's next scheduled run: the one after
+ * NOW, and none came while the try ran (even one --overlap skip dropped). */
 static bool plan_retry(struct runner *r, const struct run *run, int64_t now, int64_t next_run)
 {
 	int64_t due = later(now, retry_wait(r, run->attempt));
 
-	if (r->stopping || r->waiting || run->attempt > r->cfg.retry || due >= next_run)
+	if (r->stopping || r->waiting || run->overtaken || run->attempt > r->cfg.retry ||
+	    due >= next_run)
 		return false;
 	r->retrying = true;
 	r->retry_tick = run->tick;
