@@ -67,7 +67,7 @@ jobs_probe() {
 jobs_nofile_row() {
 	local a err
 	JOBS_NOFILE=1024
-	a=$(jobs_probe -- "$TFD" --jobs "$1" 2>"$BUILD/jobs-nofile.err")
+	a=$( (ulimit -Sn 1024 && "$BUILD/jobs_probe" -- "$TFD" --jobs "$1") 2>"$BUILD/jobs-nofile.err")
 	err=$(head -n 1 "$BUILD/jobs-nofile.err")
 	detail "jobs under ulimit -n 1024: $a $err"
 	if [[ $(kv exit "$a") == 143 ]]; then
@@ -119,7 +119,7 @@ jobs_section() {
 	say "jobs: 2000 jobs, 1000 of them sharing a default name"
 	s=$(jobs_probe -- "$TFD" --jobs "$same")
 	detail "jobs load, 2000 jobs, 1000 crontab lines of /bin/true: $s"
-	row "2000 jobs, the 1000 crontab lines all /bin/true (names true, true-2, ...): load + arm (ms; the names take O(n²) lookups each)" \
+	row "2000 jobs, the 1000 crontab lines all /bin/true (names true, true-2, ...): load + arm (ms; each default name is compared with every job's, once per suffix tried)" \
 		"$(fix "$(kv idle_ms "$s")" 1)" "—" "—" "report" "report"
 }
 
@@ -185,7 +185,8 @@ tagout_section() {
 
 # Peers: Debian's cron and snooze
 
-PEER_DIR=$BUILD/peers
+# Absolute: cron runs its jobs in root's home directory.
+PEER_DIR=$PWD/$BUILD/peers
 CRON_FILE=/etc/cron.d/tfd-bench
 PEER_PIDS=()
 
@@ -262,13 +263,14 @@ peers_section() {
 	rm -rf "$PEER_DIR"
 	mkdir -p "$PEER_DIR/one" "$PEER_DIR/storm" "$PEER_DIR/idle"
 	trap peers_stop EXIT
+	trap 'exit 130' INT TERM
 	# One * * * * * job each, side by side.
 	printf '* * * * * %s\n' "$(stamp_cmd "$PEER_DIR/tfd.1")" >"$PEER_DIR/one/jobs"
 	printf '* * * * * root %s\n' "$(stamp_cmd "$PEER_DIR/cron.1")" >"$CRON_FILE"
 	since=$(date +%s)
 	"$TFD" --jobs "$PEER_DIR/one/jobs" 2>>"$LOG" &
 	PEER_PIDS+=("$!")
-	cron_start || { peers_stop; trap - EXIT; return; }
+	cron_start || { peers_stop; trap - EXIT INT TERM; return; }
 	snooze_start -H'*' -M'*' -S0 sh -c "date +%s.%N >>$PEER_DIR/snooze.1"
 	say "peers: one * * * * * job in tfd --jobs, cron and snooze, $PEER_MINUTES minutes"
 	peers_wait "$since" "$PEER_MINUTES"
@@ -292,7 +294,7 @@ peers_section() {
 	for ((k = 0; k < PEER_STORM; k++)); do
 		printf '* * * * * root %s\n' "$(stamp_cmd "$PEER_DIR/cron.storm")"
 	done >"$CRON_FILE"
-	cron_start || { peers_stop; trap - EXIT; return; }
+	cron_start || { peers_stop; trap - EXIT INT TERM; return; }
 	say "peers: $PEER_STORM * * * * * jobs in cron's crontab, $PEER_MINUTES minutes"
 	peers_wait "$since" "$PEER_MINUTES"
 	peers_stop
@@ -301,7 +303,7 @@ peers_section() {
 	peer_row "$PEER_STORM * * * * * jobs in /etc/cron.d, Debian cron (every start)" "$PEER_DIR/cron.storm" "$t2" "report"
 
 	peers_idle_cpu
-	trap - EXIT
+	trap - EXIT INT TERM
 }
 
 # CPU time per hour, idle, with the same JOBS_N-line crontab (none due):
