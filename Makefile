@@ -274,4 +274,9 @@ uninstall:
 bench: tfd tfd-static
 	CC='$(CC)' TFD=./tfd TFD_STATIC=./tfd-static bash bench/run.sh
 
-.PHONY: bench
+# Against Debian's cron and snooze (about 14 minutes; starts cron -f, so no
+# other cron daemon may be running): a table of its own.
+bench-peers: tfd
+	CC='$(CC)' TFD=./tfd RESULTS=bench/results-peers.md bash bench/run.sh peers
+
+.PHONY: bench bench-peers

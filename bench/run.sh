@@ -5,10 +5,15 @@
 # with the per-run figures, to bench/results.md.
 #
 # Usage: bash bench/run.sh [SECTION...]
-#   SECTION: lateness drift idle spawn footprint dry precise static (default: all)
+#   SECTION: lateness drift idle spawn footprint dry precise static jobs
+#   tagout oldnew (default: all of these), peers (cron and snooze, about 14
+#   minutes: make bench-peers)
 #   TFD=path to the binary (default ./tfd), CC=compiler (default cc),
 #   TFD_STATIC=path to the static build (default ./tfd-static: make static),
 #   PAIRS=interleaved pairs per ratio (default 3; PAIRS_1MS=5 at 1 ms)
+#   RESULTS=where the table goes (default bench/results.md)
+#   JOBS_N, OLD_COMMIT, TFD_OLD, PEER_MINUTES, PEER_STORM, PEER_IDLE_S: see
+#   bench/many.sh
 #
 # Every judged row uses the target the performance issue sets, and only
 # those; a row the issue sets no target for says "report". Ratios are
@@ -35,7 +40,7 @@ RETRIES_1MS=${RETRIES_1MS:-2}
 RETRIES_10MS=${RETRIES_10MS:-1}
 RETRY_BEFORE=120
 BUILD=bench/build
-RESULTS=bench/results.md
+RESULTS=${RESULTS:-bench/results.md}
 LOG=$BUILD/run.log
 CFLAGS_BENCH=(-std=c11 -D_GNU_SOURCE -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64 -O2 -Wall -Wextra)
 
@@ -140,7 +145,7 @@ build() {
 	local prog
 	mkdir -p "$BUILD"
 	: >"$LOG"
-	for prog in floor lateness spawn_floor startup; do
+	for prog in floor lateness spawn_floor startup jobs_probe; do
 		"$CC" "${CFLAGS_BENCH[@]}" -o "$BUILD/$prog" "bench/$prog.c" || exit 1
 	done
 	# Measure a copy, so that a rebuild of the binary during the run (make
@@ -600,6 +605,10 @@ precise() {
 		"$(median "${tmax[@]}")" "$(median "${cmax[@]}")" "$(ratio "$(median "${tmax[@]}")" "$(median "${cmax[@]}")")" "report" "report"
 }
 
+# The many-jobs, --tag-output, peer and old-against-new sections.
+# shellcheck source=bench/many.sh
+. bench/many.sh
+
 # Report
 
 tfd_version() {
@@ -629,14 +638,15 @@ report() {
 	} >>"$RESULTS"
 }
 
-# SECTIONS: lateness drift idle spawn footprint dry precise static (default: all).
+# SECTIONS: lateness drift idle spawn footprint dry precise static jobs
+# tagout oldnew (default: all), peers.
 main() {
 	local section
 	LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 	STEAL0=$(steal_ticks)
 	build
 	have_tfd || say "no tfd at $TFD: its figures read n/a"
-	(($#)) || set -- lateness drift idle spawn footprint dry precise static
+	(($#)) || set -- lateness drift idle spawn footprint dry precise static jobs tagout oldnew
 	for section in "$@"; do
 		case $section in
 		lateness)
@@ -646,6 +656,7 @@ main() {
 		drift | idle | spawn | footprint | precise) "$section" ;;
 		dry) dry_runs ;;
 		static) static_build ;;
+		jobs | tagout | peers | oldnew) "${section}_section" ;;
 		*) say "unknown section '$section'" && exit 2 ;;
 		esac
 	done
