@@ -1,5 +1,6 @@
 #include "heap.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 void heap_init(struct heap *h)
@@ -11,6 +12,11 @@ void heap_free(struct heap *h)
 {
 	free(h->nodes);
 	*h = (struct heap){ 0 };
+}
+
+static bool before(const struct heap_node *a, const struct heap_node *b)
+{
+	return a->key < b->key || (a->key == b->key && a->order < b->order);
 }
 
 static void place(struct heap *h, size_t i, struct heap_node *node)
@@ -26,7 +32,7 @@ static void sift_up(struct heap *h, size_t i)
 	while (i > 0) {
 		size_t parent = (i - 1) / 2;
 
-		if (h->nodes[parent]->key <= node->key)
+		if (!before(node, h->nodes[parent]))
 			break;
 		place(h, i, h->nodes[parent]);
 		i = parent;
@@ -43,9 +49,9 @@ static void sift_down(struct heap *h, size_t i)
 
 		if (child >= h->n)
 			break;
-		if (child + 1 < h->n && h->nodes[child + 1]->key < h->nodes[child]->key)
+		if (child + 1 < h->n && before(h->nodes[child + 1], h->nodes[child]))
 			child++;
-		if (node->key <= h->nodes[child]->key)
+		if (!before(h->nodes[child], node))
 			break;
 		place(h, i, h->nodes[child]);
 		i = child;

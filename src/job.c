@@ -516,8 +516,12 @@ int job_open(struct job *j, const struct job_options *o, const struct job_contex
 		return status;
 	if (o->join && spawn_open_join(&j->target, o->join, &status, err, errlen) != 0)
 		return status;
-	if (j->path)
+	if (j->path && ctx->reset_known) {
+		j->target.reset_known = true;
+		j->target.reset_mask = ctx->reset_mask;
+	} else if (j->path) {
 		spawn_note_signals(&j->target);
+	}
 	if (o->persist)
 		return open_persist(j, o->persist, ctx->dry_run, err, errlen);
 	return 0;

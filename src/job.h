@@ -33,6 +33,10 @@ struct job_context {
 	char *const *env;           /* the file's environment for this line, or NULL */
 	const char *shell;          /* the shell of --exec and crontab lines */
 	const char *input;          /* a crontab line's stdin ('%'), or NULL */
+	/* The signals tfd does not leave at SIG_DFL (spawn_note_signals),
+	 * read once for the process rather than once a job. */
+	bool reset_known;
+	uint64_t reset_mask;
 };
 
 struct loop;

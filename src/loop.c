@@ -52,7 +52,8 @@ struct clock_timer {
 	clockid_t read_clock;
 	int fd;
 	struct heap heap;      /* jobs by due_ns */
-	int64_t armed;         /* INT64_MAX: disarmed */
+	int64_t armed;         /* the kernel's next expiration; INT64_MAX: disarmed */
+	int64_t period;        /* the kernel's interval (it_interval); 0: one-shot */
 };
 
 #define CLOCKS 5
@@ -230,18 +231,30 @@ static struct clock_timer *job_timer(struct loop *l, const struct job *j)
 	return NULL;
 }
 
-/* Arms CT at the earliest elapse of its jobs (absolute, one-shot). A
- * realtime timer also asks to hear of clock changes (ECANCELED). */
+/* The interval the kernel may keep for CT: the earliest job's, when it
+ * is a periodic timer. Then a single periodic job (tfd -i 1ms) costs no
+ * timerfd_settime per tick: the kernel re-arms on the same grid. */
+static int64_t kernel_period(const struct clock_timer *ct)
+{
+	const struct heap_node *top = heap_top(&ct->heap);
+	const struct job *j = top ? top->item : NULL;
+
+	return j && j->schedule.kind == SCHEDULE_TIMER ? j->schedule.interval_ns : 0;
+}
+
+/* Arms CT at the earliest elapse of its jobs (absolute). A realtime timer
+ * also asks to hear of clock changes (ECANCELED). */
 static void arm_clock(struct loop *l, struct clock_timer *ct)
 {
-	int64_t want = heap_min_key(&ct->heap);
-	struct itimerspec its = { .it_value = ns_to_timespec(want) };
+	int64_t want = heap_min_key(&ct->heap), period = kernel_period(ct);
+	struct itimerspec its = { .it_value = ns_to_timespec(want),
+				  .it_interval = ns_to_timespec(period) };
 	int flags = TFD_TIMER_ABSTIME;
 
-	if (want == ct->armed)
+	if (want == ct->armed && period == ct->period)
 		return;
 	if (want == INT64_MAX)
-		its.it_value = (struct timespec){ 0, 0 };
+		its = (struct itimerspec){ { 0, 0 }, { 0, 0 } };
 	else if (its.it_value.tv_sec <= 0 && its.it_value.tv_nsec == 0)
 		/* A zero it_value would disarm it; the epoch itself (--at
 		 * @0) is as past as any other past instant: fire at once. */
@@ -253,6 +266,25 @@ static void arm_clock(struct loop *l, struct clock_timer *ct)
 		return;
 	}
 	ct->armed = want;
+	ct->period = want == INT64_MAX ? 0 : period;
+}
+
+/* After an expiration at or before NOW: where the kernel's periodic timer
+ * goes off next (the first point of its grid after NOW), or -1 when only
+ * timerfd_settime can say. */
+static int64_t kernel_next(const struct clock_timer *ct, int64_t now)
+{
+	int64_t steps, next;
+
+	if (ct->period <= 0 || ct->armed == INT64_MAX || ct->armed < 0)
+		return -1;
+	if (ct->armed > now)
+		return ct->armed;
+	steps = (now - ct->armed) / ct->period + 1;
+	if (__builtin_mul_overflow(steps, ct->period, &next) ||
+	    __builtin_add_overflow(ct->armed, next, &next))
+		return -1;
+	return next;
 }
 
 /* Deadlines */
@@ -671,8 +703,8 @@ static void on_clock_timer(struct loop *l, struct clock_timer *ct)
 			return;
 		}
 	}
-	ct->armed = -1;
 	now = clock_now_ns(ct->read_clock);
+	ct->armed = kernel_next(ct, now);
 	/* Each due job is moved past NOW, so this ends; the budget only
 	 * guards against a schedule that would not move. */
 	for (budget = ct->heap.n; budget > 0 && heap_min_key(&ct->heap) <= now &&

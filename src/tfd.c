@@ -21,6 +21,7 @@
 #include "options.h"
 #include "parse_time.h"
 #include "report.h"
+#include "spawn.h"
 #include "timens.h"
 #include "tz.h"
 
@@ -211,6 +212,13 @@ static int build_setup(struct setup *st, const struct options *o)
 	    (status = take_now(st, o)))
 		return status;
 	st->ctx.dry_run = st->dry_run > 0;
+	{
+		struct spawn_target dispositions;
+
+		spawn_note_signals(&dispositions);
+		st->ctx.reset_known = true;
+		st->ctx.reset_mask = dispositions.reset_mask;
+	}
 	if (st->dry_run) {
 		if (o->job.format)
 			st->dry_format = o->job.format;
@@ -306,34 +314,19 @@ static int dry_fill(struct setup *st, struct dry_job *djobs, struct heap *h)
 		int64_t wall;
 
 		*d = (struct dry_job){ .job = st->table.jobs[i], .index = i,
-				       .node = { .index = HEAP_ABSENT, .item = d } };
+				       .node = { .index = HEAP_ABSENT, .order = i, .item = d } };
 		if (dry_first(st, d) != 0 || d->at > d->end)
 			continue;
 		if (to_wall(st, d->job, d->at, &wall) != 0)
 			return usage_error(st, "%s: its first expiration maps past 2262-04-11",
 					   d->job->name);
-		/* Equal instants come out in file order: the index breaks ties
-		 * inside the key, which is coarse enough (ns) not to matter. */
+		/* Equal instants come out in file order: the node's order. */
 		if (heap_set(h, &d->node, wall) != 0) {
 			snprintf(st->err, sizeof st->err, "out of memory");
 			return 1;
 		}
 	}
 	return 0;
-}
-
-/* Pops the earliest; among equal instants the one first in the file. */
-static struct dry_job *dry_pop(struct heap *h)
-{
-	struct dry_job *best = heap_top(h)->item;
-
-	for (size_t i = 0; i < h->n; i++) {
-		struct dry_job *d = h->nodes[i]->item;
-
-		if (d->node.key == best->node.key && d->index < best->index)
-			best = d;
-	}
-	return best;
 }
 
 static int dry_run(struct setup *st, const struct options *o)
@@ -359,7 +352,7 @@ static int dry_run(struct setup *st, const struct options *o)
 	}
 	status = dry_fill(st, djobs, &h);
 	for (uint64_t shown = 0; status == 0 && shown < st->dry_run && h.n > 0 && !ferror(stdout); shown++) {
-		struct dry_job *d = dry_pop(&h);
+		struct dry_job *d = heap_top(&h)->item;
 		int64_t wall = d->node.key, next = 0, next_wall;
 		bool more;
 
