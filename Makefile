@@ -176,6 +176,8 @@ fuzz:
 check:
 	$(MAKE) -j2 tfd build/tfd-asan $(UNIT_BINS) $(ASAN_BINS) build/tfd-valgrind
 	$(MAKE) unit unit-asan analyze bats bats-asan bats-valgrind fuzz
+	$(MAKE) -j2 build-aarch64 build-i686
+	$(MAKE) check-cross
 
 # Other architectures, with Debian's cross compilers (.ci/install-deps):
 # aarch64, whose unit tests and a bats subset run under qemu-user, and
