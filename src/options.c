@@ -187,8 +187,7 @@ static char **copy_words(const char **words)
 	return copy;
 }
 
-/* Printing help: a failed write is an error like any other. */
-static int finish_stdout(void)
+int finish_stdout(void)
 {
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return 0;

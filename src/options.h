@@ -37,6 +37,10 @@ int options_read(int argc, const char **argv, struct options *o);
 int options_read_job_line(char *const *words, const struct job_options *defaults,
 			  struct job_options *out, char *err, size_t errlen);
 
+/* Flushes stdout (help, version, a dry run): 0, or 1 after one line
+ * naming the write error. EPIPE is 0: the reader left, as `| head` does. */
+int finish_stdout(void);
+
 /* A deep copy of the strings in SRC (so each job owns its own), and its
  * release. Return -1 when memory ran out. */
 int job_options_copy(struct job_options *dst, const struct job_options *src);

@@ -297,16 +297,6 @@ static size_t dry_line(const struct setup *st, const struct options *o, const st
 	return format_tick(line, cap, st->dry_format, &t);
 }
 
-static int finish_stdout(void)
-{
-	if (fflush(stdout) == 0 && !ferror(stdout))
-		return 0;
-	if (errno == EPIPE)
-		return 0;
-	fprintf(stderr, "tfd: write (stdout): %s\n", strerror(errno ? errno : EIO));
-	return 1;
-}
-
 static int dry_fill(struct setup *st, struct dry_job *djobs, struct heap *h)
 {
 	for (size_t i = 0; i < st->table.n; i++) {
