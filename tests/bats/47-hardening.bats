@@ -228,19 +228,3 @@ PAD=$(printf '%01000d' 0)
 	run --separate-stderr "$TFD" -i 1s --join 999999999 --exec true --dry-run
 	assert_equal "$status" 2
 }
-
-# Item 9: a forward step of the realtime clock skips no elapse silently.
-
-@test "a forward clock step: the elapses it skipped are counted as missed" {
-	[[ $(id -u) == 0 ]] || skip "needs root to set the clock"
-	[[ -n ${TFD_TEST_SET_CLOCK:-} ]] || skip "sets the system clock: TFD_TEST_SET_CLOCK=1 to run it"
-	start_bg "$TFD" --calendar '*:*:0/10' -f '%e' --json >"$OUT"
-	sleep 0.5
-	date -s '+65 seconds' >/dev/null
-	sleep 1
-	date -s '-65 seconds' >/dev/null
-	kill -TERM "${BG_PIDS[0]}"
-	wait_bg_exit "${BG_PIDS[0]}" 10
-	run jq -s 'map(select(.event == "tick") | .expirations) | max' "$OUT"
-	[[ $output -ge 6 ]] || fail "skipped elapses not counted: $(cat "$OUT")"
-}
