@@ -248,7 +248,10 @@ static int load_zone(struct job *j, const struct job_context *ctx, char *err, si
 
 	if (!ctx->zone_name)
 		return 0;
+	errno = 0;
 	j->zone = tz_load(ctx->zone_name, why, sizeof why);
+	if (!j->zone && errno == ENOMEM)
+		return out_of_memory(err, errlen);
 	if (!j->zone)
 		return usage(err, errlen, "CRON_TZ=%s: %s", ctx->zone_name, why);
 	return 0;

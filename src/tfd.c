@@ -156,7 +156,13 @@ static int load_local_zone(struct setup *st)
 	char why[ERR_MAX];
 
 	st->zones = tz_cache_new();
+	errno = 0;
 	st->local = tz_load(NULL, why, sizeof why);
+	/* Out of memory is not an unknown zone: UTC would be another answer. */
+	if (!st->local && errno == ENOMEM) {
+		snprintf(st->err, sizeof st->err, "out of memory");
+		return 1;
+	}
 	if (!st->local) {
 		fprintf(stderr, "tfd: warning: %s; using UTC\n", why);
 		st->local = tz_load_utc();
