@@ -225,10 +225,10 @@ snooze_start() {
 # have loaded their files by then.
 first_minute() { printf '%s' "$((($1 + 5) / 60 * 60 + 60))"; }
 
-# Sleeps until MINUTES minutes after the first minute counted, plus 3 s for
-# the last starts to be written.
+# Sleeps until MINUTES minutes after the first minute counted, plus 30 s
+# for the last starts to be written (cron takes seconds to start 1000 jobs).
 peers_wait() {
-	local until=$(($(first_minute "$1") + 60 * $2 - 60 + 3))
+	local until=$(($(first_minute "$1") + 60 * $2 - 60 + 30))
 	sleep "$(awk -v u="$until" -v t="$EPOCHREALTIME" 'BEGIN { print u - t }')"
 }
 
