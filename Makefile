@@ -14,7 +14,7 @@ BATS       ?= bats
 CFLAGS     ?= -O2 -g
 CORPUS     ?= ../shared/corpus
 SHELL      := /bin/bash
-VERSION    := 0.1.0
+VERSION    := 0.2.0
 
 POPT_CFLAGS := $(shell $(PKG_CONFIG) --cflags popt 2>/dev/null)
 POPT_LIBS   := $(shell $(PKG_CONFIG) --libs popt 2>/dev/null || echo -lpopt)
