@@ -436,7 +436,8 @@ static int build_environment(struct job *j, const struct job_context *ctx)
 			j->envp[k++] = environ[i];
 	}
 	for (size_t e = 0; e < m; e++)
-		j->envp[k++] = j->file_env[e];
+		if (!runner_variable(j->file_env[e]))
+			j->envp[k++] = j->file_env[e];
 	return 0;
 }
 

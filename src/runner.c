@@ -94,7 +94,7 @@ static struct run *add_run(struct runner *r)
 
 /* Environment */
 
-static bool is_tfd_variable(const char *entry)
+bool runner_variable(const char *entry)
 {
 	for (size_t i = 0; i < ENV_SLOTS; i++) {
 		size_t n = strlen(env_names[i]);
@@ -105,8 +105,15 @@ static bool is_tfd_variable(const char *entry)
 	return false;
 }
 
+void runner_clean_environment(void)
+{
+	for (size_t i = 0; i < ENV_SLOTS; i++)
+		unsetenv(env_names[i]);
+}
+
 /* Built once: a tick only rewrites the slots' text, so starting a run
- * allocates nothing. */
+ * allocates nothing. The base holds no TFD_* variable (see
+ * runner_clean_environment), so it is copied as it is. */
 static int build_environment(struct runner *r)
 {
 	char *const *base = r->cfg.envp ? r->cfg.envp : environ;
@@ -122,8 +129,7 @@ static int build_environment(struct runner *r)
 	strcpy(r->job_slot, "TFD_JOB=");
 	strcat(r->job_slot, name);
 	for (size_t i = 0; i < n; i++)
-		if (!is_tfd_variable(base[i]))
-			r->envp[k++] = base[i];
+		r->envp[k++] = base[i];
 	for (size_t i = 0; i < ENV_JOB; i++)
 		r->envp[k++] = r->env_slot[i];
 	r->envp[k++] = r->job_slot;

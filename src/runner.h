@@ -48,6 +48,15 @@ struct runner_config {
 
 struct runner;
 
+/* Removes the TFD_* variables tfd's own environment may hold (a tfd
+ * started by a tfd), once at start: every run's environment is tfd's
+ * plus its own TFD_* values, which must be the only ones. */
+void runner_clean_environment(void);
+
+/* True when ENTRY ("NAME=VALUE") sets one of the variables tfd gives
+ * each run; a jobs file's line cannot set those. */
+bool runner_variable(const char *entry);
+
 struct runner *runner_new(const struct runner_config *cfg);
 void runner_free(struct runner *r);
 

@@ -21,6 +21,7 @@
 #include "options.h"
 #include "parse_time.h"
 #include "report.h"
+#include "runner.h"
 #include "spawn.h"
 #include "timens.h"
 #include "tz.h"
@@ -425,6 +426,7 @@ int main(int argc, const char **argv)
 	int status;
 
 	open_standard_descriptors();
+	runner_clean_environment();
 	/* A closed stdout is an EPIPE from write(), handled where it happens. */
 	signal(SIGPIPE, SIG_IGN);
 	status = options_read(argc, argv, &o);
