@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,12 +108,70 @@ static int entry_options(const struct jobs_entry *e, const struct job_options *d
 
 /* Names */
 
-static bool name_taken(struct job **jobs, size_t n, const char *name)
+/* A set of names, with for each a number: the names of the table so far
+ * (NEXT unused), or the default names' bases with the next -K to try.
+ * Open addressing; the keys are owned elsewhere (OWN: by the set). With
+ * 10,000 lines that run the same command, a scan of every name for every
+ * -K tried would be 10^11 comparisons. */
+struct name_set {
+	struct name_slot { char *key; unsigned next; } *slots;
+	size_t mask, n;
+	bool own;
+};
+
+static uint64_t hash_name(const char *s)
 {
-	for (size_t i = 0; i < n; i++)
-		if (jobs[i]->name && strcmp(jobs[i]->name, name) == 0)
-			return true;
-	return false;
+	uint64_t h = UINT64_C(14695981039346656037);
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * UINT64_C(1099511628211);
+	return h;
+}
+
+static int name_set_init(struct name_set *set, size_t n, bool own)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n + 2)
+		cap *= 2;
+	*set = (struct name_set){ .slots = calloc(cap, sizeof *set->slots), .mask = cap - 1,
+				  .own = own };
+	return set->slots ? 0 : -1;
+}
+
+static void name_set_free(struct name_set *set)
+{
+	for (size_t i = 0; set->own && set->slots && i <= set->mask; i++)
+		free(set->slots[i].key);
+	free(set->slots);
+}
+
+/* NAME's slot: where it is, or the empty one where it would go. The set
+ * never fills: it holds at most one name per job, and twice as many slots. */
+static struct name_slot *name_slot(const struct name_set *set, const char *name)
+{
+	size_t k = hash_name(name) & set->mask;
+
+	while (set->slots[k].key && strcmp(set->slots[k].key, name) != 0)
+		k = (k + 1) & set->mask;
+	return &set->slots[k];
+}
+
+static bool name_taken(const struct name_set *taken, const char *name)
+{
+	return name_slot(taken, name)->key != NULL;
+}
+
+/* Adds NAME (not in the set); with an owning set, a copy of it. */
+static struct name_slot *name_add(struct name_set *set, char *name)
+{
+	struct name_slot *slot = name_slot(set, name);
+
+	slot->key = set->own ? strdup(name) : name;
+	if (!slot->key)
+		return NULL;
+	set->n++;
+	return slot;
 }
 
 static void default_name(const struct job_options *o, char *buf, size_t len)
@@ -125,14 +184,27 @@ static void default_name(const struct job_options *o, char *buf, size_t len)
 		snprintf(buf, len, "job");
 }
 
-/* BASE, else BASE-2, BASE-3, ...: the first not yet taken. */
-static char *unique_name(struct job **jobs, size_t n, const char *base)
+/* BASE, else BASE-2, BASE-3, ...: the first not yet taken. BASES keeps
+ * for each base the next -K to try: every one below it is taken already,
+ * since names are only ever added. */
+static char *unique_name(const struct name_set *taken, struct name_set *bases, char *base)
 {
 	char name[NAME_MAX_LEN + 24];
+	struct name_slot *b = name_slot(bases, base);
 
-	snprintf(name, sizeof name, "%s", base);
-	for (unsigned k = 2; name_taken(jobs, n, name); k++)
-		snprintf(name, sizeof name, "%s-%u", base, k);
+	if (!b->key) {
+		if (!(b = name_add(bases, base)))
+			return NULL;
+		b->next = 2;
+		if (!name_taken(taken, base))
+			return strdup(base);
+	}
+	for (;; b->next++) {
+		snprintf(name, sizeof name, "%s-%u", base, b->next);
+		if (!name_taken(taken, name))
+			break;
+	}
+	b->next++;
 	return strdup(name);
 }
 
@@ -181,7 +253,9 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 		return line_error(b, e, 2, why, err, errlen);
 	ctx.in_file = true;
 	ctx.env = e->env;
-	ctx.shell = e->shell;
+	/* The file's SHELL runs its crontab lines; --exec is /bin/sh's, as on
+	 * the command line. */
+	ctx.shell = e->kind == JOBS_TFD ? NULL : e->shell;
 	ctx.zone_name = e->cron_tz;
 	ctx.input = e->input;
 	status = job_build(&b->opts[i], &ctx, &b->jobs[i], why, sizeof why);
@@ -196,14 +270,15 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 }
 
 /* Explicit names first (twice is an error), then the default ones. */
-static int name_jobs(struct building *b, char *err, size_t errlen)
+static int give_names(struct building *b, struct name_set *taken, struct name_set *bases,
+		      char *err, size_t errlen)
 {
 	for (size_t i = 0; i < b->n; i++) {
 		const char *name = b->opts[i].name;
 
 		if (!name)
 			continue;
-		if (!name[0] || name_taken(b->jobs, b->n, name)) {
+		if (!name[0] || name_taken(taken, name)) {
 			const struct jobs_entry *e = &b->file->entries[i];
 			char why[512];
 
@@ -211,7 +286,7 @@ static int name_jobs(struct building *b, char *err, size_t errlen)
 				 name[0] ? "already the name of another job" : "must not be empty");
 			return line_error(b, e, 2, why, err, errlen);
 		}
-		if (!(b->jobs[i]->name = strdup(name)))
+		if (!(b->jobs[i]->name = strdup(name)) || !name_add(taken, b->jobs[i]->name))
 			return line_error(b, &b->file->entries[i], 1, "out of memory", err, errlen);
 	}
 	for (size_t i = 0; i < b->n; i++) {
@@ -220,13 +295,28 @@ static int name_jobs(struct building *b, char *err, size_t errlen)
 		if (b->jobs[i]->name)
 			continue;
 		default_name(&b->opts[i], base, sizeof base);
-		if (!(b->jobs[i]->name = unique_name(b->jobs, b->n, base)))
+		if (!(b->jobs[i]->name = unique_name(taken, bases, base)) ||
+		    !name_add(taken, b->jobs[i]->name))
 			return line_error(b, &b->file->entries[i], 1, "out of memory", err, errlen);
 	}
 	for (size_t i = 0; i < b->n; i++)
 		if (!(b->jobs[i]->identity = identity_of(b->jobs[i], &b->file->entries[i])))
 			return line_error(b, &b->file->entries[i], 1, "out of memory", err, errlen);
 	return 0;
+}
+
+static int name_jobs(struct building *b, char *err, size_t errlen)
+{
+	struct name_set taken, bases = { 0 };
+	int status = 1;
+
+	if (name_set_init(&taken, b->n, false) == 0 && name_set_init(&bases, b->n, true) == 0)
+		status = give_names(b, &taken, &bases, err, errlen);
+	else
+		snprintf(err, errlen, "out of memory");
+	name_set_free(&taken);
+	name_set_free(&bases);
+	return status;
 }
 
 static int open_jobs(struct building *b, char *err, size_t errlen)
