@@ -298,18 +298,27 @@ static int dry_fill(struct setup *st, struct dry_job *djobs, struct heap *h)
 	return 0;
 }
 
+/* The job first in the file among those at node I and below it in the
+ * binary heap whose instant is KEY: a node with a later instant has none
+ * below it, so only the ties are visited, not the whole heap. */
+static struct dry_job *first_tie(const struct heap *h, size_t i, int64_t key,
+				 struct dry_job *best)
+{
+	struct dry_job *d;
+
+	if (i >= h->n || h->nodes[i]->key != key)
+		return best;
+	d = h->nodes[i]->item;
+	if (!best || d->index < best->index)
+		best = d;
+	best = first_tie(h, 2 * i + 1, key, best);
+	return first_tie(h, 2 * i + 2, key, best);
+}
+
 /* Pops the earliest; among equal instants the one first in the file. */
 static struct dry_job *dry_pop(struct heap *h)
 {
-	struct dry_job *best = heap_top(h)->item;
-
-	for (size_t i = 0; i < h->n; i++) {
-		struct dry_job *d = h->nodes[i]->item;
-
-		if (d->node.key == best->node.key && d->index < best->index)
-			best = d;
-	}
-	return best;
+	return first_tie(h, 0, heap_min_key(h), NULL);
 }
 
 static int dry_run(struct setup *st, const struct options *o)
