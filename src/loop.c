@@ -93,6 +93,7 @@ struct loop {
 	size_t nreaders, readers_cap;
 	struct pollfd *pfd;
 	size_t pfd_cap;
+	size_t poll_joins;        /* --join pidfds in the poll set */
 	enum phase phase;
 	int status;
 	bool status_final;        /* -E or a failure fixed the status */
@@ -705,6 +706,7 @@ static int run_status(const struct run_end *e)
 static void emit_run_end(struct loop *l, const struct job *j, const struct run_end *e)
 {
 	char name[16], prefix[300];
+	const char *who;
 
 	if (l->cfg->json) {
 		emit_out(l, l->line, json_exit(l->line, l->line_cap, e));
@@ -712,13 +714,14 @@ static void emit_run_end(struct loop *l, const struct job *j, const struct run_e
 	}
 	if (!run_failed(e))
 		return;
-	name_prefix(l, j, prefix, sizeof prefix);
+	/* "" for a single job, whose PREFIX stays unwritten. */
+	who = name_prefix(l, j, prefix, sizeof prefix);
 	if (e->signal)
-		emit_errf(l, "tfd: %srun %" PRIu64 " (pid %d)%s killed by %s\n", prefix,
+		emit_errf(l, "tfd: %srun %" PRIu64 " (pid %d)%s killed by %s\n", who,
 			  e->seq, e->pid, e->timed_out ? " timed out and was" : " was",
 			  signal_name(e->signal, name, sizeof name));
 	else
-		emit_errf(l, "tfd: %srun %" PRIu64 " (pid %d)%s exited with status %d\n", prefix,
+		emit_errf(l, "tfd: %srun %" PRIu64 " (pid %d)%s exited with status %d\n", who,
 			  e->seq, e->pid, e->timed_out ? " timed out and" : "", e->status);
 }
 
@@ -753,10 +756,13 @@ static void finish_run(struct loop *l, struct job *j, const struct run_end *e)
 		return;
 	if (!l->cfg->jobs_path && !schedule_repeats(&j->schedule))
 		l->status = run_status(e);
+	/* -E ends tfd: the other runs, of this job or any other, are ended as
+	 * a SIGTERM to tfd would end them, not waited for (a long job's run
+	 * would keep tfd up long after the failure). */
 	if (l->cfg->exit_on_error && e->failed) {
 		l->status = run_status(e);
 		l->status_final = true;
-		end_all_schedules(l);
+		begin_shutdown(l, SIGTERM);
 	}
 }
 
@@ -1304,6 +1310,16 @@ static void reload_jobs(struct loop *l)
 	write_metrics(l);
 }
 
+/* Whether the file just created at PATH came whole: a symbolic link or a
+ * second name of a file (ln). A file that open() created is still being
+ * written; its IN_CLOSE_WRITE says when it is whole. */
+static bool linked_into_place(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) != 0 || S_ISLNK(st.st_mode) || st.st_nlink > 1;
+}
+
 /* A change in the jobs file's directory: the file itself written and
  * closed or moved into place, or a "..data" symlink swapped (a Kubernetes
  * ConfigMap). Events on other names are someone else's. */
@@ -1314,7 +1330,11 @@ static bool event_concerns(const struct loop *l, const struct inotify_event *ev)
 	base = base ? base + 1 : path;
 	if (ev->len == 0)
 		return false;
-	return strcmp(ev->name, base) == 0 || strncmp(ev->name, "..", 2) == 0;
+	if (strncmp(ev->name, "..", 2) == 0)
+		return true;
+	if (strcmp(ev->name, base) != 0)
+		return false;
+	return !(ev->mask & IN_CREATE) || linked_into_place(path);
 }
 
 static void on_inotify(struct loop *l)
@@ -1600,8 +1620,14 @@ static size_t build_poll_set(struct loop *l, bool *blocked)
 	poll_slot(l, &n, output_pending(&l->err) ? l->err.fd : -1, POLLOUT);
 	for (int i = 0; i < CLOCKS; i++)
 		poll_slot(l, &n, *blocked ? -1 : l->timers[i].fd, POLLIN);
+	/* Only the jobs with a --join target: a slot for each of 10,000 jobs
+	 * would pass poll() more than RLIMIT_NOFILE entries (EINVAL). */
+	l->poll_joins = 0;
 	for (size_t i = 0; i < l->njobs; i++)
-		poll_slot(l, &n, l->jobs[i]->target.join_pidfd, POLLIN);
+		if (l->jobs[i]->target.join_pidfd >= 0) {
+			poll_slot(l, &n, l->jobs[i]->target.join_pidfd, POLLIN);
+			l->poll_joins++;
+		}
 	for (size_t i = 0; i < l->nreaders; i++)
 		poll_slot(l, &n, *blocked ? -1 : l->readers[i]->fd, POLLIN);
 	return n;
@@ -1609,7 +1635,7 @@ static size_t build_poll_set(struct loop *l, bool *blocked)
 
 static void dispatch(struct loop *l, size_t n)
 {
-	size_t k = 5 + CLOCKS, njobs = l->njobs, nreaders = l->nreaders;
+	size_t k = 5 + CLOCKS, njoins = l->poll_joins, nreaders = l->nreaders;
 
 	if (l->pfd[0].revents)
 		on_signal(l);
@@ -1628,7 +1654,7 @@ static void dispatch(struct loop *l, size_t n)
 			on_clock_timer(l, &l->timers[i]);
 	/* The table may have changed under a reload or a reap: what the
 	 * poll set saw is matched by descriptor, not by position. */
-	for (size_t i = 0; i < njobs && k < n; i++, k++) {
+	for (size_t i = 0; i < njoins && k < n; i++, k++) {
 		if (!l->pfd[k].revents)
 			continue;
 		for (size_t x = 0; x < l->njobs; x++)
