@@ -441,9 +441,11 @@ job_lines() {
 	bad_jobs '--jobs other --delay 1 -- true'
 	assert_bad_jobs 3 "--jobs: not an option of a job line"
 	bad_jobs '--delay 1'
-	assert_bad_jobs 3 "no command"
+	assert_bad_jobs 3 "bad tfd line '--delay 1': no command"
 	bad_jobs '-- true'
-	assert_bad_jobs 3 "no schedule"
+	assert_bad_jobs 3 "bad tfd line '-- true': no schedule"
+	bad_jobs '--at @0 --delay 1 -- true'
+	assert_bad_jobs 3 "bad tfd line '--at @0 --delay 1 -- true': --at and --delay conflict"
 	bad_jobs '--delay 1x -- true'
 	assert_bad_jobs 3 "--delay: invalid duration '1x'"
 	bad_jobs '--overlap sometimes --delay 1 -- true'
