@@ -607,7 +607,7 @@ job_lines() {
 	assert_output $'start\nend'
 }
 
-@test "a file change reloads: rename over, in-place rewrite, a new file written slowly, a slow in-place write; one save is one reload" {
+@test "a file change reloads: rename over, in-place rewrite, a new file written slowly, a slow in-place write, a symlink or hard link put in place; one save is one reload" {
 	mkdir dir
 	echo '--name a --interval 1h -- true' >dir/jobs
 	start_bg "$TFD" --jobs dir/jobs --json >ev.json 2>err
@@ -640,11 +640,19 @@ job_lines() {
 	} >dir/jobs
 	wait_for_reloads ev.json 4
 	assert_reloads ev.json "ok 1 0 1" "ok 1 1 1" "ok 1 1 1" "ok 1 1 1"
+	# Linked into place: a symlink, then a second hard link of a file.
+	printf '%s\n' '--name a --interval 1h -- true' '--name f --interval 1h -- true' >dir/other
+	ln -sf other dir/jobs
+	wait_for_reloads ev.json 5
+	printf '%s\n' '--name a --interval 1h -- true' '--name g --interval 1h -- true' >dir/third
+	ln -f dir/third dir/jobs
+	wait_for_reloads ev.json 6
+	assert_reloads ev.json "ok 1 0 1" "ok 1 1 1" "ok 1 1 1" "ok 1 1 1" "ok 1 1 1" "ok 1 1 1"
 	# A save that changes nothing, a touch, a file beside it: no reload.
 	cp dir/jobs dir/copy && mv dir/copy dir/jobs
 	touch dir/jobs dir/unrelated
 	echo x >dir/unrelated
-	assert_reloads ev.json "ok 1 0 1" "ok 1 1 1" "ok 1 1 1" "ok 1 1 1"
+	assert_reloads ev.json "ok 1 0 1" "ok 1 1 1" "ok 1 1 1" "ok 1 1 1" "ok 1 1 1" "ok 1 1 1"
 	run cat err
 	assert_output ""
 }
