@@ -31,7 +31,7 @@ struct job_context {
 	bool in_file;               /* a jobs file's line: a command is required */
 	const char *zone_name;      /* CRON_TZ for this line, or NULL */
 	char *const *env;           /* the file's environment for this line, or NULL */
-	const char *shell;          /* the shell of --exec and crontab lines */
+	const char *shell;          /* the shell of a crontab line; NULL: /bin/sh */
 	const char *input;          /* a crontab line's stdin ('%'), or NULL */
 	/* The signals tfd does not leave at SIG_DFL (spawn_note_signals),
 	 * read once for the process rather than once a job. */

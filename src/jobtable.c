@@ -220,10 +220,23 @@ struct building {
 	size_t n;
 };
 
+/* How much of a line a message that quotes nothing else shows. */
+#define LINE_SHOWN_MAX 80
+
 static int line_error(const struct building *b, const struct jobs_entry *e, int status,
 		      const char *why, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "%s:%u: %s", b->src->path, e->line, why);
+	size_t len = strlen(e->text);
+
+	/* Every error names the bad text: one that quotes none ("no command")
+	 * is about the whole line, which is shown. */
+	if (strchr(why, '\'') || status == 1)
+		snprintf(err, errlen, "%s:%u: %s", b->src->path, e->line, why);
+	else
+		snprintf(err, errlen, "%s:%u: bad %s line '%.*s%s': %s", b->src->path, e->line,
+			 e->kind == JOBS_TFD ? "tfd" : "crontab",
+			 (int)(len < LINE_SHOWN_MAX ? len : LINE_SHOWN_MAX), e->text,
+			 len > LINE_SHOWN_MAX ? "..." : "", why);
 	return status;
 }
 
@@ -238,7 +251,9 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 		return line_error(b, e, 2, why, err, errlen);
 	ctx.in_file = true;
 	ctx.env = e->env;
-	ctx.shell = e->shell;
+	/* The file's SHELL runs its crontab lines; --exec is /bin/sh's, as on
+	 * the command line. */
+	ctx.shell = e->kind == JOBS_TFD ? NULL : e->shell;
 	ctx.zone_name = e->cron_tz;
 	ctx.input = e->input;
 	status = job_build(&b->opts[i], &ctx, &b->jobs[i], why, sizeof why);

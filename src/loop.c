@@ -787,10 +787,13 @@ static void finish_run(struct loop *l, struct job *j, const struct run_end *e)
 		return;
 	if (!l->cfg->jobs_path && !schedule_repeats(&j->schedule))
 		l->status = run_status(e);
+	/* -E ends tfd: the other runs, of this job or any other, are ended as
+	 * a SIGTERM to tfd would end them, not waited for (a long job's run
+	 * would keep tfd up long after the failure). */
 	if (l->cfg->exit_on_error && e->failed) {
 		l->status = run_status(e);
 		l->status_final = true;
-		end_all_schedules(l);
+		begin_shutdown(l, SIGTERM);
 	}
 }
 
@@ -1338,6 +1341,16 @@ static void reload_jobs(struct loop *l)
 	write_metrics(l);
 }
 
+/* Whether the file just created at PATH came whole: a symbolic link or a
+ * second name of a file (ln). A file that open() created is still being
+ * written; its IN_CLOSE_WRITE says when it is whole. */
+static bool linked_into_place(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) != 0 || S_ISLNK(st.st_mode) || st.st_nlink > 1;
+}
+
 /* A change in the jobs file's directory: the file itself written and
  * closed or moved into place, or a "..data" symlink swapped (a Kubernetes
  * ConfigMap). Events on other names are someone else's. */
@@ -1348,7 +1361,11 @@ static bool event_concerns(const struct loop *l, const struct inotify_event *ev)
 	base = base ? base + 1 : path;
 	if (ev->len == 0)
 		return false;
-	return strcmp(ev->name, base) == 0 || strncmp(ev->name, "..", 2) == 0;
+	if (strncmp(ev->name, "..", 2) == 0)
+		return true;
+	if (strcmp(ev->name, base) != 0)
+		return false;
+	return !(ev->mask & IN_CREATE) || linked_into_place(path);
 }
 
 static void on_inotify(struct loop *l)

@@ -37,17 +37,6 @@ events() {
 		else .event end' "$1"
 }
 
-# Waits up to $2 seconds (default 5) for a process whose command line
-# matches the extended regex $1.
-wait_for_process() {
-	local i
-	for ((i = 0; i < ${2:-5} * 20; i++)); do
-		pgrep -f "$1" >/dev/null && return 0
-		sleep 0.05
-	done
-	fail "no process matching '$1' after ${2:-5}s"
-}
-
 # Fails unless, within $2 seconds (default 0: right now), no process's
 # command line matches $1.
 assert_no_process() {

@@ -154,3 +154,14 @@ wait_bg_exit() {
 	done
 	fail "process $pid still running after ${timeout}s"
 }
+
+# Waits up to $2 seconds (default 5) for a process whose command line
+# matches the extended regex $1.
+wait_for_process() {
+	local i
+	for ((i = 0; i < ${2:-5} * 20; i++)); do
+		pgrep -f "$1" >/dev/null && return 0
+		sleep 0.05
+	done
+	fail "no process matching '$1' after ${2:-5}s"
+}
