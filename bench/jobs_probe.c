@@ -42,6 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchtime.h"
+
 #define NS_PER_MS INT64_C(1000000)
 #define SAMPLE_NS INT64_C(100000)
 #define GIVE_UP_NS (INT64_C(600) * 1000 * NS_PER_MS)
@@ -85,21 +87,6 @@ static int64_t parse_ms(const char *s)
 	return v;
 }
 
-/* The child's own CPU time (ns) from /proc/PID/schedstat, or -1. */
-static int64_t cpu_ns(pid_t pid)
-{
-	char path[64];
-	long long ns = -1;
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid);
-	if (!(f = fopen(path, "re")))
-		return -1;
-	if (fscanf(f, "%lld", &ns) != 1)
-		ns = -1;
-	fclose(f);
-	return ns;
-}
 
 /* Whether the child is blocked in poll() or ppoll(), per /proc/PID/syscall
  * (its first field is the number of the call it sleeps in). */
@@ -221,7 +208,7 @@ static int64_t wait_idle(struct child *c, int64_t quiet_ns)
 
 	while (now_ns() - began < GIVE_UP_NS) {
 		drain(c, 0);
-		int64_t t = now_ns(), cpu = cpu_ns(c->pid);
+		int64_t t = now_ns(), cpu = own_cpu_ns(c->pid);
 
 		if (cpu < 0 || exited(c->pid))
 			return -1;
@@ -276,20 +263,20 @@ static void wait_figures(struct child *c, int64_t wait_ms)
 {
 	long v0 = switches(c->pid, "voluntary_ctxt_switches");
 	long i0 = switches(c->pid, "nonvoluntary_ctxt_switches");
-	int64_t cpu0 = cpu_ns(c->pid), end = now_ns() + wait_ms * NS_PER_MS;
+	int64_t cpu0 = own_cpu_ns(c->pid), end = now_ns() + wait_ms * NS_PER_MS;
 
 	while (now_ns() < end)
 		drain(c, (int)((end - now_ns()) / NS_PER_MS) + 1);
 	printf(" wait_ms=%" PRId64 " wait_nvcsw=%ld wait_nivcsw=%ld wait_cpu_us=%.1f", wait_ms,
 	       switches(c->pid, "voluntary_ctxt_switches") - v0,
 	       switches(c->pid, "nonvoluntary_ctxt_switches") - i0,
-	       (double)(cpu_ns(c->pid) - cpu0) / 1e3);
+	       (double)(own_cpu_ns(c->pid) - cpu0) / 1e3);
 }
 
 static void reload_figures(struct child *c, int64_t quiet_ns)
 {
 	long before = c->last_seq;
-	int64_t cpu0 = cpu_ns(c->pid), sent, idle;
+	int64_t cpu0 = own_cpu_ns(c->pid), sent, idle;
 
 	c->reload_at = 0;
 	sent = now_ns();
@@ -300,7 +287,7 @@ static void reload_figures(struct child *c, int64_t quiet_ns)
 	idle = wait_idle(c, quiet_ns);
 	printf(" reload_ms=%.3f reload_idle_ms=%.3f reload_cpu_ms=%.3f",
 	       c->reload_at ? ms(c->reload_at - sent) : -1.0, idle < 0 ? -1.0 : ms(idle - sent),
-	       ms(cpu_ns(c->pid) - cpu0));
+	       ms(own_cpu_ns(c->pid) - cpu0));
 	/* A tick after the reload, to show whether its counter went on. */
 	c->last_seq = -1;
 	for (int k = 0; k < 30 && c->last_seq < 0 && c->out >= 0; k++)
@@ -340,7 +327,7 @@ int main(int argc, char **argv)
 		printf("idle_ms=-1 exit=%d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 		return 1;
 	}
-	printf("idle_ms=%.3f idle_cpu_ms=%.3f", ms(idle - c.exec_ns), ms(cpu_ns(c.pid)));
+	printf("idle_ms=%.3f idle_cpu_ms=%.3f", ms(idle - c.exec_ns), ms(own_cpu_ns(c.pid)));
 	if (wait_ms)
 		wait_figures(&c, wait_ms);
 	if (hup)

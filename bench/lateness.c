@@ -51,7 +51,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NS_PER_S INT64_C(1000000000)
+#include "benchtime.h"
+
 #define NS_PER_MS INT64_C(1000000)
 
 struct options {
@@ -105,13 +106,6 @@ static void die(const char *what)
 	exit(1);
 }
 
-static int64_t clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
 
 static void series_push(struct series *s, int64_t x)
 {
@@ -328,25 +322,6 @@ static void note_switches(struct switch_steps *s, long count, int64_t at_ms)
  * to watch: the pipe's read end, or with o->direct a pidfd, which becomes
  * readable when the child exits.
  */
-/*
- * The CPU time the child's main thread ran, from /proc/PID/schedstat (in
- * nanoseconds, unlike the clock ticks of /proc/PID/stat), or -1.  The
- * programs measured here are single-threaded.
- */
-static int64_t own_cpu_ns(pid_t pid)
-{
-	char path[64];
-	long long ns = -1;
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid);
-	if (!(f = fopen(path, "re")))
-		return -1;
-	if (fscanf(f, "%lld", &ns) != 1)
-		ns = -1;
-	fclose(f);
-	return ns;
-}
 
 /* Blocks until the child has exec'd (or died trying): the write end of
  * EXEC_PIPE is close-on-exec, so its read end sees EOF then. */
