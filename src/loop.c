@@ -1593,13 +1593,12 @@ static void finish_groups(struct loop *l)
 {
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
 
-	for (size_t i = 0; i < l->njobs; i++) {
-		struct job *j = l->jobs[i];
-
-		if (j->running || j->pending || !j->runner)
+	for (size_t i = 0; i < l->njobs; i++)
+		if (l->jobs[i]->running || l->jobs[i]->pending)
 			return;
-	}
 	for (size_t i = 0; i < l->njobs; i++) {
+		if (!l->jobs[i]->runner)
+			continue;
 		runner_finish_groups(l->jobs[i]->runner, now);
 		update_deadline(l, l->jobs[i]);
 	}
