@@ -78,7 +78,7 @@ struct reader {
 struct loop {
 	struct loop_config *cfg;
 	struct job **jobs;        /* the table, then removed jobs with runs left */
-	size_t njobs, cap;
+	size_t njobs;
 	bool had_jobs;
 	struct clock_timer timers[CLOCKS];
 	int signal_fd, aux_fd, inotify_fd, tty_fd, precise_fd;
@@ -1286,7 +1286,6 @@ static int merge_table(struct loop *l, struct job_table *t, struct reload_counts
 	free(t->jobs);
 	l->jobs = jobs;
 	l->njobs = n;
-	l->cap = t->n + l->njobs + 1;
 	for (size_t i = 0; i < n; i++) {
 		if (jobs[i]->fresh) {
 			jobs[i]->fresh = false;
@@ -1737,7 +1736,7 @@ static void init_loop(struct loop *l, struct loop_config *cfg)
 	l->aux_armed = INT64_MAX;
 	l->reload_due = INT64_MAX;
 	l->jobs = cfg->table.jobs;
-	l->njobs = l->cap = cfg->table.n;
+	l->njobs = cfg->table.n;
 	l->had_jobs = cfg->table.n > 0;
 	cfg->table = (struct job_table){ 0 };
 	stats_init(&l->stats);
