@@ -39,63 +39,86 @@ ASAN_BINS := $(UNIT_SRCS:tests/unit/%.c=build/asan/%)
 
 all: tfd
 
-tfd: $(SRCS) $(HDRS)
-	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(POPT_CFLAGS) $(CFLAGS) \
-		-o $@ $(SRCS) $(LDFLAGS) $(POPT_LIBS)
+# Every source is compiled once per flavour into build/<flavour>/, with the
+# headers it includes recorded by -MMD in a .d file beside the object, so a
+# change to one header rebuilds only what includes it; the programs link
+# the objects.
+DEP_FLAGS = -MMD -MP
+PROG_OBJS  = $(SRCS:src/%.c=build/obj/%.o)
+
+tfd: $(PROG_OBJS)
+	$(CC) $(CFLAGS) -o $@ $(PROG_OBJS) $(LDFLAGS) $(POPT_LIBS)
 
 # A fully static ./tfd-static for containers (README: Containers): glibc's
 # and popt's archives, unused code and data dropped, stripped. It needs no
 # file of the system at run time: not the loader, no NSS, no locale.
-STATIC_FLAGS = -static -ffunction-sections -fdata-sections -Wl,--gc-sections
+STATIC_CFLAGS = -ffunction-sections -fdata-sections
+STATIC_FLAGS  = -static $(STATIC_CFLAGS) -Wl,--gc-sections
 POPT_STATIC_LIBS := $(shell $(PKG_CONFIG) --static --libs popt 2>/dev/null || echo -lpopt)
+STATIC_OBJS = $(SRCS:src/%.c=build/static-obj/%.o)
 
-tfd-static: $(SRCS) $(HDRS)
+build/static-obj/%.o: src/%.c
+	@mkdir -p build/static-obj
 	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(POPT_CFLAGS) $(CFLAGS) \
-		$(STATIC_FLAGS) -o $@ $(SRCS) $(LDFLAGS) $(POPT_STATIC_LIBS)
+		$(STATIC_CFLAGS) $(DEP_FLAGS) -c -o $@ $<
+
+tfd-static: $(STATIC_OBJS)
+	$(CC) $(CFLAGS) $(STATIC_FLAGS) -o $@ $(STATIC_OBJS) $(LDFLAGS) $(POPT_STATIC_LIBS)
 	$(STRIP) $@
 	@echo "tfd-static: $$(stat -c %s $@) bytes, stripped"
 
 static: tfd-static
 
 # The same binary under ASan+UBSan, for the bats suite in check-asan.
-build/tfd-asan: $(SRCS) $(HDRS)
-	@mkdir -p build
-	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(POPT_CFLAGS) $(SAN_FLAGS) \
-		-o $@ $(SRCS) $(LDFLAGS) $(POPT_LIBS)
+build/tfd-asan: $(SRCS:src/%.c=build/asan-obj/%.o)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(LDFLAGS) $(POPT_LIBS)
 
 # Objects are kept between runs, not removed as intermediate files.
 .SECONDARY:
 
-# The library sources are compiled once per flavour and every unit test
-# links the objects, instead of each test compiling them all again.
+# Every unit test links the library's objects (all but tfd.o) and the
+# shared test code, instead of compiling them again.
 LIB_OBJS  := $(LIB_SRCS:src/%.c=build/obj/%.o) $(UNIT_HELP:tests/unit/%.c=build/obj/unit-%.o)
 ASAN_OBJS := $(LIB_SRCS:src/%.c=build/asan-obj/%.o) $(UNIT_HELP:tests/unit/%.c=build/asan-obj/unit-%.o)
 
-build/obj/%.o: src/%.c $(HDRS)
+build/obj/%.o: src/%.c
 	@mkdir -p build/obj
-	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(POPT_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(POPT_CFLAGS) $(CFLAGS) \
+		$(DEP_FLAGS) -c -o $@ $<
 
-build/obj/unit-%.o: tests/unit/%.c $(UNIT_HDRS) $(HDRS)
+build/obj/unit-%.o: tests/unit/%.c
 	@mkdir -p build/obj
-	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(CFLAGS) -c -o $@ $<
-
-build/asan-obj/%.o: src/%.c $(HDRS)
-	@mkdir -p build/asan-obj
-	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(POPT_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
-
-build/asan-obj/unit-%.o: tests/unit/%.c $(UNIT_HDRS) $(HDRS)
-	@mkdir -p build/asan-obj
-	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
-
-build/unit/%: tests/unit/%.c $(LIB_OBJS) $(UNIT_HDRS) $(HDRS)
-	@mkdir -p build/unit
 	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(CFLAGS) \
-		-o $@ $< $(LIB_OBJS) $(LDFLAGS) $(POPT_LIBS)
+		$(DEP_FLAGS) -c -o $@ $<
 
-build/asan/%: tests/unit/%.c $(ASAN_OBJS) $(UNIT_HDRS) $(HDRS)
-	@mkdir -p build/asan
+build/asan-obj/%.o: src/%.c
+	@mkdir -p build/asan-obj
+	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(POPT_CFLAGS) $(SAN_FLAGS) \
+		$(DEP_FLAGS) -c -o $@ $<
+
+build/asan-obj/unit-%.o: tests/unit/%.c
+	@mkdir -p build/asan-obj
 	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(SAN_FLAGS) \
-		-o $@ $< $(ASAN_OBJS) $(LDFLAGS) $(POPT_LIBS)
+		$(DEP_FLAGS) -c -o $@ $<
+
+build/unit/%: build/obj/test-%.o $(LIB_OBJS)
+	@mkdir -p build/unit
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(POPT_LIBS)
+
+build/asan/%: build/asan-obj/test-%.o $(ASAN_OBJS)
+	@mkdir -p build/asan
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(LDFLAGS) $(POPT_LIBS)
+
+# A test's own source, compiled as build/<flavour>/test-test_NAME.o.
+build/obj/test-%.o: tests/unit/%.c
+	@mkdir -p build/obj
+	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(CFLAGS) \
+		$(DEP_FLAGS) -c -o $@ $<
+
+build/asan-obj/test-%.o: tests/unit/%.c
+	@mkdir -p build/asan-obj
+	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(SAN_FLAGS) \
+		$(DEP_FLAGS) -c -o $@ $<
 
 # Unit tests take the corpus folder (skipped when absent, as in a user's
 # clone) and the project's own vectors.
@@ -153,9 +176,18 @@ fuzz_seed_cron      = 3 $(CORPUS)/cron.tsv tests/vectors/cron.tsv
 fuzz_seed_jobsfile  = 1 tests/fuzz/jobsfile.tsv
 fuzz_opts_jobsfile  = -dict=tests/fuzz/jobsfile.dict
 
-build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(HDRS)
-	@mkdir -p build/fuzz
-	$(CLANG) $(TFD_CPPFLAGS) $(TFD_CFLAGS) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRCS) $(POPT_LIBS)
+FUZZ_OBJS = $(LIB_SRCS:src/%.c=build/fuzz/obj/%.o)
+
+build/fuzz/obj/%.o: src/%.c
+	@mkdir -p build/fuzz/obj
+	$(CLANG) $(TFD_CPPFLAGS) $(TFD_CFLAGS) $(FUZZ_FLAGS) $(DEP_FLAGS) -c -o $@ $<
+
+build/fuzz/obj/fuzz_%.o: tests/fuzz/fuzz_%.c
+	@mkdir -p build/fuzz/obj
+	$(CLANG) $(TFD_CPPFLAGS) $(TFD_CFLAGS) $(FUZZ_FLAGS) $(DEP_FLAGS) -c -o $@ $<
+
+build/fuzz/fuzz_%: build/fuzz/obj/fuzz_%.o $(FUZZ_OBJS)
+	$(CLANG) $(FUZZ_FLAGS) -o $@ $^ $(POPT_LIBS)
 
 fuzz-%: build/fuzz/fuzz_%
 	rm -rf build/fuzz/corpus-$*
@@ -172,12 +204,13 @@ fuzz-%: build/fuzz/fuzz_%
 fuzz:
 	$(MAKE) -j2 $(FUZZERS:%=fuzz-%)
 
-# Compiling goes two at a time (two cores); the tests run one after another.
+# Compiling goes as many at a time as the caller's -j says (make -j2 check);
+# the tests run one after another, since timing tests share the cores.
 check:
-	$(MAKE) -j2 tfd build/tfd-asan $(UNIT_BINS) $(ASAN_BINS) build/tfd-valgrind
-	$(MAKE) unit unit-asan analyze bats bats-asan bats-valgrind fuzz
-	$(MAKE) -j2 build-aarch64 build-i686
-	$(MAKE) check-cross
+	$(MAKE) tfd build/tfd-asan $(UNIT_BINS) $(ASAN_BINS) build/tfd-valgrind
+	$(MAKE) -j1 unit unit-asan analyze bats bats-asan bats-valgrind fuzz
+	$(MAKE) build-aarch64 build-i686
+	$(MAKE) -j1 check-cross
 
 # Other architectures, with Debian's cross compilers (.ci/install-deps):
 # aarch64, whose unit tests and a bats subset run under qemu-user, and
@@ -196,23 +229,27 @@ cross_cc_aarch64 = $(CC_AARCH64)
 cross_cc_i686    = $(CC_I686)
 
 define cross_rules
-build/$(1)/tfd: $$(SRCS) $$(HDRS)
-	@mkdir -p build/$(1)
+build/$(1)/tfd: $$(SRCS:src/%.c=build/$(1)/obj/%.o)
+	$$(cross_cc_$(1)) $$(CFLAGS) -o $$@ $$^ $$(LDFLAGS) -lpopt
+
+build/$(1)/obj/%.o: src/%.c
+	@mkdir -p build/$(1)/obj
 	$$(cross_cc_$(1)) $$(TFD_CPPFLAGS) $$(CPPFLAGS) $$(TFD_CFLAGS) $$(CFLAGS) \
-		-o $$@ $$(SRCS) $$(LDFLAGS) -lpopt
+		$$(DEP_FLAGS) -c -o $$@ $$<
 
-build/$(1)/obj/%.o: src/%.c $$(HDRS)
+build/$(1)/obj/unit-%.o: tests/unit/%.c
 	@mkdir -p build/$(1)/obj
-	$$(cross_cc_$(1)) $$(TFD_CPPFLAGS) $$(CPPFLAGS) $$(TFD_CFLAGS) $$(CFLAGS) -c -o $$@ $$<
-
-build/$(1)/obj/unit-%.o: tests/unit/%.c $$(UNIT_HDRS) $$(HDRS)
-	@mkdir -p build/$(1)/obj
-	$$(cross_cc_$(1)) $$(TFD_CPPFLAGS) -Itests/unit $$(CPPFLAGS) $$(TFD_CFLAGS) $$(CFLAGS) -c -o $$@ $$<
-
-build/$(1)/unit/%: tests/unit/%.c $$(LIB_OBJS:build/obj/%=build/$(1)/obj/%) $$(UNIT_HDRS) $$(HDRS)
-	@mkdir -p build/$(1)/unit
 	$$(cross_cc_$(1)) $$(TFD_CPPFLAGS) -Itests/unit $$(CPPFLAGS) $$(TFD_CFLAGS) $$(CFLAGS) \
-		-o $$@ $$< $$(LIB_OBJS:build/obj/%=build/$(1)/obj/%) $$(LDFLAGS) -lpopt
+		$$(DEP_FLAGS) -c -o $$@ $$<
+
+build/$(1)/obj/test-%.o: tests/unit/%.c
+	@mkdir -p build/$(1)/obj
+	$$(cross_cc_$(1)) $$(TFD_CPPFLAGS) -Itests/unit $$(CPPFLAGS) $$(TFD_CFLAGS) $$(CFLAGS) \
+		$$(DEP_FLAGS) -c -o $$@ $$<
+
+build/$(1)/unit/%: build/$(1)/obj/test-%.o $$(LIB_OBJS:build/obj/%=build/$(1)/obj/%)
+	@mkdir -p build/$(1)/unit
+	$$(cross_cc_$(1)) $$(CFLAGS) -o $$@ $$^ $$(LDFLAGS) -lpopt
 
 build-$(1): build/$(1)/tfd $$(UNIT_SRCS:tests/unit/%.c=build/$(1)/unit/%)
 endef
@@ -244,6 +281,9 @@ check-cross: check-aarch64 check-i686
 
 clean:
 	rm -rf tfd tfd-static build bench/build
+
+# The headers each object was compiled against (-MMD above).
+-include $(wildcard build/*/*.d build/*/*/*.d)
 
 .PHONY: all static unit unit-asan bats bats-asan bats-valgrind analyze fuzz check clean \
 	build-aarch64 build-i686 check-aarch64 check-i686 check-cross
