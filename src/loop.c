@@ -1538,8 +1538,12 @@ static void drop_job(struct loop *l, size_t i)
 	l->njobs--;
 }
 
+/* stdout and stderr first: a failure below is reported on stderr (the
+ * struct output for it, zeroed, would otherwise write to descriptor 0). */
 static int open_descriptors(struct loop *l)
 {
+	output_open(&l->out, STDOUT_FILENO, "stdout");
+	output_open(&l->err, STDERR_FILENO, "stderr");
 	l->signal_fd = open_signalfd();
 	if (l->signal_fd < 0) {
 		fail(l, "signalfd");
@@ -1550,8 +1554,6 @@ static int open_descriptors(struct loop *l)
 		fail(l, "timerfd_create (monotonic)");
 		return -1;
 	}
-	output_open(&l->out, STDOUT_FILENO, "stdout");
-	output_open(&l->err, STDERR_FILENO, "stderr");
 	return 0;
 }
 

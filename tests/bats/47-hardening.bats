@@ -176,6 +176,27 @@ PAD=$(printf '%01000d' 0)
 	done
 }
 
+# Out of descriptors: the loop's own signalfd or timerfd cannot be made.
+# Its message goes to stderr, which is set up before any of them (it went
+# to descriptor 0 once, and tfd exited 1 saying nothing).
+@test "out of descriptors: 'tfd: CALL: Too many open files' on stderr and 1" {
+	local n seen=0
+	for n in 4 5 6; do
+		# 99: the loader could not open libpopt at this limit.
+		run --separate-stderr bash -c "exec </dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-; ulimit -n $n; '$TFD' -i 10ms -n 2 -f %n; s=\$?; [ \$s = 127 ] && exit 99; exit \$s"
+		((status != 99)) || continue
+		if ((status == 0)); then
+			assert_equal "$output" "$(printf '1\n2')"
+			continue
+		fi
+		assert_equal "$status" 1
+		[[ $stderr == "tfd: "*": Too many open files" ]] ||
+			fail "ulimit -n $n: status $status, stderr '$stderr'"
+		seen=1
+	done
+	((seen)) || fail "no limit made a descriptor fail"
+}
+
 # Items 14-16: --persist.
 
 @test "--persist: a FIFO, a directory, '' or a missing directory is a usage error, also in a dry run" {
