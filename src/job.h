@@ -84,7 +84,6 @@ struct job {
 	struct heap_node aux_node;  /* in the loop's heap of deadlines */
 	struct job_metrics metrics;
 	struct loop *loop;          /* the loop that runs it, for its runs' callbacks */
-	bool kept, fresh;           /* marks of a reload's merge */
 };
 
 /* Builds a job from O. Returns 0 and *out, or the exit status (2 usage,

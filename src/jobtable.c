@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "jobsfile.h"
 
 #define NAME_MAX_LEN 256
@@ -120,15 +121,6 @@ struct name_set {
 	size_t mask;
 };
 
-static uint64_t hash_name(const char *s)
-{
-	uint64_t h = UINT64_C(14695981039346656037);
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * UINT64_C(1099511628211);
-	return h;
-}
-
 static int name_set_init(struct name_set *ns, size_t n)
 {
 	size_t cap = 16;
@@ -143,7 +135,7 @@ static int name_set_init(struct name_set *ns, size_t n)
 /* The slot of NAME: its own, or the empty one where it would go. */
 static struct name_slot *name_slot(const struct name_set *ns, const char *name)
 {
-	size_t k = hash_name(name) & ns->mask;
+	size_t k = hash_text(name) & ns->mask;
 
 	while (ns->slots[k].name && strcmp(ns->slots[k].name, name) != 0)
 		k = (k + 1) & ns->mask;

@@ -10,8 +10,13 @@
 #include <stddef.h>
 
 #include "job.h"
-#include "loop.h"
 #include "options.h"
+
+/* A table of jobs, as loading the jobs file makes it. */
+struct job_table {
+	struct job **jobs;
+	size_t n;
+};
 
 struct jobs_source {
 	const char *path;

@@ -13,13 +13,8 @@
 #include <stdint.h>
 
 #include "job.h"
+#include "jobtable.h"
 #include "tz.h"
-
-/* A table of jobs, as loading the jobs file makes it. */
-struct job_table {
-	struct job **jobs;
-	size_t n;
-};
 
 /* Reads the jobs file again into a new table (built and opened, nothing
  * armed). Returns 0; 1 when the file is as it was last read and FORCED is

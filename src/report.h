@@ -39,6 +39,13 @@ struct run_end {
 	bool failed;           /* "failed": counts as a failure after retries */
 };
 
+/* Whether a run failed, before --retry has its say: a nonzero status or a
+ * signal, unless --overlap kill ended it (tfd's doing). */
+static inline bool run_end_unsuccessful(const struct run_end *e)
+{
+	return !e->superseded && (e->signal != 0 || e->status != 0);
+}
+
 /* A buffer for format_setting, and the least any line buffer should have.
  * The JSON events that carry text (a job name, an error message, an output
  * line) need REPORT_JSON_MAX of that text's length instead. */

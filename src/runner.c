@@ -357,7 +357,7 @@ static void describe_end(const struct runner *r, const struct run *run, int wsta
 		.superseded = run->superseded,
 	};
 	/* A run that --overlap kill ended made way for a newer one. */
-	end->failed = !end->superseded && (end->signal != 0 || end->status != 0);
+	end->failed = run_end_unsuccessful(end);
 }
 
 static bool group_has_members(pid_t pgid)

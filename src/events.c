@@ -1,0 +1,256 @@
+#include "events.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int events_open(struct events *ev, const struct events_config *cfg, size_t line_cap)
+{
+	*ev = (struct events){ .cfg = *cfg, .line_cap = line_cap };
+	ev->line = malloc(line_cap);
+	if (!ev->line)
+		return -1;
+	output_open(&ev->out, STDOUT_FILENO, "stdout");
+	output_open(&ev->err, STDERR_FILENO, "stderr");
+	return 0;
+}
+
+void events_close(struct events *ev)
+{
+	output_close(&ev->out);
+	output_close(&ev->err);
+	free(ev->line);
+	free(ev->big);
+	ev->line = ev->big = NULL;
+}
+
+bool events_blocked(const struct events *ev)
+{
+	return output_pending(&ev->out) || output_pending(&ev->err);
+}
+
+/* A write to stdout that failed for another reason than EPIPE ends tfd
+ * with status 1 and one line; EPIPE ends it quietly, as `tfd | head`
+ * expects. Either way nothing more is printed there. */
+static void check_output(struct events *ev)
+{
+	if (ev->out_reported || (!ev->out.gone && !ev->out.error))
+		return;
+	ev->out_reported = true;
+	if (ev->out.gone) {
+		ev->on_stdout_lost(ev->arg, 0);
+		return;
+	}
+	fprintf(stderr, "tfd: write (stdout): %s\n", strerror(ev->out.error));
+	ev->on_stdout_lost(ev->arg, ev->out.error);
+}
+
+static void put(struct events *ev, struct output *o, const char *buf, size_t len)
+{
+	if (output_put(o, buf, len) != 0) {
+		errno = ENOMEM;
+		o->error = ENOMEM;
+	}
+	check_output(ev);
+}
+
+static void put_out(struct events *ev, size_t len)
+{
+	put(ev, &ev->out, ev->line, len);
+}
+
+static void put_err(struct events *ev, size_t len)
+{
+	put(ev, &ev->err, ev->line, len);
+}
+
+void events_flush_out(struct events *ev)
+{
+	output_flush(&ev->out);
+	check_output(ev);
+}
+
+void events_flush_err(struct events *ev)
+{
+	output_flush(&ev->err);
+}
+
+void events_drain(struct events *ev, bool give_up)
+{
+	while (!give_up && output_pending(&ev->out)) {
+		struct pollfd p = { .fd = ev->out.fd, .events = POLLOUT };
+
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			break;
+		output_flush(&ev->out);
+	}
+	output_flush(&ev->out);
+	output_flush(&ev->err);
+	check_output(ev);
+}
+
+void events_errf(struct events *ev, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(ev->line, ev->line_cap, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		put_err(ev, (size_t)n < ev->line_cap ? (size_t)n : ev->line_cap - 1);
+}
+
+void events_failure(struct events *ev, const char *call, int errnum)
+{
+	events_errf(ev, "tfd: %s: %s\n", call, strerror(errnum));
+}
+
+void events_error(struct events *ev, const char *job, const char *call,
+		  const char *message)
+{
+	events_errf(ev, "tfd: %s\n", message);
+	if (ev->cfg.json)
+		put_out(ev, json_error(ev->line, ev->line_cap, job, call, message));
+	ev->write_failed = true;
+}
+
+void events_tick(struct events *ev, const char *format, const struct tick *t)
+{
+	if (ev->cfg.quiet)
+		return;
+	if (ev->cfg.json)
+		put_out(ev, json_tick(ev->line, ev->line_cap, t));
+	else if (format)
+		put_out(ev, format_tick(ev->line, ev->line_cap, format, t));
+}
+
+void events_setting(struct events *ev, const char *job, const char *what,
+		    events_setting_fn next, void *arg)
+{
+	char label[256];
+	int64_t next_in, interval;
+
+	if (ev->cfg.jobs_path)
+		snprintf(label, sizeof label, "%s%s%s", job, what[0] ? ": " : "", what);
+	else
+		snprintf(label, sizeof label, "%s", what[0] ? what : "setting");
+	next(arg, &next_in, &interval);
+	put_err(ev, format_setting(ev->line, ev->line_cap, label, next_in, interval));
+}
+
+void events_verbose_setting(struct events *ev, const char *job, const char *what,
+			    events_setting_fn next, void *arg)
+{
+	if (ev->cfg.verbose)
+		events_setting(ev, job, what, next, arg);
+}
+
+void events_tick_setting(struct events *ev, const char *job, uint64_t seq,
+			 events_setting_fn next, void *arg)
+{
+	char what[32];
+
+	if (!ev->cfg.verbose)
+		return;
+	snprintf(what, sizeof what, "tick %" PRIu64, seq);
+	events_setting(ev, job, what, next, arg);
+}
+
+void events_run_end(struct events *ev, const char *job, const struct run_end *e)
+{
+	char name[16], buf[300];
+	const char *prefix = "";
+
+	if (ev->cfg.json) {
+		put_out(ev, json_exit(ev->line, ev->line_cap, e));
+		return;
+	}
+	if (!run_end_unsuccessful(e))
+		return;
+	/* In a jobs file the job's name says whose message it is. */
+	if (ev->cfg.jobs_path) {
+		snprintf(buf, sizeof buf, "%s: ", job);
+		prefix = buf;
+	}
+	if (e->signal)
+		events_errf(ev, "tfd: %srun %" PRIu64 " (pid %d)%s killed by %s\n", prefix,
+			    e->seq, e->pid, e->timed_out ? " timed out and was" : " was",
+			    signal_name(e->signal, name, sizeof name));
+	else
+		events_errf(ev, "tfd: %srun %" PRIu64 " (pid %d)%s exited with status %d\n",
+			    prefix, e->seq, e->pid, e->timed_out ? " timed out and" : "",
+			    e->status);
+}
+
+static size_t big_reserve(struct events *ev, size_t need)
+{
+	if (need > ev->big_cap) {
+		char *big = realloc(ev->big, need);
+
+		if (!big)
+			return 0;
+		ev->big = big;
+		ev->big_cap = need;
+	}
+	return ev->big_cap;
+}
+
+int events_output_line(struct events *ev, const char *job, uint64_t seq, int stream,
+		       const char *line, size_t len)
+{
+	size_t cap;
+	int head;
+
+	if (ev->cfg.json) {
+		cap = big_reserve(ev, REPORT_OUTPUT_MAX(len, strlen(job)));
+		if (!cap)
+			return -1;
+		put(ev, &ev->out, ev->big,
+		    json_output(ev->big, cap, job, seq, stream == 1 ? "stdout" : "stderr",
+				line, len));
+		return 0;
+	}
+	cap = big_reserve(ev, strlen(job) + len + 32);
+	if (!cap)
+		return -1;
+	head = snprintf(ev->big, cap, "%s[%" PRIu64 "]: ", job, seq);
+	memcpy(ev->big + head, line, len);
+	ev->big[(size_t)head + len] = '\n';
+	put(ev, stream == 1 ? &ev->out : &ev->err, ev->big, (size_t)head + len + 1);
+	return 0;
+}
+
+void events_clock_set(struct events *ev, const char *job, int64_t wall_ns)
+{
+	if (ev->cfg.json)
+		put_out(ev, json_clock(ev->line, ev->line_cap, job, wall_ns));
+}
+
+void events_clock_set_done(struct events *ev)
+{
+	if (!ev->cfg.json)
+		events_errf(ev, "tfd: the realtime clock was set; schedule recomputed\n");
+}
+
+void events_reload(struct events *ev, const struct reload_counts *c, const char *error)
+{
+	if (error)
+		events_errf(ev, "tfd: %s\n", error);
+	else if (ev->cfg.verbose)
+		events_errf(ev, "tfd: reloaded %s: %zu added, %zu removed, %zu kept\n",
+			    ev->cfg.jobs_path, c->added, c->removed, c->kept);
+	if (ev->cfg.json)
+		put_out(ev, json_reload(ev->line, ev->line_cap, !error, c->added, c->removed,
+					c->kept, error));
+}
+
+void events_stats(struct events *ev, const struct stats *st)
+{
+	put_err(ev, stats_format(st, ev->line, ev->line_cap));
+}

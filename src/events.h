@@ -1,0 +1,108 @@
+/* events: everything the loop prints — ticks, run ends, settings, reloads,
+ * clock changes, captured output lines, errors, the --stats summary — on
+ * tfd's own stdout and stderr (struct output: never blocking, never torn).
+ * The only reader of --json, --quiet and --verbose: the loop says what
+ * happened, this module decides whether and how it is shown. A failed or
+ * vanished stdout is reported once through on_stdout_lost, for the loop to
+ * end the schedules (and, for an error, exit 1). */
+#ifndef TFD_EVENTS_H
+#define TFD_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "output.h"
+#include "report.h"
+#include "stats.h"
+
+struct events_config {
+	bool json;              /* events as JSON lines on stdout */
+	bool quiet;             /* no tick lines */
+	bool verbose;           /* settings at arming and after each tick, reloads */
+	const char *jobs_path;  /* a jobs file: messages name their job */
+};
+
+struct events {
+	struct events_config cfg;
+	struct output out, err;
+	bool out_reported;      /* stdout's loss was reported */
+	bool write_failed;      /* an error was reported: exit 1 at the end */
+	char *line;             /* sized for the longest line any job makes */
+	size_t line_cap;
+	char *big;              /* for lines of captured output */
+	size_t big_cap;
+	/* stdout went away (ERROR 0: EPIPE, quietly) or failed (ERROR). */
+	void (*on_stdout_lost)(void *arg, int error);
+	void *arg;
+};
+
+/* The next setting of a job, asked only when it is printed. */
+typedef void (*events_setting_fn)(void *arg, int64_t *next_in, int64_t *interval);
+
+/* Takes CFG and a line buffer of LINE_CAP bytes. Returns 0, or -1 when
+ * memory ran out (then nothing is to be freed). stdout and stderr are
+ * opened: from here on every failure can be reported. */
+int events_open(struct events *ev, const struct events_config *cfg, size_t line_cap);
+void events_close(struct events *ev);
+
+/* True while a line waits for stdout or stderr to take it. */
+bool events_blocked(const struct events *ev);
+
+/* poll() said stdout (or stderr) takes more. */
+void events_flush_out(struct events *ev);
+void events_flush_err(struct events *ev);
+
+/* Writes what is still queued before tfd exits; with GIVE_UP (after a
+ * signal) a reader that does not read is not waited for. */
+void events_drain(struct events *ev, bool give_up);
+
+/* "tfd: ..." on stderr, as it is. */
+void events_errf(struct events *ev, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* One of tfd's own calls failed with ERRNUM: "tfd: CALL: strerror". */
+void events_failure(struct events *ev, const char *call, int errnum);
+
+/* Something failed at run time and tfd goes on: a line on stderr, an
+ * "error" event for JOB (NULL: tfd's own), and status 1 at the end. */
+void events_error(struct events *ev, const char *job, const char *call,
+		  const char *message);
+
+/* A wake-up of a job that prints FORMAT (NULL: no line) unless --json. */
+void events_tick(struct events *ev, const char *format, const struct tick *t);
+
+/* A job's setting on stderr: SIGUSR1's answer (events_setting) and, with
+ * --verbose, after arming and after each tick (events_verbose_setting). */
+void events_setting(struct events *ev, const char *job, const char *what,
+		    events_setting_fn next, void *arg);
+void events_verbose_setting(struct events *ev, const char *job, const char *what,
+			    events_setting_fn next, void *arg);
+/* With --verbose, the setting after wake-up SEQ ("tick SEQ"). */
+void events_tick_setting(struct events *ev, const char *job, uint64_t seq,
+			 events_setting_fn next, void *arg);
+
+/* A run ended: an "exit" event, or a line when it failed. */
+void events_run_end(struct events *ev, const char *job, const struct run_end *e);
+
+/* One line of a run's output (STREAM 1 or 2, LEN bytes, no newline), as
+ * "JOB[SEQ]: LINE" on the stream it came from or an "output" event.
+ * Returns -1 when memory ran out. */
+int events_output_line(struct events *ev, const char *job, uint64_t seq, int stream,
+		       const char *line, size_t len);
+
+/* The realtime clock was set: a "clock" event per job of that clock, then
+ * (without --json) one line. */
+void events_clock_set(struct events *ev, const char *job, int64_t wall_ns);
+void events_clock_set_done(struct events *ev);
+
+/* A reload of the jobs file: ERROR, or its counts (--verbose, --json). */
+struct reload_counts {
+	size_t added, removed, kept;
+};
+void events_reload(struct events *ev, const struct reload_counts *c, const char *error);
+
+/* The --stats summary on stderr. */
+void events_stats(struct events *ev, const struct stats *st);
+
+#endif

@@ -1,0 +1,55 @@
+#include "hash.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t hash_text(const char *s)
+{
+	uint64_t h = UINT64_C(14695981039346656037);
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * UINT64_C(1099511628211);
+	return h;
+}
+
+int hash_set_init(struct hash_set *s, size_t n, const char *(*key)(const void *item))
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n + 2)
+		cap *= 2;
+	s->slots = calloc(cap, sizeof *s->slots);
+	s->mask = cap - 1;
+	s->key = key;
+	return s->slots ? 0 : -1;
+}
+
+void hash_set_free(struct hash_set *s)
+{
+	free(s->slots);
+	s->slots = NULL;
+}
+
+int hash_set_add(struct hash_set *s, const void *item, size_t value)
+{
+	size_t k = hash_text(s->key(item)) & s->mask;
+
+	while (s->slots[k].item)
+		k = (k + 1) & s->mask;
+	s->slots[k] = (struct hash_entry){ item, value, false };
+	return 0;
+}
+
+bool hash_set_take(struct hash_set *s, const char *key, size_t *value)
+{
+	for (size_t k = hash_text(key) & s->mask; s->slots[k].item; k = (k + 1) & s->mask) {
+		struct hash_entry *e = &s->slots[k];
+
+		if (!e->taken && strcmp(s->key(e->item), key) == 0) {
+			e->taken = true;
+			*value = e->value;
+			return true;
+		}
+	}
+	return false;
+}

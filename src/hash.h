@@ -1,0 +1,35 @@
+/* hash: FNV-1a over a string, and an open-addressing multiset of items
+ * keyed by a string each item carries (a job's identity), from which a
+ * match can be taken out: two equal keys are two entries. Pure. */
+#ifndef TFD_HASH_H
+#define TFD_HASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+uint64_t hash_text(const char *s);
+
+struct hash_entry {
+	const void *item;       /* NULL: empty */
+	size_t value;
+	bool taken;             /* a tombstone: the probe goes on past it */
+};
+
+struct hash_set {
+	struct hash_entry *slots;
+	size_t mask;
+	const char *(*key)(const void *item);
+};
+
+/* Room for N items without growing. Returns 0, or -1 when memory ran out. */
+int hash_set_init(struct hash_set *s, size_t n, const char *(*key)(const void *item));
+void hash_set_free(struct hash_set *s);
+
+/* Adds ITEM with VALUE (at most the N given to init). Returns 0. */
+int hash_set_add(struct hash_set *s, const void *item, size_t value);
+
+/* Takes out one item whose key is KEY: true and its value in *value. */
+bool hash_set_take(struct hash_set *s, const char *key, size_t *value);
+
+#endif

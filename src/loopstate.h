@@ -1,0 +1,96 @@
+/* loopstate: the state of one event loop, shared by the loop's own modules
+ * and by no one else: loop.c (setup, the poll set, dispatch, signals and
+ * shutdown), tick.c (what a job does over time), runs.c (run starts and
+ * ends), reload.c (the jobs file). Output goes through events.h, timerfds
+ * through timers.h, captured pipes through readers.h. */
+#ifndef TFD_LOOPSTATE_H
+#define TFD_LOOPSTATE_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "events.h"
+#include "heap.h"
+#include "job.h"
+#include "loop.h"
+#include "pidmap.h"
+#include "readers.h"
+#include "stats.h"
+#include "timers.h"
+
+enum phase {
+	PHASE_RUNNING,   /* schedules go on (some may have ended) */
+	PHASE_SHUTDOWN,  /* a signal or a failure: runs were sent a signal */
+};
+
+/* The timer of one clock, armed at the earliest elapse of its jobs. */
+struct clock_timer {
+	struct timer t;
+	struct heap heap;      /* jobs by due_ns */
+};
+
+#define CLOCKS 5
+
+/* Who a slot of the poll set belongs to; dispatch hands its events there.
+ * A new kind of descriptor (a database socket) is one more kind here and
+ * one more case in dispatch_slot(). */
+enum owner_kind {
+	OWNER_NONE,       /* a slot whose owner went away during dispatch */
+	OWNER_SIGNALS,
+	OWNER_DEADLINES,
+	OWNER_INOTIFY,
+	OWNER_STDOUT,
+	OWNER_STDERR,
+	OWNER_CLOCK,      /* ptr: struct clock_timer */
+	OWNER_JOIN,       /* ptr: struct job whose --join target is watched */
+	OWNER_READER,     /* ptr: struct reader */
+};
+
+struct poll_owner {
+	enum owner_kind kind;
+	void *ptr;
+};
+
+struct loop {
+	struct loop_config *cfg;
+	struct job **jobs;        /* the table, then removed jobs with runs left */
+	size_t njobs;
+	bool had_jobs;
+	struct clock_timer clocks[CLOCKS];
+	struct timer deadline;    /* CLOCK_MONOTONIC, at the earliest of aux and reload_due */
+	struct heap aux;          /* jobs by their earliest deadline */
+	int signal_fd, inotify_fd, tty_fd, precise_fd;
+	int64_t reload_due;       /* monotonic; INT64_MAX: none */
+	bool reload_forced;       /* SIGHUP: reload even an unchanged file */
+	struct events ev;
+	struct pidmap pids;
+	pid_t tty_owner;          /* the run holding the terminal, or 0 */
+	struct readers readers;
+	struct pollfd *pfd;       /* the poll set, and who owns each slot */
+	struct poll_owner *owners;
+	size_t pfd_cap;
+	enum phase phase;
+	int status;
+	bool status_final;        /* -E or a failure fixed the status */
+	bool metrics_dirty;
+	struct stats stats;
+};
+
+/* tfd ends with STATUS whatever happens later (-E, a failure). */
+void loop_set_status(struct loop *l, int status);
+
+/* One of the loop's own calls failed (errno says why): tfd ends with 1. */
+void loop_fail(struct loop *l, const char *call);
+void loop_fail_oom(struct loop *l);
+
+/* Ends every schedule and sends SIG to every run (SIGKILL after the
+ * grace); tfd exits once they are gone. */
+void loop_shutdown(struct loop *l, int sig);
+
+/* A job left the table (its runs and readers are gone). */
+void loop_drop_job(struct loop *l, size_t i);
+
+#endif

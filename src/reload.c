@@ -1,0 +1,223 @@
+#include "reload.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "loopstate.h"
+#include "runs.h"
+#include "tick.h"
+#include "timens.h"
+
+/* A change to the jobs file is read once it has been quiet this long, so
+ * an editor's several steps (write, rename, chmod) make one reload. */
+#define RELOAD_SETTLE_NS (INT64_C(100) * 1000000)
+
+/* The plan */
+
+static const char *identity_of(const void *item)
+{
+	return ((const struct job *)item)->identity;
+}
+
+static int fill_plan(struct job *const *old, size_t nold, struct job *const *fresh,
+		     size_t nfresh, struct hash_set *ix, bool *kept, struct reload_plan *p)
+{
+	for (size_t i = 0; i < nold; i++)
+		if (!old[i]->removed && hash_set_add(ix, old[i], i) != 0)
+			return -1;
+	for (size_t i = 0; i < nfresh; i++) {
+		size_t at;
+
+		if (hash_set_take(ix, fresh[i]->identity, &at)) {
+			kept[at] = true;
+			p->table[p->n++] = old[at];
+			p->discard[p->ndiscard++] = fresh[i];
+			p->counts.kept++;
+		} else {
+			p->table[p->n++] = fresh[i];
+			if (!fresh[i]->reboot)
+				p->start[p->nstart++] = fresh[i];
+			p->counts.added++;
+		}
+	}
+	for (size_t i = 0; i < nold; i++) {
+		if (old[i]->removed) {
+			p->table[p->n++] = old[i];
+		} else if (!kept[i]) {
+			p->table[p->n++] = old[i];
+			p->retire[p->nretire++] = old[i];
+			p->counts.removed++;
+		}
+	}
+	return 0;
+}
+
+int reload_plan(struct job *const *old, size_t nold, struct job *const *fresh,
+		size_t nfresh, struct reload_plan *p)
+{
+	struct hash_set ix;
+	bool *kept = calloc(nold + 1, sizeof *kept);
+	int rc = -1;
+
+	*p = (struct reload_plan){ 0 };
+	p->table = calloc(nfresh + nold + 1, sizeof *p->table);
+	p->retire = calloc(nold + 1, sizeof *p->retire);
+	p->start = calloc(nfresh + 1, sizeof *p->start);
+	p->discard = calloc(nfresh + 1, sizeof *p->discard);
+	if (kept && p->table && p->retire && p->start && p->discard &&
+	    hash_set_init(&ix, nold, identity_of) == 0) {
+		rc = fill_plan(old, nold, fresh, nfresh, &ix, kept, p);
+		hash_set_free(&ix);
+	}
+	free(kept);
+	if (rc != 0)
+		reload_plan_free(p);
+	return rc;
+}
+
+void reload_plan_free(struct reload_plan *p)
+{
+	free(p->table);
+	free(p->retire);
+	free(p->start);
+	free(p->discard);
+	*p = (struct reload_plan){ 0 };
+}
+
+/* Applying it */
+
+static void apply_plan(struct loop *l, struct reload_plan *p)
+{
+	for (size_t i = 0; i < p->nretire; i++)
+		tick_retire_job(l, p->retire[i]);
+	for (size_t i = 0; i < p->ndiscard; i++)
+		job_free(p->discard[i]);
+	free(l->jobs);
+	l->jobs = p->table;
+	l->njobs = p->n;
+	p->table = NULL;
+	for (size_t i = 0; i < p->nstart; i++)
+		tick_start_job(l, p->start[i]);
+}
+
+void reload_now(struct loop *l)
+{
+	struct job_table t = { 0 };
+	struct reload_plan p;
+	char err[1024];
+	int rc;
+
+	l->reload_due = INT64_MAX;
+	if (l->phase != PHASE_RUNNING || !l->cfg->reload)
+		return;
+	rc = l->cfg->reload(l->cfg->reload_arg, &t, l->reload_forced, err, sizeof err);
+	l->reload_forced = false;
+	if (rc > 0)
+		return;   /* the file is as it was */
+	if (rc < 0) {
+		events_reload(&l->ev, &(struct reload_counts){ 0 }, err);
+		return;
+	}
+	if (reload_plan(l->jobs, l->njobs, t.jobs, t.n, &p) != 0) {
+		job_table_free(&t);
+		events_reload(&l->ev, &(struct reload_counts){ 0 }, "reload: out of memory");
+		return;
+	}
+	free(t.jobs);
+	apply_plan(l, &p);
+	l->had_jobs = l->had_jobs || t.n > 0;
+	events_reload(&l->ev, &p.counts, NULL);
+	reload_plan_free(&p);
+	runs_drop_finished_removed(l);
+	tick_write_metrics(l);
+}
+
+/* Watching the file */
+
+/* Whether the file just created at PATH came whole: a symbolic link or a
+ * second name of a file (ln). A file that open() created is still being
+ * written; its IN_CLOSE_WRITE says when it is whole. */
+static bool linked_into_place(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) != 0 || S_ISLNK(st.st_mode) || st.st_nlink > 1;
+}
+
+/* A change in the jobs file's directory: the file itself written and
+ * closed or moved into place, or a "..data" symlink swapped (a Kubernetes
+ * ConfigMap). Events on other names are someone else's. */
+static bool event_concerns(const char *path, const struct inotify_event *ev)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (ev->len == 0)
+		return false;
+	if (strncmp(ev->name, "..", 2) == 0)
+		return true;
+	if (strcmp(ev->name, base) != 0)
+		return false;
+	return !(ev->mask & IN_CREATE) || linked_into_place(path);
+}
+
+void reload_on_inotify(struct loop *l)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+	bool hit = false;
+	int64_t at;
+
+	while ((n = read(l->inotify_fd, buf, sizeof buf)) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			hit = hit || event_concerns(l->cfg->jobs_path, ev);
+			p += sizeof *ev + ev->len;
+		}
+	}
+	if (!hit)
+		return;
+	if (__builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC), RELOAD_SETTLE_NS, &at))
+		at = INT64_MAX;
+	l->reload_due = at;
+}
+
+void reload_request(struct loop *l)
+{
+	l->reload_due = clock_now_ns(CLOCK_MONOTONIC);
+	l->reload_forced = true;
+}
+
+void reload_watch(struct loop *l)
+{
+	const char *path = l->cfg->jobs_path, *slash;
+	char dir[4096];
+
+	if (!path)
+		return;
+	slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	else
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	l->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (l->inotify_fd < 0 ||
+	    inotify_add_watch(l->inotify_fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE) < 0) {
+		/* SIGHUP still reloads. */
+		events_errf(&l->ev, "tfd: warning: inotify (%s): %s; reload with SIGHUP\n", dir,
+			    strerror(errno));
+		if (l->inotify_fd >= 0)
+			close(l->inotify_fd);
+		l->inotify_fd = -1;
+	}
+}

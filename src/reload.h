@@ -1,0 +1,54 @@
+/* reload: the jobs file while tfd runs — inotify on its directory (an
+ * editor's several steps settle into one reload), SIGHUP, and the merge of
+ * the new table into the running one. The merge itself is pure
+ * (reload_plan): which jobs are kept as they are (same line and
+ * environment), which start, which retire; applying the plan is the
+ * loop's. */
+#ifndef TFD_RELOAD_H
+#define TFD_RELOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "events.h"
+#include "job.h"
+
+struct loop;
+
+/* What a reload does, in the order it is done. */
+struct reload_plan {
+	struct job **table;      /* the new table: file order (kept jobs as they
+				  * were, new ones), then the removed jobs that
+				  * still have runs, old and new retirees */
+	size_t n;
+	struct job **retire;     /* old jobs the file no longer has, in old order */
+	size_t nretire;
+	struct job **start;      /* new jobs to start, in file order (not @reboot) */
+	size_t nstart;
+	struct job **discard;    /* new copies of kept jobs: freed, never started */
+	size_t ndiscard;
+	struct reload_counts counts;
+};
+
+/* Matches FRESH (a new reading) against OLD (the running table, with its
+ * removed jobs) by identity; a line twice is two jobs. Reads the jobs'
+ * identity, removed and reboot only. Returns 0, or -1 when memory ran out
+ * (then the plan holds nothing). */
+int reload_plan(struct job *const *old, size_t nold, struct job *const *fresh,
+		size_t nfresh, struct reload_plan *p);
+void reload_plan_free(struct reload_plan *p);
+
+/* Watches the jobs file's directory (a warning when it cannot: SIGHUP
+ * still reloads). */
+void reload_watch(struct loop *l);
+
+/* inotify said something changed: a reload once it settles. */
+void reload_on_inotify(struct loop *l);
+
+/* SIGHUP: a reload now, even of an unchanged file. */
+void reload_request(struct loop *l);
+
+/* The reload that came due: reads the file and applies the plan. */
+void reload_now(struct loop *l);
+
+#endif

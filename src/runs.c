@@ -1,0 +1,177 @@
+#include "runs.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "tick.h"
+#include "timens.h"
+
+static int run_status(const struct run_end *e)
+{
+	return e->signal ? 128 + e->signal : e->status;
+}
+
+void runs_take_terminal(struct loop *l)
+{
+	if (l->tty_fd >= 0 && l->tty_owner) {
+		tcsetpgrp(l->tty_fd, getpgrp());
+		l->tty_owner = 0;
+	}
+}
+
+void runs_started(void *arg, const struct run_started *s)
+{
+	struct job *j = arg;
+	struct loop *l = j->loop;
+
+	if (pidmap_put(&l->pids, s->pid, j) != 0)
+		loop_fail_oom(l);
+	if (l->tty_fd >= 0)
+		l->tty_owner = s->pid;
+	j->metrics.last_start_ns = clock_now_ns(CLOCK_REALTIME);
+	l->metrics_dirty = true;
+	if (s->out_fd >= 0 &&
+	    readers_add_run(&l->readers, j, j->name, s->pid, s->seq, s->out_fd, s->err_fd) != 0)
+		loop_fail_oom(l);
+}
+
+void runs_count_end(struct job_metrics *m, const struct run_end *e, int64_t wall_now)
+{
+	/* A try that will be tried again is not an outcome yet. */
+	if (run_end_unsuccessful(e) && !e->failed)
+		return;
+	if (e->timed_out)
+		m->runs_timeout++;
+	else if (e->superseded || e->signal)
+		m->runs_killed++;
+	else if (e->status != 0)
+		m->runs_failure++;
+	else
+		m->runs_success++;
+	m->last_duration_ns = e->duration_ns;
+	m->last_exit_status = run_status(e);
+	if (!run_end_unsuccessful(e))
+		m->last_success_ns = wall_now;
+}
+
+void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
+{
+	events_run_end(&l->ev, j->name, e);
+	runs_count_end(&j->metrics, e, clock_now_ns(CLOCK_REALTIME));
+	l->metrics_dirty = true;
+	if (l->phase == PHASE_SHUTDOWN || l->status_final)
+		return;
+	if (!l->cfg->jobs_path && !schedule_repeats(&j->schedule))
+		l->status = run_status(e);
+	/* -E ends tfd: the other runs, of this job or any other, are ended as
+	 * a SIGTERM to tfd would end them, not waited for (a long job's run
+	 * would keep tfd up long after the failure). */
+	if (l->cfg->exit_on_error && e->failed) {
+		loop_set_status(l, run_status(e));
+		loop_shutdown(l, SIGTERM);
+	}
+}
+
+/* ^Z stopped the run that holds the terminal: tfd takes the terminal
+ * back and stops too, as a shell's job does; `fg` continues tfd, which
+ * hands the terminal back and continues the run. */
+static void run_stopped(struct loop *l, pid_t pid)
+{
+	if (l->tty_fd < 0 || l->tty_owner != pid)
+		return;
+	tcsetpgrp(l->tty_fd, getpgrp());
+	kill(getpid(), SIGSTOP);
+	tcsetpgrp(l->tty_fd, pid);
+	kill(-pid, SIGCONT);
+}
+
+/* A run's leader ended. ^C or ^\ in the terminal reached only the run
+ * that held it: tfd ends as if it had been sent the signal itself. */
+static void leader_ended(struct loop *l, struct job *j, const struct run_end *e)
+{
+	bool held = l->tty_owner == e->pid;
+
+	pidmap_del(&l->pids, e->pid);
+	if (held)
+		runs_take_terminal(l);
+	if (!readers_park_end(&l->readers, e->pid, e))
+		runs_finish(l, j, e);
+	if (held && (e->signal == SIGINT || e->signal == SIGQUIT))
+		loop_shutdown(l, e->signal);
+}
+
+/* Not a run's leader: a member of some run's process group, or an
+ * orphan. The runners that wait for groups hear of it. */
+static void reap_unknown(struct loop *l, pid_t pid, int wstatus)
+{
+	for (size_t i = 0; i < l->njobs; i++) {
+		struct job *j = l->jobs[i];
+		struct run_end end;
+		const char *failed = NULL;
+
+		if (!j->runner || !runner_busy(j->runner))
+			continue;
+		runner_reaped(j->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
+			      INT64_MAX, &end, &failed);
+		tick_update_deadline(l, j);
+	}
+}
+
+void runs_drop_finished_removed(struct loop *l)
+{
+	for (size_t i = 0; i < l->njobs;) {
+		struct job *j = l->jobs[i];
+
+		if (j->removed && !(j->runner && runner_busy(j->runner)) &&
+		    !readers_pending_for(&l->readers, j))
+			loop_drop_job(l, i);
+		else
+			i++;
+	}
+}
+
+void runs_reap(struct loop *l)
+{
+	int wstatus;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &wstatus, WNOHANG | WUNTRACED)) > 0) {
+		struct job *j = pidmap_get(&l->pids, pid);
+		struct run_end end = { 0 };
+		const char *failed = NULL;
+		enum reaped what;
+
+		if (!j) {
+			if (!WIFSTOPPED(wstatus))
+				reap_unknown(l, pid, wstatus);
+			continue;
+		}
+		what = runner_reaped(j->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
+				     tick_next_run_mono(j), &end, &failed);
+		if (what == REAPED_RUN)
+			leader_ended(l, j, &end);
+		else if (what == REAPED_STOPPED)
+			run_stopped(l, pid);
+		if (failed)
+			loop_fail(l, failed);
+		tick_update_deadline(l, j);
+	}
+	runs_drop_finished_removed(l);
+}
+
+void runs_finish_groups(struct loop *l)
+{
+	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
+
+	for (size_t i = 0; i < l->njobs; i++)
+		if (l->jobs[i]->running || l->jobs[i]->pending)
+			return;
+	for (size_t i = 0; i < l->njobs; i++) {
+		if (!l->jobs[i]->runner)
+			continue;
+		runner_finish_groups(l->jobs[i]->runner, now);
+		tick_update_deadline(l, l->jobs[i]);
+	}
+}

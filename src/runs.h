@@ -1,0 +1,34 @@
+/* runs: the loop's side of the runs — a started run's pid in the pid map,
+ * its pipes handed to the readers and the terminal to its group; every
+ * child reaped (runs, their process groups' members and, as subreaper or
+ * PID 1, orphans); a run's end counted, printed and turned into tfd's
+ * exit status; ^Z, ^C and ^\ in the terminal a run holds; jobs a reload
+ * removed leaving once their last run is gone. */
+#ifndef TFD_RUNS_H
+#define TFD_RUNS_H
+
+#include "loopstate.h"
+
+/* The runner's on_start: ARG is the job. */
+void runs_started(void *arg, const struct run_started *s);
+
+/* SIGCHLD: reaps every child that changed state. */
+void runs_reap(struct loop *l);
+
+/* A run's end, once its output (if captured) has all been written. */
+void runs_finish(struct loop *l, struct job *j, const struct run_end *e);
+
+/* tfd takes the terminal back from the run holding it. */
+void runs_take_terminal(struct loop *l);
+
+/* After the last schedule ends, groups that runs left behind are ended
+ * too (unless a timeout will): a one-shot tfd leaves nothing running. */
+void runs_finish_groups(struct loop *l);
+
+/* Jobs a reload removed leave the table once their last run is gone. */
+void runs_drop_finished_removed(struct loop *l);
+
+/* The job outcome counters of END: success, failure, timeout, killed. */
+void runs_count_end(struct job_metrics *m, const struct run_end *e, int64_t wall_now);
+
+#endif

@@ -1,0 +1,556 @@
+#include "tick.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/timerfd.h>
+
+#include "metrics.h"
+#include "persist.h"
+#include "runs.h"
+#include "timens.h"
+
+/* How many elapses of a calendar or cron schedule one wake-up may count as
+ * missed (after a long suspend); beyond this they are not enumerated. */
+#define MISSED_ELAPSES_CAP 100000
+
+static int64_t saturating_add(int64_t a, int64_t b)
+{
+	int64_t sum;
+
+	return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
+}
+
+/* Clocks */
+
+struct clock_timer *tick_clock_for(struct loop *l, clockid_t clock)
+{
+	for (int i = 0; i < CLOCKS; i++)
+		if (l->clocks[i].t.fd >= 0 && l->clocks[i].t.clock == clock)
+			return &l->clocks[i];
+	for (int i = 0; i < CLOCKS; i++) {
+		struct clock_timer *ct = &l->clocks[i];
+
+		if (ct->t.fd >= 0)
+			continue;
+		if (timer_open(&ct->t, clock, readable_clock(clock)) != 0)
+			return NULL;
+		return ct;
+	}
+	errno = EINVAL;
+	return NULL;
+}
+
+static struct clock_timer *job_clock(struct loop *l, const struct job *j)
+{
+	for (int i = 0; i < CLOCKS; i++)
+		if (l->clocks[i].t.fd >= 0 && l->clocks[i].t.clock == j->schedule.clock)
+			return &l->clocks[i];
+	return NULL;
+}
+
+/* The interval the kernel may keep for CT: the earliest job's, when it
+ * is a periodic timer. Then a single periodic job (tfd -i 1ms) costs no
+ * timerfd_settime per tick: the kernel re-arms on the same grid. */
+static int64_t kernel_period(const struct clock_timer *ct)
+{
+	const struct heap_node *top = heap_top(&ct->heap);
+	const struct job *j = top ? top->item : NULL;
+
+	return j && j->schedule.kind == SCHEDULE_TIMER ? j->schedule.interval_ns : 0;
+}
+
+/* Arms CT at the earliest elapse of its jobs (absolute). A realtime timer
+ * also asks to hear of clock changes. */
+static void arm_clock(struct loop *l, struct clock_timer *ct)
+{
+	if (timer_arm(&ct->t, heap_min_key(&ct->heap), kernel_period(ct),
+		      clock_is_realtime(ct->t.clock)) != 0)
+		loop_fail(l, "timerfd_settime");
+}
+
+void tick_arm_clocks(struct loop *l)
+{
+	for (int i = 0; i < CLOCKS; i++)
+		if (l->clocks[i].t.fd >= 0)
+			arm_clock(l, &l->clocks[i]);
+}
+
+/* Deadlines */
+
+static int64_t job_deadline(const struct job *j)
+{
+	int64_t d = j->runner ? runner_deadline(j->runner) : INT64_MAX;
+
+	if (j->pending && j->pending_due < d)
+		d = j->pending_due;
+	if (j->running && j->for_deadline < d)
+		d = j->for_deadline;
+	return d;
+}
+
+void tick_update_deadline(struct loop *l, struct job *j)
+{
+	int64_t d = job_deadline(j);
+
+	if (d == INT64_MAX)
+		heap_remove(&l->aux, &j->aux_node);
+	else if (heap_set(&l->aux, &j->aux_node, d) != 0)
+		loop_fail_oom(l);
+}
+
+/* Schedules */
+
+void tick_end_schedule(struct loop *l, struct job *j)
+{
+	struct clock_timer *ct = job_clock(l, j);
+
+	j->running = false;
+	if (ct)
+		heap_remove(&ct->heap, &j->due_node);
+	tick_update_deadline(l, j);
+	l->metrics_dirty = true;
+}
+
+void tick_end_all_schedules(struct loop *l)
+{
+	for (size_t i = 0; i < l->njobs; i++)
+		if (l->jobs[i]->running)
+			tick_end_schedule(l, l->jobs[i]);
+}
+
+/* Puts J's next expiration AT in its clock's heap. */
+static void set_due(struct loop *l, struct job *j, int64_t at)
+{
+	struct clock_timer *ct = job_clock(l, j);
+
+	j->due_ns = at;
+	if (!ct || heap_set(&ct->heap, &j->due_node, at) != 0)
+		loop_fail_oom(l);
+}
+
+/* The first expiration strictly after AFTER_NS (a wall-clock schedule) or
+ * the grid point after it (a timer); ends the schedule when there is none. */
+static void schedule_after(struct loop *l, struct job *j, int64_t after_ns)
+{
+	const struct schedule *s = &j->schedule;
+	int64_t next;
+
+	if (s->kind == SCHEDULE_TIMER) {
+		if (after_ns < s->first_ns || s->interval_ns == 0) {
+			j->next_k = 1;
+			set_due(l, j, s->first_ns);
+			return;
+		}
+		/* Back onto the grid after a clock change: no drift. */
+		j->next_k = (uint64_t)((after_ns - s->first_ns) / s->interval_ns) + 2;
+		if (schedule_nth(s, j->next_k, &next) != 0) {
+			tick_end_schedule(l, j);
+			return;
+		}
+		set_due(l, j, next);
+		return;
+	}
+	if (schedule_next(s, after_ns, &next) != 0) {
+		tick_end_schedule(l, j);
+		return;
+	}
+	set_due(l, j, next);
+}
+
+/* The first expiration as the user gave it: an --at in the past fires at
+ * once with every missed interval counted, as the kernel does. */
+static void schedule_first(struct loop *l, struct job *j)
+{
+	const struct schedule *s = &j->schedule;
+
+	j->running = true;
+	if (s->kind != SCHEDULE_TIMER) {
+		schedule_after(l, j, clock_now_ns(j->read_clock));
+		return;
+	}
+	j->next_k = 1;
+	set_due(l, j, s->first_ns);
+}
+
+/* How many expirations lie in the wake-up at NOW (the due one and every
+ * one missed since), and the scheduled time of the newest. */
+static uint64_t count_expirations(struct job *j, int64_t now, int64_t *newest)
+{
+	const struct schedule *s = &j->schedule;
+	uint64_t n = 1;
+
+	*newest = j->due_ns;
+	if (s->kind != SCHEDULE_TIMER)
+		return n + schedule_count_missed(s, j->due_ns, now, MISSED_ELAPSES_CAP, newest);
+	if (s->interval_ns > 0 && now > j->due_ns) {
+		n += (uint64_t)((now - j->due_ns) / s->interval_ns);
+		if (schedule_nth(s, j->next_k + n - 1, newest) != 0)
+			*newest = INT64_MAX;
+	}
+	j->next_k += n;
+	return n;
+}
+
+/* After a wake-up: the next expiration, or the end of the schedule. */
+static void continue_schedule(struct loop *l, struct job *j, int64_t newest)
+{
+	const struct schedule *s = &j->schedule;
+	int64_t next;
+
+	if (j->count && j->total >= j->count)
+		tick_end_schedule(l, j);
+	else if (s->kind != SCHEDULE_TIMER)
+		schedule_after(l, j, newest);
+	else if (s->interval_ns == 0 || schedule_nth(s, j->next_k, &next) != 0)
+		tick_end_schedule(l, j);
+	else
+		set_due(l, j, next);
+}
+
+int64_t tick_next_run_mono(const struct job *j)
+{
+	int64_t now_clock, mono, left;
+
+	if (!j->running)
+		return INT64_MAX;
+	now_clock = clock_now_ns(j->read_clock);
+	mono = clock_now_ns(CLOCK_MONOTONIC);
+	if (__builtin_sub_overflow(j->due_ns, now_clock, &left))
+		return INT64_MAX;
+	return saturating_add(mono, left);
+}
+
+/* Wall-clock time of J's next expiration, for metrics (0: none). */
+static int64_t next_run_wall(const struct job *j)
+{
+	int64_t left;
+
+	if (!j->running)
+		return 0;
+	if (clock_is_realtime(j->schedule.clock))
+		return j->due_ns;
+	if (__builtin_sub_overflow(j->due_ns, clock_now_ns(j->read_clock), &left))
+		return 0;
+	return saturating_add(clock_now_ns(CLOCK_REALTIME), left);
+}
+
+/* Metrics */
+
+void tick_write_metrics(struct loop *l)
+{
+	const char **names;
+	struct job_metrics *m;
+	char err[1024];
+	size_t n = 0;
+
+	l->metrics_dirty = false;
+	if (!l->cfg->metrics_path)
+		return;
+	names = calloc(l->njobs + 1, sizeof *names);
+	m = calloc(l->njobs + 1, sizeof *m);
+	if (!names || !m) {
+		free(names);
+		free(m);
+		events_error(&l->ev, NULL, "malloc", "--metrics: out of memory");
+		return;
+	}
+	for (size_t i = 0; i < l->njobs; i++) {
+		struct job *j = l->jobs[i];
+
+		if (j->removed)
+			continue;
+		names[n] = j->name;
+		m[n] = j->metrics;
+		m[n].running = j->runner ? runner_active(j->runner) : 0;
+		m[n].next_run_ns = next_run_wall(j);
+		n++;
+	}
+	if (metrics_write(l->cfg->metrics_path, names, m, n, err, sizeof err) != 0)
+		events_error(&l->ev, NULL, "metrics", err);
+	free(names);
+	free(m);
+}
+
+/* Actions */
+
+static void persist_now(struct loop *l, struct job *j, int64_t wall_ns)
+{
+	char err[1024];
+
+	if (j->persist_path && persist_write(j->persist_path, wall_ns, err, sizeof err) != 0)
+		events_error(&l->ev, j->name, "persist", err);
+}
+
+/* The action of one wake-up: start a run (per --overlap) and print. */
+static void act(struct loop *l, struct job *j, struct tick *t)
+{
+	const char *what = NULL;
+	bool skipped = false;
+
+	if (j->runner && !j->removed) {
+		t->action = runner_tick(j->runner, t, clock_now_ns(CLOCK_MONOTONIC), &what);
+		if (!t->action) {
+			loop_fail(l, what);
+			return;
+		}
+		skipped = strcmp(t->action, "skip") == 0;
+		if (skipped)
+			j->metrics.skipped++;
+		tick_update_deadline(l, j);
+	}
+	if (!skipped)
+		persist_now(l, j, t->wall_ns);
+	events_tick(&l->ev, j->format, t);
+	l->metrics_dirty = l->metrics_dirty || skipped;
+}
+
+/* A uniform draw from 0..bound (inclusive) taken from getrandom(), with
+ * rejection so that no value is likelier than another. */
+static int64_t random_upto(int64_t bound)
+{
+	uint64_t span = (uint64_t)bound + 1, limit, r;
+
+	if (span == 0)
+		span = UINT64_MAX;
+	limit = UINT64_MAX - UINT64_MAX % span;
+	do {
+		if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+			r = (uint64_t)clock_now_ns(CLOCK_MONOTONIC) * UINT64_C(0x9e3779b97f4a7c15);
+	} while (r >= limit);
+	return (int64_t)(r % span);
+}
+
+/* --random-delay: the action waits, but never past the next expiration, so
+ * ticks never pile up behind delayed actions. */
+static void act_later(struct loop *l, struct job *j, const struct tick *t)
+{
+	int64_t bound = j->random_delay_ns;
+
+	if (j->running && t->next_in_ns > 0 && t->next_in_ns - 1 < bound)
+		bound = t->next_in_ns - 1;
+	j->pending = true;
+	j->pending_tick = *t;
+	j->pending_due = saturating_add(clock_now_ns(CLOCK_MONOTONIC), random_upto(bound));
+	tick_update_deadline(l, j);
+}
+
+/* An elapse of J is due and would act: a delayed action still waiting
+ * goes first, then this one acts now or after its random delay. */
+static void elapse_due(struct loop *l, struct job *j, struct tick *t)
+{
+	if (j->pending)
+		act(l, j, &j->pending_tick);
+	j->pending = false;
+	if (j->random_delay_ns)
+		act_later(l, j, t);
+	else
+		act(l, j, t);
+}
+
+/* Settings */
+
+struct setting_of {
+	struct loop *l;
+	struct job *j;
+};
+
+/* The time to J's next expiration and its interval: timerfd_gettime's
+ * answer when J's elapse is the one its clock's timer is armed at. */
+static void job_setting(void *arg, int64_t *next_in, int64_t *interval)
+{
+	struct setting_of *s = arg;
+	struct job *j = s->j;
+	struct clock_timer *ct = job_clock(s->l, j);
+	struct itimerspec cur;
+
+	*interval = j->schedule.kind == SCHEDULE_TIMER ? j->schedule.interval_ns : 0;
+	*next_in = 0;
+	if (!j->running || !ct)
+		return;
+	arm_clock(s->l, ct);
+	if (heap_top(&ct->heap) == &j->due_node && ct->t.armed == j->due_ns &&
+	    timerfd_gettime(ct->t.fd, &cur) == 0) {
+		*next_in = timespec_to_ns(cur.it_value);
+		return;
+	}
+	*next_in = j->due_ns - clock_now_ns(j->read_clock);
+	if (*next_in < 0)
+		*next_in = 0;
+}
+
+void tick_print_setting(struct loop *l, struct job *j)
+{
+	struct setting_of s = { l, j };
+
+	events_setting(&l->ev, j->name, "", job_setting, &s);
+}
+
+/* Wake-ups */
+
+static void job_wake(struct loop *l, struct job *j, int64_t now)
+{
+	struct tick t = { .job = j->name, .local = l->cfg->local };
+	struct setting_of s = { l, j };
+	int64_t newest;
+	uint64_t n = count_expirations(j, now, &newest);
+
+	j->total += n;
+	j->seq++;
+	j->metrics.missed += n - 1;
+	continue_schedule(l, j, newest);
+	t.seq = j->seq;
+	t.expirations = n;
+	t.total = j->total;
+	t.wall_ns = clock_is_realtime(j->read_clock) ? now : clock_now_ns(CLOCK_REALTIME);
+	t.elapsed_ns = clock_now_ns(CLOCK_MONOTONIC) - l->cfg->start_mono_ns;
+	t.late_ns = newest == INT64_MAX ? 0 : now - newest;
+	t.interval_ns = j->schedule.kind == SCHEDULE_TIMER ? j->schedule.interval_ns : 0;
+	if (j->running)
+		t.next_in_ns = j->due_ns > now ? j->due_ns - now : 0;
+	if (l->cfg->stats)
+		stats_add(&l->stats, n, t.late_ns);
+	elapse_due(l, j, &t);
+	events_tick_setting(&l->ev, j->name, t.seq, job_setting, &s);
+}
+
+/* The realtime clock was set: elapses that the step skipped are counted
+ * as missed at the next wake-up (now, for those already due), and the
+ * others are recomputed from the new time. */
+static void clock_was_set(struct loop *l, struct clock_timer *ct)
+{
+	int64_t now = clock_now_ns(ct->t.read_clock);
+	size_t n = ct->heap.n;
+	struct job **moved = calloc(n + 1, sizeof *moved);
+
+	if (!moved) {
+		loop_fail_oom(l);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		moved[i] = ct->heap.nodes[i]->item;
+	for (size_t i = 0; i < n; i++) {
+		struct job *j = moved[i];
+
+		events_clock_set(&l->ev, j->name, clock_now_ns(CLOCK_REALTIME));
+		if (j->due_ns > now)
+			schedule_after(l, j, now);
+	}
+	free(moved);
+	events_clock_set_done(&l->ev);
+	timer_forget(&ct->t);
+}
+
+void tick_on_clock(struct loop *l, struct clock_timer *ct)
+{
+	enum timer_read r = timer_read(&ct->t);
+	int64_t now;
+	size_t budget;
+
+	if (r == TIMER_READ_CLOCK_SET) {
+		clock_was_set(l, ct);
+	} else if (r == TIMER_READ_ERROR) {
+		loop_fail(l, "read (timerfd)");
+		return;
+	}
+	now = clock_now_ns(ct->t.read_clock);
+	timer_expired(&ct->t, now);
+	/* Each due job is moved past NOW, so this ends; the budget only
+	 * guards against a schedule that would not move. */
+	for (budget = ct->heap.n; budget > 0 && heap_min_key(&ct->heap) <= now &&
+				  l->phase == PHASE_RUNNING; budget--)
+		job_wake(l, heap_top(&ct->heap)->item, now);
+}
+
+void tick_deadline_due(struct loop *l, struct job *j, int64_t now)
+{
+	const char *failed = NULL;
+
+	if (j->runner) {
+		runner_expire(j->runner, now, &failed);
+		if (failed)
+			loop_fail(l, failed);
+	}
+	if (j->pending && j->pending_due <= now) {
+		j->pending = false;
+		act(l, j, &j->pending_tick);
+	}
+	if (j->running && j->for_deadline <= now)
+		tick_end_schedule(l, j);
+	tick_update_deadline(l, j);
+}
+
+/* Starting and retiring */
+
+static int start_runner(struct loop *l, struct job *j)
+{
+	struct runner_config rc = j->run;
+
+	if (!j->path)
+		return 0;
+	rc.name = j->name;
+	rc.envp = j->envp;
+	rc.exit_on_error = l->cfg->exit_on_error;
+	rc.tty_fd = l->tty_fd;
+	rc.on_start = runs_started;
+	rc.on_start_arg = j;
+	j->runner = runner_new(&rc);
+	if (!j->runner) {
+		loop_fail_oom(l);
+		return -1;
+	}
+	return 0;
+}
+
+/* The persisted schedule missed a run while tfd was not running: one run
+ * at once, numbered 0, printed as no tick. */
+static void catch_up(struct loop *l, struct job *j)
+{
+	struct tick t = { .job = j->name, .local = l->cfg->local,
+			  .wall_ns = clock_now_ns(CLOCK_REALTIME) };
+	const char *what = NULL;
+
+	if (j->runner && !runner_tick(j->runner, &t, clock_now_ns(CLOCK_MONOTONIC), &what)) {
+		loop_fail(l, what);
+		return;
+	}
+	persist_now(l, j, t.wall_ns);
+}
+
+void tick_start_job(struct loop *l, struct job *j)
+{
+	struct setting_of s = { l, j };
+
+	j->loop = l;
+	if (start_runner(l, j) != 0)
+		return;
+	if (!tick_clock_for(l, j->schedule.clock)) {
+		events_errf(&l->ev, "tfd: timerfd_create (%s): %s\n", j->clock_name,
+			    strerror(errno));
+		loop_set_status(l, 1);
+		loop_shutdown(l, SIGTERM);
+		return;
+	}
+	if (j->for_ns)
+		j->for_deadline = saturating_add(l->cfg->start_mono_ns, j->for_ns);
+	if (j->persist_catch_up)
+		catch_up(l, j);
+	if (l->phase == PHASE_RUNNING)
+		schedule_first(l, j);
+	tick_update_deadline(l, j);
+	if (j->running)
+		events_verbose_setting(&l->ev, j->name, "armed", job_setting, &s);
+}
+
+void tick_retire_job(struct loop *l, struct job *j)
+{
+	if (j->running)
+		tick_end_schedule(l, j);
+	j->removed = true;
+	j->pending = false;
+	if (j->runner)
+		runner_drop_waiting(j->runner);
+	tick_update_deadline(l, j);
+}

@@ -1,0 +1,49 @@
+/* tick: what a job does over time — its schedule on its clock's timer
+ * (first elapse, advance, missed counts, a realtime clock being set), the
+ * action of a wake-up (a run per --overlap, the tick line, --persist),
+ * --random-delay, --for, catch-up after downtime, its deadline in the
+ * loop's deadline heap, the metrics snapshot. elapse_due() is the one
+ * place where "an elapse is due and would act" becomes "act now or later":
+ * whatever must agree before a run starts (a fleet's claim) goes there. */
+#ifndef TFD_TICK_H
+#define TFD_TICK_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "loopstate.h"
+
+/* The timer of CLOCK, opened on first use. NULL with errno when it could
+ * not be opened. */
+struct clock_timer *tick_clock_for(struct loop *l, clockid_t clock);
+
+/* Arms each clock's timer at its earliest elapse. */
+void tick_arm_clocks(struct loop *l);
+
+/* A clock's timer went off: every job due by now wakes. */
+void tick_on_clock(struct loop *l, struct clock_timer *ct);
+
+/* Starts J's schedule (and its runner, catch-up, --for). */
+void tick_start_job(struct loop *l, struct job *j);
+
+/* A reload dropped J: no more elapses, no waiting run; its runs go on. */
+void tick_retire_job(struct loop *l, struct job *j);
+
+void tick_end_schedule(struct loop *l, struct job *j);
+void tick_end_all_schedules(struct loop *l);
+
+/* J's earliest deadline (runs, retries, delayed action, --for) into the
+ * deadline heap, and what is due of them at NOW. */
+void tick_update_deadline(struct loop *l, struct job *j);
+void tick_deadline_due(struct loop *l, struct job *j, int64_t now);
+
+/* Monotonic time of J's next scheduled run (INT64_MAX: none). */
+int64_t tick_next_run_mono(const struct job *j);
+
+/* J's setting on stderr (SIGUSR1). */
+void tick_print_setting(struct loop *l, struct job *j);
+
+/* The --metrics file, from every job's counters now. */
+void tick_write_metrics(struct loop *l);
+
+#endif
