@@ -1,0 +1,106 @@
+/* Unit tests for the loop's pure parts: the reload merge plan (kept jobs
+ * by identity, a line twice is two jobs, removed jobs with runs stay at
+ * the end, @reboot lines never start on reload) and struct timer (arming
+ * at the same instant asks nothing of the kernel; a past or zero instant
+ * fires at once; a periodic timer's next expiration after a late read). */
+#include "job.h"
+#include "reload.h"
+#include "timers.h"
+#include "timens.h"
+#include "tsv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+
+static struct tally tally;
+
+#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
+
+static struct job *fake(const char *identity, bool removed, bool reboot)
+{
+	struct job *j = calloc(1, sizeof *j);
+
+	j->identity = (char *)identity;
+	j->removed = removed;
+	j->reboot = reboot;
+	return j;
+}
+
+static void test_plan(void)
+{
+	struct job *old[] = { fake("a", false, false), fake("b", false, false),
+			      fake("gone", true, false), fake("c", false, false),
+			      fake("a", false, false) };
+	struct job *fresh[] = { fake("c", false, false), fake("a", false, false),
+				fake("d", false, false), fake("a", false, false),
+				fake("a", false, false), fake("r", false, true) };
+	struct reload_plan p;
+
+	check(reload_plan(old, 5, fresh, 6, &p) == 0, "plan");
+	check(p.counts.kept == 3 && p.counts.added == 3 && p.counts.removed == 1,
+	      "counts %zu %zu %zu", p.counts.kept, p.counts.added, p.counts.removed);
+	check(p.n == 8, "table of %zu", p.n);
+	check(p.table[0] == old[3] && p.table[1] == old[0] && p.table[2] == fresh[2] &&
+	      p.table[3] == old[4] && p.table[4] == fresh[4] && p.table[5] == fresh[5],
+	      "file order with kept jobs as they were");
+	check(p.table[6] == old[1] && p.table[7] == old[2], "then the removed, old first");
+	check(p.nretire == 1 && p.retire[0] == old[1], "b retires");
+	check(p.nstart == 2 && p.start[0] == fresh[2] && p.start[1] == fresh[4],
+	      "d and the third a start, @reboot does not");
+	check(p.ndiscard == 3 && p.discard[0] == fresh[0] && p.discard[1] == fresh[1] &&
+	      p.discard[2] == fresh[3], "kept copies discarded");
+	reload_plan_free(&p);
+	check(reload_plan(NULL, 0, NULL, 0, &p) == 0 && p.n == 0, "empty plan");
+	reload_plan_free(&p);
+	for (size_t i = 0; i < 5; i++)
+		free(old[i]);
+	for (size_t i = 0; i < 6; i++)
+		free(fresh[i]);
+}
+
+static void test_timer(void)
+{
+	struct timer t;
+	struct itimerspec cur;
+	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
+
+	timer_init(&t);
+	check(t.fd == -1 && t.armed == INT64_MAX, "closed");
+	check(timer_open(&t, CLOCK_MONOTONIC, CLOCK_MONOTONIC) == 0, "open");
+	check(timer_arm(&t, now + NSEC_PER_SEC * 100, 0, false) == 0, "arm");
+	check(timerfd_gettime(t.fd, &cur) == 0 && cur.it_value.tv_sec >= 98, "armed in 100 s");
+	/* The same instant again: the kernel is not asked (a closed fd
+	 * would make it fail). */
+	{
+		int fd = t.fd;
+
+		t.fd = -1;
+		check(timer_arm(&t, now + NSEC_PER_SEC * 100, 0, false) == 0, "no call");
+		t.fd = fd;
+	}
+	check(timer_arm(&t, 0, 0, false) == 0, "zero fires at once");
+	check(timer_read(&t) == TIMER_READ_OK, "read");
+	check(timer_arm(&t, INT64_MAX, 0, false) == 0 &&
+	      timerfd_gettime(t.fd, &cur) == 0 && cur.it_value.tv_sec == 0 &&
+	      cur.it_value.tv_nsec == 0, "disarmed");
+	t.armed = 1000;
+	t.period = 300;
+	timer_expired(&t, 1000);
+	check(t.armed == 1300, "next on the grid: %lld", (long long)t.armed);
+	timer_expired(&t, 2000);
+	check(t.armed == 2200, "after a late read: %lld", (long long)t.armed);
+	t.period = 0;
+	timer_expired(&t, 3000);
+	check(t.armed == -1, "one-shot: unknown");
+	timer_close(&t);
+	check(t.fd == -1, "closed again");
+}
+
+int main(void)
+{
+	test_plan();
+	test_timer();
+	return tally_finish(&tally, "loopparts");
+}
