@@ -162,8 +162,3 @@ int output_put(struct output *o, const char *buf, size_t len)
 	output_flush(o);
 	return 0;
 }
-
-short output_events(const struct output *o)
-{
-	return output_pending(o) ? POLLOUT : 0;
-}

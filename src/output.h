@@ -48,7 +48,4 @@ static inline bool output_pending(const struct output *o)
 	return o->len > o->off && !o->gone && !o->error;
 }
 
-/* The poll() events to wait for: POLLOUT while something is queued. */
-short output_events(const struct output *o);
-
 #endif
