@@ -259,8 +259,7 @@ static bool finished(struct loop *l)
 {
 	if (l->phase == PHASE_SHUTDOWN)
 		return !busy(l);
-	/* A jobs file that never had a job waits for a reload. */
-	if (l->cfg->jobs_path && !l->had_jobs)
+	if (reload_waits(l))
 		return false;
 	if (events_blocked(&l->ev))
 		return false;
@@ -457,7 +456,6 @@ static struct loop *new_loop(struct loop_config *cfg)
 	l->reload_due = INT64_MAX;
 	l->jobs = cfg->table.jobs;
 	l->njobs = cfg->table.n;
-	l->had_jobs = cfg->table.n > 0;
 	cfg->table = (struct job_table){ 0 };
 	stats_init(&l->stats);
 	/* The fixed part of the poll set is there from the start; a slot

@@ -58,7 +58,6 @@ struct loop {
 	struct loop_config *cfg;
 	struct job **jobs;        /* the table, then removed jobs with runs left */
 	size_t njobs;
-	bool had_jobs;
 	struct clock_timer clocks[CLOCKS];
 	struct timer deadline;    /* CLOCK_MONOTONIC, at the earliest of aux and reload_due */
 	struct heap aux;          /* jobs by their earliest deadline */

@@ -132,11 +132,20 @@ void reload_now(struct loop *l)
 	}
 	free(t.jobs);
 	apply_plan(l, &p);
-	l->had_jobs = l->had_jobs || t.n > 0;
 	events_reload(&l->ev, &p.counts, NULL);
 	reload_plan_free(&p);
 	runs_drop_finished_removed(l);
 	tick_write_metrics(l);
+}
+
+bool reload_waits(const struct loop *l)
+{
+	if (!l->cfg->jobs_path)
+		return false;
+	for (size_t i = 0; i < l->njobs; i++)
+		if (!l->jobs[i]->removed)
+			return false;
+	return true;
 }
 
 /* Watching the file */

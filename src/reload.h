@@ -38,6 +38,11 @@ int reload_plan(struct job *const *old, size_t nold, struct job *const *fresh,
 		size_t nfresh, struct reload_plan *p);
 void reload_plan_free(struct reload_plan *p);
 
+/* A jobs file with no job, at start or after a reload, waits for a
+ * reload that brings some: a save that empties the file for a moment
+ * never ends tfd. */
+bool reload_waits(const struct loop *l);
+
 /* Watches the jobs file's directory (a warning when it cannot: SIGHUP
  * still reloads). */
 void reload_watch(struct loop *l);

@@ -11,6 +11,7 @@
 # bound.
 
 load test_helper
+load reload_helper
 
 # The helper's teardown, extended: a run's sleep that outlived a failing
 # tfd carries this test's marker and is ended too.
@@ -31,54 +32,6 @@ setup() {
 }
 
 # Helpers
-
-# Writes stdin to file $1 the way an editor saves: a new file renamed over
-# the old one, so that no reader ever sees half of it.
-save() {
-	cat >"$1.tmp" && mv "$1.tmp" "$1"
-}
-
-# Polls up to $3 seconds (default 5) until file $1 has a line matching the
-# extended regex $2.
-wait_for_match() {
-	local i
-	for ((i = 0; i < ${3:-5} * 20; i++)); do
-		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	fail "no line matching '$2' in $1 after ${3:-5}s: $(cat "$1" 2>/dev/null)"
-}
-
-# The "reload" events of the --json file $1, one a line: "ok ADDED REMOVED
-# KEPT" or "error MESSAGE".
-reloads() {
-	jq -r 'select(.event == "reload") |
-		if .ok then "ok \(.added) \(.removed) \(.kept)" else "error \(.error)" end' "$1"
-}
-
-# Polls up to $3 seconds (default 5) until the --json file $1 holds $2
-# reload events.
-wait_for_reloads() {
-	local i
-	for ((i = 0; i < ${3:-5} * 20; i++)); do
-		(($(reloads "$1" | wc -l) >= $2)) && return 0
-		sleep 0.05
-	done
-	fail "fewer than $2 reload events in $1 after ${3:-5}s: $(reloads "$1")"
-}
-
-# Asserts that the --json file $1 holds exactly the reload events given
-# after it, one argument each, once tfd has had $RELOAD_QUIET seconds to
-# make any other (a debounced save settles in 0.1 s).
-RELOAD_QUIET=0.5
-assert_reloads() {
-	local file=$1
-	shift
-	sleep "$RELOAD_QUIET"
-	run reloads "$file"
-	local IFS=$'\n'
-	assert_output "$*"
-}
 
 # Asserts that the lines of file $1, which counts TFD_SEQ one a line, are
 # 1, 2, 3, ... with no gap and no restart.

@@ -1,0 +1,58 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
+# shellcheck disable=SC2016 # job lines are expanded by the run's shell, not here.
+# Reloads of a jobs file (tfd-jobs(5), "Reload") at their edges: a file
+# emptied, jobs added late, lines shifted by an insertion, a removed job's
+# retry and process group, the file's directory deleted and made again.
+# Timers end by --count or a signal; every wait polls with a generous
+# bound.
+
+load test_helper
+load reload_helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || exit 1
+	export TZ=UTC
+	MARKN="${BASHPID}${RANDOM}"
+}
+
+# The helper's teardown, extended: a run's sleep that outlived a failing
+# tfd carries this test's marker and is ended too.
+eval "helper_$(declare -f teardown)"
+teardown() {
+	mapfile -t -O "${#BG_PIDS[@]}" BG_PIDS < <(pgrep -f "^sleep 100\\.$MARKN")
+	helper_teardown
+}
+
+# Asserts that tfd (the first background process) still runs.
+assert_alive() {
+	[[ -d /proc/${BG_PIDS[0]} ]] || fail "tfd exited: $(cat err 2>/dev/null)"
+}
+
+@test "a reload to a file with no job waits for the next reload: emptied, or truncated and then written" {
+	echo '--name a --interval 200ms -- /bin/true' >jobs
+	start_bg "$TFD" --jobs jobs --json >ev.json 2>err
+	wait_for_match ev.json '"event":"tick"'
+	: >jobs
+	wait_for_reloads ev.json 1
+	sleep 0.5
+	assert_alive
+	# A truncate-then-write save: the empty file is seen first.
+	: >jobs
+	sleep 0.3
+	echo '--name b --interval 200ms -- /bin/true' >jobs
+	wait_for_reloads ev.json 2
+	wait_for_match ev.json '"event":"tick","job":"b"'
+	: >jobs
+	wait_for_reloads ev.json 3
+	sleep 0.5
+	assert_alive
+	echo '--name c --delay 0 --exec "touch ran"' >jobs
+	wait_for_lines ran 5 0 || fail "c did not run"
+	wait_bg_exit "${BG_PIDS[0]}"
+	assert_equal "$bg_status" 0
+	run reloads ev.json
+	assert_output $'ok 0 1 0\nok 1 0 0\nok 0 1 0\nok 1 0 0'
+	run cat err
+	assert_output ""
+}
