@@ -269,6 +269,7 @@ static int build_schedule(struct job *j, const struct job_options *o,
 	if (status != 0)
 		return status;
 	j->clock_now_ns = clock_now_for(j, ctx);
+	j->start_mono_ns = ctx->mono_now_ns;
 	if (o->calendar || o->cron)
 		return build_wall_schedule(j, o, ctx, err, errlen);
 	return build_timer(j, o, ctx, err, errlen);

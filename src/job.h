@@ -25,7 +25,8 @@ struct job_context {
 	const struct tz *local;     /* tfd's zone (TZ) */
 	struct tz_cache *zones;
 	int64_t wall_now_ns;        /* "now" on the wall clock (--base-time moves it) */
-	int64_t mono_now_ns;        /* tfd's start on CLOCK_MONOTONIC */
+	int64_t mono_now_ns;        /* "now" on CLOCK_MONOTONIC: tfd's start, or
+				     * the reload's instant for a reload's jobs */
 	bool base_given;            /* --base-time: "now" is not the clock's */
 	bool dry_run;               /* check, but open and write nothing */
 	bool in_file;               /* a jobs file's line: a command is required */
@@ -54,6 +55,8 @@ struct job {
 	const char *clock_name;
 	clockid_t read_clock;       /* clock_gettime's name for the timer's clock */
 	int64_t clock_now_ns;       /* "now" on that clock when the job was built */
+	int64_t start_mono_ns;      /* when it starts on CLOCK_MONOTONIC (--for counts
+				     * from there): tfd's start, or its reload's */
 	uint64_t count;             /* stop after this many expirations; 0 = no limit */
 	int64_t for_ns;
 	char *format;               /* the tick line; NULL prints none */

@@ -11,6 +11,7 @@
 
 #include "hash.h"
 #include "jobsfile.h"
+#include "timens.h"
 
 #define NAME_MAX_LEN 256
 
@@ -383,10 +384,15 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 	return 0;
 }
 
-int jobs_source_reload(void *src, struct job_table *out, bool forced, char *err, size_t errlen)
+int jobs_source_reload(void *arg, struct job_table *out, bool forced, char *err, size_t errlen)
 {
+	struct jobs_source *src = arg;
 	int status;
 
+	/* A job the reload adds starts as at start, at the reload's instant:
+	 * its first --delay or --interval, and --for, count from now. */
+	src->ctx.wall_now_ns = clock_now_ns(CLOCK_REALTIME);
+	src->ctx.mono_now_ns = clock_now_ns(CLOCK_MONOTONIC);
 	return jobs_source_load(src, out, forced, &status, err, errlen);
 }
 

@@ -534,7 +534,7 @@ void tick_start_job(struct loop *l, struct job *j)
 		return;
 	}
 	if (j->for_ns)
-		j->for_deadline = saturating_add(l->cfg->start_mono_ns, j->for_ns);
+		j->for_deadline = saturating_add(j->start_mono_ns, j->for_ns);
 	if (j->persist_catch_up)
 		catch_up(l, j);
 	if (l->phase == PHASE_RUNNING)

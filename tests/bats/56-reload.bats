@@ -56,3 +56,43 @@ assert_alive() {
 	run cat err
 	assert_output ""
 }
+
+# "UNIX EXPIRATIONS" of job $2's first tick in the --json file $1.
+first_tick() {
+	jq -r --arg j "$2" 'select(.event == "tick" and .job == $j) |
+		"\(.unix) \(.expirations)"' "$1" | head -1
+}
+
+@test "a job a reload adds starts at the reload: its --delay, --interval and --for count from there" {
+	echo '--name a --interval 1h -- true' >jobs
+	start_bg "$TFD" --jobs jobs --json >ev.json 2>err
+	# Long enough after tfd's start that the new jobs' first elapses,
+	# counted from that start, would all be past.
+	sleep 2.5
+	local hup
+	hup=$(now_ns)
+	save jobs <<-'EOF'
+		--name a --interval 1h -- true
+		--name b --delay 2s --count 1 -- true
+		--name c --interval 1s --count 1 -- true
+		--name d --delay 0 --interval 0.2s --for 1.5s -- true
+	EOF
+	wait_for_reloads ev.json 1
+	wait_for_match ev.json '"event":"tick","job":"b"'
+	wait_for_match ev.json '"event":"tick","job":"c"'
+	local unix n
+	read -r unix n < <(first_tick ev.json b)
+	(($(to_ns "$unix") - hup >= 1500000000)) || fail "b fired $unix, under 2 s after the reload at $hup"
+	read -r unix n < <(first_tick ev.json c)
+	assert_equal "$n" 1
+	(($(to_ns "$unix") - hup >= 800000000)) || fail "c fired $unix, under 1 s after the reload at $hup"
+	# d ticks every 0.2 s for 1.5 s from the reload, not from tfd's start.
+	sleep 2
+	run jq -r 'select(.event == "tick" and .job == "d") | .seq' ev.json
+	((${#lines[@]} >= 4)) || fail "d ticked ${#lines[@]} times in its 1.5 s"
+	assert_alive
+	kill -TERM "${BG_PIDS[0]}"
+	wait_bg_exit "${BG_PIDS[0]}"
+	run cat err
+	assert_output ""
+}
