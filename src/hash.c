@@ -40,16 +40,30 @@ int hash_set_add(struct hash_set *s, const void *item, size_t value)
 	return 0;
 }
 
-bool hash_set_take(struct hash_set *s, const char *key, size_t *value)
+/* The entry of an item whose key is KEY and that is not taken, or NULL. */
+static struct hash_entry *find(const struct hash_set *s, const char *key)
 {
 	for (size_t k = hash_text(key) & s->mask; s->slots[k].item; k = (k + 1) & s->mask) {
 		struct hash_entry *e = &s->slots[k];
 
-		if (!e->taken && strcmp(s->key(e->item), key) == 0) {
-			e->taken = true;
-			*value = e->value;
-			return true;
-		}
+		if (!e->taken && strcmp(s->key(e->item), key) == 0)
+			return e;
 	}
-	return false;
+	return NULL;
+}
+
+bool hash_set_has(const struct hash_set *s, const char *key)
+{
+	return find(s, key) != NULL;
+}
+
+bool hash_set_take(struct hash_set *s, const char *key, size_t *value)
+{
+	struct hash_entry *e = find(s, key);
+
+	if (!e)
+		return false;
+	e->taken = true;
+	*value = e->value;
+	return true;
 }

@@ -29,6 +29,9 @@ void hash_set_free(struct hash_set *s);
 /* Adds ITEM with VALUE (at most the N given to init). Returns 0. */
 int hash_set_add(struct hash_set *s, const void *item, size_t value);
 
+/* Whether an item whose key is KEY is in the set (and not taken out). */
+bool hash_set_has(const struct hash_set *s, const char *key);
+
 /* Takes out one item whose key is KEY: true and its value in *value. */
 bool hash_set_take(struct hash_set *s, const char *key, size_t *value);
 

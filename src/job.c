@@ -549,6 +549,7 @@ void job_free(struct job *j)
 	cron_free(j->cron);
 	tz_free(j->zone);
 	free(j->name);
+	free(j->name_base);
 	free(j->identity);
 	free(j->format);
 	free(j->path);

@@ -45,7 +45,10 @@ struct loop;
 struct job {
 	/* What it is */
 	char *name;
-	char *identity;             /* a jobs file's line and environment: kept on reload when equal */
+	char *name_base;            /* the default name before -2, -3 ...; NULL
+				     * when --name gave the name */
+	char *identity;             /* a jobs file's line and environment, not its
+				     * name: kept on reload when equal */
 	unsigned line;              /* in the jobs file; 0 on the command line */
 	bool reboot;                /* @reboot: one run at start, no schedule */
 	struct schedule schedule;

@@ -186,10 +186,33 @@ static char *unique_name(struct name_set *ns, const char *base)
 	return strdup(name);
 }
 
-/* What a reload compares: the name, the line and what it sees. */
-static char *identity_of(const struct job *j, const struct jobs_entry *e)
+int job_names_default(struct job **jobs, size_t n)
 {
-	size_t len = strlen(j->name) + strlen(e->text) + 3;
+	struct name_set ns;
+	int rc = 0;
+
+	if (name_set_init(&ns, n) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i]->name)
+			name_add(&ns, jobs[i]->name);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (jobs[i]->name || !jobs[i]->name_base)
+			continue;
+		if (!(jobs[i]->name = unique_name(&ns, jobs[i]->name_base)))
+			rc = -1;
+		else
+			name_add(&ns, jobs[i]->name);
+	}
+	free(ns.slots);
+	return rc;
+}
+
+/* What a reload compares: the line and what it sees. Not the name: a
+ * default name changes when a line above takes it. */
+static char *identity_of(const struct jobs_entry *e)
+{
+	size_t len = strlen(e->text) + 2;
 	char *id, *p;
 
 	for (size_t i = 0; e->env && e->env[i]; i++)
@@ -197,7 +220,7 @@ static char *identity_of(const struct job *j, const struct jobs_entry *e)
 	id = malloc(len);
 	if (!id)
 		return NULL;
-	p = id + sprintf(id, "%s\n%s\n", j->name, e->text);
+	p = id + sprintf(id, "%s\n", e->text);
 	for (size_t i = 0; e->env && e->env[i]; i++)
 		p += sprintf(p, "%s\n", e->env[i]);
 	return id;
@@ -261,48 +284,55 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 }
 
 /* Explicit names first (twice is an error), then the default ones. */
-static int assign_names(struct building *b, struct name_set *ns, char *err, size_t errlen)
+static int assign_names(struct building *b, char *err, size_t errlen)
 {
+	struct name_set explicit;
+
+	if (name_set_init(&explicit, b->n) != 0)
+		return snprintf(err, errlen, "out of memory"), 1;
 	for (size_t i = 0; i < b->n; i++) {
 		const char *name = b->opts[i].name;
 
 		if (!name)
 			continue;
-		if (!name[0] || name_taken(ns, name)) {
+		if (!name[0] || name_taken(&explicit, name)) {
 			const struct jobs_entry *e = &b->file->entries[i];
 			char why[512];
 
+			free(explicit.slots);
 			snprintf(why, sizeof why, "--name '%.256s': %s", name,
 				 name[0] ? "already the name of another job" : "must not be empty");
 			return line_error(b, e, 2, why, err, errlen);
 		}
-		if (!(b->jobs[i]->name = strdup(name)))
+		if (!(b->jobs[i]->name = strdup(name))) {
+			free(explicit.slots);
 			return line_error(b, &b->file->entries[i], 1, "out of memory", err, errlen);
-		name_add(ns, b->jobs[i]->name);
+		}
+		name_add(&explicit, b->jobs[i]->name);
 	}
+	free(explicit.slots);
 	for (size_t i = 0; i < b->n; i++) {
 		char base[NAME_MAX_LEN];
 
 		if (b->jobs[i]->name)
 			continue;
 		default_name(&b->opts[i], base, sizeof base);
-		if (!(b->jobs[i]->name = unique_name(ns, base)))
+		if (!(b->jobs[i]->name_base = strdup(base)))
 			return line_error(b, &b->file->entries[i], 1, "out of memory", err, errlen);
-		name_add(ns, b->jobs[i]->name);
 	}
-	for (size_t i = 0; i < b->n; i++)
-		if (!(b->jobs[i]->identity = identity_of(b->jobs[i], &b->file->entries[i])))
-			return line_error(b, &b->file->entries[i], 1, "out of memory", err, errlen);
+	if (job_names_default(b->jobs, b->n) != 0)
+		return snprintf(err, errlen, "out of memory"), 1;
 	return 0;
 }
 
 static int name_jobs(struct building *b, char *err, size_t errlen)
 {
-	struct name_set ns;
-	int status = name_set_init(&ns, b->n) == 0 ? assign_names(b, &ns, err, errlen)
-						   : (snprintf(err, errlen, "out of memory"), 1);
+	int status = b->n ? assign_names(b, err, errlen) : 0;
 
-	free(ns.slots);
+	for (size_t i = 0; i < b->n && status == 0; i++)
+		if (!(b->jobs[i]->identity = identity_of(&b->file->entries[i])))
+			status = line_error(b, &b->file->entries[i], 1, "out of memory", err,
+					    errlen);
 	return status;
 }
 static int open_jobs(struct building *b, char *err, size_t errlen)

@@ -37,6 +37,13 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 int jobs_source_reload(void *src, struct job_table *out, bool forced, char *err, size_t errlen);
 void jobs_source_free(struct jobs_source *src);
 
+/* Names every job of JOBS that has none (its name_base set) in table
+ * order: the base name, else BASE-2, BASE-3, ...: the first that no job
+ * of JOBS has. A job that has a name (--name, or a job a reload kept)
+ * keeps it. Returns 0, or -1 when memory ran out (then some may still
+ * have none). */
+int job_names_default(struct job **jobs, size_t n);
+
 /* The table of one job from the command line: named after its command's
  * base name, or "tfd" without one. Returns 0 or the exit status. */
 int job_table_single(const struct job_options *o, const struct job_context *ctx,

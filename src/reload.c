@@ -26,12 +26,29 @@ static const char *identity_of(const void *item)
 	return ((const struct job *)item)->identity;
 }
 
-static int fill_plan(struct job *const *old, size_t nold, struct job *const *fresh,
-		     size_t nfresh, struct hash_set *ix, bool *kept, struct reload_plan *p)
+static const char *name_of(const void *item)
 {
+	return ((const struct job *)item)->name;
+}
+
+/* Whether OLD can be kept under its name: a kept job keeps it, so one
+ * named by default cannot be kept when a --name of the new file takes
+ * that name (CLAIMED: the new file's explicit names). */
+static bool keeps_name(const struct job *old, const struct hash_set *claimed)
+{
+	return !old->name_base || !old->name || !hash_set_has(claimed, old->name);
+}
+
+static int fill_plan(struct job *const *old, size_t nold, struct job *const *fresh,
+		     size_t nfresh, struct hash_set *ix, struct hash_set *claimed, bool *kept,
+		     struct reload_plan *p)
+{
+	for (size_t i = 0; i < nfresh; i++)
+		if (fresh[i]->name && !fresh[i]->name_base)
+			hash_set_add(claimed, fresh[i], i);
 	for (size_t i = 0; i < nold; i++)
-		if (!old[i]->removed && hash_set_add(ix, old[i], i) != 0)
-			return -1;
+		if (!old[i]->removed && keeps_name(old[i], claimed))
+			hash_set_add(ix, old[i], i);
 	for (size_t i = 0; i < nfresh; i++) {
 		size_t at;
 
@@ -42,11 +59,13 @@ static int fill_plan(struct job *const *old, size_t nold, struct job *const *fre
 			p->counts.kept++;
 		} else {
 			p->table[p->n++] = fresh[i];
+			p->added[p->nadded++] = fresh[i];
 			if (!fresh[i]->reboot)
 				p->start[p->nstart++] = fresh[i];
 			p->counts.added++;
 		}
 	}
+	p->nfile = p->n;
 	for (size_t i = 0; i < nold; i++) {
 		if (old[i]->removed) {
 			p->table[p->n++] = old[i];
@@ -59,10 +78,25 @@ static int fill_plan(struct job *const *old, size_t nold, struct job *const *fre
 	return 0;
 }
 
+/* The new jobs named by default are named again, after the kept ones:
+ * a kept job keeps its name, whatever lines above it now take. */
+static int name_added(struct reload_plan *p)
+{
+	for (size_t i = 0; i < p->nadded; i++) {
+		struct job *j = p->added[i];
+
+		if (j->name_base) {
+			free(j->name);
+			j->name = NULL;
+		}
+	}
+	return job_names_default(p->table, p->nfile);
+}
+
 int reload_plan(struct job *const *old, size_t nold, struct job *const *fresh,
 		size_t nfresh, struct reload_plan *p)
 {
-	struct hash_set ix;
+	struct hash_set ix, claimed = { 0 };
 	bool *kept = calloc(nold + 1, sizeof *kept);
 	int rc = -1;
 
@@ -70,12 +104,17 @@ int reload_plan(struct job *const *old, size_t nold, struct job *const *fresh,
 	p->table = calloc(nfresh + nold + 1, sizeof *p->table);
 	p->retire = calloc(nold + 1, sizeof *p->retire);
 	p->start = calloc(nfresh + 1, sizeof *p->start);
+	p->added = calloc(nfresh + 1, sizeof *p->added);
 	p->discard = calloc(nfresh + 1, sizeof *p->discard);
-	if (kept && p->table && p->retire && p->start && p->discard &&
+	if (kept && p->table && p->retire && p->start && p->added && p->discard &&
+	    hash_set_init(&claimed, nfresh, name_of) == 0 &&
 	    hash_set_init(&ix, nold, identity_of) == 0) {
-		rc = fill_plan(old, nold, fresh, nfresh, &ix, kept, p);
+		rc = fill_plan(old, nold, fresh, nfresh, &ix, &claimed, kept, p);
 		hash_set_free(&ix);
+		if (rc == 0)
+			rc = name_added(p);
 	}
+	hash_set_free(&claimed);
 	free(kept);
 	if (rc != 0)
 		reload_plan_free(p);
@@ -87,6 +126,7 @@ void reload_plan_free(struct reload_plan *p)
 	free(p->table);
 	free(p->retire);
 	free(p->start);
+	free(p->added);
 	free(p->discard);
 	*p = (struct reload_plan){ 0 };
 }

@@ -21,19 +21,26 @@ struct reload_plan {
 				  * were, new ones), then the removed jobs that
 				  * still have runs, old and new retirees */
 	size_t n;
+	size_t nfile;            /* the file-order part of table */
 	struct job **retire;     /* old jobs the file no longer has, in old order */
 	size_t nretire;
 	struct job **start;      /* new jobs to start, in file order (not @reboot) */
 	size_t nstart;
+	struct job **added;      /* every new job, in file order (with @reboot) */
+	size_t nadded;
 	struct job **discard;    /* new copies of kept jobs: freed, never started */
 	size_t ndiscard;
 	struct reload_counts counts;
 };
 
 /* Matches FRESH (a new reading) against OLD (the running table, with its
- * removed jobs) by identity; a line twice is two jobs. Reads the jobs'
- * identity, removed and reboot only. Returns 0, or -1 when memory ran out
- * (then the plan holds nothing). */
+ * removed jobs) by identity; a line twice is two jobs. A kept job keeps
+ * its name, so an old job named by default whose name a new --name takes
+ * is not kept. Then names the new jobs named by default (name_base set)
+ * after all the others (job_names_default): they are the only jobs it
+ * changes. Reads nothing else than the jobs' identity, name, name_base,
+ * removed and reboot. Returns 0, or -1 when memory ran out (then the
+ * plan holds nothing, and a new job may have no name). */
 int reload_plan(struct job *const *old, size_t nold, struct job *const *fresh,
 		size_t nfresh, struct reload_plan *p);
 void reload_plan_free(struct reload_plan *p);

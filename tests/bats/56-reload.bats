@@ -96,3 +96,33 @@ first_tick() {
 	run cat err
 	assert_output ""
 }
+
+@test "a line inserted above an unchanged one does not rename it: it is kept, with its name and counters" {
+	echo '--interval 200ms -- /bin/true' >jobs
+	start_bg "$TFD" --jobs jobs --json >ev.json 2>err
+	wait_for_match ev.json '"event":"tick","job":"true","seq":3,'
+	printf '%s\n' '--interval 700ms -- /bin/true' '--interval 200ms -- /bin/true' | save jobs
+	wait_for_reloads ev.json 1
+	assert_reloads ev.json "ok 1 0 1"
+	wait_for_match ev.json '"event":"tick","job":"true-2"'
+	# The kept job counts on from where it was.
+	run jq -r 'select(.event == "tick" and .job == "true") | .seq' ev.json
+	local i
+	for ((i = 0; i < ${#lines[@]}; i++)); do
+		assert_equal "${lines[i]}" $((i + 1))
+	done
+	# A new --name that takes its name: it cannot keep it, so it starts again.
+	printf '%s\n' '--name true --interval 1h -- /bin/false' '--interval 200ms -- /bin/true' | save jobs
+	wait_for_reloads ev.json 2
+	assert_reloads ev.json "ok 1 0 1" "ok 2 2 0"
+	# The line starts again as true-2 (the 700 ms job was true-2 too).
+	for ((i = 0; i < 100; i++)); do
+		(($(grep -c '"event":"tick","job":"true-2","seq":1,' ev.json) >= 2)) && break
+		sleep 0.05
+	done
+	assert_equal "$(grep -c '"event":"tick","job":"true-2","seq":1,' ev.json)" 2
+	kill -TERM "${BG_PIDS[0]}"
+	wait_bg_exit "${BG_PIDS[0]}"
+	run cat err
+	assert_output ""
+}

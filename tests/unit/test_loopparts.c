@@ -1,6 +1,7 @@
 /* Unit tests for the loop's pure parts: the reload merge plan (kept jobs
  * by identity, a line twice is two jobs, removed jobs with runs stay at
- * the end, @reboot lines never start on reload) and struct timer (arming
+ * the end, @reboot lines never start on reload; kept jobs keep their
+ * names and new default names come after them) and struct timer (arming
  * at the same instant asks nothing of the kernel; a past or zero instant
  * fires at once; a periodic timer's next expiration after a late read). */
 #include "job.h"
@@ -60,6 +61,77 @@ static void test_plan(void)
 		free(fresh[i]);
 }
 
+/* A job of a jobs file named NAME; BASE: named by default after it. */
+static struct job *named(const char *identity, const char *name, const char *base)
+{
+	struct job *j = fake(identity, false, false);
+
+	j->name = strdup(name);
+	j->name_base = base ? strdup(base) : NULL;
+	return j;
+}
+
+static void free_named(struct job *j)
+{
+	free(j->name);
+	free(j->name_base);
+	free(j);
+}
+
+static const char *names_of(const struct reload_plan *p, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < p->nfile && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? " " : "", p->table[i]->name);
+	return buf;
+}
+
+static void test_plan_names(void)
+{
+	char buf[256];
+	struct reload_plan p;
+
+	/* A line inserted above an unchanged one takes its default name in
+	 * file order: the unchanged one is still kept, under its name, and
+	 * the new one is named after it. */
+	{
+		struct job *old[] = { named("1s true", "true", "true") };
+		struct job *fresh[] = { named("700ms true", "true", "true"),
+					named("1s true", "true-2", "true") };
+
+		check(reload_plan(old, 1, fresh, 2, &p) == 0, "plan");
+		check(p.counts.kept == 1 && p.counts.added == 1 && p.counts.removed == 0,
+		      "counts %zu %zu %zu", p.counts.kept, p.counts.added, p.counts.removed);
+		check(p.table[1] == old[0], "the unchanged line kept");
+		check(strcmp(names_of(&p, buf, sizeof buf), "true-2 true") == 0, "names '%s'", buf);
+		reload_plan_free(&p);
+		free_named(old[0]);
+		free_named(fresh[0]);
+		free_named(fresh[1]);
+	}
+	/* A new --name takes a kept line's default name: that line cannot
+	 * keep its name, so it is not kept; it starts again, named anew. */
+	{
+		struct job *old[] = { named("x", "x", "x"), named("--name y y", "y", NULL) };
+		struct job *fresh[] = { named("--name x z", "x", NULL), named("x", "x-2", "x"),
+					named("--name y y", "y", NULL) };
+
+		check(reload_plan(old, 2, fresh, 3, &p) == 0, "plan");
+		check(p.counts.kept == 1 && p.counts.added == 2 && p.counts.removed == 1,
+		      "counts %zu %zu %zu", p.counts.kept, p.counts.added, p.counts.removed);
+		check(p.nretire == 1 && p.retire[0] == old[0], "the old x retires");
+		check(p.table[2] == old[1], "y kept");
+		check(strcmp(names_of(&p, buf, sizeof buf), "x x-2 y") == 0, "names '%s'", buf);
+		reload_plan_free(&p);
+		for (size_t i = 0; i < 2; i++)
+			free_named(old[i]);
+		for (size_t i = 0; i < 3; i++)
+			free_named(fresh[i]);
+	}
+}
+
 static void test_timer(void)
 {
 	struct timer t;
@@ -101,6 +173,7 @@ static void test_timer(void)
 int main(void)
 {
 	test_plan();
+	test_plan_names();
 	test_timer();
 	return tally_finish(&tally, "loopparts");
 }
