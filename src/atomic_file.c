@@ -67,9 +67,7 @@ static int check_directory(const char *option, const char *path,
 	return 0;
 }
 
-/* What PATH is, when it is there and not a regular file. stat() follows a
- * symlink: a link to a FIFO would hang a reader as the FIFO itself does. */
-static const char *not_regular(mode_t mode)
+const char *not_regular_why(mode_t mode)
 {
 	if (S_ISDIR(mode))
 		return "a directory, not a file";
@@ -105,7 +103,9 @@ int atomic_check_target(const char *option, const char *path, char *err,
 		snprintf(err, errlen, "%s '%s': %s", option, path, strerror(errno));
 		return -1;
 	}
-	why = !*t.base ? "a directory, not a file" : not_regular(st.st_mode);
+	/* stat() follows a symlink: a link to a FIFO would hang a reader as
+	 * the FIFO itself does. */
+	why = !*t.base ? "a directory, not a file" : not_regular_why(st.st_mode);
 	if (why) {
 		snprintf(err, errlen, "%s '%s': %s", option, path, why);
 		return -1;

@@ -6,6 +6,12 @@
 #define TFD_ATOMIC_FILE_H
 
 #include <stddef.h>
+#include <sys/types.h>
+
+/* Why a file of MODE cannot be read or replaced whole, as the end of an
+ * error line ("a FIFO, not a regular file"), or NULL for a regular file.
+ * A FIFO or a device has no end to read to, and opening a FIFO blocks. */
+const char *not_regular_why(mode_t mode);
 
 /* The check before arming: PATH is not empty, its directory exists and is a
  * directory, and PATH itself is missing or a regular file (not a directory,

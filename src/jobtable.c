@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "hash.h"
 #include "jobsfile.h"
 #include "timens.h"
@@ -25,16 +26,36 @@ void job_table_free(struct job_table *t)
 
 /* Reading the file */
 
+/* The file at PATH opened for reading, or -1 with err filled. O_NONBLOCK:
+ * a FIFO put at PATH (before a start, or before a reload, which runs in the
+ * event loop) must not block tfd in open(); it is then refused, as every
+ * kind of file but a regular one is. */
+static int open_jobs_file(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	const char *why;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0 || fstat(fd, &st) != 0)
+		why = strerror(errno);
+	else
+		why = not_regular_why(st.st_mode);
+	if (!why)
+		return fd;
+	snprintf(err, errlen, "--jobs '%s': %s", path, why);
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 static int read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_jobs_file(path, err, errlen);
 	size_t cap = 4096, n = 0;
 	char *buf;
 
-	if (fd < 0) {
-		snprintf(err, errlen, "--jobs '%s': %s", path, strerror(errno));
+	if (fd < 0)
 		return -1;
-	}
 	buf = malloc(cap);
 	for (;;) {
 		ssize_t got;

@@ -430,6 +430,26 @@ job_lines() {
 	assert_usage_error "no-such-file" --jobs no-such-file --dry-run
 }
 
+@test "a FIFO, a device or a directory as the file is exit 2 naming it, at once, also in a dry run" {
+	mkfifo fifo
+	ln -s fifo link
+	mkdir adir
+	local f dry
+	for f in fifo link /dev/null adir; do
+		for dry in --verbose --dry-run=1; do
+			run --separate-stderr timeout 10 "$TFD" --jobs "$f" "$dry"
+			assert_equal "$status" 2
+			assert_equal "$output" ""
+			case $f in
+			adir) assert_equal "${stderr_lines[0]}" "tfd: --jobs 'adir': a directory, not a file" ;;
+			/dev/null) assert_equal "${stderr_lines[0]}" "tfd: --jobs '/dev/null': a device, not a regular file" ;;
+			*) assert_equal "${stderr_lines[0]}" "tfd: --jobs '$f': a FIFO, not a regular file" ;;
+			esac
+			assert_equal "${#stderr_lines[@]}" 2
+		done
+	done
+}
+
 @test "a file with no job is valid: tfd waits for a reload that brings some" {
 	printf '# nothing yet\nA=1\n\n' >jobfile
 	start_bg "$TFD" --jobs jobfile
@@ -558,6 +578,37 @@ job_lines() {
 	assert_counts_on b.out
 	run cat c.out
 	assert_output $'start\nend'
+}
+
+@test "a FIFO put in the file's place is refused on reload: the jobs tick on, the error is reported, SIGTERM is served" {
+	echo '--name a --interval 0.1s --exec "echo \$TFD_SEQ >> a.out"' >jobs
+	start_bg "$TFD" --jobs jobs --json >ev.json 2>err
+	wait_for_lines a.out 5 2
+	# Renamed into place (inotify sees it), then removed and made anew;
+	# each time a SIGHUP too.
+	mkfifo f2
+	mv f2 jobs
+	kill -HUP "${BG_PIDS[0]}"
+	wait_for_reloads ev.json 1
+	rm jobs
+	mkfifo jobs
+	kill -HUP "${BG_PIDS[0]}"
+	wait_for_reloads ev.json 2
+	local before
+	before=$(wc -l <a.out)
+	wait_for_lines a.out 5 $((before + 3)) || fail "a stopped ticking after the reloads"
+	kill -TERM "${BG_PIDS[0]}"
+	wait_bg_exit "${BG_PIDS[0]}" 5
+	assert_equal "$bg_status" 143
+	# One event and one line on stderr for each refused reload.
+	run reloads ev.json
+	local line
+	for line in "${lines[@]}"; do
+		assert_equal "$line" "error --jobs 'jobs': a FIFO, not a regular file"
+	done
+	run sort -u err
+	assert_output "tfd: --jobs 'jobs': a FIFO, not a regular file"
+	assert_counts_on a.out
 }
 
 @test "a file change reloads: rename over, in-place rewrite, a new file written slowly, a slow in-place write, a symlink or hard link put in place; one save is one reload" {
