@@ -44,6 +44,26 @@ assert_counts_on() {
 	((n > 0)) || fail "$1 is empty"
 }
 
+# Starts tfd --jobs jobfile --json (events to ev.json, stderr to err) with one
+# job, a, that counts its runs into a.out every 0.1 s, and waits for two.
+start_ticking() {
+	echo '--name a --interval 0.1s --exec "echo \$TFD_SEQ >> a.out"' >jobfile
+	start_bg "$TFD" --jobs jobfile --json >ev.json 2>err
+	wait_for_lines a.out 5 2
+}
+
+# Asserts that the tfd of start_ticking still runs a, with no run lost, and
+# that it serves SIGTERM at once: exit 143.
+assert_ticks_on_and_ends() {
+	local before
+	before=$(wc -l <a.out)
+	wait_for_lines a.out 5 $((before + 3)) || fail "a stopped ticking"
+	kill -TERM "${BG_PIDS[0]}"
+	wait_bg_exit "${BG_PIDS[0]}" 5
+	assert_equal "$bg_status" 143
+	assert_counts_on a.out
+}
+
 # Checks that file "jobfile", whose line $1 is bad, is refused at start and by
 # a dry run: a usage error whose first line is "tfd: jobfile:$1: ..." and holds
 # the bad text $2; nothing runs (the file's first line is an @reboot line
@@ -581,34 +601,26 @@ job_lines() {
 }
 
 @test "a FIFO put in the file's place is refused on reload: the jobs tick on, the error is reported, SIGTERM is served" {
-	echo '--name a --interval 0.1s --exec "echo \$TFD_SEQ >> a.out"' >jobs
-	start_bg "$TFD" --jobs jobs --json >ev.json 2>err
-	wait_for_lines a.out 5 2
+	start_ticking
 	# Renamed into place (inotify sees it), then removed and made anew;
 	# each time a SIGHUP too.
 	mkfifo f2
-	mv f2 jobs
+	mv f2 jobfile
 	kill -HUP "${BG_PIDS[0]}"
 	wait_for_reloads ev.json 1
-	rm jobs
-	mkfifo jobs
+	rm jobfile
+	mkfifo jobfile
 	kill -HUP "${BG_PIDS[0]}"
 	wait_for_reloads ev.json 2
-	local before
-	before=$(wc -l <a.out)
-	wait_for_lines a.out 5 $((before + 3)) || fail "a stopped ticking after the reloads"
-	kill -TERM "${BG_PIDS[0]}"
-	wait_bg_exit "${BG_PIDS[0]}" 5
-	assert_equal "$bg_status" 143
+	assert_ticks_on_and_ends
 	# One event and one line on stderr for each refused reload.
 	run reloads ev.json
 	local line
 	for line in "${lines[@]}"; do
-		assert_equal "$line" "error --jobs 'jobs': a FIFO, not a regular file"
+		assert_equal "$line" "error --jobs 'jobfile': a FIFO, not a regular file"
 	done
 	run sort -u err
-	assert_output "tfd: --jobs 'jobs': a FIFO, not a regular file"
-	assert_counts_on a.out
+	assert_output "tfd: --jobs 'jobfile': a FIFO, not a regular file"
 }
 
 @test "a file change reloads: rename over, in-place rewrite, a new file written slowly, a slow in-place write, a symlink or hard link put in place; one save is one reload" {
