@@ -26,11 +26,11 @@ void job_table_free(struct job_table *t)
 
 /* Reading the file */
 
-/* The file at PATH opened for reading, or -1 with err filled. O_NONBLOCK:
- * a FIFO put at PATH (before a start, or before a reload, which runs in the
- * event loop) must not block tfd in open(); it is then refused, as every
- * kind of file but a regular one is. */
-static int open_jobs_file(const char *path, char *err, size_t errlen)
+/* The file at PATH opened for reading, with its size, or -1 with err
+ * filled. O_NONBLOCK: a FIFO put at PATH (before a start, or before a
+ * reload, which runs in the event loop) must not block tfd in open(); it is
+ * then refused, as every kind of file but a regular one is. */
+static int open_jobs_file(const char *path, off_t *size, char *err, size_t errlen)
 {
 	struct stat st;
 	const char *why;
@@ -40,56 +40,78 @@ static int open_jobs_file(const char *path, char *err, size_t errlen)
 		why = strerror(errno);
 	else
 		why = not_regular_why(st.st_mode);
-	if (!why)
+	if (!why) {
+		*size = st.st_size;
 		return fd;
+	}
 	snprintf(err, errlen, "--jobs '%s': %s", path, why);
 	if (fd >= 0)
 		close(fd);
 	return -1;
 }
 
-static int read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
+/* Reads FD to its end into a new buffer, but never more than MAX + 1 bytes,
+ * starting with room for SIZE, what fstat() said. Returns 0; 1 when there
+ * was more than MAX (the file grew, or its size said nothing, as in /proc);
+ * -1 with errno. */
+static int read_at_most(int fd, off_t size, size_t max, char **text, size_t *len)
 {
-	int fd = open_jobs_file(path, err, errlen);
-	size_t cap = 4096, n = 0;
-	char *buf;
+	size_t cap = (size_t)size < max ? (size_t)size + 1 : max + 1, n = 0;
+	char *buf = malloc(cap);
 
-	if (fd < 0)
+	if (!buf)
 		return -1;
-	buf = malloc(cap);
 	for (;;) {
 		ssize_t got;
 
-		if (!buf) {
-			close(fd);
-			snprintf(err, errlen, "out of memory");
-			return -1;
+		if (n == cap) {
+			size_t more = cap <= (max + 1) / 2 ? cap * 2 : max + 1;
+			char *bigger = cap > max ? NULL : realloc(buf, more);
+
+			if (!bigger) {
+				free(buf);
+				return cap > max ? 1 : -1;
+			}
+			buf = bigger;
+			cap = more;
 		}
 		got = read(fd, buf + n, cap - n);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			snprintf(err, errlen, "--jobs '%s': read: %s", path, strerror(errno));
+			int e = errno;
+
 			free(buf);
-			close(fd);
+			errno = e;
 			return -1;
 		}
 		if (got == 0)
 			break;
 		n += (size_t)got;
-		if (n == cap) {
-			char *more = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-
-			if (!more)
-				free(buf);
-			buf = more;
-			cap *= 2;
-		}
 	}
-	close(fd);
 	*text = buf;
 	*len = n;
 	return 0;
+}
+
+int jobs_file_read(const char *path, size_t max, char **text, size_t *len, char *err,
+		   size_t errlen)
+{
+	off_t size;
+	int fd = open_jobs_file(path, &size, err, errlen), rc;
+
+	if (fd < 0)
+		return -1;
+	/* The size first: a huge file is refused without reading any of it. */
+	rc = (uintmax_t)size > max ? 1 : read_at_most(fd, size, max, text, len);
+	if (rc > 0)
+		snprintf(err, errlen, "--jobs '%s': too large: more than %zu bytes", path, max);
+	else if (rc < 0 && errno == ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	else if (rc < 0)
+		snprintf(err, errlen, "--jobs '%s': read: %s", path, strerror(errno));
+	close(fd);
+	return rc == 0 ? 0 : -1;
 }
 
 /* Lines into options */
@@ -401,7 +423,7 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 	size_t len;
 
 	*status = 2;
-	if (read_file(src->path, &text, &len, err, errlen) != 0)
+	if (jobs_file_read(src->path, JOBS_FILE_MAX, &text, &len, err, errlen) != 0)
 		return -1;
 	if (!forced && same_text(src, text, len)) {
 		free(text);

@@ -766,6 +766,53 @@ job_lines() {
 	assert_equal "$bg_status" 143
 }
 
+# Writes to file $1 the job line $2, then comment lines up to $3 bytes in all.
+pad_jobs() {
+	{
+		printf '%s\n' "$2"
+		yes "#$(printf '%099d' 0)" | head -c $(($3 - ${#2} - 1))
+	} >"$1"
+	assert_equal "$(stat -c %s "$1")" "$3"
+}
+
+@test "a file of 16 MiB is taken; one byte more, a sparse terabyte or /dev/zero is refused at once, also in a dry run" {
+	pad_jobs jobfile '--name a --interval 1s -- true' $((16 << 20))
+	run_clean timeout 20 "$TFD" --jobs jobfile --base-time "$BASE" --dry-run=1
+	assert_output "2026-12-03T00:00:01.000000Z a"
+	echo >>jobfile
+	truncate -s 1T sparse
+	local f dry
+	for f in jobfile sparse /dev/zero; do
+		for dry in --verbose --dry-run=1; do
+			run --separate-stderr timeout 10 "$TFD" --jobs "$f" "$dry"
+			assert_equal "$status" 2
+			if [[ $f == /dev/zero ]]; then
+				assert_equal "${stderr_lines[0]}" "tfd: --jobs '$f': a device, not a regular file"
+			else
+				assert_equal "${stderr_lines[0]}" "tfd: --jobs '$f': too large: more than 16777216 bytes"
+			fi
+			assert_equal "${#stderr_lines[@]}" 2
+		done
+	done
+}
+
+@test "a reload onto a file over 16 MiB or onto /dev/zero is refused; the jobs tick on and SIGTERM is served" {
+	start_ticking
+	pad_jobs big '--name b --interval 0.1s -- true' $(((16 << 20) + 1))
+	# Each put in place whole, so each is one reload.
+	mv big jobfile
+	wait_for_reloads ev.json 1
+	ln -sf /dev/zero jobfile
+	wait_for_reloads ev.json 2
+	assert_ticks_on_and_ends
+	run reloads ev.json
+	assert_output "error --jobs 'jobfile': too large: more than 16777216 bytes
+error --jobs 'jobfile': a device, not a regular file"
+	run cat err
+	assert_output "tfd: --jobs 'jobfile': too large: more than 16777216 bytes
+tfd: --jobs 'jobfile': a device, not a regular file"
+}
+
 # Crontabs written for cron
 
 @test "a Debian package's /etc/cron.d file, less its user field, is taken as it is" {

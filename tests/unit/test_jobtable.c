@@ -1,0 +1,135 @@
+/* Unit tests for jobs_file_read, the one read of a jobs file (at start and
+ * at every reload): a regular file is read whole up to the limit; more is
+ * refused, by its size before reading or by what a read brings when the
+ * size says less (a file that grows, a /proc file); a FIFO, a device or a
+ * directory is refused without blocking. */
+#include "jobtable.h"
+#include "tsv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct tally tally;
+static char tmpdir[] = "/tmp/test_jobtable.XXXXXX";
+
+#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
+
+static const char *in_tmp(const char *name)
+{
+	static char buf[2][512];
+	static int k;
+
+	k = (k + 1) % 2;
+	return path_join(buf[k], sizeof buf[k], tmpdir, name);
+}
+
+/* A file of LEN bytes 'x' at PATH. */
+static void put_bytes(const char *path, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	for (size_t i = 0; f && i < len; i++)
+		putc('x', f);
+	if (!f || fclose(f) != 0) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* Reads PATH with limit MAX: the length read, or -1 with the error in ERR. */
+static long read_len(const char *path, size_t max, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	err[0] = '\0';
+	if (jobs_file_read(path, max, &text, &len, err, errlen) != 0)
+		return -1;
+	free(text);
+	return (long)len;
+}
+
+/* The error for PATH is exactly "--jobs 'PATH': WHY". */
+static void check_refused(const char *path, size_t max, const char *why)
+{
+	char err[512], want[512];
+	long n = read_len(path, max, err, sizeof err);
+
+	snprintf(want, sizeof want, "--jobs '%s': %s", path, why);
+	check(n == -1 && strcmp(err, want) == 0, "%s: got %ld '%s', want '%s'", path, n, err,
+	      want);
+}
+
+static void test_sizes(void)
+{
+	char err[512];
+	long n;
+
+	put_bytes(in_tmp("empty"), 0);
+	n = read_len(in_tmp("empty"), 64, err, sizeof err);
+	check(n == 0, "empty: %ld '%s'", n, err);
+	put_bytes(in_tmp("small"), 10);
+	n = read_len(in_tmp("small"), 64, err, sizeof err);
+	check(n == 10, "10 bytes: %ld '%s'", n, err);
+	/* Larger than the first buffer, so that it grows. */
+	put_bytes(in_tmp("limit"), 100000);
+	n = read_len(in_tmp("limit"), 100000, err, sizeof err);
+	check(n == 100000, "exactly the limit: %ld '%s'", n, err);
+	check_refused(in_tmp("limit"), 99999, "too large: more than 99999 bytes");
+	/* A sparse terabyte: refused by its size at once, none of it read. */
+	if (truncate(in_tmp("limit"), (off_t)1 << 40) == 0)
+		check_refused(in_tmp("limit"), JOBS_FILE_MAX,
+			      "too large: more than 16777216 bytes");
+}
+
+/* A /proc file says size 0 and holds more: what is read counts, and the
+ * read stops at the limit. */
+static void test_size_says_less(void)
+{
+	char err[512];
+	long n = read_len("/proc/self/maps", 1 << 20, err, sizeof err);
+
+	check(n > 64, "/proc/self/maps read whole: %ld '%s'", n, err);
+	check_refused("/proc/self/maps", 64, "too large: more than 64 bytes");
+}
+
+static void test_not_regular(void)
+{
+	char link[600];
+
+	check(mkfifo(in_tmp("fifo"), 0600) == 0, "mkfifo: %s", strerror(errno));
+	check_refused(in_tmp("fifo"), JOBS_FILE_MAX, "a FIFO, not a regular file");
+	snprintf(link, sizeof link, "%s", in_tmp("link"));
+	check(symlink(in_tmp("fifo"), link) == 0, "symlink: %s", strerror(errno));
+	check_refused(link, JOBS_FILE_MAX, "a FIFO, not a regular file");
+	check_refused("/dev/zero", JOBS_FILE_MAX, "a device, not a regular file");
+	check_refused(tmpdir, JOBS_FILE_MAX, "a directory, not a file");
+	check_refused(in_tmp("missing"), JOBS_FILE_MAX, strerror(ENOENT));
+	unlink(link);
+	unlink(in_tmp("fifo"));
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	/* An open that blocks on the FIFO ends the test as a failure instead
+	 * of hanging the suite. */
+	alarm(60);
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_sizes();
+	test_size_says_less();
+	test_not_regular();
+	unlink(in_tmp("empty"));
+	unlink(in_tmp("small"));
+	unlink(in_tmp("limit"));
+	rmdir(tmpdir);
+	return tally_finish(&tally, "jobtable");
+}
