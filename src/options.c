@@ -343,7 +343,22 @@ void options_free(struct options *o)
 	free(o->metrics);
 }
 
-const char *job_only_option(const struct job_options *o)
+/* The words of COMMAND joined by spaces into TEXT, cut to fit. */
+static void join_words(char *const *command, char *text, size_t textlen)
+{
+	size_t at = 0;
+
+	text[0] = '\0';
+	for (char *const *w = command; *w && at + 1 < textlen; w++) {
+		int n = snprintf(text + at, textlen - at, "%s%s", w == command ? "" : " ", *w);
+
+		if (n < 0)
+			break;
+		at += (size_t)n;
+	}
+}
+
+const char *job_only_option(const struct job_options *o, char *text, size_t textlen)
 {
 	static const struct { size_t off; const char *name; } only[] = {
 		{ offsetof(struct job_options, name), "--name" },
@@ -358,8 +373,16 @@ const char *job_only_option(const struct job_options *o)
 		{ offsetof(struct job_options, persist), "--persist" },
 	};
 
-	for (size_t i = 0; i < sizeof only / sizeof only[0]; i++)
-		if (*(char *const *)((const char *)o + only[i].off))
+	for (size_t i = 0; i < sizeof only / sizeof only[0]; i++) {
+		const char *value = *(char *const *)((const char *)o + only[i].off);
+
+		if (value) {
+			snprintf(text, textlen, "%s", value);
 			return only[i].name;
-	return o->command ? "a COMMAND" : NULL;
+		}
+	}
+	if (!o->command)
+		return NULL;
+	join_words(o->command, text, textlen);
+	return "a COMMAND";
 }

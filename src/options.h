@@ -48,8 +48,10 @@ void job_options_free(struct job_options *o);
 void options_free(struct options *o);
 
 /* The first option of O that only a single job may have (a schedule,
- * --count, --for, --persist, --name, --exec, a command), as "--count", or
- * NULL: beside --jobs these are usage errors. */
-const char *job_only_option(const struct job_options *o);
+ * --count, --for, --persist, --name, --exec, a command), as "--count" or
+ * "a COMMAND", with its text in TEXT (the command's words joined by
+ * spaces, cut to fit TEXTLEN), or NULL: beside --jobs these are usage
+ * errors. */
+const char *job_only_option(const struct job_options *o, char *text, size_t textlen);
 
 #endif

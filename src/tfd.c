@@ -144,9 +144,9 @@ static int check_process_options(struct setup *st, const struct options *o)
 		return usage_error(st, "%s", why);
 	if (!o->jobs && o->exit_on_error && !o->job.exec && !o->job.command)
 		return usage_error(st, "--exit-on-error needs a command (--exec STRING or -- COMMAND)");
-	if (o->jobs && (only = job_only_option(&o->job)))
-		return usage_error(st, "%s cannot be given beside --jobs: it belongs on a "
-				   "line of '%s'", only, o->jobs);
+	if (o->jobs && (only = job_only_option(&o->job, why, sizeof why / 2)))
+		return usage_error(st, "%s '%s' cannot be given beside --jobs: it belongs "
+				   "on a line of '%s'", only, why, o->jobs);
 	return 0;
 }
 

@@ -505,15 +505,18 @@ job_lines() {
 	assert_equal "${#lines[@]}" 3
 }
 
-@test "job-only options beside --jobs are a usage error naming them" {
+@test "job-only options beside --jobs are a usage error quoting them" {
 	echo '@daily true' >jobfile
 	local -a opt
 	for spec in '--name x' '--at @0' '--delay 1' '--interval 1' '--count 1' '--for 1s' \
 		'--calendar daily' '--cron @daily' '--exec true' '--persist p'; do
 		read -ra opt <<<"$spec"
-		assert_usage_error "${opt[0]} cannot be given beside --jobs" --jobs jobfile "${opt[@]}"
+		assert_usage_error "${opt[0]} '${opt[1]}' cannot be given beside --jobs: it belongs on a line of 'jobfile'" \
+			--jobs jobfile "${opt[@]}"
 	done
-	assert_usage_error "a COMMAND cannot be given beside --jobs" --jobs jobfile -- true
+	assert_usage_error "a COMMAND 'true' cannot be given beside --jobs" --jobs jobfile -- true
+	assert_usage_error "a COMMAND 'echo a b' cannot be given beside --jobs: it belongs on a line of 'jobfile'" \
+		--jobs jobfile echo a b
 	[[ ! -e p ]]
 }
 
