@@ -7,6 +7,13 @@ bats_require_minimum_version 1.5.0
 bats_load_library bats-support
 bats_load_library bats-assert
 
+# The tests do not depend on the caller's locale: sort's order, grep's and
+# bash's character classes, and what bash makes of $'\u...' all change with
+# it, and a fresh container has none set. Text beyond ASCII is written as
+# its bytes.
+export LC_ALL=C
+unset LANGUAGE
+
 TFD=${TFD:-$BATS_TEST_DIRNAME/../../tfd}
 REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 export TFD REPO
