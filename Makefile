@@ -47,6 +47,8 @@ tfd: $(SRCS) $(HDRS)
 # and popt's archives, unused code and data dropped, stripped. It needs no
 # file of the system at run time: not the loader, no NSS, no locale.
 STATIC_FLAGS = -static -ffunction-sections -fdata-sections -Wl,--gc-sections
+# A static binary cannot dlopen libpq: that build has no --fleet (src/pq.c).
+STATIC_FLAGS += -DTFD_NO_FLEET
 POPT_STATIC_LIBS := $(shell $(PKG_CONFIG) --static --libs popt 2>/dev/null || echo -lpopt)
 
 tfd-static: $(SRCS) $(HDRS)
@@ -96,6 +98,13 @@ build/asan/%: tests/unit/%.c $(ASAN_OBJS) $(UNIT_HDRS) $(HDRS)
 	@mkdir -p build/asan
 	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(SAN_FLAGS) \
 		-o $@ $< $(ASAN_OBJS) $(LDFLAGS) $(POPT_LIBS)
+
+# The fleet's database client in a poll loop of its own, for
+# tests/bats/76-fleet-client.bats.
+build/fleet_drive: tests/fleet/fleet_drive.c $(LIB_OBJS) $(HDRS)
+	@mkdir -p build
+	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(CFLAGS) \
+		-o $@ $< $(LIB_OBJS) $(LDFLAGS) $(POPT_LIBS)
 
 # Unit tests take the corpus folder (skipped when absent, as in a user's
 # clone) and the project's own vectors.
