@@ -513,16 +513,6 @@ static int parse_conninfo(struct fleet *f, const char *conninfo, char *err, size
 
 /* Life */
 
-void fleet_default_replica(char *buf, size_t len)
-{
-	char host[256];
-
-	if (gethostname(host, sizeof host) != 0)
-		snprintf(host, sizeof host, "localhost");
-	host[sizeof host - 1] = '\0';
-	snprintf(buf, len, "%s:%ld", host, (long)getpid());
-}
-
 const char *fleet_outcome_name(enum fleet_outcome o)
 {
 	static const char *const names[] = { "won", "elsewhere", "skipped", "missed" };
@@ -606,6 +596,9 @@ static void lose_connection(struct fleet *f, const char *why)
 	struct op *op = f->in_flight;
 	bool was_ready = f->link == LINK_READY;
 
+	/* WHY may be libpq's, freed with the connection. */
+	if (!f->outage_reported)
+		push_error(f, "postgresql", why);
 	drop_connection(f);
 	f->in_flight = NULL;
 	if (op && (op->kind == OP_CLAIM || op->kind == OP_CLASSIFY)) {
@@ -619,8 +612,6 @@ static void lose_connection(struct fleet *f, const char *why)
 	f->link = LINK_WAIT;
 	f->retry_at = now_mono() + f->backoff_ns;
 	f->backoff_ns = f->backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : f->backoff_ns * 2;
-	if (!f->outage_reported)
-		push_error(f, "postgresql", why);
 	f->outage_reported = true;
 	if (was_ready)
 		push_event(f, &(struct fleet_event){ .kind = FLEET_EVENT_DISCONNECTED }, NULL, NULL);
@@ -816,7 +807,10 @@ static void become_ready(struct fleet *f, const pq_result *r)
 	f->backoff_ns = BACKOFF_FIRST_NS;
 	f->outage_reported = false;
 	f->renew_at = now_mono() + f->cfg.lease_ns / 6;
-	f->keep_at = now_mono();
+	/* The cleanup waits for the first renewal: a replica that starts has
+	 * elapses to claim first. */
+	if (f->keep_at == 0)
+		f->keep_at = f->renew_at;
 	push_event(f, &(struct fleet_event){ .kind = FLEET_EVENT_CONNECTED }, NULL, NULL);
 }
 
@@ -1057,6 +1051,18 @@ static void step_connecting(struct fleet *f, short revents)
 	}
 }
 
+/* Sends what is queued while the connection is idle. */
+static void send_next(struct fleet *f)
+{
+	while (f->link == LINK_READY && !f->in_flight) {
+		struct op *op = next_op(f);
+
+		if (!op)
+			break;
+		send_op(f, op);
+	}
+}
+
 static void step_connected(struct fleet *f, short revents)
 {
 	if (revents & POLLOUT && f->want_write) {
@@ -1070,13 +1076,7 @@ static void step_connected(struct fleet *f, short revents)
 	}
 	if (revents & (POLLIN | POLLERR | POLLHUP))
 		read_answers(f);
-	while (f->link == LINK_READY && !f->in_flight) {
-		struct op *op = next_op(f);
-
-		if (!op)
-			break;
-		send_op(f, op);
-	}
+	send_next(f);
 }
 
 void fleet_service(struct fleet *f, short revents)
@@ -1115,6 +1115,7 @@ int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exc
 	op->exclusive = exclusive;
 	op->token = token;
 	queue_push(&f->claims, op);
+	send_next(f);  /* a run waits for the answer: no poll turn in between */
 	return 0;
 }
 
@@ -1126,6 +1127,7 @@ int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, un
 		return -1;
 	op->end.attempts = attempt;
 	queue_push(&f->writes, op);
+	send_next(f);
 	return 0;
 }
 
@@ -1138,6 +1140,7 @@ int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 		return -1;
 	op->end = *e;
 	queue_push(&f->writes, op);
+	send_next(f);
 	return 0;
 }
 

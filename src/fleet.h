@@ -81,9 +81,6 @@ struct fleet_end {
 
 struct fleet;
 
-/* The default replica name: "HOSTNAME:PID". */
-void fleet_default_replica(char *buf, size_t len);
-
 /* Loads libpq and checks C's connection string (libpq parses it; the
  * password is never shown in err). Connects nowhere. Returns NULL with err
  * and *status: 2 for a bad CONNINFO or a build without the fleet, 1 for

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "fleet.h"
+#include "runner.h"
 #include "timens.h"
 
 #define MS (INT64_C(1000000))
@@ -164,7 +165,7 @@ int main(int argc, char **argv)
 	struct drive d = { 0 };
 	int status, i = 2;
 
-	fleet_default_replica(replica, sizeof replica);
+	runner_default_replica(replica, sizeof replica);
 	c.replica = getenv("FLEET_REPLICA") ? getenv("FLEET_REPLICA") : replica;
 	if (!(d.fleet = fleet_new(&c, &status, err, sizeof err))) {
 		fprintf(stderr, "fleet_drive: %s\n", err);
