@@ -129,6 +129,14 @@ static const char sql_end[] =
 	"       timed_out = $7::bool, finished_at = $8::timestamptz\n"
 	"WHERE job = $1 AND scheduled = $2::timestamptz AND replica = $3";
 
+/* A claim whose insert may have been carried out, on a connection lost
+ * before its answer, and whose deadline passed before it could be asked
+ * again: the loop was told it was missed, so the row, if there is one, is
+ * given up rather than left running (and renewed) for ever. */
+static const char sql_abandon[] =
+	"UPDATE tfd_runs SET state = 'abandoned', finished_at = now()\n"
+	"WHERE job = $1 AND scheduled = $2::timestamptz AND replica = $3 AND state = 'running'";
+
 static const char sql_renew[] =
 	"WITH renewed AS (\n"
 	"  UPDATE tfd_runs SET renewed_at = now(),\n"
@@ -162,7 +170,7 @@ static const char sql_keep_delete[] =
 /* Work */
 
 enum op_kind {
-	OP_SETUP, OP_START, OP_CLAIM, OP_CLASSIFY, OP_ATTEMPT, OP_END, OP_RENEW,
+	OP_SETUP, OP_START, OP_CLAIM, OP_CLASSIFY, OP_ATTEMPT, OP_END, OP_ABANDON, OP_RENEW,
 	OP_KEEP_CLAIM, OP_KEEP_DELETE,
 };
 
@@ -602,9 +610,9 @@ static void lose_connection(struct fleet *f, const char *why)
 	drop_connection(f);
 	f->in_flight = NULL;
 	if (op && (op->kind == OP_CLAIM || op->kind == OP_CLASSIFY)) {
-		op->resent = true;
+		op->resent = op->resent || op->kind == OP_CLAIM;
 		queue_push_front(&f->claims, op);
-	} else if (op && (op->kind == OP_END || op->kind == OP_ATTEMPT)) {
+	} else if (op && (op->kind == OP_END || op->kind == OP_ATTEMPT || op->kind == OP_ABANDON)) {
 		queue_push_front(&f->writes, op);
 	} else {
 		free_op(op);  /* setup, renewal and cleanup are asked again */
@@ -720,6 +728,11 @@ static const char *statement_of(const struct fleet *f, const struct op *op, stru
 		p->v[p->n++] = e->timed_out ? "t" : "f";
 		param_instant(p, 3, e->finished_ns);
 		return sql_end;
+	case OP_ABANDON:
+		p->v[p->n++] = op->job;
+		param_instant(p, 0, op->scheduled_ns);
+		p->v[p->n++] = f->replica;
+		return sql_abandon;
 	case OP_RENEW:
 		p->v[p->n++] = f->replica;
 		param_micros(p, 0, f->cfg.lease_ns);
@@ -806,11 +819,12 @@ static void become_ready(struct fleet *f, const pq_result *r)
 	f->link = LINK_READY;
 	f->backoff_ns = BACKOFF_FIRST_NS;
 	f->outage_reported = false;
-	f->renew_at = now_mono() + f->cfg.lease_ns / 6;
-	/* The cleanup waits for the first renewal: a replica that starts has
-	 * elapses to claim first. */
+	/* Renewed at once: leases ran on while the connection was down. The
+	 * cleanup waits a renewal period: a replica that starts has elapses
+	 * to claim first. */
+	f->renew_at = now_mono();
 	if (f->keep_at == 0)
-		f->keep_at = f->renew_at;
+		f->keep_at = f->renew_at + f->cfg.lease_ns / 6;
 	push_event(f, &(struct fleet_event){ .kind = FLEET_EVENT_CONNECTED }, NULL, NULL);
 }
 
@@ -897,6 +911,7 @@ static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
 		return;
 	case OP_ATTEMPT:
 	case OP_END:
+	case OP_ABANDON:
 		break;
 	}
 	free_op(op);
@@ -997,8 +1012,9 @@ static struct op *next_op(struct fleet *f)
 }
 
 /* A claim still waiting in the queue past its deadline is missed: the
- * loop hears it at the deadline, not when the database is back. One that
- * may have been carried out (resent) waits for its answer: it may be ours. */
+ * loop hears it at the deadline, not when the database is back. One whose
+ * insert may have been carried out (sent on a connection lost before the
+ * answer) has its row, if any, abandoned when the database is back. */
 static void expire_claims(struct fleet *f)
 {
 	int64_t now = now_real();
@@ -1008,11 +1024,16 @@ static void expire_claims(struct fleet *f)
 	while (*link) {
 		struct op *op = *link;
 
-		if (!op->resent && op->kind == OP_CLAIM && now > op->scheduled_ns + f->cfg.deadline_ns) {
+		if (op->kind == OP_CLAIM && now > op->scheduled_ns + f->cfg.deadline_ns) {
 			*link = op->next;
 			f->claims.n--;
 			push_outcome(f, op, FLEET_MISSED);
-			free_op(op);
+			if (op->resent) {
+				op->kind = OP_ABANDON;
+				queue_push(&f->writes, op);
+			} else {
+				free_op(op);
+			}
 			continue;
 		}
 		f->claims.tail = op;
@@ -1172,7 +1193,7 @@ static int64_t claims_deadline(const struct fleet *f)
 	int64_t first = INT64_MAX, real = now_real(), mono = now_mono();
 
 	for (const struct op *op = f->claims.head; op; op = op->next)
-		if (!op->resent && op->kind == OP_CLAIM)
+		if (op->kind == OP_CLAIM)
 			first = earliest(first, op->scheduled_ns + f->cfg.deadline_ns);
 	if (first == INT64_MAX)
 		return INT64_MAX;
@@ -1219,7 +1240,7 @@ size_t fleet_pending(const struct fleet *f)
 	const struct op *in = f->in_flight;
 
 	for (const struct op *op = f->writes.head; op; op = op->next)
-		n += op->kind == OP_END || op->kind == OP_ATTEMPT;
+		n += op->kind == OP_END || op->kind == OP_ATTEMPT || op->kind == OP_ABANDON;
 	return n + (in && in->kind != OP_RENEW && in->kind != OP_KEEP_CLAIM &&
 		    in->kind != OP_KEEP_DELETE && in->kind != OP_SETUP && in->kind != OP_START);
 }

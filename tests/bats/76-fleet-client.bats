@@ -176,3 +176,30 @@ setup() {
 	assert_line -n 1 "new|1|succeeded"
 	assert_equal "${#lines[@]}" 2
 }
+
+@test "fleet client: a connection cut silently (a stopped proxy) is noticed within connect_timeout" {
+	require_command socat
+	port=$(pg_free_port)
+	# In a session of its own: stopping its process group stops the proxy
+	# and the child that carries the connection.
+	setsid socat TCP-LISTEN:"$port",bind=127.0.0.1,reuseaddr,fork TCP:127.0.0.1:"$PG_PORT" 3>&- &
+	proxy=$!
+	BG_PIDS+=("$proxy")
+	out=$BATS_TEST_TMPDIR/out
+	start_bg "$DRIVE" "host=127.0.0.1 port=$port dbname=$DB user=postgres connect_timeout=2" \
+		connected claim a "$NOW" skip serve 1000 claim b "$NOW" skip >"$out"
+	wait_for_lines "$out" 30 2
+	kill -STOP -- -"$proxy"
+	# The second claim's statement gets no answer: given up after 2 s.
+	wait_for_lines "$out" 10 4
+	kill -CONT -- -"$proxy"
+	wait "${BG_PIDS[1]}"
+	run cat "$out"
+	assert_line -n 0 up
+	assert_line -n 1 "claim a $NOW won"
+	assert_line -n 2 "error postgresql: no answer from the server within 2 s"
+	assert_line -n 3 down
+	assert_line -n 4 up
+	assert_line -n 5 "claim b $NOW won"
+	kill -- -"$proxy"
+}
