@@ -4,8 +4,8 @@
  * stay as they were. The types below are libpq's own, declared here as
  * libpq 5's ABI fixes them (libpq-fe.h is not needed to build tfd, nor
  * installed for the cross builds); tests/fleet/pq_abi.c checks them
- * against libpq-fe.h where it is installed. A build with TFD_NO_FLEET (the
- * static one) has no dlopen: pq_load says so. */
+ * against libpq-fe.h (tests/bats/75-fleet.bats). A build with TFD_NO_FLEET
+ * (the static one) has no dlopen: pq_load says so. */
 #ifndef TFD_PQ_H
 #define TFD_PQ_H
 
