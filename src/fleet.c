@@ -938,6 +938,19 @@ static void answer_error(struct fleet *f, struct op *op, const pq_result *r)
 		return;
 	}
 	f->in_flight = NULL;
+	/* A deadlock or serialization failure (a renewal and another
+	 * replica's sweep crossing on a cut-off replica's rows) rolled the
+	 * statement back: it is asked again. */
+	if (state && strncmp(state, "40", 2) == 0) {
+		if (op->kind == OP_RENEW)
+			f->renew_at = now_mono();
+		if (op->kind == OP_RENEW || op->kind == OP_KEEP_CLAIM || op->kind == OP_KEEP_DELETE)
+			free_op(op);
+		else
+			queue_push_front(op->kind == OP_CLAIM || op->kind == OP_CLASSIFY ? &f->claims
+											 : &f->writes, op);
+		return;
+	}
 	push_error(f, "postgresql", msg);
 	if (op->kind == OP_CLAIM || op->kind == OP_CLASSIFY)
 		push_outcome(f, op, FLEET_MISSED);

@@ -185,6 +185,10 @@ setup() {
 	setsid socat TCP-LISTEN:"$port",bind=127.0.0.1,reuseaddr,fork TCP:127.0.0.1:"$PG_PORT" 3>&- &
 	proxy=$!
 	BG_PIDS+=("$proxy")
+	for _ in $(seq 100); do
+		ss -Htln "sport = :$port" | grep -q . && break
+		sleep 0.05
+	done
 	out=$BATS_TEST_TMPDIR/out
 	start_bg "$DRIVE" "host=127.0.0.1 port=$port dbname=$DB user=postgres connect_timeout=2" \
 		connected claim a "$NOW" skip serve 1000 claim b "$NOW" skip >"$out"
@@ -202,4 +206,14 @@ setup() {
 	assert_line -n 4 up
 	assert_line -n 5 "claim b $NOW won"
 	kill -- -"$proxy"
+}
+
+@test "fleet client: a replica whose clock is off the database's by more than 1 s says so once" {
+	require_command faketime
+	FAKETIME_DONT_FAKE_MONOTONIC=1 run faketime -f '+5s' "$DRIVE" "$CONN" connected \
+		claim a "$NOW" skip claim b "$NOW" skip
+	assert_success
+	assert_equal "$(grep -c '^error clock: .* its clock is [45]\.[0-9]* s ahead of the database' <<<"$output")" 1
+	run "$DRIVE" "$CONN" connected claim c "$NOW" skip
+	refute_output --partial "error clock"
 }
