@@ -129,10 +129,11 @@ static const char sql_end[] =
 	"       timed_out = $7::bool, finished_at = $8::timestamptz\n"
 	"WHERE job = $1 AND scheduled = $2::timestamptz AND replica = $3";
 
-/* A claim whose insert may have been carried out, on a connection lost
- * before its answer, and whose deadline passed before it could be asked
- * again: the loop was told it was missed, so the row, if there is one, is
- * given up rather than left running (and renewed) for ever. */
+/* A won elapse that will not run (fleet_run_dropped), or a claim whose
+ * insert may have been carried out, on a connection lost before its
+ * answer, and whose deadline passed before it could be asked again (the
+ * loop was told it was missed): the row, if there is one, is given up
+ * rather than left running, and renewed, for ever. */
 static const char sql_abandon[] =
 	"UPDATE tfd_runs SET state = 'abandoned', finished_at = now()\n"
 	"WHERE job = $1 AND scheduled = $2::timestamptz AND replica = $3 AND state = 'running'";
@@ -1173,6 +1174,17 @@ int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 	if (!op)
 		return -1;
 	op->end = *e;
+	queue_push(&f->writes, op);
+	send_next(f);
+	return 0;
+}
+
+int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
+{
+	struct op *op = new_op(OP_ABANDON, job, scheduled_ns);
+
+	if (!op)
+		return -1;
 	queue_push(&f->writes, op);
 	send_next(f);
 	return 0;

@@ -14,11 +14,13 @@
  *   every poll: fleet_poll_fd for the descriptor (it changes across
  *   reconnections, and may be -1) and fleet_deadline for the timeout;
  *   after poll: fleet_service (with the descriptor's revents, or 0), then
- *   fleet_next_event until it returns false;
+ *   fleet_next_event until it returns false (what the other calls queue
+ *   waits there too);
  *   at each elapse of a job that is not @reboot: fleet_claim, and act on
  *   the FLEET_EVENT_CLAIM event that answers it; after FLEET_WON, exactly
- *   one fleet_run_ended (also when the run could not start), and
- *   fleet_run_attempt before each retry;
+ *   one fleet_run_ended (also when the run could not start) or
+ *   fleet_run_dropped (it will not run), and fleet_run_attempt before each
+ *   retry;
  *   at exit: fleet_service until fleet_pending is 0 or a grace period
  *   passed, then fleet_free. */
 #ifndef TFD_FLEET_H
@@ -105,6 +107,11 @@ int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exc
 int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, unsigned attempt);
 int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 		    const struct fleet_end *e);
+
+/* A won elapse that will not run after all (its job was removed by a
+ * reload, tfd is stopping): its row is marked abandoned, so no replica
+ * runs it. Instead of fleet_run_ended. Returns -1 when memory ran out. */
+int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns);
 
 /* The descriptor to poll and its events, or -1 (between connections). */
 int fleet_poll_fd(const struct fleet *f, short *events);

@@ -124,6 +124,15 @@ setup() {
 		"succeeded|t"
 }
 
+@test "fleet client: a won elapse dropped before it ran is abandoned, and nobody runs it" {
+	run "$DRIVE" "$CONN" connected claim j "$NOW" skip drop j "$NOW" flushed
+	assert_line "claim j $NOW won"
+	FLEET_REPLICA=b run "$DRIVE" "$CONN" connected claim j "$NOW" skip claim j $((NOW + 1)) skip
+	assert_line "claim j $NOW elsewhere"
+	assert_line "claim j $((NOW + 1)) won"
+	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'j' ORDER BY scheduled LIMIT 1" "$DB")" abandoned
+}
+
 @test "fleet client: a replica restarted under the same name abandons its former claims" {
 	FLEET_REPLICA=r0 run "$DRIVE" "$CONN" connected claim j "$NOW" skip
 	FLEET_REPLICA=r0 run "$DRIVE" "$CONN" connected claim j $((NOW + 1)) skip

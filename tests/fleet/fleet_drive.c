@@ -11,6 +11,7 @@
  *                                for the answer: prints "claim JOB SECONDS won"
  *                                (elsewhere, skipped, missed)
  *   end JOB SECONDS STATUS       the run ended with exit STATUS (0 succeeded)
+ *   drop JOB SECONDS             the won elapse will not run
  *   flushed                      wait until every claim and end is written
  *   error                        wait for an error event
  *   serve MS                     serve the fleet for MS milliseconds
@@ -122,7 +123,8 @@ static void serve(struct drive *d, int64_t ns)
 static bool step(struct drive *d, char **argv, int argc, int *i)
 {
 	const char *s = argv[(*i)++];
-	int need = strcmp(s, "claim") == 0 || strcmp(s, "end") == 0 ? 3 : strcmp(s, "serve") == 0;
+	int need = strcmp(s, "claim") == 0 || strcmp(s, "end") == 0 ? 3
+		 : strcmp(s, "drop") == 0 ? 2 : strcmp(s, "serve") == 0;
 
 	if (*i + need > argc)
 		return false;
@@ -137,6 +139,9 @@ static bool step(struct drive *d, char **argv, int argc, int *i)
 		serve(d, strtoll(argv[*i - 1], NULL, 10) * MS);
 		return true;
 	}
+	if (strcmp(s, "drop") == 0)
+		return fleet_run_dropped(d->fleet, argv[*i - 2],
+					 strtoll(argv[*i - 1], NULL, 10) * NSEC_PER_SEC) == 0;
 	int64_t at = strtoll(argv[*i - 2], NULL, 10) * NSEC_PER_SEC;
 	if (strcmp(s, "claim") == 0) {
 		d->answered = false;
