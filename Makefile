@@ -52,7 +52,8 @@ tfd: $(PROG_OBJS)
 # A fully static ./tfd-static for containers (README: Containers): glibc's
 # and popt's archives, unused code and data dropped, stripped. It needs no
 # file of the system at run time: not the loader, no NSS, no locale.
-STATIC_CFLAGS = -ffunction-sections -fdata-sections
+# A static binary cannot dlopen libpq: that build has no --fleet (src/pq.c).
+STATIC_CFLAGS = -ffunction-sections -fdata-sections -DTFD_NO_FLEET
 STATIC_FLAGS  = -static $(STATIC_CFLAGS) -Wl,--gc-sections
 POPT_STATIC_LIBS := $(shell $(PKG_CONFIG) --static --libs popt 2>/dev/null || echo -lpopt)
 STATIC_OBJS = $(SRCS:src/%.c=build/static-obj/%.o)
@@ -119,6 +120,13 @@ build/asan-obj/test-%.o: tests/unit/%.c
 	@mkdir -p build/asan-obj
 	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(SAN_FLAGS) \
 		$(DEP_FLAGS) -c -o $@ $<
+
+# The fleet's database client in a poll loop of its own, for
+# tests/bats/76-fleet-client.bats.
+build/fleet_drive: tests/fleet/fleet_drive.c $(LIB_OBJS) $(HDRS)
+	@mkdir -p build
+	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(CFLAGS) \
+		-o $@ $< $(LIB_OBJS) $(LDFLAGS) $(POPT_LIBS)
 
 # Unit tests take the corpus folder (skipped when absent, as in a user's
 # clone) and the project's own vectors.

@@ -5,7 +5,8 @@
 set -g __fish_tfd_arg_opts --name -c --clock -a --at -d --delay -i --interval \
     -n --count --for --calendar --cron --base-time -e --exec -f --format \
     --overlap --timeout --retry --retry-delay --random-delay --persist \
-    --cgroup --join --jobs --metrics
+    --cgroup --join --jobs --metrics --fleet --replica --fleet-lease \
+    --fleet-deadline --fleet-keep
 
 # Prints the index in (commandline -opc) of the word where the command
 # starts: after "--", or the first word that is neither an option nor an
@@ -129,6 +130,13 @@ complete $opt -l join -xa '(__fish_complete_pids)' -d 'Start each run in the nam
 # The whole process
 complete $opt -l jobs -r -F -d 'Run every job of a jobs file (tfd-jobs(5))'
 complete $opt -l metrics -r -F -d 'Keep a Prometheus text file current'
+
+# Replicas (a fleet)
+complete $opt -l fleet -x -d 'Run each elapse once among replicas sharing a PostgreSQL database'
+complete $opt -l replica -x -d "This replica's name"
+complete $opt -l fleet-lease -x -d "A running claim's lease"
+complete $opt -l fleet-deadline -x -d 'How late an elapse may still be claimed'
+complete $opt -l fleet-keep -x -d 'Delete finished rows older than this'
 
 # Other options
 complete $opt -s h -l help -d 'Print help and exit'

@@ -288,6 +288,35 @@ static int build_limits(struct job *j, const struct job_options *o, char *err, s
 	return 0;
 }
 
+/* --fleet: a claim's key is the job's name and the elapse's instant, so
+ * every replica must compute the same instants: wall-clock ones from the
+ * schedule alone. A --delay or an --interval without --at counts from each
+ * replica's own start; other clocks are each machine's own. */
+static int check_fleet(const struct job *j, const struct job_options *o,
+		       const struct job_context *ctx, char *err, size_t errlen)
+{
+	static const char fix[] = "give --calendar, --cron or --at (with or without --interval)";
+
+	if (!ctx->fleet || ctx->reboot)
+		return 0;
+	if (o->delay)
+		return usage(err, errlen, "--fleet: --delay %s counts from the start of each "
+			     "replica, so replicas would not agree on its instants; %s", o->delay, fix);
+	if (o->interval && !o->at)
+		return usage(err, errlen, "--fleet: --interval %s without --at counts from the "
+			     "start of each replica, so replicas would not agree on its instants; %s",
+			     o->interval, fix);
+	if (!clock_is_realtime(j->schedule.clock))
+		return usage(err, errlen, "--fleet: --clock %s differs from machine to machine, "
+			     "so replicas would not agree on its instants; use the realtime clock",
+			     j->clock_name);
+	if (j->run.overlap == OVERLAP_QUEUE || j->run.overlap == OVERLAP_KILL)
+		return usage(err, errlen, "--fleet: --overlap %s cannot act on a run of another "
+			     "replica; use skip (across the fleet) or parallel",
+			     j->run.overlap == OVERLAP_QUEUE ? "queue" : "kill");
+	return 0;
+}
+
 /* The command and its runs */
 
 static int check_runner_options(const struct job_options *o, const struct job_context *ctx,
@@ -470,6 +499,7 @@ int job_build(const struct job_options *o, const struct job_context *ctx,
 	    (status = build_schedule(j, o, ctx, err, errlen)) ||
 	    (status = check_runner_options(o, ctx, err, errlen)) ||
 	    (status = build_runner(j, o, err, errlen)) ||
+	    (status = check_fleet(j, o, ctx, err, errlen)) ||
 	    (status = build_output(j, o, err, errlen)) ||
 	    (status = build_command(j, o, ctx, err, errlen))) {
 		job_free(j);
@@ -483,6 +513,7 @@ int job_build(const struct job_options *o, const struct job_context *ctx,
 	j->run.path = j->path;
 	j->run.argv = j->argv;
 	j->run.input = j->input;
+	j->run.replica = ctx->replica;
 	j->run.target = &j->target;
 	*out = j;
 	return 0;

@@ -34,6 +34,9 @@ struct job_context {
 	char *const *env;           /* the file's environment for this line, or NULL */
 	const char *shell;          /* the shell of a crontab line; NULL: /bin/sh */
 	const char *input;          /* a crontab line's stdin ('%'), or NULL */
+	const char *replica;        /* TFD_REPLICA (--replica, or HOSTNAME:PID) */
+	bool fleet;                 /* --fleet: the job's instants must agree across replicas */
+	bool reboot;                /* an @reboot line: run by each replica, unclaimed */
 	/* The signals tfd does not leave at SIG_DFL (spawn_note_signals),
 	 * read once for the process rather than once a job. */
 	bool reset_known;

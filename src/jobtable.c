@@ -315,6 +315,7 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	ctx.shell = e->kind == JOBS_TFD ? NULL : e->shell;
 	ctx.zone_name = e->cron_tz;
 	ctx.input = e->input;
+	ctx.reboot = e->kind == JOBS_REBOOT;
 	status = job_build(&b->opts[i], &ctx, &b->jobs[i], why, sizeof why);
 	if (status != 0)
 		return line_error(b, e, status, why, err, errlen);

@@ -16,6 +16,7 @@ enum option_code {
 	/* the process */
 	OPT_JOBS, OPT_DRY_RUN, OPT_BASE_TIME, OPT_METRICS, OPT_JSON, OPT_QUIET,
 	OPT_VERBOSE, OPT_PRECISE, OPT_STATS, OPT_EXIT_ON_ERROR,
+	OPT_FLEET, OPT_REPLICA, OPT_FLEET_LEASE, OPT_FLEET_DEADLINE, OPT_FLEET_KEEP,
 	OPT_HELP, OPT_USAGE, OPT_VERSION,
 };
 
@@ -44,6 +45,11 @@ static const size_t text_field[] = {
 	[OPT_DRY_RUN] = offsetof(struct options, dry_run),
 	[OPT_BASE_TIME] = offsetof(struct options, base_time),
 	[OPT_METRICS] = offsetof(struct options, metrics),
+	[OPT_FLEET] = offsetof(struct options, fleet),
+	[OPT_REPLICA] = offsetof(struct options, replica),
+	[OPT_FLEET_LEASE] = offsetof(struct options, fleet_lease),
+	[OPT_FLEET_DEADLINE] = offsetof(struct options, fleet_deadline),
+	[OPT_FLEET_KEEP] = offsetof(struct options, fleet_keep),
 };
 
 /* Tables: the per-job ones make up a tfd line's whole vocabulary. */
@@ -100,6 +106,20 @@ static struct poptOption process_table[] = {
 	POPT_TABLEEND
 };
 
+static struct poptOption fleet_table[] = {
+	{ "fleet", '\0', POPT_ARG_STRING, NULL, OPT_FLEET,
+	  "run each elapse once among the replicas sharing this PostgreSQL database", "CONNINFO" },
+	{ "replica", '\0', POPT_ARG_STRING, NULL, OPT_REPLICA,
+	  "this replica's name (default HOSTNAME:PID)", "ID" },
+	{ "fleet-lease", '\0', POPT_ARG_STRING, NULL, OPT_FLEET_LEASE,
+	  "a running claim's lease, renewed every lease/6 (default 60s)", "DURATION" },
+	{ "fleet-deadline", '\0', POPT_ARG_STRING, NULL, OPT_FLEET_DEADLINE,
+	  "how late an elapse may still be claimed (default 60s)", "DURATION" },
+	{ "fleet-keep", '\0', POPT_ARG_STRING, NULL, OPT_FLEET_KEEP,
+	  "delete finished rows older than this (default 30d)", "DURATION" },
+	POPT_TABLEEND
+};
+
 static struct poptOption help_table[] = {
 	{ "help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help and exit", NULL },
 	{ "usage", '\0', POPT_ARG_NONE, NULL, OPT_USAGE, "show a short usage message and exit", NULL },
@@ -112,6 +132,7 @@ static struct poptOption option_table[] = {
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_action_table, 0, "On each wake-up:", NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_runner_table, 0, "Running commands:", NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, process_table, 0, "The whole process:", NULL },
+	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, fleet_table, 0, "Replicas (a fleet):", NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, help_table, 0, "Help:", NULL },
 	POPT_TABLEEND
 };
@@ -341,6 +362,11 @@ void options_free(struct options *o)
 	free(o->dry_run);
 	free(o->base_time);
 	free(o->metrics);
+	free(o->fleet);
+	free(o->replica);
+	free(o->fleet_lease);
+	free(o->fleet_deadline);
+	free(o->fleet_keep);
 }
 
 /* The words of COMMAND joined by spaces into TEXT, cut to fit. */

@@ -21,6 +21,7 @@ struct job_options {
 struct options {
 	struct job_options job;
 	char *jobs, *dry_run, *base_time, *metrics;
+	char *fleet, *replica, *fleet_lease, *fleet_deadline, *fleet_keep;
 	bool json, quiet, verbose, precise, stats, exit_on_error;
 	bool dry_run_given;
 };

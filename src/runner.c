@@ -33,10 +33,11 @@ struct run {
 /* The variables every run sees, in the order of runner->env_slot. */
 static const char *const env_names[] = {
 	"TFD_SEQ", "TFD_EXPIRATIONS", "TFD_TOTAL", "TFD_TIME", "TFD_LATE_US",
-	"TFD_ATTEMPT", "TFD_JOB",
+	"TFD_ATTEMPT", "TFD_SCHEDULED", "TFD_JOB", "TFD_REPLICA",
 };
 #define ENV_SLOTS (sizeof env_names / sizeof env_names[0])
-#define ENV_JOB (ENV_SLOTS - 1)
+/* The slots rewritten at each run; TFD_JOB and TFD_REPLICA are fixed. */
+#define ENV_TICK (ENV_SLOTS - 2)
 
 struct runner {
 	struct runner_config cfg;
@@ -50,8 +51,9 @@ struct runner {
 	int64_t retry_due;
 	bool stopping;            /* shutdown: nothing new starts */
 	char **envp;              /* the job's environment without TFD_*, then the slots */
-	char env_slot[ENV_SLOTS - 1][64];
+	char env_slot[ENV_TICK][64];
 	char *job_slot;           /* "TFD_JOB=NAME" */
+	char *replica_slot;       /* "TFD_REPLICA=ID" */
 };
 
 /* Runs: the table */
@@ -114,25 +116,46 @@ void runner_clean_environment(void)
 /* Built once: a tick only rewrites the slots' text, so starting a run
  * allocates nothing. The base holds no TFD_* variable (see
  * runner_clean_environment), so it is copied as it is. */
+void runner_default_replica(char *buf, size_t len)
+{
+	char host[256];
+
+	if (gethostname(host, sizeof host) != 0)
+		snprintf(host, sizeof host, "localhost");
+	host[sizeof host - 1] = '\0';
+	snprintf(buf, len, "%s:%ld", host, (long)getpid());
+}
+
+static char *env_entry(const char *name, const char *value)
+{
+	char *entry = malloc(strlen(name) + strlen(value) + 2);
+
+	if (entry)
+		sprintf(entry, "%s=%s", name, value);
+	return entry;
+}
+
 static int build_environment(struct runner *r)
 {
 	char *const *base = r->cfg.envp ? r->cfg.envp : environ;
-	const char *name = r->cfg.name ? r->cfg.name : "tfd";
+	char replica[300];
 	size_t n = 0, k = 0;
 
+	if (!r->cfg.replica)
+		runner_default_replica(replica, sizeof replica);
 	while (base[n])
 		n++;
 	r->envp = calloc(n + ENV_SLOTS + 1, sizeof *r->envp);
-	r->job_slot = malloc(strlen("TFD_JOB=") + strlen(name) + 1);
-	if (!r->envp || !r->job_slot)
+	r->job_slot = env_entry("TFD_JOB", r->cfg.name ? r->cfg.name : "tfd");
+	r->replica_slot = env_entry("TFD_REPLICA", r->cfg.replica ? r->cfg.replica : replica);
+	if (!r->envp || !r->job_slot || !r->replica_slot)
 		return -1;
-	strcpy(r->job_slot, "TFD_JOB=");
-	strcat(r->job_slot, name);
 	for (size_t i = 0; i < n; i++)
 		r->envp[k++] = base[i];
-	for (size_t i = 0; i < ENV_JOB; i++)
+	for (size_t i = 0; i < ENV_TICK; i++)
 		r->envp[k++] = r->env_slot[i];
 	r->envp[k++] = r->job_slot;
+	r->envp[k++] = r->replica_slot;
 	return 0;
 }
 
@@ -149,6 +172,11 @@ static void fill_environment(struct runner *r, const struct tick *t, unsigned at
 	snprintf(r->env_slot[4], sizeof r->env_slot[4], "TFD_LATE_US=%" PRId64,
 		 t->late_ns / 1000);
 	snprintf(r->env_slot[5], sizeof r->env_slot[5], "TFD_ATTEMPT=%u", attempt);
+	/* The elapse's scheduled instant on the wall clock: the wake-up less its
+	 * lateness (exact on a realtime clock, where both are the same
+	 * reading; --fleet's claims are keyed by it). */
+	format_unix(unix_time, t->wall_ns - t->late_ns);
+	snprintf(r->env_slot[6], sizeof r->env_slot[6], "TFD_SCHEDULED=%s", unix_time);
 }
 
 struct runner *runner_new(const struct runner_config *cfg)
@@ -170,6 +198,7 @@ void runner_free(struct runner *r)
 	if (!r)
 		return;
 	free(r->job_slot);
+	free(r->replica_slot);
 	free(r->envp);
 	free(r->runs);
 	free(r);

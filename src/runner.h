@@ -33,6 +33,7 @@ struct runner_config {
 	char *const *argv;
 	char *const *envp;              /* without TFD_*; NULL = tfd's environment */
 	const char *name;               /* TFD_JOB */
+	const char *replica;            /* TFD_REPLICA; NULL: HOSTNAME:PID */
 	const char *input;              /* every run's stdin, or NULL to inherit */
 	enum overlap overlap;
 	int64_t timeout_ns;             /* 0 = none */
@@ -52,6 +53,10 @@ struct runner;
  * started by a tfd), once at start: every run's environment is tfd's
  * plus its own TFD_* values, which must be the only ones. */
 void runner_clean_environment(void);
+
+/* The replica's name when --replica is not given, "HOSTNAME:PID": what
+ * TFD_REPLICA and the fleet's rows show. */
+void runner_default_replica(char *buf, size_t len);
 
 /* True when ENTRY ("NAME=VALUE") sets one of the variables tfd gives
  * each run; a jobs file's line cannot set those. */

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fleet.h"
 #include "heap.h"
 #include "job.h"
 #include "jobtable.h"
@@ -40,6 +41,9 @@ struct setup {
 	struct tz_cache *zones;
 	struct job_table table;
 	struct jobs_source source;
+	char replica[320];         /* --replica, or HOSTNAME:PID */
+	struct fleet_config fleet_config;
+	struct fleet *fleet;       /* --fleet: libpq loaded, CONNINFO checked */
 	uint64_t dry_run;          /* lines to print; 0 = arm for real */
 	const char *dry_format;    /* the dry run's line; NULL: the terminal form */
 	char err[ERR_MAX];
@@ -150,6 +154,57 @@ static int check_process_options(struct setup *st, const struct options *o)
 	return 0;
 }
 
+/* A --fleet-* duration: longer than MIN_NS. */
+static int parse_fleet_span(struct setup *st, const char *option, const char *text,
+			    int64_t min_ns, const char *min_text, int64_t *ns)
+{
+	char why[ERR_MAX - 64];
+
+	if (!text)
+		return 0;
+	if (parse_duration(text, ns, why, sizeof why) != 0)
+		return usage_error(st, "%s: %s", option, why);
+	if (*ns < min_ns)
+		return usage_error(st, "%s '%s': must be %s", option, text, min_text);
+	return 0;
+}
+
+/* --replica names this replica (TFD_REPLICA) with or without --fleet; the
+ * --fleet-* options need --fleet. libpq is loaded, and CONNINFO checked,
+ * only when --fleet is given. */
+static int check_fleet_options(struct setup *st, const struct options *o)
+{
+	struct fleet_config *c = &st->fleet_config;
+	const char *lonely = o->fleet_lease ? "--fleet-lease" : o->fleet_deadline ? "--fleet-deadline"
+			   : o->fleet_keep ? "--fleet-keep" : NULL;
+	int status;
+
+	if (o->replica && !o->replica[0])
+		return usage_error(st, "--replica '': must not be empty");
+	if (o->replica)
+		snprintf(st->replica, sizeof st->replica, "%s", o->replica);
+	else
+		runner_default_replica(st->replica, sizeof st->replica);
+	st->ctx.replica = st->replica;
+	if (!o->fleet)
+		return lonely ? usage_error(st, "%s needs --fleet", lonely) : 0;
+	*c = (struct fleet_config){ .conninfo = o->fleet, .replica = st->replica,
+				    .lease_ns = FLEET_LEASE_DEFAULT_NS,
+				    .deadline_ns = FLEET_DEADLINE_DEFAULT_NS,
+				    .keep_ns = FLEET_KEEP_DEFAULT_NS };
+	if ((status = parse_fleet_span(st, "--fleet-lease", o->fleet_lease, NSEC_PER_SEC,
+				       "1s or longer", &c->lease_ns)) ||
+	    (status = parse_fleet_span(st, "--fleet-deadline", o->fleet_deadline, 1,
+				       "longer than 0 (or every elapse would be missed)",
+				       &c->deadline_ns)) ||
+	    (status = parse_fleet_span(st, "--fleet-keep", o->fleet_keep, 1, "longer than 0",
+				       &c->keep_ns)))
+		return status;
+	st->fleet = fleet_new(c, &status, st->err, sizeof st->err);
+	st->ctx.fleet = true;
+	return st->fleet ? 0 : status;
+}
+
 /* The zone of TZ. One that is not there is UTC, as glibc reads it, with a
  * warning: a job an hour off is worse than a line on stderr. */
 static int load_local_zone(struct setup *st)
@@ -216,7 +271,7 @@ static int build_setup(struct setup *st, const struct options *o)
 	int status;
 
 	if ((status = load_local_zone(st)) || (status = check_process_options(st, o)) ||
-	    (status = take_now(st, o)))
+	    (status = check_fleet_options(st, o)) || (status = take_now(st, o)))
 		return status;
 	st->ctx.dry_run = st->dry_run > 0;
 	{
@@ -399,6 +454,12 @@ static int run(const struct options *o)
 			status = 1;
 		else if (status != 0)
 			print_error(&st, status);
+	} else if (status == 0 && st.fleet) {
+		/* Until the event loop claims elapses, a start would run every
+		 * elapse on every replica: refused rather than that. */
+		status = usage_error(&st, "--fleet: the event loop does not claim elapses yet; "
+				     "only --dry-run takes --fleet");
+		print_error(&st, status);
 	} else if (status == 0) {
 		lc = (struct loop_config){
 			.table = st.table, .start_mono_ns = st.ctx.mono_now_ns,
@@ -413,6 +474,7 @@ static int run(const struct options *o)
 	} else {
 		print_error(&st, status);
 	}
+	fleet_free(st.fleet);
 	job_table_free(&st.table);
 	jobs_source_free(&st.source);
 	tz_free(st.local);

@@ -119,3 +119,10 @@ add_busybox() {
 	assert_success
 	assert_equal "$(xargs <<<"$output")" "1 2"
 }
+
+@test "static: --fleet is left out of the static build, and a usage error says so" {
+	in_root -2 -- --fleet 'host=/run/postgresql' --cron '* * * * *' --dry-run=1
+	assert_equal "$output" ""
+	assert_equal "${stderr_lines[0]}" "tfd: --fleet: this tfd was built without the fleet (a static build cannot load libpq); use the dynamic tfd"
+	assert_equal "${stderr_lines[1]}" "Try 'tfd --help'."
+}

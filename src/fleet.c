@@ -1,0 +1,1271 @@
+#include "fleet.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pq.h"
+#include "timens.h"
+
+/* Decisions (see also FLEET in tfd(1)):
+ * - The key is (job, scheduled instant): replicas whose clocks or wake-ups
+ *   differ still collide on it, which a lock on the job's name alone
+ *   cannot promise (a fast run ends before a late replica asks).
+ * - At most once: a claim whose lease ran out is marked abandoned and never
+ *   run again. Recovering it would run it twice whenever the "dead"
+ *   replica was only slow or cut off.
+ * - Leases are renewed (every lease/6, one statement for all of a
+ *   replica's runs), so a run may last longer than the lease; the lease
+ *   only says how soon a dead replica's claims are given up. Every time
+ *   that matters is the database's now().
+ * - Fleet-wide --overlap skip is a partial unique index: one running row
+ *   of a job whose runs must not overlap, so two replicas can never both
+ *   start one, whatever the timing. Such rows are written with timed_out
+ *   false while they run (it has not timed out yet), --overlap parallel
+ *   rows with timed_out null, which the index does not cover; every row
+ *   gets its real value when the run ends. The table keeps the columns the
+ *   contract names and no others.
+ * - An elapse is claimed late (the database was unreachable) only within
+ *   the deadline, and never run unclaimed. */
+
+#define BACKOFF_FIRST_NS   (250 * INT64_C(1000000))
+#define BACKOFF_MAX_NS     (16 * NSEC_PER_SEC)
+#define CLOCK_SLACK_NS     NSEC_PER_SEC
+#define KEEP_EVERY_NS      (600 * NSEC_PER_SEC)
+#define KEEP_BATCH         "1000"
+#define KEEP_BATCH_ROWS    1000
+/* The name under which the hourly cleanup is claimed: no job has it, as a
+ * job's name is never empty. */
+#define KEEP_JOB           ""
+/* pg_advisory_xact_lock's key while the table is created: "tfdruns". */
+#define SETUP_LOCK         "32199633744817779"
+
+/* SQL: every value is a parameter; no name is ever part of the text. */
+
+static const char sql_setup[] =
+	"DO $tfd$\n"
+	"DECLARE shape text;\n"
+	"BEGIN\n"
+	"  PERFORM pg_advisory_xact_lock(" SETUP_LOCK ");\n"
+	"  CREATE TABLE IF NOT EXISTS tfd_runs (\n"
+	"    job text NOT NULL,\n"
+	"    scheduled timestamptz NOT NULL,\n"
+	"    replica text NOT NULL,\n"
+	"    state text NOT NULL,\n"
+	"    attempts int NOT NULL DEFAULT 1,\n"
+	"    claimed_at timestamptz NOT NULL,\n"
+	"    renewed_at timestamptz NOT NULL,\n"
+	"    lease_until timestamptz NOT NULL,\n"
+	"    finished_at timestamptz,\n"
+	"    exit_status int,\n"
+	"    timed_out bool,\n"
+	"    PRIMARY KEY (job, scheduled),\n"
+	"    CHECK (state IN ('running', 'succeeded', 'failed', 'abandoned')));\n"
+	"  SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)\n"
+	"    INTO shape FROM pg_attribute\n"
+	"    WHERE attrelid = 'tfd_runs'::regclass AND attnum > 0 AND NOT attisdropped;\n"
+	"  IF shape IS DISTINCT FROM 'job text, scheduled timestamp with time zone, replica text, "
+	"state text, attempts integer, claimed_at timestamp with time zone, renewed_at timestamp "
+	"with time zone, lease_until timestamp with time zone, finished_at timestamp with time "
+	"zone, exit_status integer, timed_out boolean'\n"
+	"     OR NOT EXISTS (SELECT 1 FROM pg_index WHERE indrelid = 'tfd_runs'::regclass\n"
+	"                    AND indisprimary AND indkey::text = '1 2') THEN\n"
+	"    RAISE EXCEPTION 'table % is not tfd''s: its columns are (%)%', "
+	"'tfd_runs'::regclass::text, shape,\n"
+	"      ' and tfd needs (job text, scheduled timestamptz, replica text, state text, "
+	"attempts int, claimed_at timestamptz, renewed_at timestamptz, lease_until timestamptz, "
+	"finished_at timestamptz, exit_status int, timed_out bool, PRIMARY KEY (job, scheduled)): "
+	"rename or drop it, or give --fleet another schema';\n"
+	"  END IF;\n"
+	"  CREATE UNIQUE INDEX IF NOT EXISTS tfd_runs_one_running ON tfd_runs (job)\n"
+	"    WHERE state = 'running' AND NOT timed_out;\n"
+	"  CREATE INDEX IF NOT EXISTS tfd_runs_running ON tfd_runs (replica) WHERE state = 'running';\n"
+	"  CREATE INDEX IF NOT EXISTS tfd_runs_finished ON tfd_runs (finished_at)\n"
+	"    WHERE state <> 'running';\n"
+	"END\n"
+	"$tfd$";
+
+/* The replica's boundary (the database's time of its first connection,
+ * kept across reconnections): rows of its name claimed before it are a
+ * former process's and are abandoned; the ones after are its own. */
+static const char sql_start[] =
+	"WITH b AS (SELECT coalesce($2::timestamptz, now()) AS t),\n"
+	"old AS (UPDATE tfd_runs SET state = 'abandoned', finished_at = now()\n"
+	"        WHERE replica = $1 AND state = 'running' AND claimed_at < (SELECT t FROM b)\n"
+	"        RETURNING 1)\n"
+	"SELECT (extract(epoch FROM (SELECT t FROM b)) * 1000000)::bigint,\n"
+	"       (extract(epoch FROM now()) * 1000000)::bigint, (SELECT count(*) FROM old)";
+
+static const char sql_claim[] =
+	"WITH claim AS (\n"
+	"  INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at,\n"
+	"                        renewed_at, lease_until, timed_out)\n"
+	"  SELECT $1, $2::timestamptz, $3, 'running', 1, now(), now(),\n"
+	"         now() + $4::bigint * interval '1 microsecond', CASE WHEN $6::bool THEN false END\n"
+	"  WHERE now() <= $2::timestamptz + $5::bigint * interval '1 microsecond'\n"
+	"  ON CONFLICT DO NOTHING RETURNING 1)\n"
+	"SELECT EXISTS (SELECT 1 FROM claim),\n"
+	"       now() <= $2::timestamptz + $5::bigint * interval '1 microsecond',\n"
+	"       (extract(epoch FROM now()) * 1000000)::bigint";
+
+/* After a claim that did not insert: a statement of its own sees what the
+ * conflicting insert committed (the claim waited for it). */
+static const char sql_classify[] =
+	"SELECT replica FROM tfd_runs WHERE job = $1 AND scheduled = $2::timestamptz";
+
+static const char sql_attempt[] =
+	"UPDATE tfd_runs SET attempts = $4::int\n"
+	"WHERE job = $1 AND scheduled = $2::timestamptz AND replica = $3";
+
+/* An end is written even over 'abandoned': the run did end, and the row is
+ * its history. */
+static const char sql_end[] =
+	"UPDATE tfd_runs SET state = $4, attempts = $5::int, exit_status = $6::int,\n"
+	"       timed_out = $7::bool, finished_at = $8::timestamptz\n"
+	"WHERE job = $1 AND scheduled = $2::timestamptz AND replica = $3";
+
+/* A won elapse that will not run (fleet_run_dropped), or a claim whose
+ * insert may have been carried out, on a connection lost before its
+ * answer, and whose deadline passed before it could be asked again (the
+ * loop was told it was missed): the row, if there is one, is given up
+ * rather than left running, and renewed, for ever. */
+static const char sql_abandon[] =
+	"UPDATE tfd_runs SET state = 'abandoned', finished_at = now()\n"
+	"WHERE job = $1 AND scheduled = $2::timestamptz AND replica = $3 AND state = 'running'";
+
+static const char sql_renew[] =
+	"WITH renewed AS (\n"
+	"  UPDATE tfd_runs SET renewed_at = now(),\n"
+	"         lease_until = now() + $2::bigint * interval '1 microsecond'\n"
+	"  WHERE replica = $1 AND state = 'running' AND claimed_at >= $3::timestamptz RETURNING 1),\n"
+	"swept AS (\n"
+	"  UPDATE tfd_runs SET state = 'abandoned', finished_at = now()\n"
+	"  WHERE state = 'running' AND lease_until < now()\n"
+	"    AND NOT (replica = $1 AND claimed_at >= $3::timestamptz) RETURNING 1)\n"
+	"SELECT (SELECT count(*) FROM renewed), (SELECT count(*) FROM swept),\n"
+	"       (extract(epoch FROM now()) * 1000000)::bigint";
+
+static const char sql_keep_claim[] =
+	"INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at,\n"
+	"                      renewed_at, lease_until)\n"
+	"VALUES ($1, date_trunc('hour', now()), $2, 'running', 1, now(), now(),\n"
+	"        now() + $3::bigint * interval '1 microsecond')\n"
+	"ON CONFLICT DO NOTHING\n"
+	"RETURNING (extract(epoch FROM scheduled) * 1000000)::bigint";
+
+static const char sql_keep_delete[] =
+	"WITH gone AS (\n"
+	"  DELETE FROM tfd_runs WHERE ctid = ANY (ARRAY(\n"
+	"    SELECT ctid FROM tfd_runs\n"
+	"    WHERE state <> 'running'\n"
+	"      AND finished_at < now() - $1::bigint * interval '1 microsecond'\n"
+	"    LIMIT " KEEP_BATCH "))\n"
+	"  RETURNING 1)\n"
+	"SELECT count(*) FROM gone";
+
+/* Work */
+
+enum op_kind {
+	OP_SETUP, OP_START, OP_CLAIM, OP_CLASSIFY, OP_ATTEMPT, OP_END, OP_ABANDON, OP_RENEW,
+	OP_KEEP_CLAIM, OP_KEEP_DELETE,
+};
+
+struct op {
+	struct op *next;
+	enum op_kind kind;
+	char *job;
+	int64_t scheduled_ns;
+	uint64_t token;
+	bool exclusive;
+	bool resent;             /* its first sending may have been carried out */
+	bool in_time;            /* a claim's answer: within the deadline */
+	struct fleet_end end;    /* OP_END; OP_ATTEMPT uses end.attempts */
+};
+
+struct queue {
+	struct op *head, *tail;
+	size_t n;
+};
+
+struct event_node {
+	struct event_node *next;
+	struct fleet_event ev;
+	char *job, *message;
+};
+
+enum link {
+	LINK_IDLE,        /* not started */
+	LINK_WAIT,        /* a backoff before the next connection */
+	LINK_CONNECTING,
+	LINK_SETUP,       /* connected; the table is being checked */
+	LINK_READY,
+};
+
+struct fleet {
+	struct pq pq;
+	struct fleet_config cfg;
+	char *replica;
+	char **keywords, **values;   /* libpq's connection parameters, NULL-ended */
+	int64_t answer_ns;           /* a connection or statement silent this long is dead */
+
+	pq_conn *conn;
+	enum link link;
+	bool want_write;             /* connecting: poll for POLLOUT; ready: output to flush */
+	int64_t retry_at, backoff_ns, waited_from;
+	int64_t sent_real;
+	struct op *in_flight;
+	pq_result *answer;           /* the in-flight statement's first result */
+	struct queue claims, writes;
+	int64_t renew_at, keep_at;
+	char *boundary;              /* ISO text; NULL before the first connection */
+
+	bool outage_reported, clock_warned;
+	struct event_node *events, *events_tail;
+	struct event_node *taken;    /* the event last handed out, freed on the next */
+};
+
+/* Times and text */
+
+static int64_t now_mono(void)
+{
+	return clock_now_ns(CLOCK_MONOTONIC);
+}
+
+static int64_t now_real(void)
+{
+	return clock_now_ns(CLOCK_REALTIME);
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b < 0);
+}
+
+/* A wall-clock instant as timestamptz input, to the microsecond (the
+ * column's resolution): "2026-12-03 10:00:01.000123+00". */
+static void format_instant(char *buf, size_t len, int64_t ns)
+{
+	int64_t us = floor_div(ns, 1000), sec = floor_div(us, 1000000);
+	time_t t = (time_t)sec;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	snprintf(buf, len, "%04d-%02d-%02d %02d:%02d:%02d.%06d+00", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (int)(us - sec * 1000000));
+}
+
+static void format_micros(char *buf, size_t len, int64_t ns)
+{
+	snprintf(buf, len, "%" PRId64, ns / 1000);
+}
+
+/* A message on one line: libpq's end in a newline and may have several. */
+static char *one_line(const char *msg)
+{
+	char *s = strdup(msg ? msg : "unknown error");
+	size_t n;
+
+	if (!s)
+		return NULL;
+	for (char *p = s; *p; p++)
+		if (*p == '\n' || *p == '\t' || *p == '\r')
+			*p = ' ';
+	n = strlen(s);
+	while (n > 0 && s[n - 1] == ' ')
+		s[--n] = '\0';
+	return s;
+}
+
+/* Events */
+
+static void push_event(struct fleet *f, const struct fleet_event *ev, const char *job,
+		       const char *message)
+{
+	struct event_node *e = calloc(1, sizeof *e);
+
+	if (!e)
+		return;
+	e->ev = *ev;
+	e->job = job ? strdup(job) : NULL;
+	e->message = message ? one_line(message) : NULL;
+	e->ev.job = e->job;
+	e->ev.message = e->message;
+	if (f->events_tail)
+		f->events_tail->next = e;
+	else
+		f->events = e;
+	f->events_tail = e;
+}
+
+static void push_error(struct fleet *f, const char *call, const char *message)
+{
+	push_event(f, &(struct fleet_event){ .kind = FLEET_EVENT_ERROR, .call = call }, NULL,
+		   message);
+}
+
+static void push_outcome(struct fleet *f, const struct op *op, enum fleet_outcome o)
+{
+	push_event(f, &(struct fleet_event){ .kind = FLEET_EVENT_CLAIM, .token = op->token,
+					     .scheduled_ns = op->scheduled_ns, .outcome = o },
+		   op->job, NULL);
+}
+
+static void free_event(struct event_node *e)
+{
+	if (!e)
+		return;
+	free(e->job);
+	free(e->message);
+	free(e);
+}
+
+/* Queues */
+
+static void queue_push(struct queue *q, struct op *op)
+{
+	op->next = NULL;
+	if (q->tail)
+		q->tail->next = op;
+	else
+		q->head = op;
+	q->tail = op;
+	q->n++;
+}
+
+static void queue_push_front(struct queue *q, struct op *op)
+{
+	op->next = q->head;
+	q->head = op;
+	if (!q->tail)
+		q->tail = op;
+	q->n++;
+}
+
+static struct op *queue_pop(struct queue *q)
+{
+	struct op *op = q->head;
+
+	if (!op)
+		return NULL;
+	q->head = op->next;
+	if (!q->head)
+		q->tail = NULL;
+	q->n--;
+	op->next = NULL;
+	return op;
+}
+
+static void free_op(struct op *op)
+{
+	if (!op)
+		return;
+	free(op->job);
+	free(op);
+}
+
+static void queue_free(struct queue *q)
+{
+	struct op *op;
+
+	while ((op = queue_pop(q)))
+		free_op(op);
+}
+
+static struct op *new_op(enum op_kind kind, const char *job, int64_t scheduled_ns)
+{
+	struct op *op = calloc(1, sizeof *op);
+
+	if (!op)
+		return NULL;
+	op->kind = kind;
+	if (job && !(op->job = strdup(job))) {
+		free(op);
+		return NULL;
+	}
+	op->scheduled_ns = scheduled_ns;
+	return op;
+}
+
+/* Connection parameters */
+
+/* What tfd adds to the user's CONNINFO unless it (or a PG* variable) says
+ * otherwise: a connection attempt that hangs, a peer that vanished
+ * without a word, data the network stopped carrying are all noticed. */
+static const struct { const char *keyword, *value; } param_defaults[] = {
+	{ "connect_timeout", "10" },
+	{ "keepalives", "1" },
+	{ "keepalives_idle", "10" },
+	{ "keepalives_interval", "5" },
+	{ "keepalives_count", "3" },
+	{ "tcp_user_timeout", "30000" },
+	{ "fallback_application_name", "tfd" },
+};
+
+/* libpq quotes parts of the string it could not parse, which may be a
+ * password: every quoted part that is not the name of a parameter is
+ * shown as "...". */
+static void redact(const struct pq *pq, const char *msg, char *out, size_t len)
+{
+	char *ignored = NULL;
+	struct pq_option *known = pq->conninfo_parse("", &ignored);
+	size_t o = 0;
+
+	for (const char *p = msg; *p && o + 4 < len; p++) {
+		const char *close = *p == '"' ? strchr(p + 1, '"') : NULL;
+		bool keep = false;
+
+		if (!close) {
+			out[o++] = *p;
+			continue;
+		}
+		for (struct pq_option *k = known; k && k->keyword && !keep; k++)
+			keep = (size_t)(close - p - 1) == strlen(k->keyword) &&
+			       strncmp(p + 1, k->keyword, strlen(k->keyword)) == 0;
+		keep = keep || (close - p == 2 && p[1] == '=');
+		o += (size_t)snprintf(out + o, len - o, "\"%.*s\"", keep ? (int)(close - p - 1) : 3,
+				      keep ? p + 1 : "...");
+		if (o >= len)
+			o = len - 1;
+		p = close;
+	}
+	out[o] = '\0';
+	if (known)
+		pq->conninfo_free(known);
+	if (ignored)
+		pq->freemem(ignored);
+}
+
+static bool option_given(const struct pq_option *opt)
+{
+	return opt->val || (opt->envvar && getenv(opt->envvar));
+}
+
+static int add_param(struct fleet *f, size_t *n, const char *keyword, const char *value)
+{
+	if (!(f->keywords[*n] = strdup(keyword)) || !(f->values[*n] = strdup(value)))
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+/* The user's parameters as libpq parsed them, then the defaults for the
+ * ones not given that this libpq knows. */
+static int fill_params(struct fleet *f, const struct pq_option *opts)
+{
+	size_t count = 0, n = 0;
+
+	while (opts[count].keyword)
+		count++;
+	f->keywords = calloc(count + 1, sizeof *f->keywords);
+	f->values = calloc(count + 1, sizeof *f->values);
+	if (!f->keywords || !f->values)
+		return -1;
+	for (size_t i = 0; i < count; i++)
+		if (opts[i].val && add_param(f, &n, opts[i].keyword, opts[i].val) != 0)
+			return -1;
+	for (size_t d = 0; d < sizeof param_defaults / sizeof param_defaults[0]; d++)
+		for (size_t i = 0; i < count; i++)
+			if (strcmp(opts[i].keyword, param_defaults[d].keyword) == 0 &&
+			    !option_given(&opts[i]) &&
+			    add_param(f, &n, param_defaults[d].keyword, param_defaults[d].value) != 0)
+				return -1;
+	return 0;
+}
+
+/* libpq does not time out PQconnectPoll's steps itself: the fleet gives
+ * a connection, and every statement, connect_timeout to answer. */
+static int64_t answer_timeout(const struct fleet *f)
+{
+	const char *text = getenv("PGCONNECT_TIMEOUT");
+	long s;
+
+	for (size_t i = 0; f->keywords[i]; i++)
+		if (strcmp(f->keywords[i], "connect_timeout") == 0)
+			text = f->values[i];
+	s = text ? strtol(text, NULL, 10) : 10;
+	return (s < 2 ? 2 : s) * NSEC_PER_SEC;
+}
+
+static int parse_conninfo(struct fleet *f, const char *conninfo, char *err, size_t errlen)
+{
+	char *msg = NULL, shown[512];
+	struct pq_option *opts = f->pq.conninfo_parse(conninfo, &msg);
+
+	if (!opts) {
+		if (!msg) {
+			snprintf(err, errlen, "out of memory");
+			return 1;
+		}
+		redact(&f->pq, msg, shown, sizeof shown);
+		f->pq.freemem(msg);
+		char *line = one_line(shown);
+		snprintf(err, errlen, "--fleet: libpq cannot read the connection string: %s",
+			 line ? line : shown);
+		free(line);
+		return 2;
+	}
+	if (fill_params(f, opts) != 0) {
+		f->pq.conninfo_free(opts);
+		snprintf(err, errlen, "out of memory");
+		return 1;
+	}
+	f->pq.conninfo_free(opts);
+	f->answer_ns = answer_timeout(f);
+	return 0;
+}
+
+/* Life */
+
+const char *fleet_outcome_name(enum fleet_outcome o)
+{
+	static const char *const names[] = { "won", "elsewhere", "skipped", "missed" };
+
+	return (unsigned)o < 4 ? names[o] : "missed";
+}
+
+struct fleet *fleet_new(const struct fleet_config *c, int *status, char *err, size_t errlen)
+{
+	struct fleet *f = calloc(1, sizeof *f);
+
+	*status = 1;
+	if (!f || !(f->replica = strdup(c->replica))) {
+		free(f);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	f->cfg = *c;
+	f->cfg.replica = f->replica;
+	f->cfg.conninfo = NULL;
+	if (pq_load(&f->pq, err, errlen) != 0) {
+#ifdef TFD_NO_FLEET
+		*status = 2;
+#endif
+		fleet_free(f);
+		return NULL;
+	}
+	if ((*status = parse_conninfo(f, c->conninfo, err, errlen)) != 0) {
+		fleet_free(f);
+		return NULL;
+	}
+	f->backoff_ns = BACKOFF_FIRST_NS;
+	return f;
+}
+
+static void drop_connection(struct fleet *f)
+{
+	if (f->answer) {
+		f->pq.clear(f->answer);
+		f->answer = NULL;
+	}
+	if (f->conn) {
+		f->pq.finish(f->conn);
+		f->conn = NULL;
+	}
+}
+
+void fleet_free(struct fleet *f)
+{
+	struct event_node *e;
+
+	if (!f)
+		return;
+	if (f->pq.handle)
+		drop_connection(f);
+	free_op(f->in_flight);
+	queue_free(&f->claims);
+	queue_free(&f->writes);
+	while ((e = f->events)) {
+		f->events = e->next;
+		free_event(e);
+	}
+	free_event(f->taken);
+	for (size_t i = 0; f->keywords && f->keywords[i]; i++) {
+		free(f->keywords[i]);
+		free(f->values[i]);
+	}
+	free(f->keywords);
+	free(f->values);
+	free(f->boundary);
+	free(f->replica);
+	pq_unload(&f->pq);
+	free(f);
+}
+
+/* The outage: the connection is given up; what was in flight goes back to
+ * the front of its queue, marked as possibly carried out; the next try
+ * comes after a backoff. One report per outage. */
+static void lose_connection(struct fleet *f, const char *why)
+{
+	struct op *op = f->in_flight;
+	bool was_ready = f->link == LINK_READY;
+
+	/* WHY may be libpq's, freed with the connection. */
+	if (!f->outage_reported)
+		push_error(f, "postgresql", why);
+	drop_connection(f);
+	f->in_flight = NULL;
+	if (op && (op->kind == OP_CLAIM || op->kind == OP_CLASSIFY)) {
+		op->resent = op->resent || op->kind == OP_CLAIM;
+		queue_push_front(&f->claims, op);
+	} else if (op && (op->kind == OP_END || op->kind == OP_ATTEMPT || op->kind == OP_ABANDON)) {
+		queue_push_front(&f->writes, op);
+	} else {
+		free_op(op);  /* setup, renewal and cleanup are asked again */
+	}
+	f->link = LINK_WAIT;
+	f->retry_at = now_mono() + f->backoff_ns;
+	f->backoff_ns = f->backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : f->backoff_ns * 2;
+	f->outage_reported = true;
+	if (was_ready)
+		push_event(f, &(struct fleet_event){ .kind = FLEET_EVENT_DISCONNECTED }, NULL, NULL);
+}
+
+static void lose_connection_pq(struct fleet *f)
+{
+	lose_connection(f, f->conn ? f->pq.error_message(f->conn) : "connection lost");
+}
+
+/* libpq's notices ("relation already exists, skipping") would go to
+ * stderr; tfd's stderr carries only its own warnings and errors. */
+static void ignore_notice(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+static void begin_connecting(struct fleet *f)
+{
+	f->conn = f->pq.connect_start_params((const char *const *)f->keywords,
+					     (const char *const *)f->values, 0);
+	f->link = LINK_CONNECTING;
+	f->want_write = true;  /* libpq: before the first PQconnectPoll, wait to write */
+	f->waited_from = now_mono();
+	if (!f->conn) {
+		lose_connection(f, "out of memory");
+		return;
+	}
+	f->pq.set_notice_processor(f->conn, ignore_notice, NULL);
+	if (f->pq.status(f->conn) == PQ_CONNECTION_BAD)
+		lose_connection_pq(f);
+}
+
+void fleet_start(struct fleet *f)
+{
+	if (f->link == LINK_IDLE)
+		begin_connecting(f);
+}
+
+/* Statements */
+
+struct params {
+	const char *v[8];
+	int n;
+	char buf[6][64];
+};
+
+static void param_instant(struct params *p, int slot, int64_t ns)
+{
+	format_instant(p->buf[slot], sizeof p->buf[slot], ns);
+	p->v[p->n++] = p->buf[slot];
+}
+
+static void param_micros(struct params *p, int slot, int64_t ns)
+{
+	format_micros(p->buf[slot], sizeof p->buf[slot], ns);
+	p->v[p->n++] = p->buf[slot];
+}
+
+static void param_int(struct params *p, int slot, long v)
+{
+	snprintf(p->buf[slot], sizeof p->buf[slot], "%ld", v);
+	p->v[p->n++] = p->buf[slot];
+}
+
+static const char *statement_of(const struct fleet *f, const struct op *op, struct params *p)
+{
+	const struct fleet_end *e = &op->end;
+
+	switch (op->kind) {
+	case OP_SETUP:
+		return sql_setup;
+	case OP_START:
+		p->v[p->n++] = f->replica;
+		p->v[p->n++] = f->boundary;
+		return sql_start;
+	case OP_CLAIM:
+		p->v[p->n++] = op->job;
+		param_instant(p, 0, op->scheduled_ns);
+		p->v[p->n++] = f->replica;
+		param_micros(p, 1, f->cfg.lease_ns);
+		param_micros(p, 2, f->cfg.deadline_ns);
+		p->v[p->n++] = op->exclusive ? "t" : "f";
+		return sql_claim;
+	case OP_CLASSIFY:
+		p->v[p->n++] = op->job;
+		param_instant(p, 0, op->scheduled_ns);
+		return sql_classify;
+	case OP_ATTEMPT:
+		p->v[p->n++] = op->job;
+		param_instant(p, 0, op->scheduled_ns);
+		p->v[p->n++] = f->replica;
+		param_int(p, 1, (long)e->attempts);
+		return sql_attempt;
+	case OP_END:
+		p->v[p->n++] = op->job;
+		param_instant(p, 0, op->scheduled_ns);
+		p->v[p->n++] = f->replica;
+		p->v[p->n++] = e->failed ? "failed" : "succeeded";
+		param_int(p, 1, (long)e->attempts);
+		if (e->exit_status >= 0)
+			param_int(p, 2, e->exit_status);
+		else
+			p->v[p->n++] = NULL;
+		p->v[p->n++] = e->timed_out ? "t" : "f";
+		param_instant(p, 3, e->finished_ns);
+		return sql_end;
+	case OP_ABANDON:
+		p->v[p->n++] = op->job;
+		param_instant(p, 0, op->scheduled_ns);
+		p->v[p->n++] = f->replica;
+		return sql_abandon;
+	case OP_RENEW:
+		p->v[p->n++] = f->replica;
+		param_micros(p, 0, f->cfg.lease_ns);
+		p->v[p->n++] = f->boundary;
+		return sql_renew;
+	case OP_KEEP_CLAIM:
+		p->v[p->n++] = KEEP_JOB;
+		p->v[p->n++] = f->replica;
+		param_micros(p, 0, f->cfg.lease_ns);
+		return sql_keep_claim;
+	case OP_KEEP_DELETE:
+		param_micros(p, 0, f->cfg.keep_ns);
+		return sql_keep_delete;
+	}
+	return NULL;
+}
+
+static void send_op(struct fleet *f, struct op *op)
+{
+	struct params p = { .n = 0 };
+	const char *sql = statement_of(f, op, &p);
+	int flushed;
+
+	f->in_flight = op;
+	f->waited_from = now_mono();
+	f->sent_real = now_real();
+	if (!f->pq.send_query_params(f->conn, sql, p.n, NULL, p.v, NULL, NULL, 0)) {
+		lose_connection_pq(f);
+		return;
+	}
+	flushed = f->pq.flush(f->conn);
+	if (flushed < 0)
+		lose_connection_pq(f);
+	else
+		f->want_write = flushed == 1;
+}
+
+/* Answers */
+
+static int64_t micros_value(const struct fleet *f, const pq_result *r, int field)
+{
+	if (f->pq.ntuples(r) < 1 || f->pq.nfields(r) <= field || f->pq.get_is_null(r, 0, field))
+		return 0;
+	return strtoll(f->pq.get_value(r, 0, field), NULL, 10) * 1000;
+}
+
+static bool bool_value(const struct fleet *f, const pq_result *r, int field)
+{
+	return f->pq.ntuples(r) > 0 && f->pq.nfields(r) > field &&
+	       strcmp(f->pq.get_value(r, 0, field), "t") == 0;
+}
+
+/* The database's now() against this replica's clock, at the middle of the
+ * statement's round trip; more than CLOCK_SLACK_NS apart is said once. */
+static void check_clock(struct fleet *f, int64_t db_ns)
+{
+	int64_t got = now_real(), mid = f->sent_real + (got - f->sent_real) / 2;
+	int64_t off = mid - db_ns, slack = CLOCK_SLACK_NS + (got - f->sent_real) / 2;
+	char msg[320];
+
+	if (db_ns == 0 || f->clock_warned || (off <= slack && -off <= slack))
+		return;
+	f->clock_warned = true;
+	snprintf(msg, sizeof msg, "replica %.64s: its clock is %" PRId64 ".%03" PRId64 " s %s the "
+		 "database's now(); it claims elapses at its own instants, so it runs them %s",
+		 f->replica, (off < 0 ? -off : off) / NSEC_PER_SEC,
+		 (off < 0 ? -off : off) % NSEC_PER_SEC / 1000000, off > 0 ? "ahead of" : "behind",
+		 off > 0 ? "early" : "late or not at all");
+	push_error(f, "clock", msg);
+}
+
+static void become_ready(struct fleet *f, const pq_result *r)
+{
+	char text[64];
+
+	if (!f->boundary) {
+		format_instant(text, sizeof text, micros_value(f, r, 0));
+		if (!(f->boundary = strdup(text))) {
+			lose_connection(f, "out of memory");
+			return;
+		}
+	}
+	check_clock(f, micros_value(f, r, 1));
+	f->link = LINK_READY;
+	f->backoff_ns = BACKOFF_FIRST_NS;
+	f->outage_reported = false;
+	/* Renewed at once: leases ran on while the connection was down. The
+	 * cleanup waits a renewal period: a replica that starts has elapses
+	 * to claim first. */
+	f->renew_at = now_mono();
+	if (f->keep_at == 0)
+		f->keep_at = f->renew_at + f->cfg.lease_ns / 6;
+	push_event(f, &(struct fleet_event){ .kind = FLEET_EVENT_CONNECTED }, NULL, NULL);
+}
+
+static void answer_claim(struct fleet *f, struct op *op, const pq_result *r)
+{
+	check_clock(f, micros_value(f, r, 2));
+	if (bool_value(f, r, 0)) {
+		push_outcome(f, op, FLEET_WON);
+		free_op(op);
+		return;
+	}
+	op->in_time = bool_value(f, r, 1);
+	op->kind = OP_CLASSIFY;
+	queue_push_front(&f->claims, op);
+}
+
+static void answer_classify(struct fleet *f, struct op *op, const pq_result *r)
+{
+	enum fleet_outcome o;
+
+	if (f->pq.ntuples(r) > 0)
+		o = op->resent && strcmp(f->pq.get_value(r, 0, 0), f->replica) == 0 ? FLEET_WON
+										    : FLEET_ELSEWHERE;
+	else
+		o = op->in_time ? FLEET_SKIPPED : FLEET_MISSED;
+	push_outcome(f, op, o);
+	free_op(op);
+}
+
+static void queue_keep_end(struct fleet *f, int64_t hour_ns)
+{
+	struct op *op = new_op(OP_END, KEEP_JOB, hour_ns);
+
+	if (!op)
+		return;
+	op->end = (struct fleet_end){ .exit_status = 0, .attempts = 1, .finished_ns = now_real() };
+	queue_push(&f->writes, op);
+}
+
+static void answer_keep(struct fleet *f, struct op *op, const pq_result *r)
+{
+	if (op->kind == OP_KEEP_CLAIM && f->pq.ntuples(r) > 0) {
+		op->kind = OP_KEEP_DELETE;
+		op->scheduled_ns = micros_value(f, r, 0);
+		queue_push(&f->writes, op);
+		return;
+	}
+	if (op->kind == OP_KEEP_DELETE && micros_value(f, r, 0) == KEEP_BATCH_ROWS * 1000) {
+		queue_push(&f->writes, op);
+		return;
+	}
+	if (op->kind == OP_KEEP_DELETE)
+		queue_keep_end(f, op->scheduled_ns);
+	free_op(op);
+}
+
+static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
+{
+	switch (op->kind) {
+	case OP_SETUP:
+		free_op(op);
+		if ((op = new_op(OP_START, NULL, 0)))
+			send_op(f, op);
+		else
+			lose_connection(f, "out of memory");
+		return;
+	case OP_START:
+		free_op(op);
+		become_ready(f, r);
+		return;
+	case OP_CLAIM:
+		answer_claim(f, op, r);
+		return;
+	case OP_CLASSIFY:
+		answer_classify(f, op, r);
+		return;
+	case OP_RENEW:
+		check_clock(f, micros_value(f, r, 2));
+		f->renew_at = now_mono() + f->cfg.lease_ns / 6;
+		break;
+	case OP_KEEP_CLAIM:
+	case OP_KEEP_DELETE:
+		answer_keep(f, op, r);
+		return;
+	case OP_ATTEMPT:
+	case OP_END:
+	case OP_ABANDON:
+		break;
+	}
+	free_op(op);
+}
+
+/* SQLSTATE classes that mean the table or schema is not what the setup
+ * left (dropped, renamed): set up again on a new connection. */
+static bool needs_setup(const char *state)
+{
+	return state && (strncmp(state, "42", 2) == 0 || strncmp(state, "3F", 2) == 0);
+}
+
+/* A statement failed while the connection stayed up: the statement's own
+ * fault (a job name that is not valid in the database's encoding). It is
+ * reported and given up, never retried for ever. */
+static void answer_error(struct fleet *f, struct op *op, const pq_result *r)
+{
+	const char *msg = f->pq.result_error_message(r);
+	const char *state = f->pq.result_error_field(r, PQ_DIAG_SQLSTATE);
+
+	if (op->kind == OP_SETUP || op->kind == OP_START || needs_setup(state) ||
+	    f->pq.status(f->conn) != PQ_CONNECTION_OK) {
+		lose_connection(f, msg);
+		return;
+	}
+	f->in_flight = NULL;
+	/* A deadlock or serialization failure (a renewal and another
+	 * replica's sweep crossing on a cut-off replica's rows) rolled the
+	 * statement back: it is asked again. */
+	if (state && strncmp(state, "40", 2) == 0) {
+		if (op->kind == OP_RENEW)
+			f->renew_at = now_mono();
+		if (op->kind == OP_RENEW || op->kind == OP_KEEP_CLAIM || op->kind == OP_KEEP_DELETE)
+			free_op(op);
+		else
+			queue_push_front(op->kind == OP_CLAIM || op->kind == OP_CLASSIFY ? &f->claims
+											 : &f->writes, op);
+		return;
+	}
+	push_error(f, "postgresql", msg);
+	if (op->kind == OP_CLAIM || op->kind == OP_CLASSIFY)
+		push_outcome(f, op, FLEET_MISSED);
+	if (op->kind == OP_RENEW)
+		f->renew_at = now_mono() + f->cfg.lease_ns / 6;
+	free_op(op);
+}
+
+static void finish_statement(struct fleet *f)
+{
+	struct op *op = f->in_flight;
+	pq_result *r = f->answer;
+	int st = r ? f->pq.result_status(r) : -1;
+
+	f->answer = NULL;
+	if (!r) {
+		lose_connection(f, "the server sent no result");
+	} else if (st == PQ_COMMAND_OK || st == PQ_TUPLES_OK) {
+		f->in_flight = NULL;
+		answer_ok(f, op, r);
+	} else {
+		answer_error(f, op, r);
+	}
+	if (r)
+		f->pq.clear(r);
+}
+
+/* Reads what arrived; a statement is done when libpq has no more results
+ * for it. */
+static void read_answers(struct fleet *f)
+{
+	if (!f->pq.consume_input(f->conn) || f->pq.status(f->conn) != PQ_CONNECTION_OK) {
+		lose_connection_pq(f);
+		return;
+	}
+	while (f->conn && f->in_flight && !f->pq.is_busy(f->conn)) {
+		pq_result *r = f->pq.get_result(f->conn);
+
+		if (!r) {
+			finish_statement(f);
+			return;
+		}
+		if (f->answer)
+			f->pq.clear(r);
+		else
+			f->answer = r;
+	}
+}
+
+/* Scheduling the statements */
+
+/* Claims come first (a run waits for each), then the renewal when due,
+ * then the runs' ends and the cleanup. */
+static struct op *next_op(struct fleet *f)
+{
+	int64_t now = now_mono();
+	struct op *op;
+
+	if ((op = queue_pop(&f->claims)))
+		return op;
+	if (now >= f->renew_at) {
+		f->renew_at = INT64_MAX;  /* until its answer */
+		return new_op(OP_RENEW, NULL, 0);
+	}
+	if ((op = queue_pop(&f->writes)))
+		return op;
+	if (now >= f->keep_at) {
+		f->keep_at = now + KEEP_EVERY_NS;
+		return new_op(OP_KEEP_CLAIM, NULL, 0);
+	}
+	return NULL;
+}
+
+/* A claim still waiting in the queue past its deadline is missed: the
+ * loop hears it at the deadline, not when the database is back. One whose
+ * insert may have been carried out (sent on a connection lost before the
+ * answer) has its row, if any, abandoned when the database is back. */
+static void expire_claims(struct fleet *f)
+{
+	int64_t now = now_real();
+	struct op **link = &f->claims.head;
+
+	f->claims.tail = NULL;
+	while (*link) {
+		struct op *op = *link;
+
+		if (op->kind == OP_CLAIM && now > op->scheduled_ns + f->cfg.deadline_ns) {
+			*link = op->next;
+			f->claims.n--;
+			push_outcome(f, op, FLEET_MISSED);
+			if (op->resent) {
+				op->kind = OP_ABANDON;
+				queue_push(&f->writes, op);
+			} else {
+				free_op(op);
+			}
+			continue;
+		}
+		f->claims.tail = op;
+		link = &op->next;
+	}
+}
+
+static void step_connecting(struct fleet *f, short revents)
+{
+	bool ready = revents & (f->want_write ? POLLOUT : POLLIN);
+
+	if (!ready && !(revents & (POLLERR | POLLHUP)))
+		return;
+	switch (f->pq.connect_poll(f->conn)) {
+	case PQ_POLLING_READING:
+		f->want_write = false;
+		break;
+	case PQ_POLLING_WRITING:
+		f->want_write = true;
+		break;
+	case PQ_POLLING_OK: {
+		struct op *op = new_op(OP_SETUP, NULL, 0);
+
+		f->link = LINK_SETUP;
+		f->want_write = false;
+		if (f->pq.set_nonblocking(f->conn, 1) != 0 || !op) {
+			free_op(op);
+			lose_connection_pq(f);
+			return;
+		}
+		send_op(f, op);
+		break;
+	}
+	default:
+		lose_connection_pq(f);
+	}
+}
+
+/* Sends what is queued while the connection is idle. */
+static void send_next(struct fleet *f)
+{
+	while (f->link == LINK_READY && !f->in_flight) {
+		struct op *op = next_op(f);
+
+		if (!op)
+			break;
+		send_op(f, op);
+	}
+}
+
+static void step_connected(struct fleet *f, short revents)
+{
+	if (revents & POLLOUT && f->want_write) {
+		int flushed = f->pq.flush(f->conn);
+
+		if (flushed < 0) {
+			lose_connection_pq(f);
+			return;
+		}
+		f->want_write = flushed == 1;
+	}
+	if (revents & (POLLIN | POLLERR | POLLHUP))
+		read_answers(f);
+	send_next(f);
+}
+
+void fleet_service(struct fleet *f, short revents)
+{
+	expire_claims(f);
+	if (f->link == LINK_WAIT && now_mono() >= f->retry_at)
+		begin_connecting(f);
+	else if (f->link == LINK_CONNECTING)
+		step_connecting(f, revents);
+	else if (f->link == LINK_SETUP || f->link == LINK_READY)
+		step_connected(f, revents);
+	/* A connection being made, or a statement sent, that stays silent past
+	 * the timeout is dead, even when TCP has not noticed (a peer that was
+	 * stopped still acknowledges). */
+	if ((f->link == LINK_CONNECTING || f->in_flight) && f->conn &&
+	    now_mono() - f->waited_from > f->answer_ns) {
+		char msg[200];
+
+		snprintf(msg, sizeof msg, "no answer from the server within %" PRId64 " s",
+			 f->answer_ns / NSEC_PER_SEC);
+		lose_connection(f, msg);
+	}
+	if (f->link == LINK_WAIT && now_mono() >= f->retry_at)
+		begin_connecting(f);
+}
+
+/* What the loop sees */
+
+int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
+		uint64_t token)
+{
+	struct op *op = new_op(OP_CLAIM, job, scheduled_ns);
+
+	if (!op)
+		return -1;
+	op->exclusive = exclusive;
+	op->token = token;
+	queue_push(&f->claims, op);
+	send_next(f);  /* a run waits for the answer: no poll turn in between */
+	return 0;
+}
+
+int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, unsigned attempt)
+{
+	struct op *op = new_op(OP_ATTEMPT, job, scheduled_ns);
+
+	if (!op)
+		return -1;
+	op->end.attempts = attempt;
+	queue_push(&f->writes, op);
+	send_next(f);
+	return 0;
+}
+
+int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
+		    const struct fleet_end *e)
+{
+	struct op *op = new_op(OP_END, job, scheduled_ns);
+
+	if (!op)
+		return -1;
+	op->end = *e;
+	queue_push(&f->writes, op);
+	send_next(f);
+	return 0;
+}
+
+int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
+{
+	struct op *op = new_op(OP_ABANDON, job, scheduled_ns);
+
+	if (!op)
+		return -1;
+	queue_push(&f->writes, op);
+	send_next(f);
+	return 0;
+}
+
+int fleet_poll_fd(const struct fleet *f, short *events)
+{
+	int fd;
+
+	*events = 0;
+	if (!f->conn || f->link == LINK_WAIT || f->link == LINK_IDLE)
+		return -1;
+	fd = f->pq.socket(f->conn);
+	if (fd < 0)
+		return -1;
+	if (f->link == LINK_CONNECTING)
+		*events = f->want_write ? POLLOUT : POLLIN;
+	else
+		*events = (short)(POLLIN | (f->want_write ? POLLOUT : 0));
+	return fd;
+}
+
+static int64_t earliest(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The first queued claim to expire, on CLOCK_MONOTONIC. */
+static int64_t claims_deadline(const struct fleet *f)
+{
+	int64_t first = INT64_MAX, real = now_real(), mono = now_mono();
+
+	for (const struct op *op = f->claims.head; op; op = op->next)
+		if (op->kind == OP_CLAIM)
+			first = earliest(first, op->scheduled_ns + f->cfg.deadline_ns);
+	if (first == INT64_MAX)
+		return INT64_MAX;
+	return mono + (first - real) + 1;
+}
+
+int64_t fleet_deadline(const struct fleet *f)
+{
+	int64_t d = claims_deadline(f);
+
+	if (f->link == LINK_WAIT)
+		d = earliest(d, f->retry_at);
+	if (f->link == LINK_CONNECTING || f->in_flight)
+		d = earliest(d, f->waited_from + f->answer_ns + 1);
+	if (f->link == LINK_READY && !f->in_flight)
+		d = earliest(d, earliest(f->renew_at, f->keep_at));
+	return d;
+}
+
+bool fleet_next_event(struct fleet *f, struct fleet_event *out)
+{
+	struct event_node *e = f->events;
+
+	free_event(f->taken);
+	f->taken = NULL;
+	if (!e)
+		return false;
+	f->events = e->next;
+	if (!f->events)
+		f->events_tail = NULL;
+	f->taken = e;
+	*out = e->ev;
+	return true;
+}
+
+bool fleet_connected(const struct fleet *f)
+{
+	return f->link == LINK_READY;
+}
+
+size_t fleet_pending(const struct fleet *f)
+{
+	size_t n = f->claims.n;
+	const struct op *in = f->in_flight;
+
+	for (const struct op *op = f->writes.head; op; op = op->next)
+		n += op->kind == OP_END || op->kind == OP_ATTEMPT || op->kind == OP_ABANDON;
+	return n + (in && in->kind != OP_RENEW && in->kind != OP_KEEP_CLAIM &&
+		    in->kind != OP_KEEP_DELETE && in->kind != OP_SETUP && in->kind != OP_START);
+}

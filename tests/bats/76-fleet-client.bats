@@ -1,0 +1,228 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
+# The fleet's database client (src/fleet.c) against a real PostgreSQL of
+# this file's own (pg_helper.bash), driven by build/fleet_drive, a poll
+# loop of its own around fleet.h: claims, the table, leases, outages.
+
+load test_helper
+load pg_helper
+
+DRIVE=$REPO/build/fleet_drive
+
+setup_file() {
+	make -s -C "$REPO" build/fleet_drive >&2
+	pg_start
+}
+
+teardown_file() {
+	pg_stop
+}
+
+# A database of the test's own, so tests do not see each other's rows.
+setup() {
+	DB=t$BATS_SUITE_TEST_NUMBER
+	pg_sql "CREATE DATABASE $DB" postgres
+	CONN="host=$PG_DIR port=$PG_PORT dbname=$DB user=postgres"
+	NOW=$(date +%s)
+}
+
+@test "fleet client: a bad connection string is exit 2, and a password in it is not shown" {
+	run --separate-stderr "$DRIVE" "host=$PG_DIR password=sekrit-word junk" connected
+	assert_equal "$status" 2
+	[[ $stderr == *"cannot read the connection string"* ]] || fail "$stderr"
+	[[ $stderr != *sekrit* && $stderr != *junk* ]] || fail "shown: $stderr"
+	run --separate-stderr "$DRIVE" "postgresql://u:sekrit@[::1/db" connected
+	assert_equal "$status" 2
+	[[ $stderr != *sekrit* ]] || fail "shown: $stderr"
+}
+
+@test "fleet client: 3 racing replicas create the table once and claim each elapse once" {
+	for r in a b c; do
+		FLEET_REPLICA=$r start_bg "$DRIVE" "$CONN" connected claim job "$NOW" skip \
+			claim other "$NOW" parallel >"$BATS_TEST_TMPDIR/$r"
+	done
+	for pid in "${BG_PIDS[@]}"; do
+		wait "$pid"
+	done
+	BG_PIDS=()
+	run cat "$BATS_TEST_TMPDIR"/{a,b,c}
+	assert_equal "$(grep -c '^up$' <<<"$output")" 3
+	assert_equal "$(grep -c "^claim job $NOW won$" <<<"$output")" 1
+	assert_equal "$(grep -c "^claim job $NOW elsewhere$" <<<"$output")" 2
+	assert_equal "$(grep -c "^claim other $NOW won$" <<<"$output")" 1
+	refute_output --partial error
+	assert_equal "$(pg_sql "SELECT count(*) FROM pg_class WHERE relname = 'tfd_runs'" "$DB")" 1
+	assert_equal "$(pg_sql "SELECT count(*), min(state) FROM tfd_runs WHERE job = 'job'" "$DB")" "1|running"
+}
+
+@test "fleet client: a table of another shape is refused with a clear error" {
+	pg_sql "CREATE TABLE tfd_runs (job text, at timestamptz)" "$DB"
+	run --separate-stderr "$DRIVE" "$CONN" error
+	assert_success
+	assert_output --partial "error postgresql: "
+	assert_output --partial "table tfd_runs is not tfd's: its columns are (job text, at timestamp with time zone)"
+	refute_output --partial up
+}
+
+@test "fleet client: a job name with quotes and semicolons is stored verbatim" {
+	name="x'); DROP TABLE tfd_runs; --\"; \$\$ \\"
+	run --separate-stderr "$DRIVE" "$CONN" connected claim "$name" "$NOW" skip end "$name" "$NOW" 3 flushed
+	assert_success
+	assert_output --partial "won"
+	run pg_sql "SELECT job, state, exit_status FROM tfd_runs WHERE job <> ''" "$DB"
+	assert_output "$name|failed|3"
+}
+
+@test "fleet client: --overlap skip holds across replicas, parallel does not" {
+	out=$BATS_TEST_TMPDIR/a
+	FLEET_REPLICA=a start_bg "$DRIVE" "$CONN" connected claim j "$NOW" skip \
+		claim p "$NOW" parallel serve 2000 end j "$NOW" 0 flushed >"$out"
+	wait_for_lines "$out" 30 3
+	FLEET_REPLICA=b run "$DRIVE" "$CONN" connected claim j $((NOW + 1)) skip \
+		claim p $((NOW + 1)) parallel
+	assert_success
+	assert_line "claim j $((NOW + 1)) skipped"
+	assert_line "claim p $((NOW + 1)) won"
+	wait "${BG_PIDS[0]}"
+	BG_PIDS=()
+	FLEET_REPLICA=b run "$DRIVE" "$CONN" connected claim j $((NOW + 2)) skip
+	assert_line "claim j $((NOW + 2)) won"
+}
+
+@test "fleet client: an elapse past its deadline is missed; one within it is claimed late" {
+	FLEET_DEADLINE_MS=5000 run "$DRIVE" "$CONN" connected claim late $((NOW - 30)) skip \
+		claim recent $((NOW - 2)) skip
+	assert_success
+	assert_line "claim late $((NOW - 30)) missed"
+	assert_line "claim recent $((NOW - 2)) won"
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job = 'late'" "$DB")" 0
+}
+
+@test "fleet client: a dead replica's claim is abandoned after its lease, and not run again" {
+	FLEET_REPLICA=dead FLEET_LEASE_MS=1200 run "$DRIVE" "$CONN" connected claim j "$NOW" skip
+	assert_line "claim j $NOW won"
+	# The other replica sweeps every lease/6: within 1.2 s + 0.2 s.
+	FLEET_REPLICA=alive FLEET_LEASE_MS=1200 run "$DRIVE" "$CONN" connected serve 3000 \
+		claim j "$NOW" skip claim j $((NOW + 1)) skip
+	assert_success
+	assert_line "claim j $NOW elsewhere"
+	assert_line "claim j $((NOW + 1)) won"
+	run pg_sql "SELECT replica, state, finished_at IS NOT NULL FROM tfd_runs WHERE job = 'j' ORDER BY scheduled" "$DB"
+	assert_line -n 0 "dead|abandoned|t"
+	assert_line -n 1 "alive|running|f"
+}
+
+@test "fleet client: a running claim is renewed past its lease" {
+	FLEET_REPLICA=slow FLEET_LEASE_MS=1200 start_bg "$DRIVE" "$CONN" connected \
+		claim j "$NOW" skip serve 4000 end j "$NOW" 0 flushed >"$BATS_TEST_TMPDIR/slow"
+	wait_for_lines "$BATS_TEST_TMPDIR/slow" 30 2
+	FLEET_REPLICA=other FLEET_LEASE_MS=1200 run "$DRIVE" "$CONN" connected serve 2500
+	assert_success
+	wait "${BG_PIDS[0]}"
+	BG_PIDS=()
+	assert_equal "$(pg_sql "SELECT state, renewed_at > claimed_at FROM tfd_runs WHERE job = 'j'" "$DB")" \
+		"succeeded|t"
+}
+
+@test "fleet client: a won elapse dropped before it ran is abandoned, and nobody runs it" {
+	run "$DRIVE" "$CONN" connected claim j "$NOW" skip drop j "$NOW" flushed
+	assert_line "claim j $NOW won"
+	FLEET_REPLICA=b run "$DRIVE" "$CONN" connected claim j "$NOW" skip claim j $((NOW + 1)) skip
+	assert_line "claim j $NOW elsewhere"
+	assert_line "claim j $((NOW + 1)) won"
+	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'j' ORDER BY scheduled LIMIT 1" "$DB")" abandoned
+}
+
+@test "fleet client: a replica restarted under the same name abandons its former claims" {
+	FLEET_REPLICA=r0 run "$DRIVE" "$CONN" connected claim j "$NOW" skip
+	FLEET_REPLICA=r0 run "$DRIVE" "$CONN" connected claim j $((NOW + 1)) skip
+	assert_line "claim j $((NOW + 1)) won"
+	run pg_sql "SELECT state FROM tfd_runs WHERE job = 'j' ORDER BY scheduled" "$DB"
+	assert_output $'abandoned\nrunning'
+}
+
+@test "fleet client: a server that starts later is waited for; an end written when it is back" {
+	out=$BATS_TEST_TMPDIR/out
+	start_bg "$DRIVE" "$CONN" connected claim j "$NOW" skip serve 2500 end j "$NOW" 0 \
+		flushed serve 200 >"$out"
+	wait_for_lines "$out" 30 2
+	pg_down
+	sleep 1
+	pg_up
+	wait "${BG_PIDS[0]}"
+	BG_PIDS=()
+	run cat "$out"
+	assert_line -n 0 up
+	assert_line -n 1 "claim j $NOW won"
+	assert_line -n 2 --partial "error postgresql: "
+	assert_line -n 3 down
+	assert_equal "$(grep -c '^error postgresql: ' "$out")" 1
+	assert_line up
+	assert_equal "$(pg_sql "SELECT state, exit_status FROM tfd_runs WHERE job = 'j'" "$DB")" "succeeded|0"
+}
+
+@test "fleet client: an unreachable server is no error at start: one report, claims missed at the deadline" {
+	port=$(pg_free_port)
+	# A port nothing listens on: refused at once, tried again with backoff.
+	FLEET_DEADLINE_MS=1000 run --separate-stderr "$DRIVE" \
+		"host=127.0.0.1 port=$port dbname=tfd user=postgres" claim j "$NOW" skip serve 1500
+	assert_success
+	assert_line "claim j $NOW missed"
+	assert_equal "$(grep -c '^error postgresql: ' <<<"$output")" 1
+	refute_line up
+}
+
+@test "fleet client: --fleet-keep deletes old finished rows, once an hour, by one replica" {
+	run "$DRIVE" "$CONN" connected
+	pg_sql "INSERT INTO tfd_runs SELECT 'old', now() - k * interval '1 minute', 'x', 'succeeded', 1,
+	        now(), now(), now(), now() - interval '2 days', 0, false FROM generate_series(1, 2500) k" "$DB"
+	pg_sql "INSERT INTO tfd_runs VALUES ('new', now(), 'x', 'succeeded', 1, now(), now(), now(), now(), 0, false)" "$DB"
+	# The cleanup comes at the first renewal, lease/6 after connecting.
+	FLEET_LEASE_MS=600 FLEET_KEEP_S=86400 run "$DRIVE" "$CONN" connected serve 1500 flushed
+	FLEET_LEASE_MS=600 FLEET_KEEP_S=86400 FLEET_REPLICA=b run "$DRIVE" "$CONN" connected serve 1500 flushed
+	run pg_sql "SELECT job, count(*), min(state) FROM tfd_runs GROUP BY job ORDER BY job" "$DB"
+	assert_line -n 0 "|1|succeeded"
+	assert_line -n 1 "new|1|succeeded"
+	assert_equal "${#lines[@]}" 2
+}
+
+@test "fleet client: a connection cut silently (a stopped proxy) is noticed within connect_timeout" {
+	require_command socat
+	port=$(pg_free_port)
+	# In a session of its own: stopping its process group stops the proxy
+	# and the child that carries the connection.
+	setsid socat TCP-LISTEN:"$port",bind=127.0.0.1,reuseaddr,fork TCP:127.0.0.1:"$PG_PORT" 3>&- &
+	proxy=$!
+	BG_PIDS+=("$proxy")
+	for _ in $(seq 100); do
+		ss -Htln "sport = :$port" | grep -q . && break
+		sleep 0.05
+	done
+	out=$BATS_TEST_TMPDIR/out
+	start_bg "$DRIVE" "host=127.0.0.1 port=$port dbname=$DB user=postgres connect_timeout=2" \
+		connected claim a "$NOW" skip serve 1000 claim b "$NOW" skip >"$out"
+	wait_for_lines "$out" 30 2
+	kill -STOP -- -"$proxy"
+	# The second claim's statement gets no answer: given up after 2 s.
+	wait_for_lines "$out" 10 4
+	kill -CONT -- -"$proxy"
+	wait "${BG_PIDS[1]}"
+	run cat "$out"
+	assert_line -n 0 up
+	assert_line -n 1 "claim a $NOW won"
+	assert_line -n 2 "error postgresql: no answer from the server within 2 s"
+	assert_line -n 3 down
+	assert_line -n 4 up
+	assert_line -n 5 "claim b $NOW won"
+	kill -- -"$proxy"
+}
+
+@test "fleet client: a replica whose clock is off the database's by more than 1 s says so once" {
+	require_command faketime
+	FAKETIME_DONT_FAKE_MONOTONIC=1 run faketime -f '+5s' "$DRIVE" "$CONN" connected \
+		claim a "$NOW" skip claim b "$NOW" skip
+	assert_success
+	assert_equal "$(grep -c '^error clock: .* its clock is [45]\.[0-9]* s ahead of the database' <<<"$output")" 1
+	run "$DRIVE" "$CONN" connected claim c "$NOW" skip
+	refute_output --partial "error clock"
+}

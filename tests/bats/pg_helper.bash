@@ -1,0 +1,86 @@
+# A PostgreSQL server of the test file's own, for the fleet's tests: made
+# with initdb in $BATS_FILE_TMPDIR, run by pg_ctl as the postgres user
+# (the server refuses root), listening on a Unix socket in that directory
+# and on 127.0.0.1 at a random free port; stopped by pg_stop in
+# teardown_file, so nothing is left running. Debian's postgresql-15 (see
+# .ci/install-deps); the tests need root for runuser.
+#
+#   setup_file()    { pg_start; }
+#   teardown_file() { pg_stop; }
+#
+# After pg_start: PG_DIR (socket directory), PG_PORT, PG_CONNINFO (the
+# database "tfd" over the socket), pg_sql SQL [DATABASE] (one query, rows as
+# "a|b" lines), pg_restart, pg_down / pg_up.
+
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+
+# Lets the postgres user through every directory above DIR that the test
+# made (bats makes its temporary directories 0700).
+pg_open_path() {
+	local dir=$1
+	while [[ $dir != / && $dir != /tmp ]]; do
+		chmod o+x "$dir"
+		dir=$(dirname "$dir")
+	done
+}
+
+pg_free_port() {
+	local port
+	for _ in $(seq 50); do
+		port=$((20000 + RANDOM % 40000))
+		if ! ss -Htln "sport = :$port" | grep -q .; then
+			echo "$port"
+			return 0
+		fi
+	done
+	return 1
+}
+
+pg_ctl_as_postgres() {
+	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DIR/data" "$@"
+}
+
+pg_up() {
+	pg_ctl_as_postgres -l "$PG_DIR/log" -w -t 60 \
+		-o "-k $PG_DIR -p $PG_PORT -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null
+}
+
+pg_down() {
+	pg_ctl_as_postgres -m fast -w -t 60 stop >/dev/null
+}
+
+pg_restart() {
+	pg_down && pg_up
+}
+
+pg_sql() {
+	"$PG_BIN/psql" -X -A -t -q -v ON_ERROR_STOP=1 -h "$PG_DIR" -p "$PG_PORT" -U postgres \
+		-d "${2:-tfd}" -c "$1"
+}
+
+pg_start() {
+	PG_DIR=$BATS_FILE_TMPDIR/pg
+	mkdir -p "$PG_DIR"
+	pg_open_path "$PG_DIR"
+	chown postgres: "$PG_DIR"
+	runuser -u postgres -- "$PG_BIN/initdb" -D "$PG_DIR/data" -A trust -U postgres \
+		--no-sync --no-instructions >/dev/null
+	# A port taken between the look and the start fails the start: try
+	# another.
+	for _ in 1 2 3 4 5; do
+		PG_PORT=$(pg_free_port) && pg_up && break
+		PG_PORT=
+	done
+	[[ -n $PG_PORT ]] || {
+		cat "$PG_DIR/log" >&2
+		return 1
+	}
+	export PG_DIR PG_PORT
+	export PG_CONNINFO="host=$PG_DIR port=$PG_PORT dbname=tfd user=postgres"
+	pg_sql "CREATE DATABASE tfd" postgres
+}
+
+pg_stop() {
+	[[ -n ${PG_DIR:-} && -f $PG_DIR/data/postmaster.pid ]] || return 0
+	pg_ctl_as_postgres -m immediate -w -t 60 stop >/dev/null
+}
