@@ -126,3 +126,20 @@ first_tick() {
 	run cat err
 	assert_output ""
 }
+
+@test "a removed job's retry still runs, and its last failure counts (-E ends tfd with it)" {
+	printf '%s\n' '--name k --interval 1h -- true' \
+		'--name r --delay 0 --count 1 --retry 1 --retry-delay 2s --exec "echo x >> tries; exit 3"' >jobs
+	start_bg "$TFD" --jobs jobs --json -E >ev.json 2>err
+	wait_for_match ev.json '"event":"exit","job":"r",.*"failed":false'
+	echo '--name k --interval 1h -- true' | save jobs
+	wait_for_reloads ev.json 1
+	run reloads ev.json
+	assert_output "ok 0 1 1"
+	wait_bg_exit "${BG_PIDS[0]}"
+	assert_equal "$bg_status" 3
+	run cat tries
+	assert_output $'x\nx'
+	run jq -c 'select(.event == "exit") | [.job, .attempt, .status, .failed]' ev.json
+	assert_output $'["r",1,3,false]\n["r",2,3,true]'
+}
