@@ -29,6 +29,17 @@ assert_alive() {
 	[[ -d /proc/${BG_PIDS[0]} ]] || fail "tfd exited: $(cat err 2>/dev/null)"
 }
 
+# Waits up to 5 s until no process's command line matches the extended
+# regex $1.
+wait_for_no_process() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		pgrep -f "$1" >/dev/null || return 0
+		sleep 0.05
+	done
+	fail "still running: $(pgrep -af "$1")"
+}
+
 @test "a reload to a file with no job waits for the next reload: emptied, or truncated and then written" {
 	echo '--name a --interval 200ms -- /bin/true' >jobs
 	start_bg "$TFD" --jobs jobs --json >ev.json 2>err
@@ -142,4 +153,27 @@ first_tick() {
 	assert_output $'x\nx'
 	run jq -c 'select(.event == "exit") | [.job, .attempt, .status, .failed]' ev.json
 	assert_output $'["r",1,3,false]\n["r",2,3,true]'
+}
+
+@test "a removed job's leftover process groups are ended at the removal, or when its run still going ends" {
+	cat >jobs <<-EOF
+		--name k --interval 1h -- true
+		--name g --delay 0 --count 1 --exec 'sleep 100.${MARKN}1 & exit 0'
+		--name h --delay 0 --count 1 --exec 'sleep 100.${MARKN}2 & sleep 1.5; exit 0'
+	EOF
+	start_bg "$TFD" --jobs jobs --json >ev.json 2>err
+	wait_for_match ev.json '"event":"exit","job":"g"'
+	wait_for_process "^sleep 100\\.${MARKN}2\$"
+	echo '--name k --interval 1h -- true' | save jobs
+	wait_for_reloads ev.json 1
+	wait_for_no_process "^sleep 100\\.${MARKN}1\$"
+	# h's run still goes on, and its group with it, until the run ends.
+	pgrep -f "^sleep 100\\.${MARKN}2\$" >/dev/null || fail "the reload ended a run's group"
+	wait_for_match ev.json '"event":"exit","job":"h"'
+	wait_for_no_process "^sleep 100\\.${MARKN}2\$"
+	assert_alive
+	kill -TERM "${BG_PIDS[0]}"
+	wait_bg_exit "${BG_PIDS[0]}"
+	run cat err
+	assert_output ""
 }
