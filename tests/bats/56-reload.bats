@@ -159,7 +159,7 @@ first_tick() {
 	cat >jobs <<-EOF
 		--name k --interval 1h -- true
 		--name g --delay 0 --count 1 --exec 'sleep 100.${MARKN}1 & exit 0'
-		--name h --delay 0 --count 1 --exec 'sleep 100.${MARKN}2 & sleep 1.5; exit 0'
+		--name h --delay 0 --count 1 --exec 'sleep 100.${MARKN}2 & sleep 4; exit 0'
 	EOF
 	start_bg "$TFD" --jobs jobs --json >ev.json 2>err
 	wait_for_match ev.json '"event":"exit","job":"g"'
@@ -169,7 +169,7 @@ first_tick() {
 	wait_for_no_process "^sleep 100\\.${MARKN}1\$"
 	# h's run still goes on, and its group with it, until the run ends.
 	pgrep -f "^sleep 100\\.${MARKN}2\$" >/dev/null || fail "the reload ended a run's group"
-	wait_for_match ev.json '"event":"exit","job":"h"'
+	wait_for_match ev.json '"event":"exit","job":"h"' 10
 	wait_for_no_process "^sleep 100\\.${MARKN}2\$"
 	assert_alive
 	kill -TERM "${BG_PIDS[0]}"
