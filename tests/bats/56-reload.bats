@@ -177,3 +177,37 @@ first_tick() {
 	run cat err
 	assert_output ""
 }
+
+@test "the jobs file's directory deleted and made again, its parent too: a warning, then reloads as before, SIGHUP too" {
+	mkdir -p top/d
+	echo '--name a --interval 1h -- true' >top/d/jobs
+	start_bg "$TFD" --jobs top/d/jobs --json >ev.json 2>err
+	sleep 0.3
+	rm -rf top/d
+	wait_for_match err "is gone"
+	mkdir top/d
+	# Back, but with no file yet: the reload says so, and the jobs run on.
+	wait_for_reloads ev.json 1
+	printf '%s\n' '--name a --interval 1h -- true' '--name b --interval 1h -- true' >top/d/jobs
+	wait_for_reloads ev.json 2
+	# The parent too: the nearest directory left is watched meanwhile.
+	rm -rf top
+	wait_for_lines err 5 3 || fail "no warning: $(cat err)"
+	mkdir -p top/d
+	wait_for_reloads ev.json 3
+	printf '%s\n' '--name a --interval 1h -- true' '--name c --interval 1h -- true' | save top/d/jobs
+	wait_for_reloads ev.json 4
+	kill -HUP "${BG_PIDS[0]}"
+	wait_for_reloads ev.json 5
+	local gone="error --jobs 'top/d/jobs': No such file or directory"
+	assert_reloads ev.json "$gone" "ok 1 0 1" "$gone" "ok 1 1 1" "ok 0 0 2"
+	assert_alive
+	kill -TERM "${BG_PIDS[0]}"
+	wait_bg_exit "${BG_PIDS[0]}"
+	run cat err
+	assert_line --index 0 "tfd: warning: --jobs 'top/d/jobs': its directory 'top/d' is gone; the jobs run on as they are until it is back"
+	assert_line --index 1 "tfd: --jobs 'top/d/jobs': No such file or directory"
+	assert_line --index 2 "tfd: warning: --jobs 'top/d/jobs': its directory 'top/d' is gone; the jobs run on as they are until it is back"
+	assert_line --index 3 "tfd: --jobs 'top/d/jobs': No such file or directory"
+	assert_equal "${#lines[@]}" 4
+}
