@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hash.h"
@@ -14,6 +13,7 @@
 #include "runs.h"
 #include "tick.h"
 #include "timens.h"
+#include "watch.h"
 
 /* A change to the jobs file is read once it has been quiet this long, so
  * an editor's several steps (write, rename, chmod) make one reload. */
@@ -190,83 +190,71 @@ bool reload_waits(const struct loop *l)
 
 /* Watching the file */
 
-/* Whether the file just created at PATH came whole: a symbolic link or a
- * second name of a file (ln). A file that open() created is still being
- * written; its IN_CLOSE_WRITE says when it is whole. */
-static bool linked_into_place(const char *path)
+/* A change settles before it is read. */
+static void reload_after_settling(struct loop *l)
 {
-	struct stat st;
+	int64_t at;
 
-	return lstat(path, &st) != 0 || S_ISLNK(st.st_mode) || st.st_nlink > 1;
+	if (__builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC), RELOAD_SETTLE_NS, &at))
+		at = INT64_MAX;
+	if (at < l->reload_due)
+		l->reload_due = at;
 }
 
-/* A change in the jobs file's directory: the file itself written and
- * closed or moved into place, or a "..data" symlink swapped (a Kubernetes
- * ConfigMap). Events on other names are someone else's. */
-static bool event_concerns(const char *path, const struct inotify_event *ev)
+static void watch_lost_warning(struct loop *l)
 {
-	const char *base = strrchr(path, '/');
+	events_errf(&l->ev, "tfd: warning: --jobs '%s': its directory '%s' is gone; the jobs "
+		    "run on as they are until it is back\n", l->cfg->jobs_path, l->jobs_watch.dir);
+}
 
-	base = base ? base + 1 : path;
-	if (ev->len == 0)
-		return false;
-	if (strncmp(ev->name, "..", 2) == 0)
-		return true;
-	if (strcmp(ev->name, base) != 0)
-		return false;
-	return !(ev->mask & IN_CREATE) || linked_into_place(path);
+/* What one event says of the jobs file: read it once the change settles;
+ * a directory that came back may hold a new file. */
+static void on_news(struct loop *l, enum watch_news news)
+{
+	if (news == WATCH_LOST)
+		watch_lost_warning(l);
+	else if (news == WATCH_CHANGED || news == WATCH_BACK)
+		reload_after_settling(l);
 }
 
 void reload_on_inotify(struct loop *l)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t n;
-	bool hit = false;
-	int64_t at;
 
 	while ((n = read(l->inotify_fd, buf, sizeof buf)) > 0) {
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
-			hit = hit || event_concerns(l->cfg->jobs_path, ev);
+			on_news(l, watch_event(&l->jobs_watch, l->inotify_fd, ev));
 			p += sizeof *ev + ev->len;
 		}
 	}
-	if (!hit)
-		return;
-	if (__builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC), RELOAD_SETTLE_NS, &at))
-		at = INT64_MAX;
-	l->reload_due = at;
 }
 
 void reload_request(struct loop *l)
 {
+	if (l->inotify_fd >= 0)
+		watch_retry(&l->jobs_watch, l->inotify_fd);
 	l->reload_due = clock_now_ns(CLOCK_MONOTONIC);
 	l->reload_forced = true;
 }
 
 void reload_watch(struct loop *l)
 {
-	const char *path = l->cfg->jobs_path, *slash;
-	char dir[4096];
-
-	if (!path)
+	if (!l->cfg->jobs_path)
 		return;
-	slash = strrchr(path, '/');
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == path)
-		snprintf(dir, sizeof dir, "/");
-	else
-		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
 	l->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (l->inotify_fd < 0 ||
-	    inotify_add_watch(l->inotify_fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE) < 0) {
-		/* SIGHUP still reloads. */
-		events_errf(&l->ev, "tfd: warning: inotify (%s): %s; reload with SIGHUP\n", dir,
-			    strerror(errno));
-		if (l->inotify_fd >= 0)
-			close(l->inotify_fd);
-		l->inotify_fd = -1;
+	if (l->inotify_fd >= 0 && watch_open(&l->jobs_watch, l->inotify_fd, l->cfg->jobs_path) == 0)
+		return;
+	if (l->inotify_fd >= 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		watch_lost_warning(l);
+		return;
 	}
+	/* SIGHUP still reloads. */
+	events_errf(&l->ev, "tfd: warning: inotify (%s): %s; reload with SIGHUP\n",
+		    l->inotify_fd >= 0 ? l->jobs_watch.dir : l->cfg->jobs_path, strerror(errno));
+	if (l->inotify_fd >= 0)
+		close(l->inotify_fd);
+	l->inotify_fd = -1;
 }

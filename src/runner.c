@@ -483,8 +483,6 @@ void runner_signal_all(struct runner *r, int sig, int64_t now)
 void runner_drop_waiting(struct runner *r)
 {
 	r->waiting = false;
-	r->retrying = false;
-	r->stopping = true;
 }
 
 void runner_forward(struct runner *r, int sig)

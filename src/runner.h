@@ -92,8 +92,10 @@ enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
 void runner_signal_all(struct runner *r, int sig, int64_t now);
 void runner_forward(struct runner *r, int sig);
 
-/* A reload removed the job: its queued run and retry are dropped, its
- * runs go on under their own timeouts. */
+/* A reload removed the job: its queued run is dropped; its runs go on
+ * under their own timeouts, and a failed try is still tried again per
+ * --retry (a run in flight ends as it would have), so its last failure
+ * is reported and counted. */
 void runner_drop_waiting(struct runner *r);
 
 /* Acts on timeouts, grace periods and retries due at NOW; a retry that

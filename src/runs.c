@@ -121,11 +121,22 @@ static void reap_unknown(struct loop *l, pid_t pid, int wstatus)
 
 void runs_drop_finished_removed(struct loop *l)
 {
+	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
+
 	for (size_t i = 0; i < l->njobs;) {
 		struct job *j = l->jobs[i];
 
-		if (j->removed && !(j->runner && runner_busy(j->runner)) &&
-		    !readers_pending_for(&l->readers, j))
+		if (!j->removed) {
+			i++;
+			continue;
+		}
+		/* A removed job's schedule has ended: the groups its runs
+		 * leave behind are ended, as at the end of every schedule. */
+		if (j->runner) {
+			runner_finish_groups(j->runner, now);
+			tick_update_deadline(l, j);
+		}
+		if (!(j->runner && runner_busy(j->runner)) && !readers_pending_for(&l->readers, j))
 			loop_drop_job(l, i);
 		else
 			i++;

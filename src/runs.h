@@ -25,7 +25,10 @@ void runs_take_terminal(struct loop *l);
  * too (unless a timeout will): a one-shot tfd leaves nothing running. */
 void runs_finish_groups(struct loop *l);
 
-/* Jobs a reload removed leave the table once their last run is gone. */
+/* Jobs a reload removed leave the table once their last run is gone;
+ * the process groups their runs left behind are ended first (SIGTERM,
+ * SIGKILL after the grace), at the removal or when a run still going
+ * ends. */
 void runs_drop_finished_removed(struct loop *l);
 
 /* The job outcome counters of END: success, failure, timeout, killed. */

@@ -29,6 +29,17 @@ assert_alive() {
 	[[ -d /proc/${BG_PIDS[0]} ]] || fail "tfd exited: $(cat err 2>/dev/null)"
 }
 
+# Waits up to 5 s until no process's command line matches the extended
+# regex $1.
+wait_for_no_process() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		pgrep -f "$1" >/dev/null || return 0
+		sleep 0.05
+	done
+	fail "still running: $(pgrep -af "$1")"
+}
+
 @test "a reload to a file with no job waits for the next reload: emptied, or truncated and then written" {
 	echo '--name a --interval 200ms -- /bin/true' >jobs
 	start_bg "$TFD" --jobs jobs --json >ev.json 2>err
@@ -125,4 +136,78 @@ first_tick() {
 	wait_bg_exit "${BG_PIDS[0]}"
 	run cat err
 	assert_output ""
+}
+
+@test "a removed job's retry still runs, and its last failure counts (-E ends tfd with it)" {
+	printf '%s\n' '--name k --interval 1h -- true' \
+		'--name r --delay 0 --count 1 --retry 1 --retry-delay 2s --exec "echo x >> tries; exit 3"' >jobs
+	start_bg "$TFD" --jobs jobs --json -E >ev.json 2>err
+	wait_for_match ev.json '"event":"exit","job":"r",.*"failed":false'
+	echo '--name k --interval 1h -- true' | save jobs
+	wait_for_reloads ev.json 1
+	run reloads ev.json
+	assert_output "ok 0 1 1"
+	wait_bg_exit "${BG_PIDS[0]}"
+	assert_equal "$bg_status" 3
+	run cat tries
+	assert_output $'x\nx'
+	run jq -c 'select(.event == "exit") | [.job, .attempt, .status, .failed]' ev.json
+	assert_output $'["r",1,3,false]\n["r",2,3,true]'
+}
+
+@test "a removed job's leftover process groups are ended at the removal, or when its run still going ends" {
+	cat >jobs <<-EOF
+		--name k --interval 1h -- true
+		--name g --delay 0 --count 1 --exec 'sleep 100.${MARKN}1 & exit 0'
+		--name h --delay 0 --count 1 --exec 'sleep 100.${MARKN}2 & sleep 4; exit 0'
+	EOF
+	start_bg "$TFD" --jobs jobs --json >ev.json 2>err
+	wait_for_match ev.json '"event":"exit","job":"g"'
+	wait_for_process "^sleep 100\\.${MARKN}2\$"
+	echo '--name k --interval 1h -- true' | save jobs
+	wait_for_reloads ev.json 1
+	wait_for_no_process "^sleep 100\\.${MARKN}1\$"
+	# h's run still goes on, and its group with it, until the run ends.
+	pgrep -f "^sleep 100\\.${MARKN}2\$" >/dev/null || fail "the reload ended a run's group"
+	wait_for_match ev.json '"event":"exit","job":"h"' 10
+	wait_for_no_process "^sleep 100\\.${MARKN}2\$"
+	assert_alive
+	kill -TERM "${BG_PIDS[0]}"
+	wait_bg_exit "${BG_PIDS[0]}"
+	run cat err
+	assert_output ""
+}
+
+@test "the jobs file's directory deleted and made again, its parent too: a warning, then reloads as before, SIGHUP too" {
+	mkdir -p top/d
+	echo '--name a --interval 1h -- true' >top/d/jobs
+	start_bg "$TFD" --jobs top/d/jobs --json >ev.json 2>err
+	sleep 0.3
+	rm -rf top/d
+	wait_for_match err "is gone"
+	mkdir top/d
+	# Back, but with no file yet: the reload says so, and the jobs run on.
+	wait_for_reloads ev.json 1
+	printf '%s\n' '--name a --interval 1h -- true' '--name b --interval 1h -- true' >top/d/jobs
+	wait_for_reloads ev.json 2
+	# The parent too: the nearest directory left is watched meanwhile.
+	rm -rf top
+	wait_for_lines err 5 3 || fail "no warning: $(cat err)"
+	mkdir -p top/d
+	wait_for_reloads ev.json 3
+	printf '%s\n' '--name a --interval 1h -- true' '--name c --interval 1h -- true' | save top/d/jobs
+	wait_for_reloads ev.json 4
+	kill -HUP "${BG_PIDS[0]}"
+	wait_for_reloads ev.json 5
+	local gone="error --jobs 'top/d/jobs': No such file or directory"
+	assert_reloads ev.json "$gone" "ok 1 0 1" "$gone" "ok 1 1 1" "ok 0 0 2"
+	assert_alive
+	kill -TERM "${BG_PIDS[0]}"
+	wait_bg_exit "${BG_PIDS[0]}"
+	run cat err
+	assert_line --index 0 "tfd: warning: --jobs 'top/d/jobs': its directory 'top/d' is gone; the jobs run on as they are until it is back"
+	assert_line --index 1 "tfd: --jobs 'top/d/jobs': No such file or directory"
+	assert_line --index 2 "tfd: warning: --jobs 'top/d/jobs': its directory 'top/d' is gone; the jobs run on as they are until it is back"
+	assert_line --index 3 "tfd: --jobs 'top/d/jobs': No such file or directory"
+	assert_equal "${#lines[@]}" 4
 }
