@@ -41,24 +41,24 @@ wait_for_no_process() {
 }
 
 @test "a reload to a file with no job waits for the next reload: emptied, or truncated and then written" {
-	echo '--name a --interval 200ms -- /bin/true' >jobs
+	echo '--name a --interval 200ms -- /bin/true' >./jobs
 	start_bg "$TFD" --jobs jobs --json >ev.json 2>err
 	wait_for_match ev.json '"event":"tick"'
-	: >jobs
+	: >./jobs
 	wait_for_reloads ev.json 1
 	sleep 0.5
 	assert_alive
 	# A truncate-then-write save: the empty file is seen first.
-	: >jobs
+	: >./jobs
 	sleep 0.3
-	echo '--name b --interval 200ms -- /bin/true' >jobs
+	echo '--name b --interval 200ms -- /bin/true' >./jobs
 	wait_for_reloads ev.json 2
 	wait_for_match ev.json '"event":"tick","job":"b"'
-	: >jobs
+	: >./jobs
 	wait_for_reloads ev.json 3
 	sleep 0.5
 	assert_alive
-	echo '--name c --delay 0 --exec "touch ran"' >jobs
+	echo '--name c --delay 0 --exec "touch ran"' >./jobs
 	wait_for_lines ran 5 0 || fail "c did not run"
 	wait_bg_exit "${BG_PIDS[0]}"
 	assert_equal "$bg_status" 0
@@ -75,7 +75,7 @@ first_tick() {
 }
 
 @test "a job a reload adds starts at the reload: its --delay, --interval and --for count from there" {
-	echo '--name a --interval 1h -- true' >jobs
+	echo '--name a --interval 1h -- true' >./jobs
 	start_bg "$TFD" --jobs jobs --json >ev.json 2>err
 	# Long enough after tfd's start that the new jobs' first elapses,
 	# counted from that start, would all be past.
@@ -109,7 +109,7 @@ first_tick() {
 }
 
 @test "a line inserted above an unchanged one does not rename it: it is kept, with its name and counters" {
-	echo '--interval 200ms -- /bin/true' >jobs
+	echo '--interval 200ms -- /bin/true' >./jobs
 	start_bg "$TFD" --jobs jobs --json >ev.json 2>err
 	wait_for_match ev.json '"event":"tick","job":"true","seq":3,'
 	printf '%s\n' '--interval 700ms -- /bin/true' '--interval 200ms -- /bin/true' | save jobs
@@ -140,7 +140,7 @@ first_tick() {
 
 @test "a removed job's retry still runs, and its last failure counts (-E ends tfd with it)" {
 	printf '%s\n' '--name k --interval 1h -- true' \
-		'--name r --delay 0 --count 1 --retry 1 --retry-delay 2s --exec "echo x >> tries; exit 3"' >jobs
+		'--name r --delay 0 --count 1 --retry 1 --retry-delay 2s --exec "echo x >> tries; exit 3"' >./jobs
 	start_bg "$TFD" --jobs jobs --json -E >ev.json 2>err
 	wait_for_match ev.json '"event":"exit","job":"r",.*"failed":false'
 	echo '--name k --interval 1h -- true' | save jobs
@@ -156,7 +156,7 @@ first_tick() {
 }
 
 @test "a removed job's leftover process groups are ended at the removal, or when its run still going ends" {
-	cat >jobs <<-EOF
+	cat >./jobs <<-EOF
 		--name k --interval 1h -- true
 		--name g --delay 0 --count 1 --exec 'sleep 100.${MARKN}1 & exit 0'
 		--name h --delay 0 --count 1 --exec 'sleep 100.${MARKN}2 & sleep 4; exit 0'
