@@ -317,18 +317,18 @@ static void test_write(void)
 	}
 	snprintf(path, sizeof path, "%s/tfd.prom", dir);
 	check(metrics_check_path(path, err, sizeof err) == 0, "check: %s", err);
-	check(metrics_write(path, names, m, 2, err, sizeof err) == 0, "write: %s", err);
+	check(metrics_write(path, names, m, 2, NULL, err, sizeof err) == 0, "write: %s", err);
 	check(read_whole(path, text, sizeof text) == 0 && strcmp(text, expected_two_jobs) == 0,
 	      "the file holds:\n%s", text);
 	check(stat(path, &st) == 0 && (st.st_mode & 0044) == (0644 & ~umask(022) & 0044),
 	      "mode %o: node_exporter, another user, cannot read it", st.st_mode & 0777);
-	check(metrics_write(path, names, m, 1, err, sizeof err) == 0, "rewrite: %s", err);
+	check(metrics_write(path, names, m, 1, NULL, err, sizeof err) == 0, "rewrite: %s", err);
 	check(read_whole(path, text, sizeof text) == 0 && !strstr(text, "report"),
 	      "the rewrite kept the old text");
 	unlink(path);
 	check(rmdir(dir) == 0, "something was left in %s: %s", dir, strerror(errno));
 	snprintf(missing, sizeof missing, "%s/tfd.prom", dir);
-	check(metrics_write(missing, names, m, 2, err, sizeof err) == -1 &&
+	check(metrics_write(missing, names, m, 2, NULL, err, sizeof err) == -1 &&
 	      strncmp(err, "open '", 6) == 0 && strstr(err, dir) && strstr(err, strerror(ENOENT)),
 	      "write into a missing directory: '%s'", err);
 	check(metrics_check_path(missing, err, sizeof err) == -1 &&
@@ -350,7 +350,7 @@ static int write_sample(const char *path)
 	m[2].last_exit_status = 0;
 	m[2].last_duration_ns = 0;
 	m[3].running = 2;
-	if (metrics_write(path, names, m, 5, err, sizeof err) != 0) {
+	if (metrics_write(path, names, m, 5, NULL, err, sizeof err) != 0) {
 		fprintf(stderr, "test_metrics: %s\n", err);
 		return 1;
 	}
