@@ -156,3 +156,22 @@ count_action() {
 		END { exit bad }' || fail "overlapping: $(sort "$RUNS")"
 	(($(wc -l <"$RUNS") >= 2)) || fail "$(sort "$RUNS")"
 }
+
+@test "fleet: a won run's tries and end are its row's; @reboot runs unclaimed on each replica" {
+	jobs=$BATS_TEST_TMPDIR/jobs
+	at=$(($(date +%s) + 1))
+	printf '%s\n' "@reboot $LOG" \
+		"--name flaky --clock realtime --at @$at --retry 1 --retry-delay 200ms -- sh -c '$LOG; exit 3'" \
+		>"$jobs"
+	for r in a b; do
+		start_replica "$r" --jobs "$jobs"
+	done
+	for r in a b; do
+		wait_bg_exit "$(eval echo "\$PID_$r")" 20
+	done
+	# Both replicas ran @reboot; one ran flaky, twice.
+	assert_equal "$(grep -c ' a$' "$RUNS") $(grep -c ' b$' "$RUNS")" \
+		"$( (grep -q '^flaky .* a$' "$RUNS" && echo 3 1) || echo 1 3)"
+	assert_equal "$(pg_sql "SELECT job, state, attempts, exit_status FROM tfd_runs WHERE job <> ''" "$DB")" \
+		"flaky|failed|2|3"
+}
