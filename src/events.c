@@ -11,7 +11,10 @@
 
 int events_open(struct events *ev, const struct events_config *cfg, size_t line_cap)
 {
-	*ev = (struct events){ .cfg = *cfg, .line_cap = line_cap };
+	size_t replica_len = cfg->replica ? strlen(cfg->replica) : 0;
+
+	*ev = (struct events){ .cfg = *cfg, .line_cap = line_cap + REPORT_JSON_MAX(replica_len) };
+	report_set_replica(cfg->replica);
 	ev->line = malloc(line_cap);
 	if (!ev->line)
 		return -1;
@@ -208,7 +211,8 @@ int events_output_line(struct events *ev, const char *job, uint64_t seq, int str
 	int head;
 
 	if (ev->cfg.json) {
-		cap = big_reserve(ev, REPORT_OUTPUT_MAX(len, strlen(job)));
+		cap = big_reserve(ev, REPORT_OUTPUT_MAX(len, strlen(job) + (ev->cfg.replica ?
+						     strlen(ev->cfg.replica) : 0)));
 		if (!cap)
 			return -1;
 		put(ev, &ev->out, ev->big,

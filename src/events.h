@@ -21,6 +21,7 @@ struct events_config {
 	bool quiet;             /* no tick lines */
 	bool verbose;           /* settings at arming and after each tick, reloads */
 	const char *jobs_path;  /* a jobs file: messages name their job */
+	const char *replica;    /* --fleet: "replica" in every JSON object */
 };
 
 struct events {

@@ -12,6 +12,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "claims.h"
 #include "loopstate.h"
 #include "precise.h"
 #include "reload.h"
@@ -137,6 +138,8 @@ static void arm_deadline(struct loop *l)
 
 	if (l->reload_due < d)
 		d = l->reload_due;
+	if (claims_deadline(l) < d)
+		d = claims_deadline(l);
 	if (timer_arm(&l->deadline, d, 0, false) != 0)
 		loop_fail(l, "timerfd_settime");
 }
@@ -221,6 +224,7 @@ void loop_drop_job(struct loop *l, size_t i)
 			if (l->owners[k].ptr == j)
 				l->owners[k] = (struct poll_owner){ OWNER_NONE, NULL };
 	heap_remove(&l->aux, &j->aux_node);
+	claims_job_gone(l, j);
 	job_free(j);
 	memmove(&l->jobs[i], &l->jobs[i + 1], (l->njobs - i - 1) * sizeof *l->jobs);
 	l->njobs--;
@@ -261,7 +265,7 @@ static bool finished(struct loop *l)
 		return !busy(l);
 	if (reload_waits(l))
 		return false;
-	if (events_blocked(&l->ev))
+	if (events_blocked(&l->ev) || claims_waiting(l))
 		return false;
 	if (!busy(l))
 		return true;
@@ -303,9 +307,13 @@ static size_t build_poll_set(struct loop *l)
 	bool blocked = events_blocked(&l->ev);
 	bool read_pipes = !blocked || l->phase == PHASE_SHUTDOWN;
 	size_t n = 0;
+	short fleet_events = 0;
+	int fleet_fd = claims_poll_fd(l, &fleet_events);
 
 	poll_slot(l, &n, l->signal_fd, POLLIN, OWNER_SIGNALS, NULL);
 	poll_slot(l, &n, l->deadline.fd, POLLIN, OWNER_DEADLINES, NULL);
+	if (fleet_fd >= 0)
+		poll_slot(l, &n, fleet_fd, fleet_events, OWNER_FLEET, NULL);
 	if (l->inotify_fd >= 0)
 		poll_slot(l, &n, l->inotify_fd, POLLIN, OWNER_INOTIFY, NULL);
 	if (output_pending(&l->ev.out))
@@ -368,7 +376,19 @@ static void dispatch_slot(struct loop *l, const struct poll_owner *o)
 	case OWNER_READER:
 		on_reader(l, o->ptr);
 		break;
+	case OWNER_FLEET:
+		/* Served after every poll, below. */
+		break;
 	}
+}
+
+/* The --fleet socket's revents of the last poll (0: not polled). */
+static short fleet_revents(const struct loop *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (l->owners[i].kind == OWNER_FLEET)
+			return l->pfd[i].revents;
+	return 0;
 }
 
 static void wait_for_events(struct loop *l)
@@ -388,6 +408,8 @@ static void wait_for_events(struct loop *l)
 	for (size_t i = 0; i < n; i++)
 		if (l->pfd[i].revents)
 			dispatch_slot(l, &l->owners[i]);
+	if (l->claims)
+		claims_service(l, fleet_revents(l, n));
 }
 
 static size_t longest_line(const struct job_table *t)
@@ -408,6 +430,7 @@ static void free_loop(struct loop *l)
 {
 	int fds[] = { l->signal_fd, l->inotify_fd, l->tty_fd, l->precise_fd };
 
+	claims_free(l);
 	readers_free(&l->readers, &l->ev);
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fds[i] >= 0)
@@ -435,7 +458,8 @@ static struct loop *new_loop(struct loop_config *cfg)
 {
 	struct loop *l = calloc(1, sizeof *l);
 	struct events_config ec = { .json = cfg->json, .quiet = cfg->quiet,
-				    .verbose = cfg->verbose, .jobs_path = cfg->jobs_path };
+				    .verbose = cfg->verbose, .jobs_path = cfg->jobs_path,
+				    .replica = cfg->replica };
 
 	if (!l || events_open(&l->ev, &ec, longest_line(&cfg->table)) != 0) {
 		fputs("tfd: out of memory\n", stderr);
@@ -484,6 +508,8 @@ int loop_run(struct loop_config *cfg)
 		/* Orphans of a run become ours, so none is left a zombie and
 		 * shutdown can wait for a run's whole process group. */
 		prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL);
+		if (claims_start(l) != 0)
+			loop_fail_oom(l);
 		find_terminal(l);
 		reload_watch(l);
 		for (size_t i = 0; i < l->njobs && l->phase == PHASE_RUNNING; i++)
@@ -492,6 +518,7 @@ int loop_run(struct loop_config *cfg)
 		while (!finished(l))
 			wait_for_events(l);
 		runs_take_terminal(l);
+		claims_finish(l);
 		if (l->metrics_dirty)
 			tick_write_metrics(l);
 		if (cfg->stats)

@@ -22,6 +22,8 @@
 typedef int (*loop_reload_fn)(void *arg, struct job_table *out, bool forced,
 			      char *err, size_t errlen);
 
+struct fleet;
+
 struct loop_config {
 	struct job_table table;      /* the loop takes the jobs over */
 	int64_t start_mono_ns;       /* when tfd started, for %s */
@@ -36,6 +38,8 @@ struct loop_config {
 	const char *jobs_path;       /* --jobs FILE, watched; NULL for one job */
 	loop_reload_fn reload;
 	void *reload_arg;
+	struct fleet *fleet;         /* --fleet: elapses are claimed; NULL without */
+	const char *replica;         /* --fleet: "replica" in every JSON object */
 };
 
 /* Sets up the descriptors, arms the timers and runs until every schedule

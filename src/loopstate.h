@@ -48,6 +48,7 @@ enum owner_kind {
 	OWNER_CLOCK,      /* ptr: struct clock_timer */
 	OWNER_JOIN,       /* ptr: struct job whose --join target is watched */
 	OWNER_READER,     /* ptr: struct reader */
+	OWNER_FLEET,      /* the --fleet database's socket (claims.h) */
 };
 
 struct poll_owner {
@@ -78,6 +79,7 @@ struct loop {
 	bool status_final;        /* -E or a failure fixed the status */
 	bool metrics_dirty;
 	struct stats stats;
+	struct claims *claims;    /* --fleet: held ticks and won elapses; NULL without */
 };
 
 /* tfd ends with STATUS whatever happens later (-E, a failure). */

@@ -264,15 +264,38 @@ int metrics_format(struct metrics_buf *b, const char *const *names,
 	return b->failed ? -1 : 0;
 }
 
+int metrics_format_fleet(struct metrics_buf *b, const struct fleet_metrics *f)
+{
+	static const char *const results[] = { "won", "elsewhere", "skipped", "missed" };
+	char value[32];
+
+	put_header(b, "tfd_fleet_claims_total", "counter",
+		   "Elapses this replica asked the fleet for, by answer.");
+	for (size_t r = 0; r < sizeof results / sizeof *results; r++) {
+		put_count(f->claims[r], value);
+		put_str(b, "tfd_fleet_claims_total{result=\"");
+		put_str(b, results[r]);
+		put_str(b, "\"} ");
+		put_str(b, value);
+		put_str(b, "\n");
+	}
+	put_header(b, "tfd_fleet_connected", "gauge",
+		   "1 while the fleet's database is reachable and its table ready.");
+	put_str(b, f->connected ? "tfd_fleet_connected 1\n" : "tfd_fleet_connected 0\n");
+	return b->failed ? -1 : 0;
+}
+
 /* Writing */
 
 int metrics_write(const char *path, const char *const *names,
-		  const struct job_metrics *m, size_t n, char *err, size_t errlen)
+		  const struct job_metrics *m, size_t n, const struct fleet_metrics *fleet,
+		  char *err, size_t errlen)
 {
 	struct metrics_buf b = METRICS_BUF_INIT;
 	int rc;
 
-	if (metrics_format(&b, names, m, n) != 0) {
+	if (metrics_format(&b, names, m, n) != 0 ||
+	    (fleet && metrics_format_fleet(&b, fleet) != 0)) {
 		snprintf(err, errlen, "malloc '%s': %s", path, strerror(ENOMEM));
 		metrics_buf_free(&b);
 		return -1;

@@ -25,6 +25,13 @@ struct job_metrics {
  * no next run. */
 #define JOB_METRICS_INIT { .last_duration_ns = -1 }
 
+/* --fleet's figures: claims answered by result (fleet_outcome's order:
+ * won, elsewhere, skipped, missed) and whether the database is reachable. */
+struct fleet_metrics {
+	uint64_t claims[4];
+	bool connected;
+};
+
 /* A growing text. Zeroed (or METRICS_BUF_INIT) is empty; metrics_buf_free
  * releases it; len = 0 empties it for reuse. */
 struct metrics_buf {
@@ -47,11 +54,15 @@ void metrics_buf_free(struct metrics_buf *b);
 int metrics_format(struct metrics_buf *b, const char *const *names,
 		   const struct job_metrics *m, size_t n);
 
+/* Appends tfd_fleet_claims_total{result} and tfd_fleet_connected. */
+int metrics_format_fleet(struct metrics_buf *b, const struct fleet_metrics *f);
+
 /* Formats as above and replaces PATH with it atomically (atomic_replace).
  * Returns 0, or -1 with one line in err, "CALL 'PATH': MESSAGE", naming the
  * failed call ("malloc" when memory ran out). */
 int metrics_write(const char *path, const char *const *names,
-		  const struct job_metrics *m, size_t n, char *err, size_t errlen);
+		  const struct job_metrics *m, size_t n, const struct fleet_metrics *fleet,
+		  char *err, size_t errlen);
 
 /* The check before arming (a usage error): PATH is not '', its directory
  * exists, and PATH is missing or a regular file. Returns 0, or -1 with one

@@ -214,6 +214,14 @@ static void field_time(struct out *o, int64_t wall_ns)
 }
 
 /* {"event":"EVENT","job":JOB */
+/* --fleet: every object says which replica wrote it. */
+static const char *json_replica;
+
+void report_set_replica(const char *replica)
+{
+	json_replica = replica;
+}
+
 static void put_event(struct out *o, const char *event, const char *job)
 {
 	put_str(o, "{\"event\":\"");
@@ -221,6 +229,8 @@ static void put_event(struct out *o, const char *event, const char *job)
 	put_str(o, "\"");
 	put_key(o, "job");
 	put_json_string(o, job);
+	if (json_replica)
+		field_string(o, "replica", json_replica);
 }
 
 static void put_rfc3339_local(struct out *o, int64_t wall_ns,

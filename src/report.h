@@ -88,6 +88,11 @@ size_t format_tick(char *buf, size_t len, const char *fmt, const struct tick *t)
  * maximal invalid sequence (Unicode's recommended practice, as Python's
  * "replace" does). */
 size_t json_tick(char *buf, size_t len, const struct tick *t);
+
+/* Under --fleet every object carries "replica": REPLICA (NULL: none). The
+ * string must outlive the events; a buffer needs REPORT_JSON_MAX of the
+ * job's and the replica's lengths together. */
+void report_set_replica(const char *replica);
 size_t json_exit(char *buf, size_t len, const struct run_end *e);
 size_t json_clock(char *buf, size_t len, const char *job, int64_t wall_ns);
 

@@ -5,6 +5,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "claims.h"
 #include "tick.h"
 #include "timens.h"
 
@@ -61,6 +62,7 @@ void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
 	events_run_end(&l->ev, j->name, e);
 	runs_count_end(&j->metrics, e, clock_now_ns(CLOCK_REALTIME));
 	l->metrics_dirty = true;
+	claims_run_ended(l, j, e);
 	if (l->phase == PHASE_SHUTDOWN || l->status_final)
 		return;
 	if (!l->cfg->jobs_path && !schedule_repeats(&j->schedule))

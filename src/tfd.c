@@ -454,12 +454,6 @@ static int run(const struct options *o)
 			status = 1;
 		else if (status != 0)
 			print_error(&st, status);
-	} else if (status == 0 && st.fleet) {
-		/* Until the event loop claims elapses, a start would run every
-		 * elapse on every replica: refused rather than that. */
-		status = usage_error(&st, "--fleet: the event loop does not claim elapses yet; "
-				     "only --dry-run takes --fleet");
-		print_error(&st, status);
 	} else if (status == 0) {
 		lc = (struct loop_config){
 			.table = st.table, .start_mono_ns = st.ctx.mono_now_ns,
@@ -468,6 +462,7 @@ static int run(const struct options *o)
 			.exit_on_error = o->exit_on_error, .local = st.local,
 			.metrics_path = o->metrics, .jobs_path = o->jobs,
 			.reload = o->jobs ? jobs_source_reload : NULL, .reload_arg = &st.source,
+			.fleet = st.fleet, .replica = st.fleet ? st.fleet_config.replica : NULL,
 		};
 		st.table = (struct job_table){ 0 };
 		status = loop_run(&lc);

@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include <sys/timerfd.h>
 
+#include "claims.h"
 #include "metrics.h"
 #include "persist.h"
 #include "runs.h"
@@ -268,7 +269,8 @@ void tick_write_metrics(struct loop *l)
 		m[n].next_run_ns = next_run_wall(j);
 		n++;
 	}
-	if (metrics_write(l->cfg->metrics_path, names, m, n, err, sizeof err) != 0)
+	if (metrics_write(l->cfg->metrics_path, names, m, n, claims_metrics(l), err,
+			  sizeof err) != 0)
 		events_error(&l->ev, NULL, "metrics", err);
 	free(names);
 	free(m);
@@ -337,9 +339,7 @@ static void act_later(struct loop *l, struct job *j, const struct tick *t)
 	tick_update_deadline(l, j);
 }
 
-/* An elapse of J is due and would act: a delayed action still waiting
- * goes first, then this one acts now or after its random delay. */
-static void elapse_due(struct loop *l, struct job *j, struct tick *t)
+void tick_elapse_act(struct loop *l, struct job *j, struct tick *t)
 {
 	if (j->pending)
 		act(l, j, &j->pending_tick);
@@ -412,7 +412,9 @@ static void job_wake(struct loop *l, struct job *j, int64_t now)
 		t.next_in_ns = j->due_ns > now ? j->due_ns - now : 0;
 	if (l->cfg->stats)
 		stats_add(&l->stats, n, t.late_ns);
-	elapse_due(l, j, &t);
+	/* An elapse is due. Under --fleet it acts once claimed (claims.h). */
+	if (!claims_hold(l, j, &t))
+		tick_elapse_act(l, j, &t);
 	events_tick_setting(&l->ev, j->name, t.seq, job_setting, &s);
 }
 

@@ -40,6 +40,12 @@ void tick_deadline_due(struct loop *l, struct job *j, int64_t now);
 /* Monotonic time of J's next scheduled run (INT64_MAX: none). */
 int64_t tick_next_run_mono(const struct job *j);
 
+/* An elapse of J is due and acts: a delayed action still waiting goes
+ * first, then this one acts now or after its random delay. T's action
+ * says what it did when it acted now. Under --fleet, claims.c calls it
+ * once this replica won the elapse. */
+void tick_elapse_act(struct loop *l, struct job *j, struct tick *t);
+
 /* J's setting on stderr (SIGUSR1). */
 void tick_print_setting(struct loop *l, struct job *j);
 

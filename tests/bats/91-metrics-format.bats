@@ -65,8 +65,12 @@ setup() {
 	# A name that is not UTF-8 (which would make node_exporter drop the
 	# whole file, as the next test shows) has U+FFFD for the bad byte.
 	assert_equal "$(scraped_value 'tfd_running{job_name="latin1 caf�"}')" 0
-	# Nine families, each once.
-	assert_equal "$(grep -c '^# TYPE tfd_' <<<"$scraped")" 9
+	# --fleet's figures.
+	assert_equal "$(scraped_value 'tfd_fleet_claims_total{result="won"}')" 5
+	assert_equal "$(scraped_value 'tfd_fleet_claims_total{result="missed"}')" 2
+	assert_equal "$(scraped_value 'tfd_fleet_connected')" 1
+	# Eleven families, each once.
+	assert_equal "$(grep -c '^# TYPE tfd_' <<<"$scraped")" 11
 }
 
 @test "metrics file: node_exporter_scrape notices a file node_exporter cannot read" {

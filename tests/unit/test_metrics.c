@@ -127,6 +127,25 @@ static void test_zero_values(void)
 	free(text);
 }
 
+/* --fleet's figures: one sample per result, and the connection gauge. */
+static void test_fleet(void)
+{
+	struct fleet_metrics f = { .claims = { 5, 7, 1, 2 }, .connected = true };
+	struct metrics_buf b = METRICS_BUF_INIT;
+
+	check(metrics_format_fleet(&b, &f) == 0 && b.text, "fleet: formatted");
+	if (!b.text)
+		return;
+	check(strstr(b.text, "# TYPE tfd_fleet_claims_total counter\n") &&
+	      strstr(b.text, "tfd_fleet_claims_total{result=\"won\"} 5\n") &&
+	      strstr(b.text, "tfd_fleet_claims_total{result=\"elsewhere\"} 7\n") &&
+	      strstr(b.text, "tfd_fleet_claims_total{result=\"skipped\"} 1\n") &&
+	      strstr(b.text, "tfd_fleet_claims_total{result=\"missed\"} 2\n") &&
+	      strstr(b.text, "# TYPE tfd_fleet_connected gauge\ntfd_fleet_connected 1\n"),
+	      "fleet:\n%s", b.text);
+	metrics_buf_free(&b);
+}
+
 /* Label values */
 
 struct label_case {
@@ -317,18 +336,18 @@ static void test_write(void)
 	}
 	snprintf(path, sizeof path, "%s/tfd.prom", dir);
 	check(metrics_check_path(path, err, sizeof err) == 0, "check: %s", err);
-	check(metrics_write(path, names, m, 2, err, sizeof err) == 0, "write: %s", err);
+	check(metrics_write(path, names, m, 2, NULL, err, sizeof err) == 0, "write: %s", err);
 	check(read_whole(path, text, sizeof text) == 0 && strcmp(text, expected_two_jobs) == 0,
 	      "the file holds:\n%s", text);
 	check(stat(path, &st) == 0 && (st.st_mode & 0044) == (0644 & ~umask(022) & 0044),
 	      "mode %o: node_exporter, another user, cannot read it", st.st_mode & 0777);
-	check(metrics_write(path, names, m, 1, err, sizeof err) == 0, "rewrite: %s", err);
+	check(metrics_write(path, names, m, 1, NULL, err, sizeof err) == 0, "rewrite: %s", err);
 	check(read_whole(path, text, sizeof text) == 0 && !strstr(text, "report"),
 	      "the rewrite kept the old text");
 	unlink(path);
 	check(rmdir(dir) == 0, "something was left in %s: %s", dir, strerror(errno));
 	snprintf(missing, sizeof missing, "%s/tfd.prom", dir);
-	check(metrics_write(missing, names, m, 2, err, sizeof err) == -1 &&
+	check(metrics_write(missing, names, m, 2, NULL, err, sizeof err) == -1 &&
 	      strncmp(err, "open '", 6) == 0 && strstr(err, dir) && strstr(err, strerror(ENOENT)),
 	      "write into a missing directory: '%s'", err);
 	check(metrics_check_path(missing, err, sizeof err) == -1 &&
@@ -345,12 +364,13 @@ static int write_sample(const char *path)
 				"latin1 caf\xe9" };
 	struct job_metrics m[] = { JOB_METRICS_INIT, busy_job(), busy_job(), JOB_METRICS_INIT,
 				   JOB_METRICS_INIT };
+	struct fleet_metrics fleet = { .claims = { 5, 7, 1, 2 }, .connected = true };
 	char err[512];
 
 	m[2].last_exit_status = 0;
 	m[2].last_duration_ns = 0;
 	m[3].running = 2;
-	if (metrics_write(path, names, m, 5, err, sizeof err) != 0) {
+	if (metrics_write(path, names, m, 5, &fleet, err, sizeof err) != 0) {
 		fprintf(stderr, "test_metrics: %s\n", err);
 		return 1;
 	}
@@ -363,6 +383,7 @@ int main(int argc, char **argv)
 		return write_sample(argv[2]);
 	test_two_jobs();
 	test_zero_values();
+	test_fleet();
 	test_label_values();
 	test_many_jobs();
 	test_seconds();

@@ -1,0 +1,356 @@
+#include "claims.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet.h"
+#include "metrics.h"
+#include "tick.h"
+#include "timens.h"
+
+/* How long tfd, once done, waits for the fleet to write its last claims
+ * and ends (a database that is down does not keep it up longer). */
+#define EXIT_GRACE_NS (INT64_C(2) * NSEC_PER_SEC)
+
+/* A tick held until the fleet answers its claim. J is NULL once the job
+ * left the loop: a won answer is then given up. */
+struct held {
+	uint64_t token;
+	struct job *j;
+	struct tick t;
+};
+
+/* A won elapse whose run has not ended yet: its run ends are matched by
+ * (job, seq). LAST is the end of a try that is to be retried. */
+struct won {
+	struct job *j;
+	uint64_t seq;
+	int64_t scheduled_ns;
+	bool has_end;
+	struct fleet_end last;
+};
+
+struct claims {
+	struct fleet *f;
+	struct held *held;
+	size_t nheld, held_cap;
+	struct won *won;
+	size_t nwon, won_cap;
+	uint64_t next_token;
+	struct fleet_metrics m;
+};
+
+static int grow(void **items, size_t *cap, size_t n, size_t size)
+{
+	size_t want = *cap ? *cap * 2 : 16;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*items, want * size);
+	if (!p)
+		return -1;
+	*items = p;
+	*cap = want;
+	return 0;
+}
+
+int claims_start(struct loop *l)
+{
+	if (!l->cfg->fleet)
+		return 0;
+	l->claims = calloc(1, sizeof *l->claims);
+	if (!l->claims)
+		return -1;
+	l->claims->f = l->cfg->fleet;
+	fleet_start(l->claims->f);
+	return 0;
+}
+
+/* The elapse's instant on the wall clock, as the schedule gave it: the
+ * claim's key (and TFD_SCHEDULED, which runner.c derives the same way). */
+static int64_t scheduled_of(const struct tick *t)
+{
+	return t->wall_ns - t->late_ns;
+}
+
+/* A tick that this replica does not act on, printed with ACTION. */
+static void print_not_ours(struct loop *l, struct job *j, struct tick *t, const char *action)
+{
+	t->action = action;
+	if (strcmp(action, "skip") == 0)
+		j->metrics.skipped++;
+	events_tick(&l->ev, j->format, t);
+	l->metrics_dirty = true;
+}
+
+bool claims_hold(struct loop *l, struct job *j, const struct tick *t)
+{
+	struct claims *c = l->claims;
+	struct held *h;
+
+	if (!c || j->reboot)
+		return false;
+	if (grow((void **)&c->held, &c->held_cap, c->nheld, sizeof *c->held) != 0 ||
+	    fleet_claim(c->f, j->name, scheduled_of(t), j->run.overlap == OVERLAP_SKIP,
+			c->next_token) != 0) {
+		/* Never run unclaimed: without memory for the claim nobody runs it. */
+		struct tick missed = *t;
+
+		c->m.claims[FLEET_MISSED]++;
+		print_not_ours(l, j, &missed, "missed");
+		return true;
+	}
+	h = &c->held[c->nheld++];
+	*h = (struct held){ .token = c->next_token++, .j = j, .t = *t };
+	return true;
+}
+
+int claims_poll_fd(const struct loop *l, short *events)
+{
+	return l->claims ? fleet_poll_fd(l->claims->f, events) : -1;
+}
+
+int64_t claims_deadline(const struct loop *l)
+{
+	return l->claims ? fleet_deadline(l->claims->f) : INT64_MAX;
+}
+
+bool claims_waiting(const struct loop *l)
+{
+	return l->claims && l->claims->nheld > 0;
+}
+
+const struct fleet_metrics *claims_metrics(const struct loop *l)
+{
+	return l->claims ? &l->claims->m : NULL;
+}
+
+/* Won elapses */
+
+static int track_won(struct loop *l, struct job *j, uint64_t seq, int64_t scheduled_ns)
+{
+	struct claims *c = l->claims;
+
+	if (grow((void **)&c->won, &c->won_cap, c->nwon, sizeof *c->won) != 0)
+		return -1;
+	c->won[c->nwon++] = (struct won){ .j = j, .seq = seq, .scheduled_ns = scheduled_ns };
+	return 0;
+}
+
+static struct won *find_won(struct claims *c, const struct job *j, uint64_t seq)
+{
+	for (size_t i = 0; i < c->nwon; i++)
+		if (c->won[i].j == j && c->won[i].seq == seq)
+			return &c->won[i];
+	return NULL;
+}
+
+static void forget_won(struct claims *c, struct won *w)
+{
+	*w = c->won[--c->nwon];
+}
+
+static void check_written(struct loop *l, int rc)
+{
+	if (rc != 0)
+		events_error(&l->ev, NULL, "malloc", "--fleet: out of memory; a run's end is not written");
+}
+
+/* A won elapse that did not end as a run: the last try's end when a retry
+ * was waiting, else it never ran. */
+static void give_up_won(struct loop *l, struct won *w)
+{
+	struct claims *c = l->claims;
+
+	if (w->has_end)
+		check_written(l, fleet_run_ended(c->f, w->j->name, w->scheduled_ns, &w->last));
+	else
+		check_written(l, fleet_run_dropped(c->f, w->j->name, w->scheduled_ns));
+	forget_won(c, w);
+}
+
+static struct fleet_end end_of(const struct run_end *e)
+{
+	return (struct fleet_end){
+		.failed = e->failed || run_end_unsuccessful(e),
+		.exit_status = e->signal ? 128 + e->signal : e->status,
+		.attempts = e->attempt,
+		.timed_out = e->timed_out,
+		.finished_ns = clock_now_ns(CLOCK_REALTIME),
+	};
+}
+
+void claims_run_ended(struct loop *l, struct job *j, const struct run_end *e)
+{
+	struct claims *c = l->claims;
+	struct won *w = c ? find_won(c, j, e->seq) : NULL;
+
+	if (!w)
+		return;
+	w->last = end_of(e);
+	w->has_end = true;
+	/* A try that will be tried again: the row counts the next try. */
+	if (run_end_unsuccessful(e) && !e->failed) {
+		check_written(l, fleet_run_attempt(c->f, j->name, w->scheduled_ns, e->attempt + 1));
+		return;
+	}
+	check_written(l, fleet_run_ended(c->f, j->name, w->scheduled_ns, &w->last));
+	forget_won(c, w);
+}
+
+/* This replica won the elapse: it acts as without --fleet. What the act
+ * did decides the row: a run (now or after --random-delay) ends later; a
+ * job without a command has done its part; anything else will not run. */
+static void act_won(struct loop *l, struct job *j, struct tick *t)
+{
+	struct claims *c = l->claims;
+	int64_t scheduled_ns = scheduled_of(t);
+
+	if (j->removed || l->phase != PHASE_RUNNING) {
+		check_written(l, fleet_run_dropped(c->f, j->name, scheduled_ns));
+		return;
+	}
+	t->action = NULL;
+	tick_elapse_act(l, j, t);
+	if ((j->pending && j->pending_tick.seq == t->seq) ||
+	    (t->action && strcmp(t->action, "run") == 0)) {
+		if (track_won(l, j, t->seq, scheduled_ns) != 0)
+			loop_fail_oom(l);
+	} else if (!j->runner) {
+		struct fleet_end done = { .attempts = 1,
+					  .finished_ns = clock_now_ns(CLOCK_REALTIME) };
+
+		check_written(l, fleet_run_ended(c->f, j->name, scheduled_ns, &done));
+	} else {
+		check_written(l, fleet_run_dropped(c->f, j->name, scheduled_ns));
+	}
+}
+
+/* The fleet's events */
+
+static bool take_held(struct claims *c, uint64_t token, struct held *out)
+{
+	for (size_t i = 0; i < c->nheld; i++) {
+		if (c->held[i].token != token)
+			continue;
+		*out = c->held[i];
+		memmove(&c->held[i], &c->held[i + 1], (c->nheld - i - 1) * sizeof *c->held);
+		c->nheld--;
+		return true;
+	}
+	return false;
+}
+
+static void answered(struct loop *l, const struct fleet_event *ev)
+{
+	static const char *const actions[] = {
+		[FLEET_ELSEWHERE] = "elsewhere", [FLEET_SKIPPED] = "skip", [FLEET_MISSED] = "missed",
+	};
+	struct claims *c = l->claims;
+	struct held h;
+
+	if (!take_held(c, ev->token, &h))
+		return;
+	c->m.claims[ev->outcome]++;
+	l->metrics_dirty = true;
+	if (!h.j) {
+		if (ev->outcome == FLEET_WON)
+			check_written(l, fleet_run_dropped(c->f, ev->job, ev->scheduled_ns));
+	} else if (ev->outcome == FLEET_WON) {
+		act_won(l, h.j, &h.t);
+	} else {
+		print_not_ours(l, h.j, &h.t, actions[ev->outcome]);
+	}
+}
+
+static void take_events(struct loop *l)
+{
+	struct claims *c = l->claims;
+	struct fleet_event ev;
+
+	while (fleet_next_event(c->f, &ev)) {
+		switch (ev.kind) {
+		case FLEET_EVENT_CLAIM:
+			answered(l, &ev);
+			break;
+		case FLEET_EVENT_ERROR:
+			events_error(&l->ev, NULL, ev.call, ev.message);
+			break;
+		case FLEET_EVENT_CONNECTED:
+		case FLEET_EVENT_DISCONNECTED:
+			c->m.connected = ev.kind == FLEET_EVENT_CONNECTED;
+			l->metrics_dirty = true;
+			break;
+		}
+	}
+}
+
+void claims_service(struct loop *l, short revents)
+{
+	if (!l->claims)
+		return;
+	fleet_service(l->claims->f, revents);
+	take_events(l);
+}
+
+void claims_job_gone(struct loop *l, struct job *j)
+{
+	struct claims *c = l->claims;
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nheld; i++)
+		if (c->held[i].j == j)
+			c->held[i].j = NULL;
+	for (size_t i = 0; i < c->nwon;)
+		if (c->won[i].j == j)
+			give_up_won(l, &c->won[i]);
+		else
+			i++;
+}
+
+/* One wait of the exit's grace: the fleet's descriptor until its own
+ * deadline or the grace's end. */
+static void serve_once(struct loop *l, int64_t until)
+{
+	struct fleet *f = l->claims->f;
+	struct pollfd p = { .fd = -1 };
+	int64_t now = clock_now_ns(CLOCK_MONOTONIC), due = fleet_deadline(f);
+	int timeout;
+
+	if (due > until)
+		due = until;
+	timeout = due <= now ? 0 : (int)((due - now + 999999) / 1000000);
+	p.fd = fleet_poll_fd(f, &p.events);
+	if (poll(&p, p.fd >= 0 ? 1 : 0, timeout) < 0 && errno != EINTR)
+		return;
+	claims_service(l, p.fd >= 0 ? p.revents : 0);
+}
+
+void claims_finish(struct loop *l)
+{
+	struct claims *c = l->claims;
+	int64_t until = clock_now_ns(CLOCK_MONOTONIC) + EXIT_GRACE_NS;
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nheld; i++)
+		c->held[i].j = NULL;
+	while (c->nwon > 0)
+		give_up_won(l, &c->won[0]);
+	while (fleet_pending(c->f) > 0 && clock_now_ns(CLOCK_MONOTONIC) < until)
+		serve_once(l, until);
+}
+
+void claims_free(struct loop *l)
+{
+	if (!l->claims)
+		return;
+	free(l->claims->held);
+	free(l->claims->won);
+	free(l->claims);
+	l->claims = NULL;
+}

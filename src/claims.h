@@ -1,0 +1,53 @@
+/* claims: the event loop's side of --fleet. An elapse of a job under
+ * --fleet is not acted on when it is due: it is claimed (fleet_claim) and
+ * its tick held here until the fleet answers; then it acts as without
+ * --fleet (won), or is printed with action "elsewhere", "skip" or "missed".
+ * A won elapse that ran is reported once when its run, retries included,
+ * ends (or dropped when it will not run). The loop sees no SQL and no
+ * fleet call: the poll slot, its deadline and the events go through here.
+ * Without --fleet (l->claims NULL) every call costs nothing. */
+#ifndef TFD_CLAIMS_H
+#define TFD_CLAIMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "loopstate.h"
+
+/* Sets up l->claims when the loop has a fleet and begins connecting.
+ * Returns -1 when memory ran out. */
+int claims_start(struct loop *l);
+
+/* At the decision point of an elapse of J: true when the tick T is held
+ * for the fleet's answer (it acts later), false when it acts now (no
+ * fleet, or an @reboot job, which each replica runs). */
+bool claims_hold(struct loop *l, struct job *j, const struct tick *t);
+
+/* The fleet's descriptor for the poll set (-1: none now) and the
+ * monotonic time by which claims_service must run (INT64_MAX: none). */
+int claims_poll_fd(const struct loop *l, short *events);
+int64_t claims_deadline(const struct loop *l);
+
+/* After each poll: the fleet does what is due (REVENTS of its slot, or 0)
+ * and its events are acted on. */
+void claims_service(struct loop *l, short revents);
+
+/* Held ticks that wait for their answer: tfd does not end before them. */
+bool claims_waiting(const struct loop *l);
+
+/* A run of J ended (a try that will be retried, or the last). */
+void claims_run_ended(struct loop *l, struct job *j, const struct run_end *e);
+
+/* J leaves the loop: its held ticks and won elapses are given up. */
+void claims_job_gone(struct loop *l, struct job *j);
+
+/* At exit: won elapses without an end are written as ended or dropped,
+ * and the fleet is served until it has written everything or a grace
+ * period passed. */
+void claims_finish(struct loop *l);
+void claims_free(struct loop *l);
+
+/* --metrics: the fleet's figures, or NULL without --fleet. */
+const struct fleet_metrics *claims_metrics(const struct loop *l);
+
+#endif

@@ -1,0 +1,177 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
+# shellcheck disable=SC2016 # the runs' shells, not this one, expand $TFD_*.
+# --fleet in tfd's event loop, against a real PostgreSQL of this file's own
+# (pg_helper.bash): replicas of tfd with the same jobs run each elapse once
+# among them, through a replica's death, an outage of the server and a
+# fleet-wide --overlap skip. Each run appends "JOB SCHEDULED REPLICA" to
+# $RUNS; the tests count those lines.
+
+load test_helper
+load pg_helper
+
+setup_file() {
+	pg_start
+}
+
+teardown_file() {
+	pg_stop
+}
+
+# A database of the test's own; the runs' log; a job's command.
+setup() {
+	DB=t$BATS_SUITE_TEST_NUMBER
+	pg_sql "CREATE DATABASE $DB" postgres
+	CONN="host=$PG_DIR port=$PG_PORT dbname=$DB user=postgres"
+	RUNS=$BATS_TEST_TMPDIR/runs
+	LOG='echo "$TFD_JOB $TFD_SCHEDULED $TFD_REPLICA" >>'"$RUNS"
+	: >"$RUNS"
+}
+
+# Starts replica NAME (its JSON events in $BATS_TEST_TMPDIR/NAME.out) with
+# the rest as tfd's arguments.
+start_replica() {
+	local name=$1
+	shift
+	start_bg "$TFD" --fleet "$CONN" --replica "$name" --json "$@" \
+		>"$BATS_TEST_TMPDIR/$name.out" 2>"$BATS_TEST_TMPDIR/$name.err"
+	eval "PID_$name=\$!"
+}
+
+# Fails when some (job, instant) ran more than once.
+assert_each_once() {
+	local doubled
+	doubled=$(cut -d' ' -f1,2 "$RUNS" | sort | uniq -d)
+	[[ -z $doubled ]] || fail "run more than once: $doubled"$'\n'"$(sort "$RUNS")"
+}
+
+# The ticks of every replica with ACTION.
+count_action() {
+	cat "$BATS_TEST_TMPDIR"/*.out | grep '"event":"tick"' | grep -c "\"action\":\"$1\"" || true
+}
+
+@test "fleet: 3 replicas x 2 jobs run each elapse once among them, every JSON object names its replica" {
+	jobs=$BATS_TEST_TMPDIR/jobs
+	printf '%s\n' "--name even --calendar '*:*:0/2' --count 10 -- sh -c '$LOG'" \
+		"--name every --calendar '*:*:*' --count 20 -- sh -c '$LOG'" >"$jobs"
+	for r in a b c; do
+		start_replica "$r" --jobs "$jobs" --metrics "$BATS_TEST_TMPDIR/$r.prom"
+	done
+	for r in a b c; do
+		wait_bg_exit "$(eval echo "\$PID_$r")" 40
+		assert_equal "$bg_status" 0
+	done
+	assert_each_once
+	# Every instant that some replica saw ran once; the replicas' windows
+	# differ only by their start-up.
+	(($(grep -c '^even ' "$RUNS") >= 9)) || fail "$(sort "$RUNS")"
+	(($(grep -c '^every ' "$RUNS") >= 19)) || fail "$(sort "$RUNS")"
+	# More than one replica ran something.
+	(($(cut -d' ' -f3 "$RUNS" | sort -u | wc -l) >= 2)) || fail "$(sort "$RUNS")"
+	(($(count_action elsewhere) > 0)) || fail "no elsewhere"
+	# Every object of every replica carries its name.
+	for r in a b c; do
+		assert_equal "$(grep -vc "\"replica\":\"$r\"" "$BATS_TEST_TMPDIR/$r.out")" 0
+	done
+	# Each replica's claims add up to its elapses, won ones are its runs.
+	won=$(grep -h 'tfd_fleet_claims_total{result="won"}' "$BATS_TEST_TMPDIR"/*.prom |
+		awk '{ s += $2 } END { print s }')
+	assert_equal "$won" "$(wc -l <"$RUNS")"
+	grep -q '^tfd_fleet_connected 1$' "$BATS_TEST_TMPDIR/a.prom"
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE state <> 'succeeded'" "$DB")" 0
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job <> ''" "$DB")" "$(wc -l <"$RUNS")"
+}
+
+@test "fleet: a replica SIGKILLed mid-run: the others go on, its claim is abandoned after the lease and not run again" {
+	jobs=$BATS_TEST_TMPDIR/jobs
+	at=$(($(date +%s) + 2))
+	printf '%s\n' "--name tick --calendar '*:*:*' --count 8 -- sh -c '$LOG'" \
+		"--name long --clock realtime --at @$at -- sh -c '$LOG; echo \$\$ >$BATS_TEST_TMPDIR/long.pid; exec sleep 30'" \
+		>"$jobs"
+	for r in a b c; do
+		start_replica "$r" --jobs "$jobs" --fleet-lease 2s
+	done
+	wait_for_lines "$BATS_TEST_TMPDIR/long.pid" 10
+	victim=$(awk '$1 == "long" { print $3 }' "$RUNS")
+	kill -KILL "$(eval echo "\$PID_$victim")"
+	kill -KILL "$(cat "$BATS_TEST_TMPDIR/long.pid")"
+	# After the lease (2 s) and a renewal (lease/6) of another replica.
+	for _ in $(seq 100); do
+		state=$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'long'" "$DB")
+		[[ $state == abandoned ]] && break
+		sleep 0.1
+	done
+	assert_equal "$state" abandoned
+	for r in a b c; do
+		[[ $r == "$victim" ]] && continue
+		wait_bg_exit "$(eval echo "\$PID_$r")" 30
+		assert_equal "$bg_status" 0
+	done
+	assert_each_once
+	assert_equal "$(grep -c '^long ' "$RUNS")" 1
+	# No gap: every second from the first tick to the last ran once.
+	read -r first last count < <(awk '$1 == "tick" { t = int($2); if (!n++ || t < lo) lo = t;
+		if (t > hi) hi = t } END { print lo, hi, n }' "$RUNS")
+	assert_equal "$count" $((last - first + 1))
+	(($(grep -c '^tick ' "$RUNS") >= 7)) || fail "$(sort "$RUNS")"
+}
+
+@test "fleet: the server down longer than --fleet-deadline: elapses in between missed, none doubled, ends written after" {
+	for r in a b; do
+		start_replica "$r" --fleet-deadline 1s --calendar '*:*:*' --count 14 -- sh -c "$LOG"
+	done
+	wait_for_lines "$RUNS" 10 2
+	pg_down
+	sleep 4
+	pg_up
+	for r in a b; do
+		wait_bg_exit "$(eval echo "\$PID_$r")" 40
+	done
+	assert_each_once
+	(($(count_action missed) >= 4)) || fail "missed: $(count_action missed)"
+	# The outage was reported, and runs went on after it.
+	grep -q '"event":"error".*"call":"postgresql"' "$BATS_TEST_TMPDIR/a.out"
+	last=$(cut -d' ' -f2 "$RUNS" | sort -n | tail -1)
+	missed_last=$(cat "$BATS_TEST_TMPDIR"/*.out | grep '"action":"missed"' |
+		sed 's/.*"unix":\([0-9]*\).*/\1/' | sort -n | tail -1)
+	((${last%.*} > missed_last)) || fail "nothing ran after the outage: $(sort "$RUNS")"
+	# Every run that ran has its row, ended (the job '' is the history's
+	# hourly clean-up, claimed like a job).
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE state = 'succeeded' AND job <> ''" "$DB")" \
+		"$(wc -l <"$RUNS")"
+}
+
+@test "fleet: --overlap skip holds across replicas for a run longer than the interval" {
+	for r in a b c; do
+		start_replica "$r" --calendar '*:*:*' --count 5 -- sh -c "$LOG; sleep 2.5"
+	done
+	for r in a b c; do
+		wait_bg_exit "$(eval echo "\$PID_$r")" 30
+		assert_equal "$bg_status" 0
+	done
+	assert_each_once
+	(($(count_action skip) > 0)) || fail "no skip"
+	# Runs 2.5 s long started at least 3 s apart, wherever they ran.
+	cut -d' ' -f2 "$RUNS" | sort -n | awk 'NR > 1 && $1 - prev < 3 { bad = 1 } { prev = $1 }
+		END { exit bad }' || fail "overlapping: $(sort "$RUNS")"
+	(($(wc -l <"$RUNS") >= 2)) || fail "$(sort "$RUNS")"
+}
+
+@test "fleet: a won run's tries and end are its row's; @reboot runs unclaimed on each replica" {
+	jobs=$BATS_TEST_TMPDIR/jobs
+	at=$(($(date +%s) + 1))
+	printf '%s\n' "@reboot $LOG" \
+		"--name flaky --clock realtime --at @$at --retry 1 --retry-delay 200ms -- sh -c '$LOG; exit 3'" \
+		>"$jobs"
+	for r in a b; do
+		start_replica "$r" --jobs "$jobs"
+	done
+	for r in a b; do
+		wait_bg_exit "$(eval echo "\$PID_$r")" 20
+	done
+	# Both replicas ran @reboot; one ran flaky, twice.
+	assert_equal "$(grep -c ' a$' "$RUNS") $(grep -c ' b$' "$RUNS")" \
+		"$( (grep -q '^flaky .* a$' "$RUNS" && echo 3 1) || echo 1 3)"
+	assert_equal "$(pg_sql "SELECT job, state, attempts, exit_status FROM tfd_runs WHERE job <> ''" "$DB")" \
+		"flaky|failed|2|3"
+}
