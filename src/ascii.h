@@ -4,6 +4,7 @@
 #define TFD_ASCII_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 static inline bool is_digit(char c)
 {
@@ -13,6 +14,16 @@ static inline bool is_digit(char c)
 static inline char ascii_lower(char c)
 {
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* The N bytes at A and at B are the same but for the case of letters. */
+static inline bool same_nocase(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (ascii_lower(a[i]) != ascii_lower(b[i]))
+			return false;
+	}
+	return true;
 }
 
 #endif

@@ -535,7 +535,6 @@ static void put_distance(struct out *o, int64_t at_ns, int64_t now_ns)
 size_t format_dry_run_human(char *buf, size_t len, const char *job,
 			    int64_t at_ns, int64_t now_ns, const struct tz *local)
 {
-	static const char *const days[7] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
 	struct out o = out_init(buf, len);
 	int64_t secs = floor_div(at_ns, NSEC_PER_SEC);
 	struct tm tm;
@@ -547,8 +546,8 @@ size_t format_dry_run_human(char *buf, size_t len, const char *job,
 		put_str(&o, job);
 		put(&o, "  ", 2);
 	}
-	n = snprintf(tmp, sizeof tmp, "%s %04d-%02d-%02d %02d:%02d:%02d ",
-		     days[tm.tm_wday], tm.tm_year + 1900, tm.tm_mon + 1,
+	n = snprintf(tmp, sizeof tmp, "%.3s %04d-%02d-%02d %02d:%02d:%02d ",
+		     civil_day_names[tm.tm_wday], tm.tm_year + 1900, tm.tm_mon + 1,
 		     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 	put(&o, tmp, (size_t)n);
 	put_str(&o, local ? tz_abbr_at(local, secs) : "UTC");
