@@ -11,6 +11,18 @@ static inline bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/* isblank(3): what separates a crontab line's fields. */
+static inline bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* isspace(3), which strtoll(3) and strptime(3) skip. */
+static inline bool is_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
 static inline char ascii_lower(char c)
 {
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;

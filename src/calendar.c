@@ -69,11 +69,6 @@ static bool fail(struct parser *ps, const char *reason)
 	return false;
 }
 
-static bool is_c_space(char c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
 static bool starts_with_nocase(const char *s, const char *prefix)
 {
 	for (; *prefix; s++, prefix++) {
@@ -320,7 +315,7 @@ static bool parse_epoch(struct parser *ps, const char **pp, struct calendar *cal
 	int64_t t, days, secs, year;
 	int month, day;
 
-	while (is_c_space(*p))
+	while (is_space(*p))
 		p++;
 	if (*p == '+' || *p == '-')
 		negative = *p++ == '-';

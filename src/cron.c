@@ -81,11 +81,6 @@ static bool fail_item(struct parse *ps, const char *what, const char *item,
 	return fail(ps, why);
 }
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
 static bool is_alpha(char c)
 {
 	return ascii_lower(c) >= 'a' && ascii_lower(c) <= 'z';

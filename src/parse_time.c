@@ -94,22 +94,16 @@ static int fail(char *err, size_t errlen, const char *kind, const char *text,
 
 /* Characters */
 
-/* systemd's WHITESPACE: what may separate the parts of a time span. */
-static bool is_blank(char c)
+/* systemd's WHITESPACE: what may separate the parts of a time span (a
+ * newline too, unlike a crontab's blanks; no \v or \f, unlike isspace). */
+static bool is_span_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* isspace(3) in the C locale, which strtoll(3) and strptime(3) skip. */
-static bool is_space(char c)
+static const char *skip_span_spaces(const char *p, const char *end)
 {
-	return is_blank(c) || c == '\v' || c == '\f';
-}
-
-
-static const char *skip_blanks(const char *p, const char *end)
-{
-	while (p < end && is_blank(*p))
+	while (p < end && is_span_space(*p))
 		p++;
 	return p;
 }
@@ -259,7 +253,7 @@ static int bad_unit(const char *p, const char *end, struct why *why)
 
 	if ((unsigned char)*p >= 0x80 ||
 	    (ascii_lower(*p) >= 'a' && ascii_lower(*p) <= 'z')) {
-		while (q < end && !is_blank(*q) && !is_digit(*q) &&
+		while (q < end && !is_span_space(*q) && !is_digit(*q) &&
 		       *q != '.' && *q != '+' && *q != '-')
 			q++;
 		quote_text(word, sizeof(word), p, q);
@@ -354,7 +348,7 @@ static const char *parse_span_part(const char *p, const char *end,
 	/* The unit may come after blanks; a number must be followed by a
 	 * unit, a blank or the end, so "12.34.56" is an error while
 	 * "12.34 .56" and "12.34s.56" are sums. */
-	s = match_unit(skip_blanks(p, end), end, &unit);
+	s = match_unit(skip_span_spaces(p, end), end, &unit);
 	if (s == p && p < end) {
 		bad_unit(p, end, why);
 		return NULL;
@@ -372,11 +366,11 @@ static int parse_span(const char *p, const char *end, int64_t *ns,
 	int64_t total = 0;
 	bool something = false;
 
-	p = skip_blanks(p, end);
+	p = skip_span_spaces(p, end);
 	if (has_prefix(p, end, "infinity"))
 		return why_set(why, "'infinity' is not a finite duration");
 	for (;;) {
-		p = skip_blanks(p, end);
+		p = skip_span_spaces(p, end);
 		if (p == end)
 			break;
 		p = parse_span_part(p, end, &total, why);
