@@ -40,16 +40,24 @@ int hash_set_add(struct hash_set *s, const void *item, size_t value)
 	return 0;
 }
 
-bool hash_set_take(struct hash_set *s, const char *key, size_t *value)
+struct hash_entry *hash_set_find(const struct hash_set *s, const char *key)
 {
 	for (size_t k = hash_text(key) & s->mask; s->slots[k].item; k = (k + 1) & s->mask) {
 		struct hash_entry *e = &s->slots[k];
 
-		if (!e->taken && strcmp(s->key(e->item), key) == 0) {
-			e->taken = true;
-			*value = e->value;
-			return true;
-		}
+		if (!e->taken && strcmp(s->key(e->item), key) == 0)
+			return e;
 	}
-	return false;
+	return NULL;
+}
+
+bool hash_set_take(struct hash_set *s, const char *key, size_t *value)
+{
+	struct hash_entry *e = hash_set_find(s, key);
+
+	if (!e)
+		return false;
+	e->taken = true;
+	*value = e->value;
+	return true;
 }

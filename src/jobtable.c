@@ -109,51 +109,24 @@ static int entry_options(const struct jobs_entry *e, const struct job_options *d
 
 /* Names */
 
-/* The names given so far, and for each default name the next suffix to
- * try, so that naming N jobs costs O(N) however many share a base name. */
-struct name_slot {
-	const char *name;
-	unsigned next;           /* for a base name: the next -K to try */
-};
-
-struct name_set {
-	struct name_slot *slots;
-	size_t mask;
-};
-
-static int name_set_init(struct name_set *ns, size_t n)
+/* The names given so far, in a hash set with, for each default name, the
+ * next suffix to try, so that naming N jobs costs O(N) however many share
+ * a base name. A name must stay allocated while the set is used (it is a
+ * job's name). */
+static const char *name_key(const void *name)
 {
-	size_t cap = 16;
-
-	while (cap < 4 * n + 4)
-		cap *= 2;
-	ns->slots = calloc(cap, sizeof *ns->slots);
-	ns->mask = cap - 1;
-	return ns->slots ? 0 : -1;
+	return name;
 }
 
-/* The slot of NAME: its own, or the empty one where it would go. */
-static struct name_slot *name_slot(const struct name_set *ns, const char *name)
+static bool name_taken(const struct hash_set *ns, const char *name)
 {
-	size_t k = hash_text(name) & ns->mask;
-
-	while (ns->slots[k].name && strcmp(ns->slots[k].name, name) != 0)
-		k = (k + 1) & ns->mask;
-	return &ns->slots[k];
+	return hash_set_find(ns, name) != NULL;
 }
 
-static bool name_taken(const struct name_set *ns, const char *name)
+static void name_add(struct hash_set *ns, const char *name)
 {
-	return name_slot(ns, name)->name != NULL;
-}
-
-/* NAME must stay allocated while the set is used (it is a job's name). */
-static void name_add(struct name_set *ns, const char *name)
-{
-	struct name_slot *slot = name_slot(ns, name);
-
-	if (!slot->name)
-		*slot = (struct name_slot){ name, 2 };
+	if (!name_taken(ns, name))
+		hash_set_add(ns, name, 2);
 }
 
 static void default_name(const struct job_options *o, char *buf, size_t len)
@@ -166,22 +139,22 @@ static void default_name(const struct job_options *o, char *buf, size_t len)
 		snprintf(buf, len, "job");
 }
 
-/* BASE, else BASE-2, BASE-3, ...: the first not yet taken. BASE_SLOT
+/* BASE, else BASE-2, BASE-3, ...: the first not yet taken. BASE's entry
  * remembers where the search for BASE stopped. */
-static char *unique_name(struct name_set *ns, const char *base)
+static char *unique_name(struct hash_set *ns, const char *base)
 {
 	char name[NAME_MAX_LEN + 24];
-	struct name_slot *slot = name_slot(ns, base);
-	unsigned k;
+	struct hash_entry *entry = hash_set_find(ns, base);
+	size_t k;
 
-	if (!slot->name)
+	if (!entry)
 		return strdup(base);
-	for (k = slot->next;; k++) {
-		snprintf(name, sizeof name, "%s-%u", base, k);
+	for (k = entry->value;; k++) {
+		snprintf(name, sizeof name, "%s-%zu", base, k);
 		if (!name_taken(ns, name))
 			break;
 	}
-	slot->next = k + 1;
+	entry->value = k + 1;
 	return strdup(name);
 }
 
@@ -260,7 +233,7 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 }
 
 /* Explicit names first (twice is an error), then the default ones. */
-static int assign_names(struct building *b, struct name_set *ns, char *err, size_t errlen)
+static int assign_names(struct building *b, struct hash_set *ns, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < b->n; i++) {
 		const char *name = b->opts[i].name;
@@ -297,11 +270,11 @@ static int assign_names(struct building *b, struct name_set *ns, char *err, size
 
 static int name_jobs(struct building *b, char *err, size_t errlen)
 {
-	struct name_set ns;
-	int status = name_set_init(&ns, b->n) == 0 ? assign_names(b, &ns, err, errlen)
-						   : (snprintf(err, errlen, "out of memory"), 1);
+	struct hash_set ns;
+	int status = hash_set_init(&ns, b->n, name_key) == 0 ? assign_names(b, &ns, err, errlen)
+							     : (snprintf(err, errlen, "out of memory"), 1);
 
-	free(ns.slots);
+	hash_set_free(&ns);
 	return status;
 }
 static int open_jobs(struct building *b, char *err, size_t errlen)
