@@ -4,15 +4,38 @@
 #define TFD_ASCII_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 static inline bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
 }
 
+/* isblank(3): what separates a crontab line's fields. */
+static inline bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* isspace(3), which strtoll(3) and strptime(3) skip. */
+static inline bool is_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
 static inline char ascii_lower(char c)
 {
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* The N bytes at A and at B are the same but for the case of letters. */
+static inline bool same_nocase(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (ascii_lower(a[i]) != ascii_lower(b[i]))
+			return false;
+	}
+	return true;
 }
 
 #endif

@@ -69,11 +69,6 @@ static bool fail(struct parser *ps, const char *reason)
 	return false;
 }
 
-static bool is_c_space(char c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
 static bool starts_with_nocase(const char *s, const char *prefix)
 {
 	for (; *prefix; s++, prefix++) {
@@ -247,22 +242,16 @@ static bool parse_chain(struct parser *ps, const char **pp, bool usec,
 	}
 }
 
-static const struct {
-	const char *name;
-	int day;                /* 0 = Monday */
-} weekday_names[] = {
-	{ "monday", 0 }, { "mon", 0 }, { "tuesday", 1 }, { "tue", 1 },
-	{ "wednesday", 2 }, { "wed", 2 }, { "thursday", 3 }, { "thu", 3 },
-	{ "friday", 4 }, { "fri", 4 }, { "saturday", 5 }, { "sat", 5 },
-	{ "sunday", 6 }, { "sun", 6 },
-};
-
-/* Index into weekday_names of the name at P, or -1. */
-static int find_weekday(const char *p)
+/* The weekday named at P, whole or abbreviated, counted from 0 = Monday
+ * as the weekday bits are; its length in *len. -1 when P names none. */
+static int find_weekday(const char *p, size_t *len)
 {
-	for (size_t i = 0; i < sizeof(weekday_names) / sizeof(*weekday_names); i++) {
-		if (starts_with_nocase(p, weekday_names[i].name))
-			return (int)i;
+	size_t avail = strlen(p);
+
+	for (int i = 0; i < 7; i++) {
+		*len = civil_name_length(p, avail, civil_day_names[i]);
+		if (*len > 0)
+			return (i + 6) % 7;
 	}
 	return -1;
 }
@@ -279,12 +268,12 @@ static bool parse_weekdays(struct parser *ps, const char **pp, struct calendar *
 	int range_from = -1;
 
 	for (bool first = true;; first = false) {
-		int i = find_weekday(*pp), day;
+		size_t len;
+		int day = find_weekday(*pp, &len);
 
-		if (i < 0)
+		if (day < 0)
 			return first ? true : fail(ps, "weekday expected");
-		day = weekday_names[i].day;
-		*pp += strlen(weekday_names[i].name);
+		*pp += len;
 		if (!ends_weekday(**pp))
 			return fail(ps, "bad weekday");
 		if (range_from > day)
@@ -326,7 +315,7 @@ static bool parse_epoch(struct parser *ps, const char **pp, struct calendar *cal
 	int64_t t, days, secs, year;
 	int month, day;
 
-	while (is_c_space(*p))
+	while (is_space(*p))
 		p++;
 	if (*p == '+' || *p == '-')
 		negative = *p++ == '-';

@@ -3,6 +3,10 @@
  * last day of its "year" and month lengths follow a fixed 5-month pattern. */
 #include "civil.h"
 
+#include <string.h>
+
+#include "ascii.h"
+
 #define DAYS_PER_ERA 146097
 /* Day number of 0000-03-01, the start of era 0. */
 #define ERA0_TO_EPOCH 719468
@@ -78,4 +82,23 @@ int days_in_month(int64_t year, int month)
 	if (month == 2 && is_leap_year(year))
 		return 29;
 	return length[month - 1];
+}
+
+const char *const civil_month_names[12] = {
+	"January", "February", "March", "April", "May", "June", "July",
+	"August", "September", "October", "November", "December",
+};
+
+const char *const civil_day_names[7] = {
+	"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
+	"Saturday",
+};
+
+size_t civil_name_length(const char *p, size_t avail, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (avail >= n && same_nocase(p, name, n))
+		return n;
+	return avail >= 3 && same_nocase(p, name, 3) ? 3 : 0;
 }

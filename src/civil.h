@@ -5,6 +5,7 @@
 #define TFD_CIVIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Day number of YEAR-MONTH-DAY; MONTH is 1..12, DAY 1..31. A DAY past
@@ -20,6 +21,17 @@ void civil_from_days(int64_t days, int64_t *year, int *month, int *day);
 int weekday_from_days(int64_t days);
 
 bool is_leap_year(int64_t year);
+
+/* The English month and day names every parser reads and the dry run
+ * prints: civil_month_names[0] is "January", civil_day_names[0] "Sunday"
+ * (as weekday_from_days counts). */
+extern const char *const civil_month_names[12];
+extern const char *const civil_day_names[7];
+
+/* How many bytes at P (AVAIL of them) spell NAME, in any case: its whole
+ * length, else 3 for its abbreviation ("June", then "Jun"), else 0. What
+ * follows the name is the caller's to check. */
+size_t civil_name_length(const char *p, size_t avail, const char *name);
 
 /* 28..31; MONTH is 1..12. */
 int days_in_month(int64_t year, int month);

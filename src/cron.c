@@ -42,27 +42,20 @@ struct cron {
 struct field_def {
 	const char *name;
 	int low, high;
-	const char *const *names;    /* 3-letter names for low.. or NULL */
-};
-
-static const char *const month_names[] = {
-	"jan", "feb", "mar", "apr", "may", "jun",
-	"jul", "aug", "sep", "oct", "nov", "dec", NULL
-};
-
-static const char *const weekday_names[] = {
-	"sun", "mon", "tue", "wed", "thu", "fri", "sat", NULL
+	/* Names for low.., read by their first three letters, or NULL. */
+	const char *const *names;
+	int nnames;
 };
 
 enum { F_MINUTE, F_HOUR, F_DAY, F_MONTH, F_WEEKDAY, NFIELDS };
 
 static const struct field_def fields[NFIELDS] = {
-	{ "minute", 0, 59, NULL },
-	{ "hour", 0, 23, NULL },
-	{ "day-of-month", 1, 31, NULL },
-	{ "month", 1, 12, month_names },
+	{ "minute", 0, 59, NULL, 0 },
+	{ "hour", 0, 23, NULL, 0 },
+	{ "day-of-month", 1, 31, NULL, 0 },
+	{ "month", 1, 12, civil_month_names, 12 },
 	/* 7 is Sunday as well as 0. */
-	{ "day-of-week", 0, 7, weekday_names },
+	{ "day-of-week", 0, 7, civil_day_names, 7 },
 };
 
 struct parse {
@@ -86,11 +79,6 @@ static bool fail_item(struct parse *ps, const char *what, const char *item,
 
 	snprintf(why, sizeof(why), "%s in '%.*s'", what, (int)(end - item), item);
 	return fail(ps, why);
-}
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
 }
 
 static bool is_alpha(char c)
@@ -118,9 +106,8 @@ static bool read_value(const struct field_def *f, const char **pp,
 	}
 	if (!f->names || end - p < 3 || (end - p > 3 && is_alpha(p[3])))
 		return false;
-	for (int i = 0; f->names[i]; i++) {
-		if (ascii_lower(p[0]) == f->names[i][0] && ascii_lower(p[1]) == f->names[i][1] &&
-		    ascii_lower(p[2]) == f->names[i][2]) {
+	for (int i = 0; i < f->nnames; i++) {
+		if (same_nocase(p, f->names[i], 3)) {
 			*pp = p + 3;
 			*out = f->low + i;
 			return true;

@@ -40,8 +40,7 @@ int hash_set_add(struct hash_set *s, const void *item, size_t value)
 	return 0;
 }
 
-/* The entry of an item whose key is KEY and that is not taken, or NULL. */
-static struct hash_entry *find(const struct hash_set *s, const char *key)
+struct hash_entry *hash_set_find(const struct hash_set *s, const char *key)
 {
 	for (size_t k = hash_text(key) & s->mask; s->slots[k].item; k = (k + 1) & s->mask) {
 		struct hash_entry *e = &s->slots[k];
@@ -54,12 +53,12 @@ static struct hash_entry *find(const struct hash_set *s, const char *key)
 
 bool hash_set_has(const struct hash_set *s, const char *key)
 {
-	return find(s, key) != NULL;
+	return hash_set_find(s, key) != NULL;
 }
 
 bool hash_set_take(struct hash_set *s, const char *key, size_t *value)
 {
-	struct hash_entry *e = find(s, key);
+	struct hash_entry *e = hash_set_find(s, key);
 
 	if (!e)
 		return false;

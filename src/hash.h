@@ -1,6 +1,9 @@
-/* hash: FNV-1a over a string, and an open-addressing multiset of items
- * keyed by a string each item carries (a job's identity), from which a
- * match can be taken out: two equal keys are two entries. Pure. */
+/* hash: FNV-1a over a string, and the one open-addressing hash set of
+ * items keyed by a string each item carries, with a number beside each.
+ * It is a multiset (two equal keys are two entries) from which a match can
+ * be taken out: the reload's merge keys old jobs by identity. Looking up
+ * and adding serve as a set: the job table's names, with the next suffix
+ * to try beside each. Its size is fixed at init. Pure. */
 #ifndef TFD_HASH_H
 #define TFD_HASH_H
 
@@ -28,6 +31,10 @@ void hash_set_free(struct hash_set *s);
 
 /* Adds ITEM with VALUE (at most the N given to init). Returns 0. */
 int hash_set_add(struct hash_set *s, const void *item, size_t value);
+
+/* The entry of an item whose key is KEY and that was not taken out, or
+ * NULL; its value may be changed in place. */
+struct hash_entry *hash_set_find(const struct hash_set *s, const char *key);
 
 /* Whether an item whose key is KEY is in the set (and not taken out). */
 bool hash_set_has(const struct hash_set *s, const char *key);

@@ -8,6 +8,7 @@
 
 #include "atomic_file.h"
 #include "report.h"
+#include "utf8.h"
 
 /* The text buffer */
 
@@ -55,35 +56,6 @@ static void put_str(struct metrics_buf *b, const char *s)
 
 /* Label values */
 
-/* The length of the valid UTF-8 sequence (RFC 3629: shortest form, no
- * surrogates, at most U+10FFFF) at S, of at most N bytes; 0 if there is
- * none. */
-static size_t utf8_sequence(const unsigned char *s, size_t n)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
-	if (len > n)
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	for (size_t i = 1; i < len; i++, lo = 0x80, hi = 0xbf)
-		if (s[i] < lo || s[i] > hi)
-			return 0;
-	return len;
-}
-
 /* NAME as a label value: backslash, double quote and newline escaped as the
  * text format wants; a byte that is not UTF-8 (which the format requires,
  * and node_exporter would reject the whole file for) becomes U+FFFD. */
@@ -93,10 +65,11 @@ static void put_label_value(struct metrics_buf *b, const char *name)
 	size_t n = strlen(name);
 
 	while (n > 0) {
-		size_t k = utf8_sequence(s, n);
+		long k = utf8_sequence(s, n);
 
-		if (k == 0)
-			put_str(b, "\xef\xbf\xbd");
+		/* One U+FFFD for each byte that starts no valid sequence. */
+		if (k < 0)
+			put_str(b, UTF8_REPLACEMENT);
 		else if (*s == '\\')
 			put_str(b, "\\\\");
 		else if (*s == '"')
@@ -104,10 +77,10 @@ static void put_label_value(struct metrics_buf *b, const char *name)
 		else if (*s == '\n')
 			put_str(b, "\\n");
 		else
-			put(b, (const char *)s, k);
-		k += k == 0;
+			put(b, (const char *)s, (size_t)k);
+		k = k < 0 ? 1 : k;
 		s += k;
-		n -= k;
+		n -= (size_t)k;
 	}
 }
 

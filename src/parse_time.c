@@ -94,22 +94,16 @@ static int fail(char *err, size_t errlen, const char *kind, const char *text,
 
 /* Characters */
 
-/* systemd's WHITESPACE: what may separate the parts of a time span. */
-static bool is_blank(char c)
+/* systemd's WHITESPACE: what may separate the parts of a time span (a
+ * newline too, unlike a crontab's blanks; no \v or \f, unlike isspace). */
+static bool is_span_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* isspace(3) in the C locale, which strtoll(3) and strptime(3) skip. */
-static bool is_space(char c)
+static const char *skip_span_spaces(const char *p, const char *end)
 {
-	return is_blank(c) || c == '\v' || c == '\f';
-}
-
-
-static const char *skip_blanks(const char *p, const char *end)
-{
-	while (p < end && is_blank(*p))
+	while (p < end && is_span_space(*p))
 		p++;
 	return p;
 }
@@ -119,15 +113,6 @@ static bool has_prefix(const char *p, const char *end, const char *prefix)
 	size_t n = strlen(prefix);
 
 	return (size_t)(end - p) >= n && memcmp(p, prefix, n) == 0;
-}
-
-static bool same_nocase(const char *a, const char *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (ascii_lower(a[i]) != ascii_lower(b[i]))
-			return false;
-	}
-	return true;
 }
 
 static bool is_word(const char *p, const char *end, const char *word)
@@ -268,7 +253,7 @@ static int bad_unit(const char *p, const char *end, struct why *why)
 
 	if ((unsigned char)*p >= 0x80 ||
 	    (ascii_lower(*p) >= 'a' && ascii_lower(*p) <= 'z')) {
-		while (q < end && !is_blank(*q) && !is_digit(*q) &&
+		while (q < end && !is_span_space(*q) && !is_digit(*q) &&
 		       *q != '.' && *q != '+' && *q != '-')
 			q++;
 		quote_text(word, sizeof(word), p, q);
@@ -363,7 +348,7 @@ static const char *parse_span_part(const char *p, const char *end,
 	/* The unit may come after blanks; a number must be followed by a
 	 * unit, a blank or the end, so "12.34.56" is an error while
 	 * "12.34 .56" and "12.34s.56" are sums. */
-	s = match_unit(skip_blanks(p, end), end, &unit);
+	s = match_unit(skip_span_spaces(p, end), end, &unit);
 	if (s == p && p < end) {
 		bad_unit(p, end, why);
 		return NULL;
@@ -381,11 +366,11 @@ static int parse_span(const char *p, const char *end, int64_t *ns,
 	int64_t total = 0;
 	bool something = false;
 
-	p = skip_blanks(p, end);
+	p = skip_span_spaces(p, end);
 	if (has_prefix(p, end, "infinity"))
 		return why_set(why, "'infinity' is not a finite duration");
 	for (;;) {
-		p = skip_blanks(p, end);
+		p = skip_span_spaces(p, end);
 		if (p == end)
 			break;
 		p = parse_span_part(p, end, &total, why);
@@ -512,16 +497,6 @@ static const struct form {
 	{ "%H:%M", false, true },
 };
 
-static const char *const month_names[12] = {
-	"January", "February", "March", "April", "May", "June", "July",
-	"August", "September", "October", "November", "December",
-};
-
-static const char *const day_names[7] = {
-	"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
-	"Saturday",
-};
-
 /* A number as strptime(3) reads one: white space first, then up to NDIGITS
  * digits, stopping early once another digit would pass HI. */
 static bool scan_number(const char **pp, const char *end, int lo, int hi,
@@ -548,15 +523,10 @@ static bool scan_number(const char **pp, const char *end, int lo, int hi,
  * case; unlike numbers, not preceded by white space. */
 static bool scan_month(const char **pp, const char *end, int *mon)
 {
-	size_t avail = (size_t)(end - *pp);
-
 	for (int i = 0; i < 12; i++) {
-		size_t n = strlen(month_names[i]);
+		size_t n = civil_name_length(*pp, (size_t)(end - *pp), civil_month_names[i]);
 
-		/* The full name first, so that "June" is not read as "Jun". */
-		if (avail < n || !same_nocase(*pp, month_names[i], n))
-			n = 3;
-		if (avail >= n && same_nocase(*pp, month_names[i], n)) {
+		if (n > 0) {
 			*pp += n;
 			*mon = i + 1;
 			return true;
@@ -708,16 +678,11 @@ static bool scan_day_word(const char *p, const char *end, struct civil *c)
 static const char *skip_weekday(const char *p, const char *end, int *weekday)
 {
 	for (int i = 0; i < 7; i++) {
-		size_t lengths[2] = { strlen(day_names[i]), 3 };
+		size_t n = civil_name_length(p, (size_t)(end - p), civil_day_names[i]);
 
-		for (int j = 0; j < 2; j++) {
-			size_t n = lengths[j];
-
-			if ((size_t)(end - p) > n && same_nocase(p, day_names[i], n) &&
-			    p[n] == ' ') {
-				*weekday = i;
-				return p + n + 1;
-			}
+		if (n > 0 && p + n < end && p[n] == ' ') {
+			*weekday = i;
+			return p + n + 1;
 		}
 	}
 	return p;
@@ -773,7 +738,7 @@ static int parse_absolute(const char *p, const char *end, const struct where *w,
 		return why_set(why, "a UTC offset needs a time of day before it");
 	if (weekday >= 0 && c.wday != weekday)
 		return why_set(why, "the date is a %s, not a %s",
-			       day_names[c.wday], day_names[weekday]);
+			       civil_day_names[c.wday], civil_day_names[weekday]);
 	return civil_to_ns(&c, w, want_dst, ns, why);
 }
 

@@ -8,6 +8,7 @@
 
 #include "civil.h"
 #include "timens.h"
+#include "utf8.h"
 
 /* A bounded appender: the first piece that does not fit ends the line, so
  * a line is cut between fields and never inside a number. */
@@ -75,43 +76,6 @@ static void put_unix(struct out *o, int64_t wall_ns)
 
 /* Strings */
 
-/* The length of the valid UTF-8 sequence at P (N bytes left), or, when P
- * starts no valid sequence, minus the length of its maximal invalid
- * prefix (at least 1), which becomes one U+FFFD. */
-static long utf8_sequence(const unsigned char *p, size_t n)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t need;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		need = 1;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		need = 2;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		need = 3;
-	else
-		return -1;
-	/* The second byte's range rules out overlong forms, surrogates and
-	 * code points past U+10FFFF. */
-	if (p[0] == 0xe0)
-		lo = 0xa0;
-	else if (p[0] == 0xed)
-		hi = 0x9f;
-	else if (p[0] == 0xf0)
-		lo = 0x90;
-	else if (p[0] == 0xf4)
-		hi = 0x8f;
-	for (size_t i = 1; i <= need; i++) {
-		if (i >= n || p[i] < lo || p[i] > hi)
-			return -(long)i;
-		lo = 0x80;
-		hi = 0xbf;
-	}
-	return (long)need + 1;
-}
-
 static void put_escaped_byte(struct out *o, unsigned char c)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -148,7 +112,7 @@ static void put_json_text(struct out *o, const char *s, size_t n)
 		else if (k > 1)
 			put(o, s + i, (size_t)k);
 		else
-			put(o, "\xef\xbf\xbd", 3);
+			put_str(o, UTF8_REPLACEMENT);
 		i += (size_t)(k < 0 ? -k : k);
 	}
 	put(o, "\"", 1);
@@ -581,7 +545,6 @@ static void put_distance(struct out *o, int64_t at_ns, int64_t now_ns)
 size_t format_dry_run_human(char *buf, size_t len, const char *job,
 			    int64_t at_ns, int64_t now_ns, const struct tz *local)
 {
-	static const char *const days[7] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
 	struct out o = out_init(buf, len);
 	int64_t secs = floor_div(at_ns, NSEC_PER_SEC);
 	struct tm tm;
@@ -593,8 +556,8 @@ size_t format_dry_run_human(char *buf, size_t len, const char *job,
 		put_str(&o, job);
 		put(&o, "  ", 2);
 	}
-	n = snprintf(tmp, sizeof tmp, "%s %04d-%02d-%02d %02d:%02d:%02d ",
-		     days[tm.tm_wday], tm.tm_year + 1900, tm.tm_mon + 1,
+	n = snprintf(tmp, sizeof tmp, "%.3s %04d-%02d-%02d %02d:%02d:%02d ",
+		     civil_day_names[tm.tm_wday], tm.tm_year + 1900, tm.tm_mon + 1,
 		     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 	put(&o, tmp, (size_t)n);
 	put_str(&o, local ? tz_abbr_at(local, secs) : "UTC");
