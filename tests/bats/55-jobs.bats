@@ -549,9 +549,11 @@ job_lines() {
 
 @test "SIGHUP reloads: a kept job keeps its counters, a new one starts, a removed one's run finishes, a bad file changes nothing" {
 	mkdir dir other
+	# c's run outlasts the reload even on a loaded machine: a run that
+	# ended before it would let c start a second one, as it should.
 	cat >dir/jobs <<-'EOF'
 		--name a --interval 0.2s --exec 'echo $TFD_SEQ >> a.out'
-		--name c --delay 0 --interval 0.25s --exec 'echo start >> c.out; sleep 1; echo end >> c.out'
+		--name c --delay 0 --interval 0.25s --exec 'echo start >> c.out; sleep 3; echo end >> c.out'
 	EOF
 	# A second name in another directory: writes through it are a change
 	# that inotify on dir/ does not see, so only SIGHUP reloads it.
