@@ -21,6 +21,63 @@ void runs_take_terminal(struct loop *l)
 	}
 }
 
+/* The start queue */
+
+bool runs_queue_full(const struct loop *l)
+{
+	return l->starts.n == STARTS_MAX;
+}
+
+void runs_queue_start(struct loop *l, struct job *j, const struct tick *t)
+{
+	struct start_queue *sq = &l->starts;
+
+	sq->q[(sq->head + sq->n++) % STARTS_MAX] = (struct start){ j, *t };
+}
+
+/* Two pipes, both ends open while the run is started. */
+#define START_PIPE_FDS 4
+
+static bool start_fits(const struct loop *l, const struct start *s)
+{
+	if (!s->job->run.tag_output)
+		return true;
+	return l->readers.n + START_PIPE_FDS <= l->pipe_fds_max || l->readers.n == 0;
+}
+
+bool runs_starts_ready(const struct loop *l)
+{
+	return l->starts.n > 0 && l->phase == PHASE_RUNNING &&
+	       start_fits(l, &l->starts.q[l->starts.head]);
+}
+
+void runs_serve_starts(struct loop *l)
+{
+	struct start_queue *sq = &l->starts;
+
+	for (size_t served = 0; served < STARTS_BATCH && runs_starts_ready(l); served++) {
+		struct start s = sq->q[sq->head];
+
+		sq->head = (sq->head + 1) % STARTS_MAX;
+		sq->n--;
+		tick_act(l, s.job, &s.tick);
+	}
+}
+
+void runs_drop_starts(struct loop *l, const struct job *j)
+{
+	struct start_queue *sq = &l->starts;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < sq->n; i++) {
+		struct start s = sq->q[(sq->head + i) % STARTS_MAX];
+
+		if (j && s.job != j)
+			sq->q[(sq->head + kept++) % STARTS_MAX] = s;
+	}
+	sq->n = kept;
+}
+
 void runs_started(void *arg, const struct run_started *s)
 {
 	struct job *j = arg;

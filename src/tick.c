@@ -393,7 +393,6 @@ void tick_print_setting(struct loop *l, struct job *j)
 static void job_wake(struct loop *l, struct job *j, int64_t now)
 {
 	struct tick t = { .job = j->name, .local = l->cfg->local };
-	struct setting_of s = { l, j };
 	int64_t newest;
 	uint64_t n = count_expirations(j, now, &newest);
 
@@ -412,8 +411,17 @@ static void job_wake(struct loop *l, struct job *j, int64_t now)
 		t.next_in_ns = j->due_ns > now ? j->due_ns - now : 0;
 	if (l->cfg->stats)
 		stats_add(&l->stats, n, t.late_ns);
-	elapse_due(l, j, &t);
-	events_tick_setting(&l->ev, j->name, t.seq, job_setting, &s);
+	runs_queue_start(l, j, &t);
+}
+
+void tick_act(struct loop *l, struct job *j, struct tick *t)
+{
+	struct setting_of s = { l, j };
+
+	if (j->removed)
+		return;
+	elapse_due(l, j, t);
+	events_tick_setting(&l->ev, j->name, t->seq, job_setting, &s);
 }
 
 /* The realtime clock was set: elapses that the step skipped are counted
@@ -460,8 +468,12 @@ void tick_on_clock(struct loop *l, struct clock_timer *ct)
 	/* Each due job is moved past NOW, so this ends; the budget only
 	 * guards against a schedule that would not move. */
 	for (budget = ct->heap.n; budget > 0 && heap_min_key(&ct->heap) <= now &&
-				  l->phase == PHASE_RUNNING; budget--)
+				  l->phase == PHASE_RUNNING && !runs_queue_full(l); budget--)
 		job_wake(l, heap_top(&ct->heap)->item, now);
+	/* A full start queue leaves the rest due: the timer is armed anew
+	 * (in the past, so it fires at once) when the queue has room. */
+	if (heap_min_key(&ct->heap) <= now)
+		timer_forget(&ct->t);
 }
 
 void tick_deadline_due(struct loop *l, struct job *j, int64_t now)

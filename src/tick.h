@@ -23,6 +23,10 @@ void tick_arm_clocks(struct loop *l);
 /* A clock's timer went off: every job due by now wakes. */
 void tick_on_clock(struct loop *l, struct clock_timer *ct);
 
+/* The wake-up T of J acts: its run (per --overlap and --random-delay)
+ * and its tick line. The start queue calls it when T's turn comes. */
+void tick_act(struct loop *l, struct job *j, struct tick *t);
+
 /* Starts J's schedule (and its runner, catch-up, --for). */
 void tick_start_job(struct loop *l, struct job *j);
 

@@ -1,0 +1,51 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats' run sets status, output and stderr.
+# Storms of due runs (issue 18, items 3, 4, 5 and 12): tfd starts them in
+# bounded batches between polls, so signals, reaping and pipes are served
+# while it starts them, and a start that finds no process or descriptor
+# fails alone.
+
+load test_helper
+
+setup() {
+	OUT=$BATS_TEST_TMPDIR/out
+	ERR=$BATS_TEST_TMPDIR/err
+	JOBS=$BATS_TEST_TMPDIR/jobs
+}
+
+# A jobs file of $1 jobs all due at the next whole second but one, each
+# running "${@:2}" (default /bin/true).
+write_storm() {
+	local n=$1 at
+	shift
+	at=$(($(date +%s) + 2))
+	awk -v n="$n" -v at="$at" -v cmd="${*:-/bin/true}" \
+		'BEGIN { for (i = 1; i <= n; i++) printf "--name j%d --clock realtime --at @%d -- %s\n", i, at, cmd }' \
+		>"$JOBS"
+}
+
+# Microseconds since the epoch.
+now_us() {
+	local t=$EPOCHREALTIME
+	echo $((10#${t/./}))
+}
+
+@test "SIGTERM during a storm of 10,000 due runs ends tfd within a second or so" {
+	write_storm 10000
+	"$TFD" --jobs "$JOBS" --json >"$OUT" 2>"$ERR" 3>&- &
+	local pid=$! sent took
+	BG_PIDS+=("$pid")
+	wait_for_lines "$OUT" 10 1
+	sent=$(now_us)
+	kill -TERM "$pid"
+	wait "$pid" || status=$?
+	took=$(($(now_us) - sent))
+	assert_equal "$status" 143
+	((took < 2000000)) || fail "tfd took ${took} us to exit after SIGTERM"
+	# Every run that started was reaped and reported; most never started.
+	local ticks exits
+	ticks=$(grep -c '"event":"tick"' "$OUT")
+	exits=$(grep -c '"event":"exit"' "$OUT")
+	assert_equal "$exits" "$ticks"
+	((ticks < 5000)) || fail "$ticks runs started, SIGTERM came at the first"
+}
