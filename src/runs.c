@@ -1,6 +1,9 @@
 #include "runs.h"
 
+#include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -92,6 +95,26 @@ void runs_started(void *arg, const struct run_started *s)
 	if (s->out_fd >= 0 &&
 	    readers_add_run(&l->readers, j, j->name, s->pid, s->seq, s->out_fd, s->err_fd) != 0)
 		loop_fail_oom(l);
+}
+
+void runs_start_failed(void *arg, const struct start_failure *f)
+{
+	struct job *j = arg;
+	struct loop *l = j->loop;
+	char message[512];
+
+	snprintf(message, sizeof message, "%s: %s: %s; run %" PRIu64 " (try %u) did not start%s",
+		 j->name, f->call, strerror(f->error), f->seq, f->attempt,
+		 f->retried ? ", it will be tried again" : "");
+	events_error(&l->ev, j->name, f->call, message);
+	if (f->retried)
+		return;
+	j->metrics.runs_failure++;
+	l->metrics_dirty = true;
+	if (l->cfg->exit_on_error && l->phase == PHASE_RUNNING) {
+		loop_set_status(l, 1);
+		loop_shutdown(l, SIGTERM);
+	}
 }
 
 void runs_count_end(struct job_metrics *m, const struct run_end *e, int64_t wall_now)

@@ -28,6 +28,10 @@ void runs_drop_starts(struct loop *l, const struct job *j);
 /* The runner's on_start: ARG is the job. */
 void runs_started(void *arg, const struct run_started *s);
 
+/* The runner's on_start_failed: an "error" event naming the job and the
+ * call; without a retry to come, a failed run (metrics, -E). */
+void runs_start_failed(void *arg, const struct start_failure *f);
+
 /* SIGCHLD: reaps every child that changed state. */
 void runs_reap(struct loop *l);
 

@@ -291,7 +291,8 @@ static void act(struct loop *l, struct job *j, struct tick *t)
 	bool skipped = false;
 
 	if (j->runner && !j->removed) {
-		t->action = runner_tick(j->runner, t, clock_now_ns(CLOCK_MONOTONIC), &what);
+		t->action = runner_tick(j->runner, t, clock_now_ns(CLOCK_MONOTONIC),
+					tick_next_run_mono(j), &what);
 		if (!t->action) {
 			loop_fail(l, what);
 			return;
@@ -507,6 +508,7 @@ static int start_runner(struct loop *l, struct job *j)
 	rc.exit_on_error = l->cfg->exit_on_error;
 	rc.tty_fd = l->tty_fd;
 	rc.on_start = runs_started;
+	rc.on_start_failed = runs_start_failed;
 	rc.on_start_arg = j;
 	j->runner = runner_new(&rc);
 	if (!j->runner) {
@@ -524,7 +526,8 @@ static void catch_up(struct loop *l, struct job *j)
 			  .wall_ns = clock_now_ns(CLOCK_REALTIME) };
 	const char *what = NULL;
 
-	if (j->runner && !runner_tick(j->runner, &t, clock_now_ns(CLOCK_MONOTONIC), &what)) {
+	if (j->runner && !runner_tick(j->runner, &t, clock_now_ns(CLOCK_MONOTONIC),
+				      tick_next_run_mono(j), &what)) {
 		loop_fail(l, what);
 		return;
 	}

@@ -14,13 +14,13 @@ setup() {
 }
 
 # A jobs file of $1 jobs all due at the next whole second but one, each
-# running "${@:2}" (default /bin/true).
+# with the options and command "${@:2}" (default: -- /bin/true).
 write_storm() {
 	local n=$1 at
 	shift
 	at=$(($(date +%s) + 2))
-	awk -v n="$n" -v at="$at" -v cmd="${*:-/bin/true}" \
-		'BEGIN { for (i = 1; i <= n; i++) printf "--name j%d --clock realtime --at @%d -- %s\n", i, at, cmd }' \
+	awk -v n="$n" -v at="$at" -v rest="${*:--- /bin/true}" \
+		'BEGIN { for (i = 1; i <= n; i++) printf "--name j%d --clock realtime --at @%d %s\n", i, at, rest }' \
 		>"$JOBS"
 }
 
@@ -48,4 +48,26 @@ now_us() {
 	exits=$(grep -c '"event":"exit"' "$OUT")
 	assert_equal "$exits" "$ticks"
 	((ticks < 5000)) || fail "$ticks runs started, SIGTERM came at the first"
+}
+
+@test "a storm under ulimit -u: a start that finds no process fails alone and is retried, tfd goes on" {
+	[[ $(id -u) == 0 ]] && command -v setpriv >/dev/null || skip "needs root and setpriv to run as nobody"
+	write_storm 300 --retry 30 --retry-delay 50ms -- /bin/sleep 0.3
+	# nobody may not reach the test's directory: tfd and its jobs go where
+	# it can.
+	local dir
+	dir=$(mktemp -d /tmp/tfd-storm.XXXXXX)
+	chmod 755 "$dir"
+	cp "$TFD" "$JOBS" "$dir/"
+	chmod 644 "$dir/jobs"
+	run --separate-stderr bash -c "ulimit -u 100 && exec setpriv --reuid=nobody --regid=nogroup --clear-groups '$dir/${TFD##*/}' --jobs '$dir/jobs' --json"
+	rm -rf "$dir"
+	# The failed starts were errors: tfd says so in its status at the end.
+	assert_equal "$status" 1 || fail "stderr: ${stderr:0:300}"
+	# Every job ran exactly once, to its end.
+	assert_equal "$(grep -c '"event":"exit".*"status":0' <<<"$output")" 300
+	assert_equal "$(grep '"event":"exit"' <<<"$output" | cut -d, -f2 | sort -u | wc -l)" 300
+	# Some starts failed, each one an "error" event naming the job and the call.
+	grep -q '"event":"error","job":"j[0-9]*","call":"clone3"' <<<"$output" || fail "no failed start: $stderr"
+	[[ $stderr != *"tfd: clone3: "* ]] || fail "tfd's own failure: $stderr"
 }
