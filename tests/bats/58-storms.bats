@@ -71,3 +71,22 @@ now_us() {
 	grep -q '"event":"error","job":"j[0-9]*","call":"clone3"' <<<"$output" || fail "no failed start: $stderr"
 	[[ $stderr != *"tfd: clone3: "* ]] || fail "tfd's own failure: $stderr"
 }
+
+@test "a --tag-output storm of 2,000 runs under ulimit -n 1024: runs wait for pipes, none is lost" {
+	write_storm 2000 --tag-output -- /bin/echo hi
+	run --separate-stderr bash -c "ulimit -n 1024 && exec '$TFD' --jobs '$JOBS' --json"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(grep -c '"event":"exit".*"status":0' <<<"$output")" 2000
+	assert_equal "$(grep '"event":"exit"' <<<"$output" | cut -d, -f2 | sort -u | wc -l)" 2000
+	assert_equal "$(grep -c '"event":"output".*"line":"hi"' <<<"$output")" 2000
+}
+
+@test "--tag-output runs that hold their pipes under ulimit -n 200: starts wait for pipes to close" {
+	write_storm 200 --tag-output -- /bin/sh -c "'echo hi; sleep 0.3'"
+	run --separate-stderr bash -c "ulimit -n 200 && exec '$TFD' --jobs '$JOBS' --json"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(grep -c '"event":"exit".*"status":0' <<<"$output")" 200
+	assert_equal "$(grep -c '"event":"output".*"line":"hi"' <<<"$output")" 200
+}
