@@ -4,10 +4,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <termios.h>
 #include <unistd.h>
@@ -37,6 +39,7 @@ void loop_shutdown(struct loop *l, int sig)
 	if (l->phase != PHASE_SHUTDOWN && !l->status_final)
 		l->status = 128 + sig;
 	l->phase = PHASE_SHUTDOWN;
+	runs_drop_starts(l, NULL);
 	for (size_t i = 0; i < l->njobs; i++) {
 		struct job *j = l->jobs[i];
 
@@ -225,6 +228,7 @@ void loop_drop_job(struct loop *l, size_t i)
 				l->owners[k] = (struct poll_owner){ OWNER_NONE, NULL };
 	heap_remove(&l->aux, &j->aux_node);
 	claims_job_gone(l, j);
+	runs_drop_starts(l, j);
 	job_free(j);
 	memmove(&l->jobs[i], &l->jobs[i + 1], (l->njobs - i - 1) * sizeof *l->jobs);
 	l->njobs--;
@@ -256,7 +260,7 @@ static bool busy(const struct loop *l)
 		if (j->running || j->pending || (j->runner && runner_busy(j->runner)))
 			return true;
 	}
-	return l->readers.n > 0;
+	return l->readers.n > 0 || l->starts.n > 0;
 }
 
 static bool finished(struct loop *l)
@@ -320,7 +324,8 @@ static size_t build_poll_set(struct loop *l)
 		poll_slot(l, &n, l->ev.out.fd, POLLOUT, OWNER_STDOUT, NULL);
 	if (output_pending(&l->ev.err))
 		poll_slot(l, &n, l->ev.err.fd, POLLOUT, OWNER_STDERR, NULL);
-	for (int i = 0; i < CLOCKS && !blocked; i++)
+	/* While the start queue is full, due jobs stay due in their heaps. */
+	for (int i = 0; i < CLOCKS && !blocked && !runs_queue_full(l); i++)
 		if (l->clocks[i].t.fd >= 0)
 			poll_slot(l, &n, l->clocks[i].t.fd, POLLIN, OWNER_CLOCK, &l->clocks[i]);
 	for (size_t i = 0; i < l->njobs; i++)
@@ -400,7 +405,9 @@ static void wait_for_events(struct loop *l)
 	if (l->metrics_dirty)
 		tick_write_metrics(l);
 	n = build_poll_set(l);
-	if (poll(l->pfd, n, -1) < 0) {
+	/* Queued starts waiting their turn: a look at every descriptor
+	 * (signals first), then the next batch. */
+	if (poll(l->pfd, n, runs_starts_ready(l) ? 0 : -1) < 0) {
 		if (errno != EINTR)
 			loop_fail(l, "poll");
 		return;
@@ -410,6 +417,7 @@ static void wait_for_events(struct loop *l)
 			dispatch_slot(l, &l->owners[i]);
 	if (l->claims)
 		claims_service(l, fleet_revents(l, n));
+	runs_serve_starts(l);
 }
 
 static size_t longest_line(const struct job_table *t)
@@ -451,6 +459,24 @@ static void free_loop(struct loop *l)
 	free(l);
 }
 
+/* Descriptors tfd keeps for itself beside the run pipes: its own
+ * (signalfd, timerfds, inotify, the terminal) and those it opens for a
+ * moment (a jobs file, --metrics, --persist, a run's input memfd). */
+#define OWN_FDS 64
+
+/* How many run pipes may be open at once under RLIMIT_NOFILE: a storm of
+ * --tag-output runs waits for pipes to close rather than fail. */
+static size_t pipe_fds_max(void)
+{
+	struct rlimit lim;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
+	    lim.rlim_cur > SIZE_MAX)
+		return SIZE_MAX;
+	return lim.rlim_cur > 2 * OWN_FDS ? (size_t)lim.rlim_cur - OWN_FDS
+					  : (size_t)lim.rlim_cur / 2;
+}
+
 /* Sets up what every loop needs: the jobs, stdout and stderr, the poll
  * set's memory. Returns NULL (having said why on stderr) when memory ran
  * out. */
@@ -478,6 +504,7 @@ static struct loop *new_loop(struct loop_config *cfg)
 	heap_init(&l->aux);
 	pidmap_init(&l->pids);
 	l->reload_due = INT64_MAX;
+	l->pipe_fds_max = pipe_fds_max();
 	l->jobs = cfg->table.jobs;
 	l->njobs = cfg->table.n;
 	cfg->table = (struct job_table){ 0 };

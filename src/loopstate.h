@@ -56,6 +56,25 @@ struct poll_owner {
 	void *ptr;
 };
 
+/* A wake-up whose action (the tick line and the run it starts) waits its
+ * turn: the loop serves these in bounded batches between polls, so that
+ * signals, reaping and pipes are served during a storm of due runs. The
+ * clocks feed it; so may anything else that decides a run is due (a
+ * fleet's claim, answered later). A ring of STARTS_MAX entries: while it
+ * is full, due jobs stay due in their clock's heap. */
+struct start {
+	struct job *job;
+	struct tick tick;
+};
+
+#define STARTS_MAX 256
+#define STARTS_BATCH 64
+
+struct start_queue {
+	struct start q[STARTS_MAX];
+	size_t head, n;
+};
+
 struct loop {
 	struct loop_config *cfg;
 	struct job **jobs;        /* the table, then removed jobs with runs left */
@@ -71,6 +90,8 @@ struct loop {
 	struct pidmap pids;
 	pid_t tty_owner;          /* the run holding the terminal, or 0 */
 	struct readers readers;
+	struct start_queue starts;
+	size_t pipe_fds_max;      /* run pipes open at once: from RLIMIT_NOFILE */
 	struct pollfd *pfd;       /* the poll set, and who owns each slot */
 	struct poll_owner *owners;
 	size_t pfd_cap;

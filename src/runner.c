@@ -50,6 +50,7 @@ struct runner {
 	unsigned retry_attempt;   /* the attempt that waits */
 	int64_t retry_due;
 	bool stopping;            /* shutdown: nothing new starts */
+	int64_t next_run;         /* the job's next scheduled run, as last told */
 	char **envp;              /* the job's environment without TFD_*, then the slots */
 	char env_slot[ENV_TICK][64];
 	char *job_slot;           /* "TFD_JOB=NAME" */
@@ -271,6 +272,30 @@ static int prepare_io(struct runner *r, struct spawn_io *io, int out[2], int err
 	return 0;
 }
 
+static bool plan_retry(struct runner *r, const struct run *run, int64_t now,
+		       int64_t next_run);
+
+/* The kernel may have these again soon: processes, memory, descriptors. */
+static bool transient_error(int error)
+{
+	return error == EAGAIN || error == ENOMEM || error == EMFILE || error == ENFILE;
+}
+
+/* The try ATTEMPT of T could not start: a failed try, retried as a failed
+ * run would be, and said by on_start_failed. */
+static void start_failed(struct runner *r, const struct tick *t, unsigned attempt,
+			 int64_t now, const char *call, int error)
+{
+	struct run tried = { .attempt = attempt, .tick = *t };
+	struct start_failure f = { t->seq, attempt, call, error, false };
+
+	f.retried = plan_retry(r, &tried, now, r->next_run);
+	if (r->cfg.on_start_failed)
+		r->cfg.on_start_failed(r->cfg.on_start_arg, &f);
+}
+
+/* Returns 0 when the run started or its start failed for want of a
+ * resource (reported, see start_failed), -1 with *what when not. */
 static int start_run(struct runner *r, const struct tick *t, unsigned attempt,
 		     int64_t now, const char **what)
 {
@@ -297,6 +322,14 @@ static int start_run(struct runner *r, const struct tick *t, unsigned attempt,
 		close_fds(&out[0], 1);
 		close_fds(&err[0], 1);
 		r->nruns--;
+		if (transient_error(saved)) {
+			const char *call = *what;
+
+			/* Not tfd's failure: the caller hears of none. */
+			*what = NULL;
+			start_failed(r, t, attempt, now, call, saved);
+			return 0;
+		}
 		errno = saved;
 		return -1;
 	}
@@ -340,8 +373,9 @@ static void signal_run(struct run *run, int sig, int64_t now)
 }
 
 const char *runner_tick(struct runner *r, const struct tick *t, int64_t now,
-			const char **what)
+			int64_t next_run, const char **what)
 {
+	r->next_run = next_run;
 	/* A scheduled run takes over from a retry still waiting, and from
 	 * the tries going now: a retry of theirs would start after it. */
 	r->retrying = false;
@@ -452,6 +486,7 @@ enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
 	struct run *run = find_run(r, pid);
 
 	*failed = NULL;
+	r->next_run = next_run;
 	if (run && WIFSTOPPED(wstatus)) {
 		end->pid = pid;
 		return REAPED_STOPPED;

@@ -28,6 +28,17 @@ struct run_started {
 	int out_fd, err_fd;
 };
 
+/* A run that could not be started for want of a resource the kernel may
+ * give back (EAGAIN, ENOMEM from clone; EMFILE, ENFILE from pipe2): a
+ * failed start of that run, not of tfd. */
+struct start_failure {
+	uint64_t seq;
+	unsigned attempt;
+	const char *call;               /* the call that failed */
+	int error;                      /* its errno */
+	bool retried;                   /* a retry is planned (--retry) */
+};
+
 struct runner_config {
 	const char *path;               /* resolved executable */
 	char *const *argv;
@@ -44,7 +55,8 @@ struct runner_config {
 	int tty_fd;                     /* -1, or the terminal a run is given */
 	const struct spawn_target *target;
 	void (*on_start)(void *arg, const struct run_started *s);
-	void *on_start_arg;
+	void (*on_start_failed)(void *arg, const struct start_failure *f);
+	void *on_start_arg;             /* for on_start and on_start_failed */
 };
 
 struct runner;
@@ -66,10 +78,14 @@ struct runner *runner_new(const struct runner_config *cfg);
 void runner_free(struct runner *r);
 
 /* A wake-up: applies the overlap policy and starts a run if it says so.
+ * NEXT_RUN is the monotonic time of the job's next scheduled run
+ * (INT64_MAX for none), before which a failed start may be retried.
  * Returns the action ("run", "skip", "queue", "kill"), or NULL when the
- * run could not be started (then *what names the failing call). */
+ * run could not be started for a reason that is tfd's (then *what names
+ * the failing call); a start that the kernel refused for want of
+ * processes or descriptors went to on_start_failed, and is "run". */
 const char *runner_tick(struct runner *r, const struct tick *t, int64_t now,
-			const char **what);
+			int64_t next_run, const char **what);
 
 /* What a reaped pid meant to this runner. */
 enum reaped {

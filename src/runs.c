@@ -1,6 +1,9 @@
 #include "runs.h"
 
+#include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -22,6 +25,63 @@ void runs_take_terminal(struct loop *l)
 	}
 }
 
+/* The start queue */
+
+bool runs_queue_full(const struct loop *l)
+{
+	return l->starts.n == STARTS_MAX;
+}
+
+void runs_queue_start(struct loop *l, struct job *j, const struct tick *t)
+{
+	struct start_queue *sq = &l->starts;
+
+	sq->q[(sq->head + sq->n++) % STARTS_MAX] = (struct start){ j, *t };
+}
+
+/* Two pipes, both ends open while the run is started. */
+#define START_PIPE_FDS 4
+
+static bool start_fits(const struct loop *l, const struct start *s)
+{
+	if (!s->job->run.tag_output)
+		return true;
+	return l->readers.n + START_PIPE_FDS <= l->pipe_fds_max || l->readers.n == 0;
+}
+
+bool runs_starts_ready(const struct loop *l)
+{
+	return l->starts.n > 0 && l->phase == PHASE_RUNNING &&
+	       start_fits(l, &l->starts.q[l->starts.head]);
+}
+
+void runs_serve_starts(struct loop *l)
+{
+	struct start_queue *sq = &l->starts;
+
+	for (size_t served = 0; served < STARTS_BATCH && runs_starts_ready(l); served++) {
+		struct start s = sq->q[sq->head];
+
+		sq->head = (sq->head + 1) % STARTS_MAX;
+		sq->n--;
+		tick_act(l, s.job, &s.tick);
+	}
+}
+
+void runs_drop_starts(struct loop *l, const struct job *j)
+{
+	struct start_queue *sq = &l->starts;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < sq->n; i++) {
+		struct start s = sq->q[(sq->head + i) % STARTS_MAX];
+
+		if (j && s.job != j)
+			sq->q[(sq->head + kept++) % STARTS_MAX] = s;
+	}
+	sq->n = kept;
+}
+
 void runs_started(void *arg, const struct run_started *s)
 {
 	struct job *j = arg;
@@ -36,6 +96,26 @@ void runs_started(void *arg, const struct run_started *s)
 	if (s->out_fd >= 0 &&
 	    readers_add_run(&l->readers, j, j->name, s->pid, s->seq, s->out_fd, s->err_fd) != 0)
 		loop_fail_oom(l);
+}
+
+void runs_start_failed(void *arg, const struct start_failure *f)
+{
+	struct job *j = arg;
+	struct loop *l = j->loop;
+	char message[512];
+
+	snprintf(message, sizeof message, "%s: %s: %s; run %" PRIu64 " (try %u) did not start%s",
+		 j->name, f->call, strerror(f->error), f->seq, f->attempt,
+		 f->retried ? ", it will be tried again" : "");
+	events_error(&l->ev, j->name, f->call, message);
+	if (f->retried)
+		return;
+	j->metrics.runs_failure++;
+	l->metrics_dirty = true;
+	if (l->cfg->exit_on_error && l->phase == PHASE_RUNNING) {
+		loop_set_status(l, 1);
+		loop_shutdown(l, SIGTERM);
+	}
 }
 
 void runs_count_end(struct job_metrics *m, const struct run_end *e, int64_t wall_now)

@@ -9,8 +9,28 @@
 
 #include "loopstate.h"
 
+/* The start queue (struct start_queue): J's wake-up T acts when its turn
+ * comes. The caller checks runs_queue_full first. */
+void runs_queue_start(struct loop *l, struct job *j, const struct tick *t);
+bool runs_queue_full(const struct loop *l);
+
+/* True when the next queued start can be served now: the loop then polls
+ * without waiting. A --tag-output run waits while the pipes of other runs
+ * hold as many descriptors as tfd may open. */
+bool runs_starts_ready(const struct loop *l);
+
+/* Serves at most STARTS_BATCH queued starts (none in shutdown). */
+void runs_serve_starts(struct loop *l);
+
+/* Forgets the queued starts of J (NULL: of every job). */
+void runs_drop_starts(struct loop *l, const struct job *j);
+
 /* The runner's on_start: ARG is the job. */
 void runs_started(void *arg, const struct run_started *s);
+
+/* The runner's on_start_failed: an "error" event naming the job and the
+ * call; without a retry to come, a failed run (metrics, -E). */
+void runs_start_failed(void *arg, const struct start_failure *f);
 
 /* SIGCHLD: reaps every child that changed state. */
 void runs_reap(struct loop *l);

@@ -293,7 +293,8 @@ static void act(struct loop *l, struct job *j, struct tick *t)
 	bool skipped = false;
 
 	if (j->runner && !j->removed) {
-		t->action = runner_tick(j->runner, t, clock_now_ns(CLOCK_MONOTONIC), &what);
+		t->action = runner_tick(j->runner, t, clock_now_ns(CLOCK_MONOTONIC),
+					tick_next_run_mono(j), &what);
 		if (!t->action) {
 			loop_fail(l, what);
 			return;
@@ -393,7 +394,6 @@ void tick_print_setting(struct loop *l, struct job *j)
 static void job_wake(struct loop *l, struct job *j, int64_t now)
 {
 	struct tick t = { .job = j->name, .local = l->cfg->local };
-	struct setting_of s = { l, j };
 	int64_t newest;
 	uint64_t n = count_expirations(j, now, &newest);
 
@@ -412,10 +412,19 @@ static void job_wake(struct loop *l, struct job *j, int64_t now)
 		t.next_in_ns = j->due_ns > now ? j->due_ns - now : 0;
 	if (l->cfg->stats)
 		stats_add(&l->stats, n, t.late_ns);
+	runs_queue_start(l, j, &t);
+}
+
+void tick_act(struct loop *l, struct job *j, struct tick *t)
+{
+	struct setting_of s = { l, j };
+
+	if (j->removed)
+		return;
 	/* An elapse is due. Under --fleet it acts once claimed (claims.h). */
-	if (!claims_hold(l, j, &t))
-		tick_elapse_act(l, j, &t);
-	events_tick_setting(&l->ev, j->name, t.seq, job_setting, &s);
+	if (!claims_hold(l, j, t))
+		tick_elapse_act(l, j, t);
+	events_tick_setting(&l->ev, j->name, t->seq, job_setting, &s);
 }
 
 /* The realtime clock was set: elapses that the step skipped are counted
@@ -462,8 +471,12 @@ void tick_on_clock(struct loop *l, struct clock_timer *ct)
 	/* Each due job is moved past NOW, so this ends; the budget only
 	 * guards against a schedule that would not move. */
 	for (budget = ct->heap.n; budget > 0 && heap_min_key(&ct->heap) <= now &&
-				  l->phase == PHASE_RUNNING; budget--)
+				  l->phase == PHASE_RUNNING && !runs_queue_full(l); budget--)
 		job_wake(l, heap_top(&ct->heap)->item, now);
+	/* A full start queue leaves the rest due: the timer is armed anew
+	 * (in the past, so it fires at once) when the queue has room. */
+	if (heap_min_key(&ct->heap) <= now)
+		timer_forget(&ct->t);
 }
 
 void tick_deadline_due(struct loop *l, struct job *j, int64_t now)
@@ -497,6 +510,7 @@ static int start_runner(struct loop *l, struct job *j)
 	rc.exit_on_error = l->cfg->exit_on_error;
 	rc.tty_fd = l->tty_fd;
 	rc.on_start = runs_started;
+	rc.on_start_failed = runs_start_failed;
 	rc.on_start_arg = j;
 	j->runner = runner_new(&rc);
 	if (!j->runner) {
@@ -514,7 +528,8 @@ static void catch_up(struct loop *l, struct job *j)
 			  .wall_ns = clock_now_ns(CLOCK_REALTIME) };
 	const char *what = NULL;
 
-	if (j->runner && !runner_tick(j->runner, &t, clock_now_ns(CLOCK_MONOTONIC), &what)) {
+	if (j->runner && !runner_tick(j->runner, &t, clock_now_ns(CLOCK_MONOTONIC),
+				      tick_next_run_mono(j), &what)) {
 		loop_fail(l, what);
 		return;
 	}

@@ -2,7 +2,7 @@
  * (first elapse, advance, missed counts, a realtime clock being set), the
  * action of a wake-up (a run per --overlap, the tick line, --persist),
  * --random-delay, --for, catch-up after downtime, its deadline in the
- * loop's deadline heap, the metrics snapshot. elapse_due() is the one
+ * loop's deadline heap, the metrics snapshot. tick_act() is the one
  * place where "an elapse is due and would act" becomes "act now or later":
  * whatever must agree before a run starts (a fleet's claim) goes there. */
 #ifndef TFD_TICK_H
@@ -22,6 +22,10 @@ void tick_arm_clocks(struct loop *l);
 
 /* A clock's timer went off: every job due by now wakes. */
 void tick_on_clock(struct loop *l, struct clock_timer *ct);
+
+/* The wake-up T of J acts: its run (per --overlap and --random-delay)
+ * and its tick line. The start queue calls it when T's turn comes. */
+void tick_act(struct loop *l, struct job *j, struct tick *t);
 
 /* Starts J's schedule (and its runner, catch-up, --for). */
 void tick_start_job(struct loop *l, struct job *j);
