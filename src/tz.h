@@ -23,6 +23,10 @@ void tz_free(struct tz *zone);
 /* A zone that is always UTC; never fails. */
 struct tz *tz_load_utc(void);
 
+/* NAME looked up in the zone directory only ("Europe/Berlin"): not a TZ
+ * string, not a path, nothing with "..". NULL when there is none. */
+struct tz *tz_load_named(const char *name);
+
 /* Offset east of UTC in seconds in effect at instant T (seconds since the
  * epoch). *isdst (may be NULL) is set to 1 in daylight time. */
 int32_t tz_offset_at(const struct tz *zone, int64_t t, int *isdst);
@@ -85,7 +89,8 @@ void tz_abbrs_at(const struct tz *zone, int64_t t, const char **std,
  * NULL for an unknown name. The zone stays owned by whoever supplied it. */
 typedef const struct tz *(*tz_lookup_fn)(void *arg, const char *name);
 
-/* A small cache of loaded zones that is such a lookup (the I/O side). */
+/* A small cache of loaded zones that is such a lookup (the I/O side;
+ * tzcache.c). */
 struct tz_cache;
 struct tz_cache *tz_cache_new(void);
 void tz_cache_free(struct tz_cache *cache);
