@@ -406,3 +406,67 @@ oldnew_section() {
 	row "old vs new: voluntary switches over 5 expirations at 1 s (off an expiration)" "${t[0]} (${t[1]})" "${f[0]} (${f[1]})" "—" "the same as old" \
 		"$([[ ${t[0]} == "${f[0]}" && ${t[1]} == "${f[1]}" ]] && printf yes || printf no)"
 }
+
+# Storms of due runs (issue 18): jobs all due at the same second, each one
+# --at on the realtime clock, so that each runs once and tfd ends after the
+# last. STORM_N jobs of /bin/true; STORM_TAG jobs with --tag-output under
+# ulimit -n 1024; STORM_TERM jobs and a SIGTERM at the first run.
+STORM_N=${STORM_N:-50000}
+STORM_TAG=${STORM_TAG:-2000}
+STORM_TERM=${STORM_TERM:-10000}
+
+# storm_file FILE N [OPTIONS...]: N jobs due 2 s from now.
+storm_file() {
+	local file=$1 n=$2 at
+	shift 2
+	at=$(($(date +%s) + 2))
+	awk -v n="$n" -v at="$at" -v rest="$*" \
+		'BEGIN { for (i = 1; i <= n; i++) printf "--name j%d --clock realtime --at @%d %s -- /bin/true\n", i, at, rest }' >"$file"
+}
+
+# storm_counts JSON: "ticks exits distinct" of a --json event stream.
+storm_counts() {
+	printf '%s %s %s\n' "$(grep -c '"event":"tick"' "$1")" "$(grep -c '"event":"exit"' "$1")" \
+		"$(grep '"event":"exit"' "$1" | grep -o '"job":"[^"]*"' | sort -u | wc -l)"
+}
+
+storms_section() {
+	local file=$BUILD/storm.jobs json=$BUILD/storm.json err=$BUILD/storm.err status t0 t1 c pid
+	have_tfd || return
+	say "storms: $STORM_N jobs due at once"
+	storm_file "$file" "$STORM_N"
+	t0=$EPOCHREALTIME
+	"$TFD" --jobs "$file" --json >"$json" 2>"$err"
+	status=$?
+	t1=$EPOCHREALTIME
+	read -ra c <<<"$(storm_counts "$json")"
+	detail "storms: $STORM_N jobs: exit $status, ticks ${c[0]}, exits ${c[1]}, distinct ${c[2]}, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s, stderr $(wc -l <"$err") lines"
+	row "storm: $STORM_N jobs due at once, /bin/true (runs started, ended, distinct jobs; tfd's exit status; seconds from exec to exit)" \
+		"${c[0]}/${c[1]}/${c[2]}, exit $status, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s" "—" "—" "each once, tfd alive" \
+		"$([[ $status == 0 && ${c[0]} == "$STORM_N" && ${c[1]} == "$STORM_N" && ${c[2]} == "$STORM_N" ]] && printf yes || printf no)"
+	say "storms: $STORM_TAG --tag-output jobs under ulimit -n 1024"
+	storm_file "$file" "$STORM_TAG"
+	(ulimit -n 1024 && exec "$TFD" --jobs "$file" --json --tag-output >"$json" 2>"$err")
+	status=$?
+	read -ra c <<<"$(storm_counts "$json")"
+	detail "storms: $STORM_TAG --tag-output jobs: exit $status, ticks ${c[0]}, exits ${c[1]}, distinct ${c[2]}"
+	row "storm: $STORM_TAG --tag-output jobs under ulimit -n 1024 (runs started, ended, distinct jobs; exit status)" \
+		"${c[0]}/${c[1]}/${c[2]}, exit $status" "—" "—" "each once, tfd alive" \
+		"$([[ $status == 0 && ${c[1]} == "$STORM_TAG" && ${c[2]} == "$STORM_TAG" ]] && printf yes || printf no)"
+	say "storms: SIGTERM at the first run of $STORM_TERM"
+	storm_file "$file" "$STORM_TERM"
+	: >"$json"
+	"$TFD" --jobs "$file" --json >"$json" 2>"$err" &
+	pid=$!
+	until grep -q '"event":"tick"' "$json" 2>/dev/null; do sleep 0.01; done
+	t0=$EPOCHREALTIME
+	kill -TERM "$pid"
+	wait "$pid"
+	status=$?
+	t1=$EPOCHREALTIME
+	read -ra c <<<"$(storm_counts "$json")"
+	detail "storms: SIGTERM in a storm of $STORM_TERM: exit $status after $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }') ms, ${c[0]} started, ${c[1]} reported ended"
+	row "storm: SIGTERM at the first run of $STORM_TERM due at once (ms from the signal to exit; runs started, every one reaped and reported)" \
+		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }') ms, ${c[0]} started, ${c[1]} ended, exit $status" "—" "—" "< 1000 ms, 143" \
+		"$([[ $status == 143 && ${c[0]} == "${c[1]}" ]] && awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a < 1) ? "yes" : "no" }' || printf no)"
+}

@@ -6,8 +6,8 @@
 #
 # Usage: bash bench/run.sh [SECTION...]
 #   SECTION: lateness drift idle spawn footprint dry precise static jobs
-#   tagout oldnew (default: all of these), peers (cron and snooze, about 14
-#   minutes: make bench-peers)
+#   tagout oldnew (default: all of these), storms (50,000 due runs: about
+#   4 minutes), peers (cron and snooze, about 14 minutes: make bench-peers)
 #   TFD=path to the binary (default ./tfd), CC=compiler (default cc),
 #   TFD_STATIC=path to the static build (default ./tfd-static: make static),
 #   PAIRS=interleaved pairs per ratio (default 3; PAIRS_1MS=5 at 1 ms)
@@ -656,7 +656,7 @@ main() {
 		drift | idle | spawn | footprint | precise) "$section" ;;
 		dry) dry_runs ;;
 		static) static_build ;;
-		jobs | tagout | peers | oldnew) "${section}_section" ;;
+		jobs | tagout | peers | oldnew | storms) "${section}_section" ;;
 		*) say "unknown section '$section'" && exit 2 ;;
 		esac
 	done
