@@ -42,7 +42,7 @@ static int bench_calendar(const struct tz *zone)
 	char err[256];
 	int64_t t = START_NS, start;
 
-	if (calendar_parse("*:0/15", NULL, NULL, &cal, err, sizeof(err)) != 0) {
+	if (calendar_parse_local("*:0/15", NULL, NULL, NULL, &cal, err, sizeof(err)) != 0) {
 		fprintf(stderr, "next_elapse: %s\n", err);
 		return 1;
 	}

@@ -635,13 +635,6 @@ int calendar_parse_local(const char *spec, const struct tz *local,
 	return 0;
 }
 
-int calendar_parse(const char *spec, tz_lookup_fn find_zone, void *find_zone_arg,
-		   struct calendar **out, char *err, size_t errlen)
-{
-	return calendar_parse_local(spec, NULL, find_zone, find_zone_arg, out,
-				    err, errlen);
-}
-
 void calendar_free(struct calendar *cal)
 {
 	if (!cal)

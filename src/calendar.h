@@ -12,15 +12,10 @@
 struct calendar;
 
 /* Parses SPEC. Returns 0, or -1 with one line in err naming the bad part:
- * "invalid calendar event 'x': …". */
-int calendar_parse(const char *spec, tz_lookup_fn find_zone, void *find_zone_arg,
-		   struct calendar **out, char *err, size_t errlen);
-
-/* As calendar_parse, and also reads a trailing abbreviation of LOCAL's
+ * "invalid calendar event 'x': …". A trailing abbreviation of LOCAL's
  * standard or daylight time ("… CET", "… CEST" when LOCAL is Europe/Berlin)
- * as systemd does: the event is then in local time with daylight saving
- * forced off or on. LOCAL may be NULL (no abbreviations, as
- * calendar_parse). */
+ * is read as systemd reads it: the event is then in local time with
+ * daylight saving forced off or on. LOCAL may be NULL: no abbreviations. */
 int calendar_parse_local(const char *spec, const struct tz *local,
 			 tz_lookup_fn find_zone, void *find_zone_arg,
 			 struct calendar **out, char *err, size_t errlen);

@@ -341,19 +341,6 @@ size_t format_line_max(const char *fmt, size_t job_len)
 	return max;
 }
 
-bool format_uses_next(const char *fmt)
-{
-	for (const char *p = fmt; *p; p++) {
-		if (*p != '%')
-			continue;
-		if (p[1] == 'r')
-			return true;
-		if (p[1] != '\0')
-			p++;
-	}
-	return false;
-}
-
 static void put_placeholder(struct out *o, char c, const struct tick *t)
 {
 	switch (c) {

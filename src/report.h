@@ -20,7 +20,7 @@ struct tick {
 	int64_t wall_ns;       /* %t %u: wall-clock time of the wake-up */
 	int64_t elapsed_ns;    /* %s: since tfd started */
 	int64_t late_ns;       /* %l: wake-up minus newest scheduled expiration */
-	int64_t next_in_ns;    /* %r: timerfd_gettime's it_value */
+	int64_t next_in_ns;    /* %r: time to the next elapse */
 	int64_t interval_ns;   /* %i */
 	const char *action;    /* "run", "skip", "queue", "kill", or NULL */
 };
@@ -73,9 +73,6 @@ int format_check(const char *fmt, char *err, size_t errlen);
  * every other placeholder to at most REPORT_FIELD_MAX bytes. */
 #define REPORT_FIELD_MAX 40
 size_t format_line_max(const char *fmt, size_t job_len);
-
-/* True when FMT prints %r, so the loop asks timerfd_gettime only then. */
-bool format_uses_next(const char *fmt);
 
 /* Expands FMT for T into BUF, adds '\n' and a terminating NUL; output
  * longer than the buffer is cut at a field boundary, never mid-number.

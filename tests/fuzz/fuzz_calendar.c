@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	if (calendar_parse(text, tz_cache_lookup, zones, &cal, err, sizeof err) == 0) {
+	if (calendar_parse_local(text, NULL, tz_cache_lookup, zones, &cal, err, sizeof err) == 0) {
 		walk(cal, berlin);
 		walk(cal, tz_cache_lookup(zones, "UTC"));
 		calendar_free(cal);

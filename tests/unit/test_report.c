@@ -76,8 +76,6 @@ static void test_format(void)
 		    __FILE__, __LINE__, "unknown placeholder: %s", err);
 	tally_check(&t, format_check("abc%", err, sizeof err) != 0, __FILE__, __LINE__,
 		    "lone %%");
-	tally_check(&t, format_uses_next("a %r") && !format_uses_next("%%r %n"),
-		    __FILE__, __LINE__, "format_uses_next");
 }
 
 static void test_json(void)
