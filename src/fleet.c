@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fleet_op.h"
 #include "fleet_params.h"
 #include "fleet_sql.h"
 #include "pq.h"
@@ -39,33 +40,8 @@
 #define BACKOFF_MAX_NS     (16 * NSEC_PER_SEC)
 #define CLOCK_SLACK_NS     NSEC_PER_SEC
 #define KEEP_EVERY_NS      (600 * NSEC_PER_SEC)
-/* The name under which the hourly cleanup is claimed: no job has it, as a
- * job's name is never empty. */
-#define KEEP_JOB           ""
 
 /* Work */
-
-enum op_kind {
-	OP_SETUP, OP_START, OP_CLAIM, OP_CLASSIFY, OP_ATTEMPT, OP_END, OP_ABANDON, OP_RENEW,
-	OP_KEEP_CLAIM, OP_KEEP_DELETE,
-};
-
-struct op {
-	struct op *next;
-	enum op_kind kind;
-	char *job;
-	int64_t scheduled_ns;
-	uint64_t token;
-	bool exclusive;
-	bool resent;             /* its first sending may have been carried out */
-	bool in_time;            /* a claim's answer: within the deadline */
-	struct fleet_end end;    /* OP_END; OP_ATTEMPT uses end.attempts */
-};
-
-struct queue {
-	struct op *head, *tail;
-	size_t n;
-};
 
 struct event_node {
 	struct event_node *next;
@@ -115,30 +91,6 @@ static int64_t now_real(void)
 	return clock_now_ns(CLOCK_REALTIME);
 }
 
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	return a / b - (a % b < 0);
-}
-
-/* A wall-clock instant as timestamptz input, to the microsecond (the
- * column's resolution): "2026-12-03 10:00:01.000123+00". */
-static void format_instant(char *buf, size_t len, int64_t ns)
-{
-	int64_t us = floor_div(ns, 1000), sec = floor_div(us, 1000000);
-	time_t t = (time_t)sec;
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	snprintf(buf, len, "%04d-%02d-%02d %02d:%02d:%02d.%06d+00", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (int)(us - sec * 1000000));
-}
-
-static void format_micros(char *buf, size_t len, int64_t ns)
-{
-	snprintf(buf, len, "%" PRId64, ns / 1000);
-}
-
 /* Events */
 
 static void push_event(struct fleet *f, const struct fleet_event *ev, const char *job,
@@ -180,73 +132,6 @@ static void free_event(struct event_node *e)
 	free(e->job);
 	free(e->message);
 	free(e);
-}
-
-/* Queues */
-
-static void queue_push(struct queue *q, struct op *op)
-{
-	op->next = NULL;
-	if (q->tail)
-		q->tail->next = op;
-	else
-		q->head = op;
-	q->tail = op;
-	q->n++;
-}
-
-static void queue_push_front(struct queue *q, struct op *op)
-{
-	op->next = q->head;
-	q->head = op;
-	if (!q->tail)
-		q->tail = op;
-	q->n++;
-}
-
-static struct op *queue_pop(struct queue *q)
-{
-	struct op *op = q->head;
-
-	if (!op)
-		return NULL;
-	q->head = op->next;
-	if (!q->head)
-		q->tail = NULL;
-	q->n--;
-	op->next = NULL;
-	return op;
-}
-
-static void free_op(struct op *op)
-{
-	if (!op)
-		return;
-	free(op->job);
-	free(op);
-}
-
-static void queue_free(struct queue *q)
-{
-	struct op *op;
-
-	while ((op = queue_pop(q)))
-		free_op(op);
-}
-
-static struct op *new_op(enum op_kind kind, const char *job, int64_t scheduled_ns)
-{
-	struct op *op = calloc(1, sizeof *op);
-
-	if (!op)
-		return NULL;
-	op->kind = kind;
-	if (job && !(op->job = strdup(job))) {
-		free(op);
-		return NULL;
-	}
-	op->scheduled_ns = scheduled_ns;
-	return op;
 }
 
 /* Life */
@@ -306,9 +191,9 @@ void fleet_free(struct fleet *f)
 		return;
 	if (f->pq.handle)
 		drop_connection(f);
-	free_op(f->in_flight);
-	queue_free(&f->claims);
-	queue_free(&f->writes);
+	fleet_op_free(f->in_flight);
+	fleet_queue_free(&f->claims);
+	fleet_queue_free(&f->writes);
 	while ((e = f->events)) {
 		f->events = e->next;
 		free_event(e);
@@ -336,11 +221,11 @@ static void lose_connection(struct fleet *f, const char *why)
 	f->in_flight = NULL;
 	if (op && (op->kind == OP_CLAIM || op->kind == OP_CLASSIFY)) {
 		op->resent = op->resent || op->kind == OP_CLAIM;
-		queue_push_front(&f->claims, op);
+		fleet_queue_push_front(&f->claims, op);
 	} else if (op && (op->kind == OP_END || op->kind == OP_ATTEMPT || op->kind == OP_ABANDON)) {
-		queue_push_front(&f->writes, op);
+		fleet_queue_push_front(&f->writes, op);
 	} else {
-		free_op(op);  /* setup, renewal and cleanup are asked again */
+		fleet_op_free(op);  /* setup, renewal and cleanup are asked again */
 	}
 	f->link = LINK_WAIT;
 	f->retry_at = now_mono() + f->backoff_ns;
@@ -387,98 +272,10 @@ void fleet_start(struct fleet *f)
 
 /* Statements */
 
-struct params {
-	const char *v[8];
-	int n;
-	char buf[6][64];
-};
-
-static void param_instant(struct params *p, int slot, int64_t ns)
-{
-	format_instant(p->buf[slot], sizeof p->buf[slot], ns);
-	p->v[p->n++] = p->buf[slot];
-}
-
-static void param_micros(struct params *p, int slot, int64_t ns)
-{
-	format_micros(p->buf[slot], sizeof p->buf[slot], ns);
-	p->v[p->n++] = p->buf[slot];
-}
-
-static void param_int(struct params *p, int slot, long v)
-{
-	snprintf(p->buf[slot], sizeof p->buf[slot], "%ld", v);
-	p->v[p->n++] = p->buf[slot];
-}
-
-static const char *statement_of(const struct fleet *f, const struct op *op, struct params *p)
-{
-	const struct fleet_end *e = &op->end;
-
-	switch (op->kind) {
-	case OP_SETUP:
-		return fleet_sql_setup;
-	case OP_START:
-		p->v[p->n++] = f->replica;
-		p->v[p->n++] = f->boundary;
-		return fleet_sql_start;
-	case OP_CLAIM:
-		p->v[p->n++] = op->job;
-		param_instant(p, 0, op->scheduled_ns);
-		p->v[p->n++] = f->replica;
-		param_micros(p, 1, f->cfg.lease_ns);
-		param_micros(p, 2, f->cfg.deadline_ns);
-		p->v[p->n++] = op->exclusive ? "t" : "f";
-		return fleet_sql_claim;
-	case OP_CLASSIFY:
-		p->v[p->n++] = op->job;
-		param_instant(p, 0, op->scheduled_ns);
-		return fleet_sql_classify;
-	case OP_ATTEMPT:
-		p->v[p->n++] = op->job;
-		param_instant(p, 0, op->scheduled_ns);
-		p->v[p->n++] = f->replica;
-		param_int(p, 1, (long)e->attempts);
-		return fleet_sql_attempt;
-	case OP_END:
-		p->v[p->n++] = op->job;
-		param_instant(p, 0, op->scheduled_ns);
-		p->v[p->n++] = f->replica;
-		p->v[p->n++] = e->failed ? "failed" : "succeeded";
-		param_int(p, 1, (long)e->attempts);
-		if (e->exit_status >= 0)
-			param_int(p, 2, e->exit_status);
-		else
-			p->v[p->n++] = NULL;
-		p->v[p->n++] = e->timed_out ? "t" : "f";
-		param_instant(p, 3, e->finished_ns);
-		return fleet_sql_end;
-	case OP_ABANDON:
-		p->v[p->n++] = op->job;
-		param_instant(p, 0, op->scheduled_ns);
-		p->v[p->n++] = f->replica;
-		return fleet_sql_abandon;
-	case OP_RENEW:
-		p->v[p->n++] = f->replica;
-		param_micros(p, 0, f->cfg.lease_ns);
-		p->v[p->n++] = f->boundary;
-		return fleet_sql_renew;
-	case OP_KEEP_CLAIM:
-		p->v[p->n++] = KEEP_JOB;
-		p->v[p->n++] = f->replica;
-		param_micros(p, 0, f->cfg.lease_ns);
-		return fleet_sql_keep_claim;
-	case OP_KEEP_DELETE:
-		param_micros(p, 0, f->cfg.keep_ns);
-		return fleet_sql_keep_delete;
-	}
-	return NULL;
-}
-
 static void send_op(struct fleet *f, struct op *op)
 {
-	struct params p = { .n = 0 };
-	const char *sql = statement_of(f, op, &p);
+	struct fleet_statement p = { .n = 0 };
+	const char *sql = fleet_statement_of(&f->cfg, f->boundary, op, &p);
 	int flushed;
 
 	f->in_flight = op;
@@ -534,7 +331,7 @@ static void become_ready(struct fleet *f, const pq_result *r)
 	char text[64];
 
 	if (!f->boundary) {
-		format_instant(text, sizeof text, micros_value(f, r, 0));
+		fleet_format_instant(text, sizeof text, micros_value(f, r, 0));
 		if (!(f->boundary = strdup(text))) {
 			lose_connection(f, "out of memory");
 			return;
@@ -558,12 +355,12 @@ static void answer_claim(struct fleet *f, struct op *op, const pq_result *r)
 	check_clock(f, micros_value(f, r, 2));
 	if (bool_value(f, r, 0)) {
 		push_outcome(f, op, FLEET_WON);
-		free_op(op);
+		fleet_op_free(op);
 		return;
 	}
 	op->in_time = bool_value(f, r, 1);
 	op->kind = OP_CLASSIFY;
-	queue_push_front(&f->claims, op);
+	fleet_queue_push_front(&f->claims, op);
 }
 
 static void answer_classify(struct fleet *f, struct op *op, const pq_result *r)
@@ -576,17 +373,17 @@ static void answer_classify(struct fleet *f, struct op *op, const pq_result *r)
 	else
 		o = op->in_time ? FLEET_SKIPPED : FLEET_MISSED;
 	push_outcome(f, op, o);
-	free_op(op);
+	fleet_op_free(op);
 }
 
 static void queue_keep_end(struct fleet *f, int64_t hour_ns)
 {
-	struct op *op = new_op(OP_END, KEEP_JOB, hour_ns);
+	struct op *op = fleet_op_new(OP_END, FLEET_KEEP_JOB, hour_ns);
 
 	if (!op)
 		return;
 	op->end = (struct fleet_end){ .exit_status = 0, .attempts = 1, .finished_ns = now_real() };
-	queue_push(&f->writes, op);
+	fleet_queue_push(&f->writes, op);
 }
 
 static void answer_keep(struct fleet *f, struct op *op, const pq_result *r)
@@ -594,30 +391,30 @@ static void answer_keep(struct fleet *f, struct op *op, const pq_result *r)
 	if (op->kind == OP_KEEP_CLAIM && f->pq.ntuples(r) > 0) {
 		op->kind = OP_KEEP_DELETE;
 		op->scheduled_ns = micros_value(f, r, 0);
-		queue_push(&f->writes, op);
+		fleet_queue_push(&f->writes, op);
 		return;
 	}
 	if (op->kind == OP_KEEP_DELETE && micros_value(f, r, 0) == FLEET_KEEP_BATCH_ROWS * 1000) {
-		queue_push(&f->writes, op);
+		fleet_queue_push(&f->writes, op);
 		return;
 	}
 	if (op->kind == OP_KEEP_DELETE)
 		queue_keep_end(f, op->scheduled_ns);
-	free_op(op);
+	fleet_op_free(op);
 }
 
 static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
 {
 	switch (op->kind) {
 	case OP_SETUP:
-		free_op(op);
-		if ((op = new_op(OP_START, NULL, 0)))
+		fleet_op_free(op);
+		if ((op = fleet_op_new(OP_START, NULL, 0)))
 			send_op(f, op);
 		else
 			lose_connection(f, "out of memory");
 		return;
 	case OP_START:
-		free_op(op);
+		fleet_op_free(op);
 		become_ready(f, r);
 		return;
 	case OP_CLAIM:
@@ -639,7 +436,7 @@ static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
 	case OP_ABANDON:
 		break;
 	}
-	free_op(op);
+	fleet_op_free(op);
 }
 
 /* SQLSTATE classes that mean the table or schema is not what the setup
@@ -670,9 +467,9 @@ static void answer_error(struct fleet *f, struct op *op, const pq_result *r)
 		if (op->kind == OP_RENEW)
 			f->renew_at = now_mono();
 		if (op->kind == OP_RENEW || op->kind == OP_KEEP_CLAIM || op->kind == OP_KEEP_DELETE)
-			free_op(op);
+			fleet_op_free(op);
 		else
-			queue_push_front(op->kind == OP_CLAIM || op->kind == OP_CLASSIFY ? &f->claims
+			fleet_queue_push_front(op->kind == OP_CLAIM || op->kind == OP_CLASSIFY ? &f->claims
 											 : &f->writes, op);
 		return;
 	}
@@ -681,7 +478,7 @@ static void answer_error(struct fleet *f, struct op *op, const pq_result *r)
 		push_outcome(f, op, FLEET_MISSED);
 	if (op->kind == OP_RENEW)
 		f->renew_at = now_mono() + f->cfg.lease_ns / 6;
-	free_op(op);
+	fleet_op_free(op);
 }
 
 static void finish_statement(struct fleet *f)
@@ -734,17 +531,17 @@ static struct op *next_op(struct fleet *f)
 	int64_t now = now_mono();
 	struct op *op;
 
-	if ((op = queue_pop(&f->claims)))
+	if ((op = fleet_queue_pop(&f->claims)))
 		return op;
 	if (now >= f->renew_at) {
 		f->renew_at = INT64_MAX;  /* until its answer */
-		return new_op(OP_RENEW, NULL, 0);
+		return fleet_op_new(OP_RENEW, NULL, 0);
 	}
-	if ((op = queue_pop(&f->writes)))
+	if ((op = fleet_queue_pop(&f->writes)))
 		return op;
 	if (now >= f->keep_at) {
 		f->keep_at = now + KEEP_EVERY_NS;
-		return new_op(OP_KEEP_CLAIM, NULL, 0);
+		return fleet_op_new(OP_KEEP_CLAIM, NULL, 0);
 	}
 	return NULL;
 }
@@ -768,9 +565,9 @@ static void expire_claims(struct fleet *f)
 			push_outcome(f, op, FLEET_MISSED);
 			if (op->resent) {
 				op->kind = OP_ABANDON;
-				queue_push(&f->writes, op);
+				fleet_queue_push(&f->writes, op);
 			} else {
-				free_op(op);
+				fleet_op_free(op);
 			}
 			continue;
 		}
@@ -793,12 +590,12 @@ static void step_connecting(struct fleet *f, short revents)
 		f->want_write = true;
 		break;
 	case PQ_POLLING_OK: {
-		struct op *op = new_op(OP_SETUP, NULL, 0);
+		struct op *op = fleet_op_new(OP_SETUP, NULL, 0);
 
 		f->link = LINK_SETUP;
 		f->want_write = false;
 		if (f->pq.set_nonblocking(f->conn, 1) != 0 || !op) {
-			free_op(op);
+			fleet_op_free(op);
 			lose_connection_pq(f);
 			return;
 		}
@@ -867,25 +664,25 @@ void fleet_service(struct fleet *f, short revents)
 int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
 		uint64_t token)
 {
-	struct op *op = new_op(OP_CLAIM, job, scheduled_ns);
+	struct op *op = fleet_op_new(OP_CLAIM, job, scheduled_ns);
 
 	if (!op)
 		return -1;
 	op->exclusive = exclusive;
 	op->token = token;
-	queue_push(&f->claims, op);
+	fleet_queue_push(&f->claims, op);
 	send_next(f);  /* a run waits for the answer: no poll turn in between */
 	return 0;
 }
 
 int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, unsigned attempt)
 {
-	struct op *op = new_op(OP_ATTEMPT, job, scheduled_ns);
+	struct op *op = fleet_op_new(OP_ATTEMPT, job, scheduled_ns);
 
 	if (!op)
 		return -1;
 	op->end.attempts = attempt;
-	queue_push(&f->writes, op);
+	fleet_queue_push(&f->writes, op);
 	send_next(f);
 	return 0;
 }
@@ -893,23 +690,23 @@ int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, un
 int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 		    const struct fleet_end *e)
 {
-	struct op *op = new_op(OP_END, job, scheduled_ns);
+	struct op *op = fleet_op_new(OP_END, job, scheduled_ns);
 
 	if (!op)
 		return -1;
 	op->end = *e;
-	queue_push(&f->writes, op);
+	fleet_queue_push(&f->writes, op);
 	send_next(f);
 	return 0;
 }
 
 int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
 {
-	struct op *op = new_op(OP_ABANDON, job, scheduled_ns);
+	struct op *op = fleet_op_new(OP_ABANDON, job, scheduled_ns);
 
 	if (!op)
 		return -1;
-	queue_push(&f->writes, op);
+	fleet_queue_push(&f->writes, op);
 	send_next(f);
 	return 0;
 }
