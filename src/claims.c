@@ -77,10 +77,11 @@ static int64_t scheduled_of(const struct tick *t)
 }
 
 /* A tick that this replica does not act on, printed with ACTION. */
-static void print_not_ours(struct loop *l, struct job *j, struct tick *t, const char *action)
+static void print_not_ours(struct loop *l, struct job *j, struct tick *t,
+			   enum tick_action action)
 {
 	t->action = action;
-	if (strcmp(action, "skip") == 0)
+	if (action == TICK_SKIP)
 		j->metrics.skipped++;
 	events_tick(&l->ev, j->format, t);
 	l->metrics_dirty = true;
@@ -100,7 +101,7 @@ bool claims_hold(struct loop *l, struct job *j, const struct tick *t)
 		struct tick missed = *t;
 
 		c->m.claims[FLEET_MISSED]++;
-		print_not_ours(l, j, &missed, "missed");
+		print_not_ours(l, j, &missed, TICK_MISSED);
 		return true;
 	}
 	h = &c->held[c->nheld++];
@@ -213,10 +214,10 @@ static void act_won(struct loop *l, struct job *j, struct tick *t)
 		check_written(l, fleet_run_dropped(c->f, j->name, scheduled_ns));
 		return;
 	}
-	t->action = NULL;
+	t->action = TICK_ACTION_NONE;
 	tick_elapse_act(l, j, t);
 	if ((j->pending && j->pending_tick.seq == t->seq) ||
-	    (t->action && strcmp(t->action, "run") == 0)) {
+	    t->action == TICK_RUN) {
 		if (track_won(l, j, t->seq, scheduled_ns) != 0)
 			loop_fail_oom(l);
 	} else if (!j->runner) {
@@ -246,8 +247,9 @@ static bool take_held(struct claims *c, uint64_t token, struct held *out)
 
 static void answered(struct loop *l, const struct fleet_event *ev)
 {
-	static const char *const actions[] = {
-		[FLEET_ELSEWHERE] = "elsewhere", [FLEET_SKIPPED] = "skip", [FLEET_MISSED] = "missed",
+	static const enum tick_action actions[] = {
+		[FLEET_ELSEWHERE] = TICK_ELSEWHERE, [FLEET_SKIPPED] = TICK_SKIP,
+		[FLEET_MISSED] = TICK_MISSED,
 	};
 	struct claims *c = l->claims;
 	struct held h;

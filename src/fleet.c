@@ -9,6 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fleet_op.h"
+#include "fleet_params.h"
+#include "fleet_sql.h"
 #include "pq.h"
 #include "timens.h"
 
@@ -37,160 +40,8 @@
 #define BACKOFF_MAX_NS     (16 * NSEC_PER_SEC)
 #define CLOCK_SLACK_NS     NSEC_PER_SEC
 #define KEEP_EVERY_NS      (600 * NSEC_PER_SEC)
-#define KEEP_BATCH         "1000"
-#define KEEP_BATCH_ROWS    1000
-/* The name under which the hourly cleanup is claimed: no job has it, as a
- * job's name is never empty. */
-#define KEEP_JOB           ""
-/* pg_advisory_xact_lock's key while the table is created: "tfdruns". */
-#define SETUP_LOCK         "32199633744817779"
-
-/* SQL: every value is a parameter; no name is ever part of the text. */
-
-static const char sql_setup[] =
-	"DO $tfd$\n"
-	"DECLARE shape text;\n"
-	"BEGIN\n"
-	"  PERFORM pg_advisory_xact_lock(" SETUP_LOCK ");\n"
-	"  CREATE TABLE IF NOT EXISTS tfd_runs (\n"
-	"    job text NOT NULL,\n"
-	"    scheduled timestamptz NOT NULL,\n"
-	"    replica text NOT NULL,\n"
-	"    state text NOT NULL,\n"
-	"    attempts int NOT NULL DEFAULT 1,\n"
-	"    claimed_at timestamptz NOT NULL,\n"
-	"    renewed_at timestamptz NOT NULL,\n"
-	"    lease_until timestamptz NOT NULL,\n"
-	"    finished_at timestamptz,\n"
-	"    exit_status int,\n"
-	"    timed_out bool,\n"
-	"    PRIMARY KEY (job, scheduled),\n"
-	"    CHECK (state IN ('running', 'succeeded', 'failed', 'abandoned')));\n"
-	"  SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)\n"
-	"    INTO shape FROM pg_attribute\n"
-	"    WHERE attrelid = 'tfd_runs'::regclass AND attnum > 0 AND NOT attisdropped;\n"
-	"  IF shape IS DISTINCT FROM 'job text, scheduled timestamp with time zone, replica text, "
-	"state text, attempts integer, claimed_at timestamp with time zone, renewed_at timestamp "
-	"with time zone, lease_until timestamp with time zone, finished_at timestamp with time "
-	"zone, exit_status integer, timed_out boolean'\n"
-	"     OR NOT EXISTS (SELECT 1 FROM pg_index WHERE indrelid = 'tfd_runs'::regclass\n"
-	"                    AND indisprimary AND indkey::text = '1 2') THEN\n"
-	"    RAISE EXCEPTION 'table % is not tfd''s: its columns are (%)%', "
-	"'tfd_runs'::regclass::text, shape,\n"
-	"      ' and tfd needs (job text, scheduled timestamptz, replica text, state text, "
-	"attempts int, claimed_at timestamptz, renewed_at timestamptz, lease_until timestamptz, "
-	"finished_at timestamptz, exit_status int, timed_out bool, PRIMARY KEY (job, scheduled)): "
-	"rename or drop it, or give --fleet another schema';\n"
-	"  END IF;\n"
-	"  CREATE UNIQUE INDEX IF NOT EXISTS tfd_runs_one_running ON tfd_runs (job)\n"
-	"    WHERE state = 'running' AND NOT timed_out;\n"
-	"  CREATE INDEX IF NOT EXISTS tfd_runs_running ON tfd_runs (replica) WHERE state = 'running';\n"
-	"  CREATE INDEX IF NOT EXISTS tfd_runs_finished ON tfd_runs (finished_at)\n"
-	"    WHERE state <> 'running';\n"
-	"END\n"
-	"$tfd$";
-
-/* The replica's boundary (the database's time of its first connection,
- * kept across reconnections): rows of its name claimed before it are a
- * former process's and are abandoned; the ones after are its own. */
-static const char sql_start[] =
-	"WITH b AS (SELECT coalesce($2::timestamptz, now()) AS t),\n"
-	"old AS (UPDATE tfd_runs SET state = 'abandoned', finished_at = now()\n"
-	"        WHERE replica = $1 AND state = 'running' AND claimed_at < (SELECT t FROM b)\n"
-	"        RETURNING 1)\n"
-	"SELECT (extract(epoch FROM (SELECT t FROM b)) * 1000000)::bigint,\n"
-	"       (extract(epoch FROM now()) * 1000000)::bigint, (SELECT count(*) FROM old)";
-
-static const char sql_claim[] =
-	"WITH claim AS (\n"
-	"  INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at,\n"
-	"                        renewed_at, lease_until, timed_out)\n"
-	"  SELECT $1, $2::timestamptz, $3, 'running', 1, now(), now(),\n"
-	"         now() + $4::bigint * interval '1 microsecond', CASE WHEN $6::bool THEN false END\n"
-	"  WHERE now() <= $2::timestamptz + $5::bigint * interval '1 microsecond'\n"
-	"  ON CONFLICT DO NOTHING RETURNING 1)\n"
-	"SELECT EXISTS (SELECT 1 FROM claim),\n"
-	"       now() <= $2::timestamptz + $5::bigint * interval '1 microsecond',\n"
-	"       (extract(epoch FROM now()) * 1000000)::bigint";
-
-/* After a claim that did not insert: a statement of its own sees what the
- * conflicting insert committed (the claim waited for it). */
-static const char sql_classify[] =
-	"SELECT replica FROM tfd_runs WHERE job = $1 AND scheduled = $2::timestamptz";
-
-static const char sql_attempt[] =
-	"UPDATE tfd_runs SET attempts = $4::int\n"
-	"WHERE job = $1 AND scheduled = $2::timestamptz AND replica = $3";
-
-/* An end is written even over 'abandoned': the run did end, and the row is
- * its history. */
-static const char sql_end[] =
-	"UPDATE tfd_runs SET state = $4, attempts = $5::int, exit_status = $6::int,\n"
-	"       timed_out = $7::bool, finished_at = $8::timestamptz\n"
-	"WHERE job = $1 AND scheduled = $2::timestamptz AND replica = $3";
-
-/* A won elapse that will not run (fleet_run_dropped), or a claim whose
- * insert may have been carried out, on a connection lost before its
- * answer, and whose deadline passed before it could be asked again (the
- * loop was told it was missed): the row, if there is one, is given up
- * rather than left running, and renewed, for ever. */
-static const char sql_abandon[] =
-	"UPDATE tfd_runs SET state = 'abandoned', finished_at = now()\n"
-	"WHERE job = $1 AND scheduled = $2::timestamptz AND replica = $3 AND state = 'running'";
-
-static const char sql_renew[] =
-	"WITH renewed AS (\n"
-	"  UPDATE tfd_runs SET renewed_at = now(),\n"
-	"         lease_until = now() + $2::bigint * interval '1 microsecond'\n"
-	"  WHERE replica = $1 AND state = 'running' AND claimed_at >= $3::timestamptz RETURNING 1),\n"
-	"swept AS (\n"
-	"  UPDATE tfd_runs SET state = 'abandoned', finished_at = now()\n"
-	"  WHERE state = 'running' AND lease_until < now()\n"
-	"    AND NOT (replica = $1 AND claimed_at >= $3::timestamptz) RETURNING 1)\n"
-	"SELECT (SELECT count(*) FROM renewed), (SELECT count(*) FROM swept),\n"
-	"       (extract(epoch FROM now()) * 1000000)::bigint";
-
-static const char sql_keep_claim[] =
-	"INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at,\n"
-	"                      renewed_at, lease_until)\n"
-	"VALUES ($1, date_trunc('hour', now()), $2, 'running', 1, now(), now(),\n"
-	"        now() + $3::bigint * interval '1 microsecond')\n"
-	"ON CONFLICT DO NOTHING\n"
-	"RETURNING (extract(epoch FROM scheduled) * 1000000)::bigint";
-
-static const char sql_keep_delete[] =
-	"WITH gone AS (\n"
-	"  DELETE FROM tfd_runs WHERE ctid = ANY (ARRAY(\n"
-	"    SELECT ctid FROM tfd_runs\n"
-	"    WHERE state <> 'running'\n"
-	"      AND finished_at < now() - $1::bigint * interval '1 microsecond'\n"
-	"    LIMIT " KEEP_BATCH "))\n"
-	"  RETURNING 1)\n"
-	"SELECT count(*) FROM gone";
 
 /* Work */
-
-enum op_kind {
-	OP_SETUP, OP_START, OP_CLAIM, OP_CLASSIFY, OP_ATTEMPT, OP_END, OP_ABANDON, OP_RENEW,
-	OP_KEEP_CLAIM, OP_KEEP_DELETE,
-};
-
-struct op {
-	struct op *next;
-	enum op_kind kind;
-	char *job;
-	int64_t scheduled_ns;
-	uint64_t token;
-	bool exclusive;
-	bool resent;             /* its first sending may have been carried out */
-	bool in_time;            /* a claim's answer: within the deadline */
-	struct fleet_end end;    /* OP_END; OP_ATTEMPT uses end.attempts */
-};
-
-struct queue {
-	struct op *head, *tail;
-	size_t n;
-};
 
 struct event_node {
 	struct event_node *next;
@@ -210,8 +61,7 @@ struct fleet {
 	struct pq pq;
 	struct fleet_config cfg;
 	char *replica;
-	char **keywords, **values;   /* libpq's connection parameters, NULL-ended */
-	int64_t answer_ns;           /* a connection or statement silent this long is dead */
+	struct fleet_params params;
 
 	pq_conn *conn;
 	enum link link;
@@ -241,47 +91,6 @@ static int64_t now_real(void)
 	return clock_now_ns(CLOCK_REALTIME);
 }
 
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	return a / b - (a % b < 0);
-}
-
-/* A wall-clock instant as timestamptz input, to the microsecond (the
- * column's resolution): "2026-12-03 10:00:01.000123+00". */
-static void format_instant(char *buf, size_t len, int64_t ns)
-{
-	int64_t us = floor_div(ns, 1000), sec = floor_div(us, 1000000);
-	time_t t = (time_t)sec;
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	snprintf(buf, len, "%04d-%02d-%02d %02d:%02d:%02d.%06d+00", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (int)(us - sec * 1000000));
-}
-
-static void format_micros(char *buf, size_t len, int64_t ns)
-{
-	snprintf(buf, len, "%" PRId64, ns / 1000);
-}
-
-/* A message on one line: libpq's end in a newline and may have several. */
-static char *one_line(const char *msg)
-{
-	char *s = strdup(msg ? msg : "unknown error");
-	size_t n;
-
-	if (!s)
-		return NULL;
-	for (char *p = s; *p; p++)
-		if (*p == '\n' || *p == '\t' || *p == '\r')
-			*p = ' ';
-	n = strlen(s);
-	while (n > 0 && s[n - 1] == ' ')
-		s[--n] = '\0';
-	return s;
-}
-
 /* Events */
 
 static void push_event(struct fleet *f, const struct fleet_event *ev, const char *job,
@@ -293,7 +102,7 @@ static void push_event(struct fleet *f, const struct fleet_event *ev, const char
 		return;
 	e->ev = *ev;
 	e->job = job ? strdup(job) : NULL;
-	e->message = message ? one_line(message) : NULL;
+	e->message = message ? fleet_one_line(message) : NULL;
 	e->ev.job = e->job;
 	e->ev.message = e->message;
 	if (f->events_tail)
@@ -325,201 +134,6 @@ static void free_event(struct event_node *e)
 	free(e);
 }
 
-/* Queues */
-
-static void queue_push(struct queue *q, struct op *op)
-{
-	op->next = NULL;
-	if (q->tail)
-		q->tail->next = op;
-	else
-		q->head = op;
-	q->tail = op;
-	q->n++;
-}
-
-static void queue_push_front(struct queue *q, struct op *op)
-{
-	op->next = q->head;
-	q->head = op;
-	if (!q->tail)
-		q->tail = op;
-	q->n++;
-}
-
-static struct op *queue_pop(struct queue *q)
-{
-	struct op *op = q->head;
-
-	if (!op)
-		return NULL;
-	q->head = op->next;
-	if (!q->head)
-		q->tail = NULL;
-	q->n--;
-	op->next = NULL;
-	return op;
-}
-
-static void free_op(struct op *op)
-{
-	if (!op)
-		return;
-	free(op->job);
-	free(op);
-}
-
-static void queue_free(struct queue *q)
-{
-	struct op *op;
-
-	while ((op = queue_pop(q)))
-		free_op(op);
-}
-
-static struct op *new_op(enum op_kind kind, const char *job, int64_t scheduled_ns)
-{
-	struct op *op = calloc(1, sizeof *op);
-
-	if (!op)
-		return NULL;
-	op->kind = kind;
-	if (job && !(op->job = strdup(job))) {
-		free(op);
-		return NULL;
-	}
-	op->scheduled_ns = scheduled_ns;
-	return op;
-}
-
-/* Connection parameters */
-
-/* What tfd adds to the user's CONNINFO unless it (or a PG* variable) says
- * otherwise: a connection attempt that hangs, a peer that vanished
- * without a word, data the network stopped carrying are all noticed. */
-static const struct { const char *keyword, *value; } param_defaults[] = {
-	{ "connect_timeout", "10" },
-	{ "keepalives", "1" },
-	{ "keepalives_idle", "10" },
-	{ "keepalives_interval", "5" },
-	{ "keepalives_count", "3" },
-	{ "tcp_user_timeout", "30000" },
-	{ "fallback_application_name", "tfd" },
-};
-
-/* libpq quotes parts of the string it could not parse, which may be a
- * password: every quoted part that is not the name of a parameter is
- * shown as "...". */
-static void redact(const struct pq *pq, const char *msg, char *out, size_t len)
-{
-	char *ignored = NULL;
-	struct pq_option *known = pq->conninfo_parse("", &ignored);
-	size_t o = 0;
-
-	for (const char *p = msg; *p && o + 4 < len; p++) {
-		const char *close = *p == '"' ? strchr(p + 1, '"') : NULL;
-		bool keep = false;
-
-		if (!close) {
-			out[o++] = *p;
-			continue;
-		}
-		for (struct pq_option *k = known; k && k->keyword && !keep; k++)
-			keep = (size_t)(close - p - 1) == strlen(k->keyword) &&
-			       strncmp(p + 1, k->keyword, strlen(k->keyword)) == 0;
-		keep = keep || (close - p == 2 && p[1] == '=');
-		o += (size_t)snprintf(out + o, len - o, "\"%.*s\"", keep ? (int)(close - p - 1) : 3,
-				      keep ? p + 1 : "...");
-		if (o >= len)
-			o = len - 1;
-		p = close;
-	}
-	out[o] = '\0';
-	if (known)
-		pq->conninfo_free(known);
-	if (ignored)
-		pq->freemem(ignored);
-}
-
-static bool option_given(const struct pq_option *opt)
-{
-	return opt->val || (opt->envvar && getenv(opt->envvar));
-}
-
-static int add_param(struct fleet *f, size_t *n, const char *keyword, const char *value)
-{
-	if (!(f->keywords[*n] = strdup(keyword)) || !(f->values[*n] = strdup(value)))
-		return -1;
-	(*n)++;
-	return 0;
-}
-
-/* The user's parameters as libpq parsed them, then the defaults for the
- * ones not given that this libpq knows. */
-static int fill_params(struct fleet *f, const struct pq_option *opts)
-{
-	size_t count = 0, n = 0;
-
-	while (opts[count].keyword)
-		count++;
-	f->keywords = calloc(count + 1, sizeof *f->keywords);
-	f->values = calloc(count + 1, sizeof *f->values);
-	if (!f->keywords || !f->values)
-		return -1;
-	for (size_t i = 0; i < count; i++)
-		if (opts[i].val && add_param(f, &n, opts[i].keyword, opts[i].val) != 0)
-			return -1;
-	for (size_t d = 0; d < sizeof param_defaults / sizeof param_defaults[0]; d++)
-		for (size_t i = 0; i < count; i++)
-			if (strcmp(opts[i].keyword, param_defaults[d].keyword) == 0 &&
-			    !option_given(&opts[i]) &&
-			    add_param(f, &n, param_defaults[d].keyword, param_defaults[d].value) != 0)
-				return -1;
-	return 0;
-}
-
-/* libpq does not time out PQconnectPoll's steps itself: the fleet gives
- * a connection, and every statement, connect_timeout to answer. */
-static int64_t answer_timeout(const struct fleet *f)
-{
-	const char *text = getenv("PGCONNECT_TIMEOUT");
-	long s;
-
-	for (size_t i = 0; f->keywords[i]; i++)
-		if (strcmp(f->keywords[i], "connect_timeout") == 0)
-			text = f->values[i];
-	s = text ? strtol(text, NULL, 10) : 10;
-	return (s < 2 ? 2 : s) * NSEC_PER_SEC;
-}
-
-static int parse_conninfo(struct fleet *f, const char *conninfo, char *err, size_t errlen)
-{
-	char *msg = NULL, shown[512];
-	struct pq_option *opts = f->pq.conninfo_parse(conninfo, &msg);
-
-	if (!opts) {
-		if (!msg) {
-			snprintf(err, errlen, "out of memory");
-			return 1;
-		}
-		redact(&f->pq, msg, shown, sizeof shown);
-		f->pq.freemem(msg);
-		char *line = one_line(shown);
-		snprintf(err, errlen, "--fleet: libpq cannot read the connection string: %s",
-			 line ? line : shown);
-		free(line);
-		return 2;
-	}
-	if (fill_params(f, opts) != 0) {
-		f->pq.conninfo_free(opts);
-		snprintf(err, errlen, "out of memory");
-		return 1;
-	}
-	f->pq.conninfo_free(opts);
-	f->answer_ns = answer_timeout(f);
-	return 0;
-}
-
 /* Life */
 
 const char *fleet_outcome_name(enum fleet_outcome o)
@@ -549,7 +163,7 @@ struct fleet *fleet_new(const struct fleet_config *c, int *status, char *err, si
 		fleet_free(f);
 		return NULL;
 	}
-	if ((*status = parse_conninfo(f, c->conninfo, err, errlen)) != 0) {
+	if ((*status = fleet_params_parse(&f->params, &f->pq, c->conninfo, err, errlen)) != 0) {
 		fleet_free(f);
 		return NULL;
 	}
@@ -577,20 +191,15 @@ void fleet_free(struct fleet *f)
 		return;
 	if (f->pq.handle)
 		drop_connection(f);
-	free_op(f->in_flight);
-	queue_free(&f->claims);
-	queue_free(&f->writes);
+	fleet_op_free(f->in_flight);
+	fleet_queue_free(&f->claims);
+	fleet_queue_free(&f->writes);
 	while ((e = f->events)) {
 		f->events = e->next;
 		free_event(e);
 	}
 	free_event(f->taken);
-	for (size_t i = 0; f->keywords && f->keywords[i]; i++) {
-		free(f->keywords[i]);
-		free(f->values[i]);
-	}
-	free(f->keywords);
-	free(f->values);
+	fleet_params_free(&f->params);
 	free(f->boundary);
 	free(f->replica);
 	pq_unload(&f->pq);
@@ -612,11 +221,11 @@ static void lose_connection(struct fleet *f, const char *why)
 	f->in_flight = NULL;
 	if (op && (op->kind == OP_CLAIM || op->kind == OP_CLASSIFY)) {
 		op->resent = op->resent || op->kind == OP_CLAIM;
-		queue_push_front(&f->claims, op);
+		fleet_queue_push_front(&f->claims, op);
 	} else if (op && (op->kind == OP_END || op->kind == OP_ATTEMPT || op->kind == OP_ABANDON)) {
-		queue_push_front(&f->writes, op);
+		fleet_queue_push_front(&f->writes, op);
 	} else {
-		free_op(op);  /* setup, renewal and cleanup are asked again */
+		fleet_op_free(op);  /* setup, renewal and cleanup are asked again */
 	}
 	f->link = LINK_WAIT;
 	f->retry_at = now_mono() + f->backoff_ns;
@@ -641,8 +250,8 @@ static void ignore_notice(void *arg, const char *message)
 
 static void begin_connecting(struct fleet *f)
 {
-	f->conn = f->pq.connect_start_params((const char *const *)f->keywords,
-					     (const char *const *)f->values, 0);
+	f->conn = f->pq.connect_start_params((const char *const *)f->params.keywords,
+					     (const char *const *)f->params.values, 0);
 	f->link = LINK_CONNECTING;
 	f->want_write = true;  /* libpq: before the first PQconnectPoll, wait to write */
 	f->waited_from = now_mono();
@@ -663,98 +272,10 @@ void fleet_start(struct fleet *f)
 
 /* Statements */
 
-struct params {
-	const char *v[8];
-	int n;
-	char buf[6][64];
-};
-
-static void param_instant(struct params *p, int slot, int64_t ns)
-{
-	format_instant(p->buf[slot], sizeof p->buf[slot], ns);
-	p->v[p->n++] = p->buf[slot];
-}
-
-static void param_micros(struct params *p, int slot, int64_t ns)
-{
-	format_micros(p->buf[slot], sizeof p->buf[slot], ns);
-	p->v[p->n++] = p->buf[slot];
-}
-
-static void param_int(struct params *p, int slot, long v)
-{
-	snprintf(p->buf[slot], sizeof p->buf[slot], "%ld", v);
-	p->v[p->n++] = p->buf[slot];
-}
-
-static const char *statement_of(const struct fleet *f, const struct op *op, struct params *p)
-{
-	const struct fleet_end *e = &op->end;
-
-	switch (op->kind) {
-	case OP_SETUP:
-		return sql_setup;
-	case OP_START:
-		p->v[p->n++] = f->replica;
-		p->v[p->n++] = f->boundary;
-		return sql_start;
-	case OP_CLAIM:
-		p->v[p->n++] = op->job;
-		param_instant(p, 0, op->scheduled_ns);
-		p->v[p->n++] = f->replica;
-		param_micros(p, 1, f->cfg.lease_ns);
-		param_micros(p, 2, f->cfg.deadline_ns);
-		p->v[p->n++] = op->exclusive ? "t" : "f";
-		return sql_claim;
-	case OP_CLASSIFY:
-		p->v[p->n++] = op->job;
-		param_instant(p, 0, op->scheduled_ns);
-		return sql_classify;
-	case OP_ATTEMPT:
-		p->v[p->n++] = op->job;
-		param_instant(p, 0, op->scheduled_ns);
-		p->v[p->n++] = f->replica;
-		param_int(p, 1, (long)e->attempts);
-		return sql_attempt;
-	case OP_END:
-		p->v[p->n++] = op->job;
-		param_instant(p, 0, op->scheduled_ns);
-		p->v[p->n++] = f->replica;
-		p->v[p->n++] = e->failed ? "failed" : "succeeded";
-		param_int(p, 1, (long)e->attempts);
-		if (e->exit_status >= 0)
-			param_int(p, 2, e->exit_status);
-		else
-			p->v[p->n++] = NULL;
-		p->v[p->n++] = e->timed_out ? "t" : "f";
-		param_instant(p, 3, e->finished_ns);
-		return sql_end;
-	case OP_ABANDON:
-		p->v[p->n++] = op->job;
-		param_instant(p, 0, op->scheduled_ns);
-		p->v[p->n++] = f->replica;
-		return sql_abandon;
-	case OP_RENEW:
-		p->v[p->n++] = f->replica;
-		param_micros(p, 0, f->cfg.lease_ns);
-		p->v[p->n++] = f->boundary;
-		return sql_renew;
-	case OP_KEEP_CLAIM:
-		p->v[p->n++] = KEEP_JOB;
-		p->v[p->n++] = f->replica;
-		param_micros(p, 0, f->cfg.lease_ns);
-		return sql_keep_claim;
-	case OP_KEEP_DELETE:
-		param_micros(p, 0, f->cfg.keep_ns);
-		return sql_keep_delete;
-	}
-	return NULL;
-}
-
 static void send_op(struct fleet *f, struct op *op)
 {
-	struct params p = { .n = 0 };
-	const char *sql = statement_of(f, op, &p);
+	struct fleet_statement p = { .n = 0 };
+	const char *sql = fleet_statement_of(&f->cfg, f->boundary, op, &p);
 	int flushed;
 
 	f->in_flight = op;
@@ -810,7 +331,7 @@ static void become_ready(struct fleet *f, const pq_result *r)
 	char text[64];
 
 	if (!f->boundary) {
-		format_instant(text, sizeof text, micros_value(f, r, 0));
+		fleet_format_instant(text, sizeof text, micros_value(f, r, 0));
 		if (!(f->boundary = strdup(text))) {
 			lose_connection(f, "out of memory");
 			return;
@@ -834,12 +355,12 @@ static void answer_claim(struct fleet *f, struct op *op, const pq_result *r)
 	check_clock(f, micros_value(f, r, 2));
 	if (bool_value(f, r, 0)) {
 		push_outcome(f, op, FLEET_WON);
-		free_op(op);
+		fleet_op_free(op);
 		return;
 	}
 	op->in_time = bool_value(f, r, 1);
 	op->kind = OP_CLASSIFY;
-	queue_push_front(&f->claims, op);
+	fleet_queue_push_front(&f->claims, op);
 }
 
 static void answer_classify(struct fleet *f, struct op *op, const pq_result *r)
@@ -852,17 +373,17 @@ static void answer_classify(struct fleet *f, struct op *op, const pq_result *r)
 	else
 		o = op->in_time ? FLEET_SKIPPED : FLEET_MISSED;
 	push_outcome(f, op, o);
-	free_op(op);
+	fleet_op_free(op);
 }
 
 static void queue_keep_end(struct fleet *f, int64_t hour_ns)
 {
-	struct op *op = new_op(OP_END, KEEP_JOB, hour_ns);
+	struct op *op = fleet_op_new(OP_END, FLEET_KEEP_JOB, hour_ns);
 
 	if (!op)
 		return;
 	op->end = (struct fleet_end){ .exit_status = 0, .attempts = 1, .finished_ns = now_real() };
-	queue_push(&f->writes, op);
+	fleet_queue_push(&f->writes, op);
 }
 
 static void answer_keep(struct fleet *f, struct op *op, const pq_result *r)
@@ -870,30 +391,30 @@ static void answer_keep(struct fleet *f, struct op *op, const pq_result *r)
 	if (op->kind == OP_KEEP_CLAIM && f->pq.ntuples(r) > 0) {
 		op->kind = OP_KEEP_DELETE;
 		op->scheduled_ns = micros_value(f, r, 0);
-		queue_push(&f->writes, op);
+		fleet_queue_push(&f->writes, op);
 		return;
 	}
-	if (op->kind == OP_KEEP_DELETE && micros_value(f, r, 0) == KEEP_BATCH_ROWS * 1000) {
-		queue_push(&f->writes, op);
+	if (op->kind == OP_KEEP_DELETE && micros_value(f, r, 0) == FLEET_KEEP_BATCH_ROWS * 1000) {
+		fleet_queue_push(&f->writes, op);
 		return;
 	}
 	if (op->kind == OP_KEEP_DELETE)
 		queue_keep_end(f, op->scheduled_ns);
-	free_op(op);
+	fleet_op_free(op);
 }
 
 static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
 {
 	switch (op->kind) {
 	case OP_SETUP:
-		free_op(op);
-		if ((op = new_op(OP_START, NULL, 0)))
+		fleet_op_free(op);
+		if ((op = fleet_op_new(OP_START, NULL, 0)))
 			send_op(f, op);
 		else
 			lose_connection(f, "out of memory");
 		return;
 	case OP_START:
-		free_op(op);
+		fleet_op_free(op);
 		become_ready(f, r);
 		return;
 	case OP_CLAIM:
@@ -915,7 +436,7 @@ static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
 	case OP_ABANDON:
 		break;
 	}
-	free_op(op);
+	fleet_op_free(op);
 }
 
 /* SQLSTATE classes that mean the table or schema is not what the setup
@@ -946,9 +467,9 @@ static void answer_error(struct fleet *f, struct op *op, const pq_result *r)
 		if (op->kind == OP_RENEW)
 			f->renew_at = now_mono();
 		if (op->kind == OP_RENEW || op->kind == OP_KEEP_CLAIM || op->kind == OP_KEEP_DELETE)
-			free_op(op);
+			fleet_op_free(op);
 		else
-			queue_push_front(op->kind == OP_CLAIM || op->kind == OP_CLASSIFY ? &f->claims
+			fleet_queue_push_front(op->kind == OP_CLAIM || op->kind == OP_CLASSIFY ? &f->claims
 											 : &f->writes, op);
 		return;
 	}
@@ -957,7 +478,7 @@ static void answer_error(struct fleet *f, struct op *op, const pq_result *r)
 		push_outcome(f, op, FLEET_MISSED);
 	if (op->kind == OP_RENEW)
 		f->renew_at = now_mono() + f->cfg.lease_ns / 6;
-	free_op(op);
+	fleet_op_free(op);
 }
 
 static void finish_statement(struct fleet *f)
@@ -1010,17 +531,17 @@ static struct op *next_op(struct fleet *f)
 	int64_t now = now_mono();
 	struct op *op;
 
-	if ((op = queue_pop(&f->claims)))
+	if ((op = fleet_queue_pop(&f->claims)))
 		return op;
 	if (now >= f->renew_at) {
 		f->renew_at = INT64_MAX;  /* until its answer */
-		return new_op(OP_RENEW, NULL, 0);
+		return fleet_op_new(OP_RENEW, NULL, 0);
 	}
-	if ((op = queue_pop(&f->writes)))
+	if ((op = fleet_queue_pop(&f->writes)))
 		return op;
 	if (now >= f->keep_at) {
 		f->keep_at = now + KEEP_EVERY_NS;
-		return new_op(OP_KEEP_CLAIM, NULL, 0);
+		return fleet_op_new(OP_KEEP_CLAIM, NULL, 0);
 	}
 	return NULL;
 }
@@ -1044,9 +565,9 @@ static void expire_claims(struct fleet *f)
 			push_outcome(f, op, FLEET_MISSED);
 			if (op->resent) {
 				op->kind = OP_ABANDON;
-				queue_push(&f->writes, op);
+				fleet_queue_push(&f->writes, op);
 			} else {
-				free_op(op);
+				fleet_op_free(op);
 			}
 			continue;
 		}
@@ -1069,12 +590,12 @@ static void step_connecting(struct fleet *f, short revents)
 		f->want_write = true;
 		break;
 	case PQ_POLLING_OK: {
-		struct op *op = new_op(OP_SETUP, NULL, 0);
+		struct op *op = fleet_op_new(OP_SETUP, NULL, 0);
 
 		f->link = LINK_SETUP;
 		f->want_write = false;
 		if (f->pq.set_nonblocking(f->conn, 1) != 0 || !op) {
-			free_op(op);
+			fleet_op_free(op);
 			lose_connection_pq(f);
 			return;
 		}
@@ -1127,11 +648,11 @@ void fleet_service(struct fleet *f, short revents)
 	 * the timeout is dead, even when TCP has not noticed (a peer that was
 	 * stopped still acknowledges). */
 	if ((f->link == LINK_CONNECTING || f->in_flight) && f->conn &&
-	    now_mono() - f->waited_from > f->answer_ns) {
+	    now_mono() - f->waited_from > f->params.answer_ns) {
 		char msg[200];
 
 		snprintf(msg, sizeof msg, "no answer from the server within %" PRId64 " s",
-			 f->answer_ns / NSEC_PER_SEC);
+			 f->params.answer_ns / NSEC_PER_SEC);
 		lose_connection(f, msg);
 	}
 	if (f->link == LINK_WAIT && now_mono() >= f->retry_at)
@@ -1143,25 +664,25 @@ void fleet_service(struct fleet *f, short revents)
 int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
 		uint64_t token)
 {
-	struct op *op = new_op(OP_CLAIM, job, scheduled_ns);
+	struct op *op = fleet_op_new(OP_CLAIM, job, scheduled_ns);
 
 	if (!op)
 		return -1;
 	op->exclusive = exclusive;
 	op->token = token;
-	queue_push(&f->claims, op);
+	fleet_queue_push(&f->claims, op);
 	send_next(f);  /* a run waits for the answer: no poll turn in between */
 	return 0;
 }
 
 int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, unsigned attempt)
 {
-	struct op *op = new_op(OP_ATTEMPT, job, scheduled_ns);
+	struct op *op = fleet_op_new(OP_ATTEMPT, job, scheduled_ns);
 
 	if (!op)
 		return -1;
 	op->end.attempts = attempt;
-	queue_push(&f->writes, op);
+	fleet_queue_push(&f->writes, op);
 	send_next(f);
 	return 0;
 }
@@ -1169,23 +690,23 @@ int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, un
 int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 		    const struct fleet_end *e)
 {
-	struct op *op = new_op(OP_END, job, scheduled_ns);
+	struct op *op = fleet_op_new(OP_END, job, scheduled_ns);
 
 	if (!op)
 		return -1;
 	op->end = *e;
-	queue_push(&f->writes, op);
+	fleet_queue_push(&f->writes, op);
 	send_next(f);
 	return 0;
 }
 
 int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
 {
-	struct op *op = new_op(OP_ABANDON, job, scheduled_ns);
+	struct op *op = fleet_op_new(OP_ABANDON, job, scheduled_ns);
 
 	if (!op)
 		return -1;
-	queue_push(&f->writes, op);
+	fleet_queue_push(&f->writes, op);
 	send_next(f);
 	return 0;
 }
@@ -1232,7 +753,7 @@ int64_t fleet_deadline(const struct fleet *f)
 	if (f->link == LINK_WAIT)
 		d = earliest(d, f->retry_at);
 	if (f->link == LINK_CONNECTING || f->in_flight)
-		d = earliest(d, f->waited_from + f->answer_ns + 1);
+		d = earliest(d, f->waited_from + f->params.answer_ns + 1);
 	if (f->link == LINK_READY && !f->in_flight)
 		d = earliest(d, earliest(f->renew_at, f->keep_at));
 	return d;

@@ -10,7 +10,9 @@
 #include "calendar.h"
 #include "cron.h"
 #include "parse_time.h"
+#include "pathsearch.h"
 #include "persist.h"
+#include "target.h"
 #include "timens.h"
 
 #define WHY_MAX 7680

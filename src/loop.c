@@ -19,6 +19,7 @@
 #include "precise.h"
 #include "reload.h"
 #include "runs.h"
+#include "target.h"
 #include "tick.h"
 #include "timens.h"
 

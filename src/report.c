@@ -373,6 +373,17 @@ size_t format_tick(char *buf, size_t len, const char *fmt, const struct tick *t)
 	return finish_line(&o);
 }
 
+const char *tick_action_name(enum tick_action action)
+{
+	static const char *const names[] = {
+		[TICK_ACTION_NONE] = NULL, [TICK_RUN] = "run", [TICK_SKIP] = "skip",
+		[TICK_QUEUE] = "queue", [TICK_KILL] = "kill", [TICK_ELSEWHERE] = "elsewhere",
+		[TICK_MISSED] = "missed",
+	};
+
+	return (unsigned)action < sizeof names / sizeof names[0] ? names[action] : NULL;
+}
+
 /* JSON events */
 
 size_t json_tick(char *buf, size_t len, const struct tick *t)
@@ -388,8 +399,8 @@ field_time(&o, t->wall_ns);
 	field_i64(&o, "late_us", t->late_ns / NSEC_PER_USEC);
 	field_seconds(&o, "next_in", t->next_in_ns);
 	field_seconds(&o, "interval", t->interval_ns);
-	if (t->action)
-		field_string(&o, "action", t->action);
+	if (t->action != TICK_ACTION_NONE)
+		field_string(&o, "action", tick_action_name(t->action));
 	put_str(&o, "}");
 	return finish_line(&o);
 }

@@ -10,6 +10,21 @@
 
 #include "tz.h"
 
+/* What a wake-up did, the "action" of a tick. */
+enum tick_action {
+	TICK_ACTION_NONE,   /* nothing to say (no command); "action" is left out */
+	TICK_RUN,           /* a run started */
+	TICK_SKIP,          /* --overlap skip: a run was still going */
+	TICK_QUEUE,         /* --overlap queue: runs after the one going */
+	TICK_KILL,          /* --overlap kill: the one going is ended first */
+	TICK_ELSEWHERE,     /* --fleet: another replica runs it */
+	TICK_MISSED,        /* --fleet: claimed too late, or not at all */
+};
+
+/* The action's name in JSON and lines ("run", "skip", ...), or NULL for
+ * TICK_ACTION_NONE. */
+const char *tick_action_name(enum tick_action action);
+
 /* One wake-up as the placeholders and JSON fields see it. */
 struct tick {
 	const char *job;       /* %j and "job"; NULL: %j prints nothing, "job" null */
@@ -22,7 +37,7 @@ struct tick {
 	int64_t late_ns;       /* %l: wake-up minus newest scheduled expiration */
 	int64_t next_in_ns;    /* %r: time to the next elapse */
 	int64_t interval_ns;   /* %i */
-	const char *action;    /* "run", "skip", "queue", "kill", or NULL */
+	enum tick_action action;
 };
 
 /* How a run ended, for the "exit" event. */

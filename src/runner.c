@@ -372,7 +372,7 @@ static void signal_run(struct run *run, int sig, int64_t now)
 	}
 }
 
-const char *runner_tick(struct runner *r, const struct tick *t, int64_t now,
+enum tick_action runner_tick(struct runner *r, const struct tick *t, int64_t now,
 			int64_t next_run, const char **what)
 {
 	r->next_run = next_run;
@@ -382,12 +382,12 @@ const char *runner_tick(struct runner *r, const struct tick *t, int64_t now,
 	for (size_t i = 0; i < r->nruns; i++)
 		r->runs[i].overtaken = true;
 	if (runner_active(r) == 0 || r->cfg.overlap == OVERLAP_PARALLEL)
-		return start_run(r, t, 1, now, what) == 0 ? "run" : NULL;
+		return start_run(r, t, 1, now, what) == 0 ? TICK_RUN : TICK_ACTION_NONE;
 	switch (r->cfg.overlap) {
 	case OVERLAP_QUEUE:
 		r->waiting = true;
 		r->waiting_tick = *t;
-		return "queue";
+		return TICK_QUEUE;
 	case OVERLAP_KILL:
 		for (size_t i = 0; i < r->nruns; i++) {
 			if (!r->runs[i].reaped) {
@@ -397,9 +397,9 @@ const char *runner_tick(struct runner *r, const struct tick *t, int64_t now,
 		}
 		r->waiting = true;
 		r->waiting_tick = *t;
-		return "kill";
+		return TICK_KILL;
 	default:
-		return "skip";
+		return TICK_SKIP;
 	}
 }
 

@@ -80,11 +80,11 @@ void runner_free(struct runner *r);
 /* A wake-up: applies the overlap policy and starts a run if it says so.
  * NEXT_RUN is the monotonic time of the job's next scheduled run
  * (INT64_MAX for none), before which a failed start may be retried.
- * Returns the action ("run", "skip", "queue", "kill"), or NULL when the
+ * Returns the action (TICK_RUN, _SKIP, _QUEUE, _KILL), or TICK_ACTION_NONE when the
  * run could not be started for a reason that is tfd's (then *what names
  * the failing call); a start that the kernel refused for want of
  * processes or descriptors went to on_start_failed, and is "run". */
-const char *runner_tick(struct runner *r, const struct tick *t, int64_t now,
+enum tick_action runner_tick(struct runner *r, const struct tick *t, int64_t now,
 			int64_t next_run, const char **what);
 
 /* What a reaped pid meant to this runner. */

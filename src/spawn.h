@@ -30,16 +30,6 @@ struct spawn_target {
  * tfd's own dispositions are final; without it a run resets every one. */
 void spawn_note_signals(struct spawn_target *target);
 
-/* Looks COMMAND up as execvp(3) would (PATH search unless it has a '/').
- * Returns 0 with the path in buf, 127 when not found, 126 when found but not
- * executable (or a directory); *why gets strerror-style text. */
-int resolve_command(const char *command, char *buf, size_t len, const char **why);
-
-/* The same with the search list DIRS (a jobs file's PATH; NULL: the
- * default list). */
-int resolve_command_in(const char *command, const char *dirs, char *buf, size_t len,
-		       const char **why);
-
 /* A run's standard descriptors and terminal. */
 struct spawn_io {
 	int fd[3];    /* descriptors to put on 0, 1, 2 in the run; -1 = inherit tfd's */
@@ -58,15 +48,11 @@ pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
 		const char *path, char *const argv[], char *const envp[],
 		const char **what);
 
-/* Fills TARGET for --cgroup DIR and --join PID (its namespaces, and its
- * root and working directory as they are now). Each returns 0, or -1 with one
- * line in err ("--cgroup '/x': not a cgroup v2 directory") and the exit
- * status to use in *status (2 for a bad value, 1 for a missing kernel
- * feature). A pidfd is taken once, so a later reuse of PID is never joined. */
-int spawn_open_cgroup(struct spawn_target *target, const char *dir,
-		      int *status, char *err, size_t errlen);
-int spawn_open_join(struct spawn_target *target, const char *pid_text,
-		    int *status, char *err, size_t errlen);
-void spawn_target_close(struct spawn_target *target);
+/* Asks the kernel whether clone3 takes CLONE_INTO_CGROUP, without creating
+ * a process: descriptor INT_MAX can never be open, so a kernel that knows
+ * the flag fails with EBADF when it looks the cgroup up; an older one
+ * rejects the larger struct (E2BIG) or the flag (EINVAL), and a seccomp
+ * profile refuses the call (EPERM). Returns what is missing, or NULL. */
+const char *spawn_missing_clone_into_cgroup(void);
 
 #endif

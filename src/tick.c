@@ -295,11 +295,11 @@ static void act(struct loop *l, struct job *j, struct tick *t)
 	if (j->runner && !j->removed) {
 		t->action = runner_tick(j->runner, t, clock_now_ns(CLOCK_MONOTONIC),
 					tick_next_run_mono(j), &what);
-		if (!t->action) {
+		if (t->action == TICK_ACTION_NONE) {
 			loop_fail(l, what);
 			return;
 		}
-		skipped = strcmp(t->action, "skip") == 0;
+		skipped = t->action == TICK_SKIP;
 		if (skipped)
 			j->metrics.skipped++;
 		tick_update_deadline(l, j);
@@ -528,8 +528,8 @@ static void catch_up(struct loop *l, struct job *j)
 			  .wall_ns = clock_now_ns(CLOCK_REALTIME) };
 	const char *what = NULL;
 
-	if (j->runner && !runner_tick(j->runner, &t, clock_now_ns(CLOCK_MONOTONIC),
-				      tick_next_run_mono(j), &what)) {
+	if (j->runner && runner_tick(j->runner, &t, clock_now_ns(CLOCK_MONOTONIC),
+				     tick_next_run_mono(j), &what) == TICK_ACTION_NONE) {
 		loop_fail(l, what);
 		return;
 	}

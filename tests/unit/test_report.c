@@ -56,7 +56,7 @@ static void test_times(void)
 static const struct tick sample = {
 	.seq = 3, .expirations = 2, .total = 5, .wall_ns = S(1796292001) + 123456,
 	.elapsed_ns = S(3) / 2, .late_ns = 12345, .next_in_ns = 250000000,
-	.interval_ns = S(1), .action = "skip",
+	.interval_ns = S(1), .action = TICK_SKIP,
 };
 
 static void test_format(void)
@@ -181,7 +181,7 @@ static void test_output_bound(void)
 				   .total = UINT64_MAX, .wall_ns = INT64_MIN,
 				   .elapsed_ns = INT64_MIN, .late_ns = INT64_MIN,
 				   .next_in_ns = INT64_MIN, .interval_ns = INT64_MIN,
-				   .action = "queue" };
+				   .action = TICK_QUEUE };
 		struct run_end e = { .job = job, .seq = UINT64_MAX, .pid = INT32_MIN,
 				     .status = INT32_MIN, .signal = 64,
 				     .duration_ns = INT64_MIN, .timed_out = true,

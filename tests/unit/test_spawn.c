@@ -3,7 +3,9 @@
  * command lookup, and, as root, --cgroup and --join against a throwaway
  * cgroup and namespaces. The corpus and vector folders are not used.
  * TFD_SPAWN_BENCH=1 adds a timing comparison (printed, never asserted). */
+#include "pathsearch.h"
 #include "spawn.h"
+#include "target.h"
 #include "tsv.h"
 
 #include <dirent.h>

@@ -1,0 +1,187 @@
+/* fleet_op: the fleet's work, one op per statement: made, queued, and
+ * turned into its SQL and parameters. */
+#include "fleet_op.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fleet_sql.h"
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b < 0);
+}
+
+/* A wall-clock instant as timestamptz input, to the microsecond (the
+ * column's resolution): "2026-12-03 10:00:01.000123+00". */
+void fleet_format_instant(char *buf, size_t len, int64_t ns)
+{
+	int64_t us = floor_div(ns, 1000), sec = floor_div(us, 1000000);
+	time_t t = (time_t)sec;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	snprintf(buf, len, "%04d-%02d-%02d %02d:%02d:%02d.%06d+00", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (int)(us - sec * 1000000));
+}
+
+static void format_micros(char *buf, size_t len, int64_t ns)
+{
+	snprintf(buf, len, "%" PRId64, ns / 1000);
+}
+
+/* Queues */
+
+void fleet_queue_push(struct queue *q, struct op *op)
+{
+	op->next = NULL;
+	if (q->tail)
+		q->tail->next = op;
+	else
+		q->head = op;
+	q->tail = op;
+	q->n++;
+}
+
+void fleet_queue_push_front(struct queue *q, struct op *op)
+{
+	op->next = q->head;
+	q->head = op;
+	if (!q->tail)
+		q->tail = op;
+	q->n++;
+}
+
+struct op *fleet_queue_pop(struct queue *q)
+{
+	struct op *op = q->head;
+
+	if (!op)
+		return NULL;
+	q->head = op->next;
+	if (!q->head)
+		q->tail = NULL;
+	q->n--;
+	op->next = NULL;
+	return op;
+}
+
+void fleet_op_free(struct op *op)
+{
+	if (!op)
+		return;
+	free(op->job);
+	free(op);
+}
+
+void fleet_queue_free(struct queue *q)
+{
+	struct op *op;
+
+	while ((op = fleet_queue_pop(q)))
+		fleet_op_free(op);
+}
+
+struct op *fleet_op_new(enum op_kind kind, const char *job, int64_t scheduled_ns)
+{
+	struct op *op = calloc(1, sizeof *op);
+
+	if (!op)
+		return NULL;
+	op->kind = kind;
+	if (job && !(op->job = strdup(job))) {
+		free(op);
+		return NULL;
+	}
+	op->scheduled_ns = scheduled_ns;
+	return op;
+}
+
+/* Statements */
+
+static void param_instant(struct fleet_statement *p, int slot, int64_t ns)
+{
+	fleet_format_instant(p->buf[slot], sizeof p->buf[slot], ns);
+	p->v[p->n++] = p->buf[slot];
+}
+
+static void param_micros(struct fleet_statement *p, int slot, int64_t ns)
+{
+	format_micros(p->buf[slot], sizeof p->buf[slot], ns);
+	p->v[p->n++] = p->buf[slot];
+}
+
+static void param_int(struct fleet_statement *p, int slot, long v)
+{
+	snprintf(p->buf[slot], sizeof p->buf[slot], "%ld", v);
+	p->v[p->n++] = p->buf[slot];
+}
+
+const char *fleet_statement_of(const struct fleet_config *cfg, const char *boundary,
+			       const struct op *op, struct fleet_statement *p)
+{
+	const struct fleet_end *e = &op->end;
+
+	switch (op->kind) {
+	case OP_SETUP:
+		return fleet_sql_setup;
+	case OP_START:
+		p->v[p->n++] = cfg->replica;
+		p->v[p->n++] = boundary;
+		return fleet_sql_start;
+	case OP_CLAIM:
+		p->v[p->n++] = op->job;
+		param_instant(p, 0, op->scheduled_ns);
+		p->v[p->n++] = cfg->replica;
+		param_micros(p, 1, cfg->lease_ns);
+		param_micros(p, 2, cfg->deadline_ns);
+		p->v[p->n++] = op->exclusive ? "t" : "f";
+		return fleet_sql_claim;
+	case OP_CLASSIFY:
+		p->v[p->n++] = op->job;
+		param_instant(p, 0, op->scheduled_ns);
+		return fleet_sql_classify;
+	case OP_ATTEMPT:
+		p->v[p->n++] = op->job;
+		param_instant(p, 0, op->scheduled_ns);
+		p->v[p->n++] = cfg->replica;
+		param_int(p, 1, (long)e->attempts);
+		return fleet_sql_attempt;
+	case OP_END:
+		p->v[p->n++] = op->job;
+		param_instant(p, 0, op->scheduled_ns);
+		p->v[p->n++] = cfg->replica;
+		p->v[p->n++] = e->failed ? "failed" : "succeeded";
+		param_int(p, 1, (long)e->attempts);
+		if (e->exit_status >= 0)
+			param_int(p, 2, e->exit_status);
+		else
+			p->v[p->n++] = NULL;
+		p->v[p->n++] = e->timed_out ? "t" : "f";
+		param_instant(p, 3, e->finished_ns);
+		return fleet_sql_end;
+	case OP_ABANDON:
+		p->v[p->n++] = op->job;
+		param_instant(p, 0, op->scheduled_ns);
+		p->v[p->n++] = cfg->replica;
+		return fleet_sql_abandon;
+	case OP_RENEW:
+		p->v[p->n++] = cfg->replica;
+		param_micros(p, 0, cfg->lease_ns);
+		p->v[p->n++] = boundary;
+		return fleet_sql_renew;
+	case OP_KEEP_CLAIM:
+		p->v[p->n++] = FLEET_KEEP_JOB;
+		p->v[p->n++] = cfg->replica;
+		param_micros(p, 0, cfg->lease_ns);
+		return fleet_sql_keep_claim;
+	case OP_KEEP_DELETE:
+		param_micros(p, 0, cfg->keep_ns);
+		return fleet_sql_keep_delete;
+	}
+	return NULL;
+}

@@ -1,0 +1,30 @@
+/* fleet_params: the connection parameters of --fleet, read once by
+ * fleet_new. Nothing here connects: libpq only parses CONNINFO. */
+#ifndef TFD_FLEET_PARAMS_H
+#define TFD_FLEET_PARAMS_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "pq.h"
+
+struct fleet_params {
+	char **keywords, **values;   /* libpq's connection parameters, NULL-ended */
+	int64_t answer_ns;           /* a connection or statement silent this long is dead */
+};
+
+/* Fills F from CONNINFO (the user's parameters, then tfd's defaults for
+ * keepalives and timeouts that neither CONNINFO nor a PG* variable set).
+ * Returns 0, or the exit status (2: CONNINFO is bad, 1: out of memory)
+ * with one line in err; a quoted part of libpq's message that is not a
+ * parameter's name is shown as "...", as it may be a password. F is left
+ * for fleet_params_free either way. */
+int fleet_params_parse(struct fleet_params *f, const struct pq *pq, const char *conninfo,
+		       char *err, size_t errlen);
+void fleet_params_free(struct fleet_params *f);
+
+/* MSG (NULL: "unknown error") copied onto one line: libpq's messages end
+ * in a newline and may have several. NULL when out of memory. */
+char *fleet_one_line(const char *msg);
+
+#endif
