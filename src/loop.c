@@ -340,15 +340,8 @@ static size_t build_poll_set(struct loop *l)
 
 static void on_reader(struct loop *l, struct reader *r)
 {
-	struct job *j;
-	struct run_end end;
-
-	if (readers_read(&l->readers, r, &l->ev, &j, &end) == READER_RUN_DONE)
-		runs_finish(l, j, &end);
-	if (l->readers.oom) {
-		l->readers.oom = false;
-		loop_fail_oom(l);
-	}
+	readers_read(&l->readers, r, &l->ev);
+	runs_check_readers_oom(l);
 }
 
 /* Hands one slot's events to its owner. A handler may retire an owner
@@ -401,6 +394,7 @@ static void wait_for_events(struct loop *l)
 {
 	size_t n;
 
+	readers_collect(&l->readers);
 	tick_arm_clocks(l);
 	arm_deadline(l);
 	if (l->metrics_dirty)

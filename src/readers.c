@@ -1,12 +1,18 @@
 #include "readers.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 /* At most this many bytes are read from one run's pipe per wake-up, so
  * one chatty run cannot starve the others. */
 #define CAPTURE_READ_MAX (64 * 1024)
+
+/* At most this many reads drain a pipe when its run's leader ends: the
+ * pipe's capacity (64 KiB by default, 1 MiB at most unprivileged) and no
+ * more, though a process left behind keeps writing. */
+#define DRAIN_READS_MAX 16
 
 static int add_reader(struct readers *rs, struct run_outputs *ro, int fd, int stream,
 		      uint64_t seq)
@@ -53,20 +59,6 @@ int readers_add_run(struct readers *rs, struct job *j, const char *name, pid_t p
 	return 0;
 }
 
-bool readers_park_end(struct readers *rs, pid_t pid, const struct run_end *end)
-{
-	for (size_t i = 0; i < rs->n; i++) {
-		struct run_outputs *ro = rs->r[i]->run;
-
-		if (ro->pid == pid && !ro->ended) {
-			ro->ended = true;
-			ro->end = *end;
-			return true;
-		}
-	}
-	return false;
-}
-
 struct line_target {
 	struct events *ev;
 	const struct reader *r;
@@ -81,34 +73,27 @@ static void captured_line(void *arg, const char *line, size_t len)
 		t->oom = true;
 }
 
-/* Returns true when R was its run's last pipe and the run had ended. */
-static bool close_reader(struct readers *rs, struct reader *r, struct events *ev,
-			 struct job **job, struct run_end *done)
+static void close_reader(struct readers *rs, struct reader *r, struct events *ev)
 {
 	struct run_outputs *ro = r->run;
 	struct line_target t = { ev, r, false };
-	bool finished = false;
 
 	capture_finish(&r->cap, captured_line, &t);
 	rs->oom = rs->oom || t.oom;
 	capture_free(&r->cap);
 	close(r->fd);
+	r->fd = -1;
 	rs->r[r->index] = rs->r[--rs->n];
 	rs->r[r->index]->index = r->index;
-	free(r);
-	if (--ro->open == 0) {
-		if (ro->ended) {
-			*job = ro->job;
-			*done = ro->end;
-			finished = true;
-		}
+	r->next_closed = rs->closed;
+	rs->closed = r;
+	if (--ro->open == 0)
 		free(ro);
-	}
-	return finished;
 }
 
-enum reader_result readers_read(struct readers *rs, struct reader *r, struct events *ev,
-				struct job **job, struct run_end *done)
+enum read_result { READ_SOME, READ_NOTHING, READ_CLOSED };
+
+static enum read_result read_some(struct readers *rs, struct reader *r, struct events *ev)
 {
 	struct line_target t = { ev, r, false };
 	char buf[CAPTURE_READ_MAX];
@@ -118,11 +103,99 @@ enum reader_result readers_read(struct readers *rs, struct reader *r, struct eve
 		if (capture_feed(&r->cap, buf, (size_t)n, captured_line, &t) != 0)
 			t.oom = true;
 		rs->oom = rs->oom || t.oom;
-		return READER_MORE;
+		return READ_SOME;
 	}
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return READER_MORE;
-	return close_reader(rs, r, ev, job, done) ? READER_RUN_DONE : READER_MORE;
+		return READ_NOTHING;
+	close_reader(rs, r, ev);
+	return READ_CLOSED;
+}
+
+void readers_read(struct readers *rs, struct reader *r, struct events *ev)
+{
+	if (r->fd >= 0)
+		read_some(rs, r, ev);
+}
+
+void readers_collect(struct readers *rs)
+{
+	while (rs->closed) {
+		struct reader *r = rs->closed;
+
+		rs->closed = r->next_closed;
+		free(r);
+	}
+}
+
+/* Reads R until its pipe is empty or closed; CLOSE: closes it then. */
+static void drain(struct readers *rs, struct reader *r, struct events *ev, bool close)
+{
+	enum read_result got = READ_SOME;
+
+	for (int k = 0; k < DRAIN_READS_MAX && got == READ_SOME; k++)
+		got = read_some(rs, r, ev);
+	if (close && got != READ_CLOSED)
+		close_reader(rs, r, ev);
+}
+
+/* Index of the next reader of RO from I on (rs->n when none): readers
+ * move when one closes, so each pass looks again from the start. */
+static size_t find_reader_of(const struct readers *rs, const struct run_outputs *ro, size_t i)
+{
+	while (i < rs->n && rs->r[i]->run != ro)
+		i++;
+	return i;
+}
+
+/* Drains (CLOSE: and closes) every pipe of the run RO. */
+static void drain_run(struct readers *rs, struct run_outputs *ro, struct events *ev, bool close)
+{
+	struct reader *mine[2];
+	size_t n = 0;
+
+	for (size_t i = find_reader_of(rs, ro, 0); i < rs->n && n < 2;
+	     i = find_reader_of(rs, ro, i + 1))
+		mine[n++] = rs->r[i];
+	/* The last close frees RO: nothing of it is touched after. */
+	for (size_t k = 0; k < n; k++)
+		drain(rs, mine[k], ev, close);
+}
+
+static struct run_outputs *run_of(const struct readers *rs, pid_t pid)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->r[i]->run->pid == pid)
+			return rs->r[i]->run;
+	return NULL;
+}
+
+void readers_leader_ended(struct readers *rs, pid_t pid, struct events *ev)
+{
+	struct run_outputs *ro = run_of(rs, pid);
+
+	if (!ro)
+		return;
+	ro->ended = true;
+	drain_run(rs, ro, ev, false);
+}
+
+static bool group_gone(pid_t pgid)
+{
+	return kill(-pgid, 0) != 0 && errno == ESRCH;
+}
+
+void readers_close_gone(struct readers *rs, struct events *ev)
+{
+	for (size_t i = 0; i < rs->n;) {
+		struct run_outputs *ro = rs->r[i]->run;
+
+		if (ro->ended && group_gone(ro->pid)) {
+			drain_run(rs, ro, ev, true);
+			i = 0;
+		} else {
+			i++;
+		}
+	}
 }
 
 bool readers_pending_for(const struct readers *rs, const struct job *j)
@@ -135,11 +208,9 @@ bool readers_pending_for(const struct readers *rs, const struct job *j)
 
 void readers_free(struct readers *rs, struct events *ev)
 {
-	struct job *job;
-	struct run_end done;
-
 	while (rs->n > 0)
-		close_reader(rs, rs->r[rs->n - 1], ev, &job, &done);
+		close_reader(rs, rs->r[rs->n - 1], ev);
+	readers_collect(rs);
 	free(rs->r);
 	rs->r = NULL;
 	rs->cap = 0;

@@ -1,9 +1,11 @@
 /* readers: the pipes of --tag-output runs, read line by line into events.
- * A run's "exit" event waits until both its pipes reach their end: when
- * the reaper sees a run end while its pipes are open, the end is parked
- * here (readers_park_end) and handed back by readers_read once the last
- * pipe closes, for the caller to finish. Knows jobs only by pointer and
- * name. */
+ * A run's "exit" follows its leader's exit: when the reaper sees the leader
+ * end, what it wrote is read first (readers_leader_ended), so its lines
+ * come before its "exit". What the run left in the background may write
+ * on: its lines are still read and tagged, until the pipes reach their end
+ * or the run's process group is gone (readers_close_gone: a process that
+ * left the group and kept the pipe gets EPIPE). Knows jobs only by pointer
+ * and name. */
 #ifndef TFD_READERS_H
 #define TFD_READERS_H
 
@@ -24,23 +26,24 @@ struct run_outputs {
 	const char *name;      /* the job's name, for the lines */
 	pid_t pid;
 	int open;              /* pipes not yet at end of stream */
-	bool ended;            /* the run was reaped: END is its end */
-	struct run_end end;
+	bool ended;            /* the leader was reaped */
 };
 
 struct reader {
-	int fd;
+	int fd;                /* -1: closed, freed at readers_collect */
 	int stream;            /* 1 stdout, 2 stderr */
 	uint64_t seq;
 	size_t index;          /* in struct readers */
 	struct run_outputs *run;
 	struct capture cap;
+	struct reader *next_closed;
 };
 
 struct readers {
 	struct reader **r;
 	size_t n, cap;
 	bool oom;              /* a line found no memory: the caller says so */
+	struct reader *closed; /* closed while a poll set may still name them */
 };
 
 /* Takes over a run's two pipes. Returns 0, or -1 when memory ran out
@@ -48,19 +51,21 @@ struct readers {
 int readers_add_run(struct readers *rs, struct job *j, const char *name, pid_t pid,
 		    uint64_t seq, int out_fd, int err_fd);
 
-/* The run PID ended: true when its pipes are still open, so END waits
- * here for readers_read to return it. */
-bool readers_park_end(struct readers *rs, pid_t pid, const struct run_end *end);
+/* The leader of run PID was reaped: what its pipes hold now is read into
+ * EV (bounded), pipes at their end are closed. */
+void readers_leader_ended(struct readers *rs, pid_t pid, struct events *ev);
 
-enum reader_result {
-	READER_MORE,          /* read some, or nothing was there */
-	READER_RUN_DONE,      /* the run's last pipe closed after its end: *done */
-};
+/* Closes, after reading what they hold, the pipes of runs whose leader
+ * was reaped and whose process group has no member left. */
+void readers_close_gone(struct readers *rs, struct events *ev);
+
+/* Frees the readers closed since the last call: a poll slot may name a
+ * reader that a reap closed, so they live until no poll set does. */
+void readers_collect(struct readers *rs);
 
 /* Reads what R's pipe holds now (at most a bounded amount) into EV; at
- * the end of the stream R is closed and freed. */
-enum reader_result readers_read(struct readers *rs, struct reader *r, struct events *ev,
-				struct job **job, struct run_end *done);
+ * the end of the stream R is closed. A closed R is left as it is. */
+void readers_read(struct readers *rs, struct reader *r, struct events *ev);
 
 /* True while some run of J still has a pipe open. */
 bool readers_pending_for(const struct readers *rs, const struct job *j);

@@ -156,6 +156,14 @@ void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
 	}
 }
 
+void runs_check_readers_oom(struct loop *l)
+{
+	if (l->readers.oom) {
+		l->readers.oom = false;
+		loop_fail_oom(l);
+	}
+}
+
 /* ^Z stopped the run that holds the terminal: tfd takes the terminal
  * back and stops too, as a shell's job does; `fg` continues tfd, which
  * hands the terminal back and continues the run. */
@@ -178,8 +186,9 @@ static void leader_ended(struct loop *l, struct job *j, const struct run_end *e)
 	pidmap_del(&l->pids, e->pid);
 	if (held)
 		runs_take_terminal(l);
-	if (!readers_park_end(&l->readers, e->pid, e))
-		runs_finish(l, j, e);
+	/* Its lines come before its "exit"; what it left running may write on. */
+	readers_leader_ended(&l->readers, e->pid, &l->ev);
+	runs_finish(l, j, e);
 	if (held && (e->signal == SIGINT || e->signal == SIGQUIT))
 		loop_shutdown(l, e->signal);
 }
@@ -251,6 +260,8 @@ void runs_reap(struct loop *l)
 			loop_fail(l, failed);
 		tick_update_deadline(l, j);
 	}
+	readers_close_gone(&l->readers, &l->ev);
+	runs_check_readers_oom(l);
 	runs_drop_finished_removed(l);
 }
 

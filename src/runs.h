@@ -38,6 +38,9 @@ void runs_reap(struct loop *l);
 /* A run's end, once its output (if captured) has all been written. */
 void runs_finish(struct loop *l, struct job *j, const struct run_end *e);
 
+/* A line of a run's output found no memory: tfd ends (status 1). */
+void runs_check_readers_oom(struct loop *l);
+
 /* tfd takes the terminal back from the run holding it. */
 void runs_take_terminal(struct loop *l);
 
