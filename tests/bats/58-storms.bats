@@ -90,3 +90,24 @@ now_us() {
 	assert_equal "$(grep -c '"event":"exit".*"status":0' <<<"$output")" 200
 	assert_equal "$(grep -c '"event":"output".*"line":"hi"' <<<"$output")" 200
 }
+
+@test "tag-output: a background child holding stdout does not delay the exit, -E or tfd's end" {
+	local t0 t1
+	t0=$(now_us)
+	run --separate-stderr timeout 30 "$TFD" -d 0 -i 1h --tag-output -E --json --exec 'sleep 20.58 & exit 3'
+	t1=$(now_us)
+	assert_equal "$status" 3
+	(((t1 - t0) < 5000000)) || fail "took $(((t1 - t0) / 1000)) ms"
+	assert_equal "$(jq -c 'select(.event == "exit") | [.status, .failed]' <<<"$output")" '[3,true]'
+	# tfd ended the run's group before it exited.
+	run pgrep -f '^sleep 20.58$'
+	assert_failure
+}
+
+@test "tag-output: a line a background child writes after the leader's exit is still labelled" {
+	run --separate-stderr timeout 30 "$TFD" -d 0 -n 2 -i 1s --tag-output --exec 'echo a; (sleep 0.3; echo b) & exit 0'
+	assert_success
+	assert_line --index 0 'echo[1]: a'
+	assert_line --index 1 'echo[1]: b'
+	assert_line --index 2 'echo[2]: a'
+}
