@@ -9,11 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fleet_op.h"
-#include "fleet_params.h"
 #include "fleet_sql.h"
-#include "pq.h"
-#include "timens.h"
+#include "fleet_state.h"
 
 /* Decisions (see also FLEET in tfd(1)):
  * - The key is (job, scheduled instant): replicas whose clocks or wake-ups
@@ -36,112 +33,24 @@
  * - An elapse is claimed late (the database was unreachable) only within
  *   the deadline, and never run unclaimed. */
 
-#define BACKOFF_FIRST_NS   (250 * INT64_C(1000000))
-#define BACKOFF_MAX_NS     (16 * NSEC_PER_SEC)
-#define CLOCK_SLACK_NS     NSEC_PER_SEC
-#define KEEP_EVERY_NS      (600 * NSEC_PER_SEC)
-
-/* Work */
-
-struct event_node {
-	struct event_node *next;
-	struct fleet_event ev;
-	char *job, *message;
-};
-
-enum link {
-	LINK_IDLE,        /* not started */
-	LINK_WAIT,        /* a backoff before the next connection */
-	LINK_CONNECTING,
-	LINK_SETUP,       /* connected; the table is being checked */
-	LINK_READY,
-};
-
-struct fleet {
-	struct pq pq;
-	struct fleet_config cfg;
-	char *replica;
-	struct fleet_params params;
-
-	pq_conn *conn;
-	enum link link;
-	bool want_write;             /* connecting: poll for POLLOUT; ready: output to flush */
-	int64_t retry_at, backoff_ns, waited_from;
-	int64_t sent_real;
-	struct op *in_flight;
-	pq_result *answer;           /* the in-flight statement's first result */
-	struct queue claims, writes;
-	int64_t renew_at, keep_at;
-	char *boundary;              /* ISO text; NULL before the first connection */
-
-	bool outage_reported, clock_warned;
-	struct event_node *events, *events_tail;
-	struct event_node *taken;    /* the event last handed out, freed on the next */
-};
-
-/* Times and text */
-
-static int64_t now_mono(void)
-{
-	return clock_now_ns(CLOCK_MONOTONIC);
-}
-
-static int64_t now_real(void)
-{
-	return clock_now_ns(CLOCK_REALTIME);
-}
 
 /* Events */
 
-static void push_event(struct fleet *f, const struct fleet_event *ev, const char *job,
-		       const char *message)
+void fleet_push_error(struct fleet *f, const char *call, const char *message)
 {
-	struct event_node *e = calloc(1, sizeof *e);
-
-	if (!e)
-		return;
-	e->ev = *ev;
-	e->job = job ? strdup(job) : NULL;
-	e->message = message ? fleet_one_line(message) : NULL;
-	e->ev.job = e->job;
-	e->ev.message = e->message;
-	if (f->events_tail)
-		f->events_tail->next = e;
-	else
-		f->events = e;
-	f->events_tail = e;
+	fleet_events_push(&f->events, &(struct fleet_event){ .kind = FLEET_EVENT_ERROR, .call = call },
+			  NULL, message);
 }
 
-static void push_error(struct fleet *f, const char *call, const char *message)
+void fleet_push_outcome(struct fleet *f, const struct op *op, enum fleet_outcome o)
 {
-	push_event(f, &(struct fleet_event){ .kind = FLEET_EVENT_ERROR, .call = call }, NULL,
-		   message);
-}
-
-static void push_outcome(struct fleet *f, const struct op *op, enum fleet_outcome o)
-{
-	push_event(f, &(struct fleet_event){ .kind = FLEET_EVENT_CLAIM, .token = op->token,
-					     .scheduled_ns = op->scheduled_ns, .outcome = o },
-		   op->job, NULL);
-}
-
-static void free_event(struct event_node *e)
-{
-	if (!e)
-		return;
-	free(e->job);
-	free(e->message);
-	free(e);
+	fleet_events_push(&f->events,
+			  &(struct fleet_event){ .kind = FLEET_EVENT_CLAIM, .token = op->token,
+						 .scheduled_ns = op->scheduled_ns, .outcome = o },
+			  op->job, NULL);
 }
 
 /* Life */
-
-const char *fleet_outcome_name(enum fleet_outcome o)
-{
-	static const char *const names[] = { "won", "elsewhere", "skipped", "missed" };
-
-	return (unsigned)o < 4 ? names[o] : "missed";
-}
 
 struct fleet *fleet_new(const struct fleet_config *c, int *status, char *err, size_t errlen)
 {
@@ -185,8 +94,6 @@ static void drop_connection(struct fleet *f)
 
 void fleet_free(struct fleet *f)
 {
-	struct event_node *e;
-
 	if (!f)
 		return;
 	if (f->pq.handle)
@@ -194,11 +101,7 @@ void fleet_free(struct fleet *f)
 	fleet_op_free(f->in_flight);
 	fleet_queue_free(&f->claims);
 	fleet_queue_free(&f->writes);
-	while ((e = f->events)) {
-		f->events = e->next;
-		free_event(e);
-	}
-	free_event(f->taken);
+	fleet_events_clear(&f->events);
 	fleet_params_free(&f->params);
 	free(f->boundary);
 	free(f->replica);
@@ -209,14 +112,14 @@ void fleet_free(struct fleet *f)
 /* The outage: the connection is given up; what was in flight goes back to
  * the front of its queue, marked as possibly carried out; the next try
  * comes after a backoff. One report per outage. */
-static void lose_connection(struct fleet *f, const char *why)
+void fleet_lose_connection(struct fleet *f, const char *why)
 {
 	struct op *op = f->in_flight;
 	bool was_ready = f->link == LINK_READY;
 
 	/* WHY may be libpq's, freed with the connection. */
 	if (!f->outage_reported)
-		push_error(f, "postgresql", why);
+		fleet_push_error(f, "postgresql", why);
 	drop_connection(f);
 	f->in_flight = NULL;
 	if (op && (op->kind == OP_CLAIM || op->kind == OP_CLASSIFY)) {
@@ -232,12 +135,13 @@ static void lose_connection(struct fleet *f, const char *why)
 	f->backoff_ns = f->backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : f->backoff_ns * 2;
 	f->outage_reported = true;
 	if (was_ready)
-		push_event(f, &(struct fleet_event){ .kind = FLEET_EVENT_DISCONNECTED }, NULL, NULL);
+		fleet_events_push(&f->events, &(struct fleet_event){ .kind = FLEET_EVENT_DISCONNECTED }, NULL,
+				  NULL);
 }
 
 static void lose_connection_pq(struct fleet *f)
 {
-	lose_connection(f, f->conn ? f->pq.error_message(f->conn) : "connection lost");
+	fleet_lose_connection(f, f->conn ? f->pq.error_message(f->conn) : "connection lost");
 }
 
 /* libpq's notices ("relation already exists, skipping") would go to
@@ -256,7 +160,7 @@ static void begin_connecting(struct fleet *f)
 	f->want_write = true;  /* libpq: before the first PQconnectPoll, wait to write */
 	f->waited_from = now_mono();
 	if (!f->conn) {
-		lose_connection(f, "out of memory");
+		fleet_lose_connection(f, "out of memory");
 		return;
 	}
 	f->pq.set_notice_processor(f->conn, ignore_notice, NULL);
@@ -272,7 +176,7 @@ void fleet_start(struct fleet *f)
 
 /* Statements */
 
-static void send_op(struct fleet *f, struct op *op)
+void fleet_send(struct fleet *f, struct op *op)
 {
 	struct fleet_statement p = { .n = 0 };
 	const char *sql = fleet_statement_of(&f->cfg, f->boundary, op, &p);
@@ -292,214 +196,6 @@ static void send_op(struct fleet *f, struct op *op)
 		f->want_write = flushed == 1;
 }
 
-/* Answers */
-
-static int64_t micros_value(const struct fleet *f, const pq_result *r, int field)
-{
-	if (f->pq.ntuples(r) < 1 || f->pq.nfields(r) <= field || f->pq.get_is_null(r, 0, field))
-		return 0;
-	return strtoll(f->pq.get_value(r, 0, field), NULL, 10) * 1000;
-}
-
-static bool bool_value(const struct fleet *f, const pq_result *r, int field)
-{
-	return f->pq.ntuples(r) > 0 && f->pq.nfields(r) > field &&
-	       strcmp(f->pq.get_value(r, 0, field), "t") == 0;
-}
-
-/* The database's now() against this replica's clock, at the middle of the
- * statement's round trip; more than CLOCK_SLACK_NS apart is said once. */
-static void check_clock(struct fleet *f, int64_t db_ns)
-{
-	int64_t got = now_real(), mid = f->sent_real + (got - f->sent_real) / 2;
-	int64_t off = mid - db_ns, slack = CLOCK_SLACK_NS + (got - f->sent_real) / 2;
-	char msg[320];
-
-	if (db_ns == 0 || f->clock_warned || (off <= slack && -off <= slack))
-		return;
-	f->clock_warned = true;
-	snprintf(msg, sizeof msg, "replica %.64s: its clock is %" PRId64 ".%03" PRId64 " s %s the "
-		 "database's now(); it claims elapses at its own instants, so it runs them %s",
-		 f->replica, (off < 0 ? -off : off) / NSEC_PER_SEC,
-		 (off < 0 ? -off : off) % NSEC_PER_SEC / 1000000, off > 0 ? "ahead of" : "behind",
-		 off > 0 ? "early" : "late or not at all");
-	push_error(f, "clock", msg);
-}
-
-static void become_ready(struct fleet *f, const pq_result *r)
-{
-	char text[64];
-
-	if (!f->boundary) {
-		fleet_format_instant(text, sizeof text, micros_value(f, r, 0));
-		if (!(f->boundary = strdup(text))) {
-			lose_connection(f, "out of memory");
-			return;
-		}
-	}
-	check_clock(f, micros_value(f, r, 1));
-	f->link = LINK_READY;
-	f->backoff_ns = BACKOFF_FIRST_NS;
-	f->outage_reported = false;
-	/* Renewed at once: leases ran on while the connection was down. The
-	 * cleanup waits a renewal period: a replica that starts has elapses
-	 * to claim first. */
-	f->renew_at = now_mono();
-	if (f->keep_at == 0)
-		f->keep_at = f->renew_at + f->cfg.lease_ns / 6;
-	push_event(f, &(struct fleet_event){ .kind = FLEET_EVENT_CONNECTED }, NULL, NULL);
-}
-
-static void answer_claim(struct fleet *f, struct op *op, const pq_result *r)
-{
-	check_clock(f, micros_value(f, r, 2));
-	if (bool_value(f, r, 0)) {
-		push_outcome(f, op, FLEET_WON);
-		fleet_op_free(op);
-		return;
-	}
-	op->in_time = bool_value(f, r, 1);
-	op->kind = OP_CLASSIFY;
-	fleet_queue_push_front(&f->claims, op);
-}
-
-static void answer_classify(struct fleet *f, struct op *op, const pq_result *r)
-{
-	enum fleet_outcome o;
-
-	if (f->pq.ntuples(r) > 0)
-		o = op->resent && strcmp(f->pq.get_value(r, 0, 0), f->replica) == 0 ? FLEET_WON
-										    : FLEET_ELSEWHERE;
-	else
-		o = op->in_time ? FLEET_SKIPPED : FLEET_MISSED;
-	push_outcome(f, op, o);
-	fleet_op_free(op);
-}
-
-static void queue_keep_end(struct fleet *f, int64_t hour_ns)
-{
-	struct op *op = fleet_op_new(OP_END, FLEET_KEEP_JOB, hour_ns);
-
-	if (!op)
-		return;
-	op->end = (struct fleet_end){ .exit_status = 0, .attempts = 1, .finished_ns = now_real() };
-	fleet_queue_push(&f->writes, op);
-}
-
-static void answer_keep(struct fleet *f, struct op *op, const pq_result *r)
-{
-	if (op->kind == OP_KEEP_CLAIM && f->pq.ntuples(r) > 0) {
-		op->kind = OP_KEEP_DELETE;
-		op->scheduled_ns = micros_value(f, r, 0);
-		fleet_queue_push(&f->writes, op);
-		return;
-	}
-	if (op->kind == OP_KEEP_DELETE && micros_value(f, r, 0) == FLEET_KEEP_BATCH_ROWS * 1000) {
-		fleet_queue_push(&f->writes, op);
-		return;
-	}
-	if (op->kind == OP_KEEP_DELETE)
-		queue_keep_end(f, op->scheduled_ns);
-	fleet_op_free(op);
-}
-
-static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
-{
-	switch (op->kind) {
-	case OP_SETUP:
-		fleet_op_free(op);
-		if ((op = fleet_op_new(OP_START, NULL, 0)))
-			send_op(f, op);
-		else
-			lose_connection(f, "out of memory");
-		return;
-	case OP_START:
-		fleet_op_free(op);
-		become_ready(f, r);
-		return;
-	case OP_CLAIM:
-		answer_claim(f, op, r);
-		return;
-	case OP_CLASSIFY:
-		answer_classify(f, op, r);
-		return;
-	case OP_RENEW:
-		check_clock(f, micros_value(f, r, 2));
-		f->renew_at = now_mono() + f->cfg.lease_ns / 6;
-		break;
-	case OP_KEEP_CLAIM:
-	case OP_KEEP_DELETE:
-		answer_keep(f, op, r);
-		return;
-	case OP_ATTEMPT:
-	case OP_END:
-	case OP_ABANDON:
-		break;
-	}
-	fleet_op_free(op);
-}
-
-/* SQLSTATE classes that mean the table or schema is not what the setup
- * left (dropped, renamed): set up again on a new connection. */
-static bool needs_setup(const char *state)
-{
-	return state && (strncmp(state, "42", 2) == 0 || strncmp(state, "3F", 2) == 0);
-}
-
-/* A statement failed while the connection stayed up: the statement's own
- * fault (a job name that is not valid in the database's encoding). It is
- * reported and given up, never retried for ever. */
-static void answer_error(struct fleet *f, struct op *op, const pq_result *r)
-{
-	const char *msg = f->pq.result_error_message(r);
-	const char *state = f->pq.result_error_field(r, PQ_DIAG_SQLSTATE);
-
-	if (op->kind == OP_SETUP || op->kind == OP_START || needs_setup(state) ||
-	    f->pq.status(f->conn) != PQ_CONNECTION_OK) {
-		lose_connection(f, msg);
-		return;
-	}
-	f->in_flight = NULL;
-	/* A deadlock or serialization failure (a renewal and another
-	 * replica's sweep crossing on a cut-off replica's rows) rolled the
-	 * statement back: it is asked again. */
-	if (state && strncmp(state, "40", 2) == 0) {
-		if (op->kind == OP_RENEW)
-			f->renew_at = now_mono();
-		if (op->kind == OP_RENEW || op->kind == OP_KEEP_CLAIM || op->kind == OP_KEEP_DELETE)
-			fleet_op_free(op);
-		else
-			fleet_queue_push_front(op->kind == OP_CLAIM || op->kind == OP_CLASSIFY ? &f->claims
-											 : &f->writes, op);
-		return;
-	}
-	push_error(f, "postgresql", msg);
-	if (op->kind == OP_CLAIM || op->kind == OP_CLASSIFY)
-		push_outcome(f, op, FLEET_MISSED);
-	if (op->kind == OP_RENEW)
-		f->renew_at = now_mono() + f->cfg.lease_ns / 6;
-	fleet_op_free(op);
-}
-
-static void finish_statement(struct fleet *f)
-{
-	struct op *op = f->in_flight;
-	pq_result *r = f->answer;
-	int st = r ? f->pq.result_status(r) : -1;
-
-	f->answer = NULL;
-	if (!r) {
-		lose_connection(f, "the server sent no result");
-	} else if (st == PQ_COMMAND_OK || st == PQ_TUPLES_OK) {
-		f->in_flight = NULL;
-		answer_ok(f, op, r);
-	} else {
-		answer_error(f, op, r);
-	}
-	if (r)
-		f->pq.clear(r);
-}
-
 /* Reads what arrived; a statement is done when libpq has no more results
  * for it. */
 static void read_answers(struct fleet *f)
@@ -512,7 +208,7 @@ static void read_answers(struct fleet *f)
 		pq_result *r = f->pq.get_result(f->conn);
 
 		if (!r) {
-			finish_statement(f);
+			fleet_finish_statement(f);
 			return;
 		}
 		if (f->answer)
@@ -562,7 +258,7 @@ static void expire_claims(struct fleet *f)
 		if (op->kind == OP_CLAIM && now > op->scheduled_ns + f->cfg.deadline_ns) {
 			*link = op->next;
 			f->claims.n--;
-			push_outcome(f, op, FLEET_MISSED);
+			fleet_push_outcome(f, op, FLEET_MISSED);
 			if (op->resent) {
 				op->kind = OP_ABANDON;
 				fleet_queue_push(&f->writes, op);
@@ -599,7 +295,7 @@ static void step_connecting(struct fleet *f, short revents)
 			lose_connection_pq(f);
 			return;
 		}
-		send_op(f, op);
+		fleet_send(f, op);
 		break;
 	}
 	default:
@@ -615,7 +311,7 @@ static void send_next(struct fleet *f)
 
 		if (!op)
 			break;
-		send_op(f, op);
+		fleet_send(f, op);
 	}
 }
 
@@ -653,7 +349,7 @@ void fleet_service(struct fleet *f, short revents)
 
 		snprintf(msg, sizeof msg, "no answer from the server within %" PRId64 " s",
 			 f->params.answer_ns / NSEC_PER_SEC);
-		lose_connection(f, msg);
+		fleet_lose_connection(f, msg);
 	}
 	if (f->link == LINK_WAIT && now_mono() >= f->retry_at)
 		begin_connecting(f);
@@ -761,23 +457,15 @@ int64_t fleet_deadline(const struct fleet *f)
 
 bool fleet_next_event(struct fleet *f, struct fleet_event *out)
 {
-	struct event_node *e = f->events;
-
-	free_event(f->taken);
-	f->taken = NULL;
-	if (!e)
-		return false;
-	f->events = e->next;
-	if (!f->events)
-		f->events_tail = NULL;
-	f->taken = e;
-	*out = e->ev;
-	return true;
-}
-
-bool fleet_connected(const struct fleet *f)
-{
-	return f->link == LINK_READY;
+	/* An event that could not be queued is told as a failed malloc, so
+	 * that the loop stops rather than wait for it for ever. */
+	if (f->events.lost) {
+		f->events.lost = false;
+		*out = (struct fleet_event){ .kind = FLEET_EVENT_ERROR, .call = "malloc",
+					     .message = "out of memory: an answer of the database was lost" };
+		return true;
+	}
+	return fleet_events_next(&f->events, out);
 }
 
 size_t fleet_pending(const struct fleet *f)

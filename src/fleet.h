@@ -51,13 +51,10 @@ enum fleet_outcome {
 	FLEET_MISSED,       /* not claimed within the deadline: nobody runs it */
 };
 
-/* The outcome's name as the metrics' result label and the tick's action:
- * "won", "elsewhere", "skipped", "missed". */
-const char *fleet_outcome_name(enum fleet_outcome o);
-
 enum fleet_event_kind {
 	FLEET_EVENT_CLAIM,        /* token, job, scheduled_ns, outcome */
-	FLEET_EVENT_ERROR,        /* call ("postgresql", "clock"), message: one line */
+	FLEET_EVENT_ERROR,        /* call ("postgresql", "clock"; "malloc": an event
+				   * was lost and tfd must stop), message: one line */
 	FLEET_EVENT_CONNECTED,    /* the table is ready: claims go through */
 	FLEET_EVENT_DISCONNECTED, /* the connection was lost; claims wait */
 };
@@ -128,8 +125,6 @@ void fleet_service(struct fleet *f, short revents);
 /* The next thing the loop must hear of; false when there is none. */
 bool fleet_next_event(struct fleet *f, struct fleet_event *out);
 
-/* The connection is up and the table checked (tfd_fleet_connected). */
-bool fleet_connected(const struct fleet *f);
 
 /* Claims and writes not yet answered: at exit, the loop waits for 0 (within
  * a grace period) so that the runs' ends are written. */

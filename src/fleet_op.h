@@ -1,5 +1,5 @@
 /* fleet_op: what the fleet asks of the database, one op per statement,
- * private to fleet.c. An op owns its copy of the job's name; a queue
+ * private to the fleet's files (fleet*.c). An op owns its copy of the job's name; a queue
  * owns the ops in it. Nothing here talks to libpq. */
 #ifndef TFD_FLEET_OP_H
 #define TFD_FLEET_OP_H

@@ -18,11 +18,8 @@ teardown_file() {
 	pg_stop
 }
 
-# A database of the test's own, so tests do not see each other's rows.
 setup() {
-	DB=t$BATS_SUITE_TEST_NUMBER
-	pg_sql "CREATE DATABASE $DB" postgres
-	CONN="host=$PG_DIR port=$PG_PORT dbname=$DB user=postgres"
+	pg_test_db
 	NOW=$(date +%s)
 }
 

@@ -18,11 +18,9 @@ teardown_file() {
 	pg_stop
 }
 
-# A database of the test's own; the runs' log; a job's command.
+# A database of the test's own (pg_test_db); the runs' log; a job's command.
 setup() {
-	DB=t$BATS_SUITE_TEST_NUMBER
-	pg_sql "CREATE DATABASE $DB" postgres
-	CONN="host=$PG_DIR port=$PG_PORT dbname=$DB user=postgres"
+	pg_test_db
 	RUNS=$BATS_TEST_TMPDIR/runs
 	LOG='echo "$TFD_JOB $TFD_SCHEDULED $TFD_REPLICA" >>'"$RUNS"
 	: >"$RUNS"
@@ -174,4 +172,100 @@ count_action() {
 		"$( (grep -q '^flaky .* a$' "$RUNS" && echo 3 1) || echo 1 3)"
 	assert_equal "$(pg_sql "SELECT job, state, attempts, exit_status FROM tfd_runs WHERE job <> ''" "$DB")" \
 		"flaky|failed|2|3"
+}
+
+# A TCP proxy to the server in a session of its own (stopping its process
+# group stops the proxy and every child carrying a connection); its port
+# in $PROXY_PORT, its pid in $PROXY.
+start_proxy() {
+	require_command socat
+	PROXY_PORT=$(pg_free_port)
+	setsid socat TCP-LISTEN:"$PROXY_PORT",bind=127.0.0.1,reuseaddr,fork \
+		TCP:127.0.0.1:"$PG_PORT" 3>&- &
+	PROXY=$!
+	BG_PIDS+=("$PROXY")
+	for _ in $(seq 100); do
+		ss -Htln "sport = :$PROXY_PORT" | grep -q . && return 0
+		sleep 0.05
+	done
+	fail "the proxy did not listen"
+}
+
+@test "fleet: a connection cut silently (a stopped proxy) is noticed, reported once, its elapses missed, and tfd goes on after" {
+	start_proxy
+	CONN="host=127.0.0.1 port=$PROXY_PORT dbname=$DB user=postgres connect_timeout=2"
+	start_replica a --fleet-deadline 1s --calendar '*:*:*' --count 16 -- sh -c "$LOG"
+	wait_for_lines "$RUNS" 15 3
+	kill -STOP -- -"$PROXY"
+	# The kernel still acknowledges what tfd sends: only the statement's
+	# missing answer (connect_timeout) can tell.
+	wait_for_lines "$BATS_TEST_TMPDIR/a.out" 15 "$(($(wc -l <"$BATS_TEST_TMPDIR/a.out") + 4))"
+	sleep 4
+	kill -CONT -- -"$PROXY"
+	wait_bg_exit "$PID_a" 40
+	# The outage, an error at run time, is tfd's status 1 at the end.
+	assert_equal "$bg_status" 1
+	assert_each_once
+	run grep -c '"event":"error".*no answer from the server within 2 s' "$BATS_TEST_TMPDIR/a.out"
+	assert_output 1
+	assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/a.out")" 1
+	(($(count_action missed) >= 2)) || fail "missed: $(count_action missed)"
+	# It reconnected through the resumed proxy and ran again.
+	last=$(cut -d' ' -f2 "$RUNS" | sort -n | tail -1)
+	missed_last=$(grep '"action":"missed"' "$BATS_TEST_TMPDIR/a.out" |
+		sed 's/.*"unix":\([0-9]*\).*/\1/' | sort -n | tail -1)
+	((${last%.*} > missed_last)) || fail "nothing ran after the cut: $(sort "$RUNS")"
+	kill -- -"$PROXY"
+}
+
+@test "fleet: 3 replicas released at the same instant on an empty database create the table once" {
+	gate=$BATS_TEST_TMPDIR/gate
+	log_errors=$(grep -c ERROR "$PG_DIR/log" || true)
+	for r in a b c; do
+		# Each waits, polling every 10 ms, for the gate to exist.
+		start_bg sh -c 'until [ -e "$1" ]; do sleep 0.01; done; shift; exec "$@"' sh "$gate" \
+			"$TFD" --fleet "$CONN" --replica "$r" --json --calendar '*:*:*' --count 4 -- sh -c "$LOG" \
+			>"$BATS_TEST_TMPDIR/$r.out" 2>"$BATS_TEST_TMPDIR/$r.err"
+		eval "PID_$r=\$!"
+	done
+	sleep 0.5
+	: >"$gate"
+	for r in a b c; do
+		wait_bg_exit "$(eval echo "\$PID_$r")" 30
+		assert_equal "$bg_status" 0
+		assert_equal "$(cat "$BATS_TEST_TMPDIR/$r.err")" ""
+		assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/$r.out")" 0
+	done
+	assert_each_once
+	(($(wc -l <"$RUNS") >= 3)) || fail "$(sort "$RUNS")"
+	assert_equal "$(pg_sql "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'tfd%'" "$DB")" 1
+	# No statement of theirs failed on the server (a second CREATE, a
+	# unique violation on the table's catalogue row).
+	assert_equal "$(grep -c ERROR "$PG_DIR/log" || true)" "$log_errors"
+}
+
+@test "fleet: a claim the server rolls back as a deadlock is asked again and runs once" {
+	# The table exists first (a replica made it), then a trigger makes the
+	# server answer the first claim of job "once" with SQLSTATE 40P01, as
+	# a real deadlock does; a sequence counts, as a rollback keeps it.
+	run "$TFD" --fleet "$CONN" --at now --count 1
+	assert_success
+	pg_sql "CREATE SEQUENCE tries;
+		CREATE FUNCTION fail_first() RETURNS trigger LANGUAGE plpgsql AS \$\$
+		BEGIN
+			IF NEW.job = 'once' AND nextval('tries') = 1 THEN
+				RAISE EXCEPTION 'deadlock detected (test)' USING ERRCODE = '40P01';
+			END IF;
+			RETURN NEW;
+		END \$\$;
+		CREATE TRIGGER fail_first BEFORE INSERT ON tfd_runs FOR EACH ROW EXECUTE FUNCTION fail_first();" "$DB"
+	start_replica a --name once --fleet-deadline 5s --calendar '*:*:*' --count 1 -- sh -c "$LOG"
+	wait_bg_exit "$PID_a" 20
+	assert_equal "$bg_status" 0
+	# Asked twice, run once, no error and nothing missed.
+	assert_equal "$(pg_sql "SELECT last_value FROM tries" "$DB")" 2
+	assert_equal "$(grep -c '^once ' "$RUNS")" 1
+	assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/a.out")" 0
+	assert_equal "$(count_action missed)" 0
+	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'once'" "$DB")" succeeded
 }

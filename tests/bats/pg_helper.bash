@@ -10,7 +10,7 @@
 #
 # After pg_start: PG_DIR (socket directory), PG_PORT, PG_CONNINFO (the
 # database "tfd" over the socket), pg_sql SQL [DATABASE] (one query, rows as
-# "a|b" lines), pg_restart, pg_down / pg_up.
+# "a|b" lines), pg_restart, pg_down / pg_up, pg_test_db.
 
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 
@@ -83,4 +83,13 @@ pg_start() {
 pg_stop() {
 	[[ -n ${PG_DIR:-} && -f $PG_DIR/data/postmaster.pid ]] || return 0
 	pg_ctl_as_postgres -m immediate -w -t 60 stop >/dev/null
+}
+
+# A database of the running test's own, so tests do not see each other's
+# rows: its name in DB, a connection string to it over the socket in CONN.
+pg_test_db() {
+	DB=t$BATS_SUITE_TEST_NUMBER
+	pg_sql "CREATE DATABASE $DB" postgres
+	CONN="host=$PG_DIR port=$PG_PORT dbname=$DB user=postgres"
+	export DB CONN
 }

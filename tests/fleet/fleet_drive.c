@@ -45,6 +45,17 @@ static int64_t env_ms(const char *name, int64_t fallback)
 	return v ? strtoll(v, NULL, 10) * MS : fallback;
 }
 
+/* The outcomes as the tests read them. */
+static const char *outcome_name(enum fleet_outcome o)
+{
+	static const char *const names[] = {
+		[FLEET_WON] = "won", [FLEET_ELSEWHERE] = "elsewhere",
+		[FLEET_SKIPPED] = "skipped", [FLEET_MISSED] = "missed",
+	};
+
+	return names[o];
+}
+
 static void take_events(struct drive *d)
 {
 	struct fleet_event ev;
@@ -53,7 +64,7 @@ static void take_events(struct drive *d)
 		switch (ev.kind) {
 		case FLEET_EVENT_CLAIM:
 			printf("claim %s %lld %s\n", ev.job, (long long)(ev.scheduled_ns / NSEC_PER_SEC),
-			       fleet_outcome_name(ev.outcome));
+			       outcome_name(ev.outcome));
 			d->answered = true;
 			break;
 		case FLEET_EVENT_ERROR:

@@ -1,0 +1,78 @@
+/* fleet_state: the database client's state, shared by fleet.c (the
+ * connection, sending, scheduling the statements, the loop's calls) and
+ * fleet_answer.c (what each answer means), and by nothing else: the loop
+ * sees only fleet.h. */
+#ifndef TFD_FLEET_STATE_H
+#define TFD_FLEET_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "fleet.h"
+#include "fleet_events.h"
+#include "fleet_op.h"
+#include "fleet_params.h"
+#include "pq.h"
+#include "timens.h"
+
+#define BACKOFF_FIRST_NS   (250 * INT64_C(1000000))
+#define BACKOFF_MAX_NS     (16 * NSEC_PER_SEC)
+#define CLOCK_SLACK_NS     NSEC_PER_SEC
+#define KEEP_EVERY_NS      (600 * NSEC_PER_SEC)
+
+enum link {
+	LINK_IDLE,        /* not started */
+	LINK_WAIT,        /* a backoff before the next connection */
+	LINK_CONNECTING,
+	LINK_SETUP,       /* connected; the table is being checked */
+	LINK_READY,
+};
+
+struct fleet {
+	struct pq pq;
+	struct fleet_config cfg;
+	char *replica;
+	struct fleet_params params;
+
+	pq_conn *conn;
+	enum link link;
+	bool want_write;             /* connecting: poll for POLLOUT; ready: output to flush */
+	int64_t retry_at, backoff_ns, waited_from;
+	int64_t sent_real;
+	struct op *in_flight;
+	pq_result *answer;           /* the in-flight statement's first result */
+	struct queue claims, writes;
+	int64_t renew_at, keep_at;
+	char *boundary;              /* ISO text; NULL before the first connection */
+
+	bool outage_reported, clock_warned;
+	struct fleet_events events;
+};
+
+static inline int64_t now_mono(void)
+{
+	return clock_now_ns(CLOCK_MONOTONIC);
+}
+
+static inline int64_t now_real(void)
+{
+	return clock_now_ns(CLOCK_REALTIME);
+}
+
+/* fleet.c: sends OP as the statement in flight. */
+void fleet_send(struct fleet *f, struct op *op);
+
+/* fleet.c: gives the connection up (WHY, reported once an outage); what
+ * was in flight goes back to its queue. */
+void fleet_lose_connection(struct fleet *f, const char *why);
+
+/* fleet.c: queues an error event, or a claim's outcome, for the loop. */
+void fleet_push_error(struct fleet *f, const char *call, const char *message);
+void fleet_push_outcome(struct fleet *f, const struct op *op, enum fleet_outcome o);
+
+/* fleet_answer.c: the statement in flight is done (libpq has no more
+ * results for it): its answer is acted on, or the connection given up. */
+void fleet_finish_statement(struct fleet *f);
+
+#endif
