@@ -80,9 +80,7 @@ struct job {
 	/* Where it is */
 	struct runner *runner;
 	uint64_t seq;               /* wake-ups so far */
-	uint64_t total;             /* expirations so far */
-	uint64_t next_k;            /* timer: grid number of the next expiration */
-	int64_t due_ns;             /* the next expiration on the schedule's clock */
+	struct schedule_walk walk;  /* expirations so far and the next one */
 	bool running;               /* the schedule goes on */
 	bool removed;               /* dropped by a reload: only its runs remain */
 	bool pending;               /* a --random-delay action waits */

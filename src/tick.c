@@ -122,93 +122,27 @@ void tick_end_all_schedules(struct loop *l)
 			tick_end_schedule(l, l->jobs[i]);
 }
 
-/* Puts J's next expiration AT in its clock's heap. */
-static void set_due(struct loop *l, struct job *j, int64_t at)
+/* Puts J's next expiration (its walk's) in its clock's heap, or ends the
+ * schedule when the walk has none: WALKED is the walk's answer. */
+static void set_due(struct loop *l, struct job *j, int walked)
 {
 	struct clock_timer *ct = job_clock(l, j);
 
-	j->due_ns = at;
-	if (!ct || heap_set(&ct->heap, &j->due_node, at) != 0)
+	if (walked != 0) {
+		tick_end_schedule(l, j);
+		return;
+	}
+	if (!ct || heap_set(&ct->heap, &j->due_node, j->walk.at_ns) != 0)
 		loop_fail_oom(l);
 }
 
-/* The first expiration strictly after AFTER_NS (a wall-clock schedule) or
- * the grid point after it (a timer); ends the schedule when there is none. */
-static void schedule_after(struct loop *l, struct job *j, int64_t after_ns)
-{
-	const struct schedule *s = &j->schedule;
-	int64_t next;
-
-	if (s->kind == SCHEDULE_TIMER) {
-		if (after_ns < s->first_ns || s->interval_ns == 0) {
-			j->next_k = 1;
-			set_due(l, j, s->first_ns);
-			return;
-		}
-		/* Back onto the grid after a clock change: no drift. */
-		j->next_k = (uint64_t)((after_ns - s->first_ns) / s->interval_ns) + 2;
-		if (schedule_nth(s, j->next_k, &next) != 0) {
-			tick_end_schedule(l, j);
-			return;
-		}
-		set_due(l, j, next);
-		return;
-	}
-	if (schedule_next(s, after_ns, &next) != 0) {
-		tick_end_schedule(l, j);
-		return;
-	}
-	set_due(l, j, next);
-}
-
 /* The first expiration as the user gave it: an --at in the past fires at
- * once with every missed interval counted, as the kernel does. */
+ * once with every missed interval counted, as the kernel does. --for ends
+ * the schedule by its deadline (monotonic), not by the walk. */
 static void schedule_first(struct loop *l, struct job *j)
 {
-	const struct schedule *s = &j->schedule;
-
 	j->running = true;
-	if (s->kind != SCHEDULE_TIMER) {
-		schedule_after(l, j, clock_now_ns(j->read_clock));
-		return;
-	}
-	j->next_k = 1;
-	set_due(l, j, s->first_ns);
-}
-
-/* How many expirations lie in the wake-up at NOW (the due one and every
- * one missed since), and the scheduled time of the newest. */
-static uint64_t count_expirations(struct job *j, int64_t now, int64_t *newest)
-{
-	const struct schedule *s = &j->schedule;
-	uint64_t n = 1;
-
-	*newest = j->due_ns;
-	if (s->kind != SCHEDULE_TIMER)
-		return n + schedule_count_missed(s, j->due_ns, now, MISSED_ELAPSES_CAP, newest);
-	if (s->interval_ns > 0 && now > j->due_ns) {
-		n += (uint64_t)((now - j->due_ns) / s->interval_ns);
-		if (schedule_nth(s, j->next_k + n - 1, newest) != 0)
-			*newest = INT64_MAX;
-	}
-	j->next_k += n;
-	return n;
-}
-
-/* After a wake-up: the next expiration, or the end of the schedule. */
-static void continue_schedule(struct loop *l, struct job *j, int64_t newest)
-{
-	const struct schedule *s = &j->schedule;
-	int64_t next;
-
-	if (j->count && j->total >= j->count)
-		tick_end_schedule(l, j);
-	else if (s->kind != SCHEDULE_TIMER)
-		schedule_after(l, j, newest);
-	else if (s->interval_ns == 0 || schedule_nth(s, j->next_k, &next) != 0)
-		tick_end_schedule(l, j);
-	else
-		set_due(l, j, next);
+	set_due(l, j, schedule_walk_first(&j->walk, clock_now_ns(j->read_clock)));
 }
 
 int64_t tick_next_run_mono(const struct job *j)
@@ -219,7 +153,7 @@ int64_t tick_next_run_mono(const struct job *j)
 		return INT64_MAX;
 	now_clock = clock_now_ns(j->read_clock);
 	mono = clock_now_ns(CLOCK_MONOTONIC);
-	if (__builtin_sub_overflow(j->due_ns, now_clock, &left))
+	if (__builtin_sub_overflow(j->walk.at_ns, now_clock, &left))
 		return INT64_MAX;
 	return saturating_add(mono, left);
 }
@@ -232,8 +166,8 @@ static int64_t next_run_wall(const struct job *j)
 	if (!j->running)
 		return 0;
 	if (clock_is_realtime(j->schedule.clock))
-		return j->due_ns;
-	if (__builtin_sub_overflow(j->due_ns, clock_now_ns(j->read_clock), &left))
+		return j->walk.at_ns;
+	if (__builtin_sub_overflow(j->walk.at_ns, clock_now_ns(j->read_clock), &left))
 		return 0;
 	return saturating_add(clock_now_ns(CLOCK_REALTIME), left);
 }
@@ -372,12 +306,12 @@ static void job_setting(void *arg, int64_t *next_in, int64_t *interval)
 	if (!j->running || !ct)
 		return;
 	arm_clock(s->l, ct);
-	if (heap_top(&ct->heap) == &j->due_node && ct->t.armed == j->due_ns &&
+	if (heap_top(&ct->heap) == &j->due_node && ct->t.armed == j->walk.at_ns &&
 	    timerfd_gettime(ct->t.fd, &cur) == 0) {
 		*next_in = timespec_to_ns(cur.it_value);
 		return;
 	}
-	*next_in = j->due_ns - clock_now_ns(j->read_clock);
+	*next_in = j->walk.at_ns - clock_now_ns(j->read_clock);
 	if (*next_in < 0)
 		*next_in = 0;
 }
@@ -395,21 +329,21 @@ static void job_wake(struct loop *l, struct job *j, int64_t now)
 {
 	struct tick t = { .job = j->name, .local = l->cfg->local };
 	int64_t newest;
-	uint64_t n = count_expirations(j, now, &newest);
+	bool more;
+	uint64_t n = schedule_walk_pass(&j->walk, now, MISSED_ELAPSES_CAP, &newest, &more);
 
-	j->total += n;
 	j->seq++;
 	j->metrics.missed += n - 1;
-	continue_schedule(l, j, newest);
+	set_due(l, j, more ? 0 : -1);
 	t.seq = j->seq;
 	t.expirations = n;
-	t.total = j->total;
+	t.total = j->walk.passed;
 	t.wall_ns = clock_is_realtime(j->read_clock) ? now : clock_now_ns(CLOCK_REALTIME);
 	t.elapsed_ns = clock_now_ns(CLOCK_MONOTONIC) - l->cfg->start_mono_ns;
 	t.late_ns = newest == INT64_MAX ? 0 : now - newest;
 	t.interval_ns = j->schedule.kind == SCHEDULE_TIMER ? j->schedule.interval_ns : 0;
 	if (j->running)
-		t.next_in_ns = j->due_ns > now ? j->due_ns - now : 0;
+		t.next_in_ns = j->walk.at_ns > now ? j->walk.at_ns - now : 0;
 	if (l->cfg->stats)
 		stats_add(&l->stats, n, t.late_ns);
 	runs_queue_start(l, j, &t);
@@ -446,8 +380,8 @@ static void clock_was_set(struct loop *l, struct clock_timer *ct)
 		struct job *j = moved[i];
 
 		events_clock_set(&l->ev, j->name, clock_now_ns(CLOCK_REALTIME));
-		if (j->due_ns > now)
-			schedule_after(l, j, now);
+		if (j->walk.at_ns > now)
+			set_due(l, j, schedule_walk_after(&j->walk, now));
 	}
 	free(moved);
 	events_clock_set_done(&l->ev);
@@ -541,6 +475,7 @@ void tick_start_job(struct loop *l, struct job *j)
 	struct setting_of s = { l, j };
 
 	j->loop = l;
+	schedule_walk_init(&j->walk, &j->schedule, j->count, INT64_MAX);
 	if (start_runner(l, j) != 0)
 		return;
 	if (!tick_clock_for(l, j->schedule.clock)) {
