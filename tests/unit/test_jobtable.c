@@ -2,7 +2,9 @@
  * at every reload): a regular file is read whole up to the limit; more is
  * refused, by its size before reading or by what a read brings when the
  * size says less (a file that grows, a /proc file); a FIFO, a device or a
- * directory is refused without blocking. */
+ * directory is refused without blocking. And for the identity a reload
+ * keeps jobs by, as jobs_source_load gives it: a line and the environment
+ * it sees, not its line number. */
 #include "jobtable.h"
 #include "tsv.h"
 
@@ -113,6 +115,56 @@ static void test_not_regular(void)
 	unlink(in_tmp("fifo"));
 }
 
+/* The table of the jobs file TEXT, loaded as tfd --jobs --dry-run does. */
+static int load(const char *text, struct tz *utc, struct job_table *t)
+{
+	struct job_options defaults = { 0 };
+	struct jobs_source src = {
+		.path = in_tmp("jobs"), .defaults = &defaults,
+		.ctx = { .local = utc, .dry_run = true },
+	};
+	char err[512];
+	int status = 0;
+	FILE *f = fopen(src.path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+		perror(src.path);
+		exit(1);
+	}
+	src.ctx.zones = tz_cache_new();
+	if (jobs_source_load(&src, t, true, &status, err, sizeof err) != 0) {
+		check(0, "load: %s", err);
+		t->n = 0;
+	}
+	tz_cache_free(src.ctx.zones);
+	jobs_source_free(&src);
+	unlink(in_tmp("jobs"));
+	return (int)t->n;
+}
+
+static bool same_job(const struct job *a, const struct job *b)
+{
+	return strcmp(a->identity, b->identity) == 0;
+}
+
+static void test_identity(void)
+{
+	struct tz *utc = tz_load_utc();
+	struct job_table a = { 0 }, b = { 0 };
+
+	if (load("A=1\n@daily echo x\n@daily echo y\n--delay 1s -- echo z\n", utc, &a) == 3 &&
+	    load("\nA=1\n@daily echo y\n@daily echo x\nA=2\n--delay 1s -- echo z\n", utc,
+		 &b) == 3) {
+		check(same_job(a.jobs[0], b.jobs[1]), "x moved down a line, the same");
+		check(same_job(a.jobs[1], b.jobs[0]), "y moved up, the same");
+		check(!same_job(a.jobs[2], b.jobs[2]), "z's environment changed: another job");
+		check(!same_job(a.jobs[0], a.jobs[1]), "x is not y");
+	}
+	job_table_free(&a);
+	job_table_free(&b);
+	tz_free(utc);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -127,6 +179,7 @@ int main(int argc, char **argv)
 	test_sizes();
 	test_size_says_less();
 	test_not_regular();
+	test_identity();
 	unlink(in_tmp("empty"));
 	unlink(in_tmp("small"));
 	unlink(in_tmp("limit"));

@@ -180,14 +180,14 @@ static int have_syscall(long nr)
 	return syscall(nr, -1L, 0L) == -1 && errno != ENOSYS;
 }
 
-/* resolve_command */
+/* resolve_command_in, with tfd's PATH as job_build gives it */
 
 static void expect_resolve(const char *command, int want, const char *want_path,
 			   const char *want_why)
 {
 	char buf[PATH_MAX];
 	const char *why = "";
-	int got = resolve_command(command, buf, sizeof buf, &why);
+	int got = resolve_command_in(command, getenv("PATH"), buf, sizeof buf, &why);
 
 	CHECK(got == want, "resolve_command('%s') = %d, want %d (%s)", command,
 	      got, want, why);
@@ -221,7 +221,7 @@ static void test_resolve(void)
 	snprintf(p, sizeof p, "%s/mixed", b);
 	write_file(p, "", 0644);
 
-	CHECK(resolve_command("sh", buf, sizeof buf, &why) == 0 &&
+	CHECK(resolve_command_in("sh", getenv("PATH"), buf, sizeof buf, &why) == 0 &&
 	      strlen(buf) > 3 && strcmp(buf + strlen(buf) - 3, "/sh") == 0,
 	      "resolve_command('sh') found '%s'", buf);
 	expect_resolve("/bin/sh", 0, "/bin/sh", NULL);
@@ -243,7 +243,7 @@ static void test_resolve(void)
 	expect_resolve("nothere", 127, NULL, "command not found");
 	setenv("PATH", path, 1);
 	expect_resolve("mixed", 126, NULL, "Permission denied");
-	CHECK(resolve_command("prog", buf, 8, &why) == 127,
+	CHECK(resolve_command_in("prog", getenv("PATH"), buf, 8, &why) == 127,
 	      "resolve_command with a short buffer must not find a long path");
 
 	/* An empty entry is the current directory, as for execvp. */
@@ -255,7 +255,7 @@ static void test_resolve(void)
 	}
 
 	unsetenv("PATH");
-	CHECK(resolve_command("sh", buf, sizeof buf, &why) == 0,
+	CHECK(resolve_command_in("sh", getenv("PATH"), buf, sizeof buf, &why) == 0,
 	      "resolve_command('sh') without PATH: %s", why);
 	if (old_path) {
 		setenv("PATH", old_path, 1);
