@@ -5,6 +5,7 @@
  * directory is refused without blocking. And for the identity a reload
  * keeps jobs by, as jobs_source_load gives it: a line and the environment
  * it sees, not its line number. */
+#include "harness.h"
 #include "jobtable.h"
 #include "tsv.h"
 
@@ -19,15 +20,6 @@ static struct tally tally;
 static char tmpdir[] = "/tmp/test_jobtable.XXXXXX";
 
 #define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
-
-static const char *in_tmp(const char *name)
-{
-	static char buf[2][512];
-	static int k;
-
-	k = (k + 1) % 2;
-	return path_join(buf[k], sizeof buf[k], tmpdir, name);
-}
 
 /* A file of LEN bytes 'x' at PATH. */
 static void put_bytes(const char *path, size_t len)
@@ -71,20 +63,20 @@ static void test_sizes(void)
 	char err[512];
 	long n;
 
-	put_bytes(in_tmp("empty"), 0);
-	n = read_len(in_tmp("empty"), 64, err, sizeof err);
+	put_bytes(harness_path("empty"), 0);
+	n = read_len(harness_path("empty"), 64, err, sizeof err);
 	check(n == 0, "empty: %ld '%s'", n, err);
-	put_bytes(in_tmp("small"), 10);
-	n = read_len(in_tmp("small"), 64, err, sizeof err);
+	put_bytes(harness_path("small"), 10);
+	n = read_len(harness_path("small"), 64, err, sizeof err);
 	check(n == 10, "10 bytes: %ld '%s'", n, err);
 	/* Larger than the first buffer, so that it grows. */
-	put_bytes(in_tmp("limit"), 100000);
-	n = read_len(in_tmp("limit"), 100000, err, sizeof err);
+	put_bytes(harness_path("limit"), 100000);
+	n = read_len(harness_path("limit"), 100000, err, sizeof err);
 	check(n == 100000, "exactly the limit: %ld '%s'", n, err);
-	check_refused(in_tmp("limit"), 99999, "too large: more than 99999 bytes");
+	check_refused(harness_path("limit"), 99999, "too large: more than 99999 bytes");
 	/* A sparse terabyte: refused by its size at once, none of it read. */
-	if (truncate(in_tmp("limit"), (off_t)1 << 40) == 0)
-		check_refused(in_tmp("limit"), JOBS_FILE_MAX,
+	if (truncate(harness_path("limit"), (off_t)1 << 40) == 0)
+		check_refused(harness_path("limit"), JOBS_FILE_MAX,
 			      "too large: more than 16777216 bytes");
 }
 
@@ -103,16 +95,16 @@ static void test_not_regular(void)
 {
 	char link[600];
 
-	check(mkfifo(in_tmp("fifo"), 0600) == 0, "mkfifo: %s", strerror(errno));
-	check_refused(in_tmp("fifo"), JOBS_FILE_MAX, "a FIFO, not a regular file");
-	snprintf(link, sizeof link, "%s", in_tmp("link"));
-	check(symlink(in_tmp("fifo"), link) == 0, "symlink: %s", strerror(errno));
+	check(mkfifo(harness_path("fifo"), 0600) == 0, "mkfifo: %s", strerror(errno));
+	check_refused(harness_path("fifo"), JOBS_FILE_MAX, "a FIFO, not a regular file");
+	snprintf(link, sizeof link, "%s", harness_path("link"));
+	check(symlink(harness_path("fifo"), link) == 0, "symlink: %s", strerror(errno));
 	check_refused(link, JOBS_FILE_MAX, "a FIFO, not a regular file");
 	check_refused("/dev/zero", JOBS_FILE_MAX, "a device, not a regular file");
 	check_refused(tmpdir, JOBS_FILE_MAX, "a directory, not a file");
-	check_refused(in_tmp("missing"), JOBS_FILE_MAX, strerror(ENOENT));
+	check_refused(harness_path("missing"), JOBS_FILE_MAX, strerror(ENOENT));
 	unlink(link);
-	unlink(in_tmp("fifo"));
+	unlink(harness_path("fifo"));
 }
 
 /* The table of the jobs file TEXT, loaded as tfd --jobs --dry-run does. */
@@ -120,7 +112,7 @@ static int load(const char *text, struct tz *utc, struct job_table *t)
 {
 	struct job_options defaults = { 0 };
 	struct jobs_source src = {
-		.path = in_tmp("jobs"), .defaults = &defaults,
+		.path = harness_path("jobs"), .defaults = &defaults,
 		.ctx = { .local = utc, .dry_run = true },
 	};
 	char err[512];
@@ -138,7 +130,7 @@ static int load(const char *text, struct tz *utc, struct job_table *t)
 	}
 	tz_cache_free(src.ctx.zones);
 	jobs_source_free(&src);
-	unlink(in_tmp("jobs"));
+	unlink(harness_path("jobs"));
 	return (int)t->n;
 }
 
@@ -165,24 +157,13 @@ static void test_identity(void)
 	tz_free(utc);
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
-	(void)argc;
-	(void)argv;
-	/* An open that blocks on the FIFO ends the test as a failure instead
-	 * of hanging the suite. */
-	alarm(60);
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
+	harness_start(tmpdir, 60);
 	test_sizes();
 	test_size_says_less();
 	test_not_regular();
 	test_identity();
-	unlink(in_tmp("empty"));
-	unlink(in_tmp("small"));
-	unlink(in_tmp("limit"));
-	rmdir(tmpdir);
+	harness_remove_tree(tmpdir);
 	return tally_finish(&tally, "jobtable");
 }

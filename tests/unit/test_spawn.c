@@ -3,6 +3,7 @@
  * command lookup, and, as root, --cgroup and --join against a throwaway
  * cgroup and namespaces. The corpus and vector folders are not used.
  * TFD_SPAWN_BENCH=1 adds a timing comparison (printed, never asserted). */
+#include "harness.h"
 #include "pathsearch.h"
 #include "spawn.h"
 #include "target.h"
@@ -1275,12 +1276,6 @@ int main(int argc, char **argv)
 	test_without_clone3(EPERM);
 	if (getenv("TFD_SPAWN_BENCH"))
 		bench();
-	{
-		char cmd[128];
-
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
-		if (system(cmd) != 0)
-			fprintf(stderr, "test_spawn: could not remove %s\n", scratch);
-	}
+	harness_remove_tree(scratch);
 	return tally_finish(&tally, "test_spawn");
 }
