@@ -44,11 +44,11 @@ void loop_shutdown(struct loop *l, int sig)
 	for (size_t i = 0; i < l->njobs; i++) {
 		struct job *j = l->jobs[i];
 
-		if (j->running)
+		if (j->state->running)
 			tick_end_schedule(l, j);
-		j->pending = false;
-		if (j->runner)
-			runner_signal_all(j->runner, sig, now);
+		j->state->pending = false;
+		if (j->state->runner)
+			runner_signal_all(j->state->runner, sig, now);
 		tick_update_deadline(l, j);
 	}
 }
@@ -83,14 +83,14 @@ static void stdout_lost(void *arg, int error)
 static void forward_signal(struct loop *l, int sig)
 {
 	for (size_t i = 0; i < l->njobs; i++)
-		if (l->jobs[i]->runner)
-			runner_forward(l->jobs[i]->runner, sig);
+		if (l->jobs[i]->state->runner)
+			runner_forward(l->jobs[i]->state->runner, sig);
 }
 
 static void print_settings(struct loop *l)
 {
 	for (size_t i = 0; i < l->njobs; i++)
-		if (!l->jobs[i]->removed)
+		if (!l->jobs[i]->state->removed)
 			tick_print_setting(l, l->jobs[i]);
 }
 
@@ -227,9 +227,10 @@ void loop_drop_job(struct loop *l, size_t i)
 		for (size_t k = 0; k < l->pfd_cap; k++)
 			if (l->owners[k].ptr == j)
 				l->owners[k] = (struct poll_owner){ OWNER_NONE, NULL };
-	heap_remove(&l->aux, &j->aux_node);
+	heap_remove(&l->aux, &j->state->aux_node);
 	claims_job_gone(l, j);
 	runs_drop_starts(l, j);
+	job_state_free(j);
 	job_free(j);
 	memmove(&l->jobs[i], &l->jobs[i + 1], (l->njobs - i - 1) * sizeof *l->jobs);
 	l->njobs--;
@@ -258,7 +259,7 @@ static bool busy(const struct loop *l)
 	for (size_t i = 0; i < l->njobs; i++) {
 		const struct job *j = l->jobs[i];
 
-		if (j->running || j->pending || (j->runner && runner_busy(j->runner)))
+		if (j->state->running || j->state->pending || (j->state->runner && runner_busy(j->state->runner)))
 			return true;
 	}
 	return l->readers.n > 0 || l->starts.n > 0;
@@ -444,8 +445,10 @@ static void free_loop(struct loop *l)
 		heap_free(&l->clocks[i].heap);
 	}
 	events_close(&l->ev);
-	for (size_t i = 0; i < l->njobs; i++)
+	for (size_t i = 0; i < l->njobs; i++) {
+		job_state_free(l->jobs[i]);
 		job_free(l->jobs[i]);
+	}
 	free(l->jobs);
 	heap_free(&l->aux);
 	pidmap_free(&l->pids);
@@ -504,6 +507,12 @@ static struct loop *new_loop(struct loop_config *cfg)
 	l->njobs = cfg->table.n;
 	cfg->table = (struct job_table){ 0 };
 	stats_init(&l->stats);
+	for (size_t i = 0; i < l->njobs; i++)
+		if (job_state_attach(l->jobs[i]) != 0) {
+			fputs("tfd: out of memory\n", stderr);
+			free_loop(l);
+			return NULL;
+		}
 	/* The fixed part of the poll set is there from the start; a slot
 	 * for a pipe that finds no memory later is only left out once. */
 	l->pfd_cap = 5 + CLOCKS;

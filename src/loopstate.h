@@ -15,6 +15,7 @@
 #include "events.h"
 #include "heap.h"
 #include "job.h"
+#include "jobstate.h"
 #include "loop.h"
 #include "pidmap.h"
 #include "readers.h"

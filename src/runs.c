@@ -85,13 +85,13 @@ void runs_drop_starts(struct loop *l, const struct job *j)
 void runs_started(void *arg, const struct run_started *s)
 {
 	struct job *j = arg;
-	struct loop *l = j->loop;
+	struct loop *l = j->state->loop;
 
 	if (pidmap_put(&l->pids, s->pid, j) != 0)
 		loop_fail_oom(l);
 	if (l->tty_fd >= 0)
 		l->tty_owner = s->pid;
-	j->metrics.last_start_ns = clock_now_ns(CLOCK_REALTIME);
+	j->state->metrics.last_start_ns = clock_now_ns(CLOCK_REALTIME);
 	l->metrics_dirty = true;
 	if (s->out_fd >= 0 &&
 	    readers_add_run(&l->readers, j, j->name, s->pid, s->seq, s->out_fd, s->err_fd) != 0)
@@ -101,7 +101,7 @@ void runs_started(void *arg, const struct run_started *s)
 void runs_start_failed(void *arg, const struct start_failure *f)
 {
 	struct job *j = arg;
-	struct loop *l = j->loop;
+	struct loop *l = j->state->loop;
 	char message[512];
 
 	snprintf(message, sizeof message, "%s: %s: %s; run %" PRIu64 " (try %u) did not start%s",
@@ -110,7 +110,7 @@ void runs_start_failed(void *arg, const struct start_failure *f)
 	events_error(&l->ev, j->name, f->call, message);
 	if (f->retried)
 		return;
-	j->metrics.runs_failure++;
+	j->state->metrics.runs_failure++;
 	l->metrics_dirty = true;
 	if (l->cfg->exit_on_error && l->phase == PHASE_RUNNING) {
 		loop_set_status(l, 1);
@@ -140,7 +140,7 @@ void runs_count_end(struct job_metrics *m, const struct run_end *e, int64_t wall
 void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
 {
 	events_run_end(&l->ev, j->name, e);
-	runs_count_end(&j->metrics, e, clock_now_ns(CLOCK_REALTIME));
+	runs_count_end(&j->state->metrics, e, clock_now_ns(CLOCK_REALTIME));
 	l->metrics_dirty = true;
 	claims_run_ended(l, j, e);
 	if (l->phase == PHASE_SHUTDOWN || l->status_final)
@@ -202,9 +202,9 @@ static void reap_unknown(struct loop *l, pid_t pid, int wstatus)
 		struct run_end end;
 		const char *failed = NULL;
 
-		if (!j->runner || !runner_busy(j->runner))
+		if (!j->state->runner || !runner_busy(j->state->runner))
 			continue;
-		runner_reaped(j->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
+		runner_reaped(j->state->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
 			      INT64_MAX, &end, &failed);
 		tick_update_deadline(l, j);
 	}
@@ -217,17 +217,17 @@ void runs_drop_finished_removed(struct loop *l)
 	for (size_t i = 0; i < l->njobs;) {
 		struct job *j = l->jobs[i];
 
-		if (!j->removed) {
+		if (!j->state->removed) {
 			i++;
 			continue;
 		}
 		/* A removed job's schedule has ended: the groups its runs
 		 * leave behind are ended, as at the end of every schedule. */
-		if (j->runner) {
-			runner_finish_groups(j->runner, now);
+		if (j->state->runner) {
+			runner_finish_groups(j->state->runner, now);
 			tick_update_deadline(l, j);
 		}
-		if (!(j->runner && runner_busy(j->runner)) && !readers_pending_for(&l->readers, j))
+		if (!(j->state->runner && runner_busy(j->state->runner)) && !readers_pending_for(&l->readers, j))
 			loop_drop_job(l, i);
 		else
 			i++;
@@ -250,7 +250,7 @@ void runs_reap(struct loop *l)
 				reap_unknown(l, pid, wstatus);
 			continue;
 		}
-		what = runner_reaped(j->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
+		what = runner_reaped(j->state->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
 				     tick_next_run_mono(j), &end, &failed);
 		if (what == REAPED_RUN)
 			leader_ended(l, j, &end);
@@ -270,12 +270,12 @@ void runs_finish_groups(struct loop *l)
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
 
 	for (size_t i = 0; i < l->njobs; i++)
-		if (l->jobs[i]->running || l->jobs[i]->pending)
+		if (l->jobs[i]->state->running || l->jobs[i]->state->pending)
 			return;
 	for (size_t i = 0; i < l->njobs; i++) {
-		if (!l->jobs[i]->runner)
+		if (!l->jobs[i]->state->runner)
 			continue;
-		runner_finish_groups(l->jobs[i]->runner, now);
+		runner_finish_groups(l->jobs[i]->state->runner, now);
 		tick_update_deadline(l, l->jobs[i]);
 	}
 }
