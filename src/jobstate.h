@@ -16,8 +16,6 @@
 #include "runner.h"
 #include "schedule.h"
 
-struct loop;
-
 struct job_state {
 	struct runner *runner;      /* its runs; NULL when the job only prints */
 	uint64_t seq;               /* wake-ups so far */
@@ -31,7 +29,6 @@ struct job_state {
 	struct heap_node due_node;  /* in the loop's heap for the schedule's clock */
 	struct heap_node aux_node;  /* in the loop's heap of deadlines */
 	struct job_metrics metrics;
-	struct loop *loop;          /* the loop that runs it, for its runs' callbacks */
 };
 
 /* Gives J a state of its own: no runs, no schedule yet. Returns 0, or -1

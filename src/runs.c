@@ -82,11 +82,8 @@ void runs_drop_starts(struct loop *l, const struct job *j)
 	sq->n = kept;
 }
 
-void runs_started(void *arg, const struct run_started *s)
+static void run_started(struct loop *l, struct job *j, const struct run_started *s)
 {
-	struct job *j = arg;
-	struct loop *l = j->state->loop;
-
 	if (pidmap_put(&l->pids, s->pid, j) != 0)
 		loop_fail_oom(l);
 	if (l->tty_fd >= 0)
@@ -98,10 +95,8 @@ void runs_started(void *arg, const struct run_started *s)
 		loop_fail_oom(l);
 }
 
-void runs_start_failed(void *arg, const struct start_failure *f)
+static void start_failed(struct loop *l, struct job *j, const struct start_failure *f)
 {
-	struct job *j = arg;
-	struct loop *l = j->state->loop;
 	char message[512];
 
 	snprintf(message, sizeof message, "%s: %s: %s; run %" PRIu64 " (try %u) did not start%s",
@@ -116,6 +111,14 @@ void runs_start_failed(void *arg, const struct start_failure *f)
 		loop_set_status(l, 1);
 		loop_shutdown(l, SIGTERM);
 	}
+}
+
+void runs_note_start(struct loop *l, struct job *j, const struct run_start *s)
+{
+	if (s->kind == RUN_START_RUN)
+		run_started(l, j, &s->run);
+	else if (s->kind == RUN_START_FAILED)
+		start_failed(l, j, &s->failure);
 }
 
 void runs_count_end(struct job_metrics *m, const struct run_end *e, int64_t wall_now)
@@ -200,12 +203,14 @@ static void reap_unknown(struct loop *l, pid_t pid, int wstatus)
 	for (size_t i = 0; i < l->njobs; i++) {
 		struct job *j = l->jobs[i];
 		struct run_end end;
+		struct run_start start;
 		const char *failed = NULL;
 
 		if (!j->state->runner || !runner_busy(j->state->runner))
 			continue;
 		runner_reaped(j->state->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
-			      INT64_MAX, &end, &failed);
+			      INT64_MAX, &end, &start, &failed);
+		runs_note_start(l, j, &start);
 		tick_update_deadline(l, j);
 	}
 }
@@ -214,23 +219,20 @@ void runs_drop_finished_removed(struct loop *l)
 {
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
 
-	for (size_t i = 0; i < l->njobs;) {
-		struct job *j = l->jobs[i];
+	/* Removed jobs are the table's tail (reload_plan puts them there):
+	 * only they are visited, not every job at every reap. */
+	for (size_t i = l->njobs; i > 0 && l->jobs[i - 1]->state->removed; i--) {
+		struct job *j = l->jobs[i - 1];
 
-		if (!j->state->removed) {
-			i++;
-			continue;
-		}
 		/* A removed job's schedule has ended: the groups its runs
 		 * leave behind are ended, as at the end of every schedule. */
 		if (j->state->runner) {
 			runner_finish_groups(j->state->runner, now);
 			tick_update_deadline(l, j);
 		}
-		if (!(j->state->runner && runner_busy(j->state->runner)) && !readers_pending_for(&l->readers, j))
-			loop_drop_job(l, i);
-		else
-			i++;
+		if (!(j->state->runner && runner_busy(j->state->runner)) &&
+		    !readers_pending_for(&l->readers, j))
+			loop_drop_job(l, i - 1);
 	}
 }
 
@@ -242,6 +244,7 @@ void runs_reap(struct loop *l)
 	while ((pid = waitpid(-1, &wstatus, WNOHANG | WUNTRACED)) > 0) {
 		struct job *j = pidmap_get(&l->pids, pid);
 		struct run_end end = { 0 };
+		struct run_start start;
 		const char *failed = NULL;
 		enum reaped what;
 
@@ -251,7 +254,8 @@ void runs_reap(struct loop *l)
 			continue;
 		}
 		what = runner_reaped(j->state->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
-				     tick_next_run_mono(j), &end, &failed);
+				     tick_next_run_mono(j), &end, &start, &failed);
+		runs_note_start(l, j, &start);
 		if (what == REAPED_RUN)
 			leader_ended(l, j, &end);
 		else if (what == REAPED_STOPPED)

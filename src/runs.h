@@ -25,12 +25,11 @@ void runs_serve_starts(struct loop *l);
 /* Forgets the queued starts of J (NULL: of every job). */
 void runs_drop_starts(struct loop *l, const struct job *j);
 
-/* The runner's on_start: ARG is the job. */
-void runs_started(void *arg, const struct run_started *s);
-
-/* The runner's on_start_failed: an "error" event naming the job and the
- * call; without a retry to come, a failed run (metrics, -E). */
-void runs_start_failed(void *arg, const struct start_failure *f);
+/* What a call of J's runner started (runner.h): a run's pid goes in the
+ * pid map, its pipes to the readers, the terminal to its group; a failed
+ * start is an "error" event naming the job and the call and, without a
+ * retry to come, a failed run (metrics, -E). */
+void runs_note_start(struct loop *l, struct job *j, const struct run_start *s);
 
 /* SIGCHLD: reaps every child that changed state. */
 void runs_reap(struct loop *l);

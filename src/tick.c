@@ -220,19 +220,30 @@ static void persist_now(struct loop *l, struct job *j, int64_t wall_ns)
 		events_error(&l->ev, j->name, "persist", err);
 }
 
+/* J's runner acts on T now (per --overlap); what it started goes to runs.
+ * TICK_ACTION_NONE: a failure of tfd's, and the loop fails. */
+static enum tick_action run_tick(struct loop *l, struct job *j, const struct tick *t)
+{
+	struct run_start start;
+	const char *what = NULL;
+	enum tick_action a = runner_tick(j->state->runner, t, clock_now_ns(CLOCK_MONOTONIC),
+					 tick_next_run_mono(j), &start, &what);
+
+	runs_note_start(l, j, &start);
+	if (a == TICK_ACTION_NONE)
+		loop_fail(l, what);
+	return a;
+}
+
 /* The action of one wake-up: start a run (per --overlap) and print. */
 static void act(struct loop *l, struct job *j, struct tick *t)
 {
-	const char *what = NULL;
 	bool skipped = false;
 
 	if (j->state->runner && !j->state->removed) {
-		t->action = runner_tick(j->state->runner, t, clock_now_ns(CLOCK_MONOTONIC),
-					tick_next_run_mono(j), &what);
-		if (t->action == TICK_ACTION_NONE) {
-			loop_fail(l, what);
+		t->action = run_tick(l, j, t);
+		if (t->action == TICK_ACTION_NONE)
 			return;
-		}
 		skipped = t->action == TICK_SKIP;
 		if (skipped)
 			j->state->metrics.skipped++;
@@ -416,9 +427,11 @@ void tick_on_clock(struct loop *l, struct clock_timer *ct)
 void tick_deadline_due(struct loop *l, struct job *j, int64_t now)
 {
 	const char *failed = NULL;
+	struct run_start start;
 
 	if (j->state->runner) {
-		runner_expire(j->state->runner, now, &failed);
+		runner_expire(j->state->runner, now, &start, &failed);
+		runs_note_start(l, j, &start);
 		if (failed)
 			loop_fail(l, failed);
 	}
@@ -443,9 +456,6 @@ static int start_runner(struct loop *l, struct job *j)
 	rc.envp = j->envp;
 	rc.exit_on_error = l->cfg->exit_on_error;
 	rc.tty_fd = l->tty_fd;
-	rc.on_start = runs_started;
-	rc.on_start_failed = runs_start_failed;
-	rc.on_start_arg = j;
 	j->state->runner = runner_new(&rc);
 	if (!j->state->runner) {
 		loop_fail_oom(l);
@@ -460,13 +470,9 @@ static void catch_up(struct loop *l, struct job *j)
 {
 	struct tick t = { .job = j->name, .local = l->cfg->local,
 			  .wall_ns = clock_now_ns(CLOCK_REALTIME) };
-	const char *what = NULL;
 
-	if (j->state->runner && runner_tick(j->state->runner, &t, clock_now_ns(CLOCK_MONOTONIC),
-				     tick_next_run_mono(j), &what) == TICK_ACTION_NONE) {
-		loop_fail(l, what);
+	if (j->state->runner && run_tick(l, j, &t) == TICK_ACTION_NONE)
 		return;
-	}
 	persist_now(l, j, t.wall_ns);
 }
 
@@ -474,7 +480,6 @@ void tick_start_job(struct loop *l, struct job *j)
 {
 	struct setting_of s = { l, j };
 
-	j->state->loop = l;
 	schedule_walk_init(&j->state->walk, &j->schedule, j->count, INT64_MAX);
 	if (start_runner(l, j) != 0)
 		return;
