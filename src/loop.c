@@ -1,7 +1,6 @@
 #include "loop.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -9,12 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "claims.h"
+#include "deadlines.h"
 #include "loopstate.h"
 #include "precise.h"
 #include "reload.h"
@@ -41,16 +39,8 @@ void loop_shutdown(struct loop *l, int sig)
 		l->status = 128 + sig;
 	l->phase = PHASE_SHUTDOWN;
 	runs_drop_starts(l, NULL);
-	for (size_t i = 0; i < l->njobs; i++) {
-		struct job *j = l->jobs[i];
-
-		if (j->state->running)
-			tick_end_schedule(l, j);
-		j->state->pending = false;
-		if (j->state->runner)
-			runner_signal_all(j->state->runner, sig, now);
-		tick_update_deadline(l, j);
-	}
+	for (size_t i = 0; i < l->njobs; i++)
+		tick_stop_job(l, l->jobs[i], sig, now);
 }
 
 /* Failures of the loop's own calls end tfd with status 1. */
@@ -134,34 +124,6 @@ static void on_join_target_exit(struct loop *l, struct job *j)
 	l->status_final = true;
 }
 
-/* Deadlines: timeouts, graces, retries, --random-delay, --for, reload */
-
-static void arm_deadline(struct loop *l)
-{
-	int64_t d = heap_min_key(&l->aux);
-
-	if (l->reload_due < d)
-		d = l->reload_due;
-	if (claims_deadline(l) < d)
-		d = claims_deadline(l);
-	if (timer_arm(&l->deadline, d, 0, false) != 0)
-		loop_fail(l, "timerfd_settime");
-}
-
-static void on_deadline(struct loop *l)
-{
-	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
-	size_t budget = l->aux.n;
-
-	if (timer_read(&l->deadline) == TIMER_READ_ERROR)
-		loop_fail(l, "read (timerfd)");
-	timer_forget(&l->deadline);
-	for (; budget > 0 && heap_min_key(&l->aux) <= now; budget--)
-		tick_deadline_due(l, heap_top(&l->aux)->item, now);
-	if (l->reload_due <= now)
-		reload_now(l);
-}
-
 /* Setup */
 
 /* The signals that end tfd, as they would end it by default, except that
@@ -209,13 +171,6 @@ static int open_signalfd(void)
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) != 0)
 		return -1;
 	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
-/* In the foreground of a terminal, runs get it in turn (and tfd back). */
-static void find_terminal(struct loop *l)
-{
-	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
-		l->tty_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
 }
 
 void loop_drop_job(struct loop *l, size_t i)
@@ -356,7 +311,7 @@ static void dispatch_slot(struct loop *l, const struct poll_owner *o)
 		on_signal(l);
 		break;
 	case OWNER_DEADLINES:
-		on_deadline(l);
+		deadlines_due(l);
 		break;
 	case OWNER_INOTIFY:
 		reload_on_inotify(l);
@@ -397,7 +352,7 @@ static void wait_for_events(struct loop *l)
 
 	readers_collect(&l->readers);
 	tick_arm_clocks(l);
-	arm_deadline(l);
+	deadlines_arm(l);
 	if (l->metrics_dirty)
 		tick_write_metrics(l);
 	n = build_poll_set(l);
@@ -414,19 +369,6 @@ static void wait_for_events(struct loop *l)
 	if (l->claims)
 		claims_service(l, fleet_revents(l, n));
 	runs_serve_starts(l);
-}
-
-static size_t longest_line(const struct job_table *t)
-{
-	size_t cap = REPORT_LINE_MAX;
-
-	for (size_t i = 0; i < t->n; i++) {
-		size_t n = job_line_max(t->jobs[i]);
-
-		if (n > cap)
-			cap = n;
-	}
-	return cap;
 }
 
 /* Everything the loop holds, from a zeroed start: what is open is closed. */
@@ -457,24 +399,6 @@ static void free_loop(struct loop *l)
 	free(l);
 }
 
-/* Descriptors tfd keeps for itself beside the run pipes: its own
- * (signalfd, timerfds, inotify, the terminal) and those it opens for a
- * moment (a jobs file, --metrics, --persist, a run's input memfd). */
-#define OWN_FDS 64
-
-/* How many run pipes may be open at once under RLIMIT_NOFILE: a storm of
- * --tag-output runs waits for pipes to close rather than fail. */
-static size_t pipe_fds_max(void)
-{
-	struct rlimit lim;
-
-	if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
-	    lim.rlim_cur > SIZE_MAX)
-		return SIZE_MAX;
-	return lim.rlim_cur > 2 * OWN_FDS ? (size_t)lim.rlim_cur - OWN_FDS
-					  : (size_t)lim.rlim_cur / 2;
-}
-
 /* Sets up what every loop needs: the jobs, stdout and stderr, the poll
  * set's memory. Returns NULL (having said why on stderr) when memory ran
  * out. */
@@ -485,7 +409,7 @@ static struct loop *new_loop(struct loop_config *cfg)
 				    .verbose = cfg->verbose, .jobs_path = cfg->jobs_path,
 				    .replica = cfg->replica };
 
-	if (!l || events_open(&l->ev, &ec, longest_line(&cfg->table)) != 0) {
+	if (!l || events_open(&l->ev, &ec, job_table_line_max(&cfg->table)) != 0) {
 		fputs("tfd: out of memory\n", stderr);
 		free(l);
 		return NULL;
@@ -502,7 +426,7 @@ static struct loop *new_loop(struct loop_config *cfg)
 	heap_init(&l->aux);
 	pidmap_init(&l->pids);
 	l->reload_due = INT64_MAX;
-	l->pipe_fds_max = pipe_fds_max();
+	l->pipe_fds_max = runs_pipe_fds_max();
 	l->jobs = cfg->table.jobs;
 	l->njobs = cfg->table.n;
 	cfg->table = (struct job_table){ 0 };
@@ -541,7 +465,7 @@ int loop_run(struct loop_config *cfg)
 		prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL);
 		if (claims_start(l) != 0)
 			loop_fail_oom(l);
-		find_terminal(l);
+		runs_find_terminal(l);
 		reload_watch(l);
 		for (size_t i = 0; i < l->njobs && l->phase == PHASE_RUNNING; i++)
 			tick_start_job(l, l->jobs[i]);

@@ -1,8 +1,9 @@
 /* loopstate: the state of one event loop, shared by the loop's own modules
  * and by no one else: loop.c (setup, the poll set, dispatch, signals and
  * shutdown), tick.c (what a job does over time), runs.c (run starts and
- * ends), reload.c (the jobs file). Output goes through events.h, timerfds
- * through timers.h, captured pipes through readers.h. */
+ * ends), reload.c (the jobs file), deadlines.c (the monotonic timer).
+ * Each job's own state is in jobstate.h. Output goes through events.h,
+ * timerfds through timers.h, captured pipes through readers.h. */
 #ifndef TFD_LOOPSTATE_H
 #define TFD_LOOPSTATE_H
 

@@ -1,9 +1,11 @@
 #include "runs.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -17,6 +19,12 @@ static int run_status(const struct run_end *e)
 	return e->signal ? 128 + e->signal : e->status;
 }
 
+void runs_find_terminal(struct loop *l)
+{
+	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
+		l->tty_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+}
+
 void runs_take_terminal(struct loop *l)
 {
 	if (l->tty_fd >= 0 && l->tty_owner) {
@@ -26,6 +34,24 @@ void runs_take_terminal(struct loop *l)
 }
 
 /* The start queue */
+
+/* Descriptors tfd keeps for itself beside the run pipes: its own
+ * (signalfd, timerfds, inotify, the terminal) and those it opens for a
+ * moment (a jobs file, --metrics, --persist, a run's input memfd). */
+#define OWN_FDS 64
+
+/* How many run pipes may be open at once under RLIMIT_NOFILE: a storm of
+ * --tag-output runs waits for pipes to close rather than fail. */
+size_t runs_pipe_fds_max(void)
+{
+	struct rlimit lim;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
+	    lim.rlim_cur > SIZE_MAX)
+		return SIZE_MAX;
+	return lim.rlim_cur > 2 * OWN_FDS ? (size_t)lim.rlim_cur - OWN_FDS
+					  : (size_t)lim.rlim_cur / 2;
+}
 
 bool runs_queue_full(const struct loop *l)
 {

@@ -14,6 +14,11 @@
 void runs_queue_start(struct loop *l, struct job *j, const struct tick *t);
 bool runs_queue_full(const struct loop *l);
 
+/* How many run pipes may be open at once under RLIMIT_NOFILE (struct
+ * loop's pipe_fds_max): a storm of --tag-output runs waits for pipes to
+ * close rather than fail. */
+size_t runs_pipe_fds_max(void);
+
 /* True when the next queued start can be served now: the loop then polls
  * without waiting. A --tag-output run waits while the pipes of other runs
  * hold as many descriptors as tfd may open. */
@@ -39,6 +44,10 @@ void runs_finish(struct loop *l, struct job *j, const struct run_end *e);
 
 /* A line of a run's output found no memory: tfd ends (status 1). */
 void runs_check_readers_oom(struct loop *l);
+
+/* In the foreground of a terminal, runs get it in turn (and tfd back):
+ * the loop's tty_fd, or -1 elsewhere. */
+void runs_find_terminal(struct loop *l);
 
 /* tfd takes the terminal back from the run holding it. */
 void runs_take_terminal(struct loop *l);

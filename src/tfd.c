@@ -375,15 +375,12 @@ static int dry_fill(struct setup *st, struct dry_job *djobs, struct heap *h)
 static int dry_run(struct setup *st, const struct options *o)
 {
 	struct dry_job *djobs = calloc(st->table.n + 1, sizeof *djobs);
-	size_t cap = REPORT_LINE_MAX;
+	size_t cap = job_table_line_max(&st->table);
 	struct heap h;
 	char *line;
 	int status;
 
 	heap_init(&h);
-	for (size_t i = 0; i < st->table.n; i++)
-		if (job_line_max(st->table.jobs[i]) > cap)
-			cap = job_line_max(st->table.jobs[i]);
 	if (st->dry_format && format_line_max(st->dry_format, 256) > cap)
 		cap = format_line_max(st->dry_format, 256) + REPORT_LINE_MAX;
 	line = malloc(cap);

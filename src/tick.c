@@ -501,6 +501,16 @@ void tick_start_job(struct loop *l, struct job *j)
 		events_verbose_setting(&l->ev, j->name, "armed", job_setting, &s);
 }
 
+void tick_stop_job(struct loop *l, struct job *j, int sig, int64_t now)
+{
+	if (j->state->running)
+		tick_end_schedule(l, j);
+	j->state->pending = false;
+	if (j->state->runner)
+		runner_signal_all(j->state->runner, sig, now);
+	tick_update_deadline(l, j);
+}
+
 void tick_retire_job(struct loop *l, struct job *j)
 {
 	if (j->state->running)
