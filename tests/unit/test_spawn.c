@@ -190,13 +190,13 @@ static void expect_resolve(const char *command, int want, const char *want_path,
 	const char *why = "";
 	int got = resolve_command_in(command, getenv("PATH"), buf, sizeof buf, &why);
 
-	CHECK(got == want, "resolve_command('%s') = %d, want %d (%s)", command,
+	CHECK(got == want, "resolve_command_in('%s') = %d, want %d (%s)", command,
 	      got, want, why);
 	if (got == 0 && want == 0 && want_path)
-		CHECK(strcmp(buf, want_path) == 0, "resolve_command('%s') path '%s', want '%s'",
+		CHECK(strcmp(buf, want_path) == 0, "resolve_command_in('%s') path '%s', want '%s'",
 		      command, buf, want_path);
 	if (got != 0 && want_why)
-		CHECK(strcmp(why, want_why) == 0, "resolve_command('%s') why '%s', want '%s'",
+		CHECK(strcmp(why, want_why) == 0, "resolve_command_in('%s') why '%s', want '%s'",
 		      command, why, want_why);
 }
 
@@ -224,7 +224,7 @@ static void test_resolve(void)
 
 	CHECK(resolve_command_in("sh", getenv("PATH"), buf, sizeof buf, &why) == 0 &&
 	      strlen(buf) > 3 && strcmp(buf + strlen(buf) - 3, "/sh") == 0,
-	      "resolve_command('sh') found '%s'", buf);
+	      "resolve_command_in('sh') found '%s'", buf);
 	expect_resolve("/bin/sh", 0, "/bin/sh", NULL);
 	expect_resolve("tfd-no-such-command-x", 127, NULL, "command not found");
 	expect_resolve("", 127, NULL, "command not found");
@@ -245,7 +245,7 @@ static void test_resolve(void)
 	setenv("PATH", path, 1);
 	expect_resolve("mixed", 126, NULL, "Permission denied");
 	CHECK(resolve_command_in("prog", getenv("PATH"), buf, 8, &why) == 127,
-	      "resolve_command with a short buffer must not find a long path");
+	      "resolve_command_in with a short buffer must not find a long path");
 
 	/* An empty entry is the current directory, as for execvp. */
 	if (getcwd(cwd, sizeof cwd) && chdir(b) == 0) {
@@ -257,7 +257,7 @@ static void test_resolve(void)
 
 	unsetenv("PATH");
 	CHECK(resolve_command_in("sh", getenv("PATH"), buf, sizeof buf, &why) == 0,
-	      "resolve_command('sh') without PATH: %s", why);
+	      "resolve_command_in('sh') without PATH: %s", why);
 	if (old_path) {
 		setenv("PATH", old_path, 1);
 		free(old_path);
