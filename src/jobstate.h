@@ -29,6 +29,7 @@ struct job_state {
 	struct heap_node due_node;  /* in the loop's heap for the schedule's clock */
 	struct heap_node aux_node;  /* in the loop's heap of deadlines */
 	struct job_metrics metrics;
+	bool grouped;               /* in the loop's list of jobs whose runs left groups */
 };
 
 /* Gives J a state of its own: no runs, no schedule yet. Returns 0, or -1

@@ -185,6 +185,7 @@ void loop_drop_job(struct loop *l, size_t i)
 	heap_remove(&l->aux, &j->state->aux_node);
 	claims_job_gone(l, j);
 	runs_drop_starts(l, j);
+	runs_forget_groups(l, j);
 	job_state_free(j);
 	job_free(j);
 	memmove(&l->jobs[i], &l->jobs[i + 1], (l->njobs - i - 1) * sizeof *l->jobs);
@@ -392,6 +393,7 @@ static void free_loop(struct loop *l)
 		job_free(l->jobs[i]);
 	}
 	free(l->jobs);
+	free(l->grouped);
 	heap_free(&l->aux);
 	pidmap_free(&l->pids);
 	free(l->pfd);

@@ -81,6 +81,8 @@ struct loop {
 	struct loop_config *cfg;
 	struct job **jobs;        /* the table, then removed jobs with runs left */
 	size_t njobs;
+	struct job **grouped;     /* jobs whose runs left groups (runner_has_groups) */
+	size_t ngrouped, grouped_cap;
 	struct clock_timer clocks[CLOCKS];
 	struct timer deadline;    /* CLOCK_MONOTONIC, at the earliest of aux and reload_due */
 	struct heap aux;          /* jobs by their earliest deadline */

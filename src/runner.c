@@ -68,6 +68,11 @@ size_t runner_active(const struct runner *r)
 	return n;
 }
 
+bool runner_has_groups(const struct runner *r)
+{
+	return runner_active(r) < r->nruns;
+}
+
 static struct run *find_run(struct runner *r, pid_t pid)
 {
 	for (size_t i = 0; i < r->nruns; i++)

@@ -136,6 +136,10 @@ int64_t runner_deadline(const struct runner *r);
  * that still have members: tfd waits for them before it exits. */
 bool runner_busy(const struct runner *r);
 
+/* Groups whose leader was reaped but that may still have members: a
+ * reaped pid that is no run's leader may be one of theirs. */
+bool runner_has_groups(const struct runner *r);
+
 /* Runs going now (leaders not yet reaped). */
 size_t runner_active(const struct runner *r);
 

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -222,22 +223,55 @@ static void leader_ended(struct loop *l, struct job *j, const struct run_end *e)
 		loop_shutdown(l, e->signal);
 }
 
+/* A run's leader was reaped and its group may live on: J joins the jobs
+ * that a reaped pid of no run's leader is told to. */
+static void note_groups(struct loop *l, struct job *j)
+{
+	if (j->state->grouped || !runner_has_groups(j->state->runner))
+		return;
+	if (l->ngrouped == l->grouped_cap) {
+		size_t cap = l->grouped_cap ? l->grouped_cap * 2 : 16;
+		struct job **g = realloc(l->grouped, cap * sizeof *g);
+
+		if (!g) {
+			loop_fail_oom(l);
+			return;
+		}
+		l->grouped = g;
+		l->grouped_cap = cap;
+	}
+	l->grouped[l->ngrouped++] = j;
+	j->state->grouped = true;
+}
+
+void runs_forget_groups(struct loop *l, struct job *j)
+{
+	for (size_t i = 0; j->state->grouped && i < l->ngrouped; i++)
+		if (l->grouped[i] == j) {
+			l->grouped[i] = l->grouped[--l->ngrouped];
+			j->state->grouped = false;
+		}
+}
+
 /* Not a run's leader: a member of some run's process group, or an
- * orphan. The runners that wait for groups hear of it. */
+ * orphan. Only the runners that keep groups hear of it, not every job;
+ * those whose groups are all gone leave the list. */
 static void reap_unknown(struct loop *l, pid_t pid, int wstatus)
 {
-	for (size_t i = 0; i < l->njobs; i++) {
-		struct job *j = l->jobs[i];
+	for (size_t i = 0; i < l->ngrouped;) {
+		struct job *j = l->grouped[i];
 		struct run_end end;
 		struct run_start start;
 		const char *failed = NULL;
 
-		if (!j->state->runner || !runner_busy(j->state->runner))
-			continue;
 		runner_reaped(j->state->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
 			      INT64_MAX, &end, &start, &failed);
 		runs_note_start(l, j, &start);
 		tick_update_deadline(l, j);
+		if (runner_has_groups(j->state->runner))
+			i++;
+		else
+			runs_forget_groups(l, j);
 	}
 }
 
@@ -282,6 +316,7 @@ void runs_reap(struct loop *l)
 		what = runner_reaped(j->state->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
 				     tick_next_run_mono(j), &end, &start, &failed);
 		runs_note_start(l, j, &start);
+		note_groups(l, j);
 		if (what == REAPED_RUN)
 			leader_ended(l, j, &end);
 		else if (what == REAPED_STOPPED)

@@ -36,6 +36,9 @@ void runs_drop_starts(struct loop *l, const struct job *j);
  * retry to come, a failed run (metrics, -E). */
 void runs_note_start(struct loop *l, struct job *j, const struct run_start *s);
 
+/* J leaves the table: it is no longer told of reaped group members. */
+void runs_forget_groups(struct loop *l, struct job *j);
+
 /* SIGCHLD: reaps every child that changed state. */
 void runs_reap(struct loop *l);
 

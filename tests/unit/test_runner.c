@@ -2,7 +2,8 @@
  * the loop passes it: a run's start and end (its duration is the caller's
  * clock, not the wall's), the overlap policies (skip, queue, kill,
  * parallel), a timeout and its grace, retries with their doubling delay,
- * no retry at or past the next scheduled run, and shutdown; and what a run's
+ * no retry at or past the next scheduled run, shutdown, a group its leader
+ * left behind; and what a run's
  * end adds to its job's metrics (runs.c). The runs are
  * real processes (sh, sleep); the test reaps them itself and hands each
  * wait status to the runner as the loop's reaping does. */
@@ -239,6 +240,29 @@ static void test_shutdown(void)
 	runner_free(r);
 }
 
+/* A leader that leaves a background child: its group outlives it, and the
+ * runner keeps it (runner_has_groups) until it is ended at the end of the
+ * schedule: SIGTERM, then SIGKILL after the grace. */
+static void test_groups_left(void)
+{
+	char *argv[] = { "/bin/sh", "-c", "sleep 30 & exit 0", NULL };
+	struct runner *r = runner_of(argv, OVERLAP_SKIP);
+	struct run_start start;
+	struct run_end end;
+	const char *failed = NULL;
+	pid_t pid = tick_run(r, 1, 0, INT64_MAX);
+
+	check(!runner_has_groups(r), "the leader runs: no group left yet");
+	reap(r, pid, 10, INT64_MAX, &end, &start);
+	check(end.status == 0 && runner_active(r) == 0 && runner_has_groups(r) && runner_busy(r),
+	      "the leader ended, its group lives on");
+	runner_finish_groups(r, 100);
+	check(runner_deadline(r) == 100 + RUNNER_KILL_GRACE_NS, "SIGTERM to the group");
+	runner_expire(r, 100 + RUNNER_KILL_GRACE_NS, &start, &failed);
+	check(!runner_has_groups(r) && !runner_busy(r), "SIGKILL after the grace: none kept");
+	runner_free(r);
+}
+
 /* A try that will be tried again is no outcome; the last try is. */
 static void test_count_end(void)
 {
@@ -272,6 +296,7 @@ int main(void)
 	test_timeout();
 	test_retries();
 	test_shutdown();
+	test_groups_left();
 	test_count_end();
 	return tally_finish(&tally, "runner");
 }
