@@ -63,8 +63,11 @@ bool schedule_missed(const struct schedule *s, int64_t since_ns, int64_t now_ns)
 	return schedule_next(s, since_ns, &next) == 0 && next <= now_ns;
 }
 
-uint64_t schedule_count_missed(const struct schedule *s, int64_t armed_ns,
-			       int64_t now_ns, uint64_t cap, int64_t *newest_ns)
+/* For calendar and cron after a wake-up: how many elapses lie in
+ * (ARMED_NS, NOW_NS] beyond the armed one (missed while suspended), capped at
+ * CAP, and the newest of them (ARMED_NS when none). */
+static uint64_t count_missed(const struct schedule *s, int64_t armed_ns, int64_t now_ns,
+			     uint64_t cap, int64_t *newest_ns)
 {
 	uint64_t n = 0;
 	int64_t t = armed_ns, next;
@@ -128,7 +131,7 @@ static uint64_t walk_count(struct schedule_walk *w, int64_t now_ns, uint64_t cap
 
 	*newest_ns = w->at_ns;
 	if (s->kind != SCHEDULE_TIMER)
-		return n + schedule_count_missed(s, w->at_ns, now_ns, cap, newest_ns);
+		return n + count_missed(s, w->at_ns, now_ns, cap, newest_ns);
 	if (s->interval_ns > 0 && now_ns > w->at_ns) {
 		n += (uint64_t)((now_ns - w->at_ns) / s->interval_ns);
 		if (schedule_nth(s, w->k + n - 1, newest_ns) != 0)

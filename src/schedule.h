@@ -40,12 +40,6 @@ int schedule_nth(const struct schedule *s, uint64_t k, int64_t *at_ns);
  * "was a run missed while tfd was not running?" */
 bool schedule_missed(const struct schedule *s, int64_t since_ns, int64_t now_ns);
 
-/* For calendar and cron after a wake-up: how many elapses lie in
- * (ARMED_NS, NOW_NS] beyond the armed one (missed while suspended), capped at
- * CAP, and the newest of them (ARMED_NS when none). */
-uint64_t schedule_count_missed(const struct schedule *s, int64_t armed_ns,
-			       int64_t now_ns, uint64_t cap, int64_t *newest_ns);
-
 /* True when the schedule ever expires more than once. */
 bool schedule_repeats(const struct schedule *s);
 
