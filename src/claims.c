@@ -82,7 +82,7 @@ static void print_not_ours(struct loop *l, struct job *j, struct tick *t,
 {
 	t->action = action;
 	if (action == TICK_SKIP)
-		j->metrics.skipped++;
+		j->state->metrics.skipped++;
 	events_tick(&l->ev, j->format, t);
 	l->metrics_dirty = true;
 }
@@ -210,17 +210,17 @@ static void act_won(struct loop *l, struct job *j, struct tick *t)
 	struct claims *c = l->claims;
 	int64_t scheduled_ns = scheduled_of(t);
 
-	if (j->removed || l->phase != PHASE_RUNNING) {
+	if (j->state->removed || l->phase != PHASE_RUNNING) {
 		check_written(l, fleet_run_dropped(c->f, j->name, scheduled_ns));
 		return;
 	}
 	t->action = TICK_ACTION_NONE;
 	tick_elapse_act(l, j, t);
-	if ((j->pending && j->pending_tick.seq == t->seq) ||
+	if ((j->state->pending && j->state->pending_tick.seq == t->seq) ||
 	    t->action == TICK_RUN) {
 		if (track_won(l, j, t->seq, scheduled_ns) != 0)
 			loop_fail_oom(l);
-	} else if (!j->runner) {
+	} else if (!j->state->runner) {
 		struct fleet_end done = { .attempts = 1,
 					  .finished_ns = clock_now_ns(CLOCK_REALTIME) };
 

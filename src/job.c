@@ -493,10 +493,6 @@ int job_build(const struct job_options *o, const struct job_context *ctx,
 	if (!j)
 		return out_of_memory(err, errlen);
 	j->target = (struct spawn_target){ .cgroup_fd = -1, .join_pidfd = -1 };
-	j->due_node.index = j->aux_node.index = HEAP_ABSENT;
-	j->due_node.item = j->aux_node.item = j;
-	j->for_deadline = INT64_MAX;
-	j->metrics = (struct job_metrics)JOB_METRICS_INIT;
 	if ((status = build_limits(j, o, err, errlen)) ||
 	    (status = build_schedule(j, o, ctx, err, errlen)) ||
 	    (status = check_runner_options(o, ctx, err, errlen)) ||
@@ -576,7 +572,6 @@ void job_free(struct job *j)
 {
 	if (!j)
 		return;
-	runner_free(j->runner);
 	spawn_target_close(&j->target);
 	calendar_free(j->calendar);
 	cron_free(j->cron);

@@ -1,8 +1,10 @@
-/* job: one job of the table — what it is (schedule, command, policies, read
- * from its options once) and where it is (counters, the armed elapse, its
- * runs, a delayed action, its metrics). A single job from the command line
- * and every line of a jobs file are the same object; struct loop keeps only
- * what belongs to the whole process. */
+/* job: one job of the table — what it is (schedule, command, policies),
+ * built from its options once by job_build and not changed afterwards.
+ * Where it is (counters, the armed elapse, its runs, a delayed action, its
+ * metrics) is the loop's, in struct job_state (jobstate.h), which only the
+ * loop's modules see. A single job from the command line and every line of
+ * a jobs file are the same object; struct loop keeps only what belongs to
+ * the whole process. */
 #ifndef TFD_JOB_H
 #define TFD_JOB_H
 
@@ -43,7 +45,7 @@ struct job_context {
 	uint64_t reset_mask;
 };
 
-struct loop;
+struct job_state;
 
 struct job {
 	/* What it is */
@@ -77,22 +79,9 @@ struct job {
 	bool persist_catch_up;      /* a run was missed while tfd was down */
 	struct spawn_target target;
 
-	/* Where it is */
-	struct runner *runner;
-	uint64_t seq;               /* wake-ups so far */
-	uint64_t total;             /* expirations so far */
-	uint64_t next_k;            /* timer: grid number of the next expiration */
-	int64_t due_ns;             /* the next expiration on the schedule's clock */
-	bool running;               /* the schedule goes on */
-	bool removed;               /* dropped by a reload: only its runs remain */
-	bool pending;               /* a --random-delay action waits */
-	struct tick pending_tick;
-	int64_t pending_due;        /* monotonic */
-	int64_t for_deadline;       /* monotonic; INT64_MAX for none */
-	struct heap_node due_node;  /* in the loop's heap for the schedule's clock */
-	struct heap_node aux_node;  /* in the loop's heap of deadlines */
-	struct job_metrics metrics;
-	struct loop *loop;          /* the loop that runs it, for its runs' callbacks */
+	/* Where it is: the loop's, beside this definition (jobstate.h); NULL
+	 * until the loop takes the job into its table. */
+	struct job_state *state;
 };
 
 /* Builds a job from O. Returns 0 and *out, or the exit status (2 usage,

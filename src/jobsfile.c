@@ -378,20 +378,6 @@ static struct jobs_entry *add_entry(struct parser *ps, enum jobs_kind kind)
 	return e;
 }
 
-bool jobs_entry_same(const struct jobs_entry *a, const struct jobs_entry *b)
-{
-	size_t i;
-
-	if (a->kind != b->kind || strcmp(a->text, b->text) != 0)
-		return false;
-	if (a->env == b->env)
-		return true;
-	for (i = 0; a->env[i] && b->env[i]; i++)
-		if (strcmp(a->env[i], b->env[i]) != 0)
-			return false;
-	return !a->env[i] && !b->env[i];
-}
-
 /* Environment lines */
 
 enum env_kind { ENV_OK, ENV_NOT, ENV_BAD };

@@ -93,11 +93,6 @@ int jobs_parse_with(const struct jobs_alloc *alloc, const char *name,
 
 void jobs_free(struct jobs_file *f);
 
-/* Whether A and B are the same job for a reload: the same kind, line text
- * and environment (and so the same SHELL and CRON_TZ); line numbers may
- * differ. */
-bool jobs_entry_same(const struct jobs_entry *a, const struct jobs_entry *b);
-
 /* The default name of a job whose command is the shell string COMMAND (a
  * crontab line's command, an --exec string): the base name of its first
  * word, quotes removed, after any leading NAME=VALUE assignments ("FOO=1

@@ -1,7 +1,6 @@
 #include "loop.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -9,12 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "claims.h"
+#include "deadlines.h"
 #include "loopstate.h"
 #include "precise.h"
 #include "reload.h"
@@ -41,16 +39,8 @@ void loop_shutdown(struct loop *l, int sig)
 		l->status = 128 + sig;
 	l->phase = PHASE_SHUTDOWN;
 	runs_drop_starts(l, NULL);
-	for (size_t i = 0; i < l->njobs; i++) {
-		struct job *j = l->jobs[i];
-
-		if (j->running)
-			tick_end_schedule(l, j);
-		j->pending = false;
-		if (j->runner)
-			runner_signal_all(j->runner, sig, now);
-		tick_update_deadline(l, j);
-	}
+	for (size_t i = 0; i < l->njobs; i++)
+		tick_stop_job(l, l->jobs[i], sig, now);
 }
 
 /* Failures of the loop's own calls end tfd with status 1. */
@@ -83,14 +73,14 @@ static void stdout_lost(void *arg, int error)
 static void forward_signal(struct loop *l, int sig)
 {
 	for (size_t i = 0; i < l->njobs; i++)
-		if (l->jobs[i]->runner)
-			runner_forward(l->jobs[i]->runner, sig);
+		if (l->jobs[i]->state->runner)
+			runner_forward(l->jobs[i]->state->runner, sig);
 }
 
 static void print_settings(struct loop *l)
 {
 	for (size_t i = 0; i < l->njobs; i++)
-		if (!l->jobs[i]->removed)
+		if (!l->jobs[i]->state->removed)
 			tick_print_setting(l, l->jobs[i]);
 }
 
@@ -132,34 +122,6 @@ static void on_join_target_exit(struct loop *l, struct job *j)
 	loop_shutdown(l, SIGTERM);
 	l->status = 1;
 	l->status_final = true;
-}
-
-/* Deadlines: timeouts, graces, retries, --random-delay, --for, reload */
-
-static void arm_deadline(struct loop *l)
-{
-	int64_t d = heap_min_key(&l->aux);
-
-	if (l->reload_due < d)
-		d = l->reload_due;
-	if (claims_deadline(l) < d)
-		d = claims_deadline(l);
-	if (timer_arm(&l->deadline, d, 0, false) != 0)
-		loop_fail(l, "timerfd_settime");
-}
-
-static void on_deadline(struct loop *l)
-{
-	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
-	size_t budget = l->aux.n;
-
-	if (timer_read(&l->deadline) == TIMER_READ_ERROR)
-		loop_fail(l, "read (timerfd)");
-	timer_forget(&l->deadline);
-	for (; budget > 0 && heap_min_key(&l->aux) <= now; budget--)
-		tick_deadline_due(l, heap_top(&l->aux)->item, now);
-	if (l->reload_due <= now)
-		reload_now(l);
 }
 
 /* Setup */
@@ -211,13 +173,6 @@ static int open_signalfd(void)
 	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-/* In the foreground of a terminal, runs get it in turn (and tfd back). */
-static void find_terminal(struct loop *l)
-{
-	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
-		l->tty_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
-}
-
 void loop_drop_job(struct loop *l, size_t i)
 {
 	struct job *j = l->jobs[i];
@@ -227,9 +182,11 @@ void loop_drop_job(struct loop *l, size_t i)
 		for (size_t k = 0; k < l->pfd_cap; k++)
 			if (l->owners[k].ptr == j)
 				l->owners[k] = (struct poll_owner){ OWNER_NONE, NULL };
-	heap_remove(&l->aux, &j->aux_node);
+	heap_remove(&l->aux, &j->state->aux_node);
 	claims_job_gone(l, j);
 	runs_drop_starts(l, j);
+	runs_forget_groups(l, j);
+	job_state_free(j);
 	job_free(j);
 	memmove(&l->jobs[i], &l->jobs[i + 1], (l->njobs - i - 1) * sizeof *l->jobs);
 	l->njobs--;
@@ -258,7 +215,7 @@ static bool busy(const struct loop *l)
 	for (size_t i = 0; i < l->njobs; i++) {
 		const struct job *j = l->jobs[i];
 
-		if (j->running || j->pending || (j->runner && runner_busy(j->runner)))
+		if (j->state->running || j->state->pending || (j->state->runner && runner_busy(j->state->runner)))
 			return true;
 	}
 	return l->readers.n > 0 || l->starts.n > 0;
@@ -355,7 +312,7 @@ static void dispatch_slot(struct loop *l, const struct poll_owner *o)
 		on_signal(l);
 		break;
 	case OWNER_DEADLINES:
-		on_deadline(l);
+		deadlines_due(l);
 		break;
 	case OWNER_INOTIFY:
 		reload_on_inotify(l);
@@ -396,7 +353,7 @@ static void wait_for_events(struct loop *l)
 
 	readers_collect(&l->readers);
 	tick_arm_clocks(l);
-	arm_deadline(l);
+	deadlines_arm(l);
 	if (l->metrics_dirty)
 		tick_write_metrics(l);
 	n = build_poll_set(l);
@@ -415,19 +372,6 @@ static void wait_for_events(struct loop *l)
 	runs_serve_starts(l);
 }
 
-static size_t longest_line(const struct job_table *t)
-{
-	size_t cap = REPORT_LINE_MAX;
-
-	for (size_t i = 0; i < t->n; i++) {
-		size_t n = job_line_max(t->jobs[i]);
-
-		if (n > cap)
-			cap = n;
-	}
-	return cap;
-}
-
 /* Everything the loop holds, from a zeroed start: what is open is closed. */
 static void free_loop(struct loop *l)
 {
@@ -444,32 +388,17 @@ static void free_loop(struct loop *l)
 		heap_free(&l->clocks[i].heap);
 	}
 	events_close(&l->ev);
-	for (size_t i = 0; i < l->njobs; i++)
+	for (size_t i = 0; i < l->njobs; i++) {
+		job_state_free(l->jobs[i]);
 		job_free(l->jobs[i]);
+	}
 	free(l->jobs);
+	free(l->grouped);
 	heap_free(&l->aux);
 	pidmap_free(&l->pids);
 	free(l->pfd);
 	free(l->owners);
 	free(l);
-}
-
-/* Descriptors tfd keeps for itself beside the run pipes: its own
- * (signalfd, timerfds, inotify, the terminal) and those it opens for a
- * moment (a jobs file, --metrics, --persist, a run's input memfd). */
-#define OWN_FDS 64
-
-/* How many run pipes may be open at once under RLIMIT_NOFILE: a storm of
- * --tag-output runs waits for pipes to close rather than fail. */
-static size_t pipe_fds_max(void)
-{
-	struct rlimit lim;
-
-	if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
-	    lim.rlim_cur > SIZE_MAX)
-		return SIZE_MAX;
-	return lim.rlim_cur > 2 * OWN_FDS ? (size_t)lim.rlim_cur - OWN_FDS
-					  : (size_t)lim.rlim_cur / 2;
 }
 
 /* Sets up what every loop needs: the jobs, stdout and stderr, the poll
@@ -482,7 +411,7 @@ static struct loop *new_loop(struct loop_config *cfg)
 				    .verbose = cfg->verbose, .jobs_path = cfg->jobs_path,
 				    .replica = cfg->replica };
 
-	if (!l || events_open(&l->ev, &ec, longest_line(&cfg->table)) != 0) {
+	if (!l || events_open(&l->ev, &ec, job_table_line_max(&cfg->table)) != 0) {
 		fputs("tfd: out of memory\n", stderr);
 		free(l);
 		return NULL;
@@ -499,11 +428,17 @@ static struct loop *new_loop(struct loop_config *cfg)
 	heap_init(&l->aux);
 	pidmap_init(&l->pids);
 	l->reload_due = INT64_MAX;
-	l->pipe_fds_max = pipe_fds_max();
+	l->pipe_fds_max = runs_pipe_fds_max();
 	l->jobs = cfg->table.jobs;
 	l->njobs = cfg->table.n;
 	cfg->table = (struct job_table){ 0 };
 	stats_init(&l->stats);
+	for (size_t i = 0; i < l->njobs; i++)
+		if (job_state_attach(l->jobs[i]) != 0) {
+			fputs("tfd: out of memory\n", stderr);
+			free_loop(l);
+			return NULL;
+		}
 	/* The fixed part of the poll set is there from the start; a slot
 	 * for a pipe that finds no memory later is only left out once. */
 	l->pfd_cap = 5 + CLOCKS;
@@ -532,7 +467,7 @@ int loop_run(struct loop_config *cfg)
 		prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL);
 		if (claims_start(l) != 0)
 			loop_fail_oom(l);
-		find_terminal(l);
+		runs_find_terminal(l);
 		reload_watch(l);
 		for (size_t i = 0; i < l->njobs && l->phase == PHASE_RUNNING; i++)
 			tick_start_job(l, l->jobs[i]);

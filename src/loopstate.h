@@ -1,8 +1,9 @@
 /* loopstate: the state of one event loop, shared by the loop's own modules
  * and by no one else: loop.c (setup, the poll set, dispatch, signals and
  * shutdown), tick.c (what a job does over time), runs.c (run starts and
- * ends), reload.c (the jobs file). Output goes through events.h, timerfds
- * through timers.h, captured pipes through readers.h. */
+ * ends), reload.c (the jobs file), deadlines.c (the monotonic timer).
+ * Each job's own state is in jobstate.h. Output goes through events.h,
+ * timerfds through timers.h, captured pipes through readers.h. */
 #ifndef TFD_LOOPSTATE_H
 #define TFD_LOOPSTATE_H
 
@@ -15,6 +16,7 @@
 #include "events.h"
 #include "heap.h"
 #include "job.h"
+#include "jobstate.h"
 #include "loop.h"
 #include "pidmap.h"
 #include "readers.h"
@@ -79,6 +81,8 @@ struct loop {
 	struct loop_config *cfg;
 	struct job **jobs;        /* the table, then removed jobs with runs left */
 	size_t njobs;
+	struct job **grouped;     /* jobs whose runs left groups (runner_has_groups) */
+	size_t ngrouped, grouped_cap;
 	struct clock_timer clocks[CLOCKS];
 	struct timer deadline;    /* CLOCK_MONOTONIC, at the earliest of aux and reload_due */
 	struct heap aux;          /* jobs by their earliest deadline */

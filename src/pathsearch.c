@@ -50,11 +50,6 @@ static int resolve_path(const char *path, char *buf, size_t len, const char **wh
 	return e == ENOENT ? 127 : 126;
 }
 
-int resolve_command(const char *command, char *buf, size_t len, const char **why)
-{
-	return resolve_command_in(command, getenv("PATH"), buf, len, why);
-}
-
 int resolve_command_in(const char *command, const char *dirs, char *buf, size_t len,
 		       const char **why)
 {

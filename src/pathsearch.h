@@ -8,13 +8,10 @@
 
 #include <stddef.h>
 
-/* Looks COMMAND up as execvp(3) would (PATH search unless it has a '/').
- * Returns 0 with the path in buf, 127 when not found, 126 when found but not
- * executable (or a directory); *why gets strerror-style text. */
-int resolve_command(const char *command, char *buf, size_t len, const char **why);
-
-/* The same with the search list DIRS (a jobs file's PATH; NULL: the
- * default list). */
+/* Looks COMMAND up as execvp(3) would (a search of DIRS, a jobs file's PATH
+ * or tfd's, unless it has a '/'; NULL: the default list). Returns 0 with
+ * the path in buf, 127 when not found, 126 when found but not executable
+ * (or a directory); *why gets strerror-style text. */
 int resolve_command_in(const char *command, const char *dirs, char *buf, size_t len,
 		       const char **why);
 

@@ -47,7 +47,7 @@ static int fill_plan(struct job *const *old, size_t nold, struct job *const *fre
 		if (fresh[i]->name && !fresh[i]->name_base)
 			hash_set_add(claimed, fresh[i], i);
 	for (size_t i = 0; i < nold; i++)
-		if (!old[i]->removed && keeps_name(old[i], claimed))
+		if (!old[i]->state->removed && keeps_name(old[i], claimed))
 			hash_set_add(ix, old[i], i);
 	for (size_t i = 0; i < nfresh; i++) {
 		size_t at;
@@ -67,7 +67,7 @@ static int fill_plan(struct job *const *old, size_t nold, struct job *const *fre
 	}
 	p->nfile = p->n;
 	for (size_t i = 0; i < nold; i++) {
-		if (old[i]->removed) {
+		if (old[i]->state->removed) {
 			p->table[p->n++] = old[i];
 		} else if (!kept[i]) {
 			p->table[p->n++] = old[i];
@@ -133,6 +133,15 @@ void reload_plan_free(struct reload_plan *p)
 
 /* Applying it */
 
+/* The new jobs enter the loop's table: each gets its state. */
+static int attach_added(const struct reload_plan *p)
+{
+	for (size_t i = 0; i < p->nadded; i++)
+		if (job_state_attach(p->added[i]) != 0)
+			return -1;
+	return 0;
+}
+
 static void apply_plan(struct loop *l, struct reload_plan *p)
 {
 	for (size_t i = 0; i < p->nretire; i++)
@@ -165,7 +174,10 @@ void reload_now(struct loop *l)
 		events_reload(&l->ev, &(struct reload_counts){ 0 }, err);
 		return;
 	}
-	if (reload_plan(l->jobs, l->njobs, t.jobs, t.n, &p) != 0) {
+	if (reload_plan(l->jobs, l->njobs, t.jobs, t.n, &p) != 0 || attach_added(&p) != 0) {
+		for (size_t i = 0; i < t.n; i++)
+			job_state_free(t.jobs[i]);
+		reload_plan_free(&p);
 		job_table_free(&t);
 		events_reload(&l->ev, &(struct reload_counts){ 0 }, "reload: out of memory");
 		return;
@@ -183,7 +195,7 @@ bool reload_waits(const struct loop *l)
 	if (!l->cfg->jobs_path)
 		return false;
 	for (size_t i = 0; i < l->njobs; i++)
-		if (!l->jobs[i]->removed)
+		if (!l->jobs[i]->state->removed)
 			return false;
 	return true;
 }

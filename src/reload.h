@@ -39,7 +39,7 @@ struct reload_plan {
  * is not kept. Then names the new jobs named by default (name_base set)
  * after all the others (job_names_default): they are the only jobs it
  * changes. Reads nothing else than the jobs' identity, name, name_base,
- * removed and reboot. Returns 0, or -1 when memory ran out (then the
+ * reboot and, of the old ones, their state's removed. Returns 0, or -1 when memory ran out (then the
  * plan holds nothing, and a new job may have no name). */
 int reload_plan(struct job *const *old, size_t nold, struct job *const *fresh,
 		size_t nfresh, struct reload_plan *p);

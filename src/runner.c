@@ -68,6 +68,11 @@ size_t runner_active(const struct runner *r)
 	return n;
 }
 
+bool runner_has_groups(const struct runner *r)
+{
+	return runner_active(r) < r->nruns;
+}
+
 static struct run *find_run(struct runner *r, pid_t pid)
 {
 	for (size_t i = 0; i < r->nruns; i++)
@@ -272,8 +277,44 @@ static int prepare_io(struct runner *r, struct spawn_io *io, int out[2], int err
 	return 0;
 }
 
-static bool plan_retry(struct runner *r, const struct run *run, int64_t now,
-		       int64_t next_run);
+/* Retries */
+
+static int64_t later(int64_t now, int64_t span)
+{
+	int64_t at;
+
+	return __builtin_add_overflow(now, span, &at) ? INT64_MAX : at;
+}
+
+/* The wait before try ATTEMPT+1: the delay doubled ATTEMPT-1 times. */
+static int64_t retry_wait(const struct runner *r, unsigned attempt)
+{
+	int64_t wait = r->cfg.retry_delay_ns;
+
+	for (unsigned i = 1; i < attempt; i++)
+		if (__builtin_mul_overflow(wait, 2, &wait))
+			return INT64_MAX;
+	return wait;
+}
+
+/* A failed try is tried again when tries are left, nothing else waits,
+ * and the retry comes before the job's next scheduled run: the one after
+ * NOW, and none came while the try ran (even one --overlap skip dropped). */
+static bool plan_retry(struct runner *r, const struct run *run, int64_t now, int64_t next_run)
+{
+	int64_t due = later(now, retry_wait(r, run->attempt));
+
+	if (r->stopping || r->waiting || run->overtaken || run->attempt > r->cfg.retry ||
+	    due >= next_run)
+		return false;
+	r->retrying = true;
+	r->retry_tick = run->tick;
+	r->retry_attempt = run->attempt + 1;
+	r->retry_due = due;
+	return true;
+}
+
+/* Starting a run */
 
 /* The kernel may have these again soon: processes, memory, descriptors. */
 static bool transient_error(int error)
@@ -282,22 +323,21 @@ static bool transient_error(int error)
 }
 
 /* The try ATTEMPT of T could not start: a failed try, retried as a failed
- * run would be, and said by on_start_failed. */
+ * run would be, and returned in START. */
 static void start_failed(struct runner *r, const struct tick *t, unsigned attempt,
-			 int64_t now, const char *call, int error)
+			 int64_t now, const char *call, int error, struct run_start *start)
 {
 	struct run tried = { .attempt = attempt, .tick = *t };
-	struct start_failure f = { t->seq, attempt, call, error, false };
 
-	f.retried = plan_retry(r, &tried, now, r->next_run);
-	if (r->cfg.on_start_failed)
-		r->cfg.on_start_failed(r->cfg.on_start_arg, &f);
+	start->kind = RUN_START_FAILED;
+	start->failure = (struct start_failure){ t->seq, attempt, call, error, false };
+	start->failure.retried = plan_retry(r, &tried, now, r->next_run);
 }
 
 /* Returns 0 when the run started or its start failed for want of a
- * resource (reported, see start_failed), -1 with *what when not. */
+ * resource (both in START), -1 with *what when not. */
 static int start_run(struct runner *r, const struct tick *t, unsigned attempt,
-		     int64_t now, const char **what)
+		     int64_t now, struct run_start *start, const char **what)
 {
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 };
 	struct spawn_io io;
@@ -327,7 +367,7 @@ static int start_run(struct runner *r, const struct tick *t, unsigned attempt,
 
 			/* Not tfd's failure: the caller hears of none. */
 			*what = NULL;
-			start_failed(r, t, attempt, now, call, saved);
+			start_failed(r, t, attempt, now, call, saved, start);
 			return 0;
 		}
 		errno = saved;
@@ -343,17 +383,9 @@ static int start_run(struct runner *r, const struct tick *t, unsigned attempt,
 	};
 	if (r->cfg.timeout_ns && __builtin_add_overflow(now, r->cfg.timeout_ns, &run->deadline))
 		run->deadline = INT64_MAX;
-	if (r->cfg.on_start)
-		r->cfg.on_start(r->cfg.on_start_arg,
-				&(struct run_started){ pid, t->seq, out[0], err[0] });
+	start->kind = RUN_START_RUN;
+	start->run = (struct run_started){ pid, t->seq, out[0], err[0] };
 	return 0;
-}
-
-static int64_t later(int64_t now, int64_t span)
-{
-	int64_t at;
-
-	return __builtin_add_overflow(now, span, &at) ? INT64_MAX : at;
 }
 
 /* A run leads its own process group, so the group gets the signal and
@@ -373,8 +405,9 @@ static void signal_run(struct run *run, int sig, int64_t now)
 }
 
 enum tick_action runner_tick(struct runner *r, const struct tick *t, int64_t now,
-			int64_t next_run, const char **what)
+			int64_t next_run, struct run_start *start, const char **what)
 {
+	start->kind = RUN_START_NONE;
 	r->next_run = next_run;
 	/* A scheduled run takes over from a retry still waiting, and from
 	 * the tries going now: a retry of theirs would start after it. */
@@ -382,7 +415,7 @@ enum tick_action runner_tick(struct runner *r, const struct tick *t, int64_t now
 	for (size_t i = 0; i < r->nruns; i++)
 		r->runs[i].overtaken = true;
 	if (runner_active(r) == 0 || r->cfg.overlap == OVERLAP_PARALLEL)
-		return start_run(r, t, 1, now, what) == 0 ? TICK_RUN : TICK_ACTION_NONE;
+		return start_run(r, t, 1, now, start, what) == 0 ? TICK_RUN : TICK_ACTION_NONE;
 	switch (r->cfg.overlap) {
 	case OVERLAP_QUEUE:
 		r->waiting = true;
@@ -443,48 +476,23 @@ static void prune_groups(struct runner *r)
 	}
 }
 
-/* The wait before try ATTEMPT+1: the delay doubled ATTEMPT-1 times. */
-static int64_t retry_wait(const struct runner *r, unsigned attempt)
-{
-	int64_t wait = r->cfg.retry_delay_ns;
-
-	for (unsigned i = 1; i < attempt; i++)
-		if (__builtin_mul_overflow(wait, 2, &wait))
-			return INT64_MAX;
-	return wait;
-}
-
-/* A failed try is tried again when tries are left, nothing else waits,
- * and the retry comes before the job's next scheduled run: the one after
- * NOW, and none came while the try ran (even one --overlap skip dropped). */
-static bool plan_retry(struct runner *r, const struct run *run, int64_t now, int64_t next_run)
-{
-	int64_t due = later(now, retry_wait(r, run->attempt));
-
-	if (r->stopping || r->waiting || run->overtaken || run->attempt > r->cfg.retry ||
-	    due >= next_run)
-		return false;
-	r->retrying = true;
-	r->retry_tick = run->tick;
-	r->retry_attempt = run->attempt + 1;
-	r->retry_due = due;
-	return true;
-}
-
-static void start_waiting(struct runner *r, int64_t now, const char **failed)
+static void start_waiting(struct runner *r, int64_t now, struct run_start *start,
+			  const char **failed)
 {
 	if (!r->waiting || runner_active(r) != 0 || r->stopping)
 		return;
 	r->waiting = false;
-	if (start_run(r, &r->waiting_tick, 1, now, failed) != 0 && !*failed)
+	if (start_run(r, &r->waiting_tick, 1, now, start, failed) != 0 && !*failed)
 		*failed = "spawn";
 }
 
 enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
-			  int64_t next_run, struct run_end *end, const char **failed)
+			  int64_t next_run, struct run_end *end, struct run_start *start,
+			  const char **failed)
 {
 	struct run *run = find_run(r, pid);
 
+	start->kind = RUN_START_NONE;
 	*failed = NULL;
 	r->next_run = next_run;
 	if (run && WIFSTOPPED(wstatus)) {
@@ -502,7 +510,7 @@ enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
 			r->waiting = false;
 	}
 	prune_groups(r);
-	start_waiting(r, now, failed);
+	start_waiting(r, now, start, failed);
 	return run ? REAPED_RUN : REAPED_NOT_OURS;
 }
 
@@ -526,8 +534,10 @@ void runner_forward(struct runner *r, int sig)
 		kill(-r->runs[i].pid, sig);
 }
 
-void runner_expire(struct runner *r, int64_t now, const char **failed)
+void runner_expire(struct runner *r, int64_t now, struct run_start *start,
+		   const char **failed)
 {
+	start->kind = RUN_START_NONE;
 	*failed = NULL;
 	for (size_t i = 0; i < r->nruns; i++) {
 		struct run *run = &r->runs[i];
@@ -545,7 +555,8 @@ void runner_expire(struct runner *r, int64_t now, const char **failed)
 	prune_groups(r);
 	if (r->retrying && r->retry_due <= now && !r->stopping) {
 		r->retrying = false;
-		if (start_run(r, &r->retry_tick, r->retry_attempt, now, failed) != 0 && !*failed)
+		if (start_run(r, &r->retry_tick, r->retry_attempt, now, start, failed) != 0 &&
+		    !*failed)
 			*failed = "spawn";
 	}
 }

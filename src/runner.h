@@ -3,7 +3,7 @@
  * TFD_* environment. It keeps no clock and no descriptor of its own but the
  * ones it hands out: the loop passes monotonic "now" in, arms one timerfd for
  * the earliest runner_deadline() of all jobs, and polls the output pipes
- * that on_start gives it. */
+ * of the runs each call returns as started. It calls nobody back. */
 #ifndef TFD_RUNNER_H
 #define TFD_RUNNER_H
 
@@ -39,6 +39,17 @@ struct start_failure {
 	bool retried;                   /* a retry is planned (--retry) */
 };
 
+/* What one call of the runner started: at most one run, or one start
+ * that failed for want of a resource. The caller takes it from there
+ * (the pid to reap, the pipes to read, the error to print). */
+enum run_start_kind { RUN_START_NONE, RUN_START_RUN, RUN_START_FAILED };
+
+struct run_start {
+	enum run_start_kind kind;
+	struct run_started run;         /* RUN_START_RUN */
+	struct start_failure failure;   /* RUN_START_FAILED */
+};
+
 struct runner_config {
 	const char *path;               /* resolved executable */
 	char *const *argv;
@@ -54,9 +65,6 @@ struct runner_config {
 	bool exit_on_error;             /* a failure drops a queued run */
 	int tty_fd;                     /* -1, or the terminal a run is given */
 	const struct spawn_target *target;
-	void (*on_start)(void *arg, const struct run_started *s);
-	void (*on_start_failed)(void *arg, const struct start_failure *f);
-	void *on_start_arg;             /* for on_start and on_start_failed */
 };
 
 struct runner;
@@ -83,9 +91,9 @@ void runner_free(struct runner *r);
  * Returns the action (TICK_RUN, _SKIP, _QUEUE, _KILL), or TICK_ACTION_NONE when the
  * run could not be started for a reason that is tfd's (then *what names
  * the failing call); a start that the kernel refused for want of
- * processes or descriptors went to on_start_failed, and is "run". */
+ * processes or descriptors is "run", its failure in *START. */
 enum tick_action runner_tick(struct runner *r, const struct tick *t, int64_t now,
-			int64_t next_run, const char **what);
+			int64_t next_run, struct run_start *start, const char **what);
 
 /* What a reaped pid meant to this runner. */
 enum reaped {
@@ -98,9 +106,10 @@ enum reaped {
 /* A child changed state (waitpid with WUNTRACED). NEXT_RUN is the
  * monotonic time of the job's next scheduled run (INT64_MAX for none): a
  * retry is only planned before it. A queued or waiting run may have been
- * started (its failure is in *failed). */
+ * started (in *START; a failure of tfd's names its call in *failed). */
 enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
-			  int64_t next_run, struct run_end *end, const char **failed);
+			  int64_t next_run, struct run_end *end, struct run_start *start,
+			  const char **failed);
 
 /* Sends SIG to every run's process group. With grace, SIGKILL follows
  * RUNNER_KILL_GRACE_NS later and queued runs and retries are dropped
@@ -115,8 +124,10 @@ void runner_forward(struct runner *r, int sig);
 void runner_drop_waiting(struct runner *r);
 
 /* Acts on timeouts, grace periods and retries due at NOW; a retry that
- * could not start names its call in *failed. */
-void runner_expire(struct runner *r, int64_t now, const char **failed);
+ * started is in *START, one that could not start (tfd's failure) names its
+ * call in *failed. */
+void runner_expire(struct runner *r, int64_t now, struct run_start *start,
+		   const char **failed);
 
 /* The earliest deadline of any run or retry, or INT64_MAX. */
 int64_t runner_deadline(const struct runner *r);
@@ -124,6 +135,10 @@ int64_t runner_deadline(const struct runner *r);
 /* Runs still going, a retry or queued run waiting, or groups left behind
  * that still have members: tfd waits for them before it exits. */
 bool runner_busy(const struct runner *r);
+
+/* Groups whose leader was reaped but that may still have members: a
+ * reaped pid that is no run's leader may be one of theirs. */
+bool runner_has_groups(const struct runner *r);
 
 /* Runs going now (leaders not yet reaped). */
 size_t runner_active(const struct runner *r);

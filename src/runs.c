@@ -1,9 +1,12 @@
 #include "runs.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -17,6 +20,12 @@ static int run_status(const struct run_end *e)
 	return e->signal ? 128 + e->signal : e->status;
 }
 
+void runs_find_terminal(struct loop *l)
+{
+	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
+		l->tty_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+}
+
 void runs_take_terminal(struct loop *l)
 {
 	if (l->tty_fd >= 0 && l->tty_owner) {
@@ -26,6 +35,24 @@ void runs_take_terminal(struct loop *l)
 }
 
 /* The start queue */
+
+/* Descriptors tfd keeps for itself beside the run pipes: its own
+ * (signalfd, timerfds, inotify, the terminal) and those it opens for a
+ * moment (a jobs file, --metrics, --persist, a run's input memfd). */
+#define OWN_FDS 64
+
+/* How many run pipes may be open at once under RLIMIT_NOFILE: a storm of
+ * --tag-output runs waits for pipes to close rather than fail. */
+size_t runs_pipe_fds_max(void)
+{
+	struct rlimit lim;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
+	    lim.rlim_cur > SIZE_MAX)
+		return SIZE_MAX;
+	return lim.rlim_cur > 2 * OWN_FDS ? (size_t)lim.rlim_cur - OWN_FDS
+					  : (size_t)lim.rlim_cur / 2;
+}
 
 bool runs_queue_full(const struct loop *l)
 {
@@ -82,26 +109,21 @@ void runs_drop_starts(struct loop *l, const struct job *j)
 	sq->n = kept;
 }
 
-void runs_started(void *arg, const struct run_started *s)
+static void run_started(struct loop *l, struct job *j, const struct run_started *s)
 {
-	struct job *j = arg;
-	struct loop *l = j->loop;
-
 	if (pidmap_put(&l->pids, s->pid, j) != 0)
 		loop_fail_oom(l);
 	if (l->tty_fd >= 0)
 		l->tty_owner = s->pid;
-	j->metrics.last_start_ns = clock_now_ns(CLOCK_REALTIME);
+	j->state->metrics.last_start_ns = clock_now_ns(CLOCK_REALTIME);
 	l->metrics_dirty = true;
 	if (s->out_fd >= 0 &&
 	    readers_add_run(&l->readers, j, j->name, s->pid, s->seq, s->out_fd, s->err_fd) != 0)
 		loop_fail_oom(l);
 }
 
-void runs_start_failed(void *arg, const struct start_failure *f)
+static void start_failed(struct loop *l, struct job *j, const struct start_failure *f)
 {
-	struct job *j = arg;
-	struct loop *l = j->loop;
 	char message[512];
 
 	snprintf(message, sizeof message, "%s: %s: %s; run %" PRIu64 " (try %u) did not start%s",
@@ -110,12 +132,20 @@ void runs_start_failed(void *arg, const struct start_failure *f)
 	events_error(&l->ev, j->name, f->call, message);
 	if (f->retried)
 		return;
-	j->metrics.runs_failure++;
+	j->state->metrics.runs_failure++;
 	l->metrics_dirty = true;
 	if (l->cfg->exit_on_error && l->phase == PHASE_RUNNING) {
 		loop_set_status(l, 1);
 		loop_shutdown(l, SIGTERM);
 	}
+}
+
+void runs_note_start(struct loop *l, struct job *j, const struct run_start *s)
+{
+	if (s->kind == RUN_START_RUN)
+		run_started(l, j, &s->run);
+	else if (s->kind == RUN_START_FAILED)
+		start_failed(l, j, &s->failure);
 }
 
 void runs_count_end(struct job_metrics *m, const struct run_end *e, int64_t wall_now)
@@ -140,7 +170,7 @@ void runs_count_end(struct job_metrics *m, const struct run_end *e, int64_t wall
 void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
 {
 	events_run_end(&l->ev, j->name, e);
-	runs_count_end(&j->metrics, e, clock_now_ns(CLOCK_REALTIME));
+	runs_count_end(&j->state->metrics, e, clock_now_ns(CLOCK_REALTIME));
 	l->metrics_dirty = true;
 	claims_run_ended(l, j, e);
 	if (l->phase == PHASE_SHUTDOWN || l->status_final)
@@ -193,20 +223,55 @@ static void leader_ended(struct loop *l, struct job *j, const struct run_end *e)
 		loop_shutdown(l, e->signal);
 }
 
+/* A run's leader was reaped and its group may live on: J joins the jobs
+ * that a reaped pid of no run's leader is told to. */
+static void note_groups(struct loop *l, struct job *j)
+{
+	if (j->state->grouped || !runner_has_groups(j->state->runner))
+		return;
+	if (l->ngrouped == l->grouped_cap) {
+		size_t cap = l->grouped_cap ? l->grouped_cap * 2 : 16;
+		struct job **g = realloc(l->grouped, cap * sizeof *g);
+
+		if (!g) {
+			loop_fail_oom(l);
+			return;
+		}
+		l->grouped = g;
+		l->grouped_cap = cap;
+	}
+	l->grouped[l->ngrouped++] = j;
+	j->state->grouped = true;
+}
+
+void runs_forget_groups(struct loop *l, struct job *j)
+{
+	for (size_t i = 0; j->state->grouped && i < l->ngrouped; i++)
+		if (l->grouped[i] == j) {
+			l->grouped[i] = l->grouped[--l->ngrouped];
+			j->state->grouped = false;
+		}
+}
+
 /* Not a run's leader: a member of some run's process group, or an
- * orphan. The runners that wait for groups hear of it. */
+ * orphan. Only the runners that keep groups hear of it, not every job;
+ * those whose groups are all gone leave the list. */
 static void reap_unknown(struct loop *l, pid_t pid, int wstatus)
 {
-	for (size_t i = 0; i < l->njobs; i++) {
-		struct job *j = l->jobs[i];
+	for (size_t i = 0; i < l->ngrouped;) {
+		struct job *j = l->grouped[i];
 		struct run_end end;
+		struct run_start start;
 		const char *failed = NULL;
 
-		if (!j->runner || !runner_busy(j->runner))
-			continue;
-		runner_reaped(j->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
-			      INT64_MAX, &end, &failed);
+		runner_reaped(j->state->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
+			      INT64_MAX, &end, &start, &failed);
+		runs_note_start(l, j, &start);
 		tick_update_deadline(l, j);
+		if (runner_has_groups(j->state->runner))
+			i++;
+		else
+			runs_forget_groups(l, j);
 	}
 }
 
@@ -214,23 +279,20 @@ void runs_drop_finished_removed(struct loop *l)
 {
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
 
-	for (size_t i = 0; i < l->njobs;) {
-		struct job *j = l->jobs[i];
+	/* Removed jobs are the table's tail (reload_plan puts them there):
+	 * only they are visited, not every job at every reap. */
+	for (size_t i = l->njobs; i > 0 && l->jobs[i - 1]->state->removed; i--) {
+		struct job *j = l->jobs[i - 1];
 
-		if (!j->removed) {
-			i++;
-			continue;
-		}
 		/* A removed job's schedule has ended: the groups its runs
 		 * leave behind are ended, as at the end of every schedule. */
-		if (j->runner) {
-			runner_finish_groups(j->runner, now);
+		if (j->state->runner) {
+			runner_finish_groups(j->state->runner, now);
 			tick_update_deadline(l, j);
 		}
-		if (!(j->runner && runner_busy(j->runner)) && !readers_pending_for(&l->readers, j))
-			loop_drop_job(l, i);
-		else
-			i++;
+		if (!(j->state->runner && runner_busy(j->state->runner)) &&
+		    !readers_pending_for(&l->readers, j))
+			loop_drop_job(l, i - 1);
 	}
 }
 
@@ -242,6 +304,7 @@ void runs_reap(struct loop *l)
 	while ((pid = waitpid(-1, &wstatus, WNOHANG | WUNTRACED)) > 0) {
 		struct job *j = pidmap_get(&l->pids, pid);
 		struct run_end end = { 0 };
+		struct run_start start;
 		const char *failed = NULL;
 		enum reaped what;
 
@@ -250,8 +313,10 @@ void runs_reap(struct loop *l)
 				reap_unknown(l, pid, wstatus);
 			continue;
 		}
-		what = runner_reaped(j->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
-				     tick_next_run_mono(j), &end, &failed);
+		what = runner_reaped(j->state->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
+				     tick_next_run_mono(j), &end, &start, &failed);
+		runs_note_start(l, j, &start);
+		note_groups(l, j);
 		if (what == REAPED_RUN)
 			leader_ended(l, j, &end);
 		else if (what == REAPED_STOPPED)
@@ -270,12 +335,12 @@ void runs_finish_groups(struct loop *l)
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
 
 	for (size_t i = 0; i < l->njobs; i++)
-		if (l->jobs[i]->running || l->jobs[i]->pending)
+		if (l->jobs[i]->state->running || l->jobs[i]->state->pending)
 			return;
 	for (size_t i = 0; i < l->njobs; i++) {
-		if (!l->jobs[i]->runner)
+		if (!l->jobs[i]->state->runner)
 			continue;
-		runner_finish_groups(l->jobs[i]->runner, now);
+		runner_finish_groups(l->jobs[i]->state->runner, now);
 		tick_update_deadline(l, l->jobs[i]);
 	}
 }

@@ -14,6 +14,11 @@
 void runs_queue_start(struct loop *l, struct job *j, const struct tick *t);
 bool runs_queue_full(const struct loop *l);
 
+/* How many run pipes may be open at once under RLIMIT_NOFILE (struct
+ * loop's pipe_fds_max): a storm of --tag-output runs waits for pipes to
+ * close rather than fail. */
+size_t runs_pipe_fds_max(void);
+
 /* True when the next queued start can be served now: the loop then polls
  * without waiting. A --tag-output run waits while the pipes of other runs
  * hold as many descriptors as tfd may open. */
@@ -25,12 +30,14 @@ void runs_serve_starts(struct loop *l);
 /* Forgets the queued starts of J (NULL: of every job). */
 void runs_drop_starts(struct loop *l, const struct job *j);
 
-/* The runner's on_start: ARG is the job. */
-void runs_started(void *arg, const struct run_started *s);
+/* What a call of J's runner started (runner.h): a run's pid goes in the
+ * pid map, its pipes to the readers, the terminal to its group; a failed
+ * start is an "error" event naming the job and the call and, without a
+ * retry to come, a failed run (metrics, -E). */
+void runs_note_start(struct loop *l, struct job *j, const struct run_start *s);
 
-/* The runner's on_start_failed: an "error" event naming the job and the
- * call; without a retry to come, a failed run (metrics, -E). */
-void runs_start_failed(void *arg, const struct start_failure *f);
+/* J leaves the table: it is no longer told of reaped group members. */
+void runs_forget_groups(struct loop *l, struct job *j);
 
 /* SIGCHLD: reaps every child that changed state. */
 void runs_reap(struct loop *l);
@@ -40,6 +47,10 @@ void runs_finish(struct loop *l, struct job *j, const struct run_end *e);
 
 /* A line of a run's output found no memory: tfd ends (status 1). */
 void runs_check_readers_oom(struct loop *l);
+
+/* In the foreground of a terminal, runs get it in turn (and tfd back):
+ * the loop's tty_fd, or -1 elsewhere. */
+void runs_find_terminal(struct loop *l);
 
 /* tfd takes the terminal back from the run holding it. */
 void runs_take_terminal(struct loop *l);

@@ -40,13 +40,41 @@ int schedule_nth(const struct schedule *s, uint64_t k, int64_t *at_ns);
  * "was a run missed while tfd was not running?" */
 bool schedule_missed(const struct schedule *s, int64_t since_ns, int64_t now_ns);
 
-/* For calendar and cron after a wake-up: how many elapses lie in
- * (ARMED_NS, NOW_NS] beyond the armed one (missed while suspended), capped at
- * CAP, and the newest of them (ARMED_NS when none). */
-uint64_t schedule_count_missed(const struct schedule *s, int64_t armed_ns,
-			       int64_t now_ns, uint64_t cap, int64_t *newest_ns);
-
 /* True when the schedule ever expires more than once. */
 bool schedule_repeats(const struct schedule *s);
+
+/* A walk over a schedule's expirations within --count and an end instant:
+ * the one place that says which expiration follows which, for the dry run
+ * and for the loop alike. */
+struct schedule_walk {
+	const struct schedule *s;
+	uint64_t count;     /* no expiration after this many passed; 0 = no limit */
+	int64_t end_ns;     /* none after this instant; INT64_MAX = no end */
+	uint64_t passed;    /* expirations passed so far */
+	uint64_t k;         /* timer: grid number of AT (from 1) */
+	int64_t at_ns;      /* the next expiration, on the schedule's clock */
+};
+
+/* A walk over S that has passed nothing yet. */
+void schedule_walk_init(struct schedule_walk *w, const struct schedule *s, uint64_t count,
+			int64_t end_ns);
+
+/* Sets AT to the first expiration: a timer's first as given (in the past
+ * too, as the kernel fires it), else the first strictly after NOW_NS.
+ * Returns 0, or -1 when the walk has none. */
+int schedule_walk_first(struct schedule_walk *w, int64_t now_ns);
+
+/* Sets AT to the first expiration strictly after AFTER_NS (a timer: the
+ * grid point after it, or its first when AFTER_NS is before that), as after
+ * the clock was set. Returns 0, or -1 when the walk has none. */
+int schedule_walk_after(struct schedule_walk *w, int64_t after_ns);
+
+/* A wake-up at NOW_NS passes AT and every expiration missed up to NOW_NS
+ * (for calendar and cron at most CAP beyond AT), then moves AT to the next
+ * one. Returns how many passed; *NEWEST_NS is the newest of them
+ * (INT64_MAX when a timer's lies past the end of time), *MORE false when
+ * the walk is over (--count reached, no expiration, or past the end). */
+uint64_t schedule_walk_pass(struct schedule_walk *w, int64_t now_ns, uint64_t cap,
+			    int64_t *newest_ns, bool *more);
 
 #endif

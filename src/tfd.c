@@ -297,9 +297,7 @@ static int build_setup(struct setup *st, const struct options *o)
 struct dry_job {
 	struct job *job;
 	size_t index;         /* file order, for equal instants */
-	uint64_t k;           /* expirations shown */
-	int64_t at;           /* the next one on the job's clock */
-	int64_t end;          /* --for's end on that clock */
+	struct schedule_walk walk;  /* WALK.passed: expirations shown */
 	struct heap_node node;
 };
 
@@ -315,42 +313,35 @@ static int to_wall(const struct setup *st, const struct job *j, int64_t at, int6
 	return 0;
 }
 
+/* The job's walk within --count and --for (which ends on the job's clock
+ * --for after it was built), at its first expiration. */
 static int dry_first(const struct setup *st, struct dry_job *d)
 {
-	const struct schedule *s = &d->job->schedule;
+	const struct job *j = d->job;
+	int64_t end = INT64_MAX;
 
-	d->end = INT64_MAX;
-	if (d->job->for_ns && __builtin_add_overflow(d->job->clock_now_ns, d->job->for_ns, &d->end))
-		d->end = INT64_MAX;
-	if (d->job->reboot)
+	if (j->for_ns && __builtin_add_overflow(j->clock_now_ns, j->for_ns, &end))
+		end = INT64_MAX;
+	schedule_walk_init(&d->walk, &j->schedule, j->count, end);
+	if (j->reboot)
 		return -1;
-	return s->kind == SCHEDULE_TIMER ? schedule_nth(s, 1, &d->at)
-					 : schedule_next(s, st->ctx.wall_now_ns, &d->at);
-}
-
-static int dry_next(const struct dry_job *d, int64_t *next)
-{
-	const struct schedule *s = &d->job->schedule;
-
-	if (d->job->count && d->k >= d->job->count)
-		return -1;
-	if (s->kind == SCHEDULE_TIMER ? schedule_nth(s, d->k + 1, next) : schedule_next(s, d->at, next))
-		return -1;
-	return *next <= d->end ? 0 : -1;
+	return schedule_walk_first(&d->walk, st->ctx.wall_now_ns);
 }
 
 static size_t dry_line(const struct setup *st, const struct options *o, const struct dry_job *d,
-		       int64_t wall, bool more, int64_t next, char *line, size_t cap)
+		       int64_t wall, int64_t at, bool more, char *line, size_t cap)
 {
 	const struct job *j = d->job;
+	uint64_t k = d->walk.passed;
+	int64_t next = d->walk.at_ns;
 	struct tick t = {
-		.seq = d->k, .expirations = 1, .total = d->k, .wall_ns = wall,
+		.seq = k, .expirations = 1, .total = k, .wall_ns = wall,
 		.job = j->name, .local = st->local,
 		.interval_ns = j->schedule.kind == SCHEDULE_TIMER ? j->schedule.interval_ns : 0,
 	};
 
 	t.elapsed_ns = wall - st->ctx.wall_now_ns;
-	t.next_in_ns = more && next > d->at ? next - d->at : 0;
+	t.next_in_ns = more && next > at ? next - at : 0;
 	if (o->json)
 		return json_tick(line, cap, &t);
 	if (!st->dry_format)
@@ -367,9 +358,9 @@ static int dry_fill(struct setup *st, struct dry_job *djobs, struct heap *h)
 
 		*d = (struct dry_job){ .job = st->table.jobs[i], .index = i,
 				       .node = { .index = HEAP_ABSENT, .order = i, .item = d } };
-		if (dry_first(st, d) != 0 || d->at > d->end)
+		if (dry_first(st, d) != 0)
 			continue;
-		if (to_wall(st, d->job, d->at, &wall) != 0)
+		if (to_wall(st, d->job, d->walk.at_ns, &wall) != 0)
 			return usage_error(st, "%s: its first expiration maps past 2262-04-11",
 					   d->job->name);
 		/* Equal instants come out in file order: the node's order. */
@@ -384,15 +375,12 @@ static int dry_fill(struct setup *st, struct dry_job *djobs, struct heap *h)
 static int dry_run(struct setup *st, const struct options *o)
 {
 	struct dry_job *djobs = calloc(st->table.n + 1, sizeof *djobs);
-	size_t cap = REPORT_LINE_MAX;
+	size_t cap = job_table_line_max(&st->table);
 	struct heap h;
 	char *line;
 	int status;
 
 	heap_init(&h);
-	for (size_t i = 0; i < st->table.n; i++)
-		if (job_line_max(st->table.jobs[i]) > cap)
-			cap = job_line_max(st->table.jobs[i]);
 	if (st->dry_format && format_line_max(st->dry_format, 256) > cap)
 		cap = format_line_max(st->dry_format, 256) + REPORT_LINE_MAX;
 	line = malloc(cap);
@@ -405,18 +393,17 @@ static int dry_run(struct setup *st, const struct options *o)
 	status = dry_fill(st, djobs, &h);
 	for (uint64_t shown = 0; status == 0 && shown < st->dry_run && h.n > 0 && !ferror(stdout); shown++) {
 		struct dry_job *d = heap_top(&h)->item;
-		int64_t wall = d->node.key, next = 0, next_wall;
+		int64_t wall = d->node.key, at = d->walk.at_ns, newest, next_wall;
 		bool more;
 
-		d->k++;
-		more = dry_next(d, &next) == 0;
-		fwrite(line, 1, dry_line(st, o, d, wall, more, next, line, cap), stdout);
+		/* Each expiration is passed at its own instant: none is missed. */
+		schedule_walk_pass(&d->walk, at, 1, &newest, &more);
+		fwrite(line, 1, dry_line(st, o, d, wall, at, more, line, cap), stdout);
 		if (!more) {
 			heap_remove(&h, &d->node);
 			continue;
 		}
-		d->at = next;
-		if (to_wall(st, d->job, next, &next_wall) != 0) {
+		if (to_wall(st, d->job, d->walk.at_ns, &next_wall) != 0) {
 			status = usage_error(st, "%s: an expiration maps past 2262-04-11", d->job->name);
 			break;
 		}

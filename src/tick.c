@@ -83,12 +83,12 @@ void tick_arm_clocks(struct loop *l)
 
 static int64_t job_deadline(const struct job *j)
 {
-	int64_t d = j->runner ? runner_deadline(j->runner) : INT64_MAX;
+	int64_t d = j->state->runner ? runner_deadline(j->state->runner) : INT64_MAX;
 
-	if (j->pending && j->pending_due < d)
-		d = j->pending_due;
-	if (j->running && j->for_deadline < d)
-		d = j->for_deadline;
+	if (j->state->pending && j->state->pending_due < d)
+		d = j->state->pending_due;
+	if (j->state->running && j->state->for_deadline < d)
+		d = j->state->for_deadline;
 	return d;
 }
 
@@ -97,8 +97,8 @@ void tick_update_deadline(struct loop *l, struct job *j)
 	int64_t d = job_deadline(j);
 
 	if (d == INT64_MAX)
-		heap_remove(&l->aux, &j->aux_node);
-	else if (heap_set(&l->aux, &j->aux_node, d) != 0)
+		heap_remove(&l->aux, &j->state->aux_node);
+	else if (heap_set(&l->aux, &j->state->aux_node, d) != 0)
 		loop_fail_oom(l);
 }
 
@@ -108,9 +108,9 @@ void tick_end_schedule(struct loop *l, struct job *j)
 {
 	struct clock_timer *ct = job_clock(l, j);
 
-	j->running = false;
+	j->state->running = false;
 	if (ct)
-		heap_remove(&ct->heap, &j->due_node);
+		heap_remove(&ct->heap, &j->state->due_node);
 	tick_update_deadline(l, j);
 	l->metrics_dirty = true;
 }
@@ -118,108 +118,42 @@ void tick_end_schedule(struct loop *l, struct job *j)
 void tick_end_all_schedules(struct loop *l)
 {
 	for (size_t i = 0; i < l->njobs; i++)
-		if (l->jobs[i]->running)
+		if (l->jobs[i]->state->running)
 			tick_end_schedule(l, l->jobs[i]);
 }
 
-/* Puts J's next expiration AT in its clock's heap. */
-static void set_due(struct loop *l, struct job *j, int64_t at)
+/* Puts J's next expiration (its walk's) in its clock's heap, or ends the
+ * schedule when the walk has none: WALKED is the walk's answer. */
+static void set_due(struct loop *l, struct job *j, int walked)
 {
 	struct clock_timer *ct = job_clock(l, j);
 
-	j->due_ns = at;
-	if (!ct || heap_set(&ct->heap, &j->due_node, at) != 0)
+	if (walked != 0) {
+		tick_end_schedule(l, j);
+		return;
+	}
+	if (!ct || heap_set(&ct->heap, &j->state->due_node, j->state->walk.at_ns) != 0)
 		loop_fail_oom(l);
 }
 
-/* The first expiration strictly after AFTER_NS (a wall-clock schedule) or
- * the grid point after it (a timer); ends the schedule when there is none. */
-static void schedule_after(struct loop *l, struct job *j, int64_t after_ns)
-{
-	const struct schedule *s = &j->schedule;
-	int64_t next;
-
-	if (s->kind == SCHEDULE_TIMER) {
-		if (after_ns < s->first_ns || s->interval_ns == 0) {
-			j->next_k = 1;
-			set_due(l, j, s->first_ns);
-			return;
-		}
-		/* Back onto the grid after a clock change: no drift. */
-		j->next_k = (uint64_t)((after_ns - s->first_ns) / s->interval_ns) + 2;
-		if (schedule_nth(s, j->next_k, &next) != 0) {
-			tick_end_schedule(l, j);
-			return;
-		}
-		set_due(l, j, next);
-		return;
-	}
-	if (schedule_next(s, after_ns, &next) != 0) {
-		tick_end_schedule(l, j);
-		return;
-	}
-	set_due(l, j, next);
-}
-
 /* The first expiration as the user gave it: an --at in the past fires at
- * once with every missed interval counted, as the kernel does. */
+ * once with every missed interval counted, as the kernel does. --for ends
+ * the schedule by its deadline (monotonic), not by the walk. */
 static void schedule_first(struct loop *l, struct job *j)
 {
-	const struct schedule *s = &j->schedule;
-
-	j->running = true;
-	if (s->kind != SCHEDULE_TIMER) {
-		schedule_after(l, j, clock_now_ns(j->read_clock));
-		return;
-	}
-	j->next_k = 1;
-	set_due(l, j, s->first_ns);
-}
-
-/* How many expirations lie in the wake-up at NOW (the due one and every
- * one missed since), and the scheduled time of the newest. */
-static uint64_t count_expirations(struct job *j, int64_t now, int64_t *newest)
-{
-	const struct schedule *s = &j->schedule;
-	uint64_t n = 1;
-
-	*newest = j->due_ns;
-	if (s->kind != SCHEDULE_TIMER)
-		return n + schedule_count_missed(s, j->due_ns, now, MISSED_ELAPSES_CAP, newest);
-	if (s->interval_ns > 0 && now > j->due_ns) {
-		n += (uint64_t)((now - j->due_ns) / s->interval_ns);
-		if (schedule_nth(s, j->next_k + n - 1, newest) != 0)
-			*newest = INT64_MAX;
-	}
-	j->next_k += n;
-	return n;
-}
-
-/* After a wake-up: the next expiration, or the end of the schedule. */
-static void continue_schedule(struct loop *l, struct job *j, int64_t newest)
-{
-	const struct schedule *s = &j->schedule;
-	int64_t next;
-
-	if (j->count && j->total >= j->count)
-		tick_end_schedule(l, j);
-	else if (s->kind != SCHEDULE_TIMER)
-		schedule_after(l, j, newest);
-	else if (s->interval_ns == 0 || schedule_nth(s, j->next_k, &next) != 0)
-		tick_end_schedule(l, j);
-	else
-		set_due(l, j, next);
+	j->state->running = true;
+	set_due(l, j, schedule_walk_first(&j->state->walk, clock_now_ns(j->read_clock)));
 }
 
 int64_t tick_next_run_mono(const struct job *j)
 {
 	int64_t now_clock, mono, left;
 
-	if (!j->running)
+	if (!j->state->running)
 		return INT64_MAX;
 	now_clock = clock_now_ns(j->read_clock);
 	mono = clock_now_ns(CLOCK_MONOTONIC);
-	if (__builtin_sub_overflow(j->due_ns, now_clock, &left))
+	if (__builtin_sub_overflow(j->state->walk.at_ns, now_clock, &left))
 		return INT64_MAX;
 	return saturating_add(mono, left);
 }
@@ -229,11 +163,11 @@ static int64_t next_run_wall(const struct job *j)
 {
 	int64_t left;
 
-	if (!j->running)
+	if (!j->state->running)
 		return 0;
 	if (clock_is_realtime(j->schedule.clock))
-		return j->due_ns;
-	if (__builtin_sub_overflow(j->due_ns, clock_now_ns(j->read_clock), &left))
+		return j->state->walk.at_ns;
+	if (__builtin_sub_overflow(j->state->walk.at_ns, clock_now_ns(j->read_clock), &left))
 		return 0;
 	return saturating_add(clock_now_ns(CLOCK_REALTIME), left);
 }
@@ -261,11 +195,11 @@ void tick_write_metrics(struct loop *l)
 	for (size_t i = 0; i < l->njobs; i++) {
 		struct job *j = l->jobs[i];
 
-		if (j->removed)
+		if (j->state->removed)
 			continue;
 		names[n] = j->name;
-		m[n] = j->metrics;
-		m[n].running = j->runner ? runner_active(j->runner) : 0;
+		m[n] = j->state->metrics;
+		m[n].running = j->state->runner ? runner_active(j->state->runner) : 0;
 		m[n].next_run_ns = next_run_wall(j);
 		n++;
 	}
@@ -286,22 +220,33 @@ static void persist_now(struct loop *l, struct job *j, int64_t wall_ns)
 		events_error(&l->ev, j->name, "persist", err);
 }
 
+/* J's runner acts on T now (per --overlap); what it started goes to runs.
+ * TICK_ACTION_NONE: a failure of tfd's, and the loop fails. */
+static enum tick_action run_tick(struct loop *l, struct job *j, const struct tick *t)
+{
+	struct run_start start;
+	const char *what = NULL;
+	enum tick_action a = runner_tick(j->state->runner, t, clock_now_ns(CLOCK_MONOTONIC),
+					 tick_next_run_mono(j), &start, &what);
+
+	runs_note_start(l, j, &start);
+	if (a == TICK_ACTION_NONE)
+		loop_fail(l, what);
+	return a;
+}
+
 /* The action of one wake-up: start a run (per --overlap) and print. */
 static void act(struct loop *l, struct job *j, struct tick *t)
 {
-	const char *what = NULL;
 	bool skipped = false;
 
-	if (j->runner && !j->removed) {
-		t->action = runner_tick(j->runner, t, clock_now_ns(CLOCK_MONOTONIC),
-					tick_next_run_mono(j), &what);
-		if (t->action == TICK_ACTION_NONE) {
-			loop_fail(l, what);
+	if (j->state->runner && !j->state->removed) {
+		t->action = run_tick(l, j, t);
+		if (t->action == TICK_ACTION_NONE)
 			return;
-		}
 		skipped = t->action == TICK_SKIP;
 		if (skipped)
-			j->metrics.skipped++;
+			j->state->metrics.skipped++;
 		tick_update_deadline(l, j);
 	}
 	if (!skipped)
@@ -332,19 +277,19 @@ static void act_later(struct loop *l, struct job *j, const struct tick *t)
 {
 	int64_t bound = j->random_delay_ns;
 
-	if (j->running && t->next_in_ns > 0 && t->next_in_ns - 1 < bound)
+	if (j->state->running && t->next_in_ns > 0 && t->next_in_ns - 1 < bound)
 		bound = t->next_in_ns - 1;
-	j->pending = true;
-	j->pending_tick = *t;
-	j->pending_due = saturating_add(clock_now_ns(CLOCK_MONOTONIC), random_upto(bound));
+	j->state->pending = true;
+	j->state->pending_tick = *t;
+	j->state->pending_due = saturating_add(clock_now_ns(CLOCK_MONOTONIC), random_upto(bound));
 	tick_update_deadline(l, j);
 }
 
 void tick_elapse_act(struct loop *l, struct job *j, struct tick *t)
 {
-	if (j->pending)
-		act(l, j, &j->pending_tick);
-	j->pending = false;
+	if (j->state->pending)
+		act(l, j, &j->state->pending_tick);
+	j->state->pending = false;
 	if (j->random_delay_ns)
 		act_later(l, j, t);
 	else
@@ -369,15 +314,15 @@ static void job_setting(void *arg, int64_t *next_in, int64_t *interval)
 
 	*interval = j->schedule.kind == SCHEDULE_TIMER ? j->schedule.interval_ns : 0;
 	*next_in = 0;
-	if (!j->running || !ct)
+	if (!j->state->running || !ct)
 		return;
 	arm_clock(s->l, ct);
-	if (heap_top(&ct->heap) == &j->due_node && ct->t.armed == j->due_ns &&
+	if (heap_top(&ct->heap) == &j->state->due_node && ct->t.armed == j->state->walk.at_ns &&
 	    timerfd_gettime(ct->t.fd, &cur) == 0) {
 		*next_in = timespec_to_ns(cur.it_value);
 		return;
 	}
-	*next_in = j->due_ns - clock_now_ns(j->read_clock);
+	*next_in = j->state->walk.at_ns - clock_now_ns(j->read_clock);
 	if (*next_in < 0)
 		*next_in = 0;
 }
@@ -395,21 +340,21 @@ static void job_wake(struct loop *l, struct job *j, int64_t now)
 {
 	struct tick t = { .job = j->name, .local = l->cfg->local };
 	int64_t newest;
-	uint64_t n = count_expirations(j, now, &newest);
+	bool more;
+	uint64_t n = schedule_walk_pass(&j->state->walk, now, MISSED_ELAPSES_CAP, &newest, &more);
 
-	j->total += n;
-	j->seq++;
-	j->metrics.missed += n - 1;
-	continue_schedule(l, j, newest);
-	t.seq = j->seq;
+	j->state->seq++;
+	j->state->metrics.missed += n - 1;
+	set_due(l, j, more ? 0 : -1);
+	t.seq = j->state->seq;
 	t.expirations = n;
-	t.total = j->total;
+	t.total = j->state->walk.passed;
 	t.wall_ns = clock_is_realtime(j->read_clock) ? now : clock_now_ns(CLOCK_REALTIME);
 	t.elapsed_ns = clock_now_ns(CLOCK_MONOTONIC) - l->cfg->start_mono_ns;
 	t.late_ns = newest == INT64_MAX ? 0 : now - newest;
 	t.interval_ns = j->schedule.kind == SCHEDULE_TIMER ? j->schedule.interval_ns : 0;
-	if (j->running)
-		t.next_in_ns = j->due_ns > now ? j->due_ns - now : 0;
+	if (j->state->running)
+		t.next_in_ns = j->state->walk.at_ns > now ? j->state->walk.at_ns - now : 0;
 	if (l->cfg->stats)
 		stats_add(&l->stats, n, t.late_ns);
 	runs_queue_start(l, j, &t);
@@ -419,7 +364,7 @@ void tick_act(struct loop *l, struct job *j, struct tick *t)
 {
 	struct setting_of s = { l, j };
 
-	if (j->removed)
+	if (j->state->removed)
 		return;
 	/* An elapse is due. Under --fleet it acts once claimed (claims.h). */
 	if (!claims_hold(l, j, t))
@@ -446,8 +391,8 @@ static void clock_was_set(struct loop *l, struct clock_timer *ct)
 		struct job *j = moved[i];
 
 		events_clock_set(&l->ev, j->name, clock_now_ns(CLOCK_REALTIME));
-		if (j->due_ns > now)
-			schedule_after(l, j, now);
+		if (j->state->walk.at_ns > now)
+			set_due(l, j, schedule_walk_after(&j->state->walk, now));
 	}
 	free(moved);
 	events_clock_set_done(&l->ev);
@@ -482,17 +427,19 @@ void tick_on_clock(struct loop *l, struct clock_timer *ct)
 void tick_deadline_due(struct loop *l, struct job *j, int64_t now)
 {
 	const char *failed = NULL;
+	struct run_start start;
 
-	if (j->runner) {
-		runner_expire(j->runner, now, &failed);
+	if (j->state->runner) {
+		runner_expire(j->state->runner, now, &start, &failed);
+		runs_note_start(l, j, &start);
 		if (failed)
 			loop_fail(l, failed);
 	}
-	if (j->pending && j->pending_due <= now) {
-		j->pending = false;
-		act(l, j, &j->pending_tick);
+	if (j->state->pending && j->state->pending_due <= now) {
+		j->state->pending = false;
+		act(l, j, &j->state->pending_tick);
 	}
-	if (j->running && j->for_deadline <= now)
+	if (j->state->running && j->state->for_deadline <= now)
 		tick_end_schedule(l, j);
 	tick_update_deadline(l, j);
 }
@@ -509,11 +456,8 @@ static int start_runner(struct loop *l, struct job *j)
 	rc.envp = j->envp;
 	rc.exit_on_error = l->cfg->exit_on_error;
 	rc.tty_fd = l->tty_fd;
-	rc.on_start = runs_started;
-	rc.on_start_failed = runs_start_failed;
-	rc.on_start_arg = j;
-	j->runner = runner_new(&rc);
-	if (!j->runner) {
+	j->state->runner = runner_new(&rc);
+	if (!j->state->runner) {
 		loop_fail_oom(l);
 		return -1;
 	}
@@ -526,13 +470,9 @@ static void catch_up(struct loop *l, struct job *j)
 {
 	struct tick t = { .job = j->name, .local = l->cfg->local,
 			  .wall_ns = clock_now_ns(CLOCK_REALTIME) };
-	const char *what = NULL;
 
-	if (j->runner && runner_tick(j->runner, &t, clock_now_ns(CLOCK_MONOTONIC),
-				     tick_next_run_mono(j), &what) == TICK_ACTION_NONE) {
-		loop_fail(l, what);
+	if (j->state->runner && run_tick(l, j, &t) == TICK_ACTION_NONE)
 		return;
-	}
 	persist_now(l, j, t.wall_ns);
 }
 
@@ -540,7 +480,7 @@ void tick_start_job(struct loop *l, struct job *j)
 {
 	struct setting_of s = { l, j };
 
-	j->loop = l;
+	schedule_walk_init(&j->state->walk, &j->schedule, j->count, INT64_MAX);
 	if (start_runner(l, j) != 0)
 		return;
 	if (!tick_clock_for(l, j->schedule.clock)) {
@@ -551,23 +491,33 @@ void tick_start_job(struct loop *l, struct job *j)
 		return;
 	}
 	if (j->for_ns)
-		j->for_deadline = saturating_add(j->start_mono_ns, j->for_ns);
+		j->state->for_deadline = saturating_add(j->start_mono_ns, j->for_ns);
 	if (j->persist_catch_up)
 		catch_up(l, j);
 	if (l->phase == PHASE_RUNNING)
 		schedule_first(l, j);
 	tick_update_deadline(l, j);
-	if (j->running)
+	if (j->state->running)
 		events_verbose_setting(&l->ev, j->name, "armed", job_setting, &s);
+}
+
+void tick_stop_job(struct loop *l, struct job *j, int sig, int64_t now)
+{
+	if (j->state->running)
+		tick_end_schedule(l, j);
+	j->state->pending = false;
+	if (j->state->runner)
+		runner_signal_all(j->state->runner, sig, now);
+	tick_update_deadline(l, j);
 }
 
 void tick_retire_job(struct loop *l, struct job *j)
 {
-	if (j->running)
+	if (j->state->running)
 		tick_end_schedule(l, j);
-	j->removed = true;
-	j->pending = false;
-	if (j->runner)
-		runner_drop_waiting(j->runner);
+	j->state->removed = true;
+	j->state->pending = false;
+	if (j->state->runner)
+		runner_drop_waiting(j->state->runner);
 	tick_update_deadline(l, j);
 }

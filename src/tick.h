@@ -30,6 +30,10 @@ void tick_act(struct loop *l, struct job *j, struct tick *t);
 /* Starts J's schedule (and its runner, catch-up, --for). */
 void tick_start_job(struct loop *l, struct job *j);
 
+/* Shutdown: J's schedule ends, its delayed action is dropped and its runs
+ * are sent SIG (SIGKILL after the grace; NOW is monotonic). */
+void tick_stop_job(struct loop *l, struct job *j, int sig, int64_t now);
+
 /* A reload dropped J: no more elapses, no waiting run; its runs go on. */
 void tick_retire_job(struct loop *l, struct job *j);
 

@@ -548,24 +548,6 @@ static void test_tfd_errors(void)
 		     "--exec)");
 }
 
-/* Reload identity */
-
-static void test_same(void)
-{
-	struct jobs_file *a = parse_ok("A=1\n@daily x\n@daily y\n--delay 1s -- z\n");
-	struct jobs_file *b = parse_ok("\nA=1\n@daily y\n@daily x\nA=2\n--delay 1s -- z\n");
-
-	if (a && b) {
-		CHECK(jobs_entry_same(&a->entries[0], &b->entries[1]), "x differs");
-		CHECK(jobs_entry_same(&a->entries[1], &b->entries[0]), "y differs");
-		CHECK(!jobs_entry_same(&a->entries[2], &b->entries[2]),
-		      "z's environment changed, the same");
-		CHECK(!jobs_entry_same(&a->entries[0], &a->entries[1]), "x is y");
-	}
-	jobs_free(a);
-	jobs_free(b);
-}
-
 /* Default names */
 
 static void test_default_names(void)
@@ -685,7 +667,6 @@ int main(void)
 	test_crontab_errors();
 	test_tfd_quoting();
 	test_tfd_errors();
-	test_same();
 	test_default_names();
 	test_out_of_memory();
 	return tally_finish(&t, "test_jobsfile");

@@ -2,7 +2,10 @@
  * at every reload): a regular file is read whole up to the limit; more is
  * refused, by its size before reading or by what a read brings when the
  * size says less (a file that grows, a /proc file); a FIFO, a device or a
- * directory is refused without blocking. */
+ * directory is refused without blocking. And for the identity a reload
+ * keeps jobs by, as jobs_source_load gives it: a line and the environment
+ * it sees, not its line number. */
+#include "harness.h"
 #include "jobtable.h"
 #include "tsv.h"
 
@@ -17,15 +20,6 @@ static struct tally tally;
 static char tmpdir[] = "/tmp/test_jobtable.XXXXXX";
 
 #define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
-
-static const char *in_tmp(const char *name)
-{
-	static char buf[2][512];
-	static int k;
-
-	k = (k + 1) % 2;
-	return path_join(buf[k], sizeof buf[k], tmpdir, name);
-}
 
 /* A file of LEN bytes 'x' at PATH. */
 static void put_bytes(const char *path, size_t len)
@@ -69,20 +63,20 @@ static void test_sizes(void)
 	char err[512];
 	long n;
 
-	put_bytes(in_tmp("empty"), 0);
-	n = read_len(in_tmp("empty"), 64, err, sizeof err);
+	put_bytes(harness_path("empty"), 0);
+	n = read_len(harness_path("empty"), 64, err, sizeof err);
 	check(n == 0, "empty: %ld '%s'", n, err);
-	put_bytes(in_tmp("small"), 10);
-	n = read_len(in_tmp("small"), 64, err, sizeof err);
+	put_bytes(harness_path("small"), 10);
+	n = read_len(harness_path("small"), 64, err, sizeof err);
 	check(n == 10, "10 bytes: %ld '%s'", n, err);
 	/* Larger than the first buffer, so that it grows. */
-	put_bytes(in_tmp("limit"), 100000);
-	n = read_len(in_tmp("limit"), 100000, err, sizeof err);
+	put_bytes(harness_path("limit"), 100000);
+	n = read_len(harness_path("limit"), 100000, err, sizeof err);
 	check(n == 100000, "exactly the limit: %ld '%s'", n, err);
-	check_refused(in_tmp("limit"), 99999, "too large: more than 99999 bytes");
+	check_refused(harness_path("limit"), 99999, "too large: more than 99999 bytes");
 	/* A sparse terabyte: refused by its size at once, none of it read. */
-	if (truncate(in_tmp("limit"), (off_t)1 << 40) == 0)
-		check_refused(in_tmp("limit"), JOBS_FILE_MAX,
+	if (truncate(harness_path("limit"), (off_t)1 << 40) == 0)
+		check_refused(harness_path("limit"), JOBS_FILE_MAX,
 			      "too large: more than 16777216 bytes");
 }
 
@@ -101,35 +95,75 @@ static void test_not_regular(void)
 {
 	char link[600];
 
-	check(mkfifo(in_tmp("fifo"), 0600) == 0, "mkfifo: %s", strerror(errno));
-	check_refused(in_tmp("fifo"), JOBS_FILE_MAX, "a FIFO, not a regular file");
-	snprintf(link, sizeof link, "%s", in_tmp("link"));
-	check(symlink(in_tmp("fifo"), link) == 0, "symlink: %s", strerror(errno));
+	check(mkfifo(harness_path("fifo"), 0600) == 0, "mkfifo: %s", strerror(errno));
+	check_refused(harness_path("fifo"), JOBS_FILE_MAX, "a FIFO, not a regular file");
+	snprintf(link, sizeof link, "%s", harness_path("link"));
+	check(symlink(harness_path("fifo"), link) == 0, "symlink: %s", strerror(errno));
 	check_refused(link, JOBS_FILE_MAX, "a FIFO, not a regular file");
 	check_refused("/dev/zero", JOBS_FILE_MAX, "a device, not a regular file");
 	check_refused(tmpdir, JOBS_FILE_MAX, "a directory, not a file");
-	check_refused(in_tmp("missing"), JOBS_FILE_MAX, strerror(ENOENT));
+	check_refused(harness_path("missing"), JOBS_FILE_MAX, strerror(ENOENT));
 	unlink(link);
-	unlink(in_tmp("fifo"));
+	unlink(harness_path("fifo"));
 }
 
-int main(int argc, char **argv)
+/* The table of the jobs file TEXT, loaded as tfd --jobs --dry-run does. */
+static int load(const char *text, struct tz *utc, struct job_table *t)
 {
-	(void)argc;
-	(void)argv;
-	/* An open that blocks on the FIFO ends the test as a failure instead
-	 * of hanging the suite. */
-	alarm(60);
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
+	struct job_options defaults = { 0 };
+	struct jobs_source src = {
+		.path = harness_path("jobs"), .defaults = &defaults,
+		.ctx = { .local = utc, .dry_run = true },
+	};
+	char err[512];
+	int status = 0;
+	FILE *f = fopen(src.path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+		perror(src.path);
+		exit(1);
 	}
+	src.ctx.zones = tz_cache_new();
+	if (jobs_source_load(&src, t, true, &status, err, sizeof err) != 0) {
+		check(0, "load: %s", err);
+		t->n = 0;
+	}
+	tz_cache_free(src.ctx.zones);
+	jobs_source_free(&src);
+	unlink(harness_path("jobs"));
+	return (int)t->n;
+}
+
+static bool same_job(const struct job *a, const struct job *b)
+{
+	return strcmp(a->identity, b->identity) == 0;
+}
+
+static void test_identity(void)
+{
+	struct tz *utc = tz_load_utc();
+	struct job_table a = { 0 }, b = { 0 };
+
+	if (load("A=1\n@daily echo x\n@daily echo y\n--delay 1s -- echo z\n", utc, &a) == 3 &&
+	    load("\nA=1\n@daily echo y\n@daily echo x\nA=2\n--delay 1s -- echo z\n", utc,
+		 &b) == 3) {
+		check(same_job(a.jobs[0], b.jobs[1]), "x moved down a line, the same");
+		check(same_job(a.jobs[1], b.jobs[0]), "y moved up, the same");
+		check(!same_job(a.jobs[2], b.jobs[2]), "z's environment changed: another job");
+		check(!same_job(a.jobs[0], a.jobs[1]), "x is not y");
+	}
+	job_table_free(&a);
+	job_table_free(&b);
+	tz_free(utc);
+}
+
+int main(void)
+{
+	harness_start(tmpdir, 60);
 	test_sizes();
 	test_size_says_less();
 	test_not_regular();
-	unlink(in_tmp("empty"));
-	unlink(in_tmp("small"));
-	unlink(in_tmp("limit"));
-	rmdir(tmpdir);
+	test_identity();
+	harness_remove_tree(tmpdir);
 	return tally_finish(&tally, "jobtable");
 }

@@ -5,6 +5,7 @@
  * at the same instant asks nothing of the kernel; a past or zero instant
  * fires at once; a periodic timer's next expiration after a late read). */
 #include "job.h"
+#include "jobstate.h"
 #include "reload.h"
 #include "timers.h"
 #include "timens.h"
@@ -24,9 +25,17 @@ static struct job *fake(const char *identity, bool removed, bool reboot)
 	struct job *j = calloc(1, sizeof *j);
 
 	j->identity = (char *)identity;
-	j->removed = removed;
+	if (job_state_attach(j) != 0)
+		abort();
+	j->state->removed = removed;
 	j->reboot = reboot;
 	return j;
+}
+
+static void free_fake(struct job *j)
+{
+	job_state_free(j);
+	free(j);
 }
 
 static void test_plan(void)
@@ -56,9 +65,9 @@ static void test_plan(void)
 	check(reload_plan(NULL, 0, NULL, 0, &p) == 0 && p.n == 0, "empty plan");
 	reload_plan_free(&p);
 	for (size_t i = 0; i < 5; i++)
-		free(old[i]);
+		free_fake(old[i]);
 	for (size_t i = 0; i < 6; i++)
-		free(fresh[i]);
+		free_fake(fresh[i]);
 }
 
 /* A job of a jobs file named NAME; BASE: named by default after it. */
@@ -75,7 +84,7 @@ static void free_named(struct job *j)
 {
 	free(j->name);
 	free(j->name_base);
-	free(j);
+	free_fake(j);
 }
 
 static const char *names_of(const struct reload_plan *p, char *buf, size_t len)

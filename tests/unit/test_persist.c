@@ -3,6 +3,7 @@
  * unpredictable name (watched with inotify), planted symlinks and FIFOs,
  * and write failures (a full or read-only tmpfs, no descriptors left). */
 #include "atomic_file.h"
+#include "harness.h"
 #include "persist.h"
 #include "timens.h"
 #include "tsv.h"
@@ -28,15 +29,6 @@ static char tmpdir[] = "/tmp/test_persist.XXXXXX";
 #define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 /* Helpers */
-
-static const char *in_tmp(const char *name)
-{
-	static char buf[4][512];
-	static int k;
-
-	k = (k + 1) % 4;
-	return path_join(buf[k], sizeof buf[k], tmpdir, name);
-}
 
 static void put_file(const char *path, const char *data, size_t len)
 {
@@ -83,20 +75,11 @@ static const char *listing(const char *dir)
 	return out;
 }
 
-static void remove_tree(const char *dir)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "test_persist: could not remove %s\n", dir);
-}
-
 static const char *fresh_dir(const char *name)
 {
-	const char *dir = in_tmp(name);
+	const char *dir = harness_path(name);
 
-	remove_tree(dir);
+	harness_remove_tree(dir);
 	if (mkdir(dir, 0755) != 0) {
 		perror(dir);
 		exit(1);
@@ -146,7 +129,7 @@ static void test_read_cases(void)
 		{ "9223372037.000000000\n", 0, -2, 0 },
 		{ "99999999999999999999.000000000\n", 0, -2, 0 },
 	};
-	const char *path = in_tmp("stamp");
+	const char *path = harness_path("stamp");
 	char before[128], after[128], err[512];
 	struct stat st0, st1;
 
@@ -187,7 +170,7 @@ static void test_round_trip(void)
 {
 	const int64_t values[] = { 0, 1, 999999999, NSEC_PER_SEC, INT64_C(1796292001000123456),
 				   INT64_MAX };
-	const char *path = in_tmp("round");
+	const char *path = harness_path("round");
 	char err[512], text[64];
 
 	for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
@@ -225,7 +208,7 @@ static void test_read_not_a_file(void)
 	got = persist_read(path, &wall, err, sizeof err);
 	check(got == -1 && strstr(err, "not a regular file") && strstr(err, path),
 	      "FIFO: %d '%s'", got, err);
-	remove_tree(dir);
+	harness_remove_tree(dir);
 }
 
 /* Checks before arming */
@@ -307,7 +290,7 @@ static void test_check_path(void)
 	/* A name without a directory is in the working directory. */
 	check(persist_check_path("no-such-file-here", err, sizeof err) == 0,
 	      "a bare name: %s", err);
-	remove_tree(dir);
+	harness_remove_tree(dir);
 }
 
 /* Temporary names */
@@ -361,7 +344,7 @@ static void test_temp_names(void)
 			check(strcmp(names[i], names[j]) != 0, "name '%s' twice", names[i]);
 	}
 	check(strcmp(listing(dir), "stamp") == 0, "left in the directory: %s", listing(dir));
-	remove_tree(dir);
+	harness_remove_tree(dir);
 }
 
 /* A symlink planted at every name an attacker could predict (the pid-based
@@ -396,7 +379,7 @@ static void test_planted_symlinks(void)
 	check(lstat(path, &st) == 0 && S_ISREG(st.st_mode), "FILE is not a regular file now");
 	check(get_file(path, text, sizeof text) > 0 &&
 	      strcmp(text, "1796300000.000000000\n") == 0, "FILE holds '%s'", text);
-	remove_tree(dir);
+	harness_remove_tree(dir);
 }
 
 /* Write failures */
@@ -431,7 +414,7 @@ static void test_rename_failure(void)
 	snprintf(path, sizeof path, "%s/nodir/stamp", dir);
 	rc = persist_write(path, 1, err, sizeof err);
 	check_failure("missing directory", rc, err, "open", path, strerror(ENOENT));
-	remove_tree(dir);
+	harness_remove_tree(dir);
 }
 
 /* Issue 11, item 16: EMFILE when tfd runs out of descriptors. */
@@ -455,7 +438,7 @@ static void test_no_descriptors(void)
 	setrlimit(RLIMIT_NOFILE, &old);
 	check_failure("no descriptors", rc, err, "open", path, strerror(EMFILE));
 	check(strcmp(listing(dir), "") == 0, "left: %s", listing(dir));
-	remove_tree(dir);
+	harness_remove_tree(dir);
 }
 
 /* A tmpfs of one page in a mount namespace of this process's own (so that
@@ -479,7 +462,7 @@ static void test_full_and_read_only(void)
 	int rc;
 
 	if (private_tmpfs(dir) != 0) {
-		remove_tree(dir);
+		harness_remove_tree(dir);
 		return;
 	}
 	snprintf(path, sizeof path, "%s/stamp", dir);
@@ -499,20 +482,12 @@ static void test_full_and_read_only(void)
 		check_failure("read-only tmpfs", rc, err, "open", path, strerror(EROFS));
 	}
 	umount2(dir, MNT_DETACH);
-	remove_tree(dir);
+	harness_remove_tree(dir);
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
-	(void)argc;
-	(void)argv;
-	/* A read that hangs (a FIFO opened without O_NONBLOCK) ends the test
-	 * as a failure instead of hanging the suite. */
-	alarm(60);
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
+	harness_start(tmpdir, 60);
 	test_read_cases();
 	test_round_trip();
 	test_read_not_a_file();
@@ -522,6 +497,6 @@ int main(int argc, char **argv)
 	test_rename_failure();
 	test_no_descriptors();
 	test_full_and_read_only();
-	remove_tree(tmpdir);
+	harness_remove_tree(tmpdir);
 	return tally_finish(&tally, "persist");
 }

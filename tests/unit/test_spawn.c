@@ -3,6 +3,7 @@
  * command lookup, and, as root, --cgroup and --join against a throwaway
  * cgroup and namespaces. The corpus and vector folders are not used.
  * TFD_SPAWN_BENCH=1 adds a timing comparison (printed, never asserted). */
+#include "harness.h"
 #include "pathsearch.h"
 #include "spawn.h"
 #include "target.h"
@@ -180,22 +181,22 @@ static int have_syscall(long nr)
 	return syscall(nr, -1L, 0L) == -1 && errno != ENOSYS;
 }
 
-/* resolve_command */
+/* resolve_command_in, with tfd's PATH as job_build gives it */
 
 static void expect_resolve(const char *command, int want, const char *want_path,
 			   const char *want_why)
 {
 	char buf[PATH_MAX];
 	const char *why = "";
-	int got = resolve_command(command, buf, sizeof buf, &why);
+	int got = resolve_command_in(command, getenv("PATH"), buf, sizeof buf, &why);
 
-	CHECK(got == want, "resolve_command('%s') = %d, want %d (%s)", command,
+	CHECK(got == want, "resolve_command_in('%s') = %d, want %d (%s)", command,
 	      got, want, why);
 	if (got == 0 && want == 0 && want_path)
-		CHECK(strcmp(buf, want_path) == 0, "resolve_command('%s') path '%s', want '%s'",
+		CHECK(strcmp(buf, want_path) == 0, "resolve_command_in('%s') path '%s', want '%s'",
 		      command, buf, want_path);
 	if (got != 0 && want_why)
-		CHECK(strcmp(why, want_why) == 0, "resolve_command('%s') why '%s', want '%s'",
+		CHECK(strcmp(why, want_why) == 0, "resolve_command_in('%s') why '%s', want '%s'",
 		      command, why, want_why);
 }
 
@@ -221,9 +222,9 @@ static void test_resolve(void)
 	snprintf(p, sizeof p, "%s/mixed", b);
 	write_file(p, "", 0644);
 
-	CHECK(resolve_command("sh", buf, sizeof buf, &why) == 0 &&
+	CHECK(resolve_command_in("sh", getenv("PATH"), buf, sizeof buf, &why) == 0 &&
 	      strlen(buf) > 3 && strcmp(buf + strlen(buf) - 3, "/sh") == 0,
-	      "resolve_command('sh') found '%s'", buf);
+	      "resolve_command_in('sh') found '%s'", buf);
 	expect_resolve("/bin/sh", 0, "/bin/sh", NULL);
 	expect_resolve("tfd-no-such-command-x", 127, NULL, "command not found");
 	expect_resolve("", 127, NULL, "command not found");
@@ -243,8 +244,8 @@ static void test_resolve(void)
 	expect_resolve("nothere", 127, NULL, "command not found");
 	setenv("PATH", path, 1);
 	expect_resolve("mixed", 126, NULL, "Permission denied");
-	CHECK(resolve_command("prog", buf, 8, &why) == 127,
-	      "resolve_command with a short buffer must not find a long path");
+	CHECK(resolve_command_in("prog", getenv("PATH"), buf, 8, &why) == 127,
+	      "resolve_command_in with a short buffer must not find a long path");
 
 	/* An empty entry is the current directory, as for execvp. */
 	if (getcwd(cwd, sizeof cwd) && chdir(b) == 0) {
@@ -255,8 +256,8 @@ static void test_resolve(void)
 	}
 
 	unsetenv("PATH");
-	CHECK(resolve_command("sh", buf, sizeof buf, &why) == 0,
-	      "resolve_command('sh') without PATH: %s", why);
+	CHECK(resolve_command_in("sh", getenv("PATH"), buf, sizeof buf, &why) == 0,
+	      "resolve_command_in('sh') without PATH: %s", why);
 	if (old_path) {
 		setenv("PATH", old_path, 1);
 		free(old_path);
@@ -1275,12 +1276,6 @@ int main(int argc, char **argv)
 	test_without_clone3(EPERM);
 	if (getenv("TFD_SPAWN_BENCH"))
 		bench();
-	{
-		char cmd[128];
-
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
-		if (system(cmd) != 0)
-			fprintf(stderr, "test_spawn: could not remove %s\n", scratch);
-	}
+	harness_remove_tree(scratch);
 	return tally_finish(&tally, "test_spawn");
 }

@@ -1,0 +1,32 @@
+#include "deadlines.h"
+
+#include "claims.h"
+#include "reload.h"
+#include "tick.h"
+#include "timens.h"
+
+void deadlines_arm(struct loop *l)
+{
+	int64_t d = heap_min_key(&l->aux);
+
+	if (l->reload_due < d)
+		d = l->reload_due;
+	if (claims_deadline(l) < d)
+		d = claims_deadline(l);
+	if (timer_arm(&l->deadline, d, 0, false) != 0)
+		loop_fail(l, "timerfd_settime");
+}
+
+void deadlines_due(struct loop *l)
+{
+	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
+	size_t budget = l->aux.n;
+
+	if (timer_read(&l->deadline) == TIMER_READ_ERROR)
+		loop_fail(l, "read (timerfd)");
+	timer_forget(&l->deadline);
+	for (; budget > 0 && heap_min_key(&l->aux) <= now; budget--)
+		tick_deadline_due(l, heap_top(&l->aux)->item, now);
+	if (l->reload_due <= now)
+		reload_now(l);
+}

@@ -1,0 +1,17 @@
+/* deadlines: the loop's one CLOCK_MONOTONIC timerfd (struct loop's
+ * deadline), armed at the earliest of what waits on the monotonic clock:
+ * the jobs' deadlines (timeouts, kill graces, retries, --random-delay,
+ * --for: the heap of jobs by tick_update_deadline), a reload's settle and
+ * the fleet's timeouts. Each owner acts on its own when the timer fires. */
+#ifndef TFD_DEADLINES_H
+#define TFD_DEADLINES_H
+
+#include "loopstate.h"
+
+/* Arms the timer at the earliest deadline (disarms it when there is none). */
+void deadlines_arm(struct loop *l);
+
+/* The timer fired: every deadline due now is acted on. */
+void deadlines_due(struct loop *l);
+
+#endif
