@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "heap.h"
+#include "mail.h"
 #include "metrics.h"
 #include "options.h"
 #include "report.h"
@@ -76,6 +77,7 @@ struct job {
 	char *persist_path;
 	bool persist_catch_up;      /* a run was missed while tfd was down */
 	struct spawn_target target;
+	struct mail_job *mail;      /* MAILTO: its runs' output is mailed; NULL: not */
 
 	/* Where it is */
 	struct runner *runner;

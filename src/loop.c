@@ -261,7 +261,7 @@ static bool busy(const struct loop *l)
 		if (j->running || j->pending || (j->runner && runner_busy(j->runner)))
 			return true;
 	}
-	return l->readers.n > 0 || l->starts.n > 0;
+	return l->readers.n > 0 || l->starts.n > 0 || mailer_busy(&l->mailer);
 }
 
 static bool finished(struct loop *l)
@@ -335,6 +335,9 @@ static size_t build_poll_set(struct loop *l)
 				  l->jobs[i]);
 	for (size_t i = 0; i < l->readers.n && read_pipes; i++)
 		poll_slot(l, &n, l->readers.r[i]->fd, POLLIN, OWNER_READER, l->readers.r[i]);
+	for (size_t i = 0; i < l->mailer.n; i++)
+		if (l->mailer.s[i]->fd >= 0)
+			poll_slot(l, &n, l->mailer.s[i]->fd, POLLOUT, OWNER_MAIL, NULL);
 	return n;
 }
 
@@ -377,6 +380,9 @@ static void dispatch_slot(struct loop *l, const struct poll_owner *o)
 		break;
 	case OWNER_FLEET:
 		/* Served after every poll, below. */
+		break;
+	case OWNER_MAIL:
+		mailer_write_all(&l->mailer);
 		break;
 	}
 }
@@ -434,7 +440,11 @@ static void free_loop(struct loop *l)
 	int fds[] = { l->signal_fd, l->inotify_fd, l->tty_fd, l->precise_fd };
 
 	claims_free(l);
+	/* Output still collected at this point is printed, not mailed:
+	 * no sendmail started now would be reaped. */
+	l->mailer.closing = true;
 	readers_free(&l->readers, &l->ev);
+	mailer_free(&l->mailer, &l->ev);
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -489,6 +499,8 @@ static struct loop *new_loop(struct loop_config *cfg)
 	}
 	l->ev.on_stdout_lost = stdout_lost;
 	l->ev.arg = l;
+	l->readers.on_collected = runs_output_collected;
+	l->readers.arg = l;
 	l->cfg = cfg;
 	l->signal_fd = l->inotify_fd = l->tty_fd = l->precise_fd = -1;
 	for (int i = 0; i < CLOCKS; i++) {

@@ -1,0 +1,61 @@
+/* mailer: the loop's side of MAILTO — for each run's collected output, a
+ * `sendmail -i -t` child (SENDMAIL) whose stdin is a pipe written without
+ * blocking when poll() says it takes more, reaped like any other child.
+ * A sendmail that cannot start, exits non-zero, is killed or takes only
+ * part of the message is an "error" event, and the output goes to tfd's
+ * stdout as --tag-output lines: never lost. */
+#ifndef TFD_MAILER_H
+#define TFD_MAILER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "events.h"
+#include "mail.h"
+
+/* One message on its way. */
+struct mail_send {
+	pid_t pid;
+	int fd;                 /* sendmail's stdin; -1 once all is written */
+	char *msg;              /* msg[off..len) is still to write */
+	size_t off, len;
+	char *job;              /* the job's name, for messages and fallback */
+	uint64_t seq;
+	char *sendmail;         /* the program, for messages */
+	struct mail_body body;  /* printed if the mail fails */
+	int write_error;        /* errno of a write that failed (EPIPE) */
+};
+
+struct mailer {
+	struct mail_send **s;
+	size_t n, cap;
+	bool closing;           /* tfd exits: output is printed, not mailed */
+	bool oom;               /* printed output found no memory */
+};
+
+/* Mails the output BODY of run SEQ of JOB as M says (or, when tfd is
+ * closing, prints it), taking BODY's contents; an empty BODY sends no
+ * mail. */
+void mailer_send(struct mailer *ms, const struct mail_job *m, const char *job, uint64_t seq,
+		 struct mail_body *body, struct events *ev);
+
+/* PID changed state: true when it is a sendmail of MS (then, when it
+ * ended, its mail is done or its output printed). */
+bool mailer_reaped(struct mailer *ms, pid_t pid, int wstatus, struct events *ev);
+
+/* Writes what the sendmail pipes take now (poll said one takes more). */
+void mailer_write_all(struct mailer *ms);
+
+/* True while a sendmail runs. */
+static inline bool mailer_busy(const struct mailer *ms)
+{
+	return ms->n > 0;
+}
+
+/* At exit: prints what was not mailed (nothing, once every sendmail was
+ * reaped) and frees MS. */
+void mailer_free(struct mailer *ms, struct events *ev);
+
+#endif
