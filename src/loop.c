@@ -41,6 +41,7 @@ void loop_shutdown(struct loop *l, int sig)
 		l->status = 128 + sig;
 	l->phase = PHASE_SHUTDOWN;
 	runs_drop_starts(l, NULL);
+	mailer_stop(&l->mailer, now);
 	for (size_t i = 0; i < l->njobs; i++) {
 		struct job *j = l->jobs[i];
 
@@ -144,6 +145,8 @@ static void arm_deadline(struct loop *l)
 		d = l->reload_due;
 	if (claims_deadline(l) < d)
 		d = claims_deadline(l);
+	if (mailer_deadline(&l->mailer) < d)
+		d = mailer_deadline(&l->mailer);
 	if (timer_arm(&l->deadline, d, 0, false) != 0)
 		loop_fail(l, "timerfd_settime");
 }
@@ -160,6 +163,7 @@ static void on_deadline(struct loop *l)
 		tick_deadline_due(l, heap_top(&l->aux)->item, now);
 	if (l->reload_due <= now)
 		reload_now(l);
+	mailer_expire(&l->mailer, now);
 }
 
 /* Setup */

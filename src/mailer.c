@@ -179,13 +179,15 @@ static int start_send(struct mail_send *s, const struct mail_job *m, char *why, 
 }
 
 void mailer_send(struct mailer *ms, const struct mail_job *m, const char *job, uint64_t seq,
-		 struct mail_body *body, struct events *ev)
+		 struct mail_body *body, struct events *ev, int64_t now)
 {
 	struct mail_send *s = calloc(1, sizeof *s);
 	char why[256];
 
 	if (s) {
 		*s = (struct mail_send){ .fd = -1, .seq = seq, .body = *body,
+					 .kill_at = ms->stopping ? now + MAILER_STOP_GRACE_NS
+								 : INT64_MAX,
 					 .job = strdup(job), .sendmail = strdup(m->sendmail) };
 		*body = (struct mail_body){ 0 };
 	}
@@ -210,6 +212,38 @@ void mailer_send(struct mailer *ms, const struct mail_job *m, const char *job, u
 	mail_body_free(body);
 }
 
+void mailer_stop(struct mailer *ms, int64_t now)
+{
+	if (ms->stopping)
+		return;
+	ms->stopping = true;
+	for (size_t i = 0; i < ms->n; i++)
+		ms->s[i]->kill_at = now + MAILER_STOP_GRACE_NS;
+}
+
+int64_t mailer_deadline(const struct mailer *ms)
+{
+	int64_t d = INT64_MAX;
+
+	for (size_t i = 0; i < ms->n; i++)
+		if (ms->s[i]->kill_at < d)
+			d = ms->s[i]->kill_at;
+	return d;
+}
+
+void mailer_expire(struct mailer *ms, int64_t now)
+{
+	for (size_t i = 0; i < ms->n; i++) {
+		struct mail_send *s = ms->s[i];
+
+		if (s->kill_at > now)
+			continue;
+		kill(-s->pid, SIGKILL);
+		s->stop_killed = true;
+		s->kill_at = INT64_MAX;
+	}
+}
+
 void mailer_write_all(struct mailer *ms)
 {
 	for (size_t i = 0; i < ms->n; i++)
@@ -219,7 +253,11 @@ void mailer_write_all(struct mailer *ms)
 /* Why sendmail's end lost the mail, or NULL when it did not. */
 static const char *failure_of(const struct mail_send *s, int wstatus, char *buf, size_t len)
 {
-	if (WIFSIGNALED(wstatus))
+	/* One that ended by itself just before the kill is judged as such. */
+	if (s->stop_killed && WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL)
+		snprintf(buf, len, "killed: it had not ended %d s after tfd was told to stop",
+			 (int)(MAILER_STOP_GRACE_NS / NSEC_PER_SEC));
+	else if (WIFSIGNALED(wstatus))
 		snprintf(buf, len, "killed by signal %d", WTERMSIG(wstatus));
 	else if (WEXITSTATUS(wstatus) != 0)
 		snprintf(buf, len, "exited with status %d", WEXITSTATUS(wstatus));

@@ -104,7 +104,7 @@ void runs_output_collected(void *arg, struct job *j, const char *name, uint64_t 
 {
 	struct loop *l = arg;
 
-	mailer_send(&l->mailer, j->mail, name, seq, body, &l->ev);
+	mailer_send(&l->mailer, j->mail, name, seq, body, &l->ev, clock_now_ns(CLOCK_MONOTONIC));
 	runs_check_mailer_oom(l);
 }
 

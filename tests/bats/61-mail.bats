@@ -247,3 +247,30 @@ require_mta() {
 	run cat out
 	assert_output "echo[1]: before $MARK"
 }
+
+@test "SIGTERM, and the sendmail hangs: it is killed 5 s later, the output printed, tfd exits" {
+	cat >sendmail <<-EOF
+		#!/bin/sh
+		cat > /dev/null
+		touch "$PWD/sending"
+		exec sleep 60
+	EOF
+	chmod +x sendmail
+	cat >jobfile <<-EOF
+		MAILTO=someone
+		SENDMAIL=$PWD/sendmail
+		@reboot echo "stuck $MARK"
+	EOF
+	start_bg "$TFD" --jobs jobfile >out 2>err
+	wait_for_lines sending 10 0
+	kill -TERM "${BG_PIDS[0]}"
+	local t0=$SECONDS
+	wait_bg_exit "${BG_PIDS[0]}" 30
+	assert_equal "$bg_status" 143
+	# The grace, and not much more (the machine is noisy).
+	((SECONDS - t0 >= 4 && SECONDS - t0 <= 20)) || fail "exit after $((SECONDS - t0)) s"
+	run cat out
+	assert_output "echo[1]: stuck $MARK"
+	run cat err
+	assert_output --partial "sendmail: killed: it had not ended 5 s after tfd was told to stop"
+}
