@@ -1,6 +1,7 @@
 #include "deadlines.h"
 
 #include "claims.h"
+#include "mailer.h"
 #include "reload.h"
 #include "tick.h"
 #include "timens.h"
@@ -13,6 +14,8 @@ void deadlines_arm(struct loop *l)
 		d = l->reload_due;
 	if (claims_deadline(l) < d)
 		d = claims_deadline(l);
+	if (mailer_deadline(&l->mailer) < d)
+		d = mailer_deadline(&l->mailer);
 	if (timer_arm(&l->deadline, d, 0, false) != 0)
 		loop_fail(l, "timerfd_settime");
 }
@@ -29,4 +32,5 @@ void deadlines_due(struct loop *l)
 		tick_deadline_due(l, heap_top(&l->aux)->item, now);
 	if (l->reload_due <= now)
 		reload_now(l);
+	mailer_expire(&l->mailer, now);
 }

@@ -1,6 +1,7 @@
 #include "job.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -439,6 +440,38 @@ static int build_runner(struct job *j, const struct job_options *o, char *err, s
 	return 0;
 }
 
+/* The user the job's runs run as, for its mail's From and Subject: tfd's
+ * own today; the one place --user would name another. */
+static void job_user_name(const struct job *j, char *buf, size_t len)
+{
+	const struct passwd *pw = getpwuid(geteuid());
+
+	(void)j;
+	if (pw)
+		snprintf(buf, len, "%s", pw->pw_name);
+	else
+		snprintf(buf, len, "%lu", (unsigned long)geteuid());
+}
+
+/* MAILTO set and not empty: the runs' output goes through pipes into a
+ * mail. The Subject names a crontab line's command, a tfd line's job. */
+static int build_mail(struct job *j, const struct job_options *o,
+		      const struct job_context *ctx)
+{
+	const char *command = ctx->in_file && ctx->shell ? o->exec : NULL;
+	char user[256];
+	bool none;
+
+	if (!mail_env_value(ctx->env, "MAILTO"))
+		return 0;
+	job_user_name(j, user, sizeof user);
+	j->mail = mail_job_new(ctx->env, user, command, &none);
+	if (!j->mail)
+		return none ? 0 : -1;
+	j->run.tag_output = true;
+	return 0;
+}
+
 /* The environment the runs start from: tfd's, then the file's lines. */
 static int build_environment(struct job *j, const struct job_context *ctx)
 {
@@ -503,7 +536,7 @@ int job_build(const struct job_options *o, const struct job_context *ctx,
 		job_free(j);
 		return status;
 	}
-	if (build_environment(j, ctx) != 0 ||
+	if (build_environment(j, ctx) != 0 || build_mail(j, o, ctx) != 0 ||
 	    (ctx->input && !(j->input = strdup(ctx->input)))) {
 		job_free(j);
 		return out_of_memory(err, errlen);
@@ -586,6 +619,7 @@ void job_free(struct job *j)
 	free_words(j->file_env);
 	free(j->input);
 	free(j->persist_path);
+	mail_job_free(j->mail);
 	free(j);
 }
 

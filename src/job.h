@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "heap.h"
+#include "mail.h"
 #include "metrics.h"
 #include "options.h"
 #include "report.h"
@@ -78,6 +79,7 @@ struct job {
 	char *persist_path;
 	bool persist_catch_up;      /* a run was missed while tfd was down */
 	struct spawn_target target;
+	struct mail_job *mail;      /* MAILTO: its runs' output is mailed; NULL: not */
 
 	/* Where it is: the loop's, beside this definition (jobstate.h); NULL
 	 * until the loop takes the job into its table. */

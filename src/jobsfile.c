@@ -495,8 +495,6 @@ static int apply_env(struct parser *ps, const struct env_line *e)
 		ps->shell = value;
 	else if (env_line_sets(e, "CRON_TZ"))
 		ps->cron_tz = value;
-	else if (env_line_sets(e, "MAILTO") && !ps->f->mailto_line)
-		ps->f->mailto_line = ps->line;
 	return 0;
 }
 

@@ -72,8 +72,6 @@ struct jobs_block;
 struct jobs_file {
 	struct jobs_entry *entries;  /* in file order */
 	size_t n;
-	unsigned mailto_line;        /* first line that sets MAILTO, 0 if none
-					(tfd sends no mail: the caller warns) */
 	/* The parser's own storage: every string and array above. */
 	struct jobs_alloc alloc;
 	struct jobs_block *blocks;

@@ -444,11 +444,6 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 		free(text);
 		return -1;
 	}
-	if (b.file->mailto_line && !src->warned_mailto) {
-		fprintf(stderr, "tfd: warning: %s:%u: MAILTO is ignored: tfd sends no mail\n",
-			src->path, b.file->mailto_line);
-		src->warned_mailto = true;
-	}
 	*status = build_table(&b, err, errlen);
 	for (size_t i = 0; b.opts && i < b.n; i++)
 		job_options_free(&b.opts[i]);

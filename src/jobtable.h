@@ -38,7 +38,6 @@ struct jobs_source {
 	const char *tick_format;    /* the tick line of a job without --format */
 	char *last_text;            /* the file as last loaded, to see a real change */
 	size_t last_len;
-	bool warned_mailto;
 };
 
 /* Reads the file into a table of built and opened jobs. Returns 0; 1 when

@@ -39,6 +39,7 @@ void loop_shutdown(struct loop *l, int sig)
 		l->status = 128 + sig;
 	l->phase = PHASE_SHUTDOWN;
 	runs_drop_starts(l, NULL);
+	mailer_stop(&l->mailer, now);
 	for (size_t i = 0; i < l->njobs; i++)
 		tick_stop_job(l, l->jobs[i], sig, now);
 }
@@ -218,7 +219,7 @@ static bool busy(const struct loop *l)
 		if (j->state->running || j->state->pending || (j->state->runner && runner_busy(j->state->runner)))
 			return true;
 	}
-	return l->readers.n > 0 || l->starts.n > 0;
+	return l->readers.n > 0 || l->starts.n > 0 || mailer_busy(&l->mailer);
 }
 
 static bool finished(struct loop *l)
@@ -292,6 +293,9 @@ static size_t build_poll_set(struct loop *l)
 				  l->jobs[i]);
 	for (size_t i = 0; i < l->readers.n && read_pipes; i++)
 		poll_slot(l, &n, l->readers.r[i]->fd, POLLIN, OWNER_READER, l->readers.r[i]);
+	for (size_t i = 0; i < l->mailer.n; i++)
+		if (l->mailer.s[i]->fd >= 0)
+			poll_slot(l, &n, l->mailer.s[i]->fd, POLLOUT, OWNER_MAIL, NULL);
 	return n;
 }
 
@@ -334,6 +338,9 @@ static void dispatch_slot(struct loop *l, const struct poll_owner *o)
 		break;
 	case OWNER_FLEET:
 		/* Served after every poll, below. */
+		break;
+	case OWNER_MAIL:
+		mailer_write_all(&l->mailer);
 		break;
 	}
 }
@@ -378,7 +385,11 @@ static void free_loop(struct loop *l)
 	int fds[] = { l->signal_fd, l->inotify_fd, l->tty_fd, l->precise_fd };
 
 	claims_free(l);
+	/* Output still collected at this point is printed, not mailed:
+	 * no sendmail started now would be reaped. */
+	l->mailer.closing = true;
 	readers_free(&l->readers, &l->ev);
+	mailer_free(&l->mailer, &l->ev);
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -418,6 +429,8 @@ static struct loop *new_loop(struct loop_config *cfg)
 	}
 	l->ev.on_stdout_lost = stdout_lost;
 	l->ev.arg = l;
+	l->readers.on_collected = runs_output_collected;
+	l->readers.arg = l;
 	l->cfg = cfg;
 	l->signal_fd = l->inotify_fd = l->tty_fd = l->precise_fd = -1;
 	for (int i = 0; i < CLOCKS; i++) {

@@ -18,6 +18,7 @@
 #include "job.h"
 #include "jobstate.h"
 #include "loop.h"
+#include "mailer.h"
 #include "pidmap.h"
 #include "readers.h"
 #include "stats.h"
@@ -51,6 +52,7 @@ enum owner_kind {
 	OWNER_JOIN,       /* ptr: struct job whose --join target is watched */
 	OWNER_READER,     /* ptr: struct reader */
 	OWNER_FLEET,      /* the --fleet database's socket (claims.h) */
+	OWNER_MAIL,       /* a sendmail's stdin (mailer.h): every pipe is tried */
 };
 
 struct poll_owner {
@@ -94,6 +96,7 @@ struct loop {
 	struct pidmap pids;
 	pid_t tty_owner;          /* the run holding the terminal, or 0 */
 	struct readers readers;
+	struct mailer mailer;     /* MAILTO: the sendmails on their way */
 	struct start_queue starts;
 	size_t pipe_fds_max;      /* run pipes open at once: from RLIMIT_NOFILE */
 	struct pollfd *pfd;       /* the poll set, and who owns each slot */

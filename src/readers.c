@@ -38,20 +38,33 @@ static int add_reader(struct readers *rs, struct run_outputs *ro, int fd, int st
 	return 0;
 }
 
+static void run_outputs_free(struct run_outputs *ro)
+{
+	if (ro && ro->mail)
+		mail_body_free(ro->mail);
+	if (ro)
+		free(ro->mail);
+	free(ro);
+}
+
 int readers_add_run(struct readers *rs, struct job *j, const char *name, pid_t pid,
-		    uint64_t seq, int out_fd, int err_fd)
+		    uint64_t seq, bool mail, int out_fd, int err_fd)
 {
 	struct run_outputs *ro = calloc(1, sizeof *ro);
 
 	if (ro)
-		*ro = (struct run_outputs){ .job = j, .name = name, .pid = pid };
+		*ro = (struct run_outputs){ .job = j, .name = name, .pid = pid, .seq = seq };
+	if (ro && mail && !(ro->mail = calloc(1, sizeof *ro->mail))) {
+		free(ro);
+		ro = NULL;
+	}
 	if (!ro || add_reader(rs, ro, out_fd, 1, seq) != 0 ||
 	    add_reader(rs, ro, err_fd, 2, seq) != 0) {
 		/* Without a reader the pipe has no other end: the run
 		 * sees EPIPE, tfd says why. */
 		if (!ro || ro->open == 0) {
 			close(out_fd);
-			free(ro);
+			run_outputs_free(ro);
 		}
 		close(err_fd);
 		return -1;
@@ -87,8 +100,11 @@ static void close_reader(struct readers *rs, struct reader *r, struct events *ev
 	rs->r[r->index]->index = r->index;
 	r->next_closed = rs->closed;
 	rs->closed = r;
-	if (--ro->open == 0)
-		free(ro);
+	if (--ro->open > 0)
+		return;
+	if (ro->mail && rs->on_collected)
+		rs->on_collected(rs->arg, ro->job, ro->name, ro->seq, ro->mail);
+	run_outputs_free(ro);
 }
 
 enum read_result { READ_SOME, READ_NOTHING, READ_CLOSED };
@@ -99,6 +115,13 @@ static enum read_result read_some(struct readers *rs, struct reader *r, struct e
 	char buf[CAPTURE_READ_MAX];
 	ssize_t n = read(r->fd, buf, sizeof buf);
 
+	if (n > 0 && r->run->mail) {
+		/* Bytes past the cap are counted: the run never blocks. */
+		if (mail_body_add(r->run->mail, buf, (size_t)n) != 0)
+			t.oom = true;
+		rs->oom = rs->oom || t.oom;
+		return READ_SOME;
+	}
 	if (n > 0) {
 		if (capture_feed(&r->cap, buf, (size_t)n, captured_line, &t) != 0)
 			t.oom = true;

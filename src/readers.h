@@ -4,7 +4,10 @@
  * come before its "exit". What the run left in the background may write
  * on: its lines are still read and tagged, until the pipes reach their end
  * or the run's process group is gone (readers_close_gone: a process that
- * left the group and kept the pipe gets EPIPE). Knows jobs only by pointer
+ * left the group and kept the pipe gets EPIPE). A mailed run's output
+ * (MAILTO) is not cut into lines but collected, both streams in the
+ * order read, up to MAIL_BODY_MAX (the rest read and counted), and handed
+ * to on_collected when its last pipe closes. Knows jobs only by pointer
  * and name. */
 #ifndef TFD_READERS_H
 #define TFD_READERS_H
@@ -16,6 +19,7 @@
 
 #include "capture.h"
 #include "events.h"
+#include "mail.h"
 #include "report.h"
 
 struct job;
@@ -25,8 +29,10 @@ struct run_outputs {
 	struct job *job;
 	const char *name;      /* the job's name, for the lines */
 	pid_t pid;
+	uint64_t seq;
 	int open;              /* pipes not yet at end of stream */
 	bool ended;            /* the leader was reaped */
+	struct mail_body *mail; /* MAILTO: the output collected; NULL: lines */
 };
 
 struct reader {
@@ -44,12 +50,18 @@ struct readers {
 	size_t n, cap;
 	bool oom;              /* a line found no memory: the caller says so */
 	struct reader *closed; /* closed while a poll set may still name them */
+	/* A mailed run's pipes are all closed: its output, for the callee
+	 * to take (BODY's contents; the struct is freed after). */
+	void (*on_collected)(void *arg, struct job *j, const char *name, uint64_t seq,
+			     struct mail_body *body);
+	void *arg;
 };
 
-/* Takes over a run's two pipes. Returns 0, or -1 when memory ran out
+/* Takes over a run's two pipes; MAIL: its output is collected for a
+ * mail rather than cut into lines. Returns 0, or -1 when memory ran out
  * (then the pipes that found no reader are closed). */
 int readers_add_run(struct readers *rs, struct job *j, const char *name, pid_t pid,
-		    uint64_t seq, int out_fd, int err_fd);
+		    uint64_t seq, bool mail, int out_fd, int err_fd);
 
 /* The leader of run PID was reaped: what its pipes hold now is read into
  * EV (bounded), pipes at their end are closed. */

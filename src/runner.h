@@ -61,7 +61,7 @@ struct runner_config {
 	int64_t timeout_ns;             /* 0 = none */
 	unsigned retry;                 /* more tries of a failing run */
 	int64_t retry_delay_ns;         /* the first wait; doubles */
-	bool tag_output;
+	bool tag_output;                /* stdout, stderr through pipes (--tag-output, MAILTO) */
 	bool exit_on_error;             /* a failure drops a queued run */
 	int tty_fd;                     /* -1, or the terminal a run is given */
 	const struct spawn_target *target;

@@ -118,8 +118,26 @@ static void run_started(struct loop *l, struct job *j, const struct run_started 
 	j->state->metrics.last_start_ns = clock_now_ns(CLOCK_REALTIME);
 	l->metrics_dirty = true;
 	if (s->out_fd >= 0 &&
-	    readers_add_run(&l->readers, j, j->name, s->pid, s->seq, s->out_fd, s->err_fd) != 0)
+	    readers_add_run(&l->readers, j, j->name, s->pid, s->seq, j->mail != NULL,
+			    s->out_fd, s->err_fd) != 0)
 		loop_fail_oom(l);
+}
+
+void runs_output_collected(void *arg, struct job *j, const char *name, uint64_t seq,
+			   struct mail_body *body)
+{
+	struct loop *l = arg;
+
+	mailer_send(&l->mailer, j->mail, name, seq, body, &l->ev, clock_now_ns(CLOCK_MONOTONIC));
+	runs_check_mailer_oom(l);
+}
+
+void runs_check_mailer_oom(struct loop *l)
+{
+	if (l->mailer.oom) {
+		l->mailer.oom = false;
+		loop_fail_oom(l);
+	}
 }
 
 static void start_failed(struct loop *l, struct job *j, const struct start_failure *f)
@@ -308,6 +326,10 @@ void runs_reap(struct loop *l)
 		const char *failed = NULL;
 		enum reaped what;
 
+		if (!j && mailer_reaped(&l->mailer, pid, wstatus, &l->ev)) {
+			runs_check_mailer_oom(l);
+			continue;
+		}
 		if (!j) {
 			if (!WIFSTOPPED(wstatus))
 				reap_unknown(l, pid, wstatus);

@@ -39,7 +39,15 @@ void runs_note_start(struct loop *l, struct job *j, const struct run_start *s);
 /* J leaves the table: it is no longer told of reaped group members. */
 void runs_forget_groups(struct loop *l, struct job *j);
 
-/* SIGCHLD: reaps every child that changed state. */
+/* The readers' on_collected: a mailed run's output, all read, goes to
+ * its sendmail (mailer.h). ARG is the loop. */
+void runs_output_collected(void *arg, struct job *j, const char *name, uint64_t seq,
+			   struct mail_body *body);
+
+/* Printing a mail that failed found no memory: tfd ends (status 1). */
+void runs_check_mailer_oom(struct loop *l);
+
+/* SIGCHLD: reaps every child (runs, sendmails) that changed state. */
 void runs_reap(struct loop *l);
 
 /* A run's end, once its output (if captured) has all been written. */

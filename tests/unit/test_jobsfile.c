@@ -108,7 +108,6 @@ static void test_kinds(void)
 	if (!f)
 		return;
 	EXPECT_INT(f->n, 4);
-	EXPECT_INT(f->mailto_line, 0);
 	EXPECT_INT(f->entries[0].kind, JOBS_CRONTAB);
 	EXPECT_INT(f->entries[0].line, 5);
 	EXPECT_STR(f->entries[0].text, "*/5 *  *\t* *  poll-feeds --quiet");
@@ -399,7 +398,7 @@ static void test_mailto(void)
 
 	if (!f)
 		return;
-	EXPECT_INT(f->mailto_line, 2);
+	EXPECT_STR(env_string(f->entries[0].env), "");
 	EXPECT_STR(env_string(f->entries[1].env), "MAILTO=root");
 	jobs_free(f);
 }

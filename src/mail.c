@@ -1,0 +1,220 @@
+#include "mail.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *mail_env_value(char *const *env, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; env && env[i]; i++)
+		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+			return env[i] + n + 1;
+	return NULL;
+}
+
+static int copy_or_null(char **dst, const char *src)
+{
+	if (!src)
+		return 0;
+	*dst = strdup(src);
+	return *dst ? 0 : -1;
+}
+
+struct mail_job *mail_job_new(char *const *env, const char *user, const char *command,
+			      bool *none)
+{
+	const char *to = mail_env_value(env, "MAILTO");
+	const char *from = mail_env_value(env, "MAILFROM");
+	const char *sendmail = mail_env_value(env, "SENDMAIL");
+	struct mail_job *m;
+
+	*none = !to || !*to;
+	if (*none)
+		return NULL;
+	m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	/* An empty MAILFROM or SENDMAIL is as good as none (cronie's rule for
+	 * MAILFROM). */
+	if (copy_or_null(&m->to, to) || copy_or_null(&m->user, user) ||
+	    copy_or_null(&m->from, from && *from ? from : user) ||
+	    copy_or_null(&m->sendmail, sendmail && *sendmail ? sendmail : MAIL_SENDMAIL) ||
+	    copy_or_null(&m->command, command)) {
+		mail_job_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void mail_job_free(struct mail_job *m)
+{
+	if (!m)
+		return;
+	free(m->to);
+	free(m->from);
+	free(m->user);
+	free(m->sendmail);
+	free(m->command);
+	free(m);
+}
+
+/* The body grows by doubling up to MAIL_BODY_MAX, never past it. */
+static int body_reserve(struct mail_body *b, size_t need)
+{
+	size_t cap = b->cap ? b->cap : 4096;
+	char *buf;
+
+	if (need <= b->cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	if (cap > MAIL_BODY_MAX)
+		cap = MAIL_BODY_MAX;
+	buf = realloc(b->buf, cap);
+	if (!buf)
+		return -1;
+	b->buf = buf;
+	b->cap = cap;
+	return 0;
+}
+
+int mail_body_add(struct mail_body *b, const char *data, size_t len)
+{
+	size_t room = MAIL_BODY_MAX - b->len;
+	size_t kept = len < room ? len : room;
+
+	if (kept > 0 && body_reserve(b, b->len + kept) != 0) {
+		b->cut += len;
+		return -1;
+	}
+	if (kept > 0)
+		memcpy(b->buf + b->len, data, kept);
+	b->len += kept;
+	b->cut += len - kept;
+	return 0;
+}
+
+void mail_body_free(struct mail_body *b)
+{
+	free(b->buf);
+	*b = (struct mail_body){ 0 };
+}
+
+size_t mail_cut_note(const struct mail_body *b, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "[tfd: %" PRIu64 " more bytes of output were cut: "
+			 "a mail holds the first %zu]", b->cut, b->len);
+
+	if (n < 0)
+		return 0;
+	return (size_t)n < len ? (size_t)n : len - 1;
+}
+
+/* The message as it is built: text[0..len) in a buffer that grows. */
+struct text {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct text *t, const char *s, size_t n)
+{
+	if (t->oom)
+		return;
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 1024;
+		char *p;
+
+		while (cap < t->len + n + 1)
+			cap *= 2;
+		p = realloc(t->s, cap);
+		if (!p) {
+			t->oom = true;
+			return;
+		}
+		t->s = p;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->len, s, n);
+	t->len += n;
+	t->s[t->len] = '\0';
+}
+
+static void puts_text(struct text *t, const char *s)
+{
+	put(t, s, strlen(s));
+}
+
+/* A header value on one line: a CR or LF would end the header and let
+ * the text after it be read as headers of its own. */
+static void put_value(struct text *t, const char *s)
+{
+	for (size_t n; *s; s += n) {
+		n = strcspn(s, "\r\n");
+		put(t, s, n);
+		if (s[n]) {
+			put(t, " ", 1);
+			n++;
+		}
+	}
+}
+
+static void put_header(struct text *t, const char *name, const char *before,
+		       const char *value, const char *after)
+{
+	puts_text(t, name);
+	puts_text(t, ": ");
+	puts_text(t, before);
+	put_value(t, value);
+	puts_text(t, after);
+	puts_text(t, "\n");
+}
+
+/* cronie's headers: who, what run, and that no one should answer it. */
+static void put_headers(struct text *t, const struct mail_job *m, const char *host,
+			const char *job)
+{
+	put_header(t, "From", "\"(Cron Daemon)\" <", m->from, ">");
+	put_header(t, "To", "", m->to, "");
+	puts_text(t, "Subject: Cron <");
+	put_value(t, m->user);
+	puts_text(t, "@");
+	put_value(t, host);
+	puts_text(t, "> ");
+	put_value(t, m->command ? m->command : job);
+	puts_text(t, "\n");
+	puts_text(t, "MIME-Version: 1.0\n"
+		     "Content-Type: text/plain; charset=UTF-8\n"
+		     "Content-Transfer-Encoding: 8bit\n"
+		     "Auto-Submitted: auto-generated\n"
+		     "Precedence: bulk\n");
+	put_header(t, "X-Tfd-Job", "", job, "");
+	puts_text(t, "\n");
+}
+
+int mail_compose(const struct mail_job *m, const char *host, const char *job,
+		 const struct mail_body *b, char **msg, size_t *len)
+{
+	struct text t = { 0 };
+
+	put_headers(&t, m, host, job);
+	put(&t, b->buf ? b->buf : "", b->len);
+	if (b->cut > 0) {
+		char note[128];
+
+		if (b->len > 0 && b->buf[b->len - 1] != '\n')
+			puts_text(&t, "\n");
+		put(&t, note, mail_cut_note(b, note, sizeof note));
+		puts_text(&t, "\n");
+	}
+	if (t.oom) {
+		free(t.s);
+		return -1;
+	}
+	*msg = t.s;
+	*len = t.len;
+	return 0;
+}
