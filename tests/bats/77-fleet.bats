@@ -256,26 +256,34 @@ wait_until() {
 	assert_equal "$(grep -c ERROR "$PG_DIR/log" || true)" "$log_errors"
 }
 
-@test "fleet: a claim the server rolls back as a deadlock is asked again and runs once" {
+@test "fleet: a claim and an end the server rolls back (deadlock, serialization failure) are asked again and run once" {
 	# The table exists first (a replica made it), then a trigger makes the
 	# server answer the first claim of job "once" with SQLSTATE 40P01, as
-	# a real deadlock does; a sequence counts, as a rollback keeps it.
+	# a real deadlock does, and the first write of its end with 40001, as
+	# a serialization failure does; sequences count, as a rollback keeps
+	# them.
 	run "$TFD" --fleet "$CONN" --at now --count 1
 	assert_success
-	pg_sql "CREATE SEQUENCE tries;
+	pg_sql "CREATE SEQUENCE tries; CREATE SEQUENCE end_tries;
 		CREATE FUNCTION fail_first() RETURNS trigger LANGUAGE plpgsql AS \$\$
 		BEGIN
-			IF NEW.job = 'once' AND nextval('tries') = 1 THEN
+			IF NEW.job = 'once' AND TG_OP = 'INSERT' AND nextval('tries') = 1 THEN
 				RAISE EXCEPTION 'deadlock detected (test)' USING ERRCODE = '40P01';
+			END IF;
+			IF NEW.job = 'once' AND TG_OP = 'UPDATE' AND NEW.state <> 'running'
+			   AND nextval('end_tries') = 1 THEN
+				RAISE EXCEPTION 'serialization failure (test)' USING ERRCODE = '40001';
 			END IF;
 			RETURN NEW;
 		END \$\$;
-		CREATE TRIGGER fail_first BEFORE INSERT ON tfd_runs FOR EACH ROW EXECUTE FUNCTION fail_first();" "$DB"
+		CREATE TRIGGER fail_first BEFORE INSERT OR UPDATE ON tfd_runs
+			FOR EACH ROW EXECUTE FUNCTION fail_first();" "$DB"
 	start_replica a --name once --fleet-deadline 5s --calendar '*:*:*' --count 1 -- sh -c "$LOG"
 	wait_bg_exit "$PID_a" 20
 	assert_equal "$bg_status" 0
 	# Asked twice, run once, no error and nothing missed.
 	assert_equal "$(pg_sql "SELECT last_value FROM tries" "$DB")" 2
+	assert_equal "$(pg_sql "SELECT last_value FROM end_tries" "$DB")" 2
 	assert_equal "$(grep -c '^once ' "$RUNS")" 1
 	assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/a.out")" 0
 	assert_equal "$(count_action missed)" 0
