@@ -184,25 +184,15 @@ setup() {
 }
 
 @test "fleet client: a connection cut silently (a stopped proxy) is noticed within connect_timeout" {
-	require_command socat
-	port=$(pg_free_port)
-	# In a session of its own: stopping its process group stops the proxy
-	# and the child that carries the connection.
-	setsid socat TCP-LISTEN:"$port",bind=127.0.0.1,reuseaddr,fork TCP:127.0.0.1:"$PG_PORT" 3>&- &
-	proxy=$!
-	BG_PIDS+=("$proxy")
-	for _ in $(seq 100); do
-		ss -Htln "sport = :$port" | grep -q . && break
-		sleep 0.05
-	done
+	pg_proxy_start
 	out=$BATS_TEST_TMPDIR/out
-	start_bg "$DRIVE" "host=127.0.0.1 port=$port dbname=$DB user=postgres connect_timeout=2" \
+	start_bg "$DRIVE" "host=127.0.0.1 port=$PROXY_PORT dbname=$DB user=postgres connect_timeout=2" \
 		connected claim a "$NOW" skip serve 1000 claim b "$NOW" skip >"$out"
 	wait_for_lines "$out" 30 2
-	kill -STOP -- -"$proxy"
+	pg_proxy_signal STOP
 	# The second claim's statement gets no answer: given up after 2 s.
 	wait_for_lines "$out" 10 4
-	kill -CONT -- -"$proxy"
+	pg_proxy_signal CONT
 	wait "${BG_PIDS[1]}"
 	run cat "$out"
 	assert_line -n 0 up
@@ -211,7 +201,6 @@ setup() {
 	assert_line -n 3 down
 	assert_line -n 4 up
 	assert_line -n 5 "claim b $NOW won"
-	kill -- -"$proxy"
 }
 
 @test "fleet client: a replica whose clock is off the database's by more than 1 s says so once" {

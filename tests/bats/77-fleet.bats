@@ -174,34 +174,42 @@ count_action() {
 		"flaky|failed|2|3"
 }
 
-# A TCP proxy to the server in a session of its own (stopping its process
-# group stops the proxy and every child carrying a connection); its port
-# in $PROXY_PORT, its pid in $PROXY.
-start_proxy() {
-	require_command socat
-	PROXY_PORT=$(pg_free_port)
-	setsid socat TCP-LISTEN:"$PROXY_PORT",bind=127.0.0.1,reuseaddr,fork \
-		TCP:127.0.0.1:"$PG_PORT" 3>&- &
-	PROXY=$!
-	BG_PIDS+=("$PROXY")
-	for _ in $(seq 100); do
-		ss -Htln "sport = :$PROXY_PORT" | grep -q . && return 0
+# Waits up to SECONDS for COMMAND... to succeed.
+wait_until() {
+	local seconds=$1 i
+	shift
+	for ((i = 0; i < seconds * 20; i++)); do
+		"$@" && return 0
 		sleep 0.05
 	done
-	fail "the proxy did not listen"
+	return 1
 }
 
-@test "fleet: a connection cut silently (a stopped proxy) is noticed, reported once, its elapses missed, and tfd goes on after" {
-	start_proxy
+@test "fleet: a connection cut silently (a stopped proxy) while a run holds its claim is noticed, reported once, its elapses missed, and tfd goes on after" {
+	pg_proxy_start
 	CONN="host=127.0.0.1 port=$PROXY_PORT dbname=$DB user=postgres connect_timeout=2"
-	start_replica a --fleet-deadline 1s --calendar '*:*:*' --count 16 -- sh -c "$LOG"
-	wait_for_lines "$RUNS" 15 3
-	kill -STOP -- -"$PROXY"
-	# The kernel still acknowledges what tfd sends: only the statement's
-	# missing answer (connect_timeout) can tell.
-	wait_for_lines "$BATS_TEST_TMPDIR/a.out" 15 "$(($(wc -l <"$BATS_TEST_TMPDIR/a.out") + 4))"
-	sleep 4
-	kill -CONT -- -"$PROXY"
+	jobs=$BATS_TEST_TMPDIR/jobs
+	at=$(($(date +%s) + 2))
+	printf '%s\n' "--name tick --calendar '*:*:*' --count 16 -- sh -c '$LOG'" \
+		"--name long --clock realtime --at @$at -- sh -c '$LOG; sleep 7'" >"$jobs"
+	prom=$BATS_TEST_TMPDIR/a.prom
+	start_replica a --jobs "$jobs" --fleet-lease 3s --fleet-deadline 1s --metrics "$prom"
+	wait_until 10 grep -q '^long ' "$RUNS" || fail "long did not start: $(cat "$RUNS")"
+	# The proxy stops answering while a run holds its claim. The replica
+	# sends a statement at least every lease/6 (0.5 s: the renewal) and
+	# gives each connect_timeout (2 s) to be answered: the stopped proxy's
+	# kernel still acknowledges what is sent, so TCP's keepalives and
+	# tcp_user_timeout cannot tell.
+	pg_proxy_signal STOP
+	stopped=$(mono_ns)
+	wait_until 10 grep -q '"event":"error".*"call":"postgresql"' "$BATS_TEST_TMPDIR/a.out" ||
+		fail "not noticed: $(cat "$BATS_TEST_TMPDIR/a.out")"
+	noticed=$(mono_ns)
+	((noticed - stopped < 5000000000)) || fail "noticed after $((noticed - stopped)) ns"
+	wait_until 5 grep -q '^tfd_fleet_connected 0$' "$prom" || fail "$(cat "$prom")"
+	# Elapses that cannot be claimed within the deadline (1 s) are missed.
+	wait_until 10 eval '(($(count_action missed) >= 2))' || fail "missed: $(count_action missed)"
+	pg_proxy_signal CONT
 	wait_bg_exit "$PID_a" 40
 	# The outage, an error at run time, is tfd's status 1 at the end.
 	assert_equal "$bg_status" 1
@@ -209,13 +217,17 @@ start_proxy() {
 	run grep -c '"event":"error".*no answer from the server within 2 s' "$BATS_TEST_TMPDIR/a.out"
 	assert_output 1
 	assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/a.out")" 1
-	(($(count_action missed) >= 2)) || fail "missed: $(count_action missed)"
+	grep -q '^tfd_fleet_connected 1$' "$prom" || fail "$(cat "$prom")"
 	# It reconnected through the resumed proxy and ran again.
-	last=$(cut -d' ' -f2 "$RUNS" | sort -n | tail -1)
+	last=$(awk '$1 == "tick" { print int($2) }' "$RUNS" | sort -n | tail -1)
 	missed_last=$(grep '"action":"missed"' "$BATS_TEST_TMPDIR/a.out" |
 		sed 's/.*"unix":\([0-9]*\).*/\1/' | sort -n | tail -1)
-	((${last%.*} > missed_last)) || fail "nothing ran after the cut: $(sort "$RUNS")"
-	kill -- -"$PROXY"
+	((last > missed_last)) || fail "nothing ran after the cut: $(sort "$RUNS")"
+	# The run that held its claim through the cut has its end, written
+	# once the connection was back; nothing missed has a row.
+	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'long'" "$DB")" succeeded
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job <> '' AND state = 'succeeded'" "$DB")" \
+		"$(wc -l <"$RUNS")"
 }
 
 @test "fleet: 3 replicas released at the same instant on an empty database create the table once" {
@@ -244,26 +256,34 @@ start_proxy() {
 	assert_equal "$(grep -c ERROR "$PG_DIR/log" || true)" "$log_errors"
 }
 
-@test "fleet: a claim the server rolls back as a deadlock is asked again and runs once" {
+@test "fleet: a claim and an end the server rolls back (deadlock, serialization failure) are asked again and run once" {
 	# The table exists first (a replica made it), then a trigger makes the
 	# server answer the first claim of job "once" with SQLSTATE 40P01, as
-	# a real deadlock does; a sequence counts, as a rollback keeps it.
+	# a real deadlock does, and the first write of its end with 40001, as
+	# a serialization failure does; sequences count, as a rollback keeps
+	# them.
 	run "$TFD" --fleet "$CONN" --at now --count 1
 	assert_success
-	pg_sql "CREATE SEQUENCE tries;
+	pg_sql "CREATE SEQUENCE tries; CREATE SEQUENCE end_tries;
 		CREATE FUNCTION fail_first() RETURNS trigger LANGUAGE plpgsql AS \$\$
 		BEGIN
-			IF NEW.job = 'once' AND nextval('tries') = 1 THEN
+			IF NEW.job = 'once' AND TG_OP = 'INSERT' AND nextval('tries') = 1 THEN
 				RAISE EXCEPTION 'deadlock detected (test)' USING ERRCODE = '40P01';
+			END IF;
+			IF NEW.job = 'once' AND TG_OP = 'UPDATE' AND NEW.state <> 'running'
+			   AND nextval('end_tries') = 1 THEN
+				RAISE EXCEPTION 'serialization failure (test)' USING ERRCODE = '40001';
 			END IF;
 			RETURN NEW;
 		END \$\$;
-		CREATE TRIGGER fail_first BEFORE INSERT ON tfd_runs FOR EACH ROW EXECUTE FUNCTION fail_first();" "$DB"
+		CREATE TRIGGER fail_first BEFORE INSERT OR UPDATE ON tfd_runs
+			FOR EACH ROW EXECUTE FUNCTION fail_first();" "$DB"
 	start_replica a --name once --fleet-deadline 5s --calendar '*:*:*' --count 1 -- sh -c "$LOG"
 	wait_bg_exit "$PID_a" 20
 	assert_equal "$bg_status" 0
 	# Asked twice, run once, no error and nothing missed.
 	assert_equal "$(pg_sql "SELECT last_value FROM tries" "$DB")" 2
+	assert_equal "$(pg_sql "SELECT last_value FROM end_tries" "$DB")" 2
 	assert_equal "$(grep -c '^once ' "$RUNS")" 1
 	assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/a.out")" 0
 	assert_equal "$(count_action missed)" 0

@@ -94,3 +94,13 @@ setup() {
 		assert_success
 	fi
 }
+
+@test "every long option of --help is in tfd(1) as its literal --NAME, so a plain grep finds it" {
+	local opt missing=()
+	# The option items are mdoc (Fl \-name): the page also lists every
+	# option as text, which this keeps complete.
+	for opt in $("$TFD" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		grep -q -- "$opt\b" "$REPO/man/tfd.1" || missing+=("$opt")
+	done
+	assert_equal "${missing[*]}" ""
+}

@@ -10,7 +10,9 @@
 #
 # After pg_start: PG_DIR (socket directory), PG_PORT, PG_CONNINFO (the
 # database "tfd" over the socket), pg_sql SQL [DATABASE] (one query, rows as
-# "a|b" lines), pg_restart, pg_down / pg_up, pg_test_db.
+# "a|b" lines), pg_restart, pg_down / pg_up, pg_test_db, pg_proxy_start /
+# pg_proxy_signal (a socat proxy to the server that a test can stop: a
+# network gone silent).
 
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 
@@ -92,4 +94,29 @@ pg_test_db() {
 	pg_sql "CREATE DATABASE $DB" postgres
 	CONN="host=$PG_DIR port=$PG_PORT dbname=$DB user=postgres"
 	export DB CONN
+}
+
+# A TCP proxy from 127.0.0.1:PROXY_PORT to the server, in a session of its
+# own, so that pg_proxy_signal SIG reaches the proxy and the children that
+# carry its connections: STOP makes a connection silent without closing
+# it (the proxy's kernel still acknowledges what is sent), CONT resumes
+# it. Its process group is in BG_PIDS: test_helper's teardown ends it.
+pg_proxy_start() {
+	require_command socat
+	PROXY_PORT=$(pg_free_port)
+	setsid socat TCP-LISTEN:"$PROXY_PORT",bind=127.0.0.1,reuseaddr,fork \
+		TCP:127.0.0.1:"$PG_PORT" 3>&- &
+	PROXY_PID=$!
+	# Ended by a signal: no "Killed" line from bash when it is reaped.
+	disown "$PROXY_PID"
+	BG_PIDS+=("-$PROXY_PID")
+	for _ in $(seq 100); do
+		ss -Htln "sport = :$PROXY_PORT" | grep -q . && return 0
+		sleep 0.05
+	done
+	fail "the proxy does not listen on $PROXY_PORT"
+}
+
+pg_proxy_signal() {
+	kill -"$1" -- -"$PROXY_PID"
 }
