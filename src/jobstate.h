@@ -30,11 +30,18 @@ struct job_state {
 	struct heap_node aux_node;  /* in the loop's heap of deadlines */
 	struct job_metrics metrics;
 	bool grouped;               /* in the loop's list of jobs whose runs left groups */
+	bool in_block;              /* one of job_states_attach's: not freed alone */
 };
 
 /* Gives J a state of its own: no runs, no schedule yet. Returns 0, or -1
  * when memory ran out. */
 int job_state_attach(struct job *j);
+
+/* The same for the N jobs of JOBS at once, from one allocation (a table
+ * of ten thousand jobs costs one, not ten thousand): returns the block,
+ * which the caller frees after every job of it is gone, or NULL when
+ * memory ran out (then no job has a state). */
+struct job_state *job_states_attach(struct job *const *jobs, size_t n);
 
 /* Ends J's runner and frees its state (none: nothing to do); J is as
  * job_build left it. */

@@ -405,6 +405,7 @@ static void free_loop(struct loop *l)
 	}
 	free(l->jobs);
 	free(l->grouped);
+	free(l->states);
 	heap_free(&l->aux);
 	pidmap_free(&l->pids);
 	free(l->pfd);
@@ -446,12 +447,12 @@ static struct loop *new_loop(struct loop_config *cfg)
 	l->njobs = cfg->table.n;
 	cfg->table = (struct job_table){ 0 };
 	stats_init(&l->stats);
-	for (size_t i = 0; i < l->njobs; i++)
-		if (job_state_attach(l->jobs[i]) != 0) {
-			fputs("tfd: out of memory\n", stderr);
-			free_loop(l);
-			return NULL;
-		}
+	l->states = job_states_attach(l->jobs, l->njobs);
+	if (!l->states) {
+		fputs("tfd: out of memory\n", stderr);
+		free_loop(l);
+		return NULL;
+	}
 	/* The fixed part of the poll set is there from the start; a slot
 	 * for a pipe that finds no memory later is only left out once. */
 	l->pfd_cap = 5 + CLOCKS;

@@ -83,6 +83,7 @@ struct loop {
 	struct loop_config *cfg;
 	struct job **jobs;        /* the table, then removed jobs with runs left */
 	size_t njobs;
+	struct job_state *states; /* the first table's job states, in one block */
 	struct job **grouped;     /* jobs whose runs left groups (runner_has_groups) */
 	size_t ngrouped, grouped_cap;
 	struct clock_timer clocks[CLOCKS];
