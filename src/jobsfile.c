@@ -38,6 +38,7 @@ struct parser {
 	size_t env_n, env_cap;
 	char **env_shared;          /* its snapshot, NULL when it changed since */
 	const char *shell, *cron_tz;
+	bool system;                /* JOBS_SYSTEM: crontab lines name a user */
 };
 
 /* Messages */
@@ -533,6 +534,8 @@ struct cron_line {
 	const char *field[NFIELDS]; /* the time fields, or the nickname */
 	size_t field_len[NFIELDS];
 	int nfields;
+	const char *user;           /* a system crontab's user field, or NULL */
+	size_t user_len;
 	const char *command;        /* the rest of the line */
 };
 
@@ -590,14 +593,37 @@ static void explain_missing_command(const struct cron_line *c, int n,
 			 "an @nickname, then a command", n, n == 1 ? "" : "s");
 }
 
-/* Splits P (at its first non-blank) into the schedule and the command, as
+/* A system crontab's line: the first word after the schedule is the user
+ * who runs the command (cronie's load_entry with a NULL pw), and the
+ * command follows it. */
+static int split_user(struct cron_line *c, char *why, size_t len)
+{
+	const char *p = c->command;
+
+	c->user = p;
+	c->user_len = strcspn(p, " \t");
+	p = skip_blanks(p + c->user_len);
+	if (!*p) {
+		snprintf(why, len, "no command after the user '%.*s' (a system "
+			 "crontab's line is the time fields, a user, then a command)",
+			 (int)(c->user_len < 40 ? c->user_len : 40), c->user);
+		return -1;
+	}
+	c->command = p;
+	return 0;
+}
+
+/* Splits P (at its first non-blank) into the schedule, the user (SYSTEM)
+ * and the command, as
  * cronie's load_entry reads them; the schedule's values are not checked.
  * Returns 0, or -1 and why not in WHY. */
-static int split_crontab(const char *p, struct cron_line *c, char *why,
-			 size_t len)
+static int split_crontab(const char *p, struct cron_line *c, bool system,
+			 char *why, size_t len)
 {
 	c->kind = JOBS_CRONTAB;
 	c->nfields = 0;
+	c->user = NULL;
+	c->user_len = 0;
 	if (*p == '@') {
 		size_t n = strcspn(p, " \t"), i;
 
@@ -633,11 +659,12 @@ static int split_crontab(const char *p, struct cron_line *c, char *why,
 	}
 	/* cronie refuses this too: it is nearly always one field too many. */
 	if (*p == '*') {
-		snprintf(why, len, "the command begins with '*' (6 time fields?)");
+		snprintf(why, len, "the %s begins with '*' (6 time fields?)",
+			 system ? "user field" : "command");
 		return -1;
 	}
 	c->command = p;
-	return 0;
+	return system ? split_user(c, why, len) : 0;
 }
 
 /* The schedule as one string: the fields joined by one space. */
@@ -721,7 +748,7 @@ static int add_crontab_line(struct parser *ps, const char *p)
 	const char *percent;
 	size_t len;
 
-	if (split_crontab(p, &c, why, sizeof(why)))
+	if (split_crontab(p, &c, ps->system, why, sizeof(why)))
 		return fail(ps, "bad crontab line '%s': %s",
 			    shown(ps->text, buf, sizeof(buf)), why);
 	len = strlen(c.command);
@@ -742,6 +769,8 @@ static int add_crontab_line(struct parser *ps, const char *p)
 	if (!e)
 		return -1;
 	if (c.kind == JOBS_CRONTAB && !(e->schedule = join_fields(ps, &c)))
+		return out_of_memory(ps);
+	if (c.user && !(e->user = arena_strndup(ps, c.user, c.user_len)))
 		return out_of_memory(ps);
 	e->command = command;
 	e->input = input;
@@ -874,21 +903,38 @@ static void libc_free(void *ctx, void *ptr)
 	free(ptr);
 }
 
+static int parse_file(const struct jobs_alloc *alloc, unsigned flags, const char *name,
+		      const char *text, size_t len, struct jobs_file **out,
+		      char *err, size_t errlen);
+
 int jobs_parse(const char *name, const char *text, size_t len,
 	       struct jobs_file **out, char *err, size_t errlen)
 {
+	return jobs_parse_as(name, text, len, 0, out, err, errlen);
+}
+
+int jobs_parse_as(const char *name, const char *text, size_t len, unsigned flags,
+		  struct jobs_file **out, char *err, size_t errlen)
+{
 	static const struct jobs_alloc libc = { libc_realloc, libc_free, NULL };
 
-	return jobs_parse_with(&libc, name, text, len, out, err, errlen);
+	return parse_file(&libc, flags, name, text, len, out, err, errlen);
 }
 
 int jobs_parse_with(const struct jobs_alloc *alloc, const char *name,
 		    const char *text, size_t len, struct jobs_file **out,
 		    char *err, size_t errlen)
 {
+	return parse_file(alloc, 0, name, text, len, out, err, errlen);
+}
+
+static int parse_file(const struct jobs_alloc *alloc, unsigned flags, const char *name,
+		      const char *text, size_t len, struct jobs_file **out,
+		      char *err, size_t errlen)
+{
 	struct jobs_file *f = alloc->realloc(alloc->ctx, NULL, sizeof(*f));
 	struct parser ps = { .name = name, .err = err, .errlen = errlen, .f = f,
-			     .shell = "/bin/sh" };
+			     .shell = "/bin/sh", .system = flags & JOBS_SYSTEM };
 	size_t at = 0;
 	int rc = 0;
 
