@@ -822,7 +822,6 @@ tfd: --jobs 'jobfile': a device, not a regular file"
 
 @test "a Debian package's /etc/cron.d file, less its user field, is taken as it is" {
 	drop_user_field "$FIXTURES/e2scrub_all.cron.d" >jobfile
-	# The man page's example shows this result.
 	run cat jobfile
 	assert_output - <<-'EOF'
 		30 3 * * 0 test -e /run/systemd/system || SERVICE_MODE=1 /usr/lib/x86_64-linux-gnu/e2fsprogs/e2scrub_all_cron
