@@ -466,6 +466,7 @@ static int run(const struct options *o)
 			.stats = o->stats, .precise = o->precise,
 			.exit_on_error = o->exit_on_error, .local = st.local,
 			.metrics_path = o->metrics, .jobs_path = o->jobs,
+			.jobs_paths = o->jobs_all, .njobs_paths = o->jobs_n,
 			.reload = o->jobs ? jobs_source_reload : NULL, .reload_arg = &st.source,
 			.fleet = st.fleet, .replica = st.fleet ? st.fleet_config.replica : NULL,
 		};

@@ -10,6 +10,7 @@
 # in CI; @reboot lines run once at start, so every tfd below ends by itself.
 
 load test_helper
+load reload_helper
 
 setup() {
 	cd "$BATS_TEST_TMPDIR" || exit 1
@@ -211,4 +212,114 @@ make_dir() {
 		"$TFD" --count 1 --delay 0 --user nobody --quiet -- /bin/sh -c 'id -u; echo $USER'
 	assert_success
 	assert_output "$(id -u nobody)"$'\n'nobody
+}
+
+# Watching every source (SPEC "A host's cron": every file and directory is
+# watched). Each tfd below has a job "up" that runs at once: its file says
+# the watches are set, as they are before the first run.
+UP='--name up --delay 0 -- /usr/bin/touch up'
+
+wait_up() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -e up ]] && return 0
+		sleep 0.05
+	done
+	fail "tfd did not start its jobs: $(cat err 2>/dev/null)"
+}
+
+@test "a watched directory: a file added, removed or renamed reloads, once each; passed-over names do not" {
+	mkdir d
+	printf '%s\n' "$UP" '--name one --interval 1h -- /bin/true' >d/one
+	start_bg "$TFD" --jobs d --json >ev.json 2>err
+	wait_up
+	# Added: written in place (created, then closed), and moved in.
+	echo '--name two --interval 1h -- /bin/true' >d/two
+	wait_for_reloads ev.json 1
+	echo '--name three --interval 1h -- /bin/true' >d/three.tmp
+	mv d/three.tmp d/three
+	wait_for_reloads ev.json 2
+	# Removed.
+	rm d/two
+	wait_for_reloads ev.json 3
+	# Renamed inside: the same line, so the job is kept, but read again.
+	mv d/three d/four
+	wait_for_reloads ev.json 4
+	# Renamed to a name run-parts passes over: the job is gone.
+	mv d/four d/four.dpkg-old
+	wait_for_reloads ev.json 5
+	# Names passed over change nothing.
+	echo '--name no --interval 1h -- /bin/true' >'d/x~'
+	echo '--name no2 --interval 1h -- /bin/true' >d/.hidden
+	assert_reloads ev.json "ok 1 0 2" "ok 1 0 3" "ok 0 1 3" "ok 0 0 3" "ok 0 1 2"
+	run cat err
+	assert_output ""
+}
+
+@test "a ConfigMap directory (files linked through ..data): a ..data swap reloads once" {
+	mkdir -p cm/..2026_12_03_a
+	echo "$UP" >cm/..2026_12_03_a/up
+	echo '--name a --interval 1h -- /bin/true' >cm/..2026_12_03_a/a
+	ln -s ..2026_12_03_a cm/..data
+	ln -s ..data/up cm/up
+	ln -s ..data/a cm/a
+	start_bg "$TFD" --jobs cm --json >ev.json 2>err
+	wait_up
+	# What the kubelet does: a new timestamped directory with every key, a
+	# temporary link to it renamed over ..data, the old directory removed;
+	# a new key gets its link in the mount too.
+	mkdir cm/..2026_12_03_b
+	echo "$UP" >cm/..2026_12_03_b/up
+	echo '--name a --interval 1h -- /bin/true' >cm/..2026_12_03_b/a
+	echo '--name b --interval 1h -- /bin/true' >cm/..2026_12_03_b/b
+	ln -s ..2026_12_03_b cm/..data_tmp
+	mv -T cm/..data_tmp cm/..data
+	ln -s ..data/b cm/b
+	rm -rf cm/..2026_12_03_a
+	wait_for_reloads ev.json 1
+	assert_reloads ev.json "ok 1 0 2"
+	run cat err
+	assert_output ""
+}
+
+@test "a bad file put in a watched directory refuses the whole reload naming FILE:LINE; the jobs run on" {
+	mkdir d
+	echo "$UP" >d/one
+	echo '--name tick --interval 0.2s -- /bin/true' >d/two
+	start_bg "$TFD" --jobs d --json >ev.json 2>err
+	wait_up
+	printf '# fine\n--name three --interval 1h -- /bin/true\nnonsense here\n' >d/three
+	wait_for_reloads ev.json 1
+	run reloads ev.json
+	[[ $output == "error d/three:3: "*"nonsense here"* ]] || fail "$output"
+	# The jobs run on as they were: "tick" still runs, none was added.
+	local before
+	before=$(jq -s '[.[] | select(.event == "exit" and .job == "tick")] | length' ev.json)
+	sleep 0.6
+	(($(jq -s '[.[] | select(.event == "exit" and .job == "tick")] | length' ev.json) > before)) ||
+		fail "the jobs stopped after a refused reload"
+	kill -0 "${BG_PIDS[0]}"
+	# Mended, the reload takes all of them.
+	sed -i '/nonsense/d' d/three
+	wait_for_reloads ev.json 2
+	run reloads ev.json
+	assert_line --index 1 "ok 1 0 2"
+	run cat err
+	assert_output --partial "d/three:3: "
+}
+
+@test "two --jobs files, each watched: a save to either reloads" {
+	mkdir x y
+	echo "$UP" >x/jobs
+	echo '--name b --interval 1h -- /bin/true' >y/jobs
+	start_bg "$TFD" --jobs x/jobs --jobs y/jobs --json >ev.json 2>err
+	wait_up
+	printf '%s\n' "$UP" '--name a2 --interval 1h -- /bin/true' | save x/jobs
+	wait_for_reloads ev.json 1
+	printf '%s\n' '--name b --interval 1h -- /bin/true' '--name b2 --interval 1h -- /bin/true' |
+		save y/jobs
+	wait_for_reloads ev.json 2
+	assert_reloads ev.json "ok 1 0 2" "ok 1 0 3"
+	run cat err
+	assert_output ""
 }
