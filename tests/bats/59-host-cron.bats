@@ -323,3 +323,24 @@ wait_up() {
 	run cat err
 	assert_output ""
 }
+
+# A failed id change at run time: in a user namespace made by unshare -U -r
+# tfd is root there (so the load's checks pass), but setgroups(2) is denied
+# and nobody's ids are not mapped: the run's drop to the user fails.
+@test "the drop to the user failing at run time: status 125, a line naming the call, never run as root" {
+	unshare -U -r true 2>/dev/null || skip "this kernel makes no user namespace (unshare -U)"
+	run --separate-stderr unshare -U -r "$TFD" --json --user nobody --count 2 --interval 0.1s \
+		-- /bin/sh -c "id -u >>'$PWD/ran'"
+	assert_success
+	run jq -r 'select(.event == "exit") | "\(.status) \(.failed)"' <<<"$output"
+	assert_output $'125 true\n125 true'
+	assert_equal "$stderr" $'tfd: setgroups (--user): Operation not permitted\ntfd: setgroups (--user): Operation not permitted'
+	[[ ! -e ran ]] || fail "the command ran, as $(cat ran)"
+	# A system crontab's line, with -E: tfd ends with the run's status.
+	printf '%s\n' "@reboot nobody id -u >>'$PWD/ran'" >crontab
+	run --separate-stderr unshare -U -r "$TFD" -E --system-crontab --jobs crontab
+	assert_equal "$status" 125
+	assert_equal "${stderr_lines[0]}" "tfd: setgroups (--user): Operation not permitted"
+	[[ ${stderr_lines[1]} == "tfd: id: run 1 (pid "*") exited with status 125" ]] || fail "$stderr"
+	[[ ! -e ran ]] || fail "the command ran, as $(cat ran)"
+}
