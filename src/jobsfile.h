@@ -111,16 +111,4 @@ void jobs_free(struct jobs_file *f);
  * differ. */
 bool jobs_entry_same(const struct jobs_entry *a, const struct jobs_entry *b);
 
-/* The default name of a job whose command is the shell string COMMAND (a
- * crontab line's command, an --exec string): the base name of its first
- * word, quotes removed, after any leading NAME=VALUE assignments ("FOO=1
- * /usr/bin/curl -fsS" -> "curl", "'my tool' x" -> "my tool"). "job" when
- * there is none (an empty string, "/"). Writes it into BUF (LEN bytes,
- * NUL-terminated, truncated to fit) and returns its length. */
-size_t jobs_default_name(const char *command, char *buf, size_t len);
-
-/* The same for a command given as words: the base name of WORD (argv[0]),
- * taken as it is. */
-size_t jobs_word_name(const char *word, char *buf, size_t len);
-
 #endif

@@ -14,6 +14,7 @@
 #include "jobsdir.h"
 #include "jobsfile.h"
 #include "runuser.h"
+#include "shellword.h"
 #include "timens.h"
 
 #define NAME_MAX_LEN 256

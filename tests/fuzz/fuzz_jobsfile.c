@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "jobsfile.h"
+#include "shellword.h"
 
 static void check_name(const char *command)
 {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jobsfile.h"
+#include "shellword.h"
 #include "tsv.h"
 
 static struct tally t;
