@@ -344,3 +344,22 @@ wait_up() {
 	[[ ${stderr_lines[1]} == "tfd: id: run 1 (pid "*") exited with status 125" ]] || fail "$stderr"
 	[[ ! -e ran ]] || fail "the command ran, as $(cat ran)"
 }
+
+# main's refusals of a FIFO or a device hold where a file is named; in a
+# directory, run-parts' rule passes over what is not a regular file, and
+# a FIFO is never opened (it would block tfd).
+@test "in a --jobs directory a FIFO, a device link and a subdirectory are passed over, never opened; named as a file they are refused" {
+	mkdir d d/sub
+	echo '--name one --interval 1h -- /bin/true' >d/one
+	mkfifo d/fifo
+	ln -s /dev/zero d/zero
+	run --separate-stderr timeout 10 "$TFD" --jobs d --dry-run=1 --base-time "$BASE"
+	assert_success
+	assert_output "2026-12-03T01:00:00.000000Z one"
+	run --separate-stderr timeout 10 "$TFD" --jobs d --jobs d/fifo --dry-run=1
+	assert_equal "$status" 2
+	assert_equal "${stderr_lines[0]}" "tfd: --jobs 'd/fifo': a FIFO, not a regular file"
+	run --separate-stderr timeout 10 "$TFD" --jobs d/zero --jobs d --dry-run=1
+	assert_equal "$status" 2
+	assert_equal "${stderr_lines[0]}" "tfd: --jobs 'd/zero': a device, not a regular file"
+}
