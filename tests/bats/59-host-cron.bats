@@ -153,12 +153,12 @@ make_dir() {
 
 @test "a system crontab's user field and --user run as that user: ids, groups, HOME, LOGNAME, USER" {
 	local show='echo "$(id -u) $(id -g) $(id -G) $HOME $LOGNAME $USER"'
-	cat >crontab <<-EOF
+	cat >system.tab <<-EOF
 		LOGNAME=not-this
 		@reboot nobody echo cron: \$($show)
 		--name tfdline --delay 0 --count 1 --user nobody --exec 'echo tfd: \$($show)'
 	EOF
-	run "$TFD" --system-crontab --jobs crontab
+	run "$TFD" --system-crontab --jobs system.tab
 	assert_success
 	local uid gid want
 	uid=$(id -u nobody) gid=$(id -g nobody)
@@ -190,14 +190,14 @@ make_dir() {
 }
 
 @test "refused at load: an unknown user (FILE:LINE), another user when tfd is not root" {
-	printf 'A=1\n@reboot no-such-user-tfd echo ran >>%s/out\n' "$PWD" >crontab
-	run --separate-stderr "$TFD" --system-crontab --jobs crontab
+	printf 'A=1\n@reboot no-such-user-tfd echo ran >>%s/out\n' "$PWD" >system.tab
+	run --separate-stderr "$TFD" --system-crontab --jobs system.tab
 	assert_equal "$status" 2
-	assert_equal "${stderr_lines[0]}" "tfd: crontab:2: user 'no-such-user-tfd': no such user"
-	printf -- '--name x --delay 0 --count 1 --user nobody:no-such-group-tfd -- /bin/true\n' >jobs
-	run --separate-stderr "$TFD" --jobs jobs
+	assert_equal "${stderr_lines[0]}" "tfd: system.tab:2: user 'no-such-user-tfd': no such user"
+	printf -- '--name x --delay 0 --count 1 --user nobody:no-such-group-tfd -- /bin/true\n' >jobfile
+	run --separate-stderr "$TFD" --jobs jobfile
 	assert_equal "$status" 2
-	assert_equal "${stderr_lines[0]}" "tfd: jobs:1: --user 'nobody:no-such-group-tfd': no such group 'no-such-group-tfd'"
+	assert_equal "${stderr_lines[0]}" "tfd: jobfile:1: --user 'nobody:no-such-group-tfd': no such group 'no-such-group-tfd'"
 	assert_usage_error "--user 'no-such-user-tfd': no such user" \
 		--count 1 --delay 0 --user no-such-user-tfd -- /bin/true
 	assert_usage_error "--user needs a command" --count 1 --delay 0 --user nobody
@@ -337,8 +337,8 @@ wait_up() {
 	assert_equal "$stderr" $'tfd: setgroups (--user): Operation not permitted\ntfd: setgroups (--user): Operation not permitted'
 	[[ ! -e ran ]] || fail "the command ran, as $(cat ran)"
 	# A system crontab's line, with -E: tfd ends with the run's status.
-	printf '%s\n' "@reboot nobody id -u >>'$PWD/ran'" >crontab
-	run --separate-stderr unshare -U -r "$TFD" -E --system-crontab --jobs crontab
+	printf '%s\n' "@reboot nobody id -u >>'$PWD/ran'" >system.tab
+	run --separate-stderr unshare -U -r "$TFD" -E --system-crontab --jobs system.tab
 	assert_equal "$status" 125
 	assert_equal "${stderr_lines[0]}" "tfd: setgroups (--user): Operation not permitted"
 	[[ ${stderr_lines[1]} == "tfd: id: run 1 (pid "*") exited with status 125" ]] || fail "$stderr"
