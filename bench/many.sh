@@ -470,3 +470,72 @@ storms_section() {
 		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }') ms, ${c[0]} started, ${c[1]} ended, exit $status" "—" "—" "< 1000 ms, 143" \
 		"$([[ $status == 143 && ${c[0]} == "${c[1]}" ]] && awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a < 1) ? "yes" : "no" }' || printf no)"
 }
+
+# Many jobs over many files (issue 17): the same 10,000 lines as the jobs
+# section, split into a directory of JOBS_FILES files (jobs-000 ...), each
+# its own crontab, against the one file, interleaved PAIRS times. Target:
+# within 1.2x of the one file on load, RSS, wake-ups and reload.
+JOBS_FILES=${JOBS_FILES:-100}
+
+# jobs_split FILE DIR: FILE's lines into DIR/jobs-000 ... in equal parts.
+jobs_split() {
+	mkdir -p "$2"
+	rm -f "$2"/jobs-*
+	split -n "l/$JOBS_FILES" -d -a 3 "$1" "$2/jobs-"
+	printf '%s' "$2"
+}
+
+# jobsdir_run SOURCE RELOAD_SOURCE: one load run of SOURCE (10 s idle) and
+# one SIGHUP run of RELOAD_SOURCE (a file or a directory);
+# prints "idle_ms= cpu_ms= vmhwm_kb= wake= reload_ms= kept=".
+jobsdir_run() {
+	local a h line
+	a=$(jobs_probe -w 10000 -- "$TFD" --jobs "$1")
+	h=$(jobs_probe -w 2500 -H -- "$TFD" --jobs "$2" --json)
+	detail "jobsdir $1: $a; reload $2: $h"
+	line=$(kv reload_line "$h")
+	printf 'idle_ms=%s cpu_ms=%s vmhwm_kb=%s wake=%s reload_ms=%s kept=%s\n' \
+		"$(kv idle_ms "$a")" "$(kv idle_cpu_ms "$a")" "$(kv vmhwm_kb "$a")" \
+		"$(($(kv wait_nvcsw "$a") + $(kv wait_nivcsw "$a")))" \
+		"$(kv reload_ms "$h")" "$(sed -n 's/.*"kept":\([0-9]*\).*/\1/p' <<<"$line")"
+}
+
+jobsdir_row() {
+	local what=$1 key=$2 unit=$3 f d
+	shift 3
+	f=$(for r in "${FILE_RUNS[@]}"; do kv "$key" "$r"; done)
+	d=$(for r in "${DIR_RUNS[@]}"; do kv "$key" "$r"; done)
+	# shellcheck disable=SC2086 # one figure a word
+	f=$(median $f) d=$(median $d)
+	local r verdict
+	r=$(ratio "$d" "$f")
+	if [[ $key == wake ]]; then
+		verdict=$(at_most "$d" 0)
+	else
+		verdict=$(awk -v r="$r" 'BEGIN { print (r != "n/a" && r <= 1.2) ? "yes" : "no" }')
+	fi
+	row "$JOBS_N jobs in $JOBS_FILES files (a --jobs directory) against one file: $what ($unit; directory $(for x in "${DIR_RUNS[@]}"; do kv "$key" "$x"; done | paste -sd' '); file $(for x in "${FILE_RUNS[@]}"; do kv "$key" "$x"; done | paste -sd' '))" \
+		"$d" "$f" "$r" "$([[ $key == wake ]] && printf 0 || printf '≤ 1.2×')" "$verdict"
+}
+
+jobsdir_section() {
+	local file reload_file dir reload_dir k
+	FILE_RUNS=() DIR_RUNS=()
+	jobs_bin "$BUILD/jobbin" "$JOBS_N"
+	file=$(jobs_file mixed "$JOBS_N" mixed)
+	reload_file=$(jobs_file reload "$JOBS_N" mixed)
+	printf '%s\n' "--name tick --interval 1s -- /bin/true" >>"$reload_file"
+	dir=$(jobs_split "$file" "$BUILD/jobsdir-mixed")
+	reload_dir=$(jobs_split "$reload_file" "$BUILD/jobsdir-reload")
+	have_tfd || return
+	for ((k = 1; k <= PAIRS; k++)); do
+		say "jobsdir: pair $k/$PAIRS: $JOBS_N jobs in one file, then in $JOBS_FILES files (load, 10 s idle, SIGHUP)"
+		FILE_RUNS+=("$(jobsdir_run "$file" "$reload_file")")
+		DIR_RUNS+=("$(jobsdir_run "$dir" "$reload_dir")")
+	done
+	jobsdir_row "load + arm, exec to asleep in poll" idle_ms "ms, medians"
+	jobsdir_row "tfd's own CPU from exec to asleep in poll" cpu_ms "ms, medians"
+	jobsdir_row "peak RSS once armed, VmHWM" vmhwm_kb "kB, medians"
+	jobsdir_row "wake-ups over 10 s with no job due" wake "context switches"
+	jobsdir_row "SIGHUP of the unchanged sources (+ a 1 s ticker) to the \"reload\" event" reload_ms "ms, medians; kept: $(for x in "${DIR_RUNS[@]}"; do kv kept "$x"; done | paste -sd' ')"
+}

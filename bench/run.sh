@@ -638,7 +638,7 @@ report() {
 	} >>"$RESULTS"
 }
 
-# SECTIONS: lateness drift idle spawn footprint dry precise static jobs
+# SECTIONS: lateness drift idle spawn footprint dry precise static jobs jobsdir
 # tagout oldnew (default: all), peers.
 main() {
 	local section
@@ -646,7 +646,7 @@ main() {
 	STEAL0=$(steal_ticks)
 	build
 	have_tfd || say "no tfd at $TFD: its figures read n/a"
-	(($#)) || set -- lateness drift idle spawn footprint dry precise static jobs tagout oldnew
+	(($#)) || set -- lateness drift idle spawn footprint dry precise static jobs jobsdir tagout oldnew
 	for section in "$@"; do
 		case $section in
 		lateness)
@@ -656,7 +656,7 @@ main() {
 		drift | idle | spawn | footprint | precise) "$section" ;;
 		dry) dry_runs ;;
 		static) static_build ;;
-		jobs | tagout | peers | oldnew | storms) "${section}_section" ;;
+		jobs | jobsdir | tagout | peers | oldnew | storms) "${section}_section" ;;
 		*) say "unknown section '$section'" && exit 2 ;;
 		esac
 	done

@@ -9,14 +9,14 @@
 _tfd_arg_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--for --calendar --cron --base-time -e --exec -f --format --overlap
 	--timeout --retry --retry-delay --random-delay --persist --cgroup --join
-	--jobs --metrics --fleet --replica --fleet-lease --fleet-deadline
+	--user --jobs --metrics --fleet --replica --fleet-lease --fleet-deadline
 	--fleet-keep'
 
 _tfd_all_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--for --calendar --cron --dry-run --base-time -e --exec -f --format
 	--tag-output -j --json -q --quiet --precise --stats -v --verbose
 	--overlap --timeout --retry --retry-delay -E --exit-on-error
-	--random-delay --persist --cgroup --join --jobs --metrics
+	--random-delay --persist --cgroup --join --user --jobs --system-crontab --metrics
 	--fleet --replica --fleet-lease --fleet-deadline --fleet-keep
 	-h --help --usage -V --version --'
 
@@ -131,6 +131,9 @@ _tfd_reply_value()
 		;;
 	--join)
 		_tfd_reply_pids "$cur"
+		;;
+	--user)
+		mapfile -t COMPREPLY < <(compgen -u -- "$cur")
 		;;
 	-e | --exec)
 		mapfile -t COMPREPLY < <(compgen -c -- "$cur" | sort -u)

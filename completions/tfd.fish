@@ -5,7 +5,7 @@
 set -g __fish_tfd_arg_opts --name -c --clock -a --at -d --delay -i --interval \
     -n --count --for --calendar --cron --base-time -e --exec -f --format \
     --overlap --timeout --retry --retry-delay --random-delay --persist \
-    --cgroup --join --jobs --metrics --fleet --replica --fleet-lease \
+    --cgroup --join --user --jobs --metrics --fleet --replica --fleet-lease \
     --fleet-deadline --fleet-keep
 
 # Prints the index in (commandline -opc) of the word where the command
@@ -126,9 +126,11 @@ complete $opt -l random-delay -x -d 'Delay each action by a random time up to th
 complete $opt -l persist -r -F -d 'Remember the last run in a file'
 complete $opt -l cgroup -xa '(__fish_tfd_cgroups)' -d 'Start each run in a cgroup v2 directory'
 complete $opt -l join -xa '(__fish_complete_pids)' -d 'Start each run in the namespaces of a process'
+complete $opt -l user -xa '(__fish_complete_users)' -d 'Run each run as a user'
+complete $opt -l system-crontab -d 'Crontab lines name a user, as /etc/crontab'
 
 # The whole process
-complete $opt -l jobs -r -F -d 'Run every job of a jobs file (tfd-jobs(5))'
+complete $opt -l jobs -r -F -d 'Run every job of a jobs file or directory (tfd-jobs(5))'
 complete $opt -l metrics -r -F -d 'Keep a Prometheus text file current'
 
 # Replicas (a fleet)

@@ -23,6 +23,19 @@ static inline bool is_space(char c)
 	return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
+static inline bool is_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* P past its blanks (is_blank). */
+static inline const char *skip_blanks(const char *p)
+{
+	while (is_blank(*p))
+		p++;
+	return p;
+}
+
 static inline char ascii_lower(char c)
 {
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;

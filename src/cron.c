@@ -81,11 +81,6 @@ static bool fail_item(struct parse *ps, const char *what, const char *item,
 	return fail(ps, why);
 }
 
-static bool is_alpha(char c)
-{
-	return ascii_lower(c) >= 'a' && ascii_lower(c) <= 'z';
-}
-
 /* A number, or a 3-letter name where the field has names. Reads from *pp
  * up to END; returns false if what is there is neither. */
 static bool read_value(const struct field_def *f, const char **pp,

@@ -329,7 +329,7 @@ static int check_runner_options(const struct job_options *o, const struct job_co
 	const char *needs = o->overlap ? "--overlap" : o->timeout ? "--timeout"
 			  : o->retry ? "--retry" : o->retry_delay ? "--retry-delay"
 			  : o->tag_output ? "--tag-output" : o->cgroup ? "--cgroup"
-			  : o->join ? "--join" : NULL;
+			  : o->join ? "--join" : o->user ? "--user" : NULL;
 
 	if (o->exec && o->command)
 		return usage(err, errlen, "--exec and a COMMAND ('%s') conflict: give one",
@@ -440,13 +440,17 @@ static int build_runner(struct job *j, const struct job_options *o, char *err, s
 	return 0;
 }
 
-/* The user the job's runs run as, for its mail's From and Subject: tfd's
- * own today; the one place --user would name another. */
+/* The user the job's runs run as, for its mail's From and Subject: its
+ * --user (or system crontab field), else tfd's own. */
 static void job_user_name(const struct job *j, char *buf, size_t len)
 {
-	const struct passwd *pw = getpwuid(geteuid());
+	const struct passwd *pw;
 
-	(void)j;
+	if (j->user.spec) {
+		snprintf(buf, len, "%s", j->user.name);
+		return;
+	}
+	pw = getpwuid(geteuid());
 	if (pw)
 		snprintf(buf, len, "%s", pw->pw_name);
 	else
@@ -472,37 +476,107 @@ static int build_mail(struct job *j, const struct job_options *o,
 	return 0;
 }
 
-/* The environment the runs start from: tfd's, then the file's lines. */
+/* The index of the variable named like VAR ("NAME=...") in VARS (N), or N. */
+static size_t find_variable(char *const *vars, size_t n, const char *var)
+{
+	size_t len = strcspn(var, "=");
+
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(vars[i], var, len + 1) == 0)
+			return i;
+	return n;
+}
+
+/* The variables a run's environment adds to tfd's, into j->file_env: the
+ * file's lines, then the user's as cron sets them: HOME unless the file
+ * sets it, LOGNAME and USER always (crontab(5): LOGNAME may not be
+ * changed). Returns how many, or -1 when out of memory. */
+static ssize_t added_variables(struct job *j, const struct job_context *ctx)
+{
+	size_t m = 0, k;
+
+	while (ctx->env && ctx->env[m])
+		m++;
+	j->file_env = calloc(m + 4, sizeof *j->file_env);
+	if (!j->file_env)
+		return -1;
+	for (k = 0; k < m; k++)
+		if (!(j->file_env[k] = strdup(ctx->env[k])))
+			return -1;
+	if (!j->user.spec)
+		return (ssize_t)k;
+	const char *names[] = { "HOME", "LOGNAME", "USER" };
+	const char *values[] = { j->user.home, j->user.name, j->user.name };
+
+	for (size_t v = 0; v < 3; v++) {
+		char *var = malloc(strlen(names[v]) + strlen(values[v]) + 2);
+		size_t at;
+
+		if (!var)
+			return -1;
+		sprintf(var, "%s=%s", names[v], values[v]);
+		at = find_variable(j->file_env, k, var);
+		if (at < k && v == 0) {
+			free(var);
+			continue;
+		}
+		if (at < k)
+			free(j->file_env[at]);
+		else
+			k++;
+		j->file_env[at] = var;
+	}
+	return (ssize_t)k;
+}
+
+/* The environment the runs start from: tfd's, then the file's lines and
+ * the user's variables. NULL (tfd's own) when there are none. */
 static int build_environment(struct job *j, const struct job_context *ctx)
 {
 	extern char **environ;
-	size_t n = 0, m = 0, k = 0;
+	size_t n = 0, k = 0;
+	ssize_t m;
 
-	if (!ctx->env || !ctx->env[0])
+	if ((!ctx->env || !ctx->env[0]) && !j->user.spec)
 		return 0;
+	m = added_variables(j, ctx);
+	if (m < 0)
+		return -1;
 	while (environ[n])
 		n++;
-	while (ctx->env[m])
-		m++;
-	j->envp = calloc(n + m + 1, sizeof *j->envp);
-	j->file_env = calloc(m + 1, sizeof *j->file_env);
-	if (!j->envp || !j->file_env)
+	j->envp = calloc(n + (size_t)m + 1, sizeof *j->envp);
+	if (!j->envp)
 		return -1;
-	for (size_t e = 0; e < m; e++)
-		if (!(j->file_env[e] = strdup(ctx->env[e])))
-			return -1;
-	for (size_t i = 0; i < n; i++) {
-		size_t len = strcspn(environ[i], "=");
-		bool replaced = false;
-
-		for (size_t e = 0; e < m && !replaced; e++)
-			replaced = strncmp(ctx->env[e], environ[i], len + 1) == 0;
-		if (!replaced)
+	for (size_t i = 0; i < n; i++)
+		if (find_variable(j->file_env, (size_t)m, environ[i]) == (size_t)m)
 			j->envp[k++] = environ[i];
-	}
-	for (size_t e = 0; e < m; e++)
+	for (size_t e = 0; e < (size_t)m; e++)
 		if (!runner_variable(j->file_env[e]))
 			j->envp[k++] = j->file_env[e];
+	return 0;
+}
+
+/* --user: looked up (unless the jobs file's cache did), kept by the job,
+ * and handed to the runs' target. */
+static int build_user(struct job *j, const struct job_options *o,
+		      const struct job_context *ctx, char *err, size_t errlen)
+{
+	char why[WHY_MAX];
+	int status = 0;
+
+	if (!o->user)
+		return 0;
+	if (ctx->user)
+		status = run_user_copy(&j->user, ctx->user) == 0 ? 0 : out_of_memory(err, errlen);
+	else if ((status = run_user_resolve(o->user, &j->user, why, sizeof why)) != 0)
+		snprintf(err, errlen, "--%s", why);
+	if (status != 0)
+		return status;
+	j->target.set_user = j->user.change;
+	j->target.uid = j->user.uid;
+	j->target.gid = j->user.gid;
+	j->target.groups = j->user.groups;
+	j->target.ngroups = j->user.ngroups;
 	return 0;
 }
 
@@ -532,7 +606,8 @@ int job_build(const struct job_options *o, const struct job_context *ctx,
 	    (status = build_runner(j, o, err, errlen)) ||
 	    (status = check_fleet(j, o, ctx, err, errlen)) ||
 	    (status = build_output(j, o, err, errlen)) ||
-	    (status = build_command(j, o, ctx, err, errlen))) {
+	    (status = build_command(j, o, ctx, err, errlen)) ||
+	    (status = build_user(j, o, ctx, err, errlen))) {
 		job_free(j);
 		return status;
 	}
@@ -617,6 +692,7 @@ void job_free(struct job *j)
 	free_words(j->argv);
 	free(j->envp);
 	free_words(j->file_env);
+	run_user_free(&j->user);
 	free(j->input);
 	free(j->persist_path);
 	mail_job_free(j->mail);

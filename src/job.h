@@ -19,6 +19,7 @@
 #include "options.h"
 #include "report.h"
 #include "runner.h"
+#include "runuser.h"
 #include "schedule.h"
 #include "spawn.h"
 #include "tz.h"
@@ -40,6 +41,8 @@ struct job_context {
 	const char *replica;        /* TFD_REPLICA (--replica, or HOSTNAME:PID) */
 	bool fleet;                 /* --fleet: the job's instants must agree across replicas */
 	bool reboot;                /* an @reboot line: run by each replica, unclaimed */
+	const struct run_user *user; /* --user already looked up (a jobs file's
+				       cache), or NULL: job_build looks it up */
 	/* The signals tfd does not leave at SIG_DFL (spawn_note_signals),
 	 * read once for the process rather than once a job. */
 	bool reset_known;
@@ -72,7 +75,9 @@ struct job {
 	char *path;                 /* the command; NULL when the job only prints */
 	char **argv;
 	char **envp;                /* the runs' environment without TFD_*; NULL = tfd's */
-	char **file_env;            /* the jobs file's NAME=VALUE strings envp points to */
+	char **file_env;            /* the jobs file's and the user's NAME=VALUE
+				       strings envp points to */
+	struct run_user user;       /* --user (its groups are the target's); spec NULL: none */
 	char *input;                /* stdin of every run, or NULL */
 	struct runner_config run;
 	int64_t random_delay_ns;

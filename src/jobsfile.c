@@ -14,6 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
+#include "cronline.h"
+#include "envline.h"
+#include "shellword.h"
+
 /* Arena blocks hold at least this much; a larger request gets a block of
  * its own. */
 #define BLOCK_MIN 65536
@@ -38,6 +43,7 @@ struct parser {
 	size_t env_n, env_cap;
 	char **env_shared;          /* its snapshot, NULL when it changed since */
 	const char *shell, *cron_tz;
+	bool system;                /* JOBS_SYSTEM: crontab lines name a user */
 };
 
 /* Messages */
@@ -174,170 +180,6 @@ static int grow(struct jobs_alloc *a, void **ptr, size_t *cap, size_t need,
 	return 0;
 }
 
-/* Characters */
-
-/* Blanks separate crontab fields and a tfd line's words (cron's
- * Skip_Blanks); spaces are isspace() in the C locale, which is what cronie
- * skips around '=' in an environment line. */
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static bool is_space(char c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
-static const char *skip_blanks(const char *p)
-{
-	while (is_blank(*p))
-		p++;
-	return p;
-}
-
-static const char *skip_spaces(const char *p)
-{
-	while (is_space(*p))
-		p++;
-	return p;
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_alpha(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-/* Shell words */
-
-/* Where the characters of a word go: a buffer, or with BASENAME only the
- * part after its last '/' that is followed by more, truncated to fit. A
- * NULL sink takes nothing. */
-struct sink {
-	char *buf;
-	size_t len, cap;
-	bool basename, slash;
-};
-
-static void sink_put(struct sink *s, char c)
-{
-	if (!s)
-		return;
-	if (s->basename && c == '/') {
-		s->slash = true;
-		return;
-	}
-	if (s->slash) {
-		s->slash = false;
-		s->len = 0;
-	}
-	if (s->len < s->cap)
-		s->buf[s->len++] = c;
-}
-
-enum scan { SCAN_OK, SCAN_SQUOTE, SCAN_DQUOTE, SCAN_BACKSLASH, SCAN_OPERATOR };
-
-/* Characters that, unquoted, make a shell do something other than take
- * them: substitutions and operators. */
-static bool is_shell_special(char c)
-{
-	return c != '\0' && strchr("$`;&|<>()", c) != NULL;
-}
-
-/* Reads one shell word at *PP (not at a blank) into OUT with the quoting of
- * a POSIX shell: '...' literal, "..." where a backslash escapes only $ ` "
- * and \, an unquoted backslash escapes any character. Nothing is expanded.
- * Stops at a blank or the end (SCAN_OK), or at what a shell would not
- * take as part of a word: an unterminated quote, a backslash at the end,
- * an unquoted special character (*PP is left at it). */
-static enum scan scan_word(const char **pp, struct sink *out)
-{
-	const char *p = *pp;
-	enum scan st = SCAN_OK;
-
-	while (st == SCAN_OK && *p && !is_blank(*p)) {
-		if (*p == '\'') {
-			for (p++; *p && *p != '\''; p++)
-				sink_put(out, *p);
-			st = *p ? SCAN_OK : SCAN_SQUOTE;
-			p += *p != '\0';
-		} else if (*p == '"') {
-			for (p++; *p && *p != '"'; p++) {
-				if (*p == '\\' && p[1] && strchr("$`\"\\", p[1]))
-					p++;
-				sink_put(out, *p);
-			}
-			st = *p ? SCAN_OK : SCAN_DQUOTE;
-			p += *p != '\0';
-		} else if (*p == '\\') {
-			st = p[1] ? SCAN_OK : SCAN_BACKSLASH;
-			p += p[1] != '\0';
-			sink_put(out, *p++);
-		} else if (is_shell_special(*p)) {
-			st = SCAN_OPERATOR;
-		} else {
-			sink_put(out, *p++);
-		}
-	}
-	*pp = p;
-	return st;
-}
-
-/* Whether P begins with a shell assignment, NAME=... */
-static bool is_assignment(const char *p)
-{
-	if (!is_alpha(*p) && *p != '_')
-		return false;
-	while (is_alpha(*p) || is_digit(*p) || *p == '_')
-		p++;
-	return *p == '=';
-}
-
-/* Default names */
-
-static size_t finish_name(struct sink *s, char *buf, size_t len)
-{
-	const char *fallback = "job";
-
-	if (len == 0)
-		return 0;
-	if (s->len == 0) {
-		/* Truncated like any name when BUF is short. */
-		s->len = strlen(fallback) < len ? strlen(fallback) : len - 1;
-		memcpy(buf, fallback, s->len);
-	}
-	buf[s->len] = '\0';
-	return s->len;
-}
-
-size_t jobs_default_name(const char *command, char *buf, size_t len)
-{
-	struct sink s = { buf, 0, len ? len - 1 : 0, true, false };
-	const char *p = skip_blanks(command);
-
-	/* "FOO=1 cmd" runs cmd: the assignments are not the job. */
-	while (is_assignment(p) && scan_word(&p, NULL) == SCAN_OK)
-		p = skip_blanks(p);
-	/* A quote left open or an operator ends the word: a name is still
-	 * wanted, the shell reports the rest. */
-	scan_word(&p, &s);
-	return finish_name(&s, buf, len);
-}
-
-size_t jobs_word_name(const char *word, char *buf, size_t len)
-{
-	struct sink s = { buf, 0, len ? len - 1 : 0, true, false };
-
-	while (*word)
-		sink_put(&s, *word++);
-	return finish_name(&s, buf, len);
-}
-
 /* Entries */
 
 /* The environment the next entry sees, shared with the entries before it
@@ -376,69 +218,6 @@ static struct jobs_entry *add_entry(struct parser *ps, enum jobs_kind kind)
 		.shell = ps->shell, .cron_tz = ps->cron_tz,
 	};
 	return e;
-}
-
-/* Environment lines */
-
-enum env_kind { ENV_OK, ENV_NOT, ENV_BAD };
-
-struct env_line {
-	const char *name, *value;
-	size_t name_len, value_len;
-	const char *why;            /* with ENV_BAD */
-};
-
-/* Reads P as cronie's load_env does: NAME, blanks, '=', blanks, VALUE; the
- * NAME or the VALUE may be in matching single or double quotes, which are
- * removed; an unquoted value loses its trailing blanks, and so an empty one
- * must be quoted. ENV_NOT: P is not an environment line (no '=' after the
- * first word); ENV_BAD: it is one, badly written. */
-static enum env_kind read_env(const char *p, struct env_line *e)
-{
-	char q = 0;
-
-	if (*p == '\'' || *p == '"')
-		q = *p++;
-	e->name = p;
-	if (q) {
-		p += strcspn(p, q == '"' ? "\"=" : "'=");
-		if (*p != q) {
-			e->why = *p == '=' ? "'=' in the quoted name"
-					   : "unterminated quote in the name";
-			return ENV_BAD;
-		}
-		e->name_len = (size_t)(p++ - e->name);
-	} else {
-		while (*p && !is_space(*p) && *p != '=')
-			p++;
-		e->name_len = (size_t)(p - e->name);
-	}
-	p = skip_spaces(p);
-	e->why = "text after the quoted name";
-	if (*p != '=')
-		return q ? ENV_BAD : ENV_NOT;
-	e->why = "empty variable name";
-	if (e->name_len == 0)
-		return ENV_BAD;
-	p = skip_spaces(p + 1);
-	e->why = "no value (an empty one is written NAME=\"\")";
-	if (!*p)
-		return ENV_BAD;
-	q = (*p == '\'' || *p == '"') ? *p++ : 0;
-	e->value = p;
-	if (!q) {
-		e->value_len = strlen(p);
-		while (is_space(p[e->value_len - 1]))
-			e->value_len--;
-		return ENV_OK;
-	}
-	p = strchr(p, q);
-	e->why = q == '"' ? "unterminated \" quote" : "unterminated ' quote";
-	if (!p)
-		return ENV_BAD;
-	e->value_len = (size_t)(p - e->value);
-	e->why = "text after the closing quote";
-	return *skip_spaces(p + 1) ? ENV_BAD : ENV_OK;
 }
 
 /* Whether the variable "NAME=VALUE" is named NAME (LEN bytes). */
@@ -500,130 +279,6 @@ static int apply_env(struct parser *ps, const struct env_line *e)
 
 /* Crontab lines */
 
-static const struct {
-	const char *name;
-	enum jobs_kind kind;
-} nicknames[] = {
-	{ "@yearly", JOBS_CRONTAB }, { "@annually", JOBS_CRONTAB },
-	{ "@monthly", JOBS_CRONTAB }, { "@weekly", JOBS_CRONTAB },
-	{ "@daily", JOBS_CRONTAB }, { "@midnight", JOBS_CRONTAB },
-	{ "@hourly", JOBS_CRONTAB }, { "@reboot", JOBS_REBOOT },
-};
-
-#define NFIELDS 5
-
-struct cron_line {
-	enum jobs_kind kind;
-	const char *field[NFIELDS]; /* the time fields, or the nickname */
-	size_t field_len[NFIELDS];
-	int nfields;
-	const char *command;        /* the rest of the line */
-};
-
-static const char *const field_names[] = {
-	"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
-	"nov", "dec", "sun", "mon", "tue", "wed", "thu", "fri", "sat",
-};
-
-static bool is_field_name(const char *word)
-{
-	for (size_t i = 0; i < sizeof(field_names) / sizeof(*field_names); i++)
-		if ((word[0] | 0x20) == field_names[i][0] &&
-		    (word[1] | 0x20) == field_names[i][1] &&
-		    (word[2] | 0x20) == field_names[i][2])
-			return true;
-	return false;
-}
-
-/* Whether WORD (LEN bytes) could be a time field: digits, * , - / and the
- * 3-letter month and weekday names. Only to explain a missing command. */
-static bool looks_like_field(const char *word, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		size_t run = 0;
-
-		while (i + run < len && is_alpha(word[i + run]))
-			run++;
-		if (run == 0 && !is_digit(word[i]) && !strchr("*,-/", word[i]))
-			return false;
-		if (run > 0 && (run != 3 || !is_field_name(word + i)))
-			return false;
-		i += run ? run : 1;
-	}
-	return true;
-}
-
-/* Why a line of N fields and nothing after is not a crontab line: as far as
- * they look like time fields, the command came too early. */
-static void explain_missing_command(const struct cron_line *c, int n,
-				    char *why, size_t len)
-{
-	int fields = 0;
-
-	while (fields < n && looks_like_field(c->field[fields], c->field_len[fields]))
-		fields++;
-	if (fields < n)
-		snprintf(why, len, "%d time field%s before the command, expected 5 "
-			 "or an @nickname", fields, fields == 1 ? "" : "s");
-	else if (n == NFIELDS)
-		snprintf(why, len, "no command after the 5 time fields");
-	else
-		snprintf(why, len, "%d time field%s and no command, expected 5 or "
-			 "an @nickname, then a command", n, n == 1 ? "" : "s");
-}
-
-/* Splits P (at its first non-blank) into the schedule and the command, as
- * cronie's load_entry reads them; the schedule's values are not checked.
- * Returns 0, or -1 and why not in WHY. */
-static int split_crontab(const char *p, struct cron_line *c, char *why,
-			 size_t len)
-{
-	c->kind = JOBS_CRONTAB;
-	c->nfields = 0;
-	if (*p == '@') {
-		size_t n = strcspn(p, " \t"), i;
-
-		for (i = 0; i < sizeof(nicknames) / sizeof(*nicknames); i++)
-			if (strlen(nicknames[i].name) == n &&
-			    strncmp(p, nicknames[i].name, n) == 0)
-				break;
-		if (i == sizeof(nicknames) / sizeof(*nicknames)) {
-			snprintf(why, len, "unknown nickname '%.*s', expected @yearly, "
-				 "@annually, @monthly, @weekly, @daily, @midnight, "
-				 "@hourly or @reboot", (int)(n < 40 ? n : 40), p);
-			return -1;
-		}
-		c->kind = nicknames[i].kind;
-		c->field[0] = p;
-		c->field_len[0] = n;
-		c->nfields = 1;
-		p = skip_blanks(p + n);
-		if (!*p) {
-			snprintf(why, len, "no command after %s", nicknames[i].name);
-			return -1;
-		}
-	} else {
-		for (; c->nfields < NFIELDS && *p; c->nfields++) {
-			c->field[c->nfields] = p;
-			c->field_len[c->nfields] = strcspn(p, " \t");
-			p = skip_blanks(p + c->field_len[c->nfields]);
-		}
-		if (!*p) {
-			explain_missing_command(c, c->nfields, why, len);
-			return -1;
-		}
-	}
-	/* cronie refuses this too: it is nearly always one field too many. */
-	if (*p == '*') {
-		snprintf(why, len, "the command begins with '*' (6 time fields?)");
-		return -1;
-	}
-	c->command = p;
-	return 0;
-}
-
 /* The schedule as one string: the fields joined by one space. */
 static char *join_fields(struct parser *ps, const struct cron_line *c)
 {
@@ -644,58 +299,6 @@ static char *join_fields(struct parser *ps, const struct cron_line *c)
 	return s;
 }
 
-/* Copies the command of CMD, up to its first unescaped '%', into OUT
- * (strlen(CMD) + 1 bytes), "\%" as '%' and every other backslash kept, as
- * cronie's do_command cuts it. Returns the '%', or NULL when none. */
-static const char *cut_command(const char *cmd, char *out)
-{
-	bool escaped = false;
-
-	for (; *cmd; cmd++) {
-		if (escaped && *cmd == '%') {
-			out[-1] = '%';
-		} else if (!escaped && *cmd == '%') {
-			break;
-		} else {
-			*out++ = *cmd;
-		}
-		/* A backslash escapes the next character, a backslash too. */
-		escaped = !escaped && *cmd == '\\';
-	}
-	*out = '\0';
-	return *cmd ? cmd : NULL;
-}
-
-/* Copies the input after the '%' into OUT (strlen(IN) + 2 bytes) as
- * cronie's do_command writes it to the command's stdin: '%' as a newline,
- * "\%" as '%', any other backslash kept, and a final newline when the last
- * character written (a trailing lone backslash aside) was not one. */
-static void copy_input(const char *in, char *out)
-{
-	bool pending = false, newline = false;
-
-	for (; *in; in++) {
-		char c = *in;
-
-		if (pending && c != '%')
-			*out++ = '\\';
-		else if (!pending && c == '%')
-			c = '\n';
-		/* Unlike in the command, a backslash after a backslash escapes
-		 * what follows it: "\\%" is "\%". */
-		pending = c == '\\';
-		if (!pending) {
-			*out++ = c;
-			newline = c != '\n';
-		}
-	}
-	if (pending)
-		*out++ = '\\';
-	if (newline)
-		*out++ = '\n';
-	*out = '\0';
-}
-
 static int add_crontab_line(struct parser *ps, const char *p)
 {
 	char why[200], buf[SHOWN_MAX + 8];
@@ -705,14 +308,14 @@ static int add_crontab_line(struct parser *ps, const char *p)
 	const char *percent;
 	size_t len;
 
-	if (split_crontab(p, &c, why, sizeof(why)))
+	if (cron_line_split(p, &c, ps->system, why, sizeof(why)))
 		return fail(ps, "bad crontab line '%s': %s",
 			    shown(ps->text, buf, sizeof(buf)), why);
 	len = strlen(c.command);
 	command = arena_alloc(ps, len + 1, 1);
 	if (!command)
 		return out_of_memory(ps);
-	percent = cut_command(c.command, command);
+	percent = cron_command_cut(c.command, command);
 	if (!*command)
 		return fail(ps, "bad crontab line '%s': no command before '%%'",
 			    shown(ps->text, buf, sizeof(buf)));
@@ -720,12 +323,14 @@ static int add_crontab_line(struct parser *ps, const char *p)
 		input = arena_alloc(ps, strlen(percent + 1) + 2, 1);
 		if (!input)
 			return out_of_memory(ps);
-		copy_input(percent + 1, input);
+		cron_input_copy(percent + 1, input);
 	}
 	e = add_entry(ps, c.kind);
 	if (!e)
 		return -1;
 	if (c.kind == JOBS_CRONTAB && !(e->schedule = join_fields(ps, &c)))
+		return out_of_memory(ps);
+	if (c.user && !(e->user = arena_strndup(ps, c.user, c.user_len)))
 		return out_of_memory(ps);
 	e->command = command;
 	e->input = input;
@@ -734,17 +339,17 @@ static int add_crontab_line(struct parser *ps, const char *p)
 
 /* tfd lines */
 
-static int bad_tfd_line(struct parser *ps, enum scan st, char special)
+static int bad_tfd_line(struct parser *ps, enum word_scan st, char special)
 {
 	char buf[SHOWN_MAX + 8];
 	const char *text = shown(ps->text, buf, sizeof(buf));
 
 	switch (st) {
-	case SCAN_SQUOTE:
+	case WORD_SQUOTE:
 		return fail(ps, "bad tfd line '%s': unterminated ' quote", text);
-	case SCAN_DQUOTE:
+	case WORD_DQUOTE:
 		return fail(ps, "bad tfd line '%s': unterminated \" quote", text);
-	case SCAN_BACKSLASH:
+	case WORD_BACKSLASH:
 		return fail(ps, "bad tfd line '%s': backslash at the end of the line",
 			    text);
 	default:
@@ -759,7 +364,7 @@ static int add_tfd_line(struct parser *ps, const char *p)
 {
 	size_t len = strlen(p), n = 0;
 	char *words = arena_alloc(ps, len + 1, 1), *w;
-	struct sink s = { words, 0, len + 1, false, false };
+	struct word_sink s = { words, 0, len + 1, false, false };
 	struct jobs_entry *e;
 
 	if (!words)
@@ -767,11 +372,11 @@ static int add_tfd_line(struct parser *ps, const char *p)
 	/* Each word takes at most its own bytes and one blank or the end for
 	 * its NUL: the words fit in LEN + 1 bytes. */
 	for (p = skip_blanks(p); *p; p = skip_blanks(p), n++) {
-		enum scan st = scan_word(&p, &s);
+		enum word_scan st = word_scan(&p, &s);
 
-		if (st != SCAN_OK)
+		if (st != WORD_OK)
 			return bad_tfd_line(ps, st, *p);
-		sink_put(&s, '\0');
+		word_sink_put(&s, '\0');
 	}
 	e = add_entry(ps, JOBS_TFD);
 	if (!e)
@@ -808,7 +413,7 @@ static int parse_job_or_env(struct parser *ps, const char *p)
 	if (*p == '-' && !starts_crontab(p[1]))
 		return add_tfd_line(ps, p);
 	p += *p == '-';
-	env = read_env(p, &e);
+	env = env_line_read(p, &e);
 	if (env == ENV_OK)
 		return apply_env(ps, &e);
 	if (starts_crontab(*p) && env == ENV_NOT)
@@ -858,21 +463,38 @@ static void libc_free(void *ctx, void *ptr)
 	free(ptr);
 }
 
+static int parse_file(const struct jobs_alloc *alloc, unsigned flags, const char *name,
+		      const char *text, size_t len, struct jobs_file **out,
+		      char *err, size_t errlen);
+
 int jobs_parse(const char *name, const char *text, size_t len,
 	       struct jobs_file **out, char *err, size_t errlen)
 {
+	return jobs_parse_as(name, text, len, 0, out, err, errlen);
+}
+
+int jobs_parse_as(const char *name, const char *text, size_t len, unsigned flags,
+		  struct jobs_file **out, char *err, size_t errlen)
+{
 	static const struct jobs_alloc libc = { libc_realloc, libc_free, NULL };
 
-	return jobs_parse_with(&libc, name, text, len, out, err, errlen);
+	return parse_file(&libc, flags, name, text, len, out, err, errlen);
 }
 
 int jobs_parse_with(const struct jobs_alloc *alloc, const char *name,
 		    const char *text, size_t len, struct jobs_file **out,
 		    char *err, size_t errlen)
 {
+	return parse_file(alloc, 0, name, text, len, out, err, errlen);
+}
+
+static int parse_file(const struct jobs_alloc *alloc, unsigned flags, const char *name,
+		      const char *text, size_t len, struct jobs_file **out,
+		      char *err, size_t errlen)
+{
 	struct jobs_file *f = alloc->realloc(alloc->ctx, NULL, sizeof(*f));
 	struct parser ps = { .name = name, .err = err, .errlen = errlen, .f = f,
-			     .shell = "/bin/sh" };
+			     .shell = "/bin/sh", .system = flags & JOBS_SYSTEM };
 	size_t at = 0;
 	int rc = 0;
 

@@ -8,7 +8,8 @@
  * - NAME=VALUE sets a variable for the lines below it (cronie's rules:
  *   blanks around '=' allowed, quotes around the value keep its blanks and
  *   are removed, a quoted name is allowed, an empty value needs quotes);
- * - a crontab line is 5 time fields or an @nickname, then a command: the
+ * - a crontab line is 5 time fields or an @nickname, then (in a system
+ *   crontab only) a user name, then a command: the
  *   rest of the line, split at its first unescaped '%' into the command and
  *   its standard input (as cronie's do_command does);
  * - a tfd line begins with '-': tfd's per-job options, split into words
@@ -42,6 +43,9 @@ struct jobs_entry {
 				   array. */
 	const char *shell;      /* SHELL= above this line, else "/bin/sh" */
 	const char *cron_tz;    /* CRON_TZ= above this line (maybe ""), or NULL */
+	const char *user;       /* JOBS_CRONTAB, JOBS_REBOOT of a system
+				   crontab (JOBS_SYSTEM): the user field, as
+				   written; NULL otherwise */
 	const char *schedule;   /* JOBS_CRONTAB: the five fields joined by one
 				   space ("0 4 * * 1-5") or the nickname
 				   ("@daily"), not checked; NULL otherwise */
@@ -84,6 +88,15 @@ struct jobs_file {
 int jobs_parse(const char *name, const char *text, size_t len,
 	       struct jobs_file **out, char *err, size_t errlen);
 
+/* How to read the file: JOBS_SYSTEM for a system crontab (/etc/crontab,
+ * /etc/cron.d; --system-crontab), whose crontab lines carry a user name
+ * between the time fields (or the @nickname) and the command. */
+enum { JOBS_SYSTEM = 1 };
+
+/* jobs_parse of a file read as FLAGS says. */
+int jobs_parse_as(const char *name, const char *text, size_t len, unsigned flags,
+		  struct jobs_file **out, char *err, size_t errlen);
+
 /* jobs_parse with the memory of ALLOC (copied). */
 int jobs_parse_with(const struct jobs_alloc *alloc, const char *name,
 		    const char *text, size_t len, struct jobs_file **out,
@@ -91,16 +104,5 @@ int jobs_parse_with(const struct jobs_alloc *alloc, const char *name,
 
 void jobs_free(struct jobs_file *f);
 
-/* The default name of a job whose command is the shell string COMMAND (a
- * crontab line's command, an --exec string): the base name of its first
- * word, quotes removed, after any leading NAME=VALUE assignments ("FOO=1
- * /usr/bin/curl -fsS" -> "curl", "'my tool' x" -> "my tool"). "job" when
- * there is none (an empty string, "/"). Writes it into BUF (LEN bytes,
- * NUL-terminated, truncated to fit) and returns its length. */
-size_t jobs_default_name(const char *command, char *buf, size_t len);
-
-/* The same for a command given as words: the base name of WORD (argv[0]),
- * taken as it is. */
-size_t jobs_word_name(const char *word, char *buf, size_t len);
 
 #endif

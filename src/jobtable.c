@@ -11,7 +11,10 @@
 
 #include "atomic_file.h"
 #include "hash.h"
+#include "jobsdir.h"
 #include "jobsfile.h"
+#include "runuser.h"
+#include "shellword.h"
 #include "timens.h"
 
 #define NAME_MAX_LEN 256
@@ -143,6 +146,9 @@ static int crontab_options(const struct jobs_entry *e, const struct job_options 
 		return -1;
 	if (o->clock && strcmp(o->clock, "realtime-alarm") != 0 && set_text(&o->clock, NULL) != 0)
 		return -1;
+	/* A system crontab's user field is the line's --user. */
+	if (e->user && set_text(&o->user, e->user) != 0)
+		return -1;
 	if (e->kind == JOBS_REBOOT)
 		return set_text(&o->delay, "0") || set_text(&o->exec, e->command);
 	return set_text(&o->cron, e->schedule) || set_text(&o->exec, e->command);
@@ -163,51 +169,24 @@ static int entry_options(const struct jobs_entry *e, const struct job_options *d
 
 /* Names */
 
-/* The names given so far, and for each default name the next suffix to
- * try, so that naming N jobs costs O(N) however many share a base name. */
-struct name_slot {
-	const char *name;
-	unsigned next;           /* for a base name: the next -K to try */
-};
-
-struct name_set {
-	struct name_slot *slots;
-	size_t mask;
-};
-
-static int name_set_init(struct name_set *ns, size_t n)
+/* The names given so far, in the one hash set with, for each default
+ * name, the next suffix to try, so that naming N jobs costs O(N) however
+ * many share a base name. A name must stay allocated while the set is used
+ * (it is a job's name). */
+static const char *name_key(const void *name)
 {
-	size_t cap = 16;
-
-	while (cap < 4 * n + 4)
-		cap *= 2;
-	ns->slots = calloc(cap, sizeof *ns->slots);
-	ns->mask = cap - 1;
-	return ns->slots ? 0 : -1;
+	return name;
 }
 
-/* The slot of NAME: its own, or the empty one where it would go. */
-static struct name_slot *name_slot(const struct name_set *ns, const char *name)
+static bool name_taken(const struct hash_set *ns, const char *name)
 {
-	size_t k = hash_text(name) & ns->mask;
-
-	while (ns->slots[k].name && strcmp(ns->slots[k].name, name) != 0)
-		k = (k + 1) & ns->mask;
-	return &ns->slots[k];
+	return hash_set_find(ns, name) != NULL;
 }
 
-static bool name_taken(const struct name_set *ns, const char *name)
+static void name_add(struct hash_set *ns, const char *name)
 {
-	return name_slot(ns, name)->name != NULL;
-}
-
-/* NAME must stay allocated while the set is used (it is a job's name). */
-static void name_add(struct name_set *ns, const char *name)
-{
-	struct name_slot *slot = name_slot(ns, name);
-
-	if (!slot->name)
-		*slot = (struct name_slot){ name, 2 };
+	if (!name_taken(ns, name))
+		hash_set_add(ns, name, 2);
 }
 
 static void default_name(const struct job_options *o, char *buf, size_t len)
@@ -220,31 +199,31 @@ static void default_name(const struct job_options *o, char *buf, size_t len)
 		snprintf(buf, len, "job");
 }
 
-/* BASE, else BASE-2, BASE-3, ...: the first not yet taken. BASE_SLOT
+/* BASE, else BASE-2, BASE-3, ...: the first not yet taken. BASE's entry
  * remembers where the search for BASE stopped. */
-static char *unique_name(struct name_set *ns, const char *base)
+static char *unique_name(struct hash_set *ns, const char *base)
 {
 	char name[NAME_MAX_LEN + 24];
-	struct name_slot *slot = name_slot(ns, base);
-	unsigned k;
+	struct hash_entry *entry = hash_set_find(ns, base);
+	size_t k;
 
-	if (!slot->name)
+	if (!entry)
 		return strdup(base);
-	for (k = slot->next;; k++) {
-		snprintf(name, sizeof name, "%s-%u", base, k);
+	for (k = entry->value;; k++) {
+		snprintf(name, sizeof name, "%s-%zu", base, k);
 		if (!name_taken(ns, name))
 			break;
 	}
-	slot->next = k + 1;
+	entry->value = k + 1;
 	return strdup(name);
 }
 
 int job_names_default(struct job **jobs, size_t n)
 {
-	struct name_set ns;
+	struct hash_set ns;
 	int rc = 0;
 
-	if (name_set_init(&ns, n) != 0)
+	if (hash_set_init(&ns, n, name_key) != 0)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i]->name)
@@ -257,7 +236,7 @@ int job_names_default(struct job **jobs, size_t n)
 		else
 			name_add(&ns, jobs[i]->name);
 	}
-	free(ns.slots);
+	hash_set_free(&ns);
 	return rc;
 }
 
@@ -281,28 +260,37 @@ static char *identity_of(const struct jobs_entry *e)
 
 /* The table */
 
+/* One job line of one of the files. */
+struct line_ref {
+	const struct jobs_entry *e;
+	const char *file;
+};
+
 struct building {
 	struct jobs_source *src;
-	const struct jobs_file *file;
+	struct line_ref *lines;      /* every file's lines, in load order */
 	struct job **jobs;
 	struct job_options *opts;
 	size_t n;
+	struct run_user_cache users; /* each --user looked up once a load */
 };
 
 /* How much of a line a message that quotes nothing else shows. */
 #define LINE_SHOWN_MAX 80
 
-static int line_error(const struct building *b, const struct jobs_entry *e, int status,
+static int line_error(const struct building *b, size_t i, int status,
 		      const char *why, char *err, size_t errlen)
 {
+	const struct jobs_entry *e = b->lines[i].e;
+	const char *file = b->lines[i].file;
 	size_t len = strlen(e->text);
 
 	/* Every error names the bad text: one that quotes none ("no command")
 	 * is about the whole line, which is shown. */
 	if (strchr(why, '\'') || status == 1)
-		snprintf(err, errlen, "%s:%u: %s", b->src->path, e->line, why);
+		snprintf(err, errlen, "%s:%u: %s", file, e->line, why);
 	else
-		snprintf(err, errlen, "%s:%u: bad %s line '%.*s%s': %s", b->src->path, e->line,
+		snprintf(err, errlen, "%s:%u: bad %s line '%.*s%s': %s", file, e->line,
 			 e->kind == JOBS_TFD ? "tfd" : "crontab",
 			 (int)(len < LINE_SHOWN_MAX ? len : LINE_SHOWN_MAX), e->text,
 			 len > LINE_SHOWN_MAX ? "..." : "", why);
@@ -311,13 +299,13 @@ static int line_error(const struct building *b, const struct jobs_entry *e, int 
 
 static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 {
-	const struct jobs_entry *e = &b->file->entries[i];
+	const struct jobs_entry *e = b->lines[i].e;
 	struct job_context ctx = b->src->ctx;
 	char why[7680];
 	int status;
 
 	if (entry_options(e, b->src->defaults, &b->opts[i], why, sizeof why) != 0)
-		return line_error(b, e, 2, why, err, errlen);
+		return line_error(b, i, 2, why, err, errlen);
 	ctx.in_file = true;
 	ctx.env = e->env;
 	/* The file's SHELL runs its crontab lines; --exec is /bin/sh's, as on
@@ -326,23 +314,31 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	ctx.zone_name = e->cron_tz;
 	ctx.input = e->input;
 	ctx.reboot = e->kind == JOBS_REBOOT;
+	if (b->opts[i].user &&
+	    (status = run_user_cached(&b->users, b->opts[i].user, &ctx.user, why, sizeof why)) != 0) {
+		char named[sizeof why + 2];
+
+		/* A crontab line's user field is not an option: "user 'x'". */
+		snprintf(named, sizeof named, "%s%s", e->user ? "" : "--", why);
+		return line_error(b, i, status, named, err, errlen);
+	}
 	status = job_build(&b->opts[i], &ctx, &b->jobs[i], why, sizeof why);
 	if (status != 0)
-		return line_error(b, e, status, why, err, errlen);
+		return line_error(b, i, status, why, err, errlen);
 	b->jobs[i]->line = e->line;
 	b->jobs[i]->reboot = e->kind == JOBS_REBOOT;
 	if (!b->jobs[i]->format && b->src->tick_format &&
 	    !(b->jobs[i]->format = strdup(b->src->tick_format)))
-		return line_error(b, e, 1, "out of memory", err, errlen);
+		return line_error(b, i, 1, "out of memory", err, errlen);
 	return 0;
 }
 
 /* Explicit names first (twice is an error), then the default ones. */
 static int assign_names(struct building *b, char *err, size_t errlen)
 {
-	struct name_set explicit;
+	struct hash_set explicit;
 
-	if (name_set_init(&explicit, b->n) != 0)
+	if (hash_set_init(&explicit, b->n, name_key) != 0)
 		return snprintf(err, errlen, "out of memory"), 1;
 	for (size_t i = 0; i < b->n; i++) {
 		const char *name = b->opts[i].name;
@@ -350,21 +346,20 @@ static int assign_names(struct building *b, char *err, size_t errlen)
 		if (!name)
 			continue;
 		if (!name[0] || name_taken(&explicit, name)) {
-			const struct jobs_entry *e = &b->file->entries[i];
 			char why[512];
 
-			free(explicit.slots);
+			hash_set_free(&explicit);
 			snprintf(why, sizeof why, "--name '%.256s': %s", name,
 				 name[0] ? "already the name of another job" : "must not be empty");
-			return line_error(b, e, 2, why, err, errlen);
+			return line_error(b, i, 2, why, err, errlen);
 		}
 		if (!(b->jobs[i]->name = strdup(name))) {
-			free(explicit.slots);
-			return line_error(b, &b->file->entries[i], 1, "out of memory", err, errlen);
+			hash_set_free(&explicit);
+			return line_error(b, i, 1, "out of memory", err, errlen);
 		}
 		name_add(&explicit, b->jobs[i]->name);
 	}
-	free(explicit.slots);
+	hash_set_free(&explicit);
 	for (size_t i = 0; i < b->n; i++) {
 		char base[NAME_MAX_LEN];
 
@@ -372,7 +367,7 @@ static int assign_names(struct building *b, char *err, size_t errlen)
 			continue;
 		default_name(&b->opts[i], base, sizeof base);
 		if (!(b->jobs[i]->name_base = strdup(base)))
-			return line_error(b, &b->file->entries[i], 1, "out of memory", err, errlen);
+			return line_error(b, i, 1, "out of memory", err, errlen);
 	}
 	if (job_names_default(b->jobs, b->n) != 0)
 		return snprintf(err, errlen, "out of memory"), 1;
@@ -384,11 +379,11 @@ static int name_jobs(struct building *b, char *err, size_t errlen)
 	int status = b->n ? assign_names(b, err, errlen) : 0;
 
 	for (size_t i = 0; i < b->n && status == 0; i++)
-		if (!(b->jobs[i]->identity = identity_of(&b->file->entries[i])))
-			status = line_error(b, &b->file->entries[i], 1, "out of memory", err,
-					    errlen);
+		if (!(b->jobs[i]->identity = identity_of(b->lines[i].e)))
+			status = line_error(b, i, 1, "out of memory", err, errlen);
 	return status;
 }
+
 static int open_jobs(struct building *b, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < b->n; i++) {
@@ -396,7 +391,7 @@ static int open_jobs(struct building *b, char *err, size_t errlen)
 		int status = job_open(b->jobs[i], &b->opts[i], &b->src->ctx, why, sizeof why);
 
 		if (status != 0)
-			return line_error(b, &b->file->entries[i], status, why, err, errlen);
+			return line_error(b, i, status, why, err, errlen);
 	}
 	return 0;
 }
@@ -405,7 +400,6 @@ static int build_table(struct building *b, char *err, size_t errlen)
 {
 	int status = 0;
 
-	b->n = b->file->n;
 	b->jobs = calloc(b->n + 1, sizeof *b->jobs);
 	b->opts = calloc(b->n + 1, sizeof *b->opts);
 	if (!b->jobs || !b->opts) {
@@ -421,44 +415,189 @@ static int build_table(struct building *b, char *err, size_t errlen)
 	return status;
 }
 
-static bool same_text(const struct jobs_source *src, const char *text, size_t len)
+/* Loading every file */
+
+/* What one load reads: the files, their texts in one buffer (each name,
+ * its length and its text, so that a real change is seen cheaply), their
+ * parses. */
+struct loaded {
+	char **files;               /* paths, in load order */
+	size_t nfiles, cap;
+	char *text;                 /* "NAME\0LEN\0TEXT" for each file */
+	size_t len;
+	struct jobs_file **parsed;  /* one per file */
+};
+
+static void loaded_free(struct loaded *l)
 {
-	return src->last_text && src->last_len == len && memcmp(src->last_text, text, len) == 0;
+	for (size_t i = 0; i < l->nfiles; i++) {
+		free(l->files[i]);
+		if (l->parsed)
+			jobs_free(l->parsed[i]);
+	}
+	free(l->files);
+	free(l->parsed);
+	free(l->text);
+	*l = (struct loaded){ 0 };
+}
+
+static int add_file(struct loaded *l, const char *path)
+{
+	if (l->nfiles == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		char **more = realloc(l->files, cap * sizeof *more);
+
+		if (!more)
+			return -1;
+		l->files = more;
+		l->cap = cap;
+	}
+	if (!(l->files[l->nfiles] = strdup(path)))
+		return -1;
+	l->nfiles++;
+	return 0;
+}
+
+/* The files PATH stands for: itself, or a directory's by jobsdir's rule. */
+static int expand_path(struct loaded *l, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	char **paths;
+	size_t n;
+	int rc = 0;
+
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return add_file(l, path) == 0 ? 0 : (snprintf(err, errlen, "out of memory"), -1);
+	if (jobsdir_list(path, &paths, &n, err, errlen) != 0)
+		return -1;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (add_file(l, paths[i]) != 0) {
+			snprintf(err, errlen, "out of memory");
+			rc = -1;
+		}
+	jobsdir_free(paths);
+	return rc;
+}
+
+/* Appends "NAME\0LEN\0" and TEXT to the buffer of every file's text. */
+static int append_text(struct loaded *l, const char *name, const char *text, size_t len)
+{
+	char head[32];
+	size_t name_len = strlen(name) + 1;
+	size_t head_len = (size_t)snprintf(head, sizeof head, "%zu", len) + 1;
+	char *more = realloc(l->text, l->len + name_len + head_len + len + 1);
+
+	if (!more)
+		return -1;
+	l->text = more;
+	memcpy(l->text + l->len, name, name_len);
+	memcpy(l->text + l->len + name_len, head, head_len);
+	memcpy(l->text + l->len + name_len + head_len, text, len);
+	l->len += name_len + head_len + len;
+	return 0;
+}
+
+/* Reads every file into the buffer; parses come after the comparison. */
+static int read_files(const struct jobs_source *src, struct loaded *l, char *err,
+		      size_t errlen)
+{
+	for (size_t i = 0; i < src->npaths; i++)
+		if (expand_path(l, src->paths[i], err, errlen) != 0)
+			return -1;
+	for (size_t i = 0; i < l->nfiles; i++) {
+		char *text;
+		size_t len;
+		int rc;
+
+		if (jobs_file_read(l->files[i], JOBS_FILE_MAX, &text, &len, err, errlen) != 0)
+			return -1;
+		rc = append_text(l, l->files[i], text, len);
+		free(text);
+		if (rc != 0) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Parses each file of the buffer on its own (its environment is its own)
+ * and lists every line of them all. */
+static int parse_files(const struct jobs_source *src, struct loaded *l, struct building *b,
+		       char *err, size_t errlen)
+{
+	const char *p = l->text;
+	size_t total = 0, k = 0;
+
+	if (!(l->parsed = calloc(l->nfiles + 1, sizeof *l->parsed))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < l->nfiles; i++) {
+		const char *size = p + strlen(p) + 1, *text = size + strlen(size) + 1;
+		size_t len = (size_t)strtoull(size, NULL, 10);
+
+		if (jobs_parse_as(l->files[i], text, len, src->system ? JOBS_SYSTEM : 0,
+				  &l->parsed[i], err, errlen) != 0)
+			return -1;
+		total += l->parsed[i]->n;
+		p = text + len;
+	}
+	if (!(b->lines = calloc(total + 1, sizeof *b->lines))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < l->nfiles; i++)
+		for (size_t j = 0; j < l->parsed[i]->n; j++)
+			b->lines[k++] = (struct line_ref){ &l->parsed[i]->entries[j], l->files[i] };
+	b->n = total;
+	return 0;
+}
+
+static bool same_text(const struct jobs_source *src, const struct loaded *l)
+{
+	return src->last_text && src->last_len == l->len &&
+	       memcmp(src->last_text, l->text, l->len) == 0;
 }
 
 int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced,
 		     int *status, char *err, size_t errlen)
 {
 	struct building b = { .src = src };
-	char *text;
-	size_t len;
+	struct loaded l = { 0 };
 
 	*status = 2;
-	if (jobs_file_read(src->path, JOBS_FILE_MAX, &text, &len, err, errlen) != 0)
+	if (read_files(src, &l, err, errlen) != 0) {
+		loaded_free(&l);
 		return -1;
-	if (!forced && same_text(src, text, len)) {
-		free(text);
+	}
+	if (!forced && same_text(src, &l)) {
+		loaded_free(&l);
 		return 1;
 	}
-	if (jobs_parse(src->path, text, len, (struct jobs_file **)&b.file, err, errlen) != 0) {
-		free(text);
+	if (parse_files(src, &l, &b, err, errlen) != 0) {
+		free(b.lines);
+		loaded_free(&l);
 		return -1;
 	}
 	*status = build_table(&b, err, errlen);
 	for (size_t i = 0; b.opts && i < b.n; i++)
 		job_options_free(&b.opts[i]);
 	free(b.opts);
-	jobs_free((struct jobs_file *)b.file);
+	free(b.lines);
+	run_user_cache_free(&b.users);
 	if (*status != 0) {
 		struct job_table t = { b.jobs, b.n };
 
 		job_table_free(&t);
-		free(text);
+		loaded_free(&l);
 		return -1;
 	}
 	free(src->last_text);
-	src->last_text = text;
-	src->last_len = len;
+	src->last_text = l.text;
+	src->last_len = l.len;
+	l.text = NULL;
+	loaded_free(&l);
 	*out = (struct job_table){ b.jobs, b.n };
 	return 0;
 }

@@ -32,18 +32,25 @@ int jobs_file_read(const char *path, size_t max, char **text, size_t *len, char 
 		   size_t errlen);
 
 struct jobs_source {
-	const char *path;
+	const char *path;           /* the first --jobs PATH */
+	char *const *paths;         /* every --jobs PATH, files and directories */
+	size_t npaths;
+	bool system;                /* --system-crontab: crontab lines name a user */
 	const struct job_options *defaults;
 	struct job_context ctx;     /* the parts that are the same for every line */
 	const char *tick_format;    /* the tick line of a job without --format */
-	char *last_text;            /* the file as last loaded, to see a real change */
+	char *last_text;            /* every file as last loaded (names and texts),
+				       to see a real change */
 	size_t last_len;
 };
 
-/* Reads the file into a table of built and opened jobs. Returns 0; 1 when
- * the file is as last read and FORCED is false; -1 when the file cannot be
- * read or a line is bad (err: "FILE:LINE: why" or "FILE: why"), with the
- * exit status for it in *status. Fits loop_reload_fn. */
+/* Reads every file of the sources (a directory stands for its files, by
+ * jobsdir's rule), each its own crontab, into one table of built and
+ * opened jobs, names unique across files. Returns 0; 1 when every file is
+ * as last read and FORCED is false; -1 when a file cannot be read or a
+ * line is bad (err: "FILE:LINE: why" or "FILE: why"), with the exit status
+ * for it in *status: one bad file refuses the whole load. Fits
+ * loop_reload_fn. */
 int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced,
 		     int *status, char *err, size_t errlen);
 int jobs_source_reload(void *src, struct job_table *out, bool forced, char *err, size_t errlen);

@@ -410,6 +410,7 @@ static void free_loop(struct loop *l)
 	pidmap_free(&l->pids);
 	free(l->pfd);
 	free(l->owners);
+	free(l->watches);
 	free(l);
 }
 

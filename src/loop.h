@@ -35,7 +35,9 @@ struct loop_config {
 	bool exit_on_error;
 	const struct tz *local;      /* for %T */
 	const char *metrics_path;
-	const char *jobs_path;       /* --jobs FILE, watched; NULL for one job */
+	const char *jobs_path;       /* the first --jobs PATH; NULL for one job */
+	char *const *jobs_paths;     /* every --jobs PATH (file or directory), watched */
+	size_t njobs_paths;
 	loop_reload_fn reload;
 	void *reload_arg;
 	struct fleet *fleet;         /* --fleet: elapses are claimed; NULL without */

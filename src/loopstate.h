@@ -90,7 +90,8 @@ struct loop {
 	struct timer deadline;    /* CLOCK_MONOTONIC, at the earliest of aux and reload_due */
 	struct heap aux;          /* jobs by their earliest deadline */
 	int signal_fd, inotify_fd, tty_fd, precise_fd;
-	struct watch jobs_watch;  /* the jobs file's directory, on inotify_fd */
+	struct watch *watches;    /* one a --jobs PATH, on inotify_fd */
+	size_t nwatches;
 	int64_t reload_due;       /* monotonic; INT64_MAX: none */
 	bool reload_forced;       /* SIGHUP: reload even an unchanged file */
 	struct events ev;

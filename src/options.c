@@ -12,10 +12,10 @@ enum option_code {
 	OPT_NAME = 1, OPT_CLOCK, OPT_AT, OPT_DELAY, OPT_INTERVAL, OPT_COUNT, OPT_FOR,
 	OPT_CALENDAR, OPT_CRON, OPT_EXEC, OPT_FORMAT, OPT_OVERLAP, OPT_TIMEOUT,
 	OPT_RETRY, OPT_RETRY_DELAY, OPT_RANDOM_DELAY, OPT_PERSIST, OPT_CGROUP, OPT_JOIN,
-	OPT_TAG_OUTPUT,
+	OPT_USER, OPT_TAG_OUTPUT,
 	/* the process */
 	OPT_JOBS, OPT_DRY_RUN, OPT_BASE_TIME, OPT_METRICS, OPT_JSON, OPT_QUIET,
-	OPT_VERBOSE, OPT_PRECISE, OPT_STATS, OPT_EXIT_ON_ERROR,
+	OPT_VERBOSE, OPT_PRECISE, OPT_STATS, OPT_EXIT_ON_ERROR, OPT_SYSTEM_CRONTAB,
 	OPT_FLEET, OPT_REPLICA, OPT_FLEET_LEASE, OPT_FLEET_DEADLINE, OPT_FLEET_KEEP,
 	OPT_HELP, OPT_USAGE, OPT_VERSION,
 };
@@ -41,7 +41,7 @@ static const size_t text_field[] = {
 	[OPT_PERSIST] = offsetof(struct options, job.persist),
 	[OPT_CGROUP] = offsetof(struct options, job.cgroup),
 	[OPT_JOIN] = offsetof(struct options, job.join),
-	[OPT_JOBS] = offsetof(struct options, jobs),
+	[OPT_USER] = offsetof(struct options, job.user),
 	[OPT_DRY_RUN] = offsetof(struct options, dry_run),
 	[OPT_BASE_TIME] = offsetof(struct options, base_time),
 	[OPT_METRICS] = offsetof(struct options, metrics),
@@ -87,11 +87,16 @@ static struct poptOption job_runner_table[] = {
 	{ "persist", '\0', POPT_ARG_STRING, NULL, OPT_PERSIST, "remember the last run in FILE; make up a missed one", "FILE" },
 	{ "cgroup", '\0', POPT_ARG_STRING, NULL, OPT_CGROUP, "start each run in the cgroup v2 directory DIR", "DIR" },
 	{ "join", '\0', POPT_ARG_STRING, NULL, OPT_JOIN, "start each run in the namespaces of process PID", "PID" },
+	{ "user", '\0', POPT_ARG_STRING, NULL, OPT_USER,
+	  "run each run as USER (its groups, HOME, LOGNAME, USER), or with GROUP", "USER[:GROUP]" },
 	POPT_TABLEEND
 };
 
 static struct poptOption process_table[] = {
-	{ "jobs", '\0', POPT_ARG_STRING, NULL, OPT_JOBS, "run every job of FILE (see tfd-jobs(5))", "FILE" },
+	{ "jobs", '\0', POPT_ARG_STRING, NULL, OPT_JOBS,
+	  "run every job of PATH, a file or a directory of files (see tfd-jobs(5)); repeatable", "PATH" },
+	{ "system-crontab", '\0', POPT_ARG_NONE, NULL, OPT_SYSTEM_CRONTAB,
+	  "crontab lines name a user before the command, as /etc/crontab and /etc/cron.d", NULL },
 	{ "dry-run", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_DRY_RUN,
 	  "print the next N (default 5) expirations and exit", "N" },
 	{ "base-time", '\0', POPT_ARG_STRING, NULL, OPT_BASE_TIME, "with --dry-run: take this as now", "TIMESTAMP" },
@@ -156,22 +161,42 @@ static bool *flag_field(struct options *o, int code)
 	case OPT_PRECISE: return &o->precise;
 	case OPT_STATS: return &o->stats;
 	case OPT_EXIT_ON_ERROR: return &o->exit_on_error;
+	case OPT_SYSTEM_CRONTAB: return &o->system_crontab;
 	default: return NULL;
 	}
 }
 
+/* --jobs is repeatable: every PATH is kept, in order; o->jobs is the first.
+ * Returns -1 when memory ran out. */
+static int add_jobs_path(struct options *o, char *arg)
+{
+	char **more = realloc(o->jobs_all, (o->jobs_n + 2) * sizeof *more);
+
+	if (!more) {
+		free(arg);
+		return -1;
+	}
+	o->jobs_all = more;
+	o->jobs_all[o->jobs_n++] = arg;
+	o->jobs_all[o->jobs_n] = NULL;
+	o->jobs = o->jobs_all[0];
+	return 0;
+}
+
 /* Takes ARG (popt's allocation, now ours). The last of a repeated option
- * wins, as with getopt. */
-static void store(struct options *o, int code, char *arg)
+ * wins, as with getopt, but for --jobs. Returns -1 when memory ran out. */
+static int store(struct options *o, int code, char *arg)
 {
 	bool *flag = flag_field(o, code);
 
+	if (code == OPT_JOBS)
+		return add_jobs_path(o, arg);
 	if (code == OPT_DRY_RUN)
 		o->dry_run_given = true;
 	if (flag) {
 		*flag = true;
 		free(arg);
-		return;
+		return 0;
 	}
 	if (code > 0 && (size_t)code < sizeof text_field / sizeof text_field[0] &&
 	    (text_field[code] || code == OPT_NAME)) {
@@ -179,9 +204,10 @@ static void store(struct options *o, int code, char *arg)
 
 		free(*field);
 		*field = arg;
-		return;
+		return 0;
 	}
 	free(arg);
+	return 0;
 }
 
 static char **copy_words(const char **words)
@@ -244,8 +270,8 @@ int options_read(int argc, const char **argv, struct options *o)
 		} else if (rc == OPT_VERSION) {
 			printf("tfd %s\n", TFD_VERSION);
 			status = finish_stdout();
-		} else {
-			store(o, rc, poptGetOptArg(ctx));
+		} else if (store(o, rc, poptGetOptArg(ctx)) != 0) {
+			status = out_of_memory();
 		}
 	}
 	if (status == OPTIONS_GO_ON && rc < -1) {
@@ -287,6 +313,7 @@ int options_read_job_line(char *const *words, const struct job_options *defaults
 		snprintf(err, errlen, "out of memory");
 		status = -1;
 	}
+	/* A job line's table has no --jobs: store cannot fail here. */
 	while (status == 0 && (rc = poptGetNextOpt(ctx)) >= 0)
 		store(&o, rc, poptGetOptArg(ctx));
 	if (status == 0 && rc < -1) {
@@ -318,7 +345,7 @@ int options_read_job_line(char *const *words, const struct job_options *defaults
 
 static char *const *job_text_fields(const struct job_options *o, size_t *n)
 {
-	*n = (offsetof(struct job_options, join) - offsetof(struct job_options, name)) /
+	*n = (offsetof(struct job_options, user) - offsetof(struct job_options, name)) /
 		     sizeof(char *) + 1;
 	return &o->name;
 }
@@ -358,7 +385,9 @@ void job_options_free(struct job_options *o)
 void options_free(struct options *o)
 {
 	job_options_free(&o->job);
-	free(o->jobs);
+	for (size_t i = 0; i < o->jobs_n; i++)
+		free(o->jobs_all[i]);
+	free(o->jobs_all);
 	free(o->dry_run);
 	free(o->base_time);
 	free(o->metrics);

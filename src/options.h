@@ -12,6 +12,7 @@ struct job_options {
 	char *name, *clock, *at, *delay, *interval, *count, *for_, *calendar, *cron;
 	char *exec, *format, *overlap, *timeout, *retry, *retry_delay, *random_delay;
 	char *persist, *cgroup, *join;
+	char *user;              /* --user USER[:GROUP]; the last text field */
 	bool tag_output;
 	char **command;          /* NULL-terminated, or NULL */
 };
@@ -20,7 +21,10 @@ struct job_options {
  * with --jobs) and what acts on the process. */
 struct options {
 	struct job_options job;
-	char *jobs, *dry_run, *base_time, *metrics;
+	char *jobs, *dry_run, *base_time, *metrics;  /* jobs: the first --jobs */
+	char **jobs_all;         /* every --jobs PATH in order, NULL-terminated */
+	size_t jobs_n;
+	bool system_crontab;     /* --system-crontab: crontab lines name a user */
 	char *fleet, *replica, *fleet_lease, *fleet_deadline, *fleet_keep;
 	bool json, quiet, verbose, precise, stats, exit_on_error;
 	bool dry_run_given;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hash.h"
@@ -213,18 +214,22 @@ static void reload_after_settling(struct loop *l)
 		l->reload_due = at;
 }
 
-static void watch_lost_warning(struct loop *l)
+static void watch_lost_warning(struct loop *l, const struct watch *w)
 {
-	events_errf(&l->ev, "tfd: warning: --jobs '%s': its directory '%s' is gone; the jobs "
-		    "run on as they are until it is back\n", l->cfg->jobs_path, l->jobs_watch.dir);
+	if (w->whole_dir)
+		events_errf(&l->ev, "tfd: warning: --jobs '%s': the directory is gone; the jobs "
+			    "run on as they are until it is back\n", w->path);
+	else
+		events_errf(&l->ev, "tfd: warning: --jobs '%s': its directory '%s' is gone; the "
+			    "jobs run on as they are until it is back\n", w->path, w->dir);
 }
 
-/* What one event says of the jobs file: read it once the change settles;
- * a directory that came back may hold a new file. */
-static void on_news(struct loop *l, enum watch_news news)
+/* What one event says of a jobs file or directory: read them all once the
+ * change settles; a directory that came back may hold a new file. */
+static void on_news(struct loop *l, const struct watch *w, enum watch_news news)
 {
 	if (news == WATCH_LOST)
-		watch_lost_warning(l);
+		watch_lost_warning(l, w);
 	else if (news == WATCH_CHANGED || news == WATCH_BACK)
 		reload_after_settling(l);
 }
@@ -238,7 +243,11 @@ void reload_on_inotify(struct loop *l)
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
-			on_news(l, watch_event(&l->jobs_watch, l->inotify_fd, ev));
+			/* Every watch sees every event: two may share a
+			 * directory, each taking its own part. */
+			for (size_t i = 0; i < l->nwatches; i++)
+				on_news(l, &l->watches[i],
+					watch_event(&l->watches[i], l->inotify_fd, ev));
 			p += sizeof *ev + ev->len;
 		}
 	}
@@ -246,27 +255,46 @@ void reload_on_inotify(struct loop *l)
 
 void reload_request(struct loop *l)
 {
-	if (l->inotify_fd >= 0)
-		watch_retry(&l->jobs_watch, l->inotify_fd);
+	for (size_t i = 0; l->inotify_fd >= 0 && i < l->nwatches; i++)
+		watch_retry(&l->watches[i], l->inotify_fd);
 	l->reload_due = clock_now_ns(CLOCK_MONOTONIC);
 	l->reload_forced = true;
 }
 
+/* Watches PATH: a directory for its files, else the file's directory. */
+static int watch_path(struct watch *w, int fd, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return watch_open_dir(w, fd, path);
+	return watch_open(w, fd, path);
+}
+
 void reload_watch(struct loop *l)
 {
+	size_t n = l->cfg->njobs_paths;
+
 	if (!l->cfg->jobs_path)
 		return;
-	l->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (l->inotify_fd >= 0 && watch_open(&l->jobs_watch, l->inotify_fd, l->cfg->jobs_path) == 0)
-		return;
-	if (l->inotify_fd >= 0 && (errno == ENOENT || errno == ENOTDIR)) {
-		watch_lost_warning(l);
+	l->watches = calloc(n, sizeof *l->watches);
+	l->inotify_fd = l->watches ? inotify_init1(IN_NONBLOCK | IN_CLOEXEC) : -1;
+	if (l->inotify_fd < 0) {
+		/* SIGHUP still reloads. */
+		events_errf(&l->ev, "tfd: warning: inotify: %s; reload with SIGHUP\n",
+			    l->watches ? strerror(errno) : "out of memory");
 		return;
 	}
-	/* SIGHUP still reloads. */
-	events_errf(&l->ev, "tfd: warning: inotify (%s): %s; reload with SIGHUP\n",
-		    l->inotify_fd >= 0 ? l->jobs_watch.dir : l->cfg->jobs_path, strerror(errno));
-	if (l->inotify_fd >= 0)
-		close(l->inotify_fd);
-	l->inotify_fd = -1;
+	l->nwatches = n;
+	for (size_t i = 0; i < n; i++) {
+		struct watch *w = &l->watches[i];
+
+		if (watch_path(w, l->inotify_fd, l->cfg->jobs_paths[i]) == 0)
+			continue;
+		if (errno == ENOENT || errno == ENOTDIR)
+			watch_lost_warning(l, w);
+		else    /* SIGHUP still reloads what this watch would have. */
+			events_errf(&l->ev, "tfd: warning: inotify (%s): %s; reload with SIGHUP\n",
+				    w->dir, strerror(errno));
+	}
 }

@@ -94,6 +94,7 @@ struct child_plan {
 	int join_root_fd;        /* -1: the target's root is ours */
 	int join_cwd_fd;
 	uint64_t reset_mask;     /* bit N-1: reset signal N */
+	const struct spawn_target *user;  /* --user: its ids; NULL: tfd's */
 	int fd[3];               /* struct spawn_io's */
 	int tty_fd;
 };
@@ -376,6 +377,43 @@ CHILD_CODE static void enter_join_target(const struct child_plan *plan)
 	relay_until_exit(pid);
 }
 
+/* The raw calls: the C library's wrappers would ask every thread of tfd
+ * to change too (setxid broadcast), in a child that shares tfd's memory.
+ * On 32-bit x86 and arm the plain numbers take 16-bit ids. */
+#ifdef SYS_setgroups32
+#define RAW_SETGROUPS SYS_setgroups32
+#define RAW_SETGID SYS_setgid32
+#define RAW_SETUID SYS_setuid32
+#else
+#define RAW_SETGROUPS SYS_setgroups
+#define RAW_SETGID SYS_setgid
+#define RAW_SETUID SYS_setuid
+#endif
+
+/* --user: the supplementary groups, the group, then the user (after which
+ * neither of the others could change), each checked, so a run never goes
+ * on as root by mistake. A credential change clears the parent-death
+ * signal, which the PID namespace's grandchild needs again. */
+CHILD_CODE static void become_user(const struct child_plan *plan)
+{
+	const struct spawn_target *u = plan->user;
+
+	if (syscall(RAW_SETGROUPS, u->ngroups, u->groups) < 0) {
+		report_child_failure("setgroups (--user)", NULL, errno);
+		_exit(SETUP_FAILED);
+	}
+	if (syscall(RAW_SETGID, u->gid) < 0) {
+		report_child_failure("setgid (--user)", NULL, errno);
+		_exit(SETUP_FAILED);
+	}
+	if (syscall(RAW_SETUID, u->uid) < 0) {
+		report_child_failure("setuid (--user)", NULL, errno);
+		_exit(SETUP_FAILED);
+	}
+	if (plan->join_nstypes & CLONE_NEWPID)
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+}
+
 /* execve, and for a file the kernel cannot run (ENOEXEC: a script without
  * "#!"), /bin/sh with the file as its script, as execvp(3) and the shells
  * do. The shell's arguments are built on this stack, which spawn_run made
@@ -417,6 +455,10 @@ CHILD_CODE static int run_child(void *arg)
 	reset_signal_dispositions(plan->reset_mask);
 	if (plan->join_pidfd >= 0)
 		enter_join_target(plan);
+	/* After the join: setns needs tfd's privileges, and the ids are
+	 * those of the user as the joined namespaces map them. */
+	if (plan->user)
+		become_user(plan);
 	/* After the join, which still needs the pidfd (tfd started with 0, 1
 	 * or 2 closed may hold it there), and in the process that execs, so
 	 * that a PID namespace's relay holds none of the run's pipes. */
@@ -597,6 +639,8 @@ static void make_plan(struct child_plan *plan, const struct spawn_target *target
 		memcpy(plan->fd, io->fd, sizeof plan->fd);
 		plan->tty_fd = io->tty_fd;
 	}
+	if (target && target->set_user)
+		plan->user = target;
 	if (target && target->join_pidfd >= 0) {
 		plan->join_pidfd = target->join_pidfd;
 		plan->join_nstypes = target->join_nstypes;

@@ -21,6 +21,13 @@ struct spawn_target {
 	/* Set with join_pidfd, and read only when it is >= 0: */
 	int join_root_fd;  /* -1 (the target's root is ours), or its root */
 	int join_cwd_fd;   /* the target's working directory */
+	/* --user: the run takes these ids after the cgroup and namespace
+	 * steps, before exec (setgroups, setgid, setuid, each checked). */
+	bool set_user;
+	uid_t uid;
+	gid_t gid;
+	const gid_t *groups;   /* the supplementary groups, NGROUPS of them */
+	size_t ngroups;
 	bool reset_known;  /* reset_mask was filled by spawn_note_signals */
 	uint64_t reset_mask;  /* bit N-1: signal N is not at SIG_DFL in tfd */
 };
@@ -42,8 +49,8 @@ struct spawn_io {
  * descriptors on 0, 1 and 2 (IO NULL: tfd's own, no terminal) and no other
  * descriptor. A file without "#!" runs with /bin/sh, as execvp(3) runs it.
  * Returns the pid, or -1 with errno set and *what naming the failing call
- * ("clone3", "setns", …). A failure after the child exists (exec, setns)
- * ends the child with 127/126/125 and a line on stderr. */
+ * ("clone3", "setns", …). A failure after the child exists (exec, setns,
+ * setuid) ends the child with 127/126/125 and a line on stderr. */
 pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
 		const char *path, char *const argv[], char *const envp[],
 		const char **what);

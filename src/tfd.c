@@ -148,6 +148,9 @@ static int check_process_options(struct setup *st, const struct options *o)
 		return usage_error(st, "%s", why);
 	if (!o->jobs && o->exit_on_error && !o->job.exec && !o->job.command)
 		return usage_error(st, "--exit-on-error needs a command (--exec STRING or -- COMMAND)");
+	if (!o->jobs && o->system_crontab)
+		return usage_error(st, "--system-crontab needs --jobs: it says how crontab "
+				   "lines of the jobs files are read");
 	if (o->jobs && (only = job_only_option(&o->job, why, sizeof why / 2)))
 		return usage_error(st, "%s '%s' cannot be given beside --jobs: it belongs "
 				   "on a line of '%s'", only, why, o->jobs);
@@ -250,7 +253,9 @@ static int build_table(struct setup *st, const struct options *o)
 	int status;
 
 	if (o->jobs) {
-		st->source = (struct jobs_source){ .path = o->jobs, .defaults = &o->job,
+		st->source = (struct jobs_source){ .path = o->jobs, .paths = o->jobs_all,
+						   .npaths = o->jobs_n, .system = o->system_crontab,
+						   .defaults = &o->job,
 						   .ctx = st->ctx, .tick_format = tick_format(o, true) };
 		if (jobs_source_load(&st->source, &st->table, true, &status, st->err,
 				     sizeof st->err) < 0)
@@ -448,6 +453,7 @@ static int run(const struct options *o)
 			.stats = o->stats, .precise = o->precise,
 			.exit_on_error = o->exit_on_error, .local = st.local,
 			.metrics_path = o->metrics, .jobs_path = o->jobs,
+			.jobs_paths = o->jobs_all, .njobs_paths = o->jobs_n,
 			.reload = o->jobs ? jobs_source_reload : NULL, .reload_arg = &st.source,
 			.fleet = st.fleet, .replica = st.fleet ? st.fleet_config.replica : NULL,
 		};

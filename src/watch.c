@@ -1,14 +1,21 @@
 #include "watch.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-/* A file written and closed, moved or linked into place, or created. */
-#define DIR_EVENTS (IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF)
+#include "jobsdir.h"
+
+/* A file written and closed, moved or linked into place, or created; and
+ * for a directory of files, one removed or moved away. One mask for every
+ * watch: two on the same directory share a descriptor. */
+#define DIR_EVENTS (IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM | \
+		    IN_DELETE_SELF | IN_MOVE_SELF | IN_MASK_ADD)
 /* A directory made (or moved) below the ancestor, or the ancestor gone. */
-#define ANCESTOR_EVENTS (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+#define ANCESTOR_EVENTS (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | \
+			 IN_MASK_ADD)
 /* The watch itself is gone (IN_IGNORED) or no longer on that path. */
 #define GONE_EVENTS (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)
 
@@ -30,10 +37,10 @@ static bool has_parent(const char *dir)
 	return strcmp(dir, "/") != 0 && strcmp(dir, ".") != 0;
 }
 
-static void unwatch(int fd, int *wd)
+/* Forgets W's descriptor WD, leaving it in the kernel: another watch on
+ * the same directory may hold the same one (watch.h). */
+static void unwatch(int *wd)
 {
-	if (*wd >= 0)
-		inotify_rm_watch(fd, *wd);
 	*wd = -1;
 }
 
@@ -68,7 +75,7 @@ static int establish(struct watch *w, int fd)
 	for (int tries = 0; tries < ESTABLISH_TRIES; tries++) {
 		char again[WATCH_DIR_MAX];
 
-		unwatch(fd, &w->ancestor_wd);
+		unwatch(&w->ancestor_wd);
 		w->wd = inotify_add_watch(fd, w->dir, DIR_EVENTS);
 		if (w->wd >= 0)
 			return 0;
@@ -90,8 +97,23 @@ static int establish(struct watch *w, int fd)
 int watch_open(struct watch *w, int fd, const char *path)
 {
 	w->path = path;
+	w->whole_dir = false;
 	w->wd = w->ancestor_wd = -1;
 	parent_of(path, w->dir, sizeof w->dir);
+	return establish(w, fd);
+}
+
+int watch_open_dir(struct watch *w, int fd, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	w->path = dir;
+	w->whole_dir = true;
+	w->wd = w->ancestor_wd = -1;
+	/* "d/" is "d": its parent is the ancestor to fall back to. */
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	snprintf(w->dir, sizeof w->dir, "%.*s", (int)len, dir);
 	return establish(w, fd);
 }
 
@@ -119,7 +141,8 @@ static bool linked_into_place(const char *path)
 
 /* A change in the directory: the file itself written and closed or moved
  * into place, or a "..data" symlink swapped (a Kubernetes ConfigMap).
- * Events on other names are someone else's. */
+ * Events on other names are someone else's, and so is the file going
+ * away: an editor's delete comes before its write. */
 static bool file_changed(const char *path, const struct inotify_event *ev)
 {
 	const char *base = strrchr(path, '/');
@@ -129,24 +152,44 @@ static bool file_changed(const char *path, const struct inotify_event *ev)
 		return false;
 	if (strncmp(ev->name, "..", 2) == 0)
 		return true;
-	if (strcmp(ev->name, base) != 0)
+	if (strcmp(ev->name, base) != 0 || (ev->mask & (IN_DELETE | IN_MOVED_FROM)))
 		return false;
 	return !(ev->mask & IN_CREATE) || linked_into_place(path);
+}
+
+/* A change among a directory's files: one of the names the directory
+ * stands for (jobsdir) written, put in place, removed or renamed, or a
+ * ConfigMap's "..data" swapped. */
+static bool dir_file_changed(const struct watch *w, const struct inotify_event *ev)
+{
+	char path[WATCH_DIR_MAX + NAME_MAX + 2];
+
+	if (ev->len == 0)
+		return false;
+	if (strncmp(ev->name, "..", 2) == 0)
+		return true;
+	if (!jobsdir_name_ok(ev->name))
+		return false;
+	if (!(ev->mask & IN_CREATE))
+		return true;
+	snprintf(path, sizeof path, "%s/%s", w->dir, ev->name);
+	return linked_into_place(path);
 }
 
 enum watch_news watch_event(struct watch *w, int fd, const struct inotify_event *ev)
 {
 	if (w->wd >= 0 && ev->wd == w->wd) {
 		if (!(ev->mask & GONE_EVENTS))
-			return file_changed(w->path, ev) ? WATCH_CHANGED : WATCH_NONE;
+			return (w->whole_dir ? dir_file_changed(w, ev) : file_changed(w->path, ev))
+				       ? WATCH_CHANGED : WATCH_NONE;
 		/* Deleted, or moved away: the path is what is watched, so
 		 * the watch goes to wherever the path leads now. */
-		unwatch(fd, &w->wd);
+		unwatch(&w->wd);
 		return establish(w, fd) == 0 ? WATCH_BACK : WATCH_LOST;
 	}
 	if (w->ancestor_wd >= 0 && ev->wd == w->ancestor_wd) {
 		if (ev->mask & GONE_EVENTS)
-			unwatch(fd, &w->ancestor_wd);
+			unwatch(&w->ancestor_wd);
 		return establish(w, fd) == 0 ? WATCH_BACK : WATCH_NONE;
 	}
 	return WATCH_NONE;

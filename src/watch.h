@@ -1,9 +1,13 @@
-/* watch: an inotify watch on the directory of one file, kept across that
- * directory being deleted, moved away and made again. While the directory
+/* watch: an inotify watch on the directory of one file, or on a directory
+ * of files (a --jobs directory), kept across that directory being deleted,
+ * moved away and made again. While the directory
  * is gone, the nearest ancestor that exists is watched instead, and the
  * directory's watch is put back as soon as it is there again. Several
  * watches (files, directories) can share one inotify descriptor: each
- * event is handed to every watch, and a watch takes only its own. */
+ * event is handed to every watch, and a watch takes only its own. A
+ * directory has one watch descriptor per inotify descriptor, so two
+ * watches may share one: masks are only ever added to, and a descriptor
+ * is never removed (an event on one that no watch holds is nobody's). */
 #ifndef TFD_WATCH_H
 #define TFD_WATCH_H
 
@@ -13,7 +17,9 @@
 #define WATCH_DIR_MAX 4096
 
 struct watch {
-	const char *path;            /* the file; its directory is watched */
+	const char *path;            /* the file; its directory is watched.
+				      * With whole_dir: the directory itself */
+	bool whole_dir;              /* every file of the directory counts */
 	char dir[WATCH_DIR_MAX];
 	char ancestor[WATCH_DIR_MAX];
 	int wd;                      /* on dir, or -1 */
@@ -23,7 +29,9 @@ struct watch {
 /* What an event meant to a watch. */
 enum watch_news {
 	WATCH_NONE,                  /* not this watch's, or nothing to do */
-	WATCH_CHANGED,               /* the file was written, or put in place */
+	WATCH_CHANGED,               /* the file was written, or put in place;
+				      * whole_dir: a file of it also removed
+				      * or renamed */
 	WATCH_LOST,                  /* the directory went away */
 	WATCH_BACK,                  /* the directory is watched again: the file
 				      * may have changed meanwhile */
@@ -32,6 +40,12 @@ enum watch_news {
 /* Watches PATH's directory on the inotify descriptor FD. Returns 0, or
  * -1 with errno (the watch is then lost: watch_retry tries again). */
 int watch_open(struct watch *w, int fd, const char *path);
+
+/* Watches the directory DIR itself on FD for its files: a file that
+ * passes run-parts' rule (jobsdir) written, put in place, removed or
+ * renamed, or a "..data" link swapped (a ConfigMap). Returns as
+ * watch_open. */
+int watch_open_dir(struct watch *w, int fd, const char *dir);
 
 /* What the event EV on FD means to W. */
 enum watch_news watch_event(struct watch *w, int fd, const struct inotify_event *ev);

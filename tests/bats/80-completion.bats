@@ -281,7 +281,7 @@ refute_reply_has() {
 	local o
 	for o in "${opts[@]}"; do
 		assert_reply_has "$o"
-		grep -qE -- "(^|[{',)])$o(=-|[=+-])?[[',}]" "$COMPLETIONS/_tfd" ||
+		grep -qE -- "(^|[{',)*])$o(=-|[=+-])?[[',}]" "$COMPLETIONS/_tfd" ||
 			fail "zsh does not complete $o"
 		grep -qE -- "-l ${o#--}( |\$)" "$COMPLETIONS/tfd.fish" ||
 			fail "fish does not complete $o"

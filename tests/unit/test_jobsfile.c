@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jobsfile.h"
+#include "shellword.h"
 #include "tsv.h"
 
 static struct tally t;
@@ -646,6 +647,95 @@ static void test_out_of_memory(void)
 	}
 }
 
+/* A system crontab (JOBS_SYSTEM): the user field, as /etc/crontab and
+ * /etc/cron.d write it. */
+static struct jobs_file *parse_system_at(const char *text, int line)
+{
+	struct jobs_file *f = NULL;
+	char err[512];
+
+	if (jobs_parse_as("crontab", text, strlen(text), JOBS_SYSTEM, &f, err, sizeof(err))) {
+		tally_check(&t, 0, __FILE__, line, "'%s' did not parse: %s", text, err);
+		return NULL;
+	}
+	return f;
+}
+
+static void expect_system_error_at(const char *text, const char *want, int line)
+{
+	struct jobs_file *f = NULL;
+	char err[512] = "";
+	int rc = jobs_parse_as("crontab", text, strlen(text), JOBS_SYSTEM, &f, err,
+			       sizeof(err));
+
+	tally_check(&t, rc == -1 && strcmp(err, want) == 0, __FILE__, line,
+		    "'%s': rc %d, got '%s', want '%s'", text, rc, err, want);
+	if (rc == 0)
+		jobs_free(f);
+}
+
+static void test_system_user_field(void)
+{
+	/* Debian's /etc/crontab, and e2scrub_all's /etc/cron.d file. */
+	struct jobs_file *f = parse_system_at(
+		"SHELL=/bin/sh\n"
+		"17 *\t* * *\troot\tcd / && run-parts --report /etc/cron.hourly\n"
+		"30 3 * * 0 root test -e /run/systemd/system || SERVICE_MODE=1 "
+		"/usr/lib/x86_64-linux-gnu/e2fsprogs/e2scrub_all_cron\n"
+		"@reboot   nobody  echo up%in\n"
+		"@daily\tuser-1 backup.sh\n"
+		"--name t --user nobody -- /bin/true\n",
+		__LINE__);
+
+	if (!f)
+		return;
+	EXPECT_INT(f->n, 5);
+	EXPECT_STR(f->entries[0].schedule, "17 * * * *");
+	EXPECT_STR(f->entries[0].user, "root");
+	EXPECT_STR(f->entries[0].command, "cd / && run-parts --report /etc/cron.hourly");
+	EXPECT_STR(f->entries[1].user, "root");
+	EXPECT_STR(f->entries[1].schedule, "30 3 * * 0");
+	EXPECT_INT(f->entries[2].kind, JOBS_REBOOT);
+	EXPECT_STR(f->entries[2].user, "nobody");
+	EXPECT_STR(f->entries[2].command, "echo up");
+	EXPECT_STR(f->entries[2].input, "in\n");
+	EXPECT_STR(f->entries[3].schedule, "@daily");
+	EXPECT_STR(f->entries[3].user, "user-1");
+	EXPECT_STR(f->entries[3].command, "backup.sh");
+	/* A tfd line names its user with --user: no field. */
+	EXPECT_INT(f->entries[4].kind, JOBS_TFD);
+	EXPECT_STR(f->entries[4].user, NULL);
+	jobs_free(f);
+
+	/* The same line in a user's crontab has no user field: the first word
+	 * is the command's. */
+	f = parse_ok("17 * * * * root cd /\n");
+	if (f) {
+		EXPECT_STR(f->entries[0].user, NULL);
+		EXPECT_STR(f->entries[0].command, "root cd /");
+		jobs_free(f);
+	}
+}
+
+#define EXPECT_SYSTEM_ERROR(text, want) expect_system_error_at((text), (want), __LINE__)
+
+static void test_system_user_errors(void)
+{
+	EXPECT_SYSTEM_ERROR("0 4 * * * root\n", "crontab:1: bad crontab line "
+			    "'0 4 * * * root': no command after the user 'root' (a system "
+			    "crontab's line is the time fields, a user, then a command)");
+	EXPECT_SYSTEM_ERROR("@daily   nobody  \n", "crontab:1: bad crontab line "
+			    "'@daily   nobody  ': no command after the user 'nobody' (a system "
+			    "crontab's line is the time fields, a user, then a command)");
+	EXPECT_SYSTEM_ERROR("@reboot\n", "crontab:1: bad crontab line '@reboot': "
+			    "no command after @reboot");
+	EXPECT_SYSTEM_ERROR("0 4 * * *\n", "crontab:1: bad crontab line '0 4 * * *': "
+			    "no command after the 5 time fields");
+	EXPECT_SYSTEM_ERROR("A=1\n* * * * * * root cmd\n", "crontab:2: bad crontab line "
+			    "'* * * * * * root cmd': the user field begins with '*' "
+			    "(6 time fields?)");
+}
+
 int main(void)
 {
 	test_kinds();
@@ -668,5 +758,7 @@ int main(void)
 	test_tfd_errors();
 	test_default_names();
 	test_out_of_memory();
+	test_system_user_field();
+	test_system_user_errors();
 	return tally_finish(&t, "test_jobsfile");
 }
