@@ -360,4 +360,9 @@ bench: tfd tfd-static
 bench-peers: tfd
 	CC='$(CC)' TFD=./tfd RESULTS=bench/results-peers.md bash bench/run.sh peers
 
-.PHONY: bench bench-peers
+# The fleet against a PostgreSQL 15 of its own (about 14 minutes; root):
+# a table of its own.
+bench-fleet: tfd
+	CC='$(CC)' TFD=./tfd RESULTS=bench/results-fleet.md bash bench/run.sh fleet
+
+.PHONY: bench bench-peers bench-fleet

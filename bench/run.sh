@@ -7,7 +7,9 @@
 # Usage: bash bench/run.sh [SECTION...]
 #   SECTION: lateness drift idle spawn footprint dry precise static jobs
 #   tagout oldnew (default: all of these), storms (50,000 due runs: about
-#   4 minutes), peers (cron and snooze, about 14 minutes: make bench-peers)
+#   4 minutes), peers (cron and snooze, about 14 minutes: make bench-peers),
+#   fleet (--fleet against a PostgreSQL of its own, about 14 minutes; root;
+#   FLEET_PARTS and the rest: see bench/fleet.sh)
 #   TFD=path to the binary (default ./tfd), CC=compiler (default cc),
 #   TFD_STATIC=path to the static build (default ./tfd-static: make static),
 #   PAIRS=interleaved pairs per ratio (default 3; PAIRS_1MS=5 at 1 ms)
@@ -145,7 +147,7 @@ build() {
 	local prog
 	mkdir -p "$BUILD"
 	: >"$LOG"
-	for prog in floor lateness spawn_floor startup jobs_probe; do
+	for prog in floor lateness spawn_floor startup jobs_probe fleet_stamp; do
 		"$CC" "${CFLAGS_BENCH[@]}" -o "$BUILD/$prog" "bench/$prog.c" || exit 1
 	done
 	# Measure a copy, so that a rebuild of the binary during the run (make
@@ -608,6 +610,8 @@ precise() {
 # The many-jobs, --tag-output, peer and old-against-new sections.
 # shellcheck source=bench/many.sh
 . bench/many.sh
+# shellcheck source=bench/fleet.sh
+. bench/fleet.sh
 
 # Report
 
@@ -656,7 +660,7 @@ main() {
 		drift | idle | spawn | footprint | precise) "$section" ;;
 		dry) dry_runs ;;
 		static) static_build ;;
-		jobs | jobsdir | tagout | peers | oldnew | storms) "${section}_section" ;;
+		jobs | jobsdir | tagout | peers | oldnew | storms | fleet) "${section}_section" ;;
 		*) say "unknown section '$section'" && exit 2 ;;
 		esac
 	done

@@ -81,6 +81,19 @@ NOWHERE='host=/nonexistent dbname=tfd'
 	refute_output --partial libpq
 }
 
+# The replica's name costs gethostname and snprintf, whose pages of libc
+# made a bare timer 8% bigger in RSS than before the fleet (BENCHMARKS.md,
+# "Fleet"): it is computed only when a run or the fleet can show it.
+@test "a tfd with no command and no --fleet never looks up its host name; a run still sees TFD_REPLICA" {
+	require_command strace
+	strace -qq -e trace=uname -o "$BATS_TEST_TMPDIR/bare" "$TFD" --at now --count 1 -q
+	assert_equal "$(grep -c 'uname(' "$BATS_TEST_TMPDIR/bare")" 0
+	strace -qq -e trace=uname -o "$BATS_TEST_TMPDIR/run" "$TFD" --at now --count 1 -q -- \
+		sh -c 'echo "$TFD_REPLICA"' >"$BATS_TEST_TMPDIR/out"
+	assert_equal "$(grep -c 'uname(' "$BATS_TEST_TMPDIR/run")" 1
+	[[ $(cat "$BATS_TEST_TMPDIR/out") =~ ^$(hostname):[0-9]+$ ]] || fail "TFD_REPLICA: $(cat "$BATS_TEST_TMPDIR/out")"
+}
+
 @test "a tfd without --fleet never maps libpq; one with --fleet does" {
 	"$TFD" -d 0 -- sh -c 'grep -c libpq "/proc/$PPID/maps" || true' >"$BATS_TEST_TMPDIR/plain"
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/plain")" 0

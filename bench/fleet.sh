@@ -1,0 +1,354 @@
+# shellcheck shell=bash
+# bench/fleet.sh: the `fleet` section of bench/run.sh (issue 16): replicas
+# of tfd with --fleet against a PostgreSQL 15 of the section's own, started
+# as the tests start theirs (tests/bats/pg_helper.bash: initdb and pg_ctl as
+# the postgres user through runuser, a Unix socket in a temporary
+# directory, fsync off; stopped at the end). Needs root and Debian's
+# postgresql-15. Sourced by bench/run.sh, whose helpers (row, detail,
+# median, ratio, minus, fix, at_most, say, old_tfd, with_steal) it uses.
+#
+# Four parts, FLEET_PARTS to choose (default all, about 14 minutes):
+#   claim     the start of a run after its scheduled instant, --fleet on a
+#             local socket against no --fleet, in turns (even and odd
+#             seconds), FLEET_SAMPLES runs each
+#   scale     3 replicas x FLEET_JOBS `* * * * *` lines for FLEET_MINUTES
+#             minutes, then one tfd without --fleet on the same file
+#   failover  3 replicas, FLEET_FAIL_JOBS jobs every 20 s running 8 s, one
+#             replica SIGKILLed 3 s into its runs, --fleet-lease
+#             FLEET_LEASE_S
+#   startup   start-to-exit and peak RSS of tfd without --fleet against the
+#             tfd from before the fleet (TFD_BASE, or FLEET_BASE_COMMIT
+#             built as the oldnew section builds its old tfd)
+
+FLEET_PARTS=${FLEET_PARTS:-claim scale failover startup}
+FLEET_SAMPLES=${FLEET_SAMPLES:-80}
+FLEET_JOBS=${FLEET_JOBS:-1000}
+FLEET_MINUTES=${FLEET_MINUTES:-5}
+FLEET_FAIL_JOBS=${FLEET_FAIL_JOBS:-30}
+FLEET_LEASE_S=${FLEET_LEASE_S:-6}
+FLEET_BASE_COMMIT=${FLEET_BASE_COMMIT:-72ad394}
+FLEET_STARTUP_BLOCKS=${FLEET_STARTUP_BLOCKS:-5}
+FLEET_RSS_PAIRS=${FLEET_RSS_PAIRS:-21}
+# The first runs of each side in the claim part are not counted: the
+# replica's first claims follow its connection and the table's creation.
+FLEET_WARMUP=2
+FLEET_REPLICAS=(r1 r2 r3)
+
+# The server
+
+# shellcheck source=tests/bats/pg_helper.bash
+. tests/bats/pg_helper.bash
+
+# In /tmp, not under bench/build: pg_helper.bash opens every directory
+# above the server's to the postgres user, up to /tmp.
+fleet_pg_start() {
+	FLEET_TMP=$(mktemp -d /tmp/tfd-fleet-bench.XXXXXX) || return 1
+	# pg_helper.bash keeps its server under the test file's directory.
+	BATS_FILE_TMPDIR=$FLEET_TMP
+	pg_start >>"$LOG" 2>&1
+}
+
+fleet_stop() {
+	local pid
+	for pid in "${FLEET_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null
+	done
+	for pid in "${FLEET_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null
+	done
+	FLEET_PIDS=()
+}
+
+fleet_pg_stop() {
+	fleet_stop
+	[[ -n ${FLEET_TMP-} ]] || return 0
+	pg_stop
+	rm -rf "$FLEET_TMP"
+	FLEET_TMP=
+}
+
+# fleet_db NAME: a new database; prints its connection string (the socket).
+fleet_db() {
+	pg_sql "CREATE DATABASE $1" postgres >>"$LOG" 2>&1 &&
+		printf 'host=%s port=%s dbname=%s user=postgres' "$PG_DIR" "$PG_PORT" "$1"
+}
+
+# fleet_replicas CONN OUT_PREFIX TFD_ARGS...: starts the 3 replicas, each
+# with --json to OUT_PREFIX.NAME; their pids in FLEET_PIDS, by name in
+# FLEET_PID_OF.
+fleet_replicas() {
+	local conn=$1 out=$2 r
+	shift 2
+	for r in "${FLEET_REPLICAS[@]}"; do
+		"$TFD" --fleet "$conn" --replica "$r" --json "$@" >"$out.$r" 2>>"$LOG" &
+		FLEET_PIDS+=("$!")
+		FLEET_PID_OF[$r]=$!
+	done
+}
+
+# Sleeps until the realtime clock reads T (Unix seconds, fractions allowed).
+sleep_until() {
+	local d
+	d=$(awk -v t="$1" -v n="$EPOCHREALTIME" 'BEGIN { d = t - n; print (d > 0) ? d : 0 }')
+	sleep "$d"
+}
+
+# pctl P: the P-th percentile (nearest rank) of the numbers on stdin.
+pctl() {
+	sort -g | awk -v p="$1" '{ v[NR] = $1 } END {
+		if (!NR) { print "n/a"; exit }
+		k = int(p / 100 * NR); if (k < p / 100 * NR) k++; if (k < 1) k = 1
+		print v[k] }'
+}
+
+# Claim cost
+
+# A difference in µs as signed ms ("+0.41 ms"), or "n/a".
+fleet_ms_diff() {
+	if isnum "$1"; then awk -v d="$1" 'BEGIN { printf "%+.2f ms", d / 1000 }'; else printf 'n/a'; fi
+}
+
+fleet_claim() {
+	local conn file=$FLEET_TMP/claim.runs n=$((FLEET_SAMPLES + FLEET_WARMUP)) side p50=() p99=() d50 d99 late
+	conn=$(fleet_db claim) || return
+	: >"$file"
+	say "fleet: claim cost, $FLEET_SAMPLES runs each with and without --fleet, in turns ($((2 * n)) s)"
+	# The two tfds take turns, one on even seconds and one on odd, so
+	# that neither's run competes with the other's for the CPU.
+	"$TFD" --name plain --calendar '*:*:0/2' --count "$n" -q -- "$STAMP" "$file" 2>>"$LOG" &
+	FLEET_PIDS+=("$!")
+	"$TFD" --fleet "$conn" --replica r1 --name fleet --calendar '*:*:1/2' --count "$n" -q -- \
+		"$STAMP" "$file" 2>>"$LOG" &
+	FLEET_PIDS+=("$!")
+	wait "${FLEET_PIDS[@]}"
+	FLEET_PIDS=()
+	for side in fleet plain; do
+		# µs from the scheduled instant to the run's first clock reading.
+		awk -v s="$side" '$1 == s { print $4 }' "$file" | tail -n +$((FLEET_WARMUP + 1)) >"$FLEET_TMP/claim.$side"
+		mapfile -t late <"$FLEET_TMP/claim.$side"
+		p50+=("$(median "${late[@]}")") p99+=("$(pctl 99 <"$FLEET_TMP/claim.$side")")
+		detail "fleet claim $side: $(wc -l <"$FLEET_TMP/claim.$side") runs, p50 ${p50[-1]} µs, p99 ${p99[-1]} µs: $(tr '\n' ' ' <"$FLEET_TMP/claim.$side")"
+	done
+	d50=$(minus "${p50[0]}" "${p50[1]}") d99=$(minus "${p99[0]}" "${p99[1]}")
+	# Where the claim's time goes: the database's now() at the insert.
+	detail "fleet claim: rows $(pg_sql "SELECT count(*) || ' ' || string_agg(DISTINCT state, ',') FROM tfd_runs" claim);" \
+		"the insert's now() after the instant, p50 and p99 (µs): $(pg_sql "SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY d)) || ' ' ||
+			round(percentile_cont(0.99) WITHIN GROUP (ORDER BY d)) FROM (SELECT extract(epoch FROM claimed_at - scheduled) * 1000000 AS d
+			FROM tfd_runs WHERE job = 'fleet' ORDER BY scheduled OFFSET $FLEET_WARMUP) c" claim)"
+	row "fleet claim cost: a run's start after its scheduled instant, p50 (µs; $(wc -l <"$FLEET_TMP/claim.fleet") and $(wc -l <"$FLEET_TMP/claim.plain") runs of bench/fleet_stamp, --calendar '*:*:1/2' with --fleet on a local socket, '*:*:0/2' without; tfd: with, ref: without; ratio column: the difference)" \
+		"$(fix "${p50[0]}" 1)" "$(fix "${p50[1]}" 1)" "$(fleet_ms_diff "$d50")" "≤ +2 ms" "$(at_most "$d50" 2000)"
+	row "fleet claim cost: the same runs, p99 (µs, nearest rank)" \
+		"$(fix "${p99[0]}" 1)" "$(fix "${p99[1]}" 1)" "$(fleet_ms_diff "$d99")" "≤ +5 ms" "$(at_most "$d99" 5000)"
+}
+
+# Scale
+
+# fleet_scale_wait RUNS LAST: waits until every job has run at LAST (or
+# until LAST + 50 s), then stops the tfds.
+fleet_scale_wait() {
+	local runs=$1 last=$2
+	sleep_until "$last"
+	while (($(awk -v t="$last" 'int($2) == t' "$runs" | wc -l) < FLEET_JOBS)) &&
+		awk -v t="$last" -v n="$EPOCHREALTIME" 'BEGIN { exit !(n < t + 50) }'; do
+		sleep 1
+	done
+	sleep 2
+	fleet_stop
+}
+
+# fleet_scale_counts RUNS FIRST LAST: "runs doubled missed" over the
+# instants FIRST..LAST, from the runs' own lines.
+fleet_scale_counts() {
+	awk -v a="$2" -v b="$3" -v n="$FLEET_JOBS" '{ t = int($2) } t >= a && t <= b {
+		runs++; if (seen[$1 " " t]++) doubled++ }
+		END { want = n * ((b - a) / 60 + 1); printf "%d %d %d\n", runs, doubled, want - length(seen) }' "$1"
+}
+
+# fleet_scale_last RUNS FIRST LAST: each minute's last start after the
+# minute, in ms, and every start's median.
+fleet_scale_last() {
+	awk -v a="$2" -v b="$3" '{ t = int($2) } t >= a && t <= b { if ($4 > m[t]) m[t] = $4 }
+		END { for (t = a; t <= b; t += 60) printf "%.0f ", m[t] / 1000 }' "$1"
+}
+
+fleet_scale_all_median() {
+	local late
+	mapfile -t late < <(awk -v a="$2" -v b="$3" '{ t = int($2) } t >= a && t <= b { printf "%.1f\n", $4 / 1000 }' "$1")
+	median "${late[@]}"
+}
+
+# The first whole minute at least 5 s after now; sleeps until 10 s before a
+# minute first, so that the run waits as little as it can.
+fleet_next_minute() {
+	local now
+	now=$(date +%s)
+	if ((now % 60 < 50)); then
+		sleep $((50 - now % 60))
+		now=$(date +%s)
+	fi
+	printf '%d' $(((now + 5) / 60 * 60 + 60))
+}
+
+fleet_scale() {
+	local conn dir=$FLEET_TMP/scale first last c=() p=() lf lp mf mp r per=() tab
+	conn=$(fleet_db scale) || return
+	mkdir -p "$dir"
+	# Crontab lines of the same command get names of their own
+	# (fleet_stamp, fleet_stamp-2, ...), the same on every replica.
+	for ((r = 0; r < FLEET_JOBS; r++)); do
+		printf '* * * * * %s %s\n' "$STAMP" "$dir/fleet.runs"
+	done >"$dir/jobs.fleet"
+	sed "s|$dir/fleet.runs|$dir/plain.runs|" "$dir/jobs.fleet" >"$dir/jobs.plain"
+	: >"$dir/fleet.runs"
+	: >"$dir/plain.runs"
+	first=$(fleet_next_minute)
+	last=$((first + (FLEET_MINUTES - 1) * 60))
+	say "fleet: scale, 3 replicas x $FLEET_JOBS jobs, $FLEET_MINUTES minutes from $(date -d "@$first" +%H:%M)"
+	fleet_replicas "$conn" "$dir/json" --jobs "$dir/jobs.fleet"
+	fleet_scale_wait "$dir/fleet.runs" "$last"
+	read -ra c <<<"$(fleet_scale_counts "$dir/fleet.runs" "$first" "$last")"
+	lf=$(fleet_scale_last "$dir/fleet.runs" "$first" "$last") mf=$(fleet_scale_all_median "$dir/fleet.runs" "$first" "$last")
+	for r in "${FLEET_REPLICAS[@]}"; do
+		per+=("$r $(awk -v a="$first" -v b="$last" -v r="$r" '{ t = int($2) } t >= a && t <= b && $3 == r' "$dir/fleet.runs" | wc -l)")
+	done
+	tab=$(pg_sql "SELECT count(*), count(*) FILTER (WHERE state = 'succeeded'),
+		(SELECT count(*) FROM (SELECT 1 FROM tfd_runs GROUP BY job, scheduled HAVING count(*) > 1) d),
+		string_agg(DISTINCT replica, ',')
+		FROM tfd_runs WHERE scheduled BETWEEN to_timestamp($first) AND to_timestamp($last)" scale)
+	detail "fleet scale: runs doubled missed: ${c[*]}; by replica: ${per[*]}; table (rows, succeeded, doubled keys, replicas): $tab"
+	detail "fleet scale: ticks missed $(cat "$dir"/json.* | grep -c '"action":"missed"'), elsewhere $(cat "$dir"/json.* | grep -c '"action":"elsewhere"')"
+	detail "fleet scale: last start after each minute (ms): $lf; median start $mf ms"
+
+	first=$(fleet_next_minute)
+	last=$((first + (FLEET_MINUTES - 1) * 60))
+	say "fleet: scale, one tfd without --fleet, the same $FLEET_JOBS jobs, $FLEET_MINUTES minutes from $(date -d "@$first" +%H:%M)"
+	"$TFD" --jobs "$dir/jobs.plain" -q 2>>"$LOG" &
+	FLEET_PIDS+=("$!")
+	fleet_scale_wait "$dir/plain.runs" "$last"
+	read -ra p <<<"$(fleet_scale_counts "$dir/plain.runs" "$first" "$last")"
+	lp=$(fleet_scale_last "$dir/plain.runs" "$first" "$last") mp=$(fleet_scale_all_median "$dir/plain.runs" "$first" "$last")
+	detail "fleet scale, no --fleet: runs doubled missed: ${p[*]}; last start after each minute (ms): $lp; median start $mp ms"
+
+	row "fleet scale: 3 replicas × $FLEET_JOBS \`* * * * *\` lines, $FLEET_MINUTES minutes: runs (the runs' own lines; by replica: ${per[*]}), doubled, missed; tfd_runs rows (rows, succeeded, keys twice, replicas: ${tab//|/, }) (ref: one tfd without --fleet)" \
+		"${c[0]} runs, ${c[1]} doubled, ${c[2]} missed" "${p[0]} runs, ${p[1]} doubled, ${p[2]} missed" "—" \
+		"$((FLEET_JOBS * FLEET_MINUTES)) runs, 0 doubled, 0 missed" \
+		"$([[ ${c[0]} == $((FLEET_JOBS * FLEET_MINUTES)) && ${c[1]} == 0 && ${c[2]} == 0 ]] && printf yes || printf no)"
+	read -ra c <<<"$lf"
+	read -ra p <<<"$lp"
+	lf=$(median "${c[@]}") lp=$(median "${p[@]}")
+	row "fleet scale: the last run's start after the minute (ms, median of the $FLEET_MINUTES minutes: with --fleet ${c[*]}; without ${p[*]}; every start's median: with $mf, without $mp)" \
+		"$lf" "$lp" "$(ratio "$lf" "$lp")" "report" "report"
+}
+
+# Failover
+
+# fleet_fail_lines RUNS I: "job replica late_us" of the runs at instant I.
+fleet_fail_at() { awk -v t="$2" 'int($2) == t { print $1, $3, $4 }' "$1"; }
+
+fleet_failover() {
+	local conn dir=$FLEET_TMP/failover runs k i0 victim t_kill left ab=() jobs=() j n late=() before=() lim
+	local missed=0 doubled=0 rerun=0 by_victim=0
+	conn=$(fleet_db failover) || return
+	mkdir -p "$dir"
+	runs=$dir/runs
+	: >"$runs"
+	for ((k = 1; k <= FLEET_FAIL_JOBS; k++)); do
+		printf -- "--name f%d --calendar '*:*:0/20' -- %s %s 8\n" "$k" "$STAMP" "$runs"
+	done >"$dir/jobs"
+	fleet_replicas "$conn" "$dir/json" --jobs "$dir/jobs" --fleet-lease "${FLEET_LEASE_S}s"
+	i0=$((($(date +%s) + 25) / 20 * 20))
+	say "fleet: failover, 3 replicas x $FLEET_FAIL_JOBS jobs every 20 s, one SIGKILLed at $(date -d "@$i0" +%T) + 3 s"
+	sleep_until $((i0 + 3))
+	# The victim: the replica running the most of the instant's runs.
+	victim=$(fleet_fail_at "$runs" "$i0" | awk '{ print $2 }' | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+	[[ -n $victim ]] || { say "fleet: failover: no run at $i0"; fleet_stop; return; }
+	kill -KILL "${FLEET_PID_OF[$victim]}"
+	t_kill=$EPOCHREALTIME
+	mapfile -t jobs < <(fleet_fail_at "$runs" "$i0" | awk -v v="$victim" '$2 == v { print $1 }')
+	# The database's clock, the one that marks a claim abandoned.
+	detail "fleet failover: killed $victim at $t_kill (database: $(pg_sql 'SELECT extract(epoch FROM clock_timestamp())' failover)); it ran ${#jobs[@]} of the instant's runs: ${jobs[*]}"
+	for _ in $(seq 150); do
+		left=$(pg_sql "SELECT count(*) FROM tfd_runs WHERE replica = '$victim' AND state = 'running'" failover)
+		((left == 0)) && break
+		sleep 0.1
+	done
+	mapfile -t ab < <(pg_sql "SELECT round((extract(epoch FROM finished_at) - $t_kill)::numeric, 3) FROM tfd_runs
+		WHERE replica = '$victim' AND state = 'abandoned' ORDER BY 1" failover)
+	detail "fleet failover: still running $left; abandoned after (s from the kill): ${ab[*]}"
+	# The next two instants, and their 8 s runs, then the end.
+	sleep_until $((i0 + 49))
+	fleet_stop
+	for ((i = i0; i <= i0 + 40; i += 20)); do
+		n=$(fleet_fail_at "$runs" "$i" | awk '{ print $1 }' | sort -u | wc -l)
+		missed=$((missed + FLEET_FAIL_JOBS - n))
+		doubled=$((doubled + $(fleet_fail_at "$runs" "$i" | wc -l) - n))
+	done
+	for j in "${jobs[@]}"; do
+		for ((i = i0 + 20; i <= i0 + 40; i += 20)); do
+			late+=("$(fleet_fail_at "$runs" "$i" | awk -v j="$j" '$1 == j { printf "%.1f\n", $3 / 1000 }')")
+			by_victim=$((by_victim + $(fleet_fail_at "$runs" "$i" | awk -v j="$j" -v v="$victim" '$1 == j && $2 == v' | wc -l)))
+		done
+	done
+	mapfile -t before < <(fleet_fail_at "$runs" "$i0" | awk '{ printf "%.1f\n", $3 / 1000 }')
+	rerun=$(pg_sql "SELECT count(*) FROM tfd_runs WHERE scheduled = to_timestamp($i0) AND replica <> '$victim' AND job IN (SELECT job FROM tfd_runs WHERE scheduled = to_timestamp($i0) AND replica = '$victim')" failover)
+	detail "fleet failover: instants $i0..$((i0 + 40)): missed $missed, doubled $doubled; the victim's jobs at the next two: starts after the instant (ms) ${late[*]}; all jobs before the kill: ${before[*]}; its abandoned claims run again elsewhere: $rerun"
+	detail "fleet failover: rows by state: $(pg_sql "SELECT string_agg(state || ' ' || n, ', ') FROM (SELECT state, count(*) n FROM tfd_runs GROUP BY state) s" failover)"
+	lim=$(awk -v l="$FLEET_LEASE_S" 'BEGIN { print l + l / 6 }')
+	row "fleet failover: one of 3 replicas SIGKILLed 3 s into its runs ($FLEET_FAIL_JOBS jobs --calendar '*:*:0/20' running 8 s, --fleet-lease ${FLEET_LEASE_S}s): its ${#jobs[@]} running claims marked abandoned, s from the kill to the last (each: ${ab[*]}; still running: $left)" \
+		"${ab[-1]:-n/a}" "—" "—" "≤ $lim s (lease + lease/6)" \
+		"$([[ $left == 0 && ${#ab[@]} == "${#jobs[@]}" ]] && at_most "${ab[-1]:-n/a}" "$lim" || printf no)"
+	row "fleet failover: the next 2 elapses of each of its ${#jobs[@]} jobs: missed, doubled (all $FLEET_FAIL_JOBS jobs over 3 instants), the abandoned run again; start after the instant (ms, median / max; before the kill, all jobs: $(median "${before[@]}") / $(printf '%s\n' "${before[@]}" | pctl 100))" \
+		"$missed missed, $doubled doubled, $rerun again; $(median "${late[@]}") / $(printf '%s\n' "${late[@]}" | pctl 100) ms" "—" "—" "0 missed, on time" \
+		"$([[ $missed == 0 && $doubled == 0 && $rerun == 0 && $by_victim == 0 ]] && printf yes || printf no)"
+}
+
+# Start-up and footprint without --fleet
+
+# fleet_rss BIN: peak RSS (kB) of `BIN --at now --count 1 -q`, start to exit.
+fleet_rss() { /usr/bin/time -f %M "$1" --at now --count 1 -q 2>&1 >/dev/null | tail -n 1; }
+
+fleet_startup() {
+	local base k x a=() b=() ra=() rb=() ma mb
+	base=${TFD_BASE:-$(OLD_COMMIT=$FLEET_BASE_COMMIT TFD_OLD='' old_tfd)} || { say "fleet: could not build $FLEET_BASE_COMMIT"; return; }
+	say "fleet: start-up and RSS without --fleet against $FLEET_BASE_COMMIT, $FLEET_STARTUP_BLOCKS blocks of $STARTUP_PAIRS pairs"
+	for ((k = 1; k <= FLEET_STARTUP_BLOCKS; k++)); do
+		x=$(with_steal "$BUILD/startup" "$STARTUP_PAIRS" "$TFD" --at now --count 1 -q -- "$base" --at now --count 1 -q)
+		detail "fleet start-to-exit $k (a: tfd, b: $FLEET_BASE_COMMIT): $x"
+		a+=("$(kv a_p50_us "$x")") b+=("$(kv b_p50_us "$x")")
+	done
+	for ((k = 1; k <= FLEET_RSS_PAIRS; k++)); do
+		ra+=("$(fleet_rss "$TFD")") rb+=("$(fleet_rss "$base")")
+	done
+	detail "fleet peak RSS (kB, /usr/bin/time -f %M, in turns): tfd ${ra[*]}; $FLEET_BASE_COMMIT ${rb[*]}"
+	ma=$(median "${a[@]}") mb=$(median "${b[@]}")
+	row "fleet: start-to-exit without --fleet, \`--at now --count 1 -q\` (µs, median of $FLEET_STARTUP_BLOCKS blocks of $STARTUP_PAIRS pairs in turns: tfd ${a[*]}; before the fleet ${b[*]}; ref: $FLEET_BASE_COMMIT)" \
+		"$ma" "$mb" "$(ratio "$ma" "$mb")" "≤ 1.02×" "$(at_most "$(ratio "$ma" "$mb")" 1.02)"
+	ma=$(median "${ra[@]}") mb=$(median "${rb[@]}")
+	row "fleet: peak RSS without --fleet, the same command (kB, /usr/bin/time -f %M, median of $FLEET_RSS_PAIRS pairs in turns; ref: $FLEET_BASE_COMMIT)" \
+		"$ma" "$mb" "$(ratio "$ma" "$mb")" "≤ 1.02×" "$(at_most "$(ratio "$ma" "$mb")" 1.02)"
+}
+
+fleet_section() {
+	local part
+	have_tfd || return
+	declare -gA FLEET_PID_OF=()
+	FLEET_PIDS=()
+	STAMP=$PWD/$BUILD/fleet_stamp
+	if [[ $FLEET_PARTS != startup ]]; then
+		if [[ ! -x $PG_BIN/initdb ]] || ((EUID != 0)); then
+			say "fleet: needs root and PostgreSQL 15 ($PG_BIN; .ci/install-deps)"
+			return
+		fi
+		trap fleet_pg_stop EXIT
+		trap 'exit 130' INT TERM
+		fleet_pg_start || { say "fleet: PostgreSQL did not start (see $LOG)"; fleet_pg_stop; return; }
+	fi
+	for part in $FLEET_PARTS; do
+		case $part in
+		claim | scale | failover | startup) "fleet_$part" ;;
+		*) say "fleet: unknown part '$part'" ;;
+		esac
+	done
+	fleet_pg_stop
+	trap - EXIT INT TERM
+}
