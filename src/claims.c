@@ -10,8 +10,10 @@
 #include "tick.h"
 #include "timens.h"
 
-/* How long tfd, once done, waits for the fleet to write its last claims
- * and ends (a database that is down does not keep it up longer). */
+/* How long tfd, once done, waits for the fleet's next answer while its last
+ * claims and run ends are written: each answer starts the wait again, so a
+ * busy server writes every row of a storm's runs, and a database that is
+ * down keeps tfd up no longer than this. */
 #define EXIT_GRACE_NS (INT64_C(2) * NSEC_PER_SEC)
 
 /* A tick held until the fleet answers its claim. J is NULL once the job
@@ -341,6 +343,7 @@ void claims_finish(struct loop *l)
 {
 	struct claims *c = l->claims;
 	int64_t until = clock_now_ns(CLOCK_MONOTONIC) + EXIT_GRACE_NS;
+	size_t pending, left;
 
 	if (!c)
 		return;
@@ -348,8 +351,14 @@ void claims_finish(struct loop *l)
 		c->held[i].j = NULL;
 	while (c->nwon > 0)
 		give_up_won(l, &c->won[0]);
-	while (fleet_pending(c->f) > 0 && clock_now_ns(CLOCK_MONOTONIC) < until)
+	pending = fleet_pending(c->f);
+	while (pending > 0 && clock_now_ns(CLOCK_MONOTONIC) < until) {
 		serve_once(l, until);
+		left = fleet_pending(c->f);
+		if (left < pending)
+			until = clock_now_ns(CLOCK_MONOTONIC) + EXIT_GRACE_NS;
+		pending = left;
+	}
 }
 
 void claims_free(struct loop *l)

@@ -42,8 +42,8 @@ void claims_run_ended(struct loop *l, struct job *j, const struct run_end *e);
 void claims_job_gone(struct loop *l, struct job *j);
 
 /* At exit: won elapses without an end are written as ended or dropped,
- * and the fleet is served until it has written everything or a grace
- * period passed. */
+ * and the fleet is served until it has written everything or 2 s passed
+ * without an answer. */
 void claims_finish(struct loop *l);
 void claims_free(struct loop *l);
 

@@ -22,7 +22,7 @@
  *   fleet_run_dropped (it will not run), and fleet_run_attempt before each
  *   retry;
  *   at exit: fleet_service until fleet_pending is 0 or a grace period
- *   passed, then fleet_free. */
+ *   passed without an answer, then fleet_free. */
 #ifndef TFD_FLEET_H
 #define TFD_FLEET_H
 

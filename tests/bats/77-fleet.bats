@@ -289,3 +289,38 @@ wait_until() {
 	assert_equal "$(count_action missed)" 0
 	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'once'" "$DB")" succeeded
 }
+
+@test "fleet: at exit, every run's end is written while a slow server still answers, past the 2 s grace" {
+	# A first run makes the table; then each end's row takes the server
+	# 0.4 s (a trigger), so the ten ends below take 4 s, twice the grace.
+	run "$TFD" --fleet "$CONN" --replica a --clock realtime --at "@$(($(date +%s) + 1))" -q -- true
+	assert_success
+	pg_sql "CREATE FUNCTION slow_end() RETURNS trigger LANGUAGE plpgsql AS
+		\$\$ BEGIN PERFORM pg_sleep(0.4); RETURN NEW; END \$\$;
+		CREATE TRIGGER slow_end BEFORE UPDATE ON tfd_runs FOR EACH ROW
+		WHEN (NEW.state <> 'running') EXECUTE FUNCTION slow_end()" "$DB"
+	jobs=$BATS_TEST_TMPDIR/jobs
+	at=$(($(date +%s) + 2))
+	for i in $(seq 10); do
+		printf '%s\n' "--name j$i --clock realtime --at @$at -- true"
+	done >"$jobs"
+	run "$TFD" --fleet "$CONN" --replica a --jobs "$jobs" -q
+	assert_success
+	assert_equal "$(pg_sql "SELECT state || ' ' || count(*) FROM tfd_runs WHERE job LIKE 'j%' GROUP BY state" "$DB")" \
+		"succeeded 10"
+}
+
+@test "fleet: at exit with the server down, tfd waits for its last row no more than 2 s" {
+	at=$(($(date +%s) + 2))
+	start_replica a --clock realtime --at "@$at" -- sh -c "$LOG; sleep 2"
+	wait_for_lines "$RUNS" 10
+	pg_down
+	# The run ends 2 s after it started; its end cannot be written.
+	wait_bg_exit "$PID_a" 10
+	ended=$(date +%s)
+	pg_up
+	# The outage was an error (exit 1, as a failed --metrics write is).
+	assert_equal "$bg_status" 1
+	((ended - at <= 8)) || fail "tfd ended $((ended - at)) s after the instant"
+	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job <> ''" "$DB")" running
+}
