@@ -424,7 +424,7 @@ struct loaded {
 	char **files;               /* paths, in load order */
 	size_t nfiles, cap;
 	char *text;                 /* "NAME\0LEN\0TEXT" for each file */
-	size_t len;
+	size_t len, text_cap;
 	struct jobs_file **parsed;  /* one per file */
 };
 
@@ -485,11 +485,20 @@ static int append_text(struct loaded *l, const char *name, const char *text, siz
 	char head[32];
 	size_t name_len = strlen(name) + 1;
 	size_t head_len = (size_t)snprintf(head, sizeof head, "%zu", len) + 1;
-	char *more = realloc(l->text, l->len + name_len + head_len + len + 1);
+	size_t need = l->len + name_len + head_len + len + 1;
 
-	if (!more)
-		return -1;
-	l->text = more;
+	/* Doubling: 100 files of a directory are not 100 copies of the whole. */
+	if (need > l->text_cap) {
+		size_t cap = l->text_cap ? l->text_cap : 4096;
+		char *more;
+
+		while (cap < need && cap <= SIZE_MAX / 2)
+			cap *= 2;
+		if (cap < need || !(more = realloc(l->text, cap)))
+			return -1;
+		l->text = more;
+		l->text_cap = cap;
+	}
 	memcpy(l->text + l->len, name, name_len);
 	memcpy(l->text + l->len + name_len, head, head_len);
 	memcpy(l->text + l->len + name_len + head_len, text, len);
