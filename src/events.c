@@ -246,6 +246,9 @@ void events_reload(struct events *ev, const struct reload_counts *c, const char 
 {
 	if (error)
 		events_errf(ev, "tfd: %s\n", error);
+	else if (ev->cfg.verbose && ev->cfg.jobs_more)
+		events_errf(ev, "tfd: reloaded %s and %zu more: %zu added, %zu removed, %zu kept\n",
+			    ev->cfg.jobs_path, ev->cfg.jobs_more, c->added, c->removed, c->kept);
 	else if (ev->cfg.verbose)
 		events_errf(ev, "tfd: reloaded %s: %zu added, %zu removed, %zu kept\n",
 			    ev->cfg.jobs_path, c->added, c->removed, c->kept);

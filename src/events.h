@@ -21,6 +21,7 @@ struct events_config {
 	bool quiet;             /* no tick lines */
 	bool verbose;           /* settings at arming and after each tick, reloads */
 	const char *jobs_path;  /* a jobs file: messages name their job */
+	size_t jobs_more;       /* --jobs PATHs after the first, for the reload line */
 	const char *replica;    /* --fleet: "replica" in every JSON object */
 };
 

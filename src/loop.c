@@ -422,6 +422,7 @@ static struct loop *new_loop(struct loop_config *cfg)
 	struct loop *l = calloc(1, sizeof *l);
 	struct events_config ec = { .json = cfg->json, .quiet = cfg->quiet,
 				    .verbose = cfg->verbose, .jobs_path = cfg->jobs_path,
+				    .jobs_more = cfg->njobs_paths > 1 ? cfg->njobs_paths - 1 : 0,
 				    .replica = cfg->replica };
 
 	if (!l || events_open(&l->ev, &ec, job_table_line_max(&cfg->table)) != 0) {

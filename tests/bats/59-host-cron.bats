@@ -324,6 +324,18 @@ wait_up() {
 	assert_output ""
 }
 
+@test "--verbose names the first --jobs PATH and how many more a reload read" {
+	mkdir x y
+	echo "$UP" >x/jobs
+	echo '--name b --interval 1h -- /bin/true' >y/jobs
+	start_bg "$TFD" --jobs x/jobs --jobs y/jobs --json --verbose >ev.json 2>err
+	wait_up
+	printf '%s\n' "$UP" '--name a2 --interval 1h -- /bin/true' | save x/jobs
+	wait_for_reloads ev.json 1
+	run grep '^tfd: reloaded' err
+	assert_output "tfd: reloaded x/jobs and 1 more: 1 added, 0 removed, 2 kept"
+}
+
 # A failed id change at run time: in a user namespace made by unshare -U -r
 # tfd is root there (so the load's checks pass), but setgroups(2) is denied
 # and nobody's ids are not mapped: the run's drop to the user fails.
