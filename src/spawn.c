@@ -39,34 +39,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Kernel constants that older headers may lack. */
-#ifndef SYS_clone3
-#define SYS_clone3 435
-#endif
-#ifndef SYS_close_range
-#define SYS_close_range 436
-#endif
-#ifndef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP 0x200000000ULL
-#endif
-
-/* struct clone_args of <linux/sched.h>, spelled out up to the cgroup field
- * (CLONE_ARGS_SIZE_VER2, Linux 5.7) so that older kernel headers build too.
- * The kernel reads only the size we pass. */
-struct clone3_args {
-	uint64_t flags;
-	uint64_t pidfd;
-	uint64_t child_tid;
-	uint64_t parent_tid;
-	uint64_t exit_signal;
-	uint64_t stack;
-	uint64_t stack_size;
-	uint64_t tls;
-	uint64_t set_tid;
-	uint64_t set_tid_size;
-	uint64_t cgroup;
-};
-_Static_assert(sizeof(struct clone3_args) == 88, "clone_args VER2 is 88 bytes");
+#include "clone3.h"
 
 /* The status a child ends with when it fails before exec (setns, the second
  * fork into a PID namespace). 125 is what env(1), chroot(1), timeout(1) and
@@ -691,33 +664,6 @@ pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
 	}
 	return pid;
 }
-
-/* --cgroup support */
-
-const char *spawn_missing_clone_into_cgroup(void)
-{
-	struct clone3_args args = {
-		.flags = CLONE_INTO_CGROUP,
-		.exit_signal = SIGCHLD,
-		.cgroup = INT_MAX,
-	};
-	long pid = syscall(SYS_clone3, &args, sizeof args);
-
-	if (pid == 0)
-		_exit(0);
-	if (pid > 0) {
-		waitpid((pid_t)pid, NULL, 0);
-		return NULL;
-	}
-	if (errno == ENOSYS)
-		return "clone3 is not available (Linux 5.3 or later)";
-	if (errno == EPERM)
-		return "clone3 is not permitted here (a seccomp profile?), and only clone3 starts a run in a cgroup";
-	if (errno == E2BIG || errno == EINVAL)
-		return "CLONE_INTO_CGROUP is not supported (Linux 5.7 or later)";
-	return NULL;
-}
-
 
 void spawn_note_signals(struct spawn_target *target)
 {

@@ -55,11 +55,4 @@ pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
 		const char *path, char *const argv[], char *const envp[],
 		const char **what);
 
-/* Asks the kernel whether clone3 takes CLONE_INTO_CGROUP, without creating
- * a process: descriptor INT_MAX can never be open, so a kernel that knows
- * the flag fails with EBADF when it looks the cgroup up; an older one
- * rejects the larger struct (E2BIG) or the flag (EINVAL), and a seccomp
- * profile refuses the call (EPERM). Returns what is missing, or NULL. */
-const char *spawn_missing_clone_into_cgroup(void);
-
 #endif

@@ -7,14 +7,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "clone3.h"
 
 /* Kernel constants that older headers may lack. */
 #ifndef SYS_pidfd_open
@@ -57,6 +62,35 @@ static int status_for_errno(int e)
 
 /* --cgroup */
 
+/* Asks the kernel whether clone3 takes CLONE_INTO_CGROUP, without creating
+ * a process: descriptor INT_MAX can never be open, so a kernel that knows
+ * the flag fails with EBADF when it looks the cgroup up; an older one
+ * rejects the larger struct (E2BIG) or the flag (EINVAL), and a seccomp
+ * profile refuses the call (EPERM). Returns what is missing, or NULL. */
+static const char *clone_into_cgroup_missing(void)
+{
+	struct clone3_args args = {
+		.flags = CLONE_INTO_CGROUP,
+		.exit_signal = SIGCHLD,
+		.cgroup = INT_MAX,
+	};
+	long pid = syscall(SYS_clone3, &args, sizeof args);
+
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0) {
+		waitpid((pid_t)pid, NULL, 0);
+		return NULL;
+	}
+	if (errno == ENOSYS)
+		return "clone3 is not available (Linux 5.3 or later)";
+	if (errno == EPERM)
+		return "clone3 is not permitted here (a seccomp profile?), and only clone3 starts a run in a cgroup";
+	if (errno == E2BIG || errno == EINVAL)
+		return "CLONE_INTO_CGROUP is not supported (Linux 5.7 or later)";
+	return NULL;
+}
+
 int spawn_open_cgroup(struct spawn_target *target, const char *dir,
 		      int *status, char *err, size_t errlen)
 {
@@ -89,7 +123,7 @@ int spawn_open_cgroup(struct spawn_target *target, const char *dir,
 		return fail(status, 2, err, errlen,
 			    "--cgroup '%s': permission denied", dir);
 	}
-	missing = spawn_missing_clone_into_cgroup();
+	missing = clone_into_cgroup_missing();
 	if (missing) {
 		close(fd);
 		return fail(status, 1, err, errlen, "--cgroup '%s': %s", dir,
