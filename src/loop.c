@@ -262,7 +262,8 @@ static void poll_slot(struct loop *l, size_t *n, int fd, short events,
 /* The poll set, each slot with its owner. While a line waits for tfd's
  * stdout or stderr, timers and run output are left unread: the kernel
  * counts expirations meanwhile and runs block on their pipes, while
- * signals, deadlines and children are still served. In shutdown a stuck
+ * signals, deadlines, children and mailed runs (whose output goes to no
+ * stream of tfd's) are still served. In shutdown a stuck
  * reader is not waited for (events_drain), so run pipes are read on:
  * their ends must be seen for tfd to exit. */
 static size_t build_poll_set(struct loop *l)
@@ -291,8 +292,11 @@ static size_t build_poll_set(struct loop *l)
 		if (l->jobs[i]->target.join_pidfd >= 0)
 			poll_slot(l, &n, l->jobs[i]->target.join_pidfd, POLLIN, OWNER_JOIN,
 				  l->jobs[i]);
-	for (size_t i = 0; i < l->readers.n && read_pipes; i++)
-		poll_slot(l, &n, l->readers.r[i]->fd, POLLIN, OWNER_READER, l->readers.r[i]);
+	/* A mailed run's output goes to no stream of tfd's: it is read on. */
+	for (size_t i = 0; i < l->readers.n; i++)
+		if (read_pipes || l->readers.r[i]->run->mail)
+			poll_slot(l, &n, l->readers.r[i]->fd, POLLIN, OWNER_READER,
+				  l->readers.r[i]);
 	for (size_t i = 0; i < l->mailer.n; i++)
 		if (l->mailer.s[i]->fd >= 0)
 			poll_slot(l, &n, l->mailer.s[i]->fd, POLLOUT, OWNER_MAIL, NULL);

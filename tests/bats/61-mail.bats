@@ -274,3 +274,26 @@ require_mta() {
 	run cat err
 	assert_output --partial "sendmail: killed: it had not ended 5 s after tfd was told to stop"
 }
+
+@test "a mailed run is read on while tfd's stdout is stuck: its mail goes, it is never blocked" {
+	fake_sendmail
+	cat >jobfile <<-EOF
+		--name chatty --delay 0 -- sh -c 'yes chatty | head -c 1000000'
+		MAILTO=ops@example.com
+		SENDMAIL=$PWD/sendmail
+		--name mailed --delay 0 -- sh -c 'sleep 2; yes m | head -c 1000000; echo > $PWD/finished'
+	EOF
+	# Nobody reads tfd's stdout: once its pipe is full, chatty's lines wait,
+	# and so do timers; the mailed run's output goes to no stream of tfd's.
+	mkfifo stdout
+	exec 5<>stdout
+	start_bg "$TFD" --jobs jobfile --tag-output >stdout 5<&-
+	wait_for_lines finished 20
+	for _ in $(seq 100); do
+		[[ -e mail.0 ]] && break
+		sleep 0.1
+	done
+	run grep -c '^m$' mail.0
+	assert_output 131072
+	exec 5<&-
+}
