@@ -68,6 +68,15 @@ require_command() {
 	command -v "$1" >/dev/null || skip "$1 is not installed"
 }
 
+# Skips, saying why, when $TFD is the ASan+UBSan build (make bats-asan),
+# for what that build cannot do (ASan maps terabytes of shadow memory,
+# and its leak check stops under ptrace).
+skip_under_asan() {
+	if ldd "$TFD" 2>/dev/null | grep -q libasan; then
+		skip "the ASan build: $1"
+	fi
+}
+
 # Runs "$@" with stderr kept apart, as `run --separate-stderr` does, and
 # asserts that it exited 0 and wrote nothing on stderr.
 run_clean() {
