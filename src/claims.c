@@ -281,13 +281,12 @@ static void take_events(struct loop *l)
 			answered(l, &ev);
 			break;
 		case FLEET_EVENT_ERROR:
-			/* A lost answer would hold its tick for ever. */
-			if (strcmp(ev.call, "malloc") == 0) {
-				loop_fail_oom(l);
-				return;
-			}
 			events_error(&l->ev, NULL, ev.call, ev.message);
 			break;
+		case FLEET_EVENT_LOST:
+			/* A lost answer would hold its tick for ever. */
+			loop_fail_oom(l);
+			return;
 		case FLEET_EVENT_CONNECTED:
 		case FLEET_EVENT_DISCONNECTED:
 			c->m.connected = ev.kind == FLEET_EVENT_CONNECTED;

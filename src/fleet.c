@@ -457,12 +457,10 @@ int64_t fleet_deadline(const struct fleet *f)
 
 bool fleet_next_event(struct fleet *f, struct fleet_event *out)
 {
-	/* An event that could not be queued is told as a failed malloc, so
-	 * that the loop stops rather than wait for it for ever. */
+	/* Told first, so that the loop stops rather than wait for ever. */
 	if (f->events.lost) {
 		f->events.lost = false;
-		*out = (struct fleet_event){ .kind = FLEET_EVENT_ERROR, .call = "malloc",
-					     .message = "out of memory: an answer of the database was lost" };
+		*out = (struct fleet_event){ .kind = FLEET_EVENT_LOST };
 		return true;
 	}
 	return fleet_events_next(&f->events, out);

@@ -53,8 +53,9 @@ enum fleet_outcome {
 
 enum fleet_event_kind {
 	FLEET_EVENT_CLAIM,        /* token, job, scheduled_ns, outcome */
-	FLEET_EVENT_ERROR,        /* call ("postgresql", "clock"; "malloc": an event
-				   * was lost and tfd must stop), message: one line */
+	FLEET_EVENT_ERROR,        /* call ("postgresql", "clock"), message: one line */
+	FLEET_EVENT_LOST,         /* an event could not be queued (out of memory):
+				   * a claim may never be answered, tfd must stop */
 	FLEET_EVENT_CONNECTED,    /* the table is ready: claims go through */
 	FLEET_EVENT_DISCONNECTED, /* the connection was lost; claims wait */
 };

@@ -71,6 +71,10 @@ static void take_events(struct drive *d)
 			printf("error %s: %s\n", ev.call, ev.message);
 			d->errored = true;
 			break;
+		case FLEET_EVENT_LOST:
+			puts("error malloc: an event was lost");
+			d->errored = true;
+			break;
 		case FLEET_EVENT_CONNECTED:
 			puts("up");
 			d->up = true;
