@@ -365,4 +365,9 @@ bench-peers: tfd
 bench-fleet: tfd
 	CC='$(CC)' TFD=./tfd RESULTS=bench/results-fleet.md bash bench/run.sh fleet
 
-.PHONY: bench bench-peers bench-fleet
+# The same cron.d file under Debian's cron and tfd --system-crontab, run by
+# run (root; a user made and removed; no cron daemon may be running).
+bench-cron: tfd
+	TFD=./tfd RESULTS=bench/results-cron.md bash bench/cron-compare.sh
+
+.PHONY: bench bench-peers bench-fleet bench-cron

@@ -1,0 +1,39 @@
+#!/bin/sh
+# bench/cron-probe.sh OUTDIR: run by bench/cron-compare.sh from a cron.d
+# line under both cron and tfd. Writes OUTDIR/RUNNER.USER.MINUTE, what this
+# run sees as KEY=VALUE lines, and prints one line, which its daemon mails.
+start=$(date +%s.%N)
+out=$1
+# Before any redirection of ours: what the daemon left open (the listing
+# itself adds the pipe of this substitution, under both daemons alike).
+# shellcheck disable=SC2012 # the names are numbers
+fds=$(ls /proc/$$/fd | sort -n | paste -sd, -)
+# The daemon that started us: the first ancestor named cron or tfd.
+runner=unknown
+pid=$$
+while [ "$pid" -gt 1 ]; do
+	comm=$(cat "/proc/$pid/comm" 2>/dev/null) || break
+	case $comm in cron | tfd) runner=$comm; break ;; esac
+	pid=$(awk '/^PPid:/ { print $2 }' "/proc/$pid/status")
+done
+user=$(id -un)
+# Field 6 of /proc/self/stat (after the command's parentheses) is the
+# session, field 7 the terminal (0: none).
+# shellcheck disable=SC2046 # the fields are words
+set -- $(sed 's/.*) //' /proc/$$/stat)
+session=own
+[ "$4" = "$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f4)" ] && session=daemon\'s
+tty=none
+[ "$5" != 0 ] && tty=$5
+{
+	echo "start=$start"
+	echo "ids=$(id -u):$(id -g)"
+	echo "groups=$(id -G | tr ' ' ,)"
+	echo "cwd=$(pwd)"
+	echo "session=$session"
+	echo "tty=$tty"
+	echo "fds=$fds"
+	echo "env_keys=$(env | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p' | grep -v '^TFD_' | sort | paste -sd, -)"
+	echo "secret=${TFD_COMPARE_SECRET:-absent}"
+} >"$out/$runner.$user.$(date +%H%M)"
+echo "runner=$runner user=$user"
