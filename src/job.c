@@ -699,9 +699,3 @@ void job_free(struct job *j)
 	free(j);
 }
 
-size_t job_line_max(const struct job *j)
-{
-	size_t n = j->format ? format_line_max(j->format, strlen(j->name)) : 0;
-
-	return n < REPORT_LINE_MAX ? REPORT_LINE_MAX : n;
-}

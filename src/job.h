@@ -103,8 +103,6 @@ int job_open(struct job *j, const struct job_options *o, const struct job_contex
 
 void job_free(struct job *j);
 
-/* The tick line's longest possible length for this job. */
-size_t job_line_max(const struct job *j);
 
 /* True when the clock names wall-clock instants. */
 bool clock_is_realtime(clockid_t clock);

@@ -27,15 +27,6 @@ void job_table_free(struct job_table *t)
 	*t = (struct job_table){ 0 };
 }
 
-size_t job_table_line_max(const struct job_table *t)
-{
-	size_t cap = REPORT_LINE_MAX;
-
-	for (size_t i = 0; i < t->n; i++)
-		if (job_line_max(t->jobs[i]) > cap)
-			cap = job_line_max(t->jobs[i]);
-	return cap;
-}
 
 /* Reading the file */
 

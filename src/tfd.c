@@ -380,17 +380,32 @@ static int dry_fill(struct setup *st, struct dry_job *djobs, struct heap *h)
 	return 0;
 }
 
+/* The buffer that holds every dry-run line of the table's jobs, by
+ * report_line_max's rule. The terminal form (no --format) is the name and
+ * under 100 bytes, within the JSON bound for the name. */
+static size_t dry_line_max(const struct setup *st, const struct options *o)
+{
+	const char *format = o->json ? NULL : st->dry_format;
+	size_t cap = REPORT_LINE_MAX;
+
+	for (size_t i = 0; i < st->table.n; i++) {
+		size_t n = report_line_max(format, strlen(st->table.jobs[i]->name));
+
+		if (n > cap)
+			cap = n;
+	}
+	return cap;
+}
+
 static int dry_run(struct setup *st, const struct options *o)
 {
 	struct dry_job *djobs = calloc(st->table.n + 1, sizeof *djobs);
-	size_t cap = job_table_line_max(&st->table);
+	size_t cap = dry_line_max(st, o);
 	struct heap h;
 	char *line;
 	int status;
 
 	heap_init(&h);
-	if (st->dry_format && format_line_max(st->dry_format, 256) > cap)
-		cap = format_line_max(st->dry_format, 256) + REPORT_LINE_MAX;
 	line = malloc(cap);
 	if (!djobs || !line) {
 		free(djobs);
