@@ -144,7 +144,7 @@ static char *env_entry(const char *name, const char *value)
 static int build_environment(struct runner *r)
 {
 	char *const *base = r->cfg.envp ? r->cfg.envp : environ;
-	char replica[300];
+	char replica[RUNNER_REPLICA_MAX + 1];
 	size_t n = 0, k = 0;
 
 	if (!r->cfg.replica)

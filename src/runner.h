@@ -74,6 +74,11 @@ struct runner;
  * plus its own TFD_* values, which must be the only ones. */
 void runner_clean_environment(void);
 
+/* The longest replica name, in bytes: a longer --replica is a usage error,
+ * never cut (two names cut to one would be one replica, whose start gives
+ * up the other's runs). HOSTNAME:PID is at most 64 + 1 + 10 bytes. */
+#define RUNNER_REPLICA_MAX 255
+
 /* The replica's name when --replica is not given, "HOSTNAME:PID": what
  * TFD_REPLICA and the fleet's rows show. */
 void runner_default_replica(char *buf, size_t len);

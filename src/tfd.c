@@ -41,7 +41,7 @@ struct setup {
 	struct tz_cache *zones;
 	struct job_table table;
 	struct jobs_source source;
-	char replica[320];         /* --replica, or HOSTNAME:PID */
+	char replica[RUNNER_REPLICA_MAX + 1]; /* --replica, or HOSTNAME:PID */
 	struct fleet_config fleet_config;
 	struct fleet *fleet;       /* --fleet: libpq loaded, CONNINFO checked */
 	uint64_t dry_run;          /* lines to print; 0 = arm for real */
@@ -184,6 +184,9 @@ static int check_fleet_options(struct setup *st, const struct options *o)
 
 	if (o->replica && !o->replica[0])
 		return usage_error(st, "--replica '': must not be empty");
+	if (o->replica && strlen(o->replica) > RUNNER_REPLICA_MAX)
+		return usage_error(st, "--replica '%s': longer than %d bytes", o->replica,
+				   RUNNER_REPLICA_MAX);
 	if (o->replica)
 		snprintf(st->replica, sizeof st->replica, "%s", o->replica);
 	else if (o->fleet || o->jobs || o->job.command || o->job.exec)
