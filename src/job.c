@@ -457,22 +457,34 @@ static void job_user_name(const struct job *j, char *buf, size_t len)
 		snprintf(buf, len, "%lu", (unsigned long)geteuid());
 }
 
-/* MAILTO set and not empty: the runs' output goes through pipes into a
- * mail. The Subject names a crontab line's command, a tfd line's job. */
+/* Whether a line with no MAILTO mails its output to its user: in the
+ * files cron itself reads, as cron does; elsewhere (a plain jobs file, the
+ * command line) it is printed, as it always was. */
+static bool job_mails_by_default(const struct job_context *ctx)
+{
+	return ctx->cron_file;
+}
+
+/* MAILTO set and not empty (or unset where job_mails_by_default): the
+ * runs' output goes through one pipe into a mail, so the mail keeps the
+ * order in which stdout and stderr were written. The Subject names a
+ * crontab line's command, a tfd line's job. */
 static int build_mail(struct job *j, const struct job_options *o,
 		      const struct job_context *ctx)
 {
 	const char *command = ctx->in_file && ctx->shell ? o->exec : NULL;
+	bool to_user = job_mails_by_default(ctx);
 	char user[256];
 	bool none;
 
-	if (!mail_env_value(ctx->env, "MAILTO"))
+	if (!mail_env_value(ctx->env, "MAILTO") && !to_user)
 		return 0;
 	job_user_name(j, user, sizeof user);
-	j->mail = mail_job_new(ctx->env, user, command, &none);
+	j->mail = mail_job_new(ctx->env, user, command, to_user, &none);
 	if (!j->mail)
 		return none ? 0 : -1;
 	j->run.tag_output = true;
+	j->run.one_pipe = true;
 	return 0;
 }
 

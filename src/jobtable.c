@@ -298,6 +298,7 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	if (entry_options(e, b->src->defaults, &b->opts[i], why, sizeof why) != 0)
 		return line_error(b, i, 2, why, err, errlen);
 	ctx.in_file = true;
+	ctx.cron_file = b->src->system;
 	ctx.env = e->env;
 	/* The file's SHELL runs its crontab lines; --exec is /bin/sh's, as on
 	 * the command line. */
