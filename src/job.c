@@ -459,10 +459,18 @@ static void job_user_name(const struct job *j, char *buf, size_t len)
 
 /* Whether a line with no MAILTO mails its output to its user: in the
  * files cron itself reads, as cron does; elsewhere (a plain jobs file, the
- * command line) it is printed, as it always was. */
+ * command line) it is printed, as it always was. A host with no MTA
+ * installed (no SENDMAIL set, no /usr/sbin/sendmail: a minimal system, a
+ * container) prints it too, where cron logs "No MTA installed" and drops
+ * it: a mail that cannot go would be an error at every run. Asked at each
+ * load, so installing an MTA and reloading starts the mails. */
 static bool job_mails_by_default(const struct job_context *ctx)
 {
-	return ctx->cron_file;
+	const char *sendmail = mail_env_value(ctx->env, "SENDMAIL");
+
+	if (!ctx->cron_file)
+		return false;
+	return (sendmail && *sendmail) || access(MAIL_SENDMAIL, X_OK) == 0;
 }
 
 /* MAILTO set and not empty (or unset where job_mails_by_default): the

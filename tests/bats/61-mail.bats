@@ -397,3 +397,18 @@ require_mta() {
 	run_clean timeout 20 "$TFD" --jobs jobfile
 	assert_output "plain $MARK"
 }
+
+@test "--system-crontab on a host with no MTA: a line with no MAILTO prints its output, no error (cron would drop it)" {
+	require_command unshare
+	unshare -m true 2>/dev/null || skip "no mount namespace (unshare -m)"
+	cat >system.tab <<-EOF
+		@reboot root echo "no MTA $MARK"
+	EOF
+	# /usr/sbin hidden under an empty tmpfs, in a mount namespace of the
+	# test's own: no /usr/sbin/sendmail there.
+	run --separate-stderr unshare -m sh -c 'mount -t tmpfs none /usr/sbin && exec "$0" "$@"' \
+		"$TFD" --system-crontab --jobs system.tab
+	assert_success
+	assert_output "no MTA $MARK"
+	assert_equal "$stderr" ""
+}
