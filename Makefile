@@ -185,7 +185,8 @@ fuzz_seed_timestamp = 3 $(CORPUS)/timestamps.tsv tests/vectors/timestamps.tsv
 fuzz_seed_calendar  = 3 $(CORPUS)/calendar.tsv tests/vectors/calendar.tsv
 fuzz_seed_cron      = 3 $(CORPUS)/cron.tsv tests/vectors/cron.tsv
 fuzz_seed_jobsfile  = 1 tests/fuzz/jobsfile.tsv
-fuzz_opts_jobsfile  = -dict=tests/fuzz/jobsfile.dict
+# Long lines reach the JSON writers with names of many KiB.
+fuzz_opts_jobsfile  = -dict=tests/fuzz/jobsfile.dict -max_len=65536
 
 FUZZ_OBJS = $(LIB_SRCS:src/%.c=build/fuzz/obj/%.o)
 

@@ -9,13 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-int events_open(struct events *ev, const struct events_config *cfg, size_t line_cap)
+int events_open(struct events *ev, const struct events_config *cfg)
 {
-	size_t replica_len = cfg->replica ? strlen(cfg->replica) : 0;
-
-	*ev = (struct events){ .cfg = *cfg, .line_cap = line_cap + REPORT_JSON_MAX(replica_len) };
+	*ev = (struct events){ .cfg = *cfg, .line_cap = REPORT_LINE_MAX };
 	report_set_replica(cfg->replica);
-	ev->line = malloc(line_cap);
+	ev->line = malloc(ev->line_cap);
 	if (!ev->line)
 		return -1;
 	output_open(&ev->out, STDOUT_FILENO, "stdout");
@@ -28,8 +26,37 @@ void events_close(struct events *ev)
 	output_close(&ev->out);
 	output_close(&ev->err);
 	free(ev->line);
-	free(ev->big);
-	ev->line = ev->big = NULL;
+	ev->line = NULL;
+}
+
+/* The line buffer holds NEED bytes (report_line_max's figure for the event
+ * at hand, the only rule for it), grown when a longer name or message
+ * comes: a job added by a reload may bring one. Returns the size it has:
+ * less than NEED only when memory ran out, and then the writers cut the
+ * line at a field boundary rather than write past the buffer. */
+static size_t line_reserve(struct events *ev, size_t need)
+{
+	if (need > ev->line_cap) {
+		char *line = realloc(ev->line, need);
+
+		if (!line)
+			return ev->line_cap;
+		ev->line = line;
+		ev->line_cap = need;
+	}
+	return ev->line_cap;
+}
+
+/* The buffer for a JSON event whose strings other than "replica" are
+ * TEXT_LEN bytes. */
+static size_t json_reserve(struct events *ev, size_t text_len)
+{
+	return line_reserve(ev, report_line_max(NULL, text_len));
+}
+
+static size_t name_len(const char *s)
+{
+	return s ? strlen(s) : 0;
 }
 
 bool events_blocked(const struct events *ev)
@@ -105,6 +132,11 @@ void events_errf(struct events *ev, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(ev->line, ev->line_cap, fmt, ap);
 	va_end(ap);
+	if (n > 0 && (size_t)n >= ev->line_cap && line_reserve(ev, (size_t)n + 1) > (size_t)n) {
+		va_start(ap, fmt);
+		n = vsnprintf(ev->line, ev->line_cap, fmt, ap);
+		va_end(ap);
+	}
 	if (n > 0)
 		put_err(ev, (size_t)n < ev->line_cap ? (size_t)n : ev->line_cap - 1);
 }
@@ -119,7 +151,9 @@ void events_error(struct events *ev, const char *job, const char *call,
 {
 	events_errf(ev, "tfd: %s\n", message);
 	if (ev->cfg.json)
-		put_out(ev, json_error(ev->line, ev->line_cap, job, call, message));
+		put_out(ev, json_error(ev->line, json_reserve(ev, name_len(job) + name_len(call) +
+							  name_len(message)),
+				       job, call, message));
 	ev->write_failed = true;
 }
 
@@ -128,9 +162,11 @@ void events_tick(struct events *ev, const char *format, const struct tick *t)
 	if (ev->cfg.quiet)
 		return;
 	if (ev->cfg.json)
-		put_out(ev, json_tick(ev->line, ev->line_cap, t));
+		put_out(ev, json_tick(ev->line, json_reserve(ev, name_len(t->job)), t));
 	else if (format)
-		put_out(ev, format_tick(ev->line, ev->line_cap, format, t));
+		put_out(ev, format_tick(ev->line,
+					line_reserve(ev, report_line_max(format, name_len(t->job))),
+					format, t));
 }
 
 void events_setting(struct events *ev, const char *job, const char *what,
@@ -171,7 +207,7 @@ void events_run_end(struct events *ev, const char *job, const struct run_end *e)
 	const char *prefix = "";
 
 	if (ev->cfg.json) {
-		put_out(ev, json_exit(ev->line, ev->line_cap, e));
+		put_out(ev, json_exit(ev->line, json_reserve(ev, name_len(e->job)), e));
 		return;
 	}
 	if (!run_end_unsuccessful(e))
@@ -191,49 +227,36 @@ void events_run_end(struct events *ev, const char *job, const struct run_end *e)
 			    e->status);
 }
 
-static size_t big_reserve(struct events *ev, size_t need)
-{
-	if (need > ev->big_cap) {
-		char *big = realloc(ev->big, need);
-
-		if (!big)
-			return 0;
-		ev->big = big;
-		ev->big_cap = need;
-	}
-	return ev->big_cap;
-}
-
+/* A captured line is never cut: when the buffer cannot hold it, the
+ * caller keeps it and says memory ran out. */
 int events_output_line(struct events *ev, const char *job, uint64_t seq, int stream,
 		       const char *line, size_t len)
 {
-	size_t cap;
+	size_t need;
 	int head;
 
 	if (ev->cfg.json) {
-		cap = big_reserve(ev, REPORT_OUTPUT_MAX(len, strlen(job) + (ev->cfg.replica ?
-						     strlen(ev->cfg.replica) : 0)));
-		if (!cap)
+		need = report_line_max(NULL, len + strlen(job));
+		if (line_reserve(ev, need) < need)
 			return -1;
-		put(ev, &ev->out, ev->big,
-		    json_output(ev->big, cap, job, seq, stream == 1 ? "stdout" : "stderr",
-				line, len));
+		put_out(ev, json_output(ev->line, need, job, seq,
+					stream == 1 ? "stdout" : "stderr", line, len));
 		return 0;
 	}
-	cap = big_reserve(ev, strlen(job) + len + 32);
-	if (!cap)
+	need = strlen(job) + len + 32;
+	if (line_reserve(ev, need) < need)
 		return -1;
-	head = snprintf(ev->big, cap, "%s[%" PRIu64 "]: ", job, seq);
-	memcpy(ev->big + head, line, len);
-	ev->big[(size_t)head + len] = '\n';
-	put(ev, stream == 1 ? &ev->out : &ev->err, ev->big, (size_t)head + len + 1);
+	head = snprintf(ev->line, need, "%s[%" PRIu64 "]: ", job, seq);
+	memcpy(ev->line + head, line, len);
+	ev->line[(size_t)head + len] = '\n';
+	put(ev, stream == 1 ? &ev->out : &ev->err, ev->line, (size_t)head + len + 1);
 	return 0;
 }
 
 void events_clock_set(struct events *ev, const char *job, int64_t wall_ns)
 {
 	if (ev->cfg.json)
-		put_out(ev, json_clock(ev->line, ev->line_cap, job, wall_ns));
+		put_out(ev, json_clock(ev->line, json_reserve(ev, name_len(job)), job, wall_ns));
 }
 
 void events_clock_set_done(struct events *ev)
@@ -253,7 +276,8 @@ void events_reload(struct events *ev, const struct reload_counts *c, const char 
 		events_errf(ev, "tfd: reloaded %s: %zu added, %zu removed, %zu kept\n",
 			    ev->cfg.jobs_path, c->added, c->removed, c->kept);
 	if (ev->cfg.json)
-		put_out(ev, json_reload(ev->line, ev->line_cap, !error, c->added, c->removed,
+		put_out(ev, json_reload(ev->line, json_reserve(ev, name_len(error)), !error,
+					c->added, c->removed,
 					c->kept, error));
 }
 

@@ -30,10 +30,8 @@ struct events {
 	struct output out, err;
 	bool out_reported;      /* stdout's loss was reported */
 	bool write_failed;      /* an error was reported: exit 1 at the end */
-	char *line;             /* sized for the longest line any job makes */
+	char *line;             /* every line is made here, grown as needed */
 	size_t line_cap;
-	char *big;              /* for lines of captured output */
-	size_t big_cap;
 	/* stdout went away (ERROR 0: EPIPE, quietly) or failed (ERROR). */
 	void (*on_stdout_lost)(void *arg, int error);
 	void *arg;
@@ -42,10 +40,10 @@ struct events {
 /* The next setting of a job, asked only when it is printed. */
 typedef void (*events_setting_fn)(void *arg, int64_t *next_in, int64_t *interval);
 
-/* Takes CFG and a line buffer of LINE_CAP bytes. Returns 0, or -1 when
- * memory ran out (then nothing is to be freed). stdout and stderr are
- * opened: from here on every failure can be reported. */
-int events_open(struct events *ev, const struct events_config *cfg, size_t line_cap);
+/* Takes CFG. Returns 0, or -1 when memory ran out (then nothing is to be
+ * freed). stdout and stderr are opened: from here on every failure can be
+ * reported. Each line is sized for its event by report_line_max. */
+int events_open(struct events *ev, const struct events_config *cfg);
 void events_close(struct events *ev);
 
 /* True while a line waits for stdout or stderr to take it. */

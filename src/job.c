@@ -457,22 +457,42 @@ static void job_user_name(const struct job *j, char *buf, size_t len)
 		snprintf(buf, len, "%lu", (unsigned long)geteuid());
 }
 
-/* MAILTO set and not empty: the runs' output goes through pipes into a
- * mail. The Subject names a crontab line's command, a tfd line's job. */
+/* Whether a line with no MAILTO mails its output to its user: in the
+ * files cron itself reads, as cron does; elsewhere (a plain jobs file, the
+ * command line) it is printed, as it always was. A host with no MTA
+ * installed (no SENDMAIL set, no /usr/sbin/sendmail: a minimal system, a
+ * container) prints it too, where cron logs "No MTA installed" and drops
+ * it: a mail that cannot go would be an error at every run. Asked at each
+ * load, so installing an MTA and reloading starts the mails. */
+static bool job_mails_by_default(const struct job_context *ctx)
+{
+	const char *sendmail = mail_env_value(ctx->env, "SENDMAIL");
+
+	if (!ctx->cron_file)
+		return false;
+	return (sendmail && *sendmail) || access(MAIL_SENDMAIL, X_OK) == 0;
+}
+
+/* MAILTO set and not empty (or unset where job_mails_by_default): the
+ * runs' output goes through one pipe into a mail, so the mail keeps the
+ * order in which stdout and stderr were written. The Subject names a
+ * crontab line's command, a tfd line's job. */
 static int build_mail(struct job *j, const struct job_options *o,
 		      const struct job_context *ctx)
 {
 	const char *command = ctx->in_file && ctx->shell ? o->exec : NULL;
+	bool to_user = job_mails_by_default(ctx);
 	char user[256];
 	bool none;
 
-	if (!mail_env_value(ctx->env, "MAILTO"))
+	if (!mail_env_value(ctx->env, "MAILTO") && !to_user)
 		return 0;
 	job_user_name(j, user, sizeof user);
-	j->mail = mail_job_new(ctx->env, user, command, &none);
+	j->mail = mail_job_new(ctx->env, user, command, to_user, &none);
 	if (!j->mail)
 		return none ? 0 : -1;
 	j->run.tag_output = true;
+	j->run.one_pipe = true;
 	return 0;
 }
 
@@ -699,9 +719,3 @@ void job_free(struct job *j)
 	free(j);
 }
 
-size_t job_line_max(const struct job *j)
-{
-	size_t n = j->format ? format_line_max(j->format, strlen(j->name)) : 0;
-
-	return n < REPORT_LINE_MAX ? REPORT_LINE_MAX : n;
-}

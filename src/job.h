@@ -34,6 +34,8 @@ struct job_context {
 	bool base_given;            /* --base-time: "now" is not the clock's */
 	bool dry_run;               /* check, but open and write nothing */
 	bool in_file;               /* a jobs file's line: a command is required */
+	bool cron_file;             /* a file cron itself reads (--system-crontab):
+				     * cron's rules for it apply (job_mails_by_default) */
 	const char *zone_name;      /* CRON_TZ for this line, or NULL */
 	char *const *env;           /* the file's environment for this line, or NULL */
 	const char *shell;          /* the shell of a crontab line; NULL: /bin/sh */
@@ -103,8 +105,6 @@ int job_open(struct job *j, const struct job_options *o, const struct job_contex
 
 void job_free(struct job *j);
 
-/* The tick line's longest possible length for this job. */
-size_t job_line_max(const struct job *j);
 
 /* True when the clock names wall-clock instants. */
 bool clock_is_realtime(clockid_t clock);

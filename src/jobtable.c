@@ -27,15 +27,6 @@ void job_table_free(struct job_table *t)
 	*t = (struct job_table){ 0 };
 }
 
-size_t job_table_line_max(const struct job_table *t)
-{
-	size_t cap = REPORT_LINE_MAX;
-
-	for (size_t i = 0; i < t->n; i++)
-		if (job_line_max(t->jobs[i]) > cap)
-			cap = job_line_max(t->jobs[i]);
-	return cap;
-}
 
 /* Reading the file */
 
@@ -307,6 +298,7 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	if (entry_options(e, b->src->defaults, &b->opts[i], why, sizeof why) != 0)
 		return line_error(b, i, 2, why, err, errlen);
 	ctx.in_file = true;
+	ctx.cron_file = b->src->system;
 	ctx.env = e->env;
 	/* The file's SHELL runs its crontab lines; --exec is /bin/sh's, as on
 	 * the command line. */

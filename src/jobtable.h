@@ -70,7 +70,5 @@ int job_table_single(const struct job_options *o, const struct job_context *ctx,
 
 void job_table_free(struct job_table *t);
 
-/* The longest tick line any job of T may print (at least REPORT_LINE_MAX). */
-size_t job_table_line_max(const struct job_table *t);
 
 #endif

@@ -429,7 +429,7 @@ static struct loop *new_loop(struct loop_config *cfg)
 				    .jobs_more = cfg->njobs_paths > 1 ? cfg->njobs_paths - 1 : 0,
 				    .replica = cfg->replica };
 
-	if (!l || events_open(&l->ev, &ec, job_table_line_max(&cfg->table)) != 0) {
+	if (!l || events_open(&l->ev, &ec) != 0) {
 		fputs("tfd: out of memory\n", stderr);
 		free(l);
 		return NULL;

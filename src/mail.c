@@ -23,14 +23,39 @@ static int copy_or_null(char **dst, const char *src)
 	return *dst ? 0 : -1;
 }
 
+/* A copy of the NULL-terminated ENV (NULL: an empty one) in *DST. */
+static int copy_env(char ***dst, char *const *env)
+{
+	size_t n = 0;
+
+	while (env && env[n])
+		n++;
+	*dst = calloc(n + 1, sizeof **dst);
+	if (!*dst)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (!((*dst)[i] = strdup(env[i])))
+			return -1;
+	return 0;
+}
+
+static void free_env(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
 struct mail_job *mail_job_new(char *const *env, const char *user, const char *command,
-			      bool *none)
+			      bool to_user, bool *none)
 {
 	const char *to = mail_env_value(env, "MAILTO");
 	const char *from = mail_env_value(env, "MAILFROM");
 	const char *sendmail = mail_env_value(env, "SENDMAIL");
 	struct mail_job *m;
 
+	if (!to && to_user)
+		to = user;
 	*none = !to || !*to;
 	if (*none)
 		return NULL;
@@ -42,7 +67,7 @@ struct mail_job *mail_job_new(char *const *env, const char *user, const char *co
 	if (copy_or_null(&m->to, to) || copy_or_null(&m->user, user) ||
 	    copy_or_null(&m->from, from && *from ? from : user) ||
 	    copy_or_null(&m->sendmail, sendmail && *sendmail ? sendmail : MAIL_SENDMAIL) ||
-	    copy_or_null(&m->command, command)) {
+	    copy_or_null(&m->command, command) || copy_env(&m->env, env)) {
 		mail_job_free(m);
 		return NULL;
 	}
@@ -58,6 +83,7 @@ void mail_job_free(struct mail_job *m)
 	free(m->user);
 	free(m->sendmail);
 	free(m->command);
+	free_env(m->env);
 	free(m);
 }
 
@@ -192,6 +218,8 @@ static void put_headers(struct text *t, const struct mail_job *m, const char *ho
 		     "Auto-Submitted: auto-generated\n"
 		     "Precedence: bulk\n");
 	put_header(t, "X-Tfd-Job", "", job, "");
+	for (size_t i = 0; m->env && m->env[i]; i++)
+		put_header(t, "X-Cron-Env", "<", m->env[i], ">");
 	puts_text(t, "\n");
 }
 

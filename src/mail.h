@@ -25,6 +25,8 @@ struct mail_job {
 	char *sendmail;     /* SENDMAIL, or MAIL_SENDMAIL */
 	char *command;      /* a crontab line's command for the Subject;
 			       NULL: a tfd line, whose Subject names the job */
+	char **env;         /* the NAME=VALUE lines the file set for the line,
+			       one X-Cron-Env header each; NULL-terminated */
 };
 
 /* One run's output, in the order it was read from its pipes. */
@@ -39,10 +41,12 @@ struct mail_body {
 const char *mail_env_value(char *const *env, const char *name);
 
 /* The mail of a job whose line sees ENV, for runs as USER, with COMMAND
- * (NULL for a tfd line): NULL and *none when MAILTO is unset or empty;
+ * (NULL for a tfd line). A MAILTO unset in ENV mails to USER when TO_USER
+ * (a file cron itself reads: cron mails there), else it is none. NULL and
+ * *none when there is no mail (MAILTO empty, or unset without TO_USER);
  * NULL and !*none when memory ran out. */
 struct mail_job *mail_job_new(char *const *env, const char *user, const char *command,
-			      bool *none);
+			      bool to_user, bool *none);
 void mail_job_free(struct mail_job *m);
 
 /* Keeps what of DATA fits under MAIL_BODY_MAX and counts the rest as
@@ -61,7 +65,8 @@ size_t mail_cut_note(const struct mail_body *b, char *buf, size_t len);
 
 /* The message for `sendmail -i -t`: headers (To, From, Subject "Cron
  * <USER@HOST> COMMAND" or JOB for a tfd line, MIME and auto-submitted
- * headers), a blank line, the body, the cut note when some was cut.
+ * headers, "X-Cron-Env: <NAME=VALUE>" for each variable the file set, as
+ * cron's), a blank line, the body, the cut note when some was cut.
  * Header values have their line ends turned into spaces, so no output or
  * variable adds a header. Returns 0 with *MSG (malloc'ed) and *LEN, or
  * -1 when memory ran out. */

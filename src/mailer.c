@@ -100,15 +100,19 @@ static void remove_send(struct mailer *ms, size_t i)
 
 /* Starting sendmail */
 
-/* `SENDMAIL -i -t` through the path every run takes (spawn.h): stdin the
- * pipe's read end RD, stdout /dev/null, stderr tfd's; in a process group
- * of its own, so a ^C meant for tfd's runs does not cut a mail short.
- * Returns the pid, or -1 with errno and *WHAT. */
-static pid_t spawn_sendmail(const char *path, int rd, const char **what)
+/* `SENDMAIL -i -t` through the path every run takes (spawn.h), as AS
+ * says (cron runs it as the job's user, so the MTA takes that user for
+ * the envelope sender): stdin the pipe's read end RD, stdout /dev/null,
+ * stderr tfd's; in a process group of its own, so a ^C meant for tfd's
+ * runs does not cut a mail short. Returns the pid, or -1 with errno and
+ * *WHAT. */
+static pid_t spawn_sendmail(const char *path, const struct mail_sender *as, int rd,
+			    const char **what)
 {
 	char *argv[] = { (char *)path, "-i", "-t", NULL };
 	int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	struct spawn_io io = { { rd, null_fd, -1 }, -1 };
+	struct spawn_target target = { .cgroup_fd = -1, .join_pidfd = -1 };
 	pid_t pid;
 	int err;
 
@@ -116,7 +120,12 @@ static pid_t spawn_sendmail(const char *path, int rd, const char **what)
 		*what = "open (/dev/null)";
 		return -1;
 	}
-	pid = spawn_run(NULL, &io, path, argv, environ, what);
+	if (as->target) {
+		target = *as->target;
+		target.cgroup_fd = -1;
+		target.join_pidfd = -1;
+	}
+	pid = spawn_run(&target, &io, path, argv, as->envp ? as->envp : environ, what);
 	err = errno;
 	close(null_fd);
 	errno = err;
@@ -149,7 +158,8 @@ static void write_some(struct mail_send *s)
 
 /* Composes the message and starts sendmail on it. Returns 0, or -1 with
  * WHY (a message) when the mail cannot go. */
-static int start_send(struct mail_send *s, const struct mail_job *m, char *why, size_t whylen)
+static int start_send(struct mail_send *s, const struct mail_job *m,
+		      const struct mail_sender *as, char *why, size_t whylen)
 {
 	char host[256] = "localhost";
 	const char *what = NULL;
@@ -164,7 +174,7 @@ static int start_send(struct mail_send *s, const struct mail_job *m, char *why, 
 		snprintf(why, whylen, "pipe2: %s", strerror(errno));
 		return -1;
 	}
-	s->pid = spawn_sendmail(m->sendmail, pipefd[0], &what);
+	s->pid = spawn_sendmail(m->sendmail, as, pipefd[0], &what);
 	if (s->pid < 0)
 		snprintf(why, whylen, "%s: %s", what, strerror(errno));
 	close(pipefd[0]);
@@ -178,15 +188,24 @@ static int start_send(struct mail_send *s, const struct mail_job *m, char *why, 
 	return 0;
 }
 
-void mailer_send(struct mailer *ms, const struct mail_job *m, const char *job, uint64_t seq,
-		 struct mail_body *body, struct events *ev, int64_t now)
+static int64_t later(int64_t now, int64_t span)
+{
+	int64_t at;
+
+	return __builtin_add_overflow(now, span, &at) ? INT64_MAX : at;
+}
+
+void mailer_send(struct mailer *ms, const struct mail_job *m, const struct mail_sender *as,
+		 const char *job, uint64_t seq, struct mail_body *body, struct events *ev,
+		 int64_t now)
 {
 	struct mail_send *s = calloc(1, sizeof *s);
 	char why[256];
 
 	if (s) {
 		*s = (struct mail_send){ .fd = -1, .seq = seq, .body = *body,
-					 .kill_at = ms->stopping ? now + MAILER_STOP_GRACE_NS
+					 .term_at = later(now, MAILER_TIMEOUT_NS),
+					 .kill_at = ms->stopping ? later(now, MAILER_STOP_GRACE_NS)
 								 : INT64_MAX,
 					 .job = strdup(job), .sendmail = strdup(m->sendmail) };
 		*body = (struct mail_body){ 0 };
@@ -198,7 +217,7 @@ void mailer_send(struct mailer *ms, const struct mail_job *m, const char *job, u
 		/* Nothing printed, nothing mailed: as cron. */
 	} else if (ms->closing) {
 		print_body(ms, job, seq, &s->body, ev);
-	} else if (start_send(s, m, why, sizeof why) != 0) {
+	} else if (start_send(s, m, as, why, sizeof why) != 0) {
 		mail_failed(ms, s, why, ev);
 	} else if (add_send(ms, s) != 0) {
 		/* Not tracked, but a child: reaped as an orphan is. Its
@@ -218,17 +237,32 @@ void mailer_stop(struct mailer *ms, int64_t now)
 		return;
 	ms->stopping = true;
 	for (size_t i = 0; i < ms->n; i++)
-		ms->s[i]->kill_at = now + MAILER_STOP_GRACE_NS;
+		if (ms->s[i]->kill_at > later(now, MAILER_STOP_GRACE_NS))
+			ms->s[i]->kill_at = later(now, MAILER_STOP_GRACE_NS);
 }
 
 int64_t mailer_deadline(const struct mailer *ms)
 {
 	int64_t d = INT64_MAX;
 
-	for (size_t i = 0; i < ms->n; i++)
+	for (size_t i = 0; i < ms->n; i++) {
+		if (ms->s[i]->term_at < d)
+			d = ms->s[i]->term_at;
 		if (ms->s[i]->kill_at < d)
 			d = ms->s[i]->kill_at;
+	}
 	return d;
+}
+
+/* S took MAILER_TIMEOUT_NS: SIGTERM, and SIGKILL MAILER_KILL_GRACE_NS
+ * later unless tfd's stop kills it sooner. */
+static void end_slow_send(struct mail_send *s, int64_t now)
+{
+	kill(-s->pid, SIGTERM);
+	s->timed_out = true;
+	s->term_at = INT64_MAX;
+	if (s->kill_at > later(now, MAILER_KILL_GRACE_NS))
+		s->kill_at = later(now, MAILER_KILL_GRACE_NS);
 }
 
 void mailer_expire(struct mailer *ms, int64_t now)
@@ -236,6 +270,8 @@ void mailer_expire(struct mailer *ms, int64_t now)
 	for (size_t i = 0; i < ms->n; i++) {
 		struct mail_send *s = ms->s[i];
 
+		if (s->term_at <= now)
+			end_slow_send(s, now);
 		if (s->kill_at > now)
 			continue;
 		kill(-s->pid, SIGKILL);
@@ -254,7 +290,12 @@ void mailer_write_all(struct mailer *ms)
 static const char *failure_of(const struct mail_send *s, int wstatus, char *buf, size_t len)
 {
 	/* One that ended by itself just before the kill is judged as such. */
-	if (s->stop_killed && WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL)
+	if (s->timed_out && WIFSIGNALED(wstatus) &&
+	    (WTERMSIG(wstatus) == SIGTERM || WTERMSIG(wstatus) == SIGKILL))
+		snprintf(buf, len, "ended by %s: it had not ended %d s after it started",
+			 WTERMSIG(wstatus) == SIGTERM ? "SIGTERM" : "SIGKILL",
+			 (int)(MAILER_TIMEOUT_NS / NSEC_PER_SEC));
+	else if (s->stop_killed && WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL)
 		snprintf(buf, len, "killed: it had not ended %d s after tfd was told to stop",
 			 (int)(MAILER_STOP_GRACE_NS / NSEC_PER_SEC));
 	else if (WIFSIGNALED(wstatus))

@@ -1,11 +1,19 @@
 /* mailer: the loop's side of MAILTO — for each run's collected output, a
- * `sendmail -i -t` child (SENDMAIL) whose stdin is a pipe written without
- * blocking when poll() says it takes more, reaped like any other child.
- * A sendmail that cannot start, exits non-zero, is killed or takes only
- * part of the message is an "error" event, and the output goes to tfd's
- * stdout as --tag-output lines: never lost. Once tfd is told to stop, a
+ * `sendmail -i -t` child (SENDMAIL), started as cron starts it: as the
+ * job's user with the run's environment, so the envelope sender is that
+ * user. Its stdin is a pipe written without blocking when poll() says it
+ * takes more; it is reaped like any other child. A sendmail that cannot
+ * start, exits non-zero, is killed or takes only part of the message is
+ * an "error" event, and the output goes to tfd's stdout as --tag-output
+ * lines: never lost. A sendmail still going MAILER_TIMEOUT_NS after its
+ * start is ended (SIGTERM, SIGKILL MAILER_KILL_GRACE_NS later), so a
+ * wedged MTA never piles up processes; once tfd is told to stop, a
  * sendmail has MAILER_STOP_GRACE_NS to end (tfd waits for it), then it is
- * killed and its output printed: a stuck MTA never keeps tfd up. */
+ * killed: a stuck MTA never keeps tfd up.
+ *
+ * Time is the caller's: every function that acts on a deadline takes NOW
+ * (the loop's CLOCK_MONOTONIC), so a test can pass 10 minutes without
+ * waiting for them. */
 #ifndef TFD_MAILER_H
 #define TFD_MAILER_H
 
@@ -16,10 +24,24 @@
 
 #include "events.h"
 #include "mail.h"
+#include "spawn.h"
 #include "timens.h"
 
 /* How long a sendmail may still take once tfd is told to stop. */
 #define MAILER_STOP_GRACE_NS (INT64_C(5) * NSEC_PER_SEC)
+
+/* How long a sendmail may take at all, and the wait from its SIGTERM to
+ * SIGKILL then. */
+#define MAILER_TIMEOUT_NS (INT64_C(600) * NSEC_PER_SEC)
+#define MAILER_KILL_GRACE_NS (INT64_C(5) * NSEC_PER_SEC)
+
+/* Who sends a job's mail: the runs' user (and whatever else of the runs'
+ * target drops privileges to that user; never their cgroup or namespaces,
+ * since the MTA is tfd's host's) and the runs' environment. */
+struct mail_sender {
+	const struct spawn_target *target;  /* NULL: tfd's own user */
+	char *const *envp;                  /* NULL: tfd's environment */
+};
 
 /* One message on its way. */
 struct mail_send {
@@ -32,7 +54,9 @@ struct mail_send {
 	char *sendmail;         /* the program, for messages */
 	struct mail_body body;  /* printed if the mail fails */
 	int write_error;        /* errno of a write that failed (EPIPE) */
-	int64_t kill_at;        /* monotonic; INT64_MAX: none */
+	int64_t term_at;        /* monotonic: SIGTERM, it took too long; INT64_MAX: sent */
+	int64_t kill_at;        /* monotonic: SIGKILL; INT64_MAX: none (yet) */
+	bool timed_out;         /* ended at term_at */
 	bool stop_killed;       /* killed at kill_at */
 };
 
@@ -44,21 +68,23 @@ struct mailer {
 	bool oom;               /* printed output found no memory */
 };
 
-/* Mails the output BODY of run SEQ of JOB as M says (or, when tfd is
- * closing, prints it), taking BODY's contents; an empty BODY sends no
- * mail. */
-void mailer_send(struct mailer *ms, const struct mail_job *m, const char *job, uint64_t seq,
-		 struct mail_body *body, struct events *ev, int64_t now);
+/* Mails the output BODY of run SEQ of JOB as M says, sent by AS (or,
+ * when tfd is closing, prints it), taking BODY's contents; an empty BODY
+ * sends no mail. */
+void mailer_send(struct mailer *ms, const struct mail_job *m, const struct mail_sender *as,
+		 const char *job, uint64_t seq, struct mail_body *body, struct events *ev,
+		 int64_t now);
 
 /* tfd was told to stop at NOW: every sendmail, and each one started from
  * now on, is killed MAILER_STOP_GRACE_NS after NOW (or its start). */
 void mailer_stop(struct mailer *ms, int64_t now);
 
-/* The earliest kill_at (INT64_MAX: none), for the loop's deadline timer. */
+/* The earliest term_at or kill_at (INT64_MAX: none), for the loop's
+ * deadline timer. */
 int64_t mailer_deadline(const struct mailer *ms);
 
-/* Kills (SIGKILL, its whole process group) each sendmail whose kill_at
- * has come; its reaping prints the output. */
+/* Ends (SIGTERM, or SIGKILL; its whole process group) each sendmail whose
+ * term_at or kill_at has come; its reaping prints the output. */
 void mailer_expire(struct mailer *ms, int64_t now);
 
 /* PID changed state: true when it is a sendmail of MS (then, when it

@@ -59,14 +59,15 @@ int readers_add_run(struct readers *rs, struct job *j, const char *name, pid_t p
 		ro = NULL;
 	}
 	if (!ro || add_reader(rs, ro, out_fd, 1, seq) != 0 ||
-	    add_reader(rs, ro, err_fd, 2, seq) != 0) {
+	    (err_fd >= 0 && add_reader(rs, ro, err_fd, 2, seq) != 0)) {
 		/* Without a reader the pipe has no other end: the run
 		 * sees EPIPE, tfd says why. */
 		if (!ro || ro->open == 0) {
 			close(out_fd);
 			run_outputs_free(ro);
 		}
-		close(err_fd);
+		if (err_fd >= 0)
+			close(err_fd);
 		return -1;
 	}
 	return 0;

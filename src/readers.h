@@ -57,9 +57,10 @@ struct readers {
 	void *arg;
 };
 
-/* Takes over a run's two pipes; MAIL: its output is collected for a
- * mail rather than cut into lines. Returns 0, or -1 when memory ran out
- * (then the pipes that found no reader are closed). */
+/* Takes over a run's two pipes (ERR_FD -1: OUT_FD carries both); MAIL:
+ * its output is collected for a mail rather than cut into lines. Returns
+ * 0, or -1 when memory ran out (then the pipes that found no reader are
+ * closed). */
 int readers_add_run(struct readers *rs, struct job *j, const char *name, pid_t pid,
 		    uint64_t seq, bool mail, int out_fd, int err_fd);
 

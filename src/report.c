@@ -341,6 +341,21 @@ size_t format_line_max(const char *fmt, size_t job_len)
 	return max;
 }
 
+size_t report_line_max(const char *format, size_t text_len)
+{
+	size_t max;
+
+	if (format) {
+		max = format_line_max(format, text_len);
+	} else {
+		if (json_replica)
+			add_saturating(&text_len, strlen(json_replica));
+		max = text_len > (SIZE_MAX - REPORT_JSON_FIXED) / 6 ? SIZE_MAX
+								     : REPORT_JSON_FIXED + 6 * text_len;
+	}
+	return max < REPORT_LINE_MAX ? REPORT_LINE_MAX : max;
+}
+
 static void put_placeholder(struct out *o, char c, const struct tick *t)
 {
 	switch (c) {

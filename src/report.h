@@ -61,23 +61,23 @@ static inline bool run_end_unsuccessful(const struct run_end *e)
 	return !e->superseded && (e->signal != 0 || e->status != 0);
 }
 
-/* A buffer for format_setting, and the least any line buffer should have.
- * The JSON events that carry text (a job name, an error message, an output
- * line) need REPORT_JSON_MAX of that text's length instead. */
+/* The least any line buffer has: format_setting's line, the --stats line
+ * and tfd's own messages on stderr fit in it. */
 #define REPORT_LINE_MAX 4096
 
-/* The longest JSON event without its strings, newline and NUL included, and
- * the buffer that always holds an event whose strings (job name, call,
- * message, line) add up to TEXT_LEN bytes: escaping makes at most 6 bytes
- * of one ("\u001f"; an invalid UTF-8 byte becomes U+FFFD, 3 bytes). */
+/* The longest JSON event without its strings, newline and NUL included. */
 #define REPORT_JSON_FIXED 512
-#define REPORT_JSON_MAX(text_len) (REPORT_JSON_FIXED + 6 * (size_t)(text_len))
 
-/* The buffer json_output always fills without cutting: LINE_LEN bytes of
- * output (at most 64 KiB: tfd splits longer lines) from job JOB_LEN bytes
- * long. For 64 KiB and a short name that is about 385 KiB. */
-#define REPORT_OUTPUT_MAX(line_len, job_len) \
-	REPORT_JSON_MAX((size_t)(line_len) + (size_t)(job_len))
+/* The one rule that sizes an event line: the buffer that always holds,
+ * uncut, the line of an event whose strings (job name, call, message,
+ * output line, reload error; "replica" is counted here, from
+ * report_set_replica) add up to TEXT_LEN bytes: as JSON when FORMAT is NULL
+ * (escaping makes at most 6 bytes of one byte, "\u001f"; an invalid UTF-8
+ * byte becomes U+FFFD, 3 bytes), else as FORMAT's line for a job name of
+ * TEXT_LEN bytes (see format_line_max). At least REPORT_LINE_MAX; SIZE_MAX
+ * when the bound does not fit a size_t. Every writer of an event asks it
+ * for the buffer it fills. */
+size_t report_line_max(const char *format, size_t text_len);
 
 /* Checks FMT once at start. Returns 0, or -1 with err naming the bad
  * placeholder ("invalid format '%x': unknown placeholder '%x'"). */
@@ -102,14 +102,15 @@ size_t format_tick(char *buf, size_t len, const char *fmt, const struct tick *t)
 size_t json_tick(char *buf, size_t len, const struct tick *t);
 
 /* Under --fleet every object carries "replica": REPLICA (NULL: none). The
- * string must outlive the events; a buffer needs REPORT_JSON_MAX of the
- * job's and the replica's lengths together. */
+ * string must outlive the events; report_line_max counts it. */
 void report_set_replica(const char *replica);
 size_t json_exit(char *buf, size_t len, const struct run_end *e);
 size_t json_clock(char *buf, size_t len, const char *job, int64_t wall_ns);
 
 /* "output": LINE (LINE_LEN bytes, no newline; NULs allowed) that run SEQ
- * wrote on STREAM ("stdout" or "stderr"). See REPORT_OUTPUT_MAX. */
+ * wrote on STREAM ("stdout" or "stderr"); the buffer is report_line_max of
+ * LINE_LEN and the job's length together (for 64 KiB of output and a short
+ * name, about 385 KiB). */
 size_t json_output(char *buf, size_t len, const char *job, uint64_t seq,
 		   const char *stream, const char *line, size_t line_len);
 

@@ -144,7 +144,7 @@ static char *env_entry(const char *name, const char *value)
 static int build_environment(struct runner *r)
 {
 	char *const *base = r->cfg.envp ? r->cfg.envp : environ;
-	char replica[300];
+	char replica[RUNNER_REPLICA_MAX + 1];
 	size_t n = 0, k = 0;
 
 	if (!r->cfg.replica)
@@ -269,10 +269,10 @@ static int prepare_io(struct runner *r, struct spawn_io *io, int out[2], int err
 	if (r->cfg.tag_output) {
 		if (open_capture(out, what) != 0)
 			return -1;
-		if (open_capture(err, what) != 0)
+		if (!r->cfg.one_pipe && open_capture(err, what) != 0)
 			return -1;
 		io->fd[1] = out[1];
-		io->fd[2] = err[1];
+		io->fd[2] = r->cfg.one_pipe ? out[1] : err[1];
 	}
 	return 0;
 }

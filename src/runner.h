@@ -21,7 +21,8 @@ enum overlap { OVERLAP_SKIP, OVERLAP_QUEUE, OVERLAP_KILL, OVERLAP_PARALLEL };
 #define RUNNER_KILL_GRACE_NS (INT64_C(5) * NSEC_PER_SEC)
 
 /* A run that started: its captured stdout and stderr (-1 without
- * --tag-output), for the loop to read. */
+ * --tag-output; err_fd -1 when one_pipe carries both), for the loop to
+ * read. */
 struct run_started {
 	pid_t pid;
 	uint64_t seq;
@@ -62,6 +63,8 @@ struct runner_config {
 	unsigned retry;                 /* more tries of a failing run */
 	int64_t retry_delay_ns;         /* the first wait; doubles */
 	bool tag_output;                /* stdout, stderr through pipes (--tag-output, MAILTO) */
+	bool one_pipe;                  /* with tag_output: both through one pipe, read
+					   as stdout (MAILTO: the mail keeps their order) */
 	bool exit_on_error;             /* a failure drops a queued run */
 	int tty_fd;                     /* -1, or the terminal a run is given */
 	const struct spawn_target *target;
@@ -73,6 +76,11 @@ struct runner;
  * started by a tfd), once at start: every run's environment is tfd's
  * plus its own TFD_* values, which must be the only ones. */
 void runner_clean_environment(void);
+
+/* The longest replica name, in bytes: a longer --replica is a usage error,
+ * never cut (two names cut to one would be one replica, whose start gives
+ * up the other's runs). HOSTNAME:PID is at most 64 + 1 + 10 bytes. */
+#define RUNNER_REPLICA_MAX 255
 
 /* The replica's name when --replica is not given, "HOSTNAME:PID": what
  * TFD_REPLICA and the fleet's rows show. */

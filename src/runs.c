@@ -127,8 +127,11 @@ void runs_output_collected(void *arg, struct job *j, const char *name, uint64_t 
 			   struct mail_body *body)
 {
 	struct loop *l = arg;
+	/* Sent as cron sends it: as the runs' user, with their environment. */
+	struct mail_sender as = { &j->target, j->envp };
 
-	mailer_send(&l->mailer, j->mail, name, seq, body, &l->ev, clock_now_ns(CLOCK_MONOTONIC));
+	mailer_send(&l->mailer, j->mail, &as, name, seq, body, &l->ev,
+		    clock_now_ns(CLOCK_MONOTONIC));
 	runs_check_mailer_oom(l);
 }
 

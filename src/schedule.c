@@ -89,7 +89,7 @@ void schedule_walk_init(struct schedule_walk *w, const struct schedule *s, uint6
 			int64_t end_ns)
 {
 	*w = (struct schedule_walk){ .s = s, .count = count, .end_ns = end_ns, .k = 1,
-				     .at_ns = INT64_MAX };
+				     .at_ns = INT64_MAX, .last_ns = INT64_MIN };
 }
 
 static int walk_within(const struct schedule_walk *w)
@@ -122,6 +122,13 @@ int schedule_walk_after(struct schedule_walk *w, int64_t after_ns)
 	return schedule_nth(s, w->k, &w->at_ns) == 0 ? walk_within(w) : -1;
 }
 
+int schedule_walk_clock_set(struct schedule_walk *w, int64_t now_ns)
+{
+	if (w->at_ns <= now_ns)
+		return walk_within(w);
+	return schedule_walk_after(w, now_ns > w->last_ns ? now_ns : w->last_ns);
+}
+
 /* How many expirations a wake-up at NOW passes: AT and those missed since. */
 static uint64_t walk_count(struct schedule_walk *w, int64_t now_ns, uint64_t cap,
 			   int64_t *newest_ns)
@@ -148,6 +155,7 @@ uint64_t schedule_walk_pass(struct schedule_walk *w, int64_t now_ns, uint64_t ca
 	uint64_t n = walk_count(w, now_ns, cap, newest_ns);
 
 	w->passed += n;
+	w->last_ns = *newest_ns;
 	if (w->count && w->passed >= w->count)
 		*more = false;
 	else if (s->kind != SCHEDULE_TIMER)

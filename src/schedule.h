@@ -53,6 +53,7 @@ struct schedule_walk {
 	uint64_t passed;    /* expirations passed so far */
 	uint64_t k;         /* timer: grid number of AT (from 1) */
 	int64_t at_ns;      /* the next expiration, on the schedule's clock */
+	int64_t last_ns;    /* the newest expiration passed; INT64_MIN: none */
 };
 
 /* A walk over S that has passed nothing yet. */
@@ -68,6 +69,14 @@ int schedule_walk_first(struct schedule_walk *w, int64_t now_ns);
  * grid point after it, or its first when AFTER_NS is before that), as after
  * the clock was set. Returns 0, or -1 when the walk has none. */
 int schedule_walk_after(struct schedule_walk *w, int64_t after_ns);
+
+/* The realtime clock was set and now reads NOW_NS. Set back (AT lies
+ * ahead of NOW_NS), AT becomes the first expiration strictly after both
+ * NOW_NS and the newest one passed: no expiration is passed twice, as
+ * neither cron nor systemd repeats a run. Set forward past AT, AT stays:
+ * the wake-up at NOW_NS passes it and those passed over, counted as missed
+ * and acted on once. Returns 0, or -1 when the walk has none. */
+int schedule_walk_clock_set(struct schedule_walk *w, int64_t now_ns);
 
 /* A wake-up at NOW_NS passes AT and every expiration missed up to NOW_NS
  * (for calendar and cron at most CAP beyond AT), then moves AT to the next

@@ -41,7 +41,7 @@ struct setup {
 	struct tz_cache *zones;
 	struct job_table table;
 	struct jobs_source source;
-	char replica[320];         /* --replica, or HOSTNAME:PID */
+	char replica[RUNNER_REPLICA_MAX + 1]; /* --replica, or HOSTNAME:PID */
 	struct fleet_config fleet_config;
 	struct fleet *fleet;       /* --fleet: libpq loaded, CONNINFO checked */
 	uint64_t dry_run;          /* lines to print; 0 = arm for real */
@@ -184,6 +184,9 @@ static int check_fleet_options(struct setup *st, const struct options *o)
 
 	if (o->replica && !o->replica[0])
 		return usage_error(st, "--replica '': must not be empty");
+	if (o->replica && strlen(o->replica) > RUNNER_REPLICA_MAX)
+		return usage_error(st, "--replica '%s': longer than %d bytes", o->replica,
+				   RUNNER_REPLICA_MAX);
 	if (o->replica)
 		snprintf(st->replica, sizeof st->replica, "%s", o->replica);
 	else if (o->fleet || o->jobs || o->job.command || o->job.exec)
@@ -380,17 +383,32 @@ static int dry_fill(struct setup *st, struct dry_job *djobs, struct heap *h)
 	return 0;
 }
 
+/* The buffer that holds every dry-run line of the table's jobs, by
+ * report_line_max's rule. The terminal form (no --format) is the name and
+ * under 100 bytes, within the JSON bound for the name. */
+static size_t dry_line_max(const struct setup *st, const struct options *o)
+{
+	const char *format = o->json ? NULL : st->dry_format;
+	size_t cap = REPORT_LINE_MAX;
+
+	for (size_t i = 0; i < st->table.n; i++) {
+		size_t n = report_line_max(format, strlen(st->table.jobs[i]->name));
+
+		if (n > cap)
+			cap = n;
+	}
+	return cap;
+}
+
 static int dry_run(struct setup *st, const struct options *o)
 {
 	struct dry_job *djobs = calloc(st->table.n + 1, sizeof *djobs);
-	size_t cap = job_table_line_max(&st->table);
+	size_t cap = dry_line_max(st, o);
 	struct heap h;
 	char *line;
 	int status;
 
 	heap_init(&h);
-	if (st->dry_format && format_line_max(st->dry_format, 256) > cap)
-		cap = format_line_max(st->dry_format, 256) + REPORT_LINE_MAX;
 	line = malloc(cap);
 	if (!djobs || !line) {
 		free(djobs);

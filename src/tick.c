@@ -374,7 +374,8 @@ void tick_act(struct loop *l, struct job *j, struct tick *t)
 
 /* The realtime clock was set: elapses that the step skipped are counted
  * as missed at the next wake-up (now, for those already due), and the
- * others are recomputed from the new time. */
+ * others are recomputed from the new time, never before the last elapse
+ * acted on (schedule_walk_clock_set). */
 static void clock_was_set(struct loop *l, struct clock_timer *ct)
 {
 	int64_t now = clock_now_ns(ct->t.read_clock);
@@ -392,7 +393,7 @@ static void clock_was_set(struct loop *l, struct clock_timer *ct)
 
 		events_clock_set(&l->ev, j->name, clock_now_ns(CLOCK_REALTIME));
 		if (j->state->walk.at_ns > now)
-			set_due(l, j, schedule_walk_after(&j->state->walk, now));
+			set_due(l, j, schedule_walk_clock_set(&j->state->walk, now));
 	}
 	free(moved);
 	events_clock_set_done(&l->ev);

@@ -246,6 +246,50 @@ assert_each_line() {
 	assert_output '[null,"SIGTERM",false]'
 }
 
+@test "--json events of a 4000-byte name are over 4 KiB, whole and valid (the valgrind subset runs this)" {
+	local name
+	name=$(head -c 4000 /dev/zero | tr '\0' '"')
+	run --separate-stderr timeout 20 "$TFD" --json --name "$name" -d 0 -- true
+	assert_success
+	assert_equal "$stderr" ""
+	local json=$output len
+	# Each quote is escaped: the lines are over 8 KiB.
+	len=$(head -n 1 <<<"$json" | wc -c)
+	((len > 8000)) || fail "tick line of $len bytes"
+	run jq -r --arg n "$name" 'select(.job == $n) | .event' <<<"$json"
+	assert_output $'tick\nexit'
+}
+
+# The lengths of the job names in the "exit" events of the --json file $1.
+exit_name_lengths() {
+	jq -r 'select(.event == "exit") | .job | length' "$1" 2>/dev/null | sort -u
+}
+
+@test "--json: a jobs file line with a name of 20000 bytes, and a reload that adds a longer one" {
+	local f=$BATS_TEST_TMPDIR/jobs long longer i
+	long=$(head -c 20000 /dev/zero | tr '\0' a)
+	longer=$(head -c 60000 /dev/zero | tr '\0' b)
+	printf -- '--name %s --interval 100ms -- true\n' "$long" >"$f"
+	start_bg sh -c 'exec timeout 30 "$1" --json --jobs "$2" >"$2.out" 2>"$2.err"' sh "$TFD" "$f"
+	for ((i = 0; i < 200; i++)); do
+		exit_name_lengths "$f.out" | grep -qx 20000 && break
+		sleep 0.1
+	done
+	printf -- '--name %s --interval 100ms -- true\n' "$longer" >"$f.new"
+	cat "$f" >>"$f.new"
+	mv "$f.new" "$f"
+	for ((i = 0; i < 200; i++)); do
+		exit_name_lengths "$f.out" | grep -qx 60000 && break
+		sleep 0.1
+	done
+	kill -TERM "${BG_PIDS[-1]}"
+	wait "${BG_PIDS[-1]}" || true
+	run exit_name_lengths "$f.out"
+	assert_output $'20000\n60000'
+	run cat "$f.err"
+	assert_output ''
+}
+
 # --quiet, --verbose, --stats
 
 @test "-q prints nothing" {

@@ -153,7 +153,9 @@ make_dir() {
 
 @test "a system crontab's user field and --user run as that user: ids, groups, HOME, LOGNAME, USER" {
 	local show='echo "$(id -u) $(id -g) $(id -G) $HOME $LOGNAME $USER"'
+	# MAILTO="": the output on stdout (a system crontab mails it by default).
 	cat >system.tab <<-EOF
+		MAILTO=""
 		LOGNAME=not-this
 		@reboot nobody echo cron: \$($show)
 		--name tfdline --delay 0 --count 1 --user nobody --exec 'echo tfd: \$($show)'

@@ -62,3 +62,38 @@ check_forward_step() {
 @test "a forward step of the clock: a realtime interval's skipped expirations are counted" {
 	check_forward_step -c realtime -i 10s
 }
+
+# The clock set back (issue 22 item 13): no elapse runs again. Each run
+# writes the instant it was scheduled for (TFD_SCHEDULED). Just after an
+# elapse the clock is set back 3 s, and 2 s later forward 3 s (so it ends
+# where it would have been), with nothing between the two steps that can
+# fail and leave it set back.
+@test "the clock set back: no elapse of a calendar or realtime --at/--interval job runs again; set forward, the passed-over ones run once" {
+	[[ $EUID -eq 0 ]] || skip "setting the clock needs root"
+	local d=$BATS_TEST_TMPDIR at f
+	at=$(($(date +%s) + 1))
+	start_bg "$TFD" --json --calendar '*:*:*' -e "echo \$TFD_SCHEDULED >>'$d/cal'" >"$d/cal.json"
+	start_bg "$TFD" --json --at "@$at" --interval 1s -e "echo \$TFD_SCHEDULED >>'$d/int'" \
+		>"$d/int.json"
+	wait_for_lines "$d/cal" 10 2 || fail "the calendar job did not run"
+	wait_for_lines "$d/int" 10 2 || fail "the interval job did not run"
+	date -s '-3 seconds' >/dev/null
+	sleep 2
+	date -s '+3 seconds' >/dev/null
+	sleep 2.5
+	kill -TERM "${BG_PIDS[@]}"
+	wait "${BG_PIDS[@]}" || true
+	for f in cal int; do
+		# In the order they ran, each instant is later than the one before.
+		run sort -n -c -u "$d/$f"
+		assert_success
+		(($(wc -l <"$d/$f") >= 4)) || fail "$f: too few runs: $(cat "$d/$f")"
+		run jq -s 'map(select(.event == "clock")) | length' "$d/$f.json"
+		(( output >= 1 )) || fail "$f: no clock event: $(cat "$d/$f.json")"
+		# The forward step passed over elapses: one wake-up counts them,
+		# one run acts on them.
+		run jq -s 'map(select(.event == "tick" and .expirations >= 2) | .action) |
+			length >= 1 and all(. == "run")' "$d/$f.json"
+		assert_output true
+	done
+}

@@ -17,6 +17,32 @@ setup() {
 	MARK="m$$-$BATS_TEST_NUMBER-$RANDOM"
 }
 
+# The helper's teardown, and the user and the directory a test made.
+eval "helper_$(declare -f teardown)"
+teardown() {
+	helper_teardown
+	if [[ -n ${TEST_USER-} ]]; then
+		userdel "$TEST_USER" 2>/dev/null || true
+		groupdel "$TEST_USER" 2>/dev/null || true
+	fi
+	if [[ -n ${SHARED-} ]]; then
+		rm -rf "$SHARED"
+	fi
+}
+
+# A user of this test's own (tfc prefix), removed in teardown.
+make_user() {
+	TEST_USER=tfcm$RANDOM
+	useradd -M -d /nonexistent -s /bin/sh -U "$TEST_USER"
+}
+
+# A directory every user may write, outside the test's own (which only
+# root may reach), removed in teardown.
+make_shared() {
+	SHARED=$(mktemp -d /tmp/tfc-mail.XXXXXX)
+	chmod 1777 "$SHARED"
+}
+
 # Waits up to 10 s for the message of $MAILBOX holding $1, and prints it
 # (headers, blank line, body) without the mbox "From " line.
 delivered() {
@@ -296,4 +322,93 @@ require_mta() {
 	run grep -c '^m$' mail.0
 	assert_output 131072
 	exec 5<&-
+}
+
+@test "sendmail runs as the job's user: the envelope sender is the user; X-Cron-Env names each variable the file set" {
+	require_mta
+	make_user
+	cat >system.tab <<-EOF
+		MAILTO=mail
+		GREETING="hello there"
+		@reboot $TEST_USER echo "out $MARK"
+	EOF
+	run_clean timeout 20 "$TFD" --system-crontab --jobs system.tab
+	assert_output ""
+	run delivered "out $MARK"
+	assert_success
+	assert_line --regexp "^Return-path: <$TEST_USER(@[^ ]+)?>\$"
+	assert_line "Subject: Cron <$TEST_USER@$(hostname)> echo \"out $MARK\""
+	assert_line "X-Cron-Env: <MAILTO=mail>"
+	assert_line "X-Cron-Env: <GREETING=hello there>"
+}
+
+@test "sendmail sees the run's environment and ids, as the run does" {
+	make_user
+	make_shared
+	cat >"$SHARED/sendmail" <<-EOF
+		#!/bin/sh
+		cat >/dev/null
+		echo "\$(id -u) \$(id -g) \$GREETING \$LOGNAME \$USER \$HOME" >"$SHARED/who"
+	EOF
+	chmod 755 "$SHARED/sendmail"
+	cat >system.tab <<-EOF
+		MAILTO=someone
+		SENDMAIL=$SHARED/sendmail
+		GREETING=hi
+		@reboot $TEST_USER echo "out $MARK"
+	EOF
+	run_clean timeout 20 "$TFD" --system-crontab --jobs system.tab
+	assert_output ""
+	run cat "$SHARED/who"
+	assert_output "$(id -u "$TEST_USER") $(id -g "$TEST_USER") hi $TEST_USER $TEST_USER /nonexistent"
+}
+
+@test "a mailed run's stdout and stderr share one pipe: the mail keeps the order they were written in" {
+	fake_sendmail
+	cat >jobfile <<-EOF
+		MAILTO=someone
+		SENDMAIL=$PWD/sendmail
+		@reboot for i in 1 2 3 4 5 6; do echo "out \$i"; echo "err \$i" >&2; done
+	EOF
+	run_clean timeout 10 "$TFD" --jobs jobfile
+	assert_output ""
+	run sed '1,/^$/d' mail.0
+	assert_output "$(for i in 1 2 3 4 5 6; do echo "out $i"; echo "err $i"; done)"
+}
+
+@test "--system-crontab: a line with no MAILTO mails its output to its user, as cron does; MAILTO=\"\" prints it" {
+	require_mta
+	cat >system.tab <<-EOF
+		@reboot mail echo "to the user $MARK"
+		MAILTO=""
+		@reboot mail echo "printed $MARK"
+	EOF
+	run_clean timeout 20 "$TFD" --system-crontab --jobs system.tab
+	assert_output "printed $MARK"
+	run delivered "to the user $MARK"
+	assert_success
+	assert_line --regexp '^To: mail(@[^ ]+)?$'
+	assert_line --regexp '^Return-path: <mail(@[^ ]+)?>$'
+	assert_line "Subject: Cron <mail@$(hostname)> echo \"to the user $MARK\""
+	# Outside cron's own files, no MAILTO prints, as before.
+	cat >jobfile <<-EOF
+		@reboot echo "plain $MARK"
+	EOF
+	run_clean timeout 20 "$TFD" --jobs jobfile
+	assert_output "plain $MARK"
+}
+
+@test "--system-crontab on a host with no MTA: a line with no MAILTO prints its output, no error (cron would drop it)" {
+	require_command unshare
+	unshare -m true 2>/dev/null || skip "no mount namespace (unshare -m)"
+	cat >system.tab <<-EOF
+		@reboot root echo "no MTA $MARK"
+	EOF
+	# /usr/sbin hidden under an empty tmpfs, in a mount namespace of the
+	# test's own: no /usr/sbin/sendmail there.
+	run --separate-stderr unshare -m sh -c 'mount -t tmpfs none /usr/sbin && exec "$0" "$@"' \
+		"$TFD" --system-crontab --jobs system.tab
+	assert_success
+	assert_output "no MTA $MARK"
+	assert_equal "$stderr" ""
 }

@@ -121,6 +121,17 @@ NOWHERE='host=/nonexistent dbname=tfd'
 	(($(to_ns "${output#* }") >= at * 1000000000)) || fail "$output"
 }
 
+@test "--replica of 255 bytes is kept whole; one of 256 is a usage error, never cut" {
+	local r255 r256
+	r255=$(head -c 255 /dev/zero | tr '\0' r)
+	r256=${r255}s
+	run_clean "$TFD" --replica "$r255" -n 1 -d 0 -e 'echo "$TFD_REPLICA"'
+	assert_output "$r255"
+	assert_usage_error "rrrs': longer than 255 bytes" --replica "$r256" -d 0 -- true
+	# Two names alike in their first 319 bytes were once one replica.
+	assert_usage_error "longer than 255 bytes" --replica "$r256$r256" -d 0 -- true
+}
+
 @test "a jobs file does not set TFD_REPLICA or TFD_SCHEDULED: tfd does" {
 	jobs=$BATS_TEST_TMPDIR/jobs
 	printf '%s\n' 'TFD_REPLICA=x' 'TFD_SCHEDULED=y' \

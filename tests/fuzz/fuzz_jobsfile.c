@@ -3,12 +3,18 @@
  * fields, environments of NAME=VALUE), and every default name is a
  * non-empty base name; a refused one gets one line naming FILE:LINE. Every
  * input is read twice: as a jobs file and as a system crontab (JOBS_SYSTEM),
- * whose crontab lines carry a user field. */
+ * whose crontab lines carry a user field. Each accepted entry's text,
+ * however long, is then a job name, a replica name, an error message and a
+ * --format for every JSON writer and the tick line, in a buffer of exactly
+ * report_line_max's size: a line that does not end in "}\n" was cut, one
+ * written past the buffer is ASan's. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jobsfile.h"
+#include "report.h"
 #include "shellword.h"
 
 static void check_name(const char *command)
@@ -50,6 +56,60 @@ static void check_entry(const struct jobs_entry *e, unsigned flags)
 	}
 }
 
+/* BUF of exactly CAP bytes (report_line_max's) holds the whole line N. */
+static void check_whole(const char *buf, size_t cap, size_t n, bool json)
+{
+	if (n == 0 || n >= cap || buf[n - 1] != '\n' || buf[n] != '\0' ||
+	    (json && (n < 2 || buf[n - 2] != '}')))
+		abort();
+}
+
+static void check_json(const char *name, const char *message)
+{
+	size_t len = strlen(name) + strlen(message), cap = report_line_max(NULL, len);
+	char *buf = malloc(cap);
+	struct tick t = { .job = name, .seq = UINT64_MAX, .expirations = UINT64_MAX,
+			  .total = UINT64_MAX, .wall_ns = INT64_MIN, .elapsed_ns = INT64_MIN,
+			  .late_ns = INT64_MIN, .next_in_ns = INT64_MIN,
+			  .interval_ns = INT64_MIN, .action = TICK_ELSEWHERE };
+	struct run_end e = { .job = name, .seq = UINT64_MAX, .pid = INT32_MIN,
+			     .status = INT32_MIN, .signal = 64, .duration_ns = INT64_MIN,
+			     .timed_out = true, .attempt = UINT32_MAX, .failed = true };
+
+	if (!buf)
+		return;
+	check_whole(buf, cap, json_tick(buf, cap, &t), true);
+	check_whole(buf, cap, json_exit(buf, cap, &e), true);
+	check_whole(buf, cap, json_clock(buf, cap, name, INT64_MIN), true);
+	check_whole(buf, cap, json_error(buf, cap, name, "sendmail", message), true);
+	check_whole(buf, cap, json_reload(buf, cap, false, 0, 0, 0, message), true);
+	check_whole(buf, cap, json_output(buf, cap, name, UINT64_MAX, "stderr", message,
+					  strlen(message)), true);
+	free(buf);
+}
+
+/* The entry's text as job name, message, replica and format. */
+static void check_events(const struct jobs_entry *e)
+{
+	const char *text = e->text, *other = e->command ? e->command : e->argv[0];
+	char err[256];
+
+	check_json(text, other);
+	report_set_replica(text);
+	check_json(other, "");
+	report_set_replica(NULL);
+	if (format_check(text, err, sizeof err) == 0) {
+		struct tick t = { .job = other, .seq = UINT64_MAX, .wall_ns = INT64_MIN,
+				  .elapsed_ns = INT64_MIN, .late_ns = INT64_MIN };
+		size_t cap = report_line_max(text, strlen(other));
+		char *buf = malloc(cap);
+
+		if (buf)
+			check_whole(buf, cap, format_tick(buf, cap, text, &t), false);
+		free(buf);
+	}
+}
+
 static void check_file(const uint8_t *data, size_t size, unsigned flags)
 {
 	struct jobs_file *f;
@@ -63,6 +123,7 @@ static void check_file(const uint8_t *data, size_t size, unsigned flags)
 	}
 	for (size_t i = 0; i < f->n; i++) {
 		check_entry(&f->entries[i], flags);
+		check_events(&f->entries[i]);
 		if (i > 0 && f->entries[i].line <= f->entries[i - 1].line)
 			abort();
 	}

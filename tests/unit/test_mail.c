@@ -23,10 +23,25 @@ static void test_mail_job(void)
 	struct mail_job *m;
 	bool none;
 
-	check(!mail_job_new(NULL, "u", NULL, &none) && none, "no environment: no mail");
-	check(!mail_job_new(unset, "u", NULL, &none) && none, "no MAILTO: no mail");
-	check(!mail_job_new(empty, "u", NULL, &none) && none, "MAILTO=\"\": no mail");
-	m = mail_job_new(full, "alice", "backup.sh", &none);
+	check(!mail_job_new(NULL, "u", NULL, false, &none) && none, "no environment: no mail");
+	check(!mail_job_new(unset, "u", NULL, false, &none) && none, "no MAILTO: no mail");
+	check(!mail_job_new(empty, "u", NULL, false, &none) && none, "MAILTO=\"\": no mail");
+	/* A file cron reads: no MAILTO mails the user; MAILTO="" still none. */
+	check(!mail_job_new(empty, "u", NULL, true, &none) && none, "MAILTO=\"\" in cron's file");
+	m = mail_job_new(unset, "carol", "x", true, &none);
+	check(m && !none && strcmp(m->to, "carol") == 0 && strcmp(m->from, "carol") == 0,
+	      "no MAILTO in cron's file: to the user");
+	check(m && m->env && strcmp(m->env[0], "PATH=/bin") == 0 && !m->env[1],
+	      "the file's variables kept for X-Cron-Env");
+	mail_job_free(m);
+	m = mail_job_new(NULL, "carol", "x", true, &none);
+	check(m && strcmp(m->to, "carol") == 0 && m->env && !m->env[0],
+	      "no environment in cron's file: to the user, no X-Cron-Env");
+	mail_job_free(m);
+	m = mail_job_new(full, "alice", "backup.sh", true, &none);
+	check(m && strcmp(m->to, "a@x, b") == 0, "MAILTO set wins over the user");
+	mail_job_free(m);
+	m = mail_job_new(full, "alice", "backup.sh", false, &none);
 	check(m && !none, "MAILTO set: a mail");
 	if (m) {
 		check(strcmp(m->to, "a@x, b") == 0, "to '%s'", m->to);
@@ -36,7 +51,7 @@ static void test_mail_job(void)
 		check(strcmp(m->command, "backup.sh") == 0, "command '%s'", m->command);
 	}
 	mail_job_free(m);
-	m = mail_job_new(defaults, "bob", NULL, &none);
+	m = mail_job_new(defaults, "bob", NULL, false, &none);
 	check(m != NULL, "MAILTO=a: a mail, MAILTOX is another name");
 	if (m) {
 		check(strcmp(m->to, "a") == 0, "to '%s'", m->to);
@@ -116,6 +131,21 @@ static void test_compose(void)
 	msg = compose(&m, "report", &b);
 	check(msg && strstr(msg, "\nSubject: Cron <alice@host1> report\n"), "tfd line: %s", msg);
 	free(msg);
+	/* The file's variables, one X-Cron-Env header each, in its order,
+	 * after the other headers; a line end in a value is a space. */
+	{
+		char *env[] = { "MAILTO=a@x, b", "PATH=/usr/bin:/bin", "X=1\nBcc: evil", NULL };
+
+		m.env = env;
+		msg = compose(&m, "report", &b);
+		check(msg && strstr(msg, "X-Tfd-Job: report\n"
+					 "X-Cron-Env: <MAILTO=a@x, b>\n"
+					 "X-Cron-Env: <PATH=/usr/bin:/bin>\n"
+					 "X-Cron-Env: <X=1 Bcc: evil>\n"
+					 "\nline 1\n"), "X-Cron-Env: %s", msg);
+		free(msg);
+		m.env = NULL;
+	}
 	mail_body_free(&b);
 }
 

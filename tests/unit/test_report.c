@@ -162,7 +162,7 @@ static void test_json_strings(void)
  * characters (6 bytes each) from a job whose name is all quotes. */
 static void test_output_bound(void)
 {
-	size_t line_len = 65536, job_len = 100, cap = REPORT_OUTPUT_MAX(line_len, job_len);
+	size_t line_len = 65536, job_len = 100, cap = report_line_max(NULL, line_len + job_len);
 	char *line = malloc(line_len), *job = malloc(job_len + 1), *buf = malloc(cap);
 	size_t n;
 
@@ -186,7 +186,7 @@ static void test_output_bound(void)
 				     .status = INT32_MIN, .signal = 64,
 				     .duration_ns = INT64_MIN, .timed_out = true,
 				     .attempt = UINT32_MAX, .failed = true };
-		size_t jcap = REPORT_JSON_MAX(job_len);
+		size_t jcap = report_line_max(NULL, job_len);
 
 		n = json_tick(buf, jcap, &tk);
 		tally_check(&t, buf[n - 2] == '}' && n - 6 * job_len < REPORT_JSON_FIXED - 100,
