@@ -53,11 +53,11 @@ with_pam_config() {
 
 @test "each run looks its user up: a user removed since the load is an error event, and nothing runs" {
 	make_user
-	cat >jobs <<-EOF
+	cat >jobs.tab <<-EOF
 		--name del --delay 0 --count 1 -- /usr/sbin/userdel $TEST_USER
 		--name as-user --delay 1.5s --count 1 --user $TEST_USER -- /usr/bin/touch $HOME_DIR/ran
 	EOF
-	run --separate-stderr timeout 20 "$TFD" --json --jobs jobs
+	run --separate-stderr timeout 20 "$TFD" --json --jobs jobs.tab
 	assert_equal "$status" 1
 	run jq -c 'select(.job == "as-user" and .event != "tick") | [.event, .call // .status, .message // .failed]' <<<"$output"
 	assert_output - <<-EOF
@@ -73,12 +73,12 @@ with_pam_config() {
 	make_user -G "${TEST_USER}g"
 	local gid
 	gid=$(getent group "${TEST_USER}g" | cut -d: -f3)
-	cat >jobs <<-EOF
+	cat >jobs.tab <<-EOF
 		--name before --delay 0 --count 1 --user $TEST_USER -- /usr/bin/id -G
 		--name leave --delay 1s --count 1 -- /usr/bin/gpasswd -d $TEST_USER ${TEST_USER}g
 		--name after --delay 2s --count 1 --user $TEST_USER -- /usr/bin/id -G
 	EOF
-	run --separate-stderr timeout 20 "$TFD" --quiet --jobs jobs
+	run --separate-stderr timeout 20 "$TFD" --quiet --jobs jobs.tab
 	assert_success
 	[[ ${lines[0]} =~ (^| )$gid( |$) ]] || fail "before: ${lines[0]}, no $gid"
 	assert_line --index 1 --partial "Removing user $TEST_USER from group ${TEST_USER}g"
@@ -131,6 +131,19 @@ with_pam_config() {
 	[[ ${lines[0]} == "open_session $TEST_USER "* ]] || fail "$output"
 	[[ ${lines[1]} == "close_session $TEST_USER "* ]] || fail "$output"
 	((${lines[1]##* } >= ended)) || fail "the session closed before the run ended: $output, $ended"
+	# A run ended by --timeout closes its session too.
+	run --separate-stderr with_pam_config timeout 20 "$TFD" --json --user "$TEST_USER" \
+		--delay 0 --count 1 --timeout 0.3s -- /bin/sleep 30
+	run jq -r 'select(.event == "exit") | "\(.signal) \(.timed_out)"' <<<"$output"
+	assert_output "SIGTERM true"
+	run cut -d' ' -f1 pam.log
+	assert_output $'open_session\nclose_session\nopen_session\nclose_session'
+}
+
+@test "src/pam.h declares Linux-PAM's types and constants as <security/pam_appl.h> does" {
+	[[ -e /usr/include/security/pam_appl.h ]] || fail "libpam0g-dev is not installed (.ci/install-deps)"
+	run cc -std=c11 -Wall -Wextra -Werror -I"$REPO/src" -c -o /dev/null "$REPO/tests/pam/pam_abi.c"
+	assert_success
 }
 
 @test "libpam is not linked: a tfd with no run as another user never maps it, one with such a job does" {
@@ -141,16 +154,16 @@ with_pam_config() {
 	make_user
 	run timeout 20 "$TFD" --quiet -d 0 -- /bin/sh -c 'grep -c libpam "/proc/$PPID/maps" || true'
 	assert_output 0
-	cat >jobs <<-EOF
+	cat >jobs.tab <<-EOF
 		--name mine --delay 0 --count 1 -- /bin/sh -c 'grep -c libpam "/proc/\$PPID/maps"'
 		--name theirs --delay 0 --count 1 --user $TEST_USER -- /bin/true
 	EOF
-	run timeout 20 "$TFD" --quiet --jobs jobs
+	run timeout 20 "$TFD" --quiet --jobs jobs.tab
 	assert_success
 	((output > 0)) || fail "libpam not mapped: $output"
 	# A dry run loads nothing.
 	require_command strace
-	strace -f -qq -e trace=openat -o trace "$TFD" --jobs jobs --dry-run=1 >/dev/null
+	strace -f -qq -e trace=openat -o trace "$TFD" --jobs jobs.tab --dry-run=1 >/dev/null
 	run grep -c libpam trace
 	assert_output 0
 }
