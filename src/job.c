@@ -754,6 +754,17 @@ void job_free(struct job *j)
 	free(j);
 }
 
+void job_user_target(const struct job *j, struct spawn_target *t)
+{
+	*t = (struct spawn_target){
+		.cgroup_fd = -1, .join_pidfd = -1, .join_root_fd = -1,
+		.set_user = j->target.set_user, .uid = j->target.uid, .gid = j->target.gid,
+		.groups = j->target.groups, .ngroups = j->target.ngroups,
+		.session = j->target.session,
+		.reset_known = j->target.reset_known, .reset_mask = j->target.reset_mask,
+	};
+}
+
 size_t job_line_max(const struct job *j)
 {
 	size_t n = j->format ? format_line_max(j->format, strlen(j->name)) : 0;

@@ -106,6 +106,12 @@ int job_open(struct job *j, const struct job_options *o, const struct job_contex
 
 void job_free(struct job *j);
 
+/* Fills T to run a program as J's user, as J's runs take it (its ids and,
+ * for another user, the session of spawn.h: looked up again, PAM, cron's
+ * environment, HOME), in tfd's own cgroup and namespaces: what J's mail
+ * is sent with. With no --user, T runs as tfd. */
+void job_user_target(const struct job *j, struct spawn_target *t);
+
 /* The tick line's longest possible length for this job. */
 size_t job_line_max(const struct job *j);
 
