@@ -510,8 +510,11 @@ static int run_session_child(const struct child_plan *parent_plan)
 	plan.envp = s.envp;
 	plan.cwd = plan.join_pidfd < 0 ? s.home : NULL;
 	plan.session = NULL;
-	if (plan.fd[0] < 0)
-		plan.fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (plan.fd[0] < 0 && (plan.fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		report_child_failure("open", "/dev/null", errno);
+		session_close(&s);
+		return SETUP_FAILED;
+	}
 	if (plan.report_fd >= 0)
 		close(plan.report_fd);
 	if (!s.pamh)
