@@ -426,17 +426,18 @@ static int start_run(struct runner *r, const struct tick *t, unsigned attempt,
 /* A run leads its own process group, so the group gets the signal and
  * whatever the run started in the background goes with it. A run as
  * another user makes its group itself (setsid) a moment after it starts:
- * until then the signal goes to it alone, which holds it blocked until it
- * execs, so it is not lost. */
-static void signal_group(pid_t pid, int sig)
+ * until then the signal goes to its leader alone, which holds it blocked
+ * until it execs, so it is not lost. A leader not yet reaped still owns
+ * its pid; a reaped one's pid may be another process's by now. */
+static void signal_group(const struct run *run, int sig)
 {
-	if (kill(-pid, sig) < 0 && errno == ESRCH)
-		kill(pid, sig);
+	if (kill(-run->pid, sig) < 0 && errno == ESRCH && !run->reaped)
+		kill(run->pid, sig);
 }
 
 static void signal_run(struct run *run, int sig, int64_t now)
 {
-	signal_group(run->pid, sig);
+	signal_group(run, sig);
 	if (sig == SIGKILL) {
 		run->deadline = INT64_MAX;
 		run->killed = true;
@@ -593,7 +594,7 @@ void runner_drop_waiting(struct runner *r)
 void runner_forward(struct runner *r, int sig)
 {
 	for (size_t i = 0; i < r->nruns; i++)
-		signal_group(r->runs[i].pid, sig);
+		signal_group(&r->runs[i], sig);
 }
 
 void runner_expire(struct runner *r, int64_t now, struct run_start *start,
