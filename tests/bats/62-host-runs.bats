@@ -266,6 +266,10 @@ with_pam_config() {
 	run cat own
 	tfd_sid=$(sed -n 's/^tfd sid //p' own)
 	assert_line --regexp "^sid $tfd_sid tty [1-9][0-9]* in /dev/pts/"
+	# A crontab line's % text is the stdin of another user's run too.
+	printf '@reboot %s cat%%from-percent\n' "$TEST_USER" >system.tab
+	run timeout 20 "$TFD" --system-crontab --jobs system.tab
+	assert_output from-percent
 }
 
 @test "USER and GROUP may be numeric ids, as runuser and setpriv take them" {
