@@ -2,6 +2,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #ifdef TFD_NO_FLEET
@@ -9,6 +10,12 @@
 /* The static build has no dlopen (see pq.c): no PAM session. */
 const struct pam_library *pam_library(void)
 {
+	static bool warned;
+
+	if (!warned)
+		fprintf(stderr, "tfd: warning: this build cannot load libpam: runs as "
+			"another user open no PAM session\n");
+	warned = true;
 	return NULL;
 }
 
@@ -47,13 +54,21 @@ const struct pam_library *pam_library(void)
 	static struct pam_library pam;
 	static bool tried;
 
-	if (!tried) {
-		tried = true;
-		pam.handle = dlopen(PAM_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-		if (pam.handle && !resolve_all(&pam)) {
-			dlclose(pam.handle);
-			pam.handle = NULL;
-		}
+	if (tried)
+		return pam.handle ? &pam : NULL;
+	tried = true;
+	pam.handle = dlopen(PAM_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+	if (!pam.handle) {
+		/* cron without PAM would not start; tfd runs on, and says so. */
+		fprintf(stderr, "tfd: warning: %s; runs as another user open no PAM "
+			"session\n", dlerror());
+		return NULL;
+	}
+	if (!resolve_all(&pam)) {
+		fprintf(stderr, "tfd: warning: %s lacks a function of Linux-PAM's; runs as "
+			"another user open no PAM session\n", PAM_LIBRARY);
+		dlclose(pam.handle);
+		pam.handle = NULL;
 	}
 	return pam.handle ? &pam : NULL;
 }

@@ -57,7 +57,8 @@ struct pam_library {
 /* libpam, loaded by the first call and kept for the process: NULL when it
  * is not installed (or lacks a function above), or tfd cannot dlopen.
  * Call it in tfd itself, when a job that runs as another user is set up,
- * so that every run's child finds it mapped. */
+ * so that every run's child finds it mapped. The first call that finds no
+ * libpam says so in one warning on stderr. */
 const struct pam_library *pam_library(void);
 
 #endif
