@@ -140,6 +140,20 @@ with_pam_config() {
 	assert_output $'open_session\nclose_session\nopen_session\nclose_session'
 }
 
+@test "without libpam a run as another user runs, with no PAM session, and a warning says so" {
+	require_pam
+	require_command unshare
+	make_user
+	local lib
+	lib=$(ldconfig -p | awk '/libpam\.so\.0 /{ print $NF; exit }')
+	# libpam made unloadable in a mount namespace of this test's own.
+	run --separate-stderr unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' \
+		sh "$lib" timeout 20 "$TFD" --quiet --user "$TEST_USER" --delay 0 --count 1 -- /usr/bin/id -un
+	assert_success
+	assert_output "$TEST_USER"
+	[[ $stderr == "tfd: warning: $lib: "*"; runs as another user open no PAM session" ]] || fail "$stderr"
+}
+
 @test "src/pam.h declares Linux-PAM's types and constants as <security/pam_appl.h> does" {
 	[[ -e /usr/include/security/pam_appl.h ]] || fail "libpam0g-dev is not installed (.ci/install-deps)"
 	run cc -std=c11 -Wall -Wextra -Werror -I"$REPO/src" -c -o /dev/null "$REPO/tests/pam/pam_abi.c"
