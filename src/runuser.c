@@ -53,12 +53,10 @@ static int fill_groups(struct run_user *u)
  * change" to setuid and setgid. */
 static bool numeric_id(const char *text, unsigned long *id)
 {
-	char *end;
-
 	if (!*text || strspn(text, "0123456789") != strlen(text))
 		return false;
 	errno = 0;
-	*id = strtoul(text, &end, 10);
+	*id = strtoul(text, NULL, 10);
 	return errno == 0 && *id < (uid_t)-1;
 }
 
