@@ -108,7 +108,7 @@ static pid_t spawn_sendmail(const char *path, int rd, const char **what)
 {
 	char *argv[] = { (char *)path, "-i", "-t", NULL };
 	int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	struct spawn_io io = { { rd, null_fd, -1 }, -1, -1 };
+	struct spawn_io io = { { rd, null_fd, -1 }, -1, false, -1 };
 	pid_t pid;
 	int err;
 

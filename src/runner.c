@@ -292,9 +292,10 @@ static int open_report(const struct runner *r, int report[2], const char **what)
 static int prepare_io(struct runner *r, struct spawn_io *io, int out[2], int err[2],
 		      int report[2], const char **what)
 {
-	*io = (struct spawn_io){ { -1, -1, -1 }, r->cfg.tty_fd, -1 };
+	*io = (struct spawn_io){ { -1, -1, -1 }, r->cfg.tty_fd, false, -1 };
 	if (open_report(r, report, what) != 0)
 		return -1;
+	io->has_report = report[1] >= 0;
 	io->report_fd = report[1];
 	if (r->cfg.input && (io->fd[0] = open_input(r->cfg.input, what)) < 0)
 		return -1;

@@ -711,7 +711,7 @@ static void make_plan(struct child_plan *plan, const struct spawn_target *target
 	if (io) {
 		memcpy(plan->fd, io->fd, sizeof plan->fd);
 		plan->tty_fd = io->tty_fd;
-		plan->report_fd = io->report_fd;
+		plan->report_fd = io->has_report ? io->report_fd : -1;
 	}
 	if (target && target->set_user)
 		plan->user = target;

@@ -50,8 +50,11 @@ struct spawn_io {
 	int fd[3];    /* descriptors to put on 0, 1, 2 in the run; -1 = inherit tfd's */
 	int tty_fd;   /* -1, or tfd's controlling terminal: the run's process group
 		       * is made its foreground group before exec */
-	int report_fd;  /* a run as another user that cannot start writes why
-			 * here, in one line; -1: "tfd: WHY" on stderr */
+	/* A run as another user that cannot start writes why in one line to
+	 * report_fd when has_report is set, else "tfd: WHY" on stderr (so a
+	 * spawn_io that leaves both out reports on stderr). */
+	bool has_report;
+	int report_fd;
 };
 
 /* Starts PATH with ARGV and ENVP in TARGET as the leader of a new process
