@@ -464,9 +464,12 @@ static void report_session_failure(int fd, const char *why)
 }
 
 /* The PAM session's keeper holds none of the run's descriptors (its pipes
- * end when the command's last process closes them), waits for the
- * command, closes the session, and ends as the command ended. */
-__attribute__((noreturn)) static void keep_session(struct session *s, pid_t command)
+ * end when the command's last process closes them) nor tfd's standard
+ * ones, waits for the command, closes the session, and ends as the
+ * command ended. The descriptors PAM's modules opened (syslog, audit)
+ * stay open for their close. */
+__attribute__((noreturn)) static void keep_session(struct session *s, pid_t command,
+						   const int run_fd[3])
 {
 	int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	int status = 0;
@@ -474,7 +477,11 @@ __attribute__((noreturn)) static void keep_session(struct session *s, pid_t comm
 	for (int fd = 0; fd < 3; fd++)
 		if (null_fd >= 0 && fd != null_fd)
 			dup2(null_fd, fd);
-	close_inherited_descriptors();
+	for (int i = 0; i < 3; i++)
+		if (run_fd[i] > 2 && run_fd[i] != null_fd)
+			close(run_fd[i]);
+	if (null_fd > 2)
+		close(null_fd);
 	while (waitpid(command, &status, 0) < 0 && errno == EINTR)
 		continue;
 	session_close(s);
@@ -527,7 +534,7 @@ static int run_session_child(const struct child_plan *parent_plan)
 		session_close(&s);
 		return SETUP_FAILED;
 	}
-	keep_session(&s, pid);
+	keep_session(&s, pid, plan.fd);
 }
 
 /* The child's first steps: its own process group (a run as another user:
