@@ -507,17 +507,44 @@ static size_t find_variable(char *const *vars, size_t n, const char *var)
 	return n;
 }
 
-/* The variables a run's environment adds to tfd's, into j->file_env: the
- * file's lines, then the user's as cron sets them: HOME unless the file
- * sets it, LOGNAME and USER always (crontab(5): LOGNAME may not be
- * changed). Returns how many, or -1 when out of memory. */
+/* A run as another user: tfd is root and the run takes another uid. Its
+ * runs start from cron's environment, in a session of their own (spawn.h). */
+static bool another_user(const struct job *j)
+{
+	return j->user.spec && j->user.change && j->user.uid != geteuid();
+}
+
+/* What a run as another user has where the file sets nothing, as cron
+ * gives it: the file's SHELL, else /bin/sh; the file's PATH, else cron's. */
+static const char *const clean_defaults[] = { "SHELL=/bin/sh", "PATH=/usr/bin:/bin" };
+
+/* Appends to j->file_env (K of them) the entries of DEFAULTS (N) that it
+ * does not set. Returns the new count, or -1 when out of memory. */
+static ssize_t add_defaults(struct job *j, size_t k, const char *const *defaults, size_t n)
+{
+	for (size_t d = 0; d < n; d++) {
+		if (find_variable(j->file_env, k, defaults[d]) < k)
+			continue;
+		if (!(j->file_env[k] = strdup(defaults[d])))
+			return -1;
+		k++;
+	}
+	return (ssize_t)k;
+}
+
+/* The variables a run's environment adds to tfd's (or, for another user,
+ * has instead of tfd's), into j->file_env: the file's lines, then the
+ * user's as cron sets them: HOME unless the file sets it, LOGNAME and USER
+ * always (crontab(5): LOGNAME may not be changed). Returns how many, or -1
+ * when out of memory. */
 static ssize_t added_variables(struct job *j, const struct job_context *ctx)
 {
 	size_t m = 0, k;
+	ssize_t got;
 
 	while (ctx->env && ctx->env[m])
 		m++;
-	j->file_env = calloc(m + 4, sizeof *j->file_env);
+	j->file_env = calloc(m + 6, sizeof *j->file_env);
 	if (!j->file_env)
 		return -1;
 	for (k = 0; k < m; k++)
@@ -525,6 +552,12 @@ static ssize_t added_variables(struct job *j, const struct job_context *ctx)
 			return -1;
 	if (!j->user.spec)
 		return (ssize_t)k;
+	j->session.keep_home = find_variable(j->file_env, k, "HOME=") < k;
+	if (another_user(j)) {
+		if ((got = add_defaults(j, k, clean_defaults, 2)) < 0)
+			return -1;
+		k = (size_t)got;
+	}
 	const char *names[] = { "HOME", "LOGNAME", "USER" };
 	const char *values[] = { j->user.home, j->user.name, j->user.name };
 
@@ -549,26 +582,36 @@ static ssize_t added_variables(struct job *j, const struct job_context *ctx)
 	return (ssize_t)k;
 }
 
-/* The environment the runs start from: tfd's, then the file's lines and
- * the user's variables. NULL (tfd's own) when there are none. */
+/* With --fleet, tfd's environment may hold the database's credentials
+ * (PGPASSWORD, PGUSER, PGHOST, ...): no run gets a PG* variable of tfd's;
+ * a job that needs one sets it in the jobs file. */
+static bool fleet_secret(const struct job_context *ctx, const char *entry)
+{
+	return ctx->fleet && strncmp(entry, "PG", 2) == 0;
+}
+
+/* The environment the runs start from: tfd's (none of it for another
+ * user; no PG* with --fleet), then the file's lines and the user's
+ * variables. NULL (tfd's own) when it would be tfd's as it is. */
 static int build_environment(struct job *j, const struct job_context *ctx)
 {
 	extern char **environ;
 	size_t n = 0, k = 0;
 	ssize_t m;
 
-	if ((!ctx->env || !ctx->env[0]) && !j->user.spec)
+	if ((!ctx->env || !ctx->env[0]) && !j->user.spec && !ctx->fleet)
 		return 0;
 	m = added_variables(j, ctx);
 	if (m < 0)
 		return -1;
-	while (environ[n])
+	while (!another_user(j) && environ[n])
 		n++;
 	j->envp = calloc(n + (size_t)m + 1, sizeof *j->envp);
 	if (!j->envp)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		if (find_variable(j->file_env, (size_t)m, environ[i]) == (size_t)m)
+		if (find_variable(j->file_env, (size_t)m, environ[i]) == (size_t)m &&
+		    !fleet_secret(ctx, environ[i]))
 			j->envp[k++] = environ[i];
 	for (size_t e = 0; e < (size_t)m; e++)
 		if (!runner_variable(j->file_env[e]))
@@ -597,6 +640,10 @@ static int build_user(struct job *j, const struct job_options *o,
 	j->target.gid = j->user.gid;
 	j->target.groups = j->user.groups;
 	j->target.ngroups = j->user.ngroups;
+	if (another_user(j)) {
+		j->session.user = j->user.spec;
+		j->target.session = &j->session;
+	}
 	return 0;
 }
 
@@ -636,6 +683,11 @@ int job_build(const struct job_options *o, const struct job_context *ctx,
 		job_free(j);
 		return out_of_memory(err, errlen);
 	}
+	/* Another user's run never writes on tfd's terminal, where it could
+	 * push input into the shell that started tfd (TIOCSTI): its output
+	 * comes through pipes, as --tag-output reads it. */
+	if (another_user(j) && (isatty(STDOUT_FILENO) || isatty(STDERR_FILENO)))
+		j->run.tag_output = true;
 	j->run.path = j->path;
 	j->run.argv = j->argv;
 	j->run.input = j->input;
@@ -678,6 +730,9 @@ int job_open(struct job *j, const struct job_options *o, const struct job_contex
 		return status;
 	if (o->join && spawn_open_join(&j->target, o->join, &status, err, errlen) != 0)
 		return status;
+	/* libpam is loaded here, in tfd, once, for every run's child. */
+	if (j->path && j->target.session && !ctx->dry_run)
+		pam_library();
 	if (j->path && ctx->reset_known) {
 		j->target.reset_known = true;
 		j->target.reset_mask = ctx->reset_mask;

@@ -21,6 +21,7 @@
 #include "runner.h"
 #include "runuser.h"
 #include "schedule.h"
+#include "session.h"
 #include "spawn.h"
 #include "tz.h"
 
@@ -86,6 +87,8 @@ struct job {
 	char *persist_path;
 	bool persist_catch_up;      /* a run was missed while tfd was down */
 	struct spawn_target target;
+	struct session_spec session; /* a run as another user: what its runs look
+					up (target.session points here) */
 	struct mail_job *mail;      /* MAILTO: its runs' output is mailed; NULL: not */
 
 	/* Where it is: the loop's, beside this definition (jobstate.h); NULL

@@ -52,6 +52,9 @@ struct run_end {
 	bool superseded;       /* ended by --overlap kill: tfd's doing, no failure */
 	unsigned attempt;      /* "attempt": the try, from 1 (--retry) */
 	bool failed;           /* "failed": counts as a failure after retries */
+	const char *not_started; /* a run as another user that could not start
+				    (its user gone, its PAM account check
+				    failed): why, in one line; else NULL */
 };
 
 /* Whether a run failed, before --retry has its say: a nonzero status or a

@@ -28,6 +28,8 @@ struct run {
 	bool timed_out;
 	bool reaped;        /* leader gone; the group still has members */
 	bool overtaken;     /* a scheduled wake-up came while it ran: no retry */
+	int report_fd;      /* -1, or where a run as another user says why it
+			       did not start (read when its leader is reaped) */
 };
 
 /* The variables every run sees, in the order of runner->env_slot. */
@@ -55,6 +57,7 @@ struct runner {
 	char env_slot[ENV_TICK][64];
 	char *job_slot;           /* "TFD_JOB=NAME" */
 	char *replica_slot;       /* "TFD_REPLICA=ID" */
+	char not_started[1024];   /* the last reaped run's report: why it did not start */
 };
 
 /* Runs: the table */
@@ -81,8 +84,16 @@ static struct run *find_run(struct runner *r, pid_t pid)
 	return NULL;
 }
 
+static void close_report(struct run *run)
+{
+	if (run->report_fd >= 0)
+		close(run->report_fd);
+	run->report_fd = -1;
+}
+
 static void remove_run(struct runner *r, struct run *run)
 {
+	close_report(run);
 	*run = r->runs[--r->nruns];
 }
 
@@ -206,6 +217,8 @@ void runner_free(struct runner *r)
 	free(r->job_slot);
 	free(r->replica_slot);
 	free(r->envp);
+	for (size_t i = 0; i < r->nruns; i++)
+		close_report(&r->runs[i]);
 	free(r->runs);
 	free(r);
 }
@@ -260,10 +273,30 @@ static int open_capture(int pipefd[2], const char **what)
 	return 0;
 }
 
-static int prepare_io(struct runner *r, struct spawn_io *io, int out[2], int err[2],
-		      const char **what)
+/* A run as another user looks its user up and opens its PAM session in
+ * its own child; what went wrong there comes back through this pipe, read
+ * without waiting once the child is reaped (its one line is in the pipe by
+ * then), so the loop needs no slot for it. */
+static int open_report(const struct runner *r, int report[2], const char **what)
 {
-	*io = (struct spawn_io){ { -1, -1, -1 }, r->cfg.tty_fd };
+	if (!r->cfg.target || !r->cfg.target->session)
+		return 0;
+	if (pipe2(report, O_CLOEXEC) != 0) {
+		*what = "pipe2";
+		return -1;
+	}
+	fcntl(report[0], F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+static int prepare_io(struct runner *r, struct spawn_io *io, int out[2], int err[2],
+		      int report[2], const char **what)
+{
+	*io = (struct spawn_io){ { -1, -1, -1 }, r->cfg.tty_fd, false, -1 };
+	if (open_report(r, report, what) != 0)
+		return -1;
+	io->has_report = report[1] >= 0;
+	io->report_fd = report[1];
 	if (r->cfg.input && (io->fd[0] = open_input(r->cfg.input, what)) < 0)
 		return -1;
 	if (r->cfg.tag_output) {
@@ -339,7 +372,7 @@ static void start_failed(struct runner *r, const struct tick *t, unsigned attemp
 static int start_run(struct runner *r, const struct tick *t, unsigned attempt,
 		     int64_t now, struct run_start *start, const char **what)
 {
-	int out[2] = { -1, -1 }, err[2] = { -1, -1 };
+	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, report[2] = { -1, -1 };
 	struct spawn_io io;
 	struct run *run;
 	pid_t pid = -1;
@@ -351,16 +384,18 @@ static int start_run(struct runner *r, const struct tick *t, unsigned attempt,
 		*what = "malloc";
 		return -1;
 	}
-	if (prepare_io(r, &io, out, err, what) == 0)
+	if (prepare_io(r, &io, out, err, report, what) == 0)
 		pid = spawn_run(r->cfg.target, &io, r->cfg.path, r->cfg.argv, r->envp, what);
 	saved = errno;
 	if (io.fd[0] >= 0)
 		close(io.fd[0]);
 	close_fds(&out[1], 1);
 	close_fds(&err[1], 1);
+	close_fds(&report[1], 1);
 	if (pid < 0) {
 		close_fds(&out[0], 1);
 		close_fds(&err[0], 1);
+		close_fds(&report[0], 1);
 		r->nruns--;
 		if (transient_error(saved)) {
 			const char *call = *what;
@@ -380,6 +415,7 @@ static int start_run(struct runner *r, const struct tick *t, unsigned attempt,
 		.tick = *t,
 		.started = now,
 		.deadline = INT64_MAX,
+		.report_fd = report[0],
 	};
 	if (r->cfg.timeout_ns && __builtin_add_overflow(now, r->cfg.timeout_ns, &run->deadline))
 		run->deadline = INT64_MAX;
@@ -389,10 +425,20 @@ static int start_run(struct runner *r, const struct tick *t, unsigned attempt,
 }
 
 /* A run leads its own process group, so the group gets the signal and
- * whatever the run started in the background goes with it. */
+ * whatever the run started in the background goes with it. A run as
+ * another user makes its group itself (setsid) a moment after it starts:
+ * until then the signal goes to its leader alone, which holds it blocked
+ * until it execs, so it is not lost. A leader not yet reaped still owns
+ * its pid; a reaped one's pid may be another process's by now. */
+static void signal_group(const struct run *run, int sig)
+{
+	if (kill(-run->pid, sig) < 0 && errno == ESRCH && !run->reaped)
+		kill(run->pid, sig);
+}
+
 static void signal_run(struct run *run, int sig, int64_t now)
 {
-	kill(-run->pid, sig);
+	signal_group(run, sig);
 	if (sig == SIGKILL) {
 		run->deadline = INT64_MAX;
 		run->killed = true;
@@ -437,6 +483,23 @@ enum tick_action runner_tick(struct runner *r, const struct tick *t, int64_t now
 }
 
 /* Reaping */
+
+/* Why a run as another user did not start, if it says so: its child wrote
+ * one line and ended (125) before exec. NULL when it started. */
+static const char *read_report(struct runner *r, struct run *run)
+{
+	ssize_t n = -1;
+
+	if (run->report_fd >= 0)
+		while ((n = read(run->report_fd, r->not_started, sizeof r->not_started - 1)) < 0 &&
+		       errno == EINTR)
+			continue;
+	close_report(run);
+	if (n <= 0)
+		return NULL;
+	r->not_started[n] = '\0';
+	return r->not_started;
+}
 
 static void describe_end(const struct runner *r, const struct run *run, int wstatus,
 			 int64_t now, struct run_end *end)
@@ -501,6 +564,7 @@ enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
 	}
 	if (run) {
 		describe_end(r, run, wstatus, now, end);
+		end->not_started = read_report(r, run);
 		run->reaped = true;
 		if (end->failed && plan_retry(r, run, now, next_run))
 			end->failed = false;
@@ -531,7 +595,7 @@ void runner_drop_waiting(struct runner *r)
 void runner_forward(struct runner *r, int sig)
 {
 	for (size_t i = 0; i < r->nruns; i++)
-		kill(-r->runs[i].pid, sig);
+		signal_group(&r->runs[i], sig);
 }
 
 void runner_expire(struct runner *r, int64_t now, struct run_start *start,

@@ -113,7 +113,8 @@ static void run_started(struct loop *l, struct job *j, const struct run_started 
 {
 	if (pidmap_put(&l->pids, s->pid, j) != 0)
 		loop_fail_oom(l);
-	if (l->tty_fd >= 0)
+	/* Another user's run has a session of its own, not the terminal. */
+	if (l->tty_fd >= 0 && !j->target.session)
 		l->tty_owner = s->pid;
 	j->state->metrics.last_start_ns = clock_now_ns(CLOCK_REALTIME);
 	l->metrics_dirty = true;
@@ -228,6 +229,17 @@ static void run_stopped(struct loop *l, pid_t pid)
 	kill(-pid, SIGCONT);
 }
 
+/* A run as another user whose user or PAM session refused it: an "error"
+ * event, before its "exit" (status 125, the command never ran). */
+static void not_started(struct loop *l, struct job *j, const struct run_end *e)
+{
+	char message[1536];
+
+	snprintf(message, sizeof message, "%s: %s; run %" PRIu64 " (try %u) did not start",
+		 j->name, e->not_started, e->seq, e->attempt);
+	events_error(&l->ev, j->name, "user", message);
+}
+
 /* A run's leader ended. ^C or ^\ in the terminal reached only the run
  * that held it: tfd ends as if it had been sent the signal itself. */
 static void leader_ended(struct loop *l, struct job *j, const struct run_end *e)
@@ -239,6 +251,8 @@ static void leader_ended(struct loop *l, struct job *j, const struct run_end *e)
 		runs_take_terminal(l);
 	/* Its lines come before its "exit"; what it left running may write on. */
 	readers_leader_ended(&l->readers, e->pid, &l->ev);
+	if (e->not_started)
+		not_started(l, j, e);
 	runs_finish(l, j, e);
 	if (held && (e->signal == SIGINT || e->signal == SIGQUIT))
 		loop_shutdown(l, e->signal);

@@ -48,11 +48,25 @@ static int fill_groups(struct run_user *u)
 	}
 }
 
-/* GROUP by name, or a number. */
+/* TEXT as a decimal id, as runuser(1) and setpriv(1) read a number where
+ * a name does not match: digits only, below (uid_t)-1, which means "no
+ * change" to setuid and setgid. */
+static bool numeric_id(const char *text, unsigned long *id)
+{
+	if (!*text || strspn(text, "0123456789") != strlen(text))
+		return false;
+	errno = 0;
+	*id = strtoul(text, NULL, 10);
+	return errno == 0 && *id < (uid_t)-1;
+}
+
+/* GROUP by name, or a number, which needs no entry in the group
+ * database (setpriv --regid takes any). */
 static int find_group(const char *group, gid_t *gid, char *err, size_t errlen,
 		      const char *spec)
 {
 	struct group *gr;
+	unsigned long id;
 
 	errno = 0;
 	gr = getgrnam(group);
@@ -63,6 +77,10 @@ static int find_group(const char *group, gid_t *gid, char *err, size_t errlen,
 	if (lookup_failed()) {
 		snprintf(err, errlen, "user '%s': group '%s': %s", spec, group, strerror(errno));
 		return 1;
+	}
+	if (numeric_id(group, &id)) {
+		*gid = (gid_t)id;
+		return 0;
 	}
 	snprintf(err, errlen, "user '%s': no such group '%s'", spec, group);
 	return 2;
@@ -83,6 +101,22 @@ static int check_may_become(struct run_user *u, char *err, size_t errlen)
 	return 2;
 }
 
+/* USER by name, else as a number: the password entry of that uid, which
+ * must exist (its name, HOME and groups are the run's). NULL with errno
+ * as getpwnam leaves it when there is none. */
+static struct passwd *find_user(const char *user)
+{
+	struct passwd *pw;
+	unsigned long id;
+
+	errno = 0;
+	pw = getpwnam(user);
+	if (pw || lookup_failed() || !numeric_id(user, &id))
+		return pw;
+	errno = 0;
+	return getpwuid((uid_t)id);
+}
+
 static int resolve(const char *spec, struct run_user *u, char *err, size_t errlen)
 {
 	const char *colon = strchr(spec, ':');
@@ -98,8 +132,7 @@ static int resolve(const char *spec, struct run_user *u, char *err, size_t errle
 		free(user);
 		return 2;
 	}
-	errno = 0;
-	pw = getpwnam(user);
+	pw = find_user(user);
 	if (!pw) {
 		status = lookup_failed() ? 1 : 2;
 		snprintf(err, errlen, "user '%s': %s", spec,

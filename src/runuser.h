@@ -1,7 +1,9 @@
-/* runuser: --user USER[:GROUP] and a system crontab's user field, looked
- * up in the password and group databases once, at load, in tfd itself: a
- * run's child may not call NSS (it shares tfd's memory until exec), so it
- * gets the ids and the supplementary group list ready made. */
+/* runuser: --user USER[:GROUP] and a system crontab's user field (names
+ * or numeric ids), looked up in the password and group databases at load,
+ * in tfd itself. A run as tfd's own user takes the ids ready made (its
+ * child shares tfd's memory until exec and may not call NSS); a run as
+ * another user looks them up again in a forked child of its own
+ * (session.h). */
 #ifndef TFD_RUNUSER_H
 #define TFD_RUNUSER_H
 

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "clone3.h"
+#include "session.h"
 
 /* The status a child ends with when it fails before exec (setns, the second
  * fork into a PID namespace). 125 is what env(1), chroot(1), timeout(1) and
@@ -68,8 +69,12 @@ struct child_plan {
 	int join_cwd_fd;
 	uint64_t reset_mask;     /* bit N-1: reset signal N */
 	const struct spawn_target *user;  /* --user: its ids; NULL: tfd's */
+	bool groups_set;         /* the session set the groups: keep them */
+	const struct session_spec *session;  /* a run as another user */
+	const char *cwd;         /* NULL: tfd's (or --join's) directory */
 	int fd[3];               /* struct spawn_io's */
 	int tty_fd;
+	int report_fd;
 };
 
 /* Child side: raw, async-signal-safe work only */
@@ -371,7 +376,7 @@ CHILD_CODE static void become_user(const struct child_plan *plan)
 {
 	const struct spawn_target *u = plan->user;
 
-	if (syscall(RAW_SETGROUPS, u->ngroups, u->groups) < 0) {
+	if (!plan->groups_set && syscall(RAW_SETGROUPS, u->ngroups, u->groups) < 0) {
 		report_child_failure("setgroups (--user)", NULL, errno);
 		_exit(SETUP_FAILED);
 	}
@@ -412,19 +417,14 @@ CHILD_CODE static int exec_command(const struct child_plan *plan)
 	return ENOEXEC;
 }
 
-/* Everything between clone3 and execve. The parent blocked every signal
- * before cloning, so none can arrive until the dispositions are reset.
- * Returns only on failure, with the status to exit with. */
-CHILD_CODE static int run_child(void *arg)
+/* Everything from the child's own process group to execve. The parent
+ * blocked every signal before cloning, so none can arrive until the
+ * dispositions are reset. Returns only on failure, with the status to exit
+ * with. */
+CHILD_CODE static int run_command(const struct child_plan *plan)
 {
-	const struct child_plan *plan = arg;
 	int err;
 
-	if (setpgid(0, 0) < 0) {
-		report_child_failure("setpgid", NULL, errno);
-		return SETUP_FAILED;
-	}
-	take_terminal(plan->tty_fd);
 	reset_signal_dispositions(plan->reset_mask);
 	if (plan->join_pidfd >= 0)
 		enter_join_target(plan);
@@ -432,6 +432,11 @@ CHILD_CODE static int run_child(void *arg)
 	 * those of the user as the joined namespaces map them. */
 	if (plan->user)
 		become_user(plan);
+	/* As the user, as cron does: a HOME the user cannot enter is /. */
+	if (plan->cwd && chdir(plan->cwd) < 0 && chdir("/") < 0) {
+		report_child_failure("chdir", "/", errno);
+		return SETUP_FAILED;
+	}
 	/* After the join, which still needs the pidfd (tfd started with 0, 1
 	 * or 2 closed may hold it there), and in the process that execs, so
 	 * that a PID namespace's relay holds none of the run's pipes. */
@@ -444,6 +449,108 @@ CHILD_CODE static int run_child(void *arg)
 	err = exec_command(plan);
 	report_child_failure("exec", plan->path, err);
 	return err == ENOENT ? 127 : 126;
+}
+
+/* A run as another user cannot start: one line to tfd, which makes it an
+ * "error" event, or to stderr. */
+static void report_session_failure(int fd, const char *why)
+{
+	struct iovec part[3] = { { (void *)"tfd: ", 5 }, { (void *)why, strlen(why) },
+				 { (void *)"\n", 1 } };
+
+	if (fd >= 0 ? write(fd, why, strlen(why)) : writev(STDERR_FILENO, part, 3)) {
+		/* Nothing is left to tell it to. */
+	}
+}
+
+/* The PAM session's keeper holds none of the run's descriptors (its pipes
+ * end when the command's last process closes them) nor tfd's standard
+ * ones, waits for the command, closes the session, and ends as the
+ * command ended. The descriptors PAM's modules opened (syslog, audit)
+ * stay open for their close. */
+__attribute__((noreturn)) static void keep_session(struct session *s, pid_t command,
+						   const int run_fd[3])
+{
+	int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int status = 0;
+
+	for (int fd = 0; fd < 3; fd++)
+		if (null_fd >= 0 && fd != null_fd)
+			dup2(null_fd, fd);
+	for (int i = 0; i < 3; i++)
+		if (run_fd[i] > 2 && run_fd[i] != null_fd)
+			close(run_fd[i]);
+	if (null_fd > 2)
+		close(null_fd);
+	while (waitpid(command, &status, 0) < 0 && errno == EINTR)
+		continue;
+	session_close(s);
+	end_like(status);
+}
+
+/* A run as another user, in a forked child: a session of its own (so no
+ * terminal of tfd's can be its controlling one), the user and the PAM
+ * session as cron sets them up now, stdin /dev/null unless the run has
+ * input. With a PAM session, this process keeps it and the command runs
+ * in a child; without, this process runs the command. */
+static int run_session_child(const struct child_plan *parent_plan)
+{
+	static const struct clone3_args plain = { .flags = 0 };
+	struct child_plan plan = *parent_plan;
+	struct spawn_target ids = { .cgroup_fd = -1, .join_pidfd = -1 };
+	struct session s;
+	char why[1024];
+	pid_t pid;
+
+	if (setsid() < 0) {
+		report_child_failure("setsid", NULL, errno);
+		return SETUP_FAILED;
+	}
+	if (session_open(&s, plan.session, plan.envp, why, sizeof why) != 0) {
+		report_session_failure(plan.report_fd, why);
+		return SETUP_FAILED;
+	}
+	ids.uid = s.user.uid;
+	ids.gid = s.user.gid;
+	plan.user = &ids;
+	plan.groups_set = true;
+	plan.envp = s.envp;
+	plan.cwd = plan.join_pidfd < 0 ? s.home : NULL;
+	plan.session = NULL;
+	if (plan.fd[0] < 0 && (plan.fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		report_child_failure("open", "/dev/null", errno);
+		session_close(&s);
+		return SETUP_FAILED;
+	}
+	if (plan.report_fd >= 0)
+		close(plan.report_fd);
+	if (!s.pamh)
+		return run_command(&plan);
+	pid = fork_plain(&plain);
+	if (pid == 0)
+		_exit(run_command(&plan));
+	if (pid < 0) {
+		report_child_failure("fork (PAM session)", NULL, errno);
+		session_close(&s);
+		return SETUP_FAILED;
+	}
+	keep_session(&s, pid, plan.fd);
+}
+
+/* The child's first steps: its own process group (a run as another user:
+ * its own session), the terminal, then the command. */
+CHILD_CODE static int run_child(void *arg)
+{
+	const struct child_plan *plan = arg;
+
+	if (plan->session)
+		return run_session_child(plan);
+	if (setpgid(0, 0) < 0) {
+		report_child_failure("setpgid", NULL, errno);
+		return SETUP_FAILED;
+	}
+	take_terminal(plan->tty_fd);
+	return run_command(plan);
 }
 
 /* Parent side */
@@ -611,9 +718,14 @@ static void make_plan(struct child_plan *plan, const struct spawn_target *target
 	if (io) {
 		memcpy(plan->fd, io->fd, sizeof plan->fd);
 		plan->tty_fd = io->tty_fd;
+		plan->report_fd = io->has_report ? io->report_fd : -1;
 	}
 	if (target && target->set_user)
 		plan->user = target;
+	if (target && target->session) {
+		plan->session = target->session;
+		plan->tty_fd = -1;
+	}
 	if (target && target->join_pidfd >= 0) {
 		plan->join_pidfd = target->join_pidfd;
 		plan->join_nstypes = target->join_nstypes;
@@ -629,7 +741,8 @@ pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
 	struct child_plan plan = { .path = path, .argv = argv, .envp = envp,
 				   .join_pidfd = -1, .join_root_fd = -1,
 				   .join_cwd_fd = -1, .reset_mask = ~UINT64_C(0),
-				   .fd = { -1, -1, -1 }, .tty_fd = -1 };
+				   .fd = { -1, -1, -1 }, .tty_fd = -1,
+				   .report_fd = -1 };
 	struct clone3_args args = { .exit_signal = SIGCHLD };
 	const char *failed = NULL;
 	sigset_t all, old;
@@ -646,15 +759,17 @@ pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
 	sigprocmask(SIG_SETMASK, &all, &old);
 	/* Joining a process whose namespaces are all ours enters nothing
 	 * (chroot and fchdir need no setns), so only a real setns needs the
-	 * slower forked child. */
-	if (plan.join_nstypes == 0)
+	 * slower forked child; so does a run as another user, whose child
+	 * calls NSS and PAM. */
+	if (plan.join_nstypes == 0 && !plan.session)
 		pid = start_vfork_child(&args, &plan, &failed);
 	if (pid == 0)
 		pid = start_forked_child(&args, &plan);
 	/* A forked child may not have run yet, and tfd may signal the group
 	 * at once (so may a vfork child under qemu-user, which forks for
-	 * CLONE_VFORK); after the exec this fails harmlessly. */
-	if (pid > 0)
+	 * CLONE_VFORK); after the exec this fails harmlessly. A session's
+	 * leader makes its group itself: setsid fails in a group leader. */
+	if (pid > 0 && !plan.session)
 		setpgid(pid, pid);
 	err = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct session_spec;
+
 /* Where a run starts. Descriptors are tfd's, opened once at start. */
 struct spawn_target {
 	int cgroup_fd;     /* -1, or an O_DIRECTORY descriptor of a cgroup v2 dir */
@@ -28,6 +30,12 @@ struct spawn_target {
 	gid_t gid;
 	const gid_t *groups;   /* the supplementary groups, NGROUPS of them */
 	size_t ngroups;
+	/* A run as another user (session.h): at each start its first child
+	 * looks the user up, opens the PAM session and builds the
+	 * environment; the run leads a session of its own (setsid), never
+	 * gets tfd's terminal, reads /dev/null unless given input, and starts
+	 * in HOME. NULL: none of this. */
+	const struct session_spec *session;
 	bool reset_known;  /* reset_mask was filled by spawn_note_signals */
 	uint64_t reset_mask;  /* bit N-1: signal N is not at SIG_DFL in tfd */
 };
@@ -42,6 +50,11 @@ struct spawn_io {
 	int fd[3];    /* descriptors to put on 0, 1, 2 in the run; -1 = inherit tfd's */
 	int tty_fd;   /* -1, or tfd's controlling terminal: the run's process group
 		       * is made its foreground group before exec */
+	/* A run as another user that cannot start writes why in one line to
+	 * report_fd when has_report is set, else "tfd: WHY" on stderr (so a
+	 * spawn_io that leaves both out reports on stderr). */
+	bool has_report;
+	int report_fd;
 };
 
 /* Starts PATH with ARGV and ENVP in TARGET as the leader of a new process
@@ -50,7 +63,11 @@ struct spawn_io {
  * descriptor. A file without "#!" runs with /bin/sh, as execvp(3) runs it.
  * Returns the pid, or -1 with errno set and *what naming the failing call
  * ("clone3", "setns", …). A failure after the child exists (exec, setns,
- * setuid) ends the child with 127/126/125 and a line on stderr. */
+ * setuid) ends the child with 127/126/125 and a line on stderr (a run as
+ * another user whose user or PAM session fails: 125 and the line on IO's
+ * report_fd). With a PAM session, the pid is the session's keeper: it
+ * leads the run's group, forks the command, and when the command ends,
+ * closes the session and ends as the command ended. */
 pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
 		const char *path, char *const argv[], char *const envp[],
 		const char **what);

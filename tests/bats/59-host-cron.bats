@@ -340,21 +340,23 @@ wait_up() {
 
 # A failed id change at run time: in a user namespace made by unshare -U -r
 # tfd is root there (so the load's checks pass), but setgroups(2) is denied
-# and nobody's ids are not mapped: the run's drop to the user fails.
-@test "the drop to the user failing at run time: status 125, a line naming the call, never run as root" {
+# and nobody's ids are not mapped: the run's drop to the user fails, which
+# the run's child tells tfd: an "error" event, and tfd ends with status 1.
+@test "the drop to the user failing at run time: status 125, an error naming the call, never run as root" {
 	unshare -U -r true 2>/dev/null || skip "this kernel makes no user namespace (unshare -U)"
 	run --separate-stderr unshare -U -r "$TFD" --json --user nobody --count 2 --interval 0.1s \
 		-- /bin/sh -c "id -u >>'$PWD/ran'"
-	assert_success
+	assert_equal "$status" 1
 	run jq -r 'select(.event == "exit") | "\(.status) \(.failed)"' <<<"$output"
 	assert_output $'125 true\n125 true'
-	assert_equal "$stderr" $'tfd: setgroups (--user): Operation not permitted\ntfd: setgroups (--user): Operation not permitted'
+	local why="user 'nobody': setgroups: Operation not permitted"
+	assert_equal "$stderr" "tfd: sh: $why; run 1 (try 1) did not start"$'\n'"tfd: sh: $why; run 2 (try 1) did not start"
 	[[ ! -e ran ]] || fail "the command ran, as $(cat ran)"
 	# A system crontab's line, with -E: tfd ends with the run's status.
 	printf '%s\n' "@reboot nobody id -u >>'$PWD/ran'" >system.tab
 	run --separate-stderr unshare -U -r "$TFD" -E --system-crontab --jobs system.tab
 	assert_equal "$status" 125
-	assert_equal "${stderr_lines[0]}" "tfd: setgroups (--user): Operation not permitted"
+	assert_equal "${stderr_lines[0]}" "tfd: id: $why; run 1 (try 1) did not start"
 	[[ ${stderr_lines[1]} == "tfd: id: run 1 (pid "*") exited with status 125" ]] || fail "$stderr"
 	[[ ! -e ran ]] || fail "the command ran, as $(cat ran)"
 }

@@ -496,7 +496,7 @@ static void check_output_into_pipe(const struct spawn_target *t, const char *how
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return;
-	status = run_with_io(t, &(struct spawn_io){ { -1, p[1], p[1] }, -1 }, argv,
+	status = run_with_io(t, &(struct spawn_io){ { -1, p[1], p[1] }, -1, false, -1 }, argv,
 			     p[0], out, sizeof out);
 	CHECK(status == 0 && strcmp(out, "out\nerr\n0\n1\n2\n3\n") == 0,
 	      "%s: stdout and stderr into a pipe: %#x '%s'", how, status, out);
@@ -516,7 +516,7 @@ static void check_input_from_memfd(const struct spawn_target *t, const char *how
 		CHECK(0, "%s: memfd: %s", how, strerror(errno));
 		return;
 	}
-	status = run_with_io(t, &(struct spawn_io){ { in, p[1], -1 }, -1 }, argv, p[0],
+	status = run_with_io(t, &(struct spawn_io){ { in, p[1], -1 }, -1, false, -1 }, argv, p[0],
 			     out, sizeof out);
 	CHECK(status == 0 && strcmp(out, text) == 0, "%s: stdin from a memfd: %#x '%s'",
 	      how, status, out);
@@ -530,7 +530,7 @@ static void check_sources_on_standard_slots(const struct spawn_target *t, const 
 {
 	char *argv[] = { "/bin/sh", "-c", "echo to-out; echo to-err >&2", NULL };
 	char *const *args = argv;
-	struct spawn_io io = { { -1, swap ? 2 : 1, swap ? 1 : 2 }, -1 };
+	struct spawn_io io = { { -1, swap ? 2 : 1, swap ? 1 : 2 }, -1, false, -1 };
 	char one[64], two[64];
 	int a[2], b[2], saved1, saved2, status = -1;
 	const char *what;
@@ -577,7 +577,7 @@ static int session_with_run(const struct spawn_target *t, const char *slave_name
 	if (setsid() < 0 || (s = open(slave_name, O_RDWR | O_CLOEXEC)) < 0 ||
 	    ioctl(s, TIOCSCTTY, 0) < 0)
 		return -3;
-	pid = spawn_run(t, &(struct spawn_io){ { s, s, s }, s }, argv[0], argv, environ,
+	pid = spawn_run(t, &(struct spawn_io){ { s, s, s }, s, false, -1 }, argv[0], argv, environ,
 			&what);
 	if (pid < 0)
 		return -4;

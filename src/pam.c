@@ -1,0 +1,76 @@
+#include "pam.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifdef TFD_NO_FLEET
+
+/* The static build has no dlopen (see pq.c): no PAM session. */
+const struct pam_library *pam_library(void)
+{
+	static bool warned;
+
+	if (!warned)
+		fprintf(stderr, "tfd: warning: this build cannot load libpam: runs as "
+			"another user open no PAM session\n");
+	warned = true;
+	return NULL;
+}
+
+#else
+
+#include <dlfcn.h>
+
+/* libpam0g's soname, not the development link only libpam0g-dev installs. */
+#define PAM_LIBRARY "libpam.so.0"
+
+#define PAM_SYMBOLS(X) \
+	X(start, pam_start) X(end, pam_end) X(set_item, pam_set_item) \
+	X(acct_mgmt, pam_acct_mgmt) X(setcred, pam_setcred) \
+	X(open_session, pam_open_session) X(close_session, pam_close_session) \
+	X(getenvlist, pam_getenvlist) X(strerror, pam_strerror)
+
+static bool resolve_all(struct pam_library *pam)
+{
+	/* Function pointers through memcpy, as pq.c explains. */
+#define PAM_RESOLVE(slot, symbol) \
+	{ \
+		void *p = dlsym(pam->handle, #symbol); \
+		if (!p) \
+			return false; \
+		memcpy(&pam->slot, &p, sizeof p); \
+	}
+	PAM_SYMBOLS(PAM_RESOLVE)
+#undef PAM_RESOLVE
+	return true;
+}
+
+/* One library for the process, loaded once, as the dynamic linker keeps
+ * it: the only state here, set before any run's child is started. */
+const struct pam_library *pam_library(void)
+{
+	static struct pam_library pam;
+	static bool tried;
+
+	if (tried)
+		return pam.handle ? &pam : NULL;
+	tried = true;
+	pam.handle = dlopen(PAM_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+	if (!pam.handle) {
+		/* cron without PAM would not start; tfd runs on, and says so. */
+		fprintf(stderr, "tfd: warning: %s; runs as another user open no PAM "
+			"session\n", dlerror());
+		return NULL;
+	}
+	if (!resolve_all(&pam)) {
+		fprintf(stderr, "tfd: warning: %s lacks a function of Linux-PAM's; runs as "
+			"another user open no PAM session\n", PAM_LIBRARY);
+		dlclose(pam.handle);
+		pam.handle = NULL;
+	}
+	return pam.handle ? &pam : NULL;
+}
+
+#endif
