@@ -219,16 +219,21 @@ CHILD_CODE static int install_descriptors(const int want[3])
 /* Every descriptor of tfd's is O_CLOEXEC, but tfd may have inherited open
  * ones from its own parent; the run gets 0, 1 and 2 only. The loop is for
  * kernels before 5.9, which lack close_range. */
-CHILD_CODE static void close_inherited_descriptors(void)
+CHILD_CODE static void close_descriptors_from(int first)
 {
 	struct rlimit lim;
 
-	if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0)
+	if (syscall(SYS_close_range, (unsigned)first, ~0U, 0U) == 0)
 		return;
 	if (getrlimit(RLIMIT_NOFILE, &lim) < 0 || lim.rlim_cur > INT_MAX)
 		lim.rlim_cur = 65536;
-	for (int fd = 3; fd < (int)lim.rlim_cur; fd++)
+	for (int fd = first; fd < (int)lim.rlim_cur; fd++)
 		close(fd);
+}
+
+CHILD_CODE static void close_inherited_descriptors(void)
+{
+	close_descriptors_from(3);
 }
 
 /* Whether clone3 failed because it cannot be used here at all, so that
@@ -488,6 +493,31 @@ __attribute__((noreturn)) static void keep_session(struct session *s, pid_t comm
 	end_like(status);
 }
 
+/* The session's keeper is a forked copy of tfd holding every descriptor
+ * of tfd's (other runs' pipes, a mail's pipe to its sendmail) and lives as
+ * long as its command: it keeps only what this run needs, before PAM opens
+ * descriptors of its own, so that no other pipe waits on it for its end. */
+static void keep_only_run_descriptors(const struct child_plan *plan)
+{
+	const int keep[] = { plan->fd[0], plan->fd[1], plan->fd[2], plan->report_fd,
+			     plan->join_pidfd, plan->join_root_fd, plan->join_cwd_fd };
+	const size_t n = sizeof keep / sizeof keep[0];
+	int top = 2;
+
+	for (size_t i = 0; i < n; i++)
+		if (keep[i] > top)
+			top = keep[i];
+	for (int fd = 3; fd <= top; fd++) {
+		bool kept = false;
+
+		for (size_t i = 0; i < n; i++)
+			kept = kept || keep[i] == fd;
+		if (!kept)
+			close(fd);
+	}
+	close_descriptors_from(top + 1);
+}
+
 /* A run as another user, in a forked child: a session of its own (so no
  * terminal of tfd's can be its controlling one), the user and the PAM
  * session as cron sets them up now, stdin /dev/null unless the run has
@@ -506,6 +536,7 @@ static int run_session_child(const struct child_plan *parent_plan)
 		report_child_failure("setsid", NULL, errno);
 		return SETUP_FAILED;
 	}
+	keep_only_run_descriptors(&plan);
 	if (session_open(&s, plan.session, plan.envp, why, sizeof why) != 0) {
 		report_session_failure(plan.report_fd, why);
 		return SETUP_FAILED;

@@ -193,7 +193,7 @@ with_pam_config() {
 
 @test "another user's run starts from cron's environment, not tfd's; tfd's own runs keep tfd's" {
 	make_user
-	printf 'A=from-file\nPATH=/file/bin:/usr/bin:/bin\n@reboot %s /usr/bin/env\n@reboot root echo "root sees ${TFB_SECRET-}"\n' \
+	printf 'MAILTO=""\nA=from-file\nPATH=/file/bin:/usr/bin:/bin\n@reboot %s /usr/bin/env\n@reboot root echo "root sees ${TFB_SECRET-}"\n' \
 		"$TEST_USER" >system.tab
 	TFB_SECRET=s3cret PGPASSWORD=pw run --separate-stderr timeout 20 "$TFD" --quiet \
 		--system-crontab --jobs system.tab
@@ -206,6 +206,7 @@ with_pam_config() {
 		A=from-file
 		HOME=$HOME_DIR
 		LOGNAME=$TEST_USER
+		MAILTO=
 		PATH=/file/bin:/usr/bin:/bin
 		PWD=$HOME_DIR
 		SHELL=/bin/sh
@@ -230,7 +231,7 @@ with_pam_config() {
 }
 
 @test "with --fleet no run gets tfd's PG* variables; a jobs file's own are kept" {
-	printf 'PGPASSWORD=the-file-s\n@reboot root /usr/bin/env\n' >system.tab
+	printf 'MAILTO=""\nPGPASSWORD=the-file-s\n@reboot root /usr/bin/env\n' >system.tab
 	PGPASSWORD=tfd-s PGUSER=tfd-u PGHOST=/nowhere run --separate-stderr timeout 20 "$TFD" --quiet \
 		--fleet 'host=/nonexistent dbname=tfd' --system-crontab --jobs system.tab
 	assert_line "PGPASSWORD=the-file-s"
@@ -281,7 +282,7 @@ with_pam_config() {
 	tfd_sid=$(sed -n 's/^tfd sid //p' own)
 	assert_line --regexp "^sid $tfd_sid tty [1-9][0-9]* in /dev/pts/"
 	# A crontab line's % text is the stdin of another user's run too.
-	printf '@reboot %s cat%%from-percent\n' "$TEST_USER" >system.tab
+	printf 'MAILTO=""\n@reboot %s cat%%from-percent\n' "$TEST_USER" >system.tab
 	run timeout 20 "$TFD" --system-crontab --jobs system.tab
 	assert_output from-percent
 }
@@ -300,7 +301,7 @@ with_pam_config() {
 	# A group number needs no entry; a user number does (its HOME, its name).
 	run timeout 20 "$TFD" --quiet --user "$uid:54321" --delay 0 --count 1 -- /usr/bin/id -g
 	assert_output 54321
-	printf '@reboot %s /usr/bin/id -un\n' "$uid" >system.tab
+	printf 'MAILTO=""\n@reboot %s /usr/bin/id -un\n' "$uid" >system.tab
 	run timeout 20 "$TFD" --quiet --system-crontab --jobs system.tab
 	assert_output "$TEST_USER"
 	assert_usage_error "--user '4000000000': no such user" --user 4000000000 -d 0 -- /bin/true
