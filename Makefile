@@ -5,6 +5,9 @@ PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 MANDIR     ?= $(PREFIX)/share/man
 DATADIR    ?= $(PREFIX)/share
+# systemd's unit directory: it reads /usr/local/lib/systemd/system too.
+# Debian 12's is /lib/systemd/system (debian/rules says so).
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
 CC         ?= cc
 CLANG      ?= clang
 PKG_CONFIG ?= pkg-config
@@ -14,7 +17,11 @@ BATS       ?= bats
 CFLAGS     ?= -O2 -g
 CORPUS     ?= ../shared/corpus
 SHELL      := /bin/bash
-VERSION    := 0.2.0
+# The release, in one place: VERSION (one line, e.g. 0.3.0). The build
+# gives it to every object as TFD_VERSION (tfd --version, tfdctl --version);
+# the man pages' .Os, debian/changelog and NEWS.md must agree with it
+# (tests/check-version.sh, run by analyze).
+VERSION    := $(strip $(file <VERSION))
 
 POPT_CFLAGS := $(shell $(PKG_CONFIG) --cflags popt 2>/dev/null)
 POPT_LIBS   := $(shell $(PKG_CONFIG) --libs popt 2>/dev/null || echo -lpopt)
@@ -76,6 +83,10 @@ build/tfd-asan: $(SRCS:src/%.c=build/asan-obj/%.o)
 
 # Objects are kept between runs, not removed as intermediate files.
 .SECONDARY:
+
+# Every object is compiled with -DTFD_VERSION: a new VERSION rebuilds the
+# ones already built (those not built yet are built anyway).
+$(wildcard build/*/*.o build/*/*/*.o): VERSION
 
 # Every unit test links the library's objects (all but tfd.o) and the
 # shared test code, instead of compiling them again.
@@ -327,13 +338,17 @@ clean:
 	bats-unclocked bats-asan-unclocked bats-clock \
 	build-aarch64 build-i686 check-aarch64 check-i686 check-cross
 
-# Installation: the binary, the man pages and the three shells' completions.
+# Installation: the binary, the man pages, the three shells' completions
+# and the systemd units (contrib/systemd; none enabled). The Debian package
+# is this install with PREFIX=/usr (debian/rules).
+UNITS     = tfd-cron.service tfd@.service
 INSTALLED = $(DESTDIR)$(BINDIR)/tfd \
 	    $(DESTDIR)$(MANDIR)/man1/tfd.1 \
 	    $(DESTDIR)$(MANDIR)/man5/tfd-jobs.5 \
 	    $(DESTDIR)$(DATADIR)/bash-completion/completions/tfd \
 	    $(DESTDIR)$(DATADIR)/zsh/site-functions/_tfd \
-	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfd.fish
+	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfd.fish \
+	    $(UNITS:%=$(DESTDIR)$(UNITDIR)/%)
 
 install: tfd
 	$(INSTALL) -D -m 755 tfd $(DESTDIR)$(BINDIR)/tfd
@@ -345,6 +360,13 @@ install: tfd
 		$(DESTDIR)$(DATADIR)/zsh/site-functions/_tfd
 	$(INSTALL) -D -m 644 completions/tfd.fish \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfd.fish
+	$(INSTALL) -d $(DESTDIR)$(UNITDIR)
+	@# The units name /usr/bin/tfd: the installed binary's path instead.
+	set -e; for u in $(UNITS); do \
+		sed 's|^ExecStart=/usr/bin/tfd |ExecStart=$(BINDIR)/tfd |' \
+			contrib/systemd/$$u >'$(DESTDIR)$(UNITDIR)/'$$u; \
+		chmod 644 '$(DESTDIR)$(UNITDIR)/'$$u; \
+	done
 
 uninstall:
 	rm -f $(INSTALLED)
