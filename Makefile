@@ -22,6 +22,7 @@ SHELL      := /bin/bash
 # the man pages' .Os, debian/changelog and NEWS.md must agree with it
 # (tests/check-version.sh, run by analyze).
 VERSION    := $(strip $(file <VERSION))
+$(if $(VERSION),,$(error VERSION: no release written in $(CURDIR)/VERSION))
 
 POPT_CFLAGS := $(shell $(PKG_CONFIG) --cflags popt 2>/dev/null)
 POPT_LIBS   := $(shell $(PKG_CONFIG) --libs popt 2>/dev/null || echo -lpopt)
@@ -152,13 +153,14 @@ bats: tfd
 
 # The whole suite once more against tfd built with ASan+UBSan.
 # The files that only check packaging (completions, install, the static
-# build, the metrics text, the Dockerfile) run tfd too little to gain from it.
+# build, the metrics text, the Dockerfile, the Debian package) run tfd too
+# little to gain from it; the package builds its own tfd.
 # 76-fleet-client drives the client through build/fleet_drive, not $TFD:
 # a second pass would run the same programs again.
 ASAN_BATS = $(filter-out tests/bats/76-fleet-client.bats \
 	    tests/bats/80-completion.bats tests/bats/85-install.bats \
 	    tests/bats/90-static.bats tests/bats/91-metrics-format.bats \
-	    tests/bats/92-dockerfile.bats,$(wildcard tests/bats/*.bats))
+	    tests/bats/92-dockerfile.bats tests/bats/95-package.bats,$(wildcard tests/bats/*.bats))
 bats-asan: build/tfd-asan
 	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(ASAN_BATS)
 
@@ -174,7 +176,8 @@ bats-valgrind: build/tfd-valgrind
 	TFD=$(CURDIR)/build/tfd-valgrind $(BATS) $(VALGRIND_BATS)
 
 SHELL_FILES = .ci/run .ci/install-deps completions/tfd.bash $(wildcard tests/bats/*.bash) \
-	      $(wildcard bench/*.sh tests/fuzz/*.sh tests/vectors/*.sh)
+	      $(wildcard bench/*.sh tests/fuzz/*.sh tests/vectors/*.sh tests/*.sh) \
+	      debian/tests/smoke
 
 analyze:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
@@ -183,6 +186,7 @@ analyze:
 	shellcheck -x $(SHELL_FILES)
 	shellcheck -s bash -S warning $(wildcard tests/bats/*.bats)
 	mandoc -Tlint -Wwarning man/tfd.1 man/tfd-jobs.5
+	tests/check-version.sh
 	zsh -n completions/_tfd
 	fish -n completions/tfd.fish
 
@@ -372,6 +376,37 @@ uninstall:
 	rm -f $(INSTALLED)
 
 .PHONY: install uninstall
+
+# The Debian package, built from a copy of the tree in DEB_DIR (so
+# dpkg-buildpackage's ../*.deb and friends land in build/deb/, not beside
+# the checkout), then checked by lintian: no error, and the warnings are the
+# ones README.md ("Packages") lists. Needs what debian/control's
+# Build-Depends lists, and lintian (README.md: `apt-get build-dep ./`).
+# The copy is what git tracks and would track (as a clone has it), or the
+# whole tree less build/ and the binaries outside a git checkout.
+DEB_DIR     ?= build/deb
+DEB_VERSION  = $(shell dpkg-parsechangelog -S Version 2>/dev/null)
+DEB_ARCH     = $(shell dpkg --print-architecture 2>/dev/null)
+DEB          = $(DEB_DIR)/tfd_$(DEB_VERSION)_$(DEB_ARCH).deb
+LINTIAN     ?= lintian
+
+deb:
+	rm -rf '$(DEB_DIR)'
+	mkdir -p '$(DEB_DIR)/tfd-$(VERSION)'
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			xargs -0 -I{} sh -c 'test ! -e "$$1" || printf "%s\0" "$$1"' _ {} | \
+			tar -c --null -T - -f - | tar -x -C '$(DEB_DIR)/tfd-$(VERSION)'; \
+	else \
+		tar -c --exclude=./build --exclude=./tfd --exclude=./tfd-static -f - . | \
+			tar -x -C '$(DEB_DIR)/tfd-$(VERSION)'; \
+	fi
+	cd '$(DEB_DIR)/tfd-$(VERSION)' && dpkg-buildpackage -us -uc -b
+	@test -f '$(DEB)' || { echo "deb: dpkg-buildpackage made no $(DEB)"; exit 1; }
+	$(LINTIAN) --fail-on error '$(DEB)'
+	@echo "deb: $(DEB)"
+
+.PHONY: deb
 
 # Benchmarks against the floor (see BENCHMARKS.md); not part of check.
 bench: tfd tfd-static

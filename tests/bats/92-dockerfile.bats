@@ -4,7 +4,8 @@
 # every instruction is one Docker knows, the first is FROM (or ARG), each
 # COPY/ADD source is in the build context (the top of the repository) or
 # in a stage named before, exec-form lines are JSON arrays; and the build
-# stage's `make static` works from exactly the files it copies.
+# stage's `make static` works from exactly the files it copies, and builds
+# the release VERSION names.
 
 load test_helper
 
@@ -127,4 +128,7 @@ check_dockerfile() {
 	run "$ctx/tfd-static" -d 0 -n 1 -f ok
 	assert_success
 	assert_output ok
+	# The image is the release the tree says (VERSION, copied with it).
+	run "$ctx/tfd-static" --version
+	assert_output "tfd $(<"$REPO/VERSION")"
 }
