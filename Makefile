@@ -190,6 +190,12 @@ analyze:
 	zsh -n completions/_tfd
 	fish -n completions/tfd.fish
 
+# The licence line at the head of every source file, script and man page
+# that lacks it (tests/check-spdx.sh; analyze checks it): run after adding
+# files. It changes nothing in a file that has it.
+spdx:
+	tests/check-spdx.sh --add
+
 # libFuzzer harnesses, seeded from the corpora and the project's vectors;
 # found crashers are kept in tests/fuzz/regressions/NAME and replayed.
 FUZZ_SECONDS ?= 10
@@ -338,7 +344,7 @@ clean:
 # The headers each object was compiled against (-MMD above).
 -include $(wildcard build/*/*.d build/*/*/*.d)
 
-.PHONY: all static unit unit-asan bats bats-asan bats-valgrind analyze fuzz check clean \
+.PHONY: all static unit unit-asan bats bats-asan bats-valgrind analyze spdx fuzz check clean \
 	bats-unclocked bats-asan-unclocked bats-clock \
 	build-aarch64 build-i686 check-aarch64 check-i686 check-cross
 
