@@ -407,7 +407,10 @@ deb:
 		tar -c --exclude=./build --exclude=./tfd --exclude=./tfd-static -f - . | \
 			tar -x -C '$(DEB_DIR)/tfd-$(VERSION)'; \
 	fi
-	cd '$(DEB_DIR)/tfd-$(VERSION)' && dpkg-buildpackage -us -uc -b
+	@# The package's flags are dpkg-buildflags' (hardening), not the caller's
+	@# CFLAGS, nor this make's options (-j, -o, a jobserver).
+	cd '$(DEB_DIR)/tfd-$(VERSION)' && env -u CFLAGS -u CPPFLAGS -u LDFLAGS \
+		-u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -us -uc -b
 	@test -f '$(DEB)' || { echo "deb: dpkg-buildpackage made no $(DEB)"; exit 1; }
 	$(LINTIAN) --fail-on error '$(DEB)'
 	@echo "deb: $(DEB)"
