@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tfd — a plain Makefile. CFLAGS, CPPFLAGS and LDFLAGS are the packager's:
 # they are never assigned here, only given a default, and always passed on.
 
@@ -187,6 +188,7 @@ analyze:
 	shellcheck -s bash -S warning $(wildcard tests/bats/*.bats)
 	mandoc -Tlint -Wwarning man/tfd.1 man/tfd-jobs.5
 	tests/check-version.sh
+	tests/check-spdx.sh
 	zsh -n completions/_tfd
 	fish -n completions/tfd.fish
 

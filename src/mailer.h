@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mailer: the loop's side of MAILTO — for each run's collected output, a
  * `sendmail -i -t` child (SENDMAIL) whose stdin is a pipe written without
  * blocking when poll() says it takes more, reaped like any other child.

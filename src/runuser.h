@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runuser: --user USER[:GROUP] and a system crontab's user field, looked
  * up in the password and group databases once, at load, in tfd itself: a
  * run's child may not call NSS (it shares tfd's memory until exec), so it

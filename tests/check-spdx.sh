@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # check-spdx.sh [--add] [ROOT]: every source file, script and man page of
 # the tree says its licence at its head, in the comment style of its kind:
 #   C (*.c, *.h)                  line 1: /* SPDX-License-Identifier: MIT */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # check-version.sh [--stamp] [ROOT]: the release is written in one place,
 # VERSION; everything else that names it must agree, and this says where it
 # does not (one line each, exit 1):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # make install puts exactly its eight files in place with the right modes
 # (the units naming the installed binary), and make uninstall removes
 # exactly those.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status and $output.
 # contrib/Dockerfile, checked without a container runtime (none runs here):
 # every instruction is one Docker knows, the first is FROM (or ARG), each

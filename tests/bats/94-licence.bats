@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status and $output.
 # tests/check-spdx.sh: every source file, script and man page carries
 # `SPDX-License-Identifier: MIT` at its head in its own comment style; the
@@ -23,6 +24,12 @@ make_tree() {
 	printf '[Service]\nExecStart=/usr/bin/x\n' >"$t/x.service"
 	printf '* * * * * root true\n' >"$t/tests/bats/fixtures/crontab"
 	printf '# Notes\n' >"$t/NOTES.md"
+}
+
+@test "the tree: every source file, script and man page has the licence line" {
+	run "$CHECK"
+	assert_success
+	assert_output ""
 }
 
 @test "the check names each file without the line and where it belongs, and passes data files by" {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status and $output.
 # The Debian package: `make deb` builds tfd_VERSION-N_ARCH.deb from a copy
 # of the tree, lintian finds no error and no warning README.md does not
