@@ -154,14 +154,16 @@ bats: tfd
 
 # The whole suite once more against tfd built with ASan+UBSan.
 # The files that only check packaging (completions, install, the static
-# build, the metrics text, the Dockerfile, the Debian package) run tfd too
-# little to gain from it; the package builds its own tfd.
+# build, the metrics text, the Dockerfile, the licence lines, the Debian
+# package) run tfd too little to gain from it; the package builds its own
+# tfd.
 # 76-fleet-client drives the client through build/fleet_drive, not $TFD:
 # a second pass would run the same programs again.
 ASAN_BATS = $(filter-out tests/bats/76-fleet-client.bats \
 	    tests/bats/80-completion.bats tests/bats/85-install.bats \
 	    tests/bats/90-static.bats tests/bats/91-metrics-format.bats \
-	    tests/bats/92-dockerfile.bats tests/bats/95-package.bats,$(wildcard tests/bats/*.bats))
+	    tests/bats/92-dockerfile.bats tests/bats/94-licence.bats \
+	    tests/bats/95-package.bats,$(wildcard tests/bats/*.bats))
 bats-asan: build/tfd-asan
 	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(ASAN_BATS)
 
