@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tfd — a plain Makefile. CFLAGS, CPPFLAGS and LDFLAGS are the packager's:
 # they are never assigned here, only given a default, and always passed on.
 
@@ -5,6 +6,9 @@ PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 MANDIR     ?= $(PREFIX)/share/man
 DATADIR    ?= $(PREFIX)/share
+# systemd's unit directory: it reads /usr/local/lib/systemd/system too.
+# Debian 12's is /lib/systemd/system (debian/rules says so).
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
 CC         ?= cc
 CLANG      ?= clang
 PKG_CONFIG ?= pkg-config
@@ -14,7 +18,12 @@ BATS       ?= bats
 CFLAGS     ?= -O2 -g
 CORPUS     ?= ../shared/corpus
 SHELL      := /bin/bash
-VERSION    := 0.2.0
+# The release, in one place: VERSION (one line, e.g. 0.3.0). The build
+# gives it to every object as TFD_VERSION (tfd --version, tfdctl --version);
+# the man pages' .Os, debian/changelog and NEWS.md must agree with it
+# (tests/check-version.sh, run by analyze).
+VERSION    := $(strip $(file <VERSION))
+$(if $(VERSION),,$(error VERSION: no release written in $(CURDIR)/VERSION))
 
 POPT_CFLAGS := $(shell $(PKG_CONFIG) --cflags popt 2>/dev/null)
 POPT_LIBS   := $(shell $(PKG_CONFIG) --libs popt 2>/dev/null || echo -lpopt)
@@ -76,6 +85,10 @@ build/tfd-asan: $(SRCS:src/%.c=build/asan-obj/%.o)
 
 # Objects are kept between runs, not removed as intermediate files.
 .SECONDARY:
+
+# Every object is compiled with -DTFD_VERSION: a new VERSION rebuilds the
+# ones already built (those not built yet are built anyway).
+$(wildcard build/*/*.o build/*/*/*.o): VERSION
 
 # Every unit test links the library's objects (all but tfd.o) and the
 # shared test code, instead of compiling them again.
@@ -141,13 +154,16 @@ bats: tfd
 
 # The whole suite once more against tfd built with ASan+UBSan.
 # The files that only check packaging (completions, install, the static
-# build, the metrics text, the Dockerfile) run tfd too little to gain from it.
+# build, the metrics text, the Dockerfile, the licence lines, the Debian
+# package) run tfd too little to gain from it; the package builds its own
+# tfd.
 # 76-fleet-client drives the client through build/fleet_drive, not $TFD:
 # a second pass would run the same programs again.
 ASAN_BATS = $(filter-out tests/bats/76-fleet-client.bats \
 	    tests/bats/80-completion.bats tests/bats/85-install.bats \
 	    tests/bats/90-static.bats tests/bats/91-metrics-format.bats \
-	    tests/bats/92-dockerfile.bats,$(wildcard tests/bats/*.bats))
+	    tests/bats/92-dockerfile.bats tests/bats/94-licence.bats \
+	    tests/bats/95-package.bats,$(wildcard tests/bats/*.bats))
 bats-asan: build/tfd-asan
 	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(ASAN_BATS)
 
@@ -163,7 +179,8 @@ bats-valgrind: build/tfd-valgrind
 	TFD=$(CURDIR)/build/tfd-valgrind $(BATS) $(VALGRIND_BATS)
 
 SHELL_FILES = .ci/run .ci/install-deps completions/tfd.bash $(wildcard tests/bats/*.bash) \
-	      $(wildcard bench/*.sh tests/fuzz/*.sh tests/vectors/*.sh)
+	      $(wildcard bench/*.sh tests/fuzz/*.sh tests/vectors/*.sh tests/*.sh) \
+	      debian/tests/smoke
 
 analyze:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
@@ -172,8 +189,16 @@ analyze:
 	shellcheck -x $(SHELL_FILES)
 	shellcheck -s bash -S warning $(wildcard tests/bats/*.bats)
 	mandoc -Tlint -Wwarning man/tfd.1 man/tfd-jobs.5
+	tests/check-version.sh
+	tests/check-spdx.sh
 	zsh -n completions/_tfd
 	fish -n completions/tfd.fish
+
+# The licence line at the head of every source file, script and man page
+# that lacks it (tests/check-spdx.sh; analyze checks it): run after adding
+# files. It changes nothing in a file that has it.
+spdx:
+	tests/check-spdx.sh --add
 
 # libFuzzer harnesses, seeded from the corpora and the project's vectors;
 # found crashers are kept in tests/fuzz/regressions/NAME and replayed.
@@ -324,17 +349,21 @@ clean:
 # The headers each object was compiled against (-MMD above).
 -include $(wildcard build/*/*.d build/*/*/*.d)
 
-.PHONY: all static unit unit-asan bats bats-asan bats-valgrind analyze fuzz check clean \
+.PHONY: all static unit unit-asan bats bats-asan bats-valgrind analyze spdx fuzz check clean \
 	bats-unclocked bats-asan-unclocked bats-clock \
 	build-aarch64 build-i686 check-aarch64 check-i686 check-cross
 
-# Installation: the binary, the man pages and the three shells' completions.
+# Installation: the binary, the man pages, the three shells' completions
+# and the systemd units (contrib/systemd; none enabled). The Debian package
+# is this install with PREFIX=/usr (debian/rules).
+UNITS     = tfd-cron.service tfd@.service
 INSTALLED = $(DESTDIR)$(BINDIR)/tfd \
 	    $(DESTDIR)$(MANDIR)/man1/tfd.1 \
 	    $(DESTDIR)$(MANDIR)/man5/tfd-jobs.5 \
 	    $(DESTDIR)$(DATADIR)/bash-completion/completions/tfd \
 	    $(DESTDIR)$(DATADIR)/zsh/site-functions/_tfd \
-	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfd.fish
+	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfd.fish \
+	    $(UNITS:%=$(DESTDIR)$(UNITDIR)/%)
 
 install: tfd
 	$(INSTALL) -D -m 755 tfd $(DESTDIR)$(BINDIR)/tfd
@@ -346,11 +375,52 @@ install: tfd
 		$(DESTDIR)$(DATADIR)/zsh/site-functions/_tfd
 	$(INSTALL) -D -m 644 completions/tfd.fish \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfd.fish
+	$(INSTALL) -d $(DESTDIR)$(UNITDIR)
+	@# The units name /usr/bin/tfd: the installed binary's path instead.
+	set -e; for u in $(UNITS); do \
+		sed 's|^ExecStart=/usr/bin/tfd |ExecStart=$(BINDIR)/tfd |' \
+			contrib/systemd/$$u >'$(DESTDIR)$(UNITDIR)/'$$u; \
+		chmod 644 '$(DESTDIR)$(UNITDIR)/'$$u; \
+	done
 
 uninstall:
 	rm -f $(INSTALLED)
 
 .PHONY: install uninstall
+
+# The Debian package, built from a copy of the tree in DEB_DIR (so
+# dpkg-buildpackage's ../*.deb and friends land in build/deb/, not beside
+# the checkout), then checked by lintian: no error, and the warnings are the
+# ones README.md ("Packages") lists. Needs what debian/control's
+# Build-Depends lists, and lintian (README.md: `apt-get build-dep ./`).
+# The copy is what git tracks and would track (as a clone has it), or the
+# whole tree less build/ and the binaries outside a git checkout.
+DEB_DIR     ?= build/deb
+DEB_VERSION  = $(shell dpkg-parsechangelog -S Version 2>/dev/null)
+DEB_ARCH     = $(shell dpkg --print-architecture 2>/dev/null)
+DEB          = $(DEB_DIR)/tfd_$(DEB_VERSION)_$(DEB_ARCH).deb
+LINTIAN     ?= lintian
+
+deb:
+	rm -rf '$(DEB_DIR)'
+	mkdir -p '$(DEB_DIR)/tfd-$(VERSION)'
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			xargs -0 -I{} sh -c 'test ! -e "$$1" || printf "%s\0" "$$1"' _ {} | \
+			tar -c --null -T - -f - | tar -x -C '$(DEB_DIR)/tfd-$(VERSION)'; \
+	else \
+		tar -c --exclude=./build --exclude=./tfd --exclude=./tfd-static -f - . | \
+			tar -x -C '$(DEB_DIR)/tfd-$(VERSION)'; \
+	fi
+	@# The package's flags are dpkg-buildflags' (hardening), not the caller's
+	@# CFLAGS, nor this make's options (-j, -o, a jobserver).
+	cd '$(DEB_DIR)/tfd-$(VERSION)' && env -u CFLAGS -u CPPFLAGS -u LDFLAGS \
+		-u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -us -uc -b
+	@test -f '$(DEB)' || { echo "deb: dpkg-buildpackage made no $(DEB)"; exit 1; }
+	$(LINTIAN) --fail-on error '$(DEB)'
+	@echo "deb: $(DEB)"
+
+.PHONY: deb
 
 # Benchmarks against the floor (see BENCHMARKS.md); not part of check.
 bench: tfd tfd-static

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* benchtime: the clock readings and the sort order the bench programs
  * share. Header-only, so each program still builds from one .c file. */
 #ifndef TFD_BENCHTIME_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/cron-compare.sh: the same cron.d file under Debian's cron and under
 # tfd --system-crontab, side by side for MINUTES minutes (default 3), as
 # root. Each line runs bench/cron-probe.sh, which records what its run sees

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/cron-probe.sh OUTDIR: run by bench/cron-compare.sh from a cron.d
 # line under both cron and tfd. Writes OUTDIR/RUNNER.USER.MINUTE, what this
 # run sees as KEY=VALUE lines, and prints one line, which its daemon mails.

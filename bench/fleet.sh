@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # bench/fleet.sh: the `fleet` section of bench/run.sh (issue 16): replicas
 # of tfd with --fleet against a PostgreSQL 15 of the section's own, started

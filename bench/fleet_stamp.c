@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fleet_stamp — the run of the fleet benchmarks: records when it started
  * against the instant it was scheduled for.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * floor — the least a timerfd ticker can do, as a yardstick for tfd.
  *

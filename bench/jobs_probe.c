@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jobs_probe — how long a daemon takes to load and arm, whether it then
  * stays asleep, and how long a reload takes, measured from outside.

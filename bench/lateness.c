@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lateness — run a ticker with stdout on a pipe and measure it from outside.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # bench/many.sh: the sections of bench/run.sh for many jobs (`jobs`), for
 # --tag-output (`tagout`), against cron and snooze (`peers`) and against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* next_elapse: times 100,000 successive next-elapse computations of the
  * calendar event "*:0/15" and the cron expression "* /15 * * * *" (without
  * the space), and prints the cost per call.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/run.sh: tfd's benchmark suite. Measures tfd against floors and
 # references (a bare timerfd ticker, a posix_spawn+waitpid loop, sleep,
 # /bin/true, cyclictest), prints one markdown table to stdout and writes it,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spawn_floor — the least it costs to run a command, as a yardstick for
  * tfd's runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * startup — start-to-exit of two programs, started the same way and in
  * turns, as a yardstick for how long tfd takes to start and stop.

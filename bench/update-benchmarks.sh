@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/update-benchmarks.sh: copies the table of the last run
 # (bench/results.md, written by bench/run.sh) into BENCHMARKS.md, between the
 # "results: begin" and "results: end" markers. The rest of BENCHMARKS.md (what

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bash completion for tfd(1)                                -*- shell-script -*-
 #
 # Installed as share/bash-completion/completions/tfd, where bash-completion

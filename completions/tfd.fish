@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # fish completion for tfd(1). Installed as
 # share/fish/vendor_completions.d/tfd.fish.
 

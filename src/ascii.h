@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ascii: character classes in the C locale, for parsers that must not
  * depend on the user's locale (ctype(3) does). */
 #ifndef TFD_ASCII_H

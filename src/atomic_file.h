@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* atomic_file: state files (--persist, --metrics) replaced whole, so that a
  * reader (tfd at its next start, node_exporter at a scrape) sees the old text
  * or the new, never a part, and so that tfd never opens a name another user

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* calendar: systemd.time(7) calendar events, parsed as systemd 252 reads
  * them (`systemd-analyze calendar`): an optional weekday list, a date, a
  * time, an optional zone, the shorthands ("hourly", "quarterly"), and

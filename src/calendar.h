@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* calendar: systemd.time(7) calendar events ("Mon..Fri *-*-* 09:00",
  * "hourly", "*:0/15", "… Europe/Berlin") and their next elapse. Pure: no I/O,
  * no globals; zones come in through a tz_lookup_fn and a local zone. */

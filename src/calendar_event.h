@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* calendar_event: a parsed calendar event, as the parser (calendar.c)
  * builds it and the search (calendar_search.c) reads it. Private to the
  * two: everyone else holds a struct calendar only through calendar.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* calendar_search: the next elapse of a parsed calendar event.
  *
  * The search follows systemd 252 (`systemd-analyze calendar`) closely,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* capture: a run's output stream cut into lines, for --tag-output. Pure:
  * the loop reads the pipe and feeds the bytes in; whole lines come out
  * through a callback, in order. A line longer than CAPTURE_LINE_MAX comes

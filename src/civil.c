@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* civil: Gregorian day-number arithmetic. The conversions count in 400-year
  * eras (146097 days each) starting on 0000-03-01, so that the leap day is the
  * last day of its "year" and month lengths follow a fixed 5-month pattern. */

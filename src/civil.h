@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* civil: proleptic Gregorian calendar arithmetic on day numbers (days since
  * 1970-01-01). Pure integer math, shared by the calendar and cron schedulers
  * so neither needs timegm(3) or gmtime(3). */

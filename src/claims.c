@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "claims.h"
 
 #include <errno.h>

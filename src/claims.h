@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* claims: the event loop's side of --fleet. An elapse of a job under
  * --fleet is not acted on when it is due: it is claimed (fleet_claim) and
  * its tick held here until the fleet answers; then it acts as without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clone3: the kernel's clone3(2) arguments and the constants older
  * headers may lack, for spawn.c (every run's start) and target.c (the
  * check that --cgroup can be used). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cron: classic 5-field cron expressions (Vixie/cronie semantics) and their
  * next run time.
  *

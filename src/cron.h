@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cron: classic 5-field cron expressions and @ shorthands, with Vixie
  * semantics, and their next run time. Pure: no I/O, no globals. */
 #ifndef TFD_CRON_H

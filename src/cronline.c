@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "cronline.h"
 
 #include <stdio.h>

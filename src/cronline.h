@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cronline: a crontab line of a jobs file split as cronie's load_entry
  * splits it (the schedule, a system crontab's user, the command), and its
  * command cut at the first unescaped '%' into the command and its stdin,

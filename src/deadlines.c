@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "deadlines.h"
 
 #include "claims.h"

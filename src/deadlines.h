@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* deadlines: the loop's one CLOCK_MONOTONIC timerfd (struct loop's
  * deadline), armed at the earliest of what waits on the monotonic clock:
  * the jobs' deadlines (timeouts, kill graces, retries, --random-delay,

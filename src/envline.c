@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "envline.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* envline: a jobs file's environment line as cronie's load_env reads it
  * (NAME=VALUE, quoted or not). Pure. */
 #ifndef TFD_ENVLINE_H

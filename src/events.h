@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* events: everything the loop prints — ticks, run ends, settings, reloads,
  * clock changes, captured output lines, errors, the --stats summary — on
  * tfd's own stdout and stderr (struct output: never blocking, never torn).

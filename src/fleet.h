@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fleet: replicas of tfd that share a --fleet database run each scheduled
  * elapse of each job once among them. The claim of an elapse is a row of
  * PostgreSQL's table tfd_runs keyed by the job's name and the elapse's

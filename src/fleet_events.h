@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fleet_events: what the fleet has to tell the loop (a claim's outcome, an
  * error, the link going up or down), queued in the order it happened and
  * handed out one at a time, private to fleet.c. The queue owns copies of

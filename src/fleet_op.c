@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fleet_op: the fleet's work, one op per statement: made, queued, and
  * turned into its SQL and parameters. */
 #include "fleet_op.h"

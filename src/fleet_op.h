@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fleet_op: what the fleet asks of the database, one op per statement,
  * private to the fleet's files (fleet*.c). An op owns its copy of the job's name; a queue
  * owns the ops in it. Nothing here talks to libpq. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fleet_params: --fleet's CONNINFO as libpq's keyword and value lists,
  * with tfd's defaults for what the user left unsaid, and libpq's messages
  * made fit for one line of tfd's (passwords left out). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fleet_params: the connection parameters of --fleet, read once by
  * fleet_new. Nothing here connects: libpq only parses CONNINFO. */
 #ifndef TFD_FLEET_PARAMS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "fleet_sql.h"
 
 /* pg_advisory_xact_lock's key while the table is created: "tfdruns". */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fleet_sql: the text of each statement the fleet sends to PostgreSQL,
  * tfd_runs' creation and its shape check among them. Every value is a
  * parameter ($1, $2, ...): no job's or replica's name is ever part of the

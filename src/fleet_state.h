@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fleet_state: the database client's state, shared by fleet.c (the
  * connection, sending, scheduling the statements, the loop's calls) and
  * fleet_answer.c (what each answer means), and by nothing else: the loop

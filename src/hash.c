@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "hash.h"
 
 #include <stdlib.h>

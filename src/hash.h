@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hash: FNV-1a over a string, and the one open-addressing hash set of
  * items keyed by a string each item carries, with a number beside each.
  * It is a multiset (two equal keys are two entries) from which a match can

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heap: an indexed binary min-heap of items keyed by an int64_t instant.
  * Each item keeps its own position (an index the heap maintains), so a key
  * can change or an item leave in O(log n): the schedule keeps every job's

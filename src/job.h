@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* job: one job of the table — what it is (schedule, command, policies),
  * built from its options once by job_build and not changed afterwards.
  * Where it is (counters, the armed elapse, its runs, a delayed action, its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "jobsdir.h"
 
 #include <dirent.h>

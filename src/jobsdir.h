@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jobsdir: the files a --jobs directory stands for, by run-parts' rule as
  * cron applies it to /etc/cron.d: regular files (or links to one) whose
  * names are made only of A-Z a-z 0-9 _ -, in byte order of the names. So a

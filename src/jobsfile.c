@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jobsfile: tfd's jobs file, parsed line by line into entries.
  *
  * Each line is one of: ignored (blank or a '#' comment), an environment

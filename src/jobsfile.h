@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jobsfile: tfd's jobs file (--jobs=FILE, tfd-jobs(5)) as a list of
  * entries, one per job line, each with the environment it sees. Pure: no
  * I/O, no globals; the caller reads the file and passes its bytes, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "jobstate.h"
 
 #include <stdlib.h>

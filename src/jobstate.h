@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jobstate: where a job is, beside what it is (job.h): its counters and
  * schedule walk, the armed elapse, its runs, a delayed action, its
  * deadlines and its metrics. The loop's modules (loop, tick, runs, reload,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "jobtable.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jobtable: the table of jobs, from the command line (one job) or from a
  * jobs file (tfd-jobs(5)): each line becomes a job with the options beside
  * --jobs as its defaults, names are given (explicit first, then default

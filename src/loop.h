@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* loop: the event loop of every job. One poll() over a timerfd per clock
  * in use (armed at the earliest elapse of that clock's heap of jobs), one
  * monotonic timerfd for every deadline (timeouts, kill graces, retries,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* loopstate: the state of one event loop, shared by the loop's own modules
  * and by no one else: loop.c (setup, the poll set, dispatch, signals and
  * shutdown), tick.c (what a job does over time), runs.c (run starts and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mail: a job's MAILTO, and the message cron would send for one run —
  * pure: the output collected up to a cap, the headers, the message text.
  * The loop's side (the sendmail child, its pipe, its end) is mailer.h. */

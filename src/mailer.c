@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "mailer.h"
 
 #include <errno.h>

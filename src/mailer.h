@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mailer: the loop's side of MAILTO — for each run's collected output, a
  * `sendmail -i -t` child (SENDMAIL), started as cron starts it: as the
  * job's user with the run's environment, so the envelope sender is that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* metrics: --metrics FILE, every job's figures in the Prometheus text format
  * (version 0.0.4) that node_exporter's textfile collector reads. */
 #ifndef TFD_METRICS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* options: what tfd's command line and a jobs file's tfd lines say, read
  * with popt into text that the job and wiring code then check. One table
  * describes every option; a tfd line accepts the per-job part of it. */

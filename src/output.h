@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* output: tfd's own stdout and stderr, written without ever blocking the
  * event loop. A line goes out whole with one write() when the descriptor
  * takes it; what it does not take waits in a queue that the loop drains when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "pam.h"
 
 #include <stdbool.h>

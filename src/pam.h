@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pam: the few functions of libpam (Linux-PAM) that a run as another user
  * needs to open a session of service "cron", as cron(8) opens one: found
  * with dlopen by the first job that runs as another user, so a tfd without

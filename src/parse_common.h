@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse_common: what the duration parser (parse_time.c) and the timestamp
  * parser (parse_timestamp.c) share: the reason a parse failed and the one
  * line that reports it, the time span reader (a timestamp's "+5min", "5min

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse_time: the DURATION syntax of systemd.time(7), read the way
  * systemd 252's parse_time() reads it, plus nanosecond units; and what the
  * timestamp parser (parse_timestamp.c) shares with it (parse_common.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse_time: DURATION and TIMESTAMP syntax (systemd.time(7), plus ns units
  * and RFC 3339 forms). Pure: no I/O, no globals; "now" and the time zones
  * come in through struct time_context. */

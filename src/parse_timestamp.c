@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse_timestamp: the TIMESTAMP syntax of systemd.time(7), read the way
  * systemd 252's parse_timestamp() reads it, quirks included (pinned down
  * by shared/corpus), plus RFC 3339 forms: dates and times in strptime(3)'s

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pathsearch: finds the file a command names, as execvp(3) would, before
  * any run starts: tfd reports a command that cannot run (127/126) at
  * start-up instead of failing in every child. */

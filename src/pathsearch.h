@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pathsearch: the command lookup of execvp(3), done once before any run.
  *
  * Pure apart from stat(2) and faccessat(2): no state, nothing kept. The

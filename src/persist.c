@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "persist.h"
 
 #include <errno.h>

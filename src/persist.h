@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* persist: --persist FILE, the time of the last run, so a run missed while
  * tfd was not running is made up at start (systemd's Persistent=). */
 #ifndef TFD_PERSIST_H

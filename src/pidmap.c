@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "pidmap.h"
 
 #include <stdint.h>

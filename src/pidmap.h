@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pidmap: which job a run's pid belongs to, so the reaper finds a run's
  * job in O(1) however many jobs there are. Open addressing on the pid. */
 #ifndef TFD_PIDMAP_H

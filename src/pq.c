@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "pq.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pq: the few functions of libpq (PostgreSQL's client library) that the
  * fleet uses, found with dlopen when --fleet is given and not before, so a
  * tfd without --fleet neither links nor maps libpq: its start-up and size

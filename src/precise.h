@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* precise: --precise, trading power for timing as cyclictest does. */
 #ifndef TFD_PRECISE_H
 #define TFD_PRECISE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "readers.h"
 
 #include <errno.h>

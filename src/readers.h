@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* readers: the pipes of --tag-output runs, read line by line into events.
  * A run's "exit" follows its leader's exit: when the reaper sees the leader
  * end, what it wrote is read first (readers_leader_ended), so its lines

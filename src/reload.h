@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reload: the jobs file while tfd runs — inotify on its directory (an
  * editor's several steps settle into one reload), SIGHUP, and the merge of
  * the new table into the running one. The merge itself is pure

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report: the lines tfd prints — --format lines, --json events, the
  * --verbose setting, durations as decimal seconds. Pure: every function
  * fills a caller's buffer and returns its length; writing is the caller's. */

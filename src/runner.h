@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runner: the runs of one job's command — overlap policy, timeouts, kill
  * grace periods, retries, process groups, stdin and captured output, the
  * TFD_* environment. It keeps no clock and no descriptor of its own but the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runs: the loop's side of the runs — a started run's pid in the pid map,
  * its pipes handed to the readers and the terminal to its group; every
  * child reaped (runs, their process groups' members and, as subreaper or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "runuser.h"
 
 #include <errno.h>

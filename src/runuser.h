@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runuser: --user USER[:GROUP] and a system crontab's user field (names
  * or numeric ids), looked up in the password and group databases at load,
  * in tfd itself. A run as tfd's own user takes the ids ready made (its

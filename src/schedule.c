@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "schedule.h"
 
 static int timer_next(const struct schedule *s, int64_t after_ns, int64_t *next_ns)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* schedule: when the timer expires. Pure: every function takes the time it
  * reasons about as an argument; arming the timerfd is the loop's job. */
 #ifndef TFD_SCHEDULE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* session: what a run as another user does before its command starts, as
  * cron(8) does it for each job: the user looked up again (a user removed
  * or changed since the load is seen now), the supplementary groups as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "shellword.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* shellword: one word of a command as a POSIX shell quotes it (nothing
  * expanded), for a tfd line's words and a job's default name. Pure. */
 #ifndef TFD_SHELLWORD_H

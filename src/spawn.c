@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* spawn: starts every run of the user's command with clone3(2).
  *
  * Three shapes of child:

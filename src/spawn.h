@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* spawn: the one path that starts every run (plain, --cgroup, --join).
  *
  * Runs are created with clone3(2): posix_spawn cannot place a child into a

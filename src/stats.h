@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats: the --stats summary, as cyclictest reports a run. A fixed-size
  * log-linear histogram gives p99 without allocating per tick. */
 #ifndef TFD_STATS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* target: where runs start, checked once at start-up: --cgroup DIR (a
  * writable cgroup v2 directory, and a kernel whose clone3 places a child
  * in it) and --join PID (a pidfd, the namespaces that differ from ours, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* target: opens and checks where runs start (--cgroup, --join).
  *
  * Called once per job at start-up; the descriptors kept in struct

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tfd: arm Linux timerfds from the command line or a jobs file; on every
  * expiration print a line or run a command. This file checks what acts on
  * the whole process and wires the modules together; the work is theirs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tick.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tick: what a job does over time — its schedule on its clock's timer
  * (first elapse, advance, missed counts, a realtime clock being set), the
  * action of a wake-up (a run per --overlap, the tick line, --persist),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timens: nanosecond counts and the kernel's struct timespec. */
 #ifndef TFD_TIMENS_H
 #define TFD_TIMENS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timers: one timerfd armed at an absolute instant, knowing nothing of
  * what it times. The loop keeps one per clock in use (armed at the
  * earliest elapse of that clock's jobs, with the kernel's interval when a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tz: time zones from TZif files (RFC 8536) and POSIX TZ strings.
  *
  * A zone is a sorted table of transitions, each naming a local time type

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tz: time zones read from TZif files (zoneinfo) and POSIX TZ strings.
  *
  * Loading (tz_load, the cache) does file I/O; every conversion below is pure

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tzcache: the zones that parsed text names, each loaded once (see tz.h).
  * A list: a process meets a handful of zone names. */
 #include "tz.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tzrule: POSIX TZ rules, read and evaluated (see tzrule.h). Years are
  * computed on demand; an instant is cut to within one 400-year period,
  * whose calendar repeats. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tzrule: POSIX TZ strings ("CET-1CEST,M3.5.0,M10.5.0/3"), as the TZ
  * variable and a TZif file's footer give them: parsing them as glibc does,
  * and the offset, daylight flag and next change at an instant. Pure; tz.c

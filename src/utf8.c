@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "utf8.h"
 
 long utf8_sequence(const unsigned char *p, size_t n)

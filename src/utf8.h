@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* utf8: the one UTF-8 validator (RFC 3629: shortest forms only, no
  * surrogates, nothing past U+10FFFF), for the writers whose formats must
  * be valid UTF-8: the JSON events (report.c) and the metrics file's label

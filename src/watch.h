@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* watch: an inotify watch on the directory of one file, or on a directory
  * of files (a --jobs directory), kept across that directory being deleted,
  * moved away and made again. While the directory

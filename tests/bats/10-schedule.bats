@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
 # The schedule: clocks, --at, --delay, --interval, --count, --for, one-shot
 # timers and the dry run. Timers are short and end with --count; times are

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
 # What each wake-up prints: the default line, every --format placeholder,
 # --json, --quiet, --verbose, --stats, line buffering and missed ticks.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats sets $stderr and $stderr_lines
 # --precise: SCHED_FIFO, mlockall, /dev/cpu_dma_latency held open, timer
 # slack 1 ns; each refused part is one warning, never a failure.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
 # Bad command lines: each is a usage error (status 2, one line naming the
 # bad text, then the hint), and nothing is armed or run. Where a command is

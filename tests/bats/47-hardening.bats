@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' run and wait_bg_exit set status, stderr and bg_status.
 # Hardening: what a hostile user, a stuck reader, a terminal or a supervisor
 # does to tfd (issue 11). Each test failed against tfd 0.1.

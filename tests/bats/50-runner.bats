@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
 # shellcheck disable=SC2016 # --exec strings are expanded by the run's shell, not here.
 # tfd as a job runner: overlap policies, timeouts and the kill grace period,

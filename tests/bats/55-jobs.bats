@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
 # shellcheck disable=SC2016 # job lines are expanded by the run's shell, not here.
 # tfd --jobs FILE (tfd-jobs(5)): every kind of line, every error with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' run sets status, output and stderr.
 # Storms of due runs (issue 18, items 3, 4, 5 and 12): tfd starts them in
 # bounded batches between polls, so signals, reaping and pipes are served

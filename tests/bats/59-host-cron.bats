@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
 # shellcheck disable=SC2016 # job lines are expanded by the run's shell, not here.
 # A host's cron as it is (SPEC "A host's cron"): --jobs more than once and

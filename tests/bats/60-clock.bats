@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The realtime clock being set: TFD_TIMER_CANCEL_ON_SET makes the kernel tell
 # tfd, which recomputes its schedule and reports a "clock" event.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
 # MAILTO, MAILFROM, SENDMAIL (tfd-jobs(5)): a run's output mailed through
 # the real MTA that .ci/install-deps installs (exim4-daemon-light, local

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
 # shellcheck disable=SC2016 # job lines are expanded by the run's shell, not here.
 # A host's cron as safe as cron (SPEC "As safe as cron"): how a run as

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # --calendar (systemd.time(7) events) and --cron: dry runs against values
 # taken from `systemd-analyze calendar` and classic cron, zones, bad input,
 # and one live per-second event.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
 # shellcheck disable=SC2016 # the runs' shells, not this one, expand $TFD_*.
 # --fleet in tfd's event loop, against a real PostgreSQL of this file's own

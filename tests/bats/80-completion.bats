@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Shell completions: bash's _tfd driven through COMP_WORDS/COMP_CWORD,
 # zsh and fish checked for syntax and exercised in the real shells.
 

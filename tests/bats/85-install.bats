@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
-# make install puts exactly six files in place with the right modes, and
-# make uninstall removes exactly those.
+# SPDX-License-Identifier: MIT
+# make install puts exactly its eight files in place with the right modes
+# (the units naming the installed binary), and make uninstall removes
+# exactly those.
 
 load test_helper
 
@@ -9,6 +11,8 @@ load test_helper
 expected_files() {
 	local p=${1#/}
 	printf '%s\n' \
+		"644 $p/lib/systemd/system/tfd-cron.service" \
+		"644 $p/lib/systemd/system/tfd@.service" \
 		"644 $p/share/bash-completion/completions/tfd" \
 		"644 $p/share/fish/vendor_completions.d/tfd.fish" \
 		"644 $p/share/man/man1/tfd.1" \
@@ -33,7 +37,7 @@ setup() {
 	ROOT=$BATS_TEST_TMPDIR/root
 }
 
-@test "install with PREFIX=/usr puts exactly the six files, with modes" {
+@test "install with PREFIX=/usr puts exactly the eight files, with modes" {
 	run make_in_repo install DESTDIR="$ROOT" PREFIX=/usr
 	assert_success
 	run installed_files "$ROOT"
@@ -50,6 +54,35 @@ setup() {
 	cmp "$REPO/completions/_tfd" "$ROOT/usr/share/zsh/site-functions/_tfd"
 	cmp "$REPO/completions/tfd.fish" \
 		"$ROOT/usr/share/fish/vendor_completions.d/tfd.fish"
+	cmp "$REPO/contrib/systemd/tfd-cron.service" \
+		"$ROOT/usr/lib/systemd/system/tfd-cron.service"
+	cmp "$REPO/contrib/systemd/tfd@.service" \
+		"$ROOT/usr/lib/systemd/system/tfd@.service"
+}
+
+@test "the installed units start the installed binary and pass systemd-analyze verify" {
+	require_command systemd-analyze
+	# PREFIX is the test's own directory, so the units' ExecStart names a
+	# binary that exists (verify checks it) without writing /usr.
+	local p=$BATS_TEST_TMPDIR/prefix u
+	make_in_repo install PREFIX="$p" >/dev/null
+	for u in tfd-cron.service tfd@.service; do
+		run grep -c "^ExecStart=$p/bin/tfd " "$p/lib/systemd/system/$u"
+		assert_output 1
+	done
+	# Documentation= is checked with man(1) where it is installed.
+	local man=--man=no
+	command -v man >/dev/null && man=--man=yes
+	cd "$p/lib/systemd/system"
+	run env MANPATH="$p/share/man" systemd-analyze verify "$man" \
+		./tfd-cron.service ./tfd@.service
+	assert_success
+	assert_output ""
+	# And verify does fail on a fault: a unit whose binary is missing.
+	sed -i "s|^ExecStart=$p/bin/tfd |ExecStart=$p/bin/no-such-tfd |" tfd-cron.service
+	run systemd-analyze verify --man=no ./tfd-cron.service
+	assert_failure
+	assert_output --partial no-such-tfd
 }
 
 @test "uninstall with the same variables removes exactly what install put" {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status and $output; metrics_helper sets $scraped.
 # The --metrics text as the tools that read it judge it: promtool finds
 # nothing to say, and a real node_exporter's textfile collector serves every

@@ -1,10 +1,12 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status and $output.
 # contrib/Dockerfile, checked without a container runtime (none runs here):
 # every instruction is one Docker knows, the first is FROM (or ARG), each
 # COPY/ADD source is in the build context (the top of the repository) or
 # in a stage named before, exec-form lines are JSON arrays; and the build
-# stage's `make static` works from exactly the files it copies.
+# stage's `make static` works from exactly the files it copies, and builds
+# the release VERSION names.
 
 load test_helper
 
@@ -127,4 +129,7 @@ check_dockerfile() {
 	run "$ctx/tfd-static" -d 0 -n 1 -f ok
 	assert_success
 	assert_output ok
+	# The image is the release the tree says (VERSION, copied with it).
+	run "$ctx/tfd-static" --version
+	assert_output "tfd $(<"$REPO/VERSION")"
 }

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # shellcheck disable=SC2154 # bats' `run` sets $status and $output.
 # For tests of --metrics files: promtool's verdict, and a real node_exporter

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A PostgreSQL server of the test file's own, for the fleet's tests: made
 # with initdb in $BATS_FILE_TMPDIR, run by pg_ctl as the postgres user
 # (the server refuses root), listening on a Unix socket in that directory

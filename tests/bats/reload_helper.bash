@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # Shared by the bats files that reload a jobs file (55-jobs.bats,
 # 56-reload.bats): saving as an editor does, and the "reload" events of a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
 # Shared by every tests/bats/*.bats file: the assertion libraries, the binary
 # under test ($TFD, set by `make bats`; the repo's ./tfd otherwise) and the

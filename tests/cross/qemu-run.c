@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qemu-run: runs COMMAND [ARG...] (qemu-user and a guest program) with the
  * C library's internal signals, 32 and 33, at their default disposition.
  *

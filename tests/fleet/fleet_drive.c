@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fleet_drive: src/fleet.h driven by a poll loop of its own, so the bats
  * tests (tests/bats/76-fleet-client.bats) exercise the database client
  * against a real PostgreSQL apart from tfd's loop.

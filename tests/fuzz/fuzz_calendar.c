@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness: calendar events. An accepted event's elapses strictly
  * increase, in a zone with daylight time and in UTC. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness: cron expressions. An accepted expression's run times
  * strictly increase, in a zone with daylight time. */
 #include <stdint.h>

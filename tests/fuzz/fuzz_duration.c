@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness: DURATION. Any input parses or is rejected without a
  * sanitizer report, and an accepted value printed as %i prints it (decimal
  * seconds) reparses to the same nanoseconds. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness: jobs files. The input is the file's bytes. An accepted
  * file's entries are well formed (in line order, each kind with its own
  * fields, environments of NAME=VALUE), and every default name is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness: TIMESTAMP, in UTC and in a zone with daylight time.
  * An accepted instant printed as "@%u" reparses to the same nanoseconds. */
 #include <stdint.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Seeds a fuzzer's corpus folder from the input column of the reference
 # corpora (when ../shared/corpus exists) and from the project's own vectors.
 # Usage: seed.sh OUT_DIR INPUT_COLUMN FILE...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* starts: the instants the schedule harnesses walk from: 2026, and the last
  * days before the int64 nanosecond range ends (2262-04-11T23:47:16.854775807Z),
  * where every sum must be checked. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* elapses: checks a schedule file of the corpus (argv[1]) and of the
  * project's vectors (argv[2]) row by row, for every kind of schedule that
  * has the columns tz<TAB>base_epoch_s<TAB>input<TAB>expected (calendar.tsv,

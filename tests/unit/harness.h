@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* harness: what tests that write files share: a scratch directory of their
  * own under /tmp, paths in it, its removal, and a watchdog that ends a test
  * that hangs (a FIFO opened without O_NONBLOCK, a read that never returns)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_calendar: calendar_parse_local and calendar_next against the reference
  * corpus (argv[1]/calendar.tsv) and the project's own vectors
  * (argv[2]/calendar.tsv), row by row with the checker of elapses.h, which

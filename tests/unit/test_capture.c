@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for capture (--tag-output's line cutter): lines whole and in
  * order however the bytes are split across reads, empty lines kept, lines
  * over 64 KiB in pieces of exactly 64 KiB (a line of exactly 64 KiB, or a

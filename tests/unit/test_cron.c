@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_cron: cron_parse and cron_next against the reference corpus
  * (argv[1]/cron.tsv) and the project's own vectors (argv[2]/cron.tsv), row
  * by row with the checker of elapses.h, which describes the columns; run

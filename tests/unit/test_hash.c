@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for hash: FNV-1a against its published vectors; the hash set
  * as a set (find, add, a value changed in place) and as a multiset (equal
  * keys are entries of their own, taken out one at a time, each with its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for heap (the schedule's and the deadlines' indexed min-heap):
  * random inserts, removals and key changes, up and down, checked after
  * every step against a plain reference (which nodes are in, with which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_jobsdir: run-parts' rule for the files of a --jobs directory: the
  * names kept and passed over, byte order, regular files and links to one. */
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_jobsfile: the jobs file parser (jobsfile.h) on every line kind, the
  * environment's positional rule, cron's '%' handling, tfd lines' quoting,
  * every error message, default names, and running out of memory. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for jobs_file_read, the one read of a jobs file (at start and
  * at every reload): a regular file is read whole up to the limit; more is
  * refused, by its size before reading or by what a read brings when the

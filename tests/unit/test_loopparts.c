@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for the loop's pure parts: the reload merge plan (kept jobs
  * by identity, a line twice is two jobs, removed jobs with runs stay at
  * the end, @reboot lines never start on reload; kept jobs keep their

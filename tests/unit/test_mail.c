@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for mail (MAILTO's message): MAILTO, MAILFROM and SENDMAIL
  * read from a line's environment (unset and empty mean none); the body
  * kept up to MAIL_BODY_MAX whatever the sizes of the reads, the rest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for the mailer's limits (mailer.c), with "now" passed in as
  * the loop passes it, so ten minutes pass without being waited for: a
  * sendmail that has not ended MAILER_TIMEOUT_NS after its start gets

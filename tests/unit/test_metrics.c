@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for metrics: the whole text for a fresh job and a busy one,
  * label escaping and UTF-8, the grouping of families, seconds without an
  * exponent, 10,000 jobs, and the file written in place.

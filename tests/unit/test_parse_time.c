@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_parse_time: parse_duration and parse_timestamp against the reference
  * corpus (argv[1]) and the project's own vectors (argv[2]).
  *

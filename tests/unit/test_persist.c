@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for persist and atomic_file: the strict reading of a stamp,
  * the checks before arming, the replacement through a temporary with an
  * unpredictable name (watched with inotify), planted symlinks and FIFOs,

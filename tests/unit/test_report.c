@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for the pure modules of the loop's output and arithmetic:
  * report (placeholders, JSON, decimal seconds), schedule (grid, nth, missed)
  * and stats (histogram percentiles). */

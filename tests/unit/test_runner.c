@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for the runs' bookkeeping in runner.c, with "now" passed in as
  * the loop passes it: a run's start and end (its duration is the caller's
  * clock, not the wall's), the overlap policies (skip, queue, kill,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for the schedule walk (schedule.h), the one iterator the dry
  * run and the loop share: a timer's grid and its missed expirations, a
  * one-shot timer, --count, an end instant, a calendar's missed elapses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_spawn: starts real runs through spawn_run and checks what the child
  * sees (environment, descriptors, signal state, process group), how runs end,
  * command lookup, and, as root, --cgroup and --join against a throwaway

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for tz: offsets, wall-time mapping and abbreviations (after
  * tzset() and as of each instant) compared with glibc (localtime_r, mktime,
  * tzname) over many zones and instants, and over every zone file; crafted

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for utf8 (the one validator of report.c and metrics.c): every
  * lead byte against a continuation byte, the second byte's bounds of
  * E0/ED/F0/F4, sequences cut by the end of the text, and the maximal

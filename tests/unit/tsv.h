@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tsv: reads the corpus and vector files (shared/corpus/README.md format)
  * for the unit tests, and keeps their pass/fail tally. */
 #ifndef TFD_TEST_TSV_H

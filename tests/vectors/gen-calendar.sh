@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # gen-calendar.sh: regenerates tests/vectors/calendar.tsv, the project's own
 # calendar-event vectors, from the reference oracle (systemd-analyze, systemd
 # 252, as on Debian 12):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # gen-vectors.sh: regenerates tests/vectors/durations.tsv and
 # tests/vectors/timestamps.tsv (same format as shared/corpus, see its
 # README.md) from the reference implementations on this machine:
