@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "job.h"
 #include "options.h"
@@ -31,11 +32,23 @@ struct job_table {
 int jobs_file_read(const char *path, size_t max, char **text, size_t *len, char *err,
 		   size_t errlen);
 
+/* jobs_file_read that also gives what fstat(2) said of the file read. */
+int jobs_file_read_stat(const char *path, size_t max, char **text, size_t *len,
+			struct stat *st, char *err, size_t errlen);
+
+/* Where a load's warnings go, one line each ("tfd: warning: ...\n"): stderr
+ * at start, the loop's queued stderr at a reload. */
+typedef void (*jobs_warn_fn)(void *arg, const char *line);
+
 struct jobs_source {
 	const char *path;           /* the first --jobs PATH */
 	char *const *paths;         /* every --jobs PATH, files and directories */
 	size_t npaths;
-	bool system;                /* --system-crontab: crontab lines name a user */
+	bool system;                /* --system-crontab: crontab lines name a user,
+				       and a file loads only if root's alone */
+	const char *user_crontabs;  /* --user-crontabs DIR, or NULL */
+	bool users_unknown;         /* the last load passed over an unknown user:
+				       the next one looks again, files unchanged */
 	const struct job_options *defaults;
 	struct job_context ctx;     /* the parts that are the same for every line */
 	const char *tick_format;    /* the tick line of a job without --format */
@@ -45,15 +58,19 @@ struct jobs_source {
 };
 
 /* Reads every file of the sources (a directory stands for its files, by
- * jobsdir's rule), each its own crontab, into one table of built and
- * opened jobs, names unique across files. Returns 0; 1 when every file is
- * as last read and FORCED is false; -1 when a file cannot be read or a
- * line is bad (err: "FILE:LINE: why" or "FILE: why"), with the exit status
- * for it in *status: one bad file refuses the whole load. Fits
- * loop_reload_fn. */
+ * jobsdir's rule; the spool's by its own), each its own crontab, into one
+ * table of built and opened jobs, names unique across files. Returns 0; 1
+ * when every file is as last read and FORCED is false; -1 when a file
+ * cannot be read or a line is bad (err: "FILE:LINE: why" or "FILE: why"),
+ * with the exit status for it in *status: one bad file refuses the whole
+ * load. What a host's cron passes over instead (a file cron would not
+ * load, one reached twice, a line of an unknown user, a user's bad line,
+ * a last line without newline) goes to WARN, once a load, not when
+ * nothing changed. Fits loop_reload_fn. */
 int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced,
-		     int *status, char *err, size_t errlen);
-int jobs_source_reload(void *src, struct job_table *out, bool forced, char *err, size_t errlen);
+		     jobs_warn_fn warn, void *warn_arg, int *status, char *err, size_t errlen);
+int jobs_source_reload(void *src, struct job_table *out, bool forced, jobs_warn_fn warn,
+		       void *warn_arg, char *err, size_t errlen);
 void jobs_source_free(struct jobs_source *src);
 
 /* Names every job of JOBS that has none (its name_base set) in table

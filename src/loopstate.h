@@ -90,8 +90,13 @@ struct loop {
 	struct timer deadline;    /* CLOCK_MONOTONIC, at the earliest of aux and reload_due */
 	struct heap aux;          /* jobs by their earliest deadline */
 	int signal_fd, inotify_fd, tty_fd, precise_fd;
-	struct watch *watches;    /* one a --jobs PATH, on inotify_fd */
+	struct watch *watches;    /* one a --jobs PATH, then --user-crontabs, on inotify_fd */
 	size_t nwatches;
+	struct link_watch *links; /* the targets of links among them (reload.c) */
+	size_t nlinks;
+	struct writer *writers;   /* jobs files written, not yet closed (reload.c) */
+	size_t nwriters, writers_cap;
+	int64_t writers_since;    /* monotonic: since when a reload waits for them */
 	int64_t reload_due;       /* monotonic; INT64_MAX: none */
 	bool reload_forced;       /* SIGHUP: reload even an unchanged file */
 	struct events ev;
