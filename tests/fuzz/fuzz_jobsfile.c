@@ -2,8 +2,9 @@
  * file's entries are well formed (in line order, each kind with its own
  * fields, environments of NAME=VALUE), and every default name is a
  * non-empty base name; a refused one gets one line naming FILE:LINE. Every
- * input is read twice: as a jobs file and as a system crontab (JOBS_SYSTEM),
- * whose crontab lines carry a user field. */
+ * input is read three times: as a jobs file, as a system crontab
+ * (JOBS_SYSTEM), whose crontab lines carry a user field, and as a user's
+ * crontab (JOBS_USER), which takes no tfd line. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@ static void check_entry(const struct jobs_entry *e, unsigned flags)
 		check_name(e->command);
 		break;
 	case JOBS_TFD:
-		if (e->command || e->schedule || e->input || e->user || !e->argv ||
+		if ((flags & JOBS_USER) || e->command || e->schedule || e->input || e->user || !e->argv ||
 		    e->argc < 1 || e->argv[e->argc] || e->argv[0][0] != '-')
 			abort();
 		break;
@@ -73,5 +74,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	check_file(data, size, 0);
 	check_file(data, size, JOBS_SYSTEM);
+	check_file(data, size, JOBS_USER);
 	return 0;
 }
