@@ -612,13 +612,15 @@ static int expand_path(struct loaded *l, const char *path, bool spool, char *err
 		       size_t errlen)
 {
 	struct stat st;
-	char **paths;
-	size_t n;
+	char **paths = NULL;
+	size_t n = 0;
 	int rc = 0;
 
 	if (!spool && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
 		return add_file(l, path, false) == 0 ? 0 : (snprintf(err, errlen, "out of memory"), -1);
-	if ((spool ? jobsdir_list_spool : jobsdir_list)(path, &paths, &n, err, errlen) != 0)
+	rc = spool ? jobsdir_list_spool(path, &paths, &n, err, errlen)
+		   : jobsdir_list(path, &paths, &n, err, errlen);
+	if (rc != 0)
 		return -1;
 	for (size_t i = 0; i < n && rc == 0; i++)
 		if (add_file(l, paths[i], spool) != 0) {

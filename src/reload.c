@@ -327,7 +327,10 @@ static void writer_add(struct loop *l, const struct watch *w, const struct inoti
 	if (!(path = malloc(dir_len + strlen(ev->name) + 2)))
 		return;
 	sprintf(path, "%s/%s", w->dir, ev->name);
-	l->writers[l->nwriters++] = (struct writer){ ev->wd, path, dir_len + 1 };
+	l->writers[l->nwriters].wd = ev->wd;
+	l->writers[l->nwriters].path = path;
+	l->writers[l->nwriters].name_at = dir_len + 1;
+	l->nwriters++;
 }
 
 static void writer_remove(struct loop *l, struct writer *gone)

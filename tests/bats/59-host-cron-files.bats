@@ -295,7 +295,7 @@ wait_up() {
 	assert_equal "$stderr" "tfd: warning: ./F: not loaded: the same file as 'F', read once"
 	# A cron.d link to the system crontab.
 	mkdir cron.d
-	echo '@reboot root echo system' >crontab
+	echo '@reboot root echo system' >./crontab
 	ln -s "$PWD/crontab" cron.d/link
 	run --separate-stderr "$TFD" --system-crontab --jobs crontab --jobs cron.d
 	assert_success
