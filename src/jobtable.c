@@ -285,6 +285,50 @@ struct warnings {
 	bool lost;                   /* memory ran out: some are missing */
 };
 
+/* Names, such as the users a load found missing. */
+struct names {
+	char **v;                    /* NULL-terminated once one is added */
+	size_t n, cap;
+};
+
+static void names_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Adds NAME once. Memory running out loses it: the user's line then waits
+ * for a change to its file, or SIGHUP, rather than for any reload. */
+static void names_add(struct names *ns, const char *name)
+{
+	for (size_t i = 0; i < ns->n; i++)
+		if (strcmp(ns->v[i], name) == 0)
+			return;
+	if (ns->n + 1 >= ns->cap) {
+		size_t cap = ns->cap ? ns->cap * 2 : 8;
+		char **more = realloc(ns->v, cap * sizeof *more);
+
+		if (!more)
+			return;
+		ns->v = more;
+		ns->cap = cap;
+	}
+	if ((ns->v[ns->n] = strdup(name)))
+		ns->v[++ns->n] = NULL;
+}
+
+/* Whether one of the users missing at the last load exists now. */
+static bool user_found(char **unknown)
+{
+	uid_t uid;
+
+	for (size_t i = 0; unknown && unknown[i]; i++)
+		if (run_user_known(unknown[i], &uid) == 1)
+			return true;
+	return false;
+}
+
 struct building {
 	struct jobs_source *src;
 	struct line_ref *lines;      /* every file's lines, in load order */
@@ -294,6 +338,7 @@ struct building {
 	size_t n;
 	struct run_user_cache users; /* each --user looked up once a load */
 	struct warnings *warnings;
+	struct names *unknown;       /* the users found missing */
 };
 
 static void warnf(struct warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -377,7 +422,7 @@ static bool user_unknown(struct building *b, size_t i)
 
 	if (!user || run_user_known(user, &uid) != 0)
 		return false;
-	b->src->users_unknown = true;
+	names_add(b->unknown, user);
 	warnf(b->warnings, "tfd: warning: %s:%u: not run: no such user '%s' (a reload that "
 	      "finds the user runs the line)\n", b->lines[i].file, b->lines[i].e->line, user);
 	return true;
@@ -567,6 +612,7 @@ struct loaded {
 	size_t len, text_cap;
 	struct jobs_file **parsed;  /* one per file; NULL when passed over */
 	struct warnings warnings;
+	struct names unknown;       /* the users found missing */
 };
 
 static void loaded_free(struct loaded *l)
@@ -580,6 +626,7 @@ static void loaded_free(struct loaded *l)
 	free(l->parsed);
 	free(l->text);
 	free(l->warnings.text);
+	names_free(l->unknown.v);
 	*l = (struct loaded){ 0 };
 }
 
@@ -672,19 +719,23 @@ static const char *twin_of(const struct loaded *l, size_t i)
 
 /* Why file I, read (ST), is passed over, or NULL: read twice, or, for a
  * host's cron, not written by whom cron would take it from (cronfile). */
-static const char *skip_why(struct jobs_source *src, struct loaded *l, size_t i,
+static const char *skip_why(const struct jobs_source *src, struct loaded *l, size_t i,
 			    const struct stat *st, char *buf, size_t len)
 {
 	const struct load_file *f = &l->files[i];
-	const char *twin = twin_of(l, i);
+	const char *twin = twin_of(l, i), *why;
+	bool unknown = false;
 
 	if (twin) {
 		snprintf(buf, len, "the same file as '%s', read once", twin);
 		return buf;
 	}
-	if (f->user)
-		return cronfile_user_why(f->user, st, &src->users_unknown, buf, len);
-	return src->system ? cronfile_system_why(f->path, st, buf, len) : NULL;
+	if (!f->user)
+		return src->system ? cronfile_system_why(f->path, st, buf, len) : NULL;
+	why = cronfile_user_why(f->user, st, &unknown, buf, len);
+	if (unknown)
+		names_add(&l->unknown, f->user);
+	return why;
 }
 
 /* Cuts a host's crontab at its last newline, as cron does: a line still
@@ -707,7 +758,7 @@ static size_t cut_unended(const struct jobs_source *src, struct loaded *l, size_
 /* Reads file I into the buffer, or records why it is passed over. A
  * spool's file that cannot be read is passed over; a --jobs file is an
  * error. */
-static int read_file(struct jobs_source *src, struct loaded *l, size_t i, char *err,
+static int read_file(const struct jobs_source *src, struct loaded *l, size_t i, char *err,
 		     size_t errlen)
 {
 	struct load_file *f = &l->files[i];
@@ -747,9 +798,9 @@ static int read_file(struct jobs_source *src, struct loaded *l, size_t i, char *
 }
 
 /* Reads every file into the buffer; parses come after the comparison. */
-static int read_files(struct jobs_source *src, struct loaded *l, char *err, size_t errlen)
+static int read_files(const struct jobs_source *src, struct loaded *l, char *err,
+		      size_t errlen)
 {
-	src->users_unknown = false;
 	for (size_t i = 0; i < src->npaths; i++)
 		if (expand_path(l, src->paths[i], false, err, errlen) != 0)
 			return -1;
@@ -822,7 +873,7 @@ static bool same_text(const struct jobs_source *src, const struct loaded *l)
 static int build_loaded(struct jobs_source *src, struct loaded *l, struct job_table *out,
 			char *err, size_t errlen)
 {
-	struct building b = { .src = src, .warnings = &l->warnings };
+	struct building b = { .src = src, .warnings = &l->warnings, .unknown = &l->unknown };
 	int status = 2;
 
 	if (parse_files(src, l, &b, err, errlen) == 0)
@@ -847,7 +898,8 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 		     jobs_warn_fn warn, void *warn_arg, int *status, char *err, size_t errlen)
 {
 	struct loaded l = { 0 };
-	bool retry = src->users_unknown;
+	/* A user missing at the last load may exist now: load again. */
+	bool retry = user_found(src->unknown);
 
 	*status = 2;
 	if (read_files(src, &l, err, errlen) != 0) {
@@ -855,7 +907,6 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 		loaded_free(&l);
 		return -1;
 	}
-	/* An unknown user of the last load may exist now: look again. */
 	if (!forced && !retry && same_text(src, &l)) {
 		loaded_free(&l);
 		return 1;
@@ -870,6 +921,9 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 	src->last_text = l.text;
 	src->last_len = l.len;
 	l.text = NULL;
+	names_free(src->unknown);
+	src->unknown = l.unknown.v;
+	l.unknown = (struct names){ 0 };
 	loaded_free(&l);
 	return 0;
 }
@@ -891,6 +945,8 @@ void jobs_source_free(struct jobs_source *src)
 {
 	free(src->last_text);
 	src->last_text = NULL;
+	names_free(src->unknown);
+	src->unknown = NULL;
 }
 
 int job_table_single(const struct job_options *o, const struct job_context *ctx,

@@ -47,8 +47,9 @@ struct jobs_source {
 	bool system;                /* --system-crontab: crontab lines name a user,
 				       and a file loads only if root's alone */
 	const char *user_crontabs;  /* --user-crontabs DIR, or NULL */
-	bool users_unknown;         /* the last load passed over an unknown user:
-				       the next one looks again, files unchanged */
+	char **unknown;             /* the users the last load found missing: once
+				       one exists, a reload of unchanged files
+				       loads again (NULL-terminated, or NULL) */
 	const struct job_options *defaults;
 	struct job_context ctx;     /* the parts that are the same for every line */
 	const char *tick_format;    /* the tick line of a job without --format */
