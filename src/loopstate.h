@@ -24,6 +24,7 @@
 #include "stats.h"
 #include "timers.h"
 #include "watch.h"
+#include "writers.h"
 
 enum phase {
 	PHASE_RUNNING,   /* schedules go on (some may have ended) */
@@ -94,9 +95,7 @@ struct loop {
 	size_t nwatches;
 	struct link_watch *links; /* the targets of links among them (reload.c) */
 	size_t nlinks;
-	struct writer *writers;   /* jobs files written, not yet closed (reload.c) */
-	size_t nwriters, writers_cap;
-	int64_t writers_since;    /* monotonic: since when a reload waits for them */
+	struct writers writers;   /* jobs files written, not yet closed */
 	int64_t reload_due;       /* monotonic; INT64_MAX: none */
 	bool reload_forced;       /* SIGHUP: reload even an unchanged file */
 	struct events ev;

@@ -17,23 +17,15 @@
 #include "tick.h"
 #include "timens.h"
 #include "watch.h"
+#include "writers.h"
 
 /* A change to the jobs file is read once it has been quiet this long, so
  * an editor's several steps (write, rename, chmod) make one reload. */
 #define RELOAD_SETTLE_NS (INT64_C(100) * 1000000)
 
-/* A reload waits this long at most for jobs files still open for writing
- * (a writer that never closes must not stop reloads), looking again this
- * often meanwhile; the loop runs on. */
-#define RELOAD_WRITERS_WAIT_NS (INT64_C(10) * 1000000000)
+/* While a reload waits for jobs files still being written (writers.h), it
+ * looks again this often; the loop runs on meanwhile. */
 #define RELOAD_WRITERS_POLL_NS (INT64_C(100) * 1000000)
-
-/* A jobs file written (IN_MODIFY) and not yet closed (IN_CLOSE_WRITE). */
-struct writer {
-	int wd;
-	char *path;                /* DIR/NAME, for messages */
-	size_t name_at;            /* where NAME begins in it */
-};
 
 /* A watch on the target of a link among the jobs files and directories:
  * editing the target, or swapping a linked directory, reloads. Rebuilt
@@ -186,35 +178,25 @@ static void warn_queued(void *arg, const char *line)
 	events_errf(&((struct loop *)arg)->ev, "%s", line);
 }
 
-static void writers_clear(struct loop *l)
-{
-	for (size_t i = 0; i < l->nwriters; i++)
-		free(l->writers[i].path);
-	l->nwriters = 0;
-}
-
 /* Whether the reload waits for a jobs file still being written: a half
- * file is never read. After RELOAD_WRITERS_WAIT_NS it reads them as they
- * are, with a warning, and forgets those writers. */
+ * file is never read. After WRITERS_WAIT_NS it reads them as they are, with
+ * a warning. */
 static bool waits_for_writers(struct loop *l)
 {
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
+	char still[WATCH_DIR_MAX + NAME_MAX + 2];
 
-	if (l->nwriters == 0) {
-		l->writers_since = 0;
-		return false;
-	}
-	if (l->writers_since == 0)
-		l->writers_since = now;
-	if (now - l->writers_since < RELOAD_WRITERS_WAIT_NS) {
+	switch (writers_check(&l->writers, now, still, sizeof still)) {
+	case WRITERS_WAIT:
 		l->reload_due = now + RELOAD_WRITERS_POLL_NS;
 		return true;
+	case WRITERS_GAVE_UP:
+		events_errf(&l->ev, "tfd: warning: '%s' is still open for writing after %d s: "
+			    "read as it is\n", still, (int)(WRITERS_WAIT_NS / 1000000000));
+		return false;
+	default:
+		return false;
 	}
-	events_errf(&l->ev, "tfd: warning: '%s' is still open for writing after %d s: read as "
-		    "it is\n", l->writers[0].path, (int)(RELOAD_WRITERS_WAIT_NS / 1000000000));
-	writers_clear(l);
-	l->writers_since = 0;
-	return false;
 }
 
 static void watch_links(struct loop *l);
@@ -299,46 +281,6 @@ static void on_news(struct loop *l, const struct watch *w, enum watch_news news)
 		reload_after_settling(l);
 }
 
-/* The writer of wd WD and name NAME, or NULL. */
-static struct writer *writer_find(struct loop *l, int wd, const char *name)
-{
-	for (size_t i = 0; i < l->nwriters; i++)
-		if (l->writers[i].wd == wd && strcmp(l->writers[i].path + l->writers[i].name_at, name) == 0)
-			return &l->writers[i];
-	return NULL;
-}
-
-static void writer_add(struct loop *l, const struct watch *w, const struct inotify_event *ev)
-{
-	size_t dir_len = strlen(w->dir);
-	char *path;
-
-	if (writer_find(l, ev->wd, ev->name))
-		return;
-	if (l->nwriters == l->writers_cap) {
-		size_t cap = l->writers_cap ? l->writers_cap * 2 : 4;
-		struct writer *more = realloc(l->writers, cap * sizeof *more);
-
-		if (!more)
-			return;   /* not waited for: as before writers were known */
-		l->writers = more;
-		l->writers_cap = cap;
-	}
-	if (!(path = malloc(dir_len + strlen(ev->name) + 2)))
-		return;
-	sprintf(path, "%s/%s", w->dir, ev->name);
-	l->writers[l->nwriters].wd = ev->wd;
-	l->writers[l->nwriters].path = path;
-	l->writers[l->nwriters].name_at = dir_len + 1;
-	l->nwriters++;
-}
-
-static void writer_remove(struct loop *l, struct writer *gone)
-{
-	free(gone->path);
-	*gone = l->writers[--l->nwriters];
-}
-
 /* The watch, among every one, that EV is about, or NULL. */
 static const struct watch *owner_of(const struct loop *l, const struct inotify_event *ev)
 {
@@ -351,27 +293,14 @@ static const struct watch *owner_of(const struct loop *l, const struct inotify_e
 	return NULL;
 }
 
-/* Keeps the list of jobs files being written: a write opens an entry, a
- * close, removal or move closes it; a directory no longer watched closes
- * all of its own. */
+/* Keeps the list of jobs files being written. */
 static void note_writer(struct loop *l, const struct inotify_event *ev)
 {
-	const struct watch *w;
-	struct writer *known;
+	const struct watch *w = NULL;
 
-	if (ev->mask & IN_IGNORED) {
-		for (size_t i = l->nwriters; i-- > 0;)
-			if (l->writers[i].wd == ev->wd)
-				writer_remove(l, &l->writers[i]);
-		return;
-	}
-	if (!(ev->mask & (IN_MODIFY | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM)) ||
-	    !(w = owner_of(l, ev)))
-		return;
-	if (ev->mask & IN_MODIFY)
-		writer_add(l, w, ev);
-	else if ((known = writer_find(l, ev->wd, ev->name)))
-		writer_remove(l, known);
+	if (ev->mask & (IN_MODIFY | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM))
+		w = owner_of(l, ev);
+	writers_note(&l->writers, ev, w ? w->dir : NULL);
 }
 
 /* What an event says of a link's target: a change reloads; a target gone
@@ -535,9 +464,7 @@ void reload_unwatch(struct loop *l)
 	links_free(l->links, l->nlinks);
 	l->links = NULL;
 	l->nlinks = 0;
-	writers_clear(l);
-	free(l->writers);
-	l->writers = NULL;
+	writers_free(&l->writers);
 	free(l->watches);
 	l->watches = NULL;
 }
