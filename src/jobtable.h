@@ -8,9 +8,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/stat.h>
 
 #include "job.h"
+#include "jobsread.h"
 #include "options.h"
 
 /* A table of jobs, as loading the jobs file makes it. */
@@ -19,26 +19,6 @@ struct job_table {
 	size_t n;
 };
 
-/* The most of a jobs file that is read: the whole file is read at start and
- * at every reload, in the event loop, so this bounds both the memory and the
- * time a reload takes. 16 MiB is 30 times a 10,000-line crontab. */
-#define JOBS_FILE_MAX ((size_t)16 << 20)
-
-/* Reads the jobs file PATH whole into *TEXT (*LEN bytes, to be freed).
- * Returns 0, or -1 with err naming PATH and why: it is not a regular file
- * (a FIFO is refused without blocking), cannot be read, or holds more than
- * MAX bytes (refused by its size before reading, or when it grows while it
- * is read). */
-int jobs_file_read(const char *path, size_t max, char **text, size_t *len, char *err,
-		   size_t errlen);
-
-/* jobs_file_read that also gives what fstat(2) said of the file read. */
-int jobs_file_read_stat(const char *path, size_t max, char **text, size_t *len,
-			struct stat *st, char *err, size_t errlen);
-
-/* Where a load's warnings go, one line each ("tfd: warning: ...\n"): stderr
- * at start, the loop's queued stderr at a reload. */
-typedef void (*jobs_warn_fn)(void *arg, const char *line);
 
 struct jobs_source {
 	const char *path;           /* the first --jobs PATH */
