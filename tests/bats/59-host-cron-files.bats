@@ -158,6 +158,13 @@ wait_up() {
 	printf 'MAILTO=""\n@reboot root echo as root\n' >"spool/$user"
 	run --separate-stderr "$TFD" --user-crontabs spool
 	[[ $output != *"as root"* ]] || fail "a user's line ran as root: $output"
+	# A spool that is not there; a command beside it; --system-crontab
+	# (the user field) is for --jobs files only.
+	assert_usage_error "--user-crontabs 'nowhere': No such file or directory" \
+		--user-crontabs nowhere
+	assert_usage_error "a COMMAND '/bin/true' cannot be given beside --user-crontabs" \
+		--user-crontabs spool -- /bin/true
+	assert_usage_error "--system-crontab needs --jobs" --system-crontab --user-crontabs spool
 	# The same directory as a --jobs directory is said to be a spool.
 	run --separate-stderr "$TFD" --jobs spool --dry-run=1 --base-time "$BASE"
 	[[ ${stderr_lines[0]} == "tfd: warning: --jobs 'spool' looks like a crontab spool ('$user' is owned by the user it is named after): its lines run as tfd's user"* ]] ||
