@@ -348,7 +348,7 @@ static int read_file(const struct jobs_from *src, struct loaded *l, size_t i, ch
 	size_t len = 0;
 	int rc;
 
-	/* A link in the spool is not a crontab(1) wrote: cron refuses it. */
+	/* A link in the spool is no file crontab(1) wrote: cron refuses it. */
 	if (f->user && lstat(f->path, &link) == 0 && S_ISLNK(link.st_mode))
 		why = "a symbolic link";
 	else if (jobs_file_read_stat(f->path, JOBS_FILE_MAX, &text, &len, &st, err, errlen) != 0) {
@@ -376,8 +376,7 @@ static int read_file(const struct jobs_from *src, struct loaded *l, size_t i, ch
 	return rc;
 }
 
-int jobs_read_files(const struct jobs_from *src, struct loaded *l, char *err,
-		      size_t errlen)
+int jobs_read_files(const struct jobs_from *src, struct loaded *l, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < src->npaths; i++)
 		if (expand_path(l, src->paths[i], false, err, errlen) != 0)

@@ -442,8 +442,7 @@ static void watch_links(struct loop *l)
 		links_of_source(&ls, l->cfg->user_crontabs, true);
 	for (size_t i = 0; i < ls.n; i++) {
 		struct link_watch *lw = &ls.v[i];
-
-		bool spool = lw->w.spool;
+		bool spool = lw->w.spool;   /* the open sets it false */
 
 		/* A target that cannot be watched now is looked for again at
 		 * the next reload. */
