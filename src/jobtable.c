@@ -268,7 +268,7 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 			return 0;
 		}
 		/* A crontab line's user field is not an option: "user 'x'". */
-		snprintf(named, sizeof named, "%s%s", e->kind != JOBS_TFD ? "" : "--", why);
+		snprintf(named, sizeof named, "%s%s", e->user || b->lines[i].user ? "" : "--", why);
 		return line_failed(b, i, status, named, err, errlen);
 	}
 	status = job_build(&b->opts[i], &ctx, &b->jobs[i], why, sizeof why);
