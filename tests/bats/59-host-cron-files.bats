@@ -199,9 +199,10 @@ wait_up() {
 }
 
 @test "a line whose user does not exist is passed over with FILE:LINE; a reload that finds the user runs it" {
-	local user
+	local user later
 	new_user_name user
-	mkdir cron.d
+	new_user_name later
+	mkdir cron.d spool
 	printf '0 1 * * * root true\n0 2 * * * %s true\n' "$user" >cron.d/a
 	run --separate-stderr "$TFD" --system-crontab --jobs cron.d --base-time "$BASE" --dry-run=2
 	assert_success
@@ -210,22 +211,26 @@ wait_up() {
 		2026-12-04T01:00:00.000000Z true
 	EOF
 	assert_equal "$stderr" "tfd: warning: cron.d/a:2: not run: no such user '$user' (a reload that finds the user runs the line)"
-	echo "$UP" >up.jobs
-	start_bg "$TFD" --system-crontab --jobs up.jobs --jobs cron.d --json >ev.json 2>err
-	wait_up
-	useradd -M -d /nonexistent -s /bin/sh -U "$user"
-	kill -HUP "${BG_PIDS[0]}"
-	wait_for_reloads ev.json 1
-	assert_reloads ev.json "ok 1 0 2"
-	run jq -r 'select(.event == "reload")' ev.json
-	# The same under --user-crontabs: a crontab of a user made later.
-	local later
-	new_user_name later
-	mkdir spool
-	echo '0 1 * * * true' >"spool/$later"
+	# The same under --user-crontabs: the crontab of a user not there yet.
+	echo '0 3 * * * true' >"spool/$later"
 	chmod 600 "spool/$later"
 	run --separate-stderr "$TFD" --user-crontabs spool --dry-run=1 --base-time "$BASE"
 	assert_equal "$stderr" "tfd: warning: spool/$later: not loaded: no such user '$later'"
+	echo "$UP" >up.jobs
+	start_bg "$TFD" --system-crontab --jobs up.jobs --jobs cron.d --user-crontabs spool \
+		--json >ev.json 2>err
+	wait_up
+	# A change to nothing (touch) while the user is missing loads nothing.
+	touch cron.d/a
+	sleep 0.5
+	useradd -M -d /nonexistent -s /bin/sh -U "$user"
+	kill -HUP "${BG_PIDS[0]}"
+	wait_for_reloads ev.json 1
+	# The user made, then given the crontab (crontab(1) would have): loaded.
+	useradd -M -d /nonexistent -s /bin/sh -U "$later"
+	chown "$later" "spool/$later"
+	wait_for_reloads ev.json 2
+	assert_reloads ev.json "ok 1 0 2" "ok 1 0 3"
 }
 
 @test "a jobs file or directory reached through a link is watched at the link and at its target" {
