@@ -175,7 +175,6 @@ struct line_ref {
 	const char *user;            /* a user's crontab: that user; else NULL */
 };
 
-
 struct building {
 	struct jobs_source *src;
 	struct line_ref *lines;      /* every file's lines, in load order */
@@ -187,7 +186,6 @@ struct building {
 	struct warnings *warnings;
 	struct names *unknown;       /* the users found missing */
 };
-
 
 /* How much of a line a message that quotes nothing else shows. */
 #define LINE_SHOWN_MAX 80
