@@ -387,6 +387,7 @@ static int build_table(struct building *b, char *err, size_t errlen)
 	return status;
 }
 
+/* Loading every file */
 
 /* Parses file I (TEXT, LEN bytes): its environment is its own. A user's
  * crontab that does not parse is passed over with a warning. */
