@@ -10,14 +10,15 @@
 _tfd_arg_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--for --calendar --cron --base-time -e --exec -f --format --overlap
 	--timeout --retry --retry-delay --random-delay --persist --cgroup --join
-	--user --jobs --metrics --fleet --replica --fleet-lease --fleet-deadline
-	--fleet-keep'
+	--user --jobs --user-crontabs --metrics --fleet --replica --fleet-lease
+	--fleet-deadline --fleet-keep'
 
 _tfd_all_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--for --calendar --cron --dry-run --base-time -e --exec -f --format
 	--tag-output -j --json -q --quiet --precise --stats -v --verbose
 	--overlap --timeout --retry --retry-delay -E --exit-on-error
-	--random-delay --persist --cgroup --join --user --jobs --system-crontab --metrics
+	--random-delay --persist --cgroup --join --user --jobs --system-crontab
+	--user-crontabs --metrics
 	--fleet --replica --fleet-lease --fleet-deadline --fleet-keep
 	-h --help --usage -V --version --'
 
@@ -123,6 +124,9 @@ _tfd_reply_value()
 		;;
 	--persist | --jobs | --metrics)
 		_tfd_reply_files "$cur" -f
+		;;
+	--user-crontabs)
+		_tfd_reply_files "$cur" -d
 		;;
 	--cgroup)
 		if [[ $cur == "" && -d /sys/fs/cgroup ]]; then

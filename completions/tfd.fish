@@ -6,8 +6,8 @@
 set -g __fish_tfd_arg_opts --name -c --clock -a --at -d --delay -i --interval \
     -n --count --for --calendar --cron --base-time -e --exec -f --format \
     --overlap --timeout --retry --retry-delay --random-delay --persist \
-    --cgroup --join --user --jobs --metrics --fleet --replica --fleet-lease \
-    --fleet-deadline --fleet-keep
+    --cgroup --join --user --jobs --user-crontabs --metrics --fleet --replica \
+    --fleet-lease --fleet-deadline --fleet-keep
 
 # Prints the index in (commandline -opc) of the word where the command
 # starts: after "--", or the first word that is neither an option nor an
@@ -132,6 +132,7 @@ complete $opt -l system-crontab -d 'Crontab lines name a user, as /etc/crontab'
 
 # The whole process
 complete $opt -l jobs -r -F -d 'Run every job of a jobs file or directory (tfd-jobs(5))'
+complete $opt -l user-crontabs -xa '(__fish_complete_directories)' -d "Run each user's crontab of a spool as that user"
 complete $opt -l metrics -r -F -d 'Keep a Prometheus text file current'
 
 # Replicas (a fleet)

@@ -36,7 +36,7 @@ struct job_context {
 	bool base_given;            /* --base-time: "now" is not the clock's */
 	bool dry_run;               /* check, but open and write nothing */
 	bool in_file;               /* a jobs file's line: a command is required */
-	bool cron_file;             /* a file cron itself reads (--system-crontab):
+	bool cron_file;             /* a file cron itself reads (--system-crontab, a user's crontab):
 				     * cron's rules for it apply (job_mails_by_default) */
 	const char *zone_name;      /* CRON_TZ for this line, or NULL */
 	char *const *env;           /* the file's environment for this line, or NULL */

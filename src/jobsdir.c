@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,20 +25,32 @@ bool jobsdir_name_ok(const char *name)
 	return true;
 }
 
+bool jobsdir_spool_name_ok(const char *name)
+{
+	return *name && *name != '.' && strncmp(name, "tmp.", 4) != 0 &&
+	       !strchr(name, '~') && !strchr(name, '/');
+}
+
+/* The rule of a directory's names: run-parts', or a spool's. */
+static bool name_passes(const char *name, bool spool)
+{
+	return spool ? jobsdir_spool_name_ok(name) : jobsdir_name_ok(name);
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(((const struct jobsdir_entry *)a)->name,
 		      ((const struct jobsdir_entry *)b)->name);
 }
 
-size_t jobsdir_filter(struct jobsdir_entry *e, size_t n)
+static size_t filter_as(struct jobsdir_entry *e, size_t n, bool spool)
 {
 	size_t kept = 0;
 
 	/* Swapped, not copied over: the entries stay a permutation, so a
 	 * caller that owns the names can free all N. */
 	for (size_t i = 0; i < n; i++)
-		if (e[i].regular && jobsdir_name_ok(e[i].name)) {
+		if (e[i].regular && name_passes(e[i].name, spool)) {
 			struct jobsdir_entry keep = e[i];
 
 			e[i] = e[kept];
@@ -47,6 +60,11 @@ size_t jobsdir_filter(struct jobsdir_entry *e, size_t n)
 	 * locale scandir/alphasort does. */
 	qsort(e, kept, sizeof *e, by_name);
 	return kept;
+}
+
+size_t jobsdir_filter(struct jobsdir_entry *e, size_t n)
+{
+	return filter_as(e, n, false);
 }
 
 void jobsdir_free(char **paths)
@@ -66,7 +84,7 @@ static bool is_regular(int dfd, const char *name)
 }
 
 /* Reads the names of D that pass into *E (*N of them, strings owned). */
-static int read_names(DIR *d, struct jobsdir_entry **e, size_t *n)
+static int read_names(DIR *d, bool spool, struct jobsdir_entry **e, size_t *n)
 {
 	size_t cap = 0;
 	struct dirent *de;
@@ -75,7 +93,7 @@ static int read_names(DIR *d, struct jobsdir_entry **e, size_t *n)
 	*n = 0;
 	errno = 0;
 	while ((de = readdir(d))) {
-		if (!jobsdir_name_ok(de->d_name))
+		if (!name_passes(de->d_name, spool))
 			continue;
 		if (*n == cap) {
 			struct jobsdir_entry *more;
@@ -105,8 +123,10 @@ static char *join_path(const char *dir, const char *name)
 	return p;
 }
 
-int jobsdir_list(const char *dir, char ***paths, size_t *n, char *err, size_t errlen)
+static int list_as(const char *dir, bool spool, char ***paths, size_t *n, char *err,
+		   size_t errlen)
 {
+	const char *option = spool ? "--user-crontabs" : "--jobs";
 	DIR *d = opendir(dir);
 	struct jobsdir_entry *e = NULL;
 	size_t all = 0, kept = 0;
@@ -115,11 +135,11 @@ int jobsdir_list(const char *dir, char ***paths, size_t *n, char *err, size_t er
 	*paths = NULL;
 	*n = 0;
 	if (!d) {
-		snprintf(err, errlen, "--jobs '%s': %s", dir, strerror(errno));
+		snprintf(err, errlen, "%s '%s': %s", option, dir, strerror(errno));
 		return -1;
 	}
-	if (read_names(d, &e, &all) == 0) {
-		kept = jobsdir_filter(e, all);
+	if (read_names(d, spool, &e, &all) == 0) {
+		kept = filter_as(e, all, spool);
 		*paths = calloc(kept + 1, sizeof **paths);
 		rc = *paths ? 0 : -1;
 		for (size_t i = 0; rc == 0 && i < kept; i++)
@@ -135,10 +155,52 @@ int jobsdir_list(const char *dir, char ***paths, size_t *n, char *err, size_t er
 	if (rc != 0) {
 		jobsdir_free(*paths);
 		*paths = NULL;
-		snprintf(err, errlen, "--jobs '%s': %s", dir,
+		snprintf(err, errlen, "%s '%s': %s", option, dir,
 			 saved == ENOMEM || !saved ? "out of memory" : strerror(saved));
 		return -1;
 	}
 	*n = kept;
 	return 0;
+}
+
+int jobsdir_list(const char *dir, char ***paths, size_t *n, char *err, size_t errlen)
+{
+	return list_as(dir, false, paths, n, err, errlen);
+}
+
+int jobsdir_list_spool(const char *dir, char ***paths, size_t *n, char *err, size_t errlen)
+{
+	return list_as(dir, true, paths, n, err, errlen);
+}
+
+/* Whether the file NAME of DFD is a user's crontab as crontab(1) writes
+ * it: a regular file owned by the user it is named after, with no
+ * permission for group or others. */
+static bool written_by_crontab(int dfd, const char *name)
+{
+	struct stat st;
+	struct passwd *pw;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_mode & 077))
+		return false;
+	pw = getpwnam(name);
+	return pw && pw->pw_uid == st.st_uid;
+}
+
+bool jobsdir_looks_like_spool(const char *dir, char *file, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d)))
+		if (jobsdir_name_ok(de->d_name) && written_by_crontab(dirfd(d), de->d_name)) {
+			snprintf(file, len, "%s", de->d_name);
+			found = true;
+		}
+	closedir(d);
+	return found;
 }

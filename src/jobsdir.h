@@ -30,6 +30,21 @@ size_t jobsdir_filter(struct jobsdir_entry *e, size_t n);
  * with one line in err ("--jobs 'DIR': why"). */
 int jobsdir_list(const char *dir, char ***paths, size_t *n, char *err, size_t errlen);
 
+/* A crontab spool's rule (--user-crontabs): every name but hidden ones
+ * ('.'), crontab(1)'s temporary "tmp.*" and editors' "x~"; a user's name
+ * may hold a '.', which run-parts' rule passes over. */
+bool jobsdir_spool_name_ok(const char *name);
+
+/* jobsdir_list by the spool's rule, links included (the loader refuses
+ * them, naming them), for --user-crontabs DIR. */
+int jobsdir_list_spool(const char *dir, char ***paths, size_t *n, char *err, size_t errlen);
+
+/* Whether the --jobs directory DIR looks like a crontab spool: one of its
+ * files (FILE: its name) is named after the user who owns it and has no
+ * permission for group or others, as crontab(1) writes them. Its lines
+ * would run as tfd's user: tfd warns. */
+bool jobsdir_looks_like_spool(const char *dir, char *file, size_t len);
+
 void jobsdir_free(char **paths);
 
 #endif

@@ -45,6 +45,7 @@ struct parser {
 	char **env_shared;          /* its snapshot, NULL when it changed since */
 	const char *shell, *cron_tz;
 	bool system;                /* JOBS_SYSTEM: crontab lines name a user */
+	bool user;                  /* JOBS_USER: a user's crontab, no tfd lines */
 };
 
 /* Messages */
@@ -411,6 +412,10 @@ static int parse_job_or_env(struct parser *ps, const char *p)
 	struct env_line e;
 	enum env_kind env;
 
+	if (*p == '-' && !starts_crontab(p[1]) && ps->user)
+		return fail(ps, "bad line '%s': a user's crontab takes crontab lines only, "
+			    "not tfd lines (their options, such as --user or --persist, "
+			    "are the host's to give)", shown(ps->text, buf, sizeof(buf)));
 	if (*p == '-' && !starts_crontab(p[1]))
 		return add_tfd_line(ps, p);
 	p += *p == '-';
@@ -495,7 +500,8 @@ static int parse_file(const struct jobs_alloc *alloc, unsigned flags, const char
 {
 	struct jobs_file *f = alloc->realloc(alloc->ctx, NULL, sizeof(*f));
 	struct parser ps = { .name = name, .err = err, .errlen = errlen, .f = f,
-			     .shell = "/bin/sh", .system = flags & JOBS_SYSTEM };
+			     .shell = "/bin/sh", .system = flags & JOBS_SYSTEM,
+			     .user = flags & JOBS_USER };
 	size_t at = 0;
 	int rc = 0;
 

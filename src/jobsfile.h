@@ -91,8 +91,10 @@ int jobs_parse(const char *name, const char *text, size_t len,
 
 /* How to read the file: JOBS_SYSTEM for a system crontab (/etc/crontab,
  * /etc/cron.d; --system-crontab), whose crontab lines carry a user name
- * between the time fields (or the @nickname) and the command. */
-enum { JOBS_SYSTEM = 1 };
+ * between the time fields (or the @nickname) and the command; JOBS_USER
+ * for a user's crontab (--user-crontabs), which takes no tfd line: their
+ * options (--user, --persist, --cgroup) are the host's, not a user's. */
+enum { JOBS_SYSTEM = 1, JOBS_USER = 2 };
 
 /* jobs_parse of a file read as FLAGS says. */
 int jobs_parse_as(const char *name, const char *text, size_t len, unsigned flags,

@@ -1,19 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include "jobtable.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "atomic_file.h"
 #include "hash.h"
-#include "jobsdir.h"
 #include "jobsfile.h"
+#include "jobsread.h"
 #include "runuser.h"
 #include "shellword.h"
 #include "timens.h"
@@ -29,96 +23,6 @@ void job_table_free(struct job_table *t)
 }
 
 
-/* Reading the file */
-
-/* The file at PATH opened for reading, with its size, or -1 with err
- * filled. O_NONBLOCK: a FIFO put at PATH (before a start, or before a
- * reload, which runs in the event loop) must not block tfd in open(); it is
- * then refused, as every kind of file but a regular one is. */
-static int open_jobs_file(const char *path, off_t *size, char *err, size_t errlen)
-{
-	struct stat st;
-	const char *why;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-
-	if (fd < 0 || fstat(fd, &st) != 0)
-		why = strerror(errno);
-	else
-		why = not_regular_why(st.st_mode);
-	if (!why) {
-		*size = st.st_size;
-		return fd;
-	}
-	snprintf(err, errlen, "--jobs '%s': %s", path, why);
-	if (fd >= 0)
-		close(fd);
-	return -1;
-}
-
-/* Reads FD to its end into a new buffer, but never more than MAX + 1 bytes,
- * starting with room for SIZE, what fstat() said. Returns 0; 1 when there
- * was more than MAX (the file grew, or its size said nothing, as in /proc);
- * -1 with errno. */
-static int read_at_most(int fd, off_t size, size_t max, char **text, size_t *len)
-{
-	size_t cap = (size_t)size < max ? (size_t)size + 1 : max + 1, n = 0;
-	char *buf = malloc(cap);
-
-	if (!buf)
-		return -1;
-	for (;;) {
-		ssize_t got;
-
-		if (n == cap) {
-			size_t more = cap <= (max + 1) / 2 ? cap * 2 : max + 1;
-			char *bigger = cap > max ? NULL : realloc(buf, more);
-
-			if (!bigger) {
-				free(buf);
-				return cap > max ? 1 : -1;
-			}
-			buf = bigger;
-			cap = more;
-		}
-		got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			int e = errno;
-
-			free(buf);
-			errno = e;
-			return -1;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	*text = buf;
-	*len = n;
-	return 0;
-}
-
-int jobs_file_read(const char *path, size_t max, char **text, size_t *len, char *err,
-		   size_t errlen)
-{
-	off_t size;
-	int fd = open_jobs_file(path, &size, err, errlen), rc;
-
-	if (fd < 0)
-		return -1;
-	/* The size first: a huge file is refused without reading any of it. */
-	rc = (uintmax_t)size > max ? 1 : read_at_most(fd, size, max, text, len);
-	if (rc > 0)
-		snprintf(err, errlen, "--jobs '%s': too large: more than %zu bytes", path, max);
-	else if (rc < 0 && errno == ENOMEM)
-		snprintf(err, errlen, "out of memory");
-	else if (rc < 0)
-		snprintf(err, errlen, "--jobs '%s': read: %s", path, strerror(errno));
-	close(fd);
-	return rc == 0 ? 0 : -1;
-}
-
 /* Lines into options */
 
 static int set_text(char **field, const char *value)
@@ -131,27 +35,29 @@ static int set_text(char **field, const char *value)
 /* A crontab line is the defaults plus its schedule and its command, run
  * by the file's shell. Its clock is realtime: a default clock that is not
  * a wall clock belongs to the tfd lines. */
-static int crontab_options(const struct jobs_entry *e, const struct job_options *defaults,
-			   struct job_options *o)
+static int crontab_options(const struct jobs_entry *e, const char *user,
+			   const struct job_options *defaults, struct job_options *o)
 {
 	if (job_options_copy(o, defaults) != 0)
 		return -1;
 	if (o->clock && strcmp(o->clock, "realtime-alarm") != 0 && set_text(&o->clock, NULL) != 0)
 		return -1;
-	/* A system crontab's user field is the line's --user. */
-	if (e->user && set_text(&o->user, e->user) != 0)
+	/* A system crontab's user field is the line's --user; a user's
+	 * crontab is that user's. */
+	if ((user || e->user) && set_text(&o->user, user ? user : e->user) != 0)
 		return -1;
 	if (e->kind == JOBS_REBOOT)
 		return set_text(&o->delay, "0") || set_text(&o->exec, e->command);
 	return set_text(&o->cron, e->schedule) || set_text(&o->exec, e->command);
 }
 
-static int entry_options(const struct jobs_entry *e, const struct job_options *defaults,
-			 struct job_options *o, char *err, size_t errlen)
+static int entry_options(const struct jobs_entry *e, const char *user,
+			 const struct job_options *defaults, struct job_options *o, char *err,
+			 size_t errlen)
 {
 	if (e->kind == JOBS_TFD)
 		return options_read_job_line(e->argv, defaults, o, err, errlen);
-	if (crontab_options(e, defaults, o) != 0) {
+	if (crontab_options(e, user, defaults, o) != 0) {
 		job_options_free(o);
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -232,11 +138,13 @@ int job_names_default(struct job **jobs, size_t n)
 	return rc;
 }
 
-/* What a reload compares: the line and what it sees. Not the name: a
- * default name changes when a line above takes it. */
-static char *identity_of(const struct jobs_entry *e)
+/* What a reload compares: the line, what it sees, and the user whose
+ * crontab holds it (USER, or NULL): the same line moved from one user's
+ * crontab to another's is another job. Not the name: a default name
+ * changes when a line above takes it. */
+static char *identity_of(const struct jobs_entry *e, const char *user)
 {
-	size_t len = strlen(e->text) + 2;
+	size_t len = strlen(e->text) + 2 + (user ? strlen(user) + 2 : 0);
 	char *id, *p;
 
 	for (size_t i = 0; e->env && e->env[i]; i++)
@@ -244,7 +152,7 @@ static char *identity_of(const struct jobs_entry *e)
 	id = malloc(len);
 	if (!id)
 		return NULL;
-	p = id + sprintf(id, "%s\n", e->text);
+	p = id + sprintf(id, "%s%s%s\n", user ? user : "", user ? ":\n" : "", e->text);
 	for (size_t i = 0; e->env && e->env[i]; i++)
 		p += sprintf(p, "%s\n", e->env[i]);
 	return id;
@@ -256,6 +164,7 @@ static char *identity_of(const struct jobs_entry *e)
 struct line_ref {
 	const struct jobs_entry *e;
 	const char *file;
+	const char *user;            /* a user's crontab: that user; else NULL */
 };
 
 struct building {
@@ -263,8 +172,11 @@ struct building {
 	struct line_ref *lines;      /* every file's lines, in load order */
 	struct job **jobs;
 	struct job_options *opts;
+	bool *dropped;               /* lines a host's cron passes over */
 	size_t n;
 	struct run_user_cache users; /* each --user looked up once a load */
+	struct warnings *warnings;
+	struct names *unknown;       /* the users found missing */
 };
 
 /* How much of a line a message that quotes nothing else shows. */
@@ -289,6 +201,36 @@ static int line_error(const struct building *b, size_t i, int status,
 	return status;
 }
 
+/* Whether line I names a user that does not exist, under a host's cron:
+ * cron passes such a line over, and so does tfd (a later reload that finds
+ * the user runs it). --user on a tfd line stays an error. */
+static bool user_unknown(struct building *b, size_t i)
+{
+	const char *user = b->lines[i].user ? b->lines[i].user : b->lines[i].e->user;
+	uid_t uid;
+
+	if (!user || run_user_known(user, &uid) != 0)
+		return false;
+	names_add(b->unknown, user);
+	warnf(b->warnings, "tfd: warning: %s:%u: not run: no such user '%s' (a reload that "
+	      "finds the user runs the line)\n", b->lines[i].file, b->lines[i].e->line, user);
+	return true;
+}
+
+/* A line of a user's crontab that is bad is passed over with a warning, as
+ * cron does: one user's mistake never stops the host's cron nor another
+ * user's reload. Returns 0 then, else STATUS with the error in err. */
+static int line_failed(struct building *b, size_t i, int status, const char *why, char *err,
+		       size_t errlen)
+{
+	line_error(b, i, status, why, err, errlen);
+	if (status != 2 || !b->lines[i].user)
+		return status;
+	warnf(b->warnings, "tfd: warning: %s; the line is not loaded\n", err);
+	b->dropped[i] = true;
+	return 0;
+}
+
 static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 {
 	const struct jobs_entry *e = b->lines[i].e;
@@ -296,10 +238,11 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	char why[7680];
 	int status;
 
-	if (entry_options(e, b->src->defaults, &b->opts[i], why, sizeof why) != 0)
-		return line_error(b, i, 2, why, err, errlen);
+	if (entry_options(e, b->lines[i].user, b->src->defaults, &b->opts[i], why,
+			  sizeof why) != 0)
+		return line_failed(b, i, 2, why, err, errlen);
 	ctx.in_file = true;
-	ctx.cron_file = b->src->system;
+	ctx.cron_file = b->src->system || b->lines[i].user != NULL;
 	ctx.env = e->env;
 	/* The file's SHELL runs its crontab lines; --exec is /bin/sh's, as on
 	 * the command line. */
@@ -311,13 +254,17 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	    (status = run_user_cached(&b->users, b->opts[i].user, &ctx.user, why, sizeof why)) != 0) {
 		char named[sizeof why + 2];
 
+		if (status == 2 && e->kind != JOBS_TFD && user_unknown(b, i)) {
+			b->dropped[i] = true;
+			return 0;
+		}
 		/* A crontab line's user field is not an option: "user 'x'". */
-		snprintf(named, sizeof named, "%s%s", e->user ? "" : "--", why);
-		return line_error(b, i, status, named, err, errlen);
+		snprintf(named, sizeof named, "%s%s", e->user || b->lines[i].user ? "" : "--", why);
+		return line_failed(b, i, status, named, err, errlen);
 	}
 	status = job_build(&b->opts[i], &ctx, &b->jobs[i], why, sizeof why);
 	if (status != 0)
-		return line_error(b, i, status, why, err, errlen);
+		return line_failed(b, i, status, why, err, errlen);
 	b->jobs[i]->line = e->line;
 	b->jobs[i]->reboot = e->kind == JOBS_REBOOT;
 	if (!b->jobs[i]->format && b->src->tick_format &&
@@ -372,7 +319,7 @@ static int name_jobs(struct building *b, char *err, size_t errlen)
 	int status = b->n ? assign_names(b, err, errlen) : 0;
 
 	for (size_t i = 0; i < b->n && status == 0; i++)
-		if (!(b->jobs[i]->identity = identity_of(b->lines[i].e)))
+		if (!(b->jobs[i]->identity = identity_of(b->lines[i].e, b->lines[i].user)))
 			status = line_error(b, i, 1, "out of memory", err, errlen);
 	return status;
 }
@@ -389,18 +336,43 @@ static int open_jobs(struct building *b, char *err, size_t errlen)
 	return 0;
 }
 
+/* The lines passed over leave the table: the others close up, in order. */
+static void drop_lines(struct building *b)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < b->n; i++) {
+		if (b->dropped[i]) {
+			job_free(b->jobs[i]);
+			job_options_free(&b->opts[i]);
+			continue;
+		}
+		b->jobs[kept] = b->jobs[i];
+		b->opts[kept] = b->opts[i];
+		b->lines[kept++] = b->lines[i];
+	}
+	for (size_t i = kept; i < b->n; i++) {
+		b->jobs[i] = NULL;
+		b->opts[i] = (struct job_options){ 0 };
+	}
+	b->n = kept;
+}
+
 static int build_table(struct building *b, char *err, size_t errlen)
 {
 	int status = 0;
 
 	b->jobs = calloc(b->n + 1, sizeof *b->jobs);
 	b->opts = calloc(b->n + 1, sizeof *b->opts);
-	if (!b->jobs || !b->opts) {
+	b->dropped = calloc(b->n + 1, sizeof *b->dropped);
+	if (!b->jobs || !b->opts || !b->dropped) {
 		snprintf(err, errlen, "out of memory");
 		return 1;
 	}
 	for (size_t i = 0; i < b->n && status == 0; i++)
 		status = build_entry(b, i, err, errlen);
+	if (status == 0)
+		drop_lines(b);
 	if (status == 0)
 		status = name_jobs(b, err, errlen);
 	if (status == 0)
@@ -410,121 +382,25 @@ static int build_table(struct building *b, char *err, size_t errlen)
 
 /* Loading every file */
 
-/* What one load reads: the files, their texts in one buffer (each name,
- * its length and its text, so that a real change is seen cheaply), their
- * parses. */
-struct loaded {
-	char **files;               /* paths, in load order */
-	size_t nfiles, cap;
-	char *text;                 /* "NAME\0LEN\0TEXT" for each file */
-	size_t len, text_cap;
-	struct jobs_file **parsed;  /* one per file */
-};
-
-static void loaded_free(struct loaded *l)
+/* Parses file I (TEXT, LEN bytes): its environment is its own. A user's
+ * crontab that does not parse is passed over with a warning. */
+static int parse_file(const struct jobs_source *src, struct loaded *l, size_t i,
+		      const char *text, size_t len, char *err, size_t errlen)
 {
-	for (size_t i = 0; i < l->nfiles; i++) {
-		free(l->files[i]);
-		if (l->parsed)
-			jobs_free(l->parsed[i]);
-	}
-	free(l->files);
-	free(l->parsed);
-	free(l->text);
-	*l = (struct loaded){ 0 };
-}
+	const char *user = l->files[i].user;
+	unsigned flags = user ? JOBS_USER : src->system ? JOBS_SYSTEM : 0;
 
-static int add_file(struct loaded *l, const char *path)
-{
-	if (l->nfiles == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		char **more = realloc(l->files, cap * sizeof *more);
-
-		if (!more)
-			return -1;
-		l->files = more;
-		l->cap = cap;
-	}
-	if (!(l->files[l->nfiles] = strdup(path)))
+	if (jobs_parse_as(l->files[i].path, text, len, flags, &l->parsed[i], err, errlen) == 0)
+		return 0;
+	if (!user || strcmp(err, "out of memory") == 0)
 		return -1;
-	l->nfiles++;
+	warnf(&l->warnings, "tfd: warning: %s; the file is not loaded\n", err);
+	l->parsed[i] = NULL;
 	return 0;
 }
 
-/* The files PATH stands for: itself, or a directory's by jobsdir's rule. */
-static int expand_path(struct loaded *l, const char *path, char *err, size_t errlen)
-{
-	struct stat st;
-	char **paths;
-	size_t n;
-	int rc = 0;
-
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-		return add_file(l, path) == 0 ? 0 : (snprintf(err, errlen, "out of memory"), -1);
-	if (jobsdir_list(path, &paths, &n, err, errlen) != 0)
-		return -1;
-	for (size_t i = 0; i < n && rc == 0; i++)
-		if (add_file(l, paths[i]) != 0) {
-			snprintf(err, errlen, "out of memory");
-			rc = -1;
-		}
-	jobsdir_free(paths);
-	return rc;
-}
-
-/* Appends "NAME\0LEN\0" and TEXT to the buffer of every file's text. */
-static int append_text(struct loaded *l, const char *name, const char *text, size_t len)
-{
-	char head[32];
-	size_t name_len = strlen(name) + 1;
-	size_t head_len = (size_t)snprintf(head, sizeof head, "%zu", len) + 1;
-	size_t need = l->len + name_len + head_len + len + 1;
-
-	/* Doubling: 100 files of a directory are not 100 copies of the whole. */
-	if (need > l->text_cap) {
-		size_t cap = l->text_cap ? l->text_cap : 4096;
-		char *more;
-
-		while (cap < need && cap <= SIZE_MAX / 2)
-			cap *= 2;
-		if (cap < need || !(more = realloc(l->text, cap)))
-			return -1;
-		l->text = more;
-		l->text_cap = cap;
-	}
-	memcpy(l->text + l->len, name, name_len);
-	memcpy(l->text + l->len + name_len, head, head_len);
-	memcpy(l->text + l->len + name_len + head_len, text, len);
-	l->len += name_len + head_len + len;
-	return 0;
-}
-
-/* Reads every file into the buffer; parses come after the comparison. */
-static int read_files(const struct jobs_source *src, struct loaded *l, char *err,
-		      size_t errlen)
-{
-	for (size_t i = 0; i < src->npaths; i++)
-		if (expand_path(l, src->paths[i], err, errlen) != 0)
-			return -1;
-	for (size_t i = 0; i < l->nfiles; i++) {
-		char *text;
-		size_t len;
-		int rc;
-
-		if (jobs_file_read(l->files[i], JOBS_FILE_MAX, &text, &len, err, errlen) != 0)
-			return -1;
-		rc = append_text(l, l->files[i], text, len);
-		free(text);
-		if (rc != 0) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* Parses each file of the buffer on its own (its environment is its own)
- * and lists every line of them all. */
+/* Parses each file of the buffer on its own and lists every line of them
+ * all. */
 static int parse_files(const struct jobs_source *src, struct loaded *l, struct building *b,
 		       char *err, size_t errlen)
 {
@@ -536,13 +412,13 @@ static int parse_files(const struct jobs_source *src, struct loaded *l, struct b
 		return -1;
 	}
 	for (size_t i = 0; i < l->nfiles; i++) {
-		const char *size = p + strlen(p) + 1, *text = size + strlen(size) + 1;
-		size_t len = (size_t)strtoull(size, NULL, 10);
+		const char *head = p + strlen(p) + 1, *text = head + strlen(head) + 1;
+		size_t len = l->files[i].skipped ? strlen(text) + 1
+						 : (size_t)strtoull(head, NULL, 10);
 
-		if (jobs_parse_as(l->files[i], text, len, src->system ? JOBS_SYSTEM : 0,
-				  &l->parsed[i], err, errlen) != 0)
+		if (!l->files[i].skipped && parse_file(src, l, i, text, len, err, errlen) != 0)
 			return -1;
-		total += l->parsed[i]->n;
+		total += l->parsed[i] ? l->parsed[i]->n : 0;
 		p = text + len;
 	}
 	if (!(b->lines = calloc(total + 1, sizeof *b->lines))) {
@@ -550,8 +426,9 @@ static int parse_files(const struct jobs_source *src, struct loaded *l, struct b
 		return -1;
 	}
 	for (size_t i = 0; i < l->nfiles; i++)
-		for (size_t j = 0; j < l->parsed[i]->n; j++)
-			b->lines[k++] = (struct line_ref){ &l->parsed[i]->entries[j], l->files[i] };
+		for (size_t j = 0; l->parsed[i] && j < l->parsed[i]->n; j++)
+			b->lines[k++] = (struct line_ref){ &l->parsed[i]->entries[j],
+							   l->files[i].path, l->files[i].user };
 	b->n = total;
 	return 0;
 }
@@ -562,36 +439,52 @@ static bool same_text(const struct jobs_source *src, const struct loaded *l)
 	       memcmp(src->last_text, l->text, l->len) == 0;
 }
 
-int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced,
-		     int *status, char *err, size_t errlen)
+/* Builds the table of what was read; 0 or the exit status. */
+static int build_loaded(struct jobs_source *src, struct loaded *l, struct job_table *out,
+			char *err, size_t errlen)
 {
-	struct building b = { .src = src };
-	struct loaded l = { 0 };
+	struct building b = { .src = src, .warnings = &l->warnings, .unknown = &l->unknown };
+	int status = 2;
 
-	*status = 2;
-	if (read_files(src, &l, err, errlen) != 0) {
-		loaded_free(&l);
-		return -1;
-	}
-	if (!forced && same_text(src, &l)) {
-		loaded_free(&l);
-		return 1;
-	}
-	if (parse_files(src, &l, &b, err, errlen) != 0) {
-		free(b.lines);
-		loaded_free(&l);
-		return -1;
-	}
-	*status = build_table(&b, err, errlen);
+	if (parse_files(src, l, &b, err, errlen) == 0)
+		status = build_table(&b, err, errlen);
 	for (size_t i = 0; b.opts && i < b.n; i++)
 		job_options_free(&b.opts[i]);
 	free(b.opts);
 	free(b.lines);
+	free(b.dropped);
 	run_user_cache_free(&b.users);
-	if (*status != 0) {
+	if (status != 0) {
 		struct job_table t = { b.jobs, b.n };
 
 		job_table_free(&t);
+		return status;
+	}
+	*out = (struct job_table){ b.jobs, b.n };
+	return 0;
+}
+
+int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced,
+		     jobs_warn_fn warn, void *warn_arg, int *status, char *err, size_t errlen)
+{
+	struct jobs_from from = { src->paths, src->npaths, src->system, src->user_crontabs };
+	struct loaded l = { 0 };
+	/* A user missing at the last load may exist now: load again. */
+	bool retry = names_user_found(src->unknown);
+
+	*status = 2;
+	if (jobs_read_files(&from, &l, err, errlen) != 0) {
+		warnings_give(&l.warnings, warn, warn_arg);
+		loaded_free(&l);
+		return -1;
+	}
+	if (!forced && !retry && same_text(src, &l)) {
+		loaded_free(&l);
+		return 1;
+	}
+	*status = build_loaded(src, &l, out, err, errlen);
+	warnings_give(&l.warnings, warn, warn_arg);
+	if (*status != 0) {
 		loaded_free(&l);
 		return -1;
 	}
@@ -599,12 +492,15 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 	src->last_text = l.text;
 	src->last_len = l.len;
 	l.text = NULL;
+	names_free(src->unknown);
+	src->unknown = l.unknown.v;
+	l.unknown = (struct names){ 0 };
 	loaded_free(&l);
-	*out = (struct job_table){ b.jobs, b.n };
 	return 0;
 }
 
-int jobs_source_reload(void *arg, struct job_table *out, bool forced, char *err, size_t errlen)
+int jobs_source_reload(void *arg, struct job_table *out, bool forced, jobs_warn_fn warn,
+		       void *warn_arg, char *err, size_t errlen)
 {
 	struct jobs_source *src = arg;
 	int status;
@@ -613,13 +509,15 @@ int jobs_source_reload(void *arg, struct job_table *out, bool forced, char *err,
 	 * its first --delay or --interval, and --for, count from now. */
 	src->ctx.wall_now_ns = clock_now_ns(CLOCK_REALTIME);
 	src->ctx.mono_now_ns = clock_now_ns(CLOCK_MONOTONIC);
-	return jobs_source_load(src, out, forced, &status, err, errlen);
+	return jobs_source_load(src, out, forced, warn, warn_arg, &status, err, errlen);
 }
 
 void jobs_source_free(struct jobs_source *src)
 {
 	free(src->last_text);
 	src->last_text = NULL;
+	names_free(src->unknown);
+	src->unknown = NULL;
 }
 
 int job_table_single(const struct job_options *o, const struct job_context *ctx,

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "job.h"
+#include "jobsread.h"
 #include "options.h"
 
 /* A table of jobs, as loading the jobs file makes it. */
@@ -19,24 +20,17 @@ struct job_table {
 	size_t n;
 };
 
-/* The most of a jobs file that is read: the whole file is read at start and
- * at every reload, in the event loop, so this bounds both the memory and the
- * time a reload takes. 16 MiB is 30 times a 10,000-line crontab. */
-#define JOBS_FILE_MAX ((size_t)16 << 20)
-
-/* Reads the jobs file PATH whole into *TEXT (*LEN bytes, to be freed).
- * Returns 0, or -1 with err naming PATH and why: it is not a regular file
- * (a FIFO is refused without blocking), cannot be read, or holds more than
- * MAX bytes (refused by its size before reading, or when it grows while it
- * is read). */
-int jobs_file_read(const char *path, size_t max, char **text, size_t *len, char *err,
-		   size_t errlen);
 
 struct jobs_source {
 	const char *path;           /* the first --jobs PATH */
 	char *const *paths;         /* every --jobs PATH, files and directories */
 	size_t npaths;
-	bool system;                /* --system-crontab: crontab lines name a user */
+	bool system;                /* --system-crontab: crontab lines name a user,
+				       and a file loads only if root's alone */
+	const char *user_crontabs;  /* --user-crontabs DIR, or NULL */
+	char **unknown;             /* the users the last load found missing: once
+				       one exists, a reload of unchanged files
+				       loads again (NULL-terminated, or NULL) */
 	const struct job_options *defaults;
 	struct job_context ctx;     /* the parts that are the same for every line */
 	const char *tick_format;    /* the tick line of a job without --format */
@@ -46,15 +40,19 @@ struct jobs_source {
 };
 
 /* Reads every file of the sources (a directory stands for its files, by
- * jobsdir's rule), each its own crontab, into one table of built and
- * opened jobs, names unique across files. Returns 0; 1 when every file is
- * as last read and FORCED is false; -1 when a file cannot be read or a
- * line is bad (err: "FILE:LINE: why" or "FILE: why"), with the exit status
- * for it in *status: one bad file refuses the whole load. Fits
- * loop_reload_fn. */
+ * jobsdir's rule; the spool's by its own), each its own crontab, into one
+ * table of built and opened jobs, names unique across files. Returns 0; 1
+ * when every file is as last read and FORCED is false; -1 when a file
+ * cannot be read or a line is bad (err: "FILE:LINE: why" or "FILE: why"),
+ * with the exit status for it in *status: one bad file refuses the whole
+ * load. What a host's cron passes over instead (a file cron would not
+ * load, one reached twice, a line of an unknown user, a user's bad line,
+ * a last line without newline) goes to WARN, once a load, not when
+ * nothing changed. Fits loop_reload_fn. */
 int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced,
-		     int *status, char *err, size_t errlen);
-int jobs_source_reload(void *src, struct job_table *out, bool forced, char *err, size_t errlen);
+		     jobs_warn_fn warn, void *warn_arg, int *status, char *err, size_t errlen);
+int jobs_source_reload(void *src, struct job_table *out, bool forced, jobs_warn_fn warn,
+		       void *warn_arg, char *err, size_t errlen);
 void jobs_source_free(struct jobs_source *src);
 
 /* Names every job of JOBS that has none (its name_base set) in table

@@ -415,7 +415,7 @@ static void free_loop(struct loop *l)
 	pidmap_free(&l->pids);
 	free(l->pfd);
 	free(l->owners);
-	free(l->watches);
+	reload_unwatch(l);
 	free(l);
 }
 
@@ -427,7 +427,8 @@ static struct loop *new_loop(struct loop_config *cfg)
 	struct loop *l = calloc(1, sizeof *l);
 	struct events_config ec = { .json = cfg->json, .quiet = cfg->quiet,
 				    .verbose = cfg->verbose, .jobs_path = cfg->jobs_path,
-				    .jobs_more = cfg->njobs_paths > 1 ? cfg->njobs_paths - 1 : 0,
+				    .jobs_more = cfg->njobs_paths + !!cfg->user_crontabs > 1
+						 ? cfg->njobs_paths + !!cfg->user_crontabs - 1 : 0,
 				    .replica = cfg->replica };
 
 	if (!l || events_open(&l->ev, &ec) != 0) {

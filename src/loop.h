@@ -19,9 +19,10 @@
 
 /* Reads the jobs file again into a new table (built and opened, nothing
  * armed). Returns 0; 1 when the file is as it was last read and FORCED is
- * false (nothing to do); or -1 with one line in err: the table stays. */
+ * false (nothing to do); or -1 with one line in err: the table stays.
+ * Warnings (files or lines passed over) go to WARN, with WARN_ARG. */
 typedef int (*loop_reload_fn)(void *arg, struct job_table *out, bool forced,
-			      char *err, size_t errlen);
+			      jobs_warn_fn warn, void *warn_arg, char *err, size_t errlen);
 
 struct fleet;
 
@@ -39,6 +40,7 @@ struct loop_config {
 	const char *jobs_path;       /* the first --jobs PATH; NULL for one job */
 	char *const *jobs_paths;     /* every --jobs PATH (file or directory), watched */
 	size_t njobs_paths;
+	const char *user_crontabs;   /* --user-crontabs DIR, watched; or NULL */
 	loop_reload_fn reload;
 	void *reload_arg;
 	struct fleet *fleet;         /* --fleet: elapses are claimed; NULL without */

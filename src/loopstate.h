@@ -25,6 +25,7 @@
 #include "stats.h"
 #include "timers.h"
 #include "watch.h"
+#include "writers.h"
 
 enum phase {
 	PHASE_RUNNING,   /* schedules go on (some may have ended) */
@@ -91,8 +92,11 @@ struct loop {
 	struct timer deadline;    /* CLOCK_MONOTONIC, at the earliest of aux and reload_due */
 	struct heap aux;          /* jobs by their earliest deadline */
 	int signal_fd, inotify_fd, tty_fd, precise_fd;
-	struct watch *watches;    /* one a --jobs PATH, on inotify_fd */
+	struct watch *watches;    /* one a --jobs PATH, then --user-crontabs, on inotify_fd */
 	size_t nwatches;
+	struct link_watch *links; /* the targets of links among them (reload.c) */
+	size_t nlinks;
+	struct writers writers;   /* jobs files written, not yet closed */
 	int64_t reload_due;       /* monotonic; INT64_MAX: none */
 	bool reload_forced;       /* SIGHUP: reload even an unchanged file */
 	struct events ev;

@@ -17,6 +17,7 @@ enum option_code {
 	/* the process */
 	OPT_JOBS, OPT_DRY_RUN, OPT_BASE_TIME, OPT_METRICS, OPT_JSON, OPT_QUIET,
 	OPT_VERBOSE, OPT_PRECISE, OPT_STATS, OPT_EXIT_ON_ERROR, OPT_SYSTEM_CRONTAB,
+	OPT_USER_CRONTABS,
 	OPT_FLEET, OPT_REPLICA, OPT_FLEET_LEASE, OPT_FLEET_DEADLINE, OPT_FLEET_KEEP,
 	OPT_HELP, OPT_USAGE, OPT_VERSION,
 };
@@ -46,6 +47,7 @@ static const size_t text_field[] = {
 	[OPT_DRY_RUN] = offsetof(struct options, dry_run),
 	[OPT_BASE_TIME] = offsetof(struct options, base_time),
 	[OPT_METRICS] = offsetof(struct options, metrics),
+	[OPT_USER_CRONTABS] = offsetof(struct options, user_crontabs),
 	[OPT_FLEET] = offsetof(struct options, fleet),
 	[OPT_REPLICA] = offsetof(struct options, replica),
 	[OPT_FLEET_LEASE] = offsetof(struct options, fleet_lease),
@@ -98,6 +100,8 @@ static struct poptOption process_table[] = {
 	  "run every job of PATH, a file or a directory of files (see tfd-jobs(5)); repeatable", "PATH" },
 	{ "system-crontab", '\0', POPT_ARG_NONE, NULL, OPT_SYSTEM_CRONTAB,
 	  "crontab lines name a user before the command, as /etc/crontab and /etc/cron.d", NULL },
+	{ "user-crontabs", '\0', POPT_ARG_STRING, NULL, OPT_USER_CRONTABS,
+	  "run each file of DIR (a crontab spool) as the user it is named after", "DIR" },
 	{ "dry-run", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_DRY_RUN,
 	  "print the next N (default 5) expirations and exit", "N" },
 	{ "base-time", '\0', POPT_ARG_STRING, NULL, OPT_BASE_TIME, "with --dry-run: take this as now", "TIMESTAMP" },
@@ -392,6 +396,7 @@ void options_free(struct options *o)
 	free(o->dry_run);
 	free(o->base_time);
 	free(o->metrics);
+	free(o->user_crontabs);
 	free(o->fleet);
 	free(o->replica);
 	free(o->fleet_lease);

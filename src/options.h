@@ -26,6 +26,7 @@ struct options {
 	char **jobs_all;         /* every --jobs PATH in order, NULL-terminated */
 	size_t jobs_n;
 	bool system_crontab;     /* --system-crontab: crontab lines name a user */
+	char *user_crontabs;     /* --user-crontabs DIR: users' crontabs */
 	char *fleet, *replica, *fleet_lease, *fleet_deadline, *fleet_keep;
 	bool json, quiet, verbose, precise, stats, exit_on_error;
 	bool dry_run_given;

@@ -2,6 +2,7 @@
 #include "reload.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,15 +12,29 @@
 #include <unistd.h>
 
 #include "hash.h"
+#include "jobsdir.h"
 #include "loopstate.h"
 #include "runs.h"
 #include "tick.h"
 #include "timens.h"
 #include "watch.h"
+#include "writers.h"
 
 /* A change to the jobs file is read once it has been quiet this long, so
  * an editor's several steps (write, rename, chmod) make one reload. */
 #define RELOAD_SETTLE_NS (INT64_C(100) * 1000000)
+
+/* While a reload waits for jobs files still being written (writers.h), it
+ * looks again this often; the loop runs on meanwhile. */
+#define RELOAD_WRITERS_POLL_NS (INT64_C(100) * 1000000)
+
+/* A watch on the target of a link among the jobs files and directories:
+ * editing the target, or swapping a linked directory, reloads. Rebuilt
+ * at every reload, as links change. */
+struct link_watch {
+	struct watch w;
+	char *path;                /* what w watches (owned) */
+};
 
 /* The plan */
 
@@ -158,6 +173,35 @@ static void apply_plan(struct loop *l, struct reload_plan *p)
 		tick_start_job(l, p->start[i]);
 }
 
+/* A load's warning, queued on tfd's stderr as every line of the loop. */
+static void warn_queued(void *arg, const char *line)
+{
+	events_errf(&((struct loop *)arg)->ev, "%s", line);
+}
+
+/* Whether the reload waits for a jobs file still being written: a half
+ * file is never read. After WRITERS_WAIT_NS it reads them as they are, with
+ * a warning. */
+static bool waits_for_writers(struct loop *l)
+{
+	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
+	char still[WATCH_DIR_MAX + NAME_MAX + 2];
+
+	switch (writers_check(&l->writers, now, still, sizeof still)) {
+	case WRITERS_WAIT:
+		l->reload_due = now + RELOAD_WRITERS_POLL_NS;
+		return true;
+	case WRITERS_GAVE_UP:
+		events_errf(&l->ev, "tfd: warning: '%s' is still open for writing after %d s: "
+			    "read as it is\n", still, (int)(WRITERS_WAIT_NS / 1000000000));
+		return false;
+	default:
+		return false;
+	}
+}
+
+static void watch_links(struct loop *l);
+
 void reload_now(struct loop *l)
 {
 	struct job_table t = { 0 };
@@ -166,9 +210,12 @@ void reload_now(struct loop *l)
 	int rc;
 
 	l->reload_due = INT64_MAX;
-	if (l->phase != PHASE_RUNNING || !l->cfg->reload)
+	if (l->phase != PHASE_RUNNING || !l->cfg->reload || waits_for_writers(l))
 		return;
-	rc = l->cfg->reload(l->cfg->reload_arg, &t, l->reload_forced, err, sizeof err);
+	/* Before the read: a link changed after it is seen again. */
+	watch_links(l);
+	rc = l->cfg->reload(l->cfg->reload_arg, &t, l->reload_forced, warn_queued, l, err,
+			    sizeof err);
 	l->reload_forced = false;
 	if (rc > 0)
 		return;   /* the file is as it was */
@@ -235,6 +282,37 @@ static void on_news(struct loop *l, const struct watch *w, enum watch_news news)
 		reload_after_settling(l);
 }
 
+/* The watch, among every one, that EV is about, or NULL. */
+static const struct watch *owner_of(const struct loop *l, const struct inotify_event *ev)
+{
+	for (size_t i = 0; i < l->nwatches; i++)
+		if (watch_owns_name(&l->watches[i], ev))
+			return &l->watches[i];
+	for (size_t i = 0; i < l->nlinks; i++)
+		if (watch_owns_name(&l->links[i].w, ev))
+			return &l->links[i].w;
+	return NULL;
+}
+
+/* Keeps the list of jobs files being written. */
+static void note_writer(struct loop *l, const struct inotify_event *ev)
+{
+	const struct watch *w = NULL;
+
+	if (ev->mask & (IN_MODIFY | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM))
+		w = owner_of(l, ev);
+	writers_note(&l->writers, ev, w ? w->dir : NULL);
+}
+
+/* What an event says of a link's target: a change reloads; a target gone
+ * says nothing (the link's own watch does, or the reload that rebuilds
+ * these watches). */
+static void on_link_news(struct loop *l, enum watch_news news)
+{
+	if (news == WATCH_CHANGED || news == WATCH_BACK)
+		reload_after_settling(l);
+}
+
 void reload_on_inotify(struct loop *l)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -244,11 +322,14 @@ void reload_on_inotify(struct loop *l)
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
+			note_writer(l, ev);
 			/* Every watch sees every event: two may share a
 			 * directory, each taking its own part. */
 			for (size_t i = 0; i < l->nwatches; i++)
 				on_news(l, &l->watches[i],
 					watch_event(&l->watches[i], l->inotify_fd, ev));
+			for (size_t i = 0; i < l->nlinks; i++)
+				on_link_news(l, watch_event(&l->links[i].w, l->inotify_fd, ev));
 			p += sizeof *ev + ev->len;
 		}
 	}
@@ -262,19 +343,135 @@ void reload_request(struct loop *l)
 	l->reload_forced = true;
 }
 
-/* Watches PATH: a directory for its files, else the file's directory. */
-static int watch_path(struct watch *w, int fd, const char *path)
+/* Watches PATH: a directory for its files (by a spool's names when
+ * SPOOL), else the file's directory. */
+static int watch_path(struct watch *w, int fd, const char *path, bool spool)
 {
 	struct stat st;
+	int rc;
 
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return watch_open_dir(w, fd, path);
-	return watch_open(w, fd, path);
+	if (!spool && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
+		return watch_open(w, fd, path);
+	rc = watch_open_dir(w, fd, path);
+	w->spool = spool;
+	return rc;
+}
+
+/* Links */
+
+/* The links' targets found so far. */
+struct link_list {
+	struct link_watch *v;
+	size_t n, cap;
+};
+
+/* PATH to watch: a file's name in its directory, or a directory's files
+ * (by a spool's names when SPOOL). */
+static void link_add(struct link_list *ls, const char *path, bool dir, bool spool)
+{
+	if (ls->n == ls->cap) {
+		size_t cap = ls->cap ? ls->cap * 2 : 4;
+		struct link_watch *more = realloc(ls->v, cap * sizeof *more);
+
+		if (!more)
+			return;   /* not watched: SIGHUP still reloads */
+		ls->v = more;
+		ls->cap = cap;
+	}
+	ls->v[ls->n] = (struct link_watch){ .path = strdup(path) };
+	if (ls->v[ls->n].path) {
+		ls->v[ls->n].w.whole_dir = dir;
+		ls->v[ls->n].w.spool = spool;
+		ls->n++;
+	}
+}
+
+/* The targets of the links among the files of the directory DIR. */
+static void links_in_dir(struct link_list *ls, const char *dir)
+{
+	char **paths, real[PATH_MAX], err[256];
+	size_t n;
+
+	if (jobsdir_list(dir, &paths, &n, err, sizeof err) != 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (lstat(paths[i], &st) == 0 && S_ISLNK(st.st_mode) && realpath(paths[i], real))
+			link_add(ls, real, false, false);
+	}
+	jobsdir_free(paths);
+}
+
+/* A source PATH that is a link: its target, and for a directory the link
+ * itself, by name in its own directory (a file's is watched so already);
+ * then the links among a directory's files (a spool takes none). */
+static void links_of_source(struct link_list *ls, const char *path, bool spool)
+{
+	struct stat st, lst;
+	char real[PATH_MAX];
+	bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		if (dir)
+			link_add(ls, path, false, false);
+		if (realpath(path, real))
+			link_add(ls, real, dir, spool);
+	}
+	if (dir && !spool)
+		links_in_dir(ls, path);
+}
+
+static void links_free(struct link_watch *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+/* Watches every link's target as it is now, in place of those of the last
+ * reload (their kernel watches stay: a directory's is shared, watch.h). */
+static void watch_links(struct loop *l)
+{
+	struct link_list ls = { 0 };
+
+	if (l->inotify_fd < 0)
+		return;
+	for (size_t i = 0; i < l->cfg->njobs_paths; i++)
+		links_of_source(&ls, l->cfg->jobs_paths[i], false);
+	if (l->cfg->user_crontabs)
+		links_of_source(&ls, l->cfg->user_crontabs, true);
+	for (size_t i = 0; i < ls.n; i++) {
+		struct link_watch *lw = &ls.v[i];
+		bool spool = lw->w.spool;   /* the open sets it false */
+
+		/* A target that cannot be watched now is looked for again at
+		 * the next reload. */
+		if (lw->w.whole_dir) {
+			watch_open_dir(&lw->w, l->inotify_fd, lw->path);
+			lw->w.spool = spool;
+		} else {
+			watch_open(&lw->w, l->inotify_fd, lw->path);
+		}
+	}
+	links_free(l->links, l->nlinks);
+	l->links = ls.v;
+	l->nlinks = ls.n;
+}
+
+void reload_unwatch(struct loop *l)
+{
+	links_free(l->links, l->nlinks);
+	l->links = NULL;
+	l->nlinks = 0;
+	writers_free(&l->writers);
+	free(l->watches);
+	l->watches = NULL;
 }
 
 void reload_watch(struct loop *l)
 {
-	size_t n = l->cfg->njobs_paths;
+	size_t n = l->cfg->njobs_paths + !!l->cfg->user_crontabs;
 
 	if (!l->cfg->jobs_path)
 		return;
@@ -289,8 +486,10 @@ void reload_watch(struct loop *l)
 	l->nwatches = n;
 	for (size_t i = 0; i < n; i++) {
 		struct watch *w = &l->watches[i];
+		bool spool = i == l->cfg->njobs_paths;
 
-		if (watch_path(w, l->inotify_fd, l->cfg->jobs_paths[i]) == 0)
+		if (watch_path(w, l->inotify_fd, spool ? l->cfg->user_crontabs : l->cfg->jobs_paths[i],
+			       spool) == 0)
 			continue;
 		if (errno == ENOENT || errno == ENOTDIR)
 			watch_lost_warning(l, w);
@@ -298,4 +497,5 @@ void reload_watch(struct loop *l)
 			events_errf(&l->ev, "tfd: warning: inotify (%s): %s; reload with SIGHUP\n",
 				    w->dir, strerror(errno));
 	}
+	watch_links(l);
 }

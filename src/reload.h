@@ -55,13 +55,17 @@ bool reload_waits(const struct loop *l);
  * still reloads). */
 void reload_watch(struct loop *l);
 
+/* Frees the watches (the descriptor is the loop's to close). */
+void reload_unwatch(struct loop *l);
+
 /* inotify said something changed: a reload once it settles. */
 void reload_on_inotify(struct loop *l);
 
 /* SIGHUP: a reload now, even of an unchanged file. */
 void reload_request(struct loop *l);
 
-/* The reload that came due: reads the file and applies the plan. */
+/* The reload that came due: once no jobs file is still being written (or
+ * after RELOAD_WRITERS_WAIT_NS), reads the files and applies the plan. */
 void reload_now(struct loop *l);
 
 #endif

@@ -219,3 +219,16 @@ void run_user_cache_free(struct run_user_cache *c)
 	free(c->users);
 	*c = (struct run_user_cache){ 0 };
 }
+
+int run_user_known(const char *name, uid_t *uid)
+{
+	struct passwd *pw;
+
+	errno = 0;
+	pw = getpwnam(name);
+	if (pw) {
+		*uid = pw->pw_uid;
+		return 1;
+	}
+	return lookup_failed() ? -1 : 0;
+}

@@ -29,6 +29,11 @@ struct run_user {
  * failed (out of memory, an NSS error). */
 int run_user_resolve(const char *spec, struct run_user *u, char *err, size_t errlen);
 
+/* Whether the user NAME exists (1, with its *UID), does not (0), or the
+ * lookup failed (-1, errno): what a host's cron needs to pass over a line
+ * of an unknown user instead of refusing the load. */
+int run_user_known(const char *name, uid_t *uid);
+
 /* A deep copy (the job's own); -1 when out of memory. */
 int run_user_copy(struct run_user *dst, const struct run_user *src);
 

@@ -17,6 +17,7 @@
 #include "fleet.h"
 #include "heap.h"
 #include "job.h"
+#include "jobsdir.h"
 #include "jobtable.h"
 #include "loop.h"
 #include "metrics.h"
@@ -49,6 +50,13 @@ struct setup {
 	const char *dry_format;    /* the dry run's line; NULL: the terminal form */
 	char err[ERR_MAX];
 };
+
+/* The first source of jobs (--jobs, else --user-crontabs), or NULL for
+ * one job of the command line. */
+static const char *jobs_source_of(const struct options *o)
+{
+	return o->jobs ? o->jobs : o->user_crontabs;
+}
 
 /* Errors */
 
@@ -147,14 +155,15 @@ static int check_process_options(struct setup *st, const struct options *o)
 	}
 	if (o->metrics && metrics_check_path(o->metrics, why, sizeof why) != 0)
 		return usage_error(st, "%s", why);
-	if (!o->jobs && o->exit_on_error && !o->job.exec && !o->job.command)
+	if (!jobs_source_of(o) && o->exit_on_error && !o->job.exec && !o->job.command)
 		return usage_error(st, "--exit-on-error needs a command (--exec STRING or -- COMMAND)");
 	if (!o->jobs && o->system_crontab)
 		return usage_error(st, "--system-crontab needs --jobs: it says how crontab "
 				   "lines of the jobs files are read");
-	if (o->jobs && (only = job_only_option(&o->job, why, sizeof why / 2)))
-		return usage_error(st, "%s '%s' cannot be given beside --jobs: it belongs "
-				   "on a line of '%s'", only, why, o->jobs);
+	if (jobs_source_of(o) && (only = job_only_option(&o->job, why, sizeof why / 2)))
+		return usage_error(st, "%s '%s' cannot be given beside %s: it belongs "
+				   "on a line of '%s'", only, why,
+				   o->jobs ? "--jobs" : "--user-crontabs", jobs_source_of(o));
 	return 0;
 }
 
@@ -190,7 +199,7 @@ static int check_fleet_options(struct setup *st, const struct options *o)
 				   RUNNER_REPLICA_MAX);
 	if (o->replica)
 		snprintf(st->replica, sizeof st->replica, "%s", o->replica);
-	else if (o->fleet || o->jobs || o->job.command || o->job.exec)
+	else if (o->fleet || jobs_source_of(o) || o->job.command || o->job.exec)
 		runner_default_replica(st->replica, sizeof st->replica);
 	/* A timer with no command and no fleet shows the name to nobody, and
 	 * computing it (gethostname, snprintf) maps pages of libc that make
@@ -255,17 +264,41 @@ static const char *tick_format(const struct options *o, bool jobs)
 	return o->verbose ? "%n %t %e" : NULL;
 }
 
+/* A warning of the load at start: straight to stderr, before the loop. */
+static void warn_now(void *arg, const char *line)
+{
+	(void)arg;
+	fputs(line, stderr);
+}
+
+/* A --jobs directory that looks like a crontab spool would run every
+ * user's lines as tfd's user (root, on a host): said once, at start. */
+static void warn_spool_like(const struct options *o)
+{
+	for (size_t i = 0; i < o->jobs_n; i++) {
+		char file[256];
+
+		if (jobsdir_looks_like_spool(o->jobs_all[i], file, sizeof file))
+			fprintf(stderr, "tfd: warning: --jobs '%s' looks like a crontab spool ('%s' "
+				"is owned by the user it is named after): its lines run as tfd's "
+				"user, not as their owners; --user-crontabs runs them as cron "
+				"does\n", o->jobs_all[i], file);
+	}
+}
+
 static int build_table(struct setup *st, const struct options *o)
 {
 	int status;
 
-	if (o->jobs) {
-		st->source = (struct jobs_source){ .path = o->jobs, .paths = o->jobs_all,
+	if (jobs_source_of(o)) {
+		st->source = (struct jobs_source){ .path = jobs_source_of(o), .paths = o->jobs_all,
 						   .npaths = o->jobs_n, .system = o->system_crontab,
+						   .user_crontabs = o->user_crontabs,
 						   .defaults = &o->job,
 						   .ctx = st->ctx, .tick_format = tick_format(o, true) };
-		if (jobs_source_load(&st->source, &st->table, true, &status, st->err,
-				     sizeof st->err) < 0)
+		warn_spool_like(o);
+		if (jobs_source_load(&st->source, &st->table, true, warn_now, NULL, &status,
+				     st->err, sizeof st->err) < 0)
 			return status;
 		return 0;
 	}
@@ -299,7 +332,7 @@ static int build_setup(struct setup *st, const struct options *o)
 		else if (!o->json && isatty(STDOUT_FILENO))
 			st->dry_format = NULL;
 		else
-			st->dry_format = o->jobs ? "%t %j" : "%t";
+			st->dry_format = jobs_source_of(o) ? "%t %j" : "%t";
 	}
 	return build_table(st, o);
 }
@@ -357,7 +390,7 @@ static size_t dry_line(const struct setup *st, const struct options *o, const st
 	if (o->json)
 		return json_tick(line, cap, &t);
 	if (!st->dry_format)
-		return format_dry_run_human(line, cap, o->jobs ? j->name : NULL, wall,
+		return format_dry_run_human(line, cap, jobs_source_of(o) ? j->name : NULL, wall,
 					    st->ctx.wall_now_ns, st->local);
 	return format_tick(line, cap, st->dry_format, &t);
 }
@@ -474,9 +507,11 @@ static int run(const struct options *o)
 			.json = o->json, .quiet = o->quiet, .verbose = o->verbose,
 			.stats = o->stats, .precise = o->precise,
 			.exit_on_error = o->exit_on_error, .local = st.local,
-			.metrics_path = o->metrics, .jobs_path = o->jobs,
+			.metrics_path = o->metrics, .jobs_path = jobs_source_of(o),
 			.jobs_paths = o->jobs_all, .njobs_paths = o->jobs_n,
-			.reload = o->jobs ? jobs_source_reload : NULL, .reload_arg = &st.source,
+			.user_crontabs = o->user_crontabs,
+			.reload = jobs_source_of(o) ? jobs_source_reload : NULL,
+			.reload_arg = &st.source,
 			.fleet = st.fleet, .replica = st.fleet ? st.fleet_config.replica : NULL,
 		};
 		st.table = (struct job_table){ 0 };

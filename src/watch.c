@@ -9,11 +9,13 @@
 
 #include "jobsdir.h"
 
-/* A file written and closed, moved or linked into place, or created; and
- * for a directory of files, one removed or moved away. One mask for every
- * watch: two on the same directory share a descriptor. */
+/* A file written and closed, moved or linked into place, or created; its
+ * owner or mode changed (a host's cron may now load it, or no longer);
+ * for a directory of files, one removed or moved away; and a write not yet
+ * closed, which a reload waits for. One mask for every watch: two on the
+ * same directory share a descriptor. */
 #define DIR_EVENTS (IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM | \
-		    IN_DELETE_SELF | IN_MOVE_SELF | IN_MASK_ADD)
+		    IN_ATTRIB | IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF | IN_MASK_ADD)
 /* A directory made (or moved) below the ancestor, or the ancestor gone. */
 #define ANCESTOR_EVENTS (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | \
 			 IN_MASK_ADD)
@@ -98,7 +100,7 @@ static int establish(struct watch *w, int fd)
 int watch_open(struct watch *w, int fd, const char *path)
 {
 	w->path = path;
-	w->whole_dir = false;
+	w->whole_dir = w->spool = false;
 	w->wd = w->ancestor_wd = -1;
 	parent_of(path, w->dir, sizeof w->dir);
 	return establish(w, fd);
@@ -110,6 +112,7 @@ int watch_open_dir(struct watch *w, int fd, const char *dir)
 
 	w->path = dir;
 	w->whole_dir = true;
+	w->spool = false;
 	w->wd = w->ancestor_wd = -1;
 	/* "d/" is "d": its parent is the ancestor to fall back to. */
 	while (len > 1 && dir[len - 1] == '/')
@@ -149,13 +152,32 @@ static bool file_changed(const char *path, const struct inotify_event *ev)
 	const char *base = strrchr(path, '/');
 
 	base = base ? base + 1 : path;
-	if (ev->len == 0)
+	/* A write: its close is the change. */
+	if (ev->len == 0 || (ev->mask & IN_MODIFY))
 		return false;
 	if (strncmp(ev->name, "..", 2) == 0)
 		return true;
 	if (strcmp(ev->name, base) != 0 || (ev->mask & (IN_DELETE | IN_MOVED_FROM)))
 		return false;
 	return !(ev->mask & IN_CREATE) || linked_into_place(path);
+}
+
+/* Whether NAME is one of the directory's files by its rule. */
+static bool dir_name_ok(const struct watch *w, const char *name)
+{
+	return w->spool ? jobsdir_spool_name_ok(name) : jobsdir_name_ok(name);
+}
+
+bool watch_owns_name(const struct watch *w, const struct inotify_event *ev)
+{
+	const char *base;
+
+	if (w->wd < 0 || ev->wd != w->wd || ev->len == 0)
+		return false;
+	if (w->whole_dir)
+		return dir_name_ok(w, ev->name);
+	base = strrchr(w->path, '/');
+	return strcmp(ev->name, base ? base + 1 : w->path) == 0;
 }
 
 /* A change among a directory's files: one of the names the directory
@@ -165,11 +187,11 @@ static bool dir_file_changed(const struct watch *w, const struct inotify_event *
 {
 	char path[WATCH_DIR_MAX + NAME_MAX + 2];
 
-	if (ev->len == 0)
+	if (ev->len == 0 || (ev->mask & IN_MODIFY))
 		return false;
 	if (strncmp(ev->name, "..", 2) == 0)
 		return true;
-	if (!jobsdir_name_ok(ev->name))
+	if (!dir_name_ok(w, ev->name))
 		return false;
 	if (!(ev->mask & IN_CREATE))
 		return true;

@@ -21,6 +21,8 @@ struct watch {
 	const char *path;            /* the file; its directory is watched.
 				      * With whole_dir: the directory itself */
 	bool whole_dir;              /* every file of the directory counts */
+	bool spool;                  /* whole_dir by a crontab spool's names
+				      * (jobsdir), not run-parts' */
 	char dir[WATCH_DIR_MAX];
 	char ancestor[WATCH_DIR_MAX];
 	int wd;                      /* on dir, or -1 */
@@ -43,10 +45,14 @@ enum watch_news {
 int watch_open(struct watch *w, int fd, const char *path);
 
 /* Watches the directory DIR itself on FD for its files: a file that
- * passes run-parts' rule (jobsdir) written, put in place, removed or
- * renamed, or a "..data" link swapped (a ConfigMap). Returns as
- * watch_open. */
+ * passes run-parts' rule (jobsdir; a spool's rule once spool is set)
+ * written, put in place, removed or renamed, or a "..data" link swapped (a
+ * ConfigMap). Returns as watch_open. */
 int watch_open_dir(struct watch *w, int fd, const char *dir);
+
+/* Whether EV names one of W's files (the file, or a file of the
+ * directory by its rule), whatever happened to it. */
+bool watch_owns_name(const struct watch *w, const struct inotify_event *ev);
 
 /* What the event EV on FD means to W. */
 enum watch_news watch_event(struct watch *w, int fd, const struct inotify_event *ev);

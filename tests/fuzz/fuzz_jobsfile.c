@@ -3,8 +3,9 @@
  * file's entries are well formed (in line order, each kind with its own
  * fields, environments of NAME=VALUE), and every default name is a
  * non-empty base name; a refused one gets one line naming FILE:LINE. Every
- * input is read twice: as a jobs file and as a system crontab (JOBS_SYSTEM),
- * whose crontab lines carry a user field. Each accepted entry's text,
+ * input is read three times: as a jobs file, as a system crontab
+ * (JOBS_SYSTEM), whose crontab lines carry a user field, and as a user's
+ * crontab (JOBS_USER), which takes no tfd line. Each accepted entry's text,
  * however long, is then a job name, a replica name, an error message and a
  * --format for every JSON writer and the tick line, in a buffer of exactly
  * report_line_max's size: a line that does not end in "}\n" was cut, one
@@ -48,7 +49,7 @@ static void check_entry(const struct jobs_entry *e, unsigned flags)
 		check_name(e->command);
 		break;
 	case JOBS_TFD:
-		if (e->command || e->schedule || e->input || e->user || !e->argv ||
+		if ((flags & JOBS_USER) || e->command || e->schedule || e->input || e->user || !e->argv ||
 		    e->argc < 1 || e->argv[e->argc] || e->argv[0][0] != '-')
 			abort();
 		break;
@@ -135,5 +136,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	check_file(data, size, 0);
 	check_file(data, size, JOBS_SYSTEM);
+	check_file(data, size, JOBS_USER);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_jobsdir: run-parts' rule for the files of a --jobs directory: the
- * names kept and passed over, byte order, regular files and links to one. */
+ * names kept and passed over, byte order, regular files and links to one;
+ * a crontab spool's rule (--user-crontabs). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,10 +103,61 @@ static void test_list(void)
 	CHECK(system(path) == 0, "cleanup");
 }
 
+static void test_spool_names(void)
+{
+	static const char *const ok[] = { "alice", "first.last", "svc$", "a-b_c", "x.sh" };
+	static const char *const passed_over[] = {
+		"", ".", "..", ".hidden", "tmp.XXXXab", "tmp.1234", "alice~",
+	};
+
+	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+		CHECK(jobsdir_spool_name_ok(ok[i]), "spool: '%s' passed over", ok[i]);
+	for (size_t i = 0; i < sizeof passed_over / sizeof *passed_over; i++)
+		CHECK(!jobsdir_spool_name_ok(passed_over[i]), "spool: '%s' kept",
+		      passed_over[i]);
+}
+
+/* A spool: users' names with dots kept, crontab(1)'s temporary file not;
+ * links listed (the loader names and refuses them). */
+static void test_list_spool(void)
+{
+	char dir[] = "/tmp/test_jobsdir.XXXXXX", path[512], err[512] = "";
+	static const char *const want[] = { "a.b", "c", "link" };
+	char **paths = NULL;
+	size_t n = 99;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	touch(dir, "c");
+	touch(dir, "a.b");
+	touch(dir, "tmp.XXXXab");
+	touch(dir, ".hidden");
+	snprintf(path, sizeof path, "%s/link", dir);
+	CHECK(symlink("c", path) == 0, "symlink link");
+	snprintf(path, sizeof path, "%s/sub", dir);
+	mkdir(path, 0755);
+	CHECK(jobsdir_list_spool(dir, &paths, &n, err, sizeof err) == 0, "list: %s", err);
+	CHECK(n == 3, "got %zu paths", n);
+	for (size_t i = 0; paths && i < n && i < 3; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, want[i]);
+		CHECK(strcmp(paths[i], path) == 0, "%zu: got '%s', want '%s'", i, paths[i], path);
+	}
+	jobsdir_free(paths);
+	snprintf(path, sizeof path, "%s/missing", dir);
+	CHECK(jobsdir_list_spool(path, &paths, &n, err, sizeof err) == -1, "a missing dir listed");
+	CHECK(strstr(err, "--user-crontabs '") == err, "err: %s", err);
+	snprintf(path, sizeof path, "rm -rf '%s'", dir);
+	CHECK(system(path) == 0, "cleanup");
+}
+
 int main(void)
 {
 	test_names();
 	test_filter();
 	test_list();
+	test_spool_names();
+	test_list_spool();
 	return tally_finish(&t, "test_jobsdir");
 }

@@ -737,6 +737,33 @@ static void test_system_user_errors(void)
 			    "(6 time fields?)");
 }
 
+/* A user's crontab (JOBS_USER): crontab lines without a user field, and
+ * no tfd line, whose options are the host's to give. */
+static void test_user_crontab(void)
+{
+	const char *text = "MAILTO=\"\"\n0 4 * * * root backup.sh\n@reboot warm.sh\n";
+	const char *tfd = "0 4 * * * a.sh\n--name x --user root --delay 0 -- /bin/true\n";
+	struct jobs_file *f = NULL;
+	char err[512] = "";
+
+	if (jobs_parse_as("alice", text, strlen(text), JOBS_USER, &f, err, sizeof(err)) != 0) {
+		CHECK(0, "a user's crontab did not parse: %s", err);
+		return;
+	}
+	EXPECT_INT(f->n, 2);
+	/* "root" is the command's first word, not a user. */
+	EXPECT_STR(f->entries[0].command, "root backup.sh");
+	CHECK(f->entries[0].user == NULL, "a user field in a user's crontab");
+	jobs_free(f);
+	f = NULL;
+	CHECK(jobs_parse_as("alice", tfd, strlen(tfd), JOBS_USER, &f, err, sizeof(err)) == -1,
+	      "a tfd line taken in a user's crontab");
+	CHECK(strncmp(err, "alice:2: bad line '--name x --user root", 39) == 0 &&
+	      strstr(err, "a user's crontab takes crontab lines only"), "err: %s", err);
+	if (f)
+		jobs_free(f);
+}
+
 int main(void)
 {
 	test_kinds();
@@ -761,5 +788,6 @@ int main(void)
 	test_out_of_memory();
 	test_system_user_field();
 	test_system_user_errors();
+	test_user_crontab();
 	return tally_finish(&t, "test_jobsfile");
 }

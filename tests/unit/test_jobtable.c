@@ -125,7 +125,7 @@ static int load(const char *text, struct tz *utc, struct job_table *t)
 		exit(1);
 	}
 	src.ctx.zones = tz_cache_new();
-	if (jobs_source_load(&src, t, true, &status, err, sizeof err) != 0) {
+	if (jobs_source_load(&src, t, true, NULL, NULL, &status, err, sizeof err) != 0) {
 		check(0, "load: %s", err);
 		t->n = 0;
 	}

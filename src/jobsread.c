@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+#include "jobsread.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atomic_file.h"
+#include "cronfile.h"
+#include "jobsdir.h"
+#include "jobsfile.h"
+#include "runuser.h"
+
+/* Reading the file */
+
+/* The file at PATH opened for reading, with its size, or -1 with err
+ * filled. O_NONBLOCK: a FIFO put at PATH (before a start, or before a
+ * reload, which runs in the event loop) must not block tfd in open(); it is
+ * then refused, as every kind of file but a regular one is. */
+static int open_jobs_file(const char *path, struct stat *st, char *err, size_t errlen)
+{
+	const char *why;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0 || fstat(fd, st) != 0)
+		why = strerror(errno);
+	else
+		why = not_regular_why(st->st_mode);
+	if (!why)
+		return fd;
+	snprintf(err, errlen, "--jobs '%s': %s", path, why);
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* Reads FD to its end into a new buffer, but never more than MAX + 1 bytes,
+ * starting with room for SIZE, what fstat() said. Returns 0; 1 when there
+ * was more than MAX (the file grew, or its size said nothing, as in /proc);
+ * -1 with errno. */
+static int read_at_most(int fd, off_t size, size_t max, char **text, size_t *len)
+{
+	size_t cap = (size_t)size < max ? (size_t)size + 1 : max + 1, n = 0;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return -1;
+	for (;;) {
+		ssize_t got;
+
+		if (n == cap) {
+			size_t more = cap <= (max + 1) / 2 ? cap * 2 : max + 1;
+			char *bigger = cap > max ? NULL : realloc(buf, more);
+
+			if (!bigger) {
+				free(buf);
+				return cap > max ? 1 : -1;
+			}
+			buf = bigger;
+			cap = more;
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = errno;
+
+			free(buf);
+			errno = e;
+			return -1;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+int jobs_file_read(const char *path, size_t max, char **text, size_t *len, char *err,
+		   size_t errlen)
+{
+	struct stat st;
+
+	return jobs_file_read_stat(path, max, text, len, &st, err, errlen);
+}
+
+int jobs_file_read_stat(const char *path, size_t max, char **text, size_t *len,
+			struct stat *st, char *err, size_t errlen)
+{
+	int fd = open_jobs_file(path, st, err, errlen), rc;
+
+	if (fd < 0)
+		return -1;
+	/* The size first: a huge file is refused without reading any of it. */
+	rc = (uintmax_t)st->st_size > max ? 1 : read_at_most(fd, st->st_size, max, text, len);
+	if (rc > 0)
+		snprintf(err, errlen, "--jobs '%s': too large: more than %zu bytes", path, max);
+	else if (rc < 0 && errno == ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	else if (rc < 0)
+		snprintf(err, errlen, "--jobs '%s': read: %s", path, strerror(errno));
+	close(fd);
+	return rc == 0 ? 0 : -1;
+}
+
+/* Warnings and names */
+
+void warnf(struct warnings *w, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n + 1 > w->cap - w->len) {
+		size_t cap = w->cap ? w->cap : 1024;
+		char *more;
+
+		while (n >= 0 && cap - w->len < (size_t)n + 1 && cap <= SIZE_MAX / 2)
+			cap *= 2;
+		if (n < 0 || cap - w->len < (size_t)n + 1 || !(more = realloc(w->text, cap))) {
+			w->lost = true;
+			return;
+		}
+		w->text = more;
+		w->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(w->text + w->len, w->cap - w->len, fmt, ap);
+	va_end(ap);
+	w->len += (size_t)n;
+}
+
+void warnings_give(struct warnings *w, jobs_warn_fn warn, void *arg)
+{
+	for (size_t at = 0; warn && at < w->len;) {
+		char *nl = memchr(w->text + at, '\n', w->len - at);
+		size_t end = nl ? (size_t)(nl - w->text) + 1 : w->len;
+		char saved = w->text[end];   /* len < cap: text[len] is its NUL */
+
+		/* Each line on its own, with its newline. */
+		w->text[end] = '\0';
+		warn(arg, w->text + at);
+		w->text[end] = saved;
+		at = end;
+	}
+	if (warn && w->lost)
+		warn(arg, "tfd: warning: out of memory: some warnings of this load are lost\n");
+	free(w->text);
+	*w = (struct warnings){ 0 };
+}
+
+void names_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+void names_add(struct names *ns, const char *name)
+{
+	for (size_t i = 0; i < ns->n; i++)
+		if (strcmp(ns->v[i], name) == 0)
+			return;
+	if (ns->n + 1 >= ns->cap) {
+		size_t cap = ns->cap ? ns->cap * 2 : 8;
+		char **more = realloc(ns->v, cap * sizeof *more);
+
+		if (!more)
+			return;
+		ns->v = more;
+		ns->cap = cap;
+	}
+	if ((ns->v[ns->n] = strdup(name)))
+		ns->v[++ns->n] = NULL;
+}
+
+bool names_user_found(char **unknown)
+{
+	uid_t uid;
+
+	for (size_t i = 0; unknown && unknown[i]; i++)
+		if (run_user_known(unknown[i], &uid) == 1)
+			return true;
+	return false;
+}
+
+/* Every file of the sources */
+
+void loaded_free(struct loaded *l)
+{
+	for (size_t i = 0; i < l->nfiles; i++) {
+		free(l->files[i].path);
+		if (l->parsed)
+			jobs_free(l->parsed[i]);
+	}
+	free(l->files);
+	free(l->parsed);
+	free(l->text);
+	free(l->warnings.text);
+	names_free(l->unknown.v);
+	*l = (struct loaded){ 0 };
+}
+
+static int add_file(struct loaded *l, const char *path, bool spool)
+{
+	const char *base;
+
+	if (l->nfiles == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct load_file *more = realloc(l->files, cap * sizeof *more);
+
+		if (!more)
+			return -1;
+		l->files = more;
+		l->cap = cap;
+	}
+	l->files[l->nfiles] = (struct load_file){ .path = strdup(path) };
+	if (!l->files[l->nfiles].path)
+		return -1;
+	base = strrchr(l->files[l->nfiles].path, '/');
+	if (spool)
+		l->files[l->nfiles].user = base ? base + 1 : l->files[l->nfiles].path;
+	l->nfiles++;
+	return 0;
+}
+
+/* The files PATH stands for: itself, or a directory's by jobsdir's rule;
+ * the spool (SPOOL) by its own. */
+static int expand_path(struct loaded *l, const char *path, bool spool, char *err,
+		       size_t errlen)
+{
+	struct stat st;
+	char **paths = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (!spool && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
+		return add_file(l, path, false) == 0 ? 0 : (snprintf(err, errlen, "out of memory"), -1);
+	rc = spool ? jobsdir_list_spool(path, &paths, &n, err, errlen)
+		   : jobsdir_list(path, &paths, &n, err, errlen);
+	if (rc != 0)
+		return -1;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (add_file(l, paths[i], spool) != 0) {
+			snprintf(err, errlen, "out of memory");
+			rc = -1;
+		}
+	jobsdir_free(paths);
+	return rc;
+}
+
+/* Appends "NAME\0HEAD\0" and TEXT to the buffer of every file's text. */
+static int append_text(struct loaded *l, const char *name, const char *head,
+		       const char *text, size_t len)
+{
+	size_t name_len = strlen(name) + 1;
+	size_t head_len = strlen(head) + 1;
+	size_t need = l->len + name_len + head_len + len + 1;
+
+	/* Doubling: 100 files of a directory are not 100 copies of the whole. */
+	if (need > l->text_cap) {
+		size_t cap = l->text_cap ? l->text_cap : 4096;
+		char *more;
+
+		while (cap < need && cap <= SIZE_MAX / 2)
+			cap *= 2;
+		if (cap < need || !(more = realloc(l->text, cap)))
+			return -1;
+		l->text = more;
+		l->text_cap = cap;
+	}
+	memcpy(l->text + l->len, name, name_len);
+	memcpy(l->text + l->len + name_len, head, head_len);
+	memcpy(l->text + l->len + name_len + head_len, text, len);
+	l->len += name_len + head_len + len;
+	return 0;
+}
+
+/* The file read before I that is the same file (device and inode), or
+ * NULL: two paths to one file (--jobs F --jobs ./F, a cron.d link to
+ * /etc/crontab) would run each line twice. */
+static const char *twin_of(const struct loaded *l, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (!l->files[k].skipped && l->files[k].dev == l->files[i].dev &&
+		    l->files[k].ino == l->files[i].ino)
+			return l->files[k].path;
+	return NULL;
+}
+
+/* Why file I, read (ST), is passed over, or NULL: read twice, or, for a
+ * host's cron, not written by whom cron would take it from (cronfile). */
+static const char *skip_why(const struct jobs_from *src, struct loaded *l, size_t i,
+			    const struct stat *st, char *buf, size_t len)
+{
+	const struct load_file *f = &l->files[i];
+	const char *twin = twin_of(l, i), *why;
+	bool unknown = false;
+
+	if (twin) {
+		snprintf(buf, len, "the same file as '%s', read once", twin);
+		return buf;
+	}
+	if (!f->user)
+		return src->system ? cronfile_system_why(f->path, st, buf, len) : NULL;
+	why = cronfile_user_why(f->user, st, &unknown, buf, len);
+	if (unknown)
+		names_add(&l->unknown, f->user);
+	return why;
+}
+
+/* Cuts a host's crontab at its last newline, as cron does: a line still
+ * being written never runs half. */
+static size_t cut_unended(const struct jobs_from *src, struct loaded *l, size_t i,
+			  const char *text, size_t len)
+{
+	unsigned line;
+	size_t whole;
+
+	if (!src->system && !l->files[i].user)
+		return len;
+	whole = cronfile_whole_lines(text, len, &line);
+	if (line)
+		warnf(&l->warnings, "tfd: warning: %s:%u: not loaded: the last line has no "
+		      "newline (cron ignores it too)\n", l->files[i].path, line);
+	return whole;
+}
+
+/* Reads file I into the buffer, or records why it is passed over. A
+ * spool's file that cannot be read is passed over; a --jobs file is an
+ * error. */
+static int read_file(const struct jobs_from *src, struct loaded *l, size_t i, char *err,
+		     size_t errlen)
+{
+	struct load_file *f = &l->files[i];
+	struct stat st, link;
+	const char *why = NULL;
+	char buf[512], head[32];
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	/* A link in the spool is no file crontab(1) wrote: cron refuses it. */
+	if (f->user && lstat(f->path, &link) == 0 && S_ISLNK(link.st_mode))
+		why = "a symbolic link";
+	else if (jobs_file_read_stat(f->path, JOBS_FILE_MAX, &text, &len, &st, err, errlen) != 0) {
+		if (!f->user || strcmp(err, "out of memory") == 0)
+			return -1;
+		why = err;
+	} else {
+		f->dev = st.st_dev;
+		f->ino = st.st_ino;
+		why = skip_why(src, l, i, &st, buf, sizeof buf);
+	}
+	if (why) {
+		f->skipped = true;
+		warnf(&l->warnings, "tfd: warning: %s: not loaded: %s\n", f->path, why);
+		/* With its NUL: the parse finds where it ends. */
+		rc = append_text(l, f->path, "-", why, strlen(why) + 1);
+	} else {
+		len = cut_unended(src, l, i, text, len);
+		snprintf(head, sizeof head, "%zu", len);
+		rc = append_text(l, f->path, head, text, len);
+	}
+	free(text);
+	if (rc != 0)
+		snprintf(err, errlen, "out of memory");
+	return rc;
+}
+
+int jobs_read_files(const struct jobs_from *src, struct loaded *l, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < src->npaths; i++)
+		if (expand_path(l, src->paths[i], false, err, errlen) != 0)
+			return -1;
+	if (src->user_crontabs && expand_path(l, src->user_crontabs, true, err, errlen) != 0)
+		return -1;
+	for (size_t i = 0; i < l->nfiles; i++)
+		if (read_file(src, l, i, err, errlen) != 0)
+			return -1;
+	return 0;
+}

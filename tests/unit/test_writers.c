@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* test_writers: the jobs files being written, from inotify's events: a
+ * write opens an entry, a close, removal or move closes it, a directory
+ * no longer watched closes its own; a reload waits 10 s at most. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsv.h"
+#include "writers.h"
+
+static struct tally t;
+
+#define CHECK(ok, ...) tally_check(&t, (ok), __FILE__, __LINE__, __VA_ARGS__)
+#define SEC INT64_C(1000000000)
+
+/* An event as read(2) gives it: the name after the header. */
+static struct inotify_event *event(int wd, uint32_t mask, const char *name)
+{
+	static union {
+		struct inotify_event ev;
+		char buf[sizeof(struct inotify_event) + 64];
+	} u;
+
+	u.ev.wd = wd;
+	u.ev.mask = mask;
+	u.ev.cookie = 0;
+	u.ev.len = name ? (uint32_t)strlen(name) + 1 : 0;
+	if (name)
+		memcpy(u.ev.name, name, strlen(name) + 1);
+	return &u.ev;
+}
+
+static void test_open_and_close(void)
+{
+	struct writers ws = { 0 };
+	char still[64] = "";
+
+	CHECK(writers_check(&ws, 1 * SEC, still, sizeof still) == WRITERS_NONE, "none");
+	writers_note(&ws, event(1, IN_MODIFY, "a"), "d");
+	writers_note(&ws, event(1, IN_MODIFY, "a"), "d");
+	CHECK(ws.n == 1, "one writer twice: %zu", ws.n);
+	/* Not a jobs file's: nothing. */
+	writers_note(&ws, event(1, IN_MODIFY, "log"), NULL);
+	CHECK(ws.n == 1, "another file counted");
+	CHECK(writers_check(&ws, 1 * SEC, still, sizeof still) == WRITERS_WAIT, "no wait");
+	/* The same name in another directory is another file. */
+	writers_note(&ws, event(2, IN_CLOSE_WRITE, "a"), "e");
+	CHECK(ws.n == 1, "closed by another directory's file");
+	writers_note(&ws, event(1, IN_CLOSE_WRITE, "a"), "d");
+	CHECK(ws.n == 0, "not closed");
+	CHECK(writers_check(&ws, 2 * SEC, still, sizeof still) == WRITERS_NONE, "still waits");
+	CHECK(ws.since == 0, "the wait not over");
+	/* Removed or moved away while written: no longer waited for. */
+	writers_note(&ws, event(1, IN_MODIFY, "b"), "d");
+	writers_note(&ws, event(1, IN_MODIFY, "c"), "d");
+	writers_note(&ws, event(1, IN_DELETE, "b"), "d");
+	writers_note(&ws, event(1, IN_MOVED_FROM, "c"), "d");
+	CHECK(ws.n == 0, "removed or moved, still waited for: %zu", ws.n);
+	/* A directory no longer watched takes its writers with it. */
+	writers_note(&ws, event(1, IN_MODIFY, "b"), "d");
+	writers_note(&ws, event(2, IN_MODIFY, "b"), "e");
+	writers_note(&ws, event(1, IN_IGNORED, NULL), NULL);
+	CHECK(ws.n == 1 && strcmp(ws.v[0].path, "e/b") == 0, "IN_IGNORED: %zu", ws.n);
+	writers_free(&ws);
+}
+
+static void test_gives_up(void)
+{
+	struct writers ws = { 0 };
+	char still[64] = "";
+
+	writers_note(&ws, event(3, IN_MODIFY, "crontab"), "/etc");
+	CHECK(writers_check(&ws, 100 * SEC, still, sizeof still) == WRITERS_WAIT, "t0");
+	CHECK(writers_check(&ws, 109 * SEC, still, sizeof still) == WRITERS_WAIT, "9 s");
+	CHECK(writers_check(&ws, 110 * SEC, still, sizeof still) == WRITERS_GAVE_UP, "10 s");
+	CHECK(strcmp(still, "/etc/crontab") == 0, "still: '%s'", still);
+	/* Forgotten: the next reload does not wait for it again. */
+	CHECK(writers_check(&ws, 111 * SEC, still, sizeof still) == WRITERS_NONE, "again");
+	/* A new write is waited for anew, from its own start. */
+	writers_note(&ws, event(3, IN_MODIFY, "crontab"), "/etc");
+	CHECK(writers_check(&ws, 200 * SEC, still, sizeof still) == WRITERS_WAIT, "anew");
+	writers_free(&ws);
+}
+
+int main(void)
+{
+	test_open_and_close();
+	test_gives_up();
+	return tally_finish(&t, "test_writers");
+}
