@@ -437,6 +437,7 @@ static struct loop *new_loop(struct loop_config *cfg)
 	l->ev.on_stdout_lost = stdout_lost;
 	l->ev.arg = l;
 	l->readers.on_collected = runs_output_collected;
+	l->readers.on_bytes = runs_output_bytes;
 	l->readers.arg = l;
 	l->cfg = cfg;
 	l->signal_fd = l->inotify_fd = l->tty_fd = l->precise_fd = -1;
