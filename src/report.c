@@ -471,6 +471,18 @@ size_t json_reload(char *buf, size_t len, bool ok, size_t added,
 	return finish_line(&o);
 }
 
+size_t json_control(char *buf, size_t len, const char *command, const char *job,
+		    unsigned uid)
+{
+	struct out o = out_init(buf, len);
+
+	put_event(&o, "control", job);
+	field_string(&o, "command", command);
+	field_u64(&o, "uid", uid);
+	put_str(&o, "}");
+	return finish_line(&o);
+}
+
 size_t json_error(char *buf, size_t len, const char *job, const char *call,
 		  const char *message)
 {

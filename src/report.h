@@ -120,6 +120,11 @@ size_t json_output(char *buf, size_t len, const char *job, uint64_t seq,
 size_t json_reload(char *buf, size_t len, bool ok, size_t added,
 		   size_t removed, size_t kept, const char *error);
 
+/* "control": COMMAND made through the control socket for JOB (NULL: no
+ * one job) by the user UID. */
+size_t json_control(char *buf, size_t len, const char *command, const char *job,
+		    unsigned uid);
+
 /* "error": CALL (the failing call or step) failed with MESSAGE. */
 size_t json_error(char *buf, size_t len, const char *job, const char *call,
 		  const char *message);

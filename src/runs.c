@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "claims.h"
+#include "control.h"
 #include "tick.h"
 #include "timens.h"
 
@@ -155,6 +156,7 @@ static void record_start_failure(struct loop *l, struct job *j, const struct sta
 				.manual = f->manual };
 
 	job_history_add(j, &r);
+	control_run_ended(l, j, &r, !f->retried);
 }
 
 static void start_failed(struct loop *l, struct job *j, const struct start_failure *f)
@@ -214,6 +216,7 @@ static void record_end(struct loop *l, struct job *j, const struct run_end *e)
 
 	job_history_add(j, &r);
 	/* A try that will be tried again is not the run's end. */
+	control_run_ended(l, j, &r, !(run_end_unsuccessful(e) && !e->failed));
 }
 
 void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
