@@ -26,8 +26,11 @@ TFD_CFLAGS   = -std=c11 -Wall -Wextra
 SAN_FLAGS    = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	       -fno-sanitize-recover=all
 
-SRCS      := $(wildcard src/*.c)
+SRCS      := $(filter-out src/tfdctl.c,$(wildcard src/*.c))
 LIB_SRCS  := $(filter-out src/tfd.c,$(SRCS))
+# tfdctl: its own main and the few pure modules it shares with tfd.
+CTL_SRCS  := src/tfdctl.c src/ctlpath.c src/json.c src/jsonw.c src/report.c \
+	     src/utf8.c src/civil.c src/tz.c src/tzrule.c
 HDRS      := $(wildcard src/*.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 # Shared test code (the TSV reader, row checkers): every tests/unit/*.c that
@@ -37,7 +40,7 @@ UNIT_HDRS := $(wildcard tests/unit/*.h)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/unit/%)
 ASAN_BINS := $(UNIT_SRCS:tests/unit/%.c=build/asan/%)
 
-all: tfd
+all: tfd tfdctl
 
 # Every source is compiled once per flavour into build/<flavour>/, with the
 # headers it includes recorded by -MMD in a .d file beside the object, so a
@@ -48,6 +51,9 @@ PROG_OBJS  = $(SRCS:src/%.c=build/obj/%.o)
 
 tfd: $(PROG_OBJS)
 	$(CC) $(CFLAGS) -o $@ $(PROG_OBJS) $(LDFLAGS) $(POPT_LIBS)
+
+tfdctl: $(CTL_SRCS:src/%.c=build/obj/%.o)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(POPT_LIBS)
 
 # A fully static ./tfd-static for containers (README: Containers): glibc's
 # and popt's archives, unused code and data dropped, stripped. It needs no

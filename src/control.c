@@ -48,27 +48,6 @@ struct control {
 
 /* Path and start */
 
-int control_default_path(char *buf, size_t len, char *err, size_t errlen)
-{
-	const char *dir = getenv("XDG_RUNTIME_DIR");
-	int n;
-
-	if (geteuid() == 0) {
-		n = snprintf(buf, len, "/run/tfd/control");
-	} else if (dir && *dir) {
-		n = snprintf(buf, len, "%s/tfd/control", dir);
-	} else {
-		snprintf(err, errlen, "no control socket path: XDG_RUNTIME_DIR is not set; "
-			 "give --control=PATH");
-		return -1;
-	}
-	if (n < 0 || (size_t)n >= len) {
-		snprintf(err, errlen, "control socket path too long");
-		return -1;
-	}
-	return 0;
-}
-
 static int make_parent(const char *path, char *err, size_t errlen)
 {
 	char dir[sizeof ((struct sockaddr_un *)0)->sun_path];

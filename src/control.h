@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ctlpath.h"
 #include "jobstate.h"
 
 #define CONTROL_REQUEST_MAX (64 * 1024)
@@ -24,11 +25,6 @@
 struct loop;
 struct job;
 struct control_client;
-
-/* The default PATH of --control and tfdctl: /run/tfd/control for root,
- * else $XDG_RUNTIME_DIR/tfd/control. Returns 0, or -1 with one line in
- * err (no XDG_RUNTIME_DIR). */
-int control_default_path(char *buf, size_t len, char *err, size_t errlen);
 
 /* At start: listens at PATH (its directory made 0755 when missing). A
  * socket there that refuses connections is stale and replaced; one where

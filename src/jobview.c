@@ -225,7 +225,14 @@ static void put_next_elapses(struct jsonw *w, const struct job *j)
 	for (int i = 0; i < NEXT_ELAPSES && more; i++) {
 		int64_t newest;
 
-		jsonw_time(w, tick_wall_of(j, walk.at_ns));
+		int64_t at = tick_wall_of(j, walk.at_ns);
+
+		jsonw_object(w);
+		jsonw_key(w, "time");
+		jsonw_time(w, at);
+		jsonw_key(w, "unix");
+		jsonw_seconds(w, at);
+		jsonw_end_object(w);
 		schedule_walk_pass(&walk, walk.at_ns, 1, &newest, &more);
 	}
 	jsonw_end_array(w);

@@ -25,7 +25,7 @@ void jobview_list(struct jsonw *w, const struct loop *l);
  * "clock", "command", policies ("overlap", "timeout", "retry",
  * "retry_delay", "random_delay", "output"), "counters" (runs, success,
  * failures, timeouts, killed, missed, skipped, paused), "next_elapses"
- * (up to 3), "runs" (up to the last 10, newest first) and "output_tail"
+ * (up to 3, each {"time", "unix"}), "runs" (up to the last 10, newest first) and "output_tail"
  * (the last 4 KiB of the latest run's output, or null when tfd does not
  * read it). Returns 0, or -1 when NAME is no job of the table (nothing
  * written). */
