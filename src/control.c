@@ -28,6 +28,7 @@ struct control_client {
 	char *in;                 /* a request's bytes until its newline */
 	size_t in_len;
 	bool in_closed;           /* the client shut its side: answer, then close */
+	bool ended;               /* a request too big: its answer, then no more */
 	struct jsonw out;         /* answers not yet written */
 	size_t out_off;
 	int64_t deadline;         /* monotonic: idle or unfinished past it ends it */
@@ -110,15 +111,43 @@ static int fail_call(int fd, const char *path, const char *call, char *err, size
 	return -1;
 }
 
-int control_listen(const char *path, char *err, size_t errlen)
+/* Binds FD at a temporary name beside PATH, listens, and renames it to
+ * PATH: whoever sees the socket at PATH can connect to it. */
+static int bind_and_listen(int fd, const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	mode_t old;
-	int fd, rc;
+	int n = snprintf(sa.sun_path, sizeof sa.sun_path, "%s.%ld", path, (long)getpid());
+	int rc;
 
-	if (!*path || strlen(path) >= sizeof sa.sun_path) {
+	if (n < 0 || (size_t)n >= sizeof sa.sun_path) {
 		snprintf(err, errlen, "--control '%s': a socket path is 1 to %zu bytes", path,
-			 sizeof sa.sun_path - 1);
+			 sizeof sa.sun_path - 12);
+		return -1;
+	}
+	unlink(sa.sun_path);
+	/* Made 0600 from the start: no moment when others may connect. */
+	old = umask(0177);
+	rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+	umask(old);
+	if (rc != 0)
+		return fail_call(-1, path, "bind", err, errlen);
+	if (listen(fd, CONTROL_CLIENTS) != 0 || rename(sa.sun_path, path) != 0) {
+		fail_call(-1, path, "listen", err, errlen);
+		unlink(sa.sun_path);
+		return -1;
+	}
+	return 0;
+}
+
+int control_listen(const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (!*path || strlen(path) >= sizeof sa.sun_path - 12) {
+		snprintf(err, errlen, "--control '%s': a socket path is 1 to %zu bytes", path,
+			 sizeof sa.sun_path - 12);
 		return -1;
 	}
 	memcpy(sa.sun_path, path, strlen(path));
@@ -127,15 +156,9 @@ int control_listen(const char *path, char *err, size_t errlen)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return fail_call(fd, path, "socket", err, errlen);
-	/* Made 0600 from the start: no moment when others may connect. */
-	old = umask(0177);
-	rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
-	umask(old);
-	if (rc != 0)
-		return fail_call(fd, path, "bind", err, errlen);
-	if (listen(fd, CONTROL_CLIENTS) != 0) {
-		unlink(path);
-		return fail_call(fd, path, "listen", err, errlen);
+	if (bind_and_listen(fd, path, err, errlen) != 0) {
+		close(fd);
+		return -1;
 	}
 	return fd;
 }
@@ -213,6 +236,10 @@ static int flush_client(struct control *ctl, struct control_client *c)
 	}
 	jsonw_reset(&c->out);
 	c->out_off = 0;
+	/* The client still writing its request reads the answer and the
+	 * end of the stream, and what it sends on is read and dropped. */
+	if (c->ended)
+		shutdown(c->fd, SHUT_WR);
 	if (c->in_closed && !c->waiting) {
 		close_client(ctl, c);
 		return -1;
@@ -638,10 +665,21 @@ static void serve_lines(struct loop *l, struct control_client *c)
 		if (!c->waiting)
 			c->deadline = later(CONTROL_TIMEOUT_NS);
 	}
-	if (c->fd >= 0 && c->in_len >= CONTROL_REQUEST_MAX)
+	if (c->fd >= 0 && c->in_len >= CONTROL_REQUEST_MAX) {
+		c->ended = true;
 		answer_error(l->control, c, "request too big: over %d bytes", CONTROL_REQUEST_MAX);
-	if (c->fd >= 0 && c->in_len >= CONTROL_REQUEST_MAX)
-		close_client(l->control, c);
+	}
+}
+
+/* An ended client's bytes are read and dropped until it closes (or its
+ * deadline passes), so that it can read its answer without EPIPE. */
+static void discard_client(struct control *ctl, struct control_client *c)
+{
+	char buf[4096];
+	ssize_t n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
+
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		close_client(ctl, c);
 }
 
 /* Reads what C sent, at most one buffer's worth a poll. */
@@ -649,6 +687,10 @@ static void read_client(struct loop *l, struct control_client *c)
 {
 	ssize_t n;
 
+	if (c->ended) {
+		discard_client(l->control, c);
+		return;
+	}
 	if (c->in_closed || c->in_len >= CONTROL_REQUEST_MAX)
 		return;
 	if (!c->in && !(c->in = malloc(CONTROL_REQUEST_MAX))) {
@@ -690,7 +732,7 @@ int control_client_fd(const struct loop *l, size_t i, short *events,
 		return -1;
 	*c = l->control->c[i];
 	*events = 0;
-	if (!(*c)->in_closed && (*c)->in_len < CONTROL_REQUEST_MAX)
+	if ((!(*c)->in_closed && (*c)->in_len < CONTROL_REQUEST_MAX) || (*c)->ended)
 		*events |= POLLIN;
 	if ((*c)->out.len > (*c)->out_off)
 		*events |= POLLOUT;

@@ -175,9 +175,11 @@ static int talk(const struct ctl *c, const struct jsonw *req, struct jsonw *answ
 
 	if (fd < 0)
 		return EXIT_NO_TFD;
-	rc = send_all(fd, req->text, req->len);
-	if (rc == 0)
-		rc = read_answer(fd, answer);
+	/* A tfd that refuses the client (too many) answers and closes at
+	 * once, maybe before the request is sent: its answer is read all
+	 * the same. */
+	send_all(fd, req->text, req->len);
+	rc = read_answer(fd, answer);
 	close(fd);
 	if (rc != 0) {
 		fprintf(stderr, "tfdctl: %s: tfd closed the connection without an answer\n",
