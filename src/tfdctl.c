@@ -191,7 +191,8 @@ static int talk(const struct ctl *c, const struct jsonw *req, struct jsonw *answ
 
 /* Showing answers */
 
-/* "5min 3s", "2h", "250ms": the largest unit and the next when not 0. */
+/* "5min 3s", "2h", "250ms": the largest unit and the next when not 0 and
+ * not below a second, as systemctl list-timers shows them. */
 static void span_text(char *buf, size_t len, int64_t ns)
 {
 	static const struct { const char *unit; int64_t ns; } units[] = {
@@ -210,7 +211,8 @@ static void span_text(char *buf, size_t len, int64_t ns)
 
 		if (big == 0)
 			continue;
-		rest = i + 1 < n ? (ns % units[i].ns) / units[i + 1].ns : 0;
+		rest = i + 1 < n && units[i + 1].ns >= INT64_C(1000000000)
+			       ? (ns % units[i].ns) / units[i + 1].ns : 0;
 		if (rest)
 			snprintf(buf, len, "%" PRId64 "%s %" PRId64 "%s", big, units[i].unit, rest,
 				 units[i + 1].unit);
