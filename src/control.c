@@ -22,6 +22,9 @@
 #include "tick.h"
 #include "timens.h"
 
+/* The answer buffer kept for the next answer, at most. */
+#define CONTROL_KEEP_MAX (64 * 1024)
+
 struct control_client {
 	int fd;                   /* -1: closed, freed at control_collect */
 	uid_t uid;
@@ -234,6 +237,8 @@ static int flush_client(struct control *ctl, struct control_client *c)
 		c->out_off += (size_t)n;
 		c->deadline = later(CONTROL_TIMEOUT_NS);
 	}
+	if (c->out.cap > CONTROL_KEEP_MAX)
+		jsonw_free(&c->out);
 	jsonw_reset(&c->out);
 	c->out_off = 0;
 	/* The client still writing its request reads the answer and the
@@ -268,6 +273,9 @@ static void send_answer(struct control *ctl, struct control_client *c)
 	}
 	jsonw_raw(&c->out, ctl->answer.text, ctl->answer.len);
 	jsonw_raw(&c->out, "\n", 1);
+	/* A list of ten thousand jobs is megabytes: not kept between answers. */
+	if (ctl->answer.cap > CONTROL_KEEP_MAX)
+		jsonw_free(&ctl->answer);
 	if (c->out.failed) {
 		close_client(ctl, c);
 		return;

@@ -99,6 +99,19 @@ ask() {
 	assert_line 'out-2'
 }
 
+@test "status: a crontab line's schedule is its fields as written; the command line's its options" {
+	printf '%s\n' '0 3 * * * /bin/true' '@weekly /bin/true' >./jobs
+	start_tfd
+	run "$TFDCTL" --json list
+	assert_equal "$(jq -r '[.jobs[].job] | join(" ")' <<<"$output")" "true true-2"
+	assert_equal "$("$TFDCTL" --json status true | jq -r .job.schedule)" "0 3 * * *"
+	assert_equal "$("$TFDCTL" --json status true-2 | jq -r .job.schedule)" "@weekly"
+	kill "${BG_PIDS[0]}"
+	start_bg "$TFD" --clock boottime --delay 1h --interval 2h --name one --control="$SOCK" -- true >out 2>err
+	for ((i = 0; i < 100; i++)); do "$TFDCTL" list >/dev/null 2>&1 && break; sleep 0.05; done
+	assert_equal "$("$TFDCTL" --json status one | jq -r '.job.schedule, .job.clock')" $'--clock \'boottime\' --delay \'1h\' --interval \'2h\'\nboottime'
+}
+
 @test "unknown job, missing and extra arguments, unknown command: 1 or 2" {
 	echo '--name a --interval 1h -- true' >./jobs
 	start_tfd
