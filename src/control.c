@@ -452,6 +452,13 @@ static void cmd_run(struct loop *l, struct control_client *c, const struct reque
 		answer_error(ctl, c, "tfd is shutting down");
 		return;
 	}
+	/* A run here would be unclaimed: another replica could run the
+	 * same job at once. Claimed manual runs are to come. */
+	if (l->claims) {
+		answer_error(ctl, c, "run is not available under --fleet yet: the run would "
+			     "not be claimed");
+		return;
+	}
 	control_event(l, c, "run", j->name);
 	if (wait) {
 		c->waiting = true;
@@ -593,6 +600,13 @@ static void cmd_pause(struct loop *l, struct control_client *c, const struct req
 	struct job *j;
 	bool all = false;
 
+	/* A fleet's pause is the fleet's (SPEC: a table of its own), not
+	 * one replica's: until then, refused rather than half done. */
+	if (l->claims) {
+		answer_error(l->control, c, "%s is not available under --fleet yet: a pause "
+			     "would hold on this replica only", command);
+		return;
+	}
 	json_bool(d, json_get(d, 0, "all"), &all);
 	if (all) {
 		pause_all(l, paused);

@@ -379,6 +379,23 @@ ask() {
 	assert_output one
 }
 
+@test "under --fleet, run and pause are refused (not claimed, not fleet-wide yet); list and status answer" {
+	echo '--name f --cron "0 3 * * *" -- true' >./jobs
+	# No server at all: the fleet's database is unreachable, the loop runs.
+	start_bg "$TFD" --jobs=jobs --fleet "host=$BATS_TEST_TMPDIR dbname=none" --control="$SOCK" >out 2>err
+	wait_for_socket
+	run --separate-stderr "$TFDCTL" run f
+	assert_equal "$status" 1
+	assert_equal "$stderr" "tfdctl: run is not available under --fleet yet: the run would not be claimed"
+	run --separate-stderr "$TFDCTL" pause --all
+	assert_equal "$status" 1
+	assert_equal "$stderr" "tfdctl: pause is not available under --fleet yet: a pause would hold on this replica only"
+	run "$TFDCTL" list --names
+	assert_output f
+	run "$TFDCTL" --json status f
+	assert_equal "$(jq -r .job.state <<<"$output")" idle
+}
+
 @test "bash completion offers the running tfd's job names" {
 	printf '%s\n' '--name alpha --interval 1h -- true' '--name beta --interval 1h -- true' >./jobs
 	start_tfd
