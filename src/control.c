@@ -48,7 +48,13 @@ struct control {
 	size_t n;
 	struct control_client *closed;
 	struct jsonw answer;      /* the answer being built */
+	int64_t accept_after;     /* monotonic: accept failed (EMFILE); 0: none */
 };
+
+/* How long the listening socket rests after accept failed for want of a
+ * descriptor or memory: it stays readable, and polling it at once again
+ * would spin. */
+#define CONTROL_ACCEPT_REST_NS (INT64_C(100) * 1000000)
 
 /* Path and start */
 
@@ -317,8 +323,11 @@ void control_accept(struct loop *l)
 	socklen_t clen = sizeof cred;
 	int fd = accept4(ctl->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+			ctl->accept_after = later(CONTROL_ACCEPT_REST_NS);
 		return;
+	}
 	if (ctl->n == CONTROL_CLIENTS) {
 		static const char full[] = "{\"ok\":false,\"error\":\"too many clients: tfd "
 					   "serves 32 at once\"}\n";
@@ -647,6 +656,7 @@ static void cmd_reload(struct loop *l, struct control_client *c)
 	}
 	control_event(l, c, "reload", NULL);
 	l->reload_due = INT64_MAX;
+	reload_retry_watches(l);
 	if (reload_run(l, true, &counts, err, sizeof err) < 0) {
 		answer_error(ctl, c, "%s", err);
 		return;
@@ -781,7 +791,9 @@ void control_serve(struct loop *l, struct control_client *c)
 
 int control_listen_fd(const struct loop *l)
 {
-	return l->control ? l->control->fd : -1;
+	if (!l->control || l->control->accept_after > clock_now_ns(CLOCK_MONOTONIC))
+		return -1;
+	return l->control->fd;
 }
 
 int control_client_fd(const struct loop *l, size_t i, short *events,
@@ -800,7 +812,7 @@ int control_client_fd(const struct loop *l, size_t i, short *events,
 
 int64_t control_deadline(const struct loop *l)
 {
-	int64_t d = INT64_MAX;
+	int64_t d = l->control && l->control->accept_after ? l->control->accept_after : INT64_MAX;
 
 	for (size_t i = 0; l->control && i < l->control->n; i++)
 		if (l->control->c[i]->deadline < d)
@@ -812,6 +824,8 @@ void control_expire(struct loop *l, int64_t now)
 {
 	struct control *ctl = l->control;
 
+	if (ctl && ctl->accept_after && ctl->accept_after <= now)
+		ctl->accept_after = 0;
 	for (size_t i = 0; ctl && i < ctl->n;) {
 		if (ctl->c[i]->deadline <= now)
 			close_client(ctl, ctl->c[i]);

@@ -210,6 +210,27 @@ ask() {
 	assert_output a
 }
 
+@test "accept failing for want of descriptors does not spin the loop; clients are served again later" {
+	echo '--name a --interval 1h -- true' >./jobs
+	start_bg bash -c 'ulimit -n 12 && exec "$@"' _ "$TFD" --jobs=jobs --control="$SOCK" >out 2>err
+	wait_for_socket
+	local i t0 t1
+	for i in $(seq 8); do
+		start_bg socat -u "UNIX-CONNECT:$SOCK" OPEN:/dev/null
+	done
+	sleep 0.5
+	t0=$(awk '{ print $14 + $15 }' "/proc/${BG_PIDS[0]}/stat")
+	sleep 2
+	t1=$(awk '{ print $14 + $15 }' "/proc/${BG_PIDS[0]}/stat")
+	((t1 - t0 < 20)) || fail "tfd took $((t1 - t0)) ticks of CPU in 2 s"
+	# The idle clients are ended after 5 s; then a new one is served.
+	for ((i = 0; i < 150; i++)); do
+		"$TFDCTL" list --names >list 2>/dev/null && break
+		sleep 0.1
+	done
+	assert_equal "$(cat list)" a
+}
+
 @test "a path where a tfd answers, or that is no socket, is refused at start (exit 2); a stale socket is replaced" {
 	echo '--name a --interval 1h -- true' >./jobs
 	start_tfd
