@@ -34,6 +34,22 @@ start_tfd() {
 	wait_for_socket
 }
 
+# tfd's ends of its clients' connections: ss shows them under the name
+# the socket was bound at before its rename, $SOCK.PID.
+clients() {
+	ss -xH | grep -c -- "$SOCK\." || true
+}
+
+# Waits up to 5 s until tfd has $1 clients.
+wait_for_clients() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		(($(clients) == $1)) && return 0
+		sleep 0.05
+	done
+	fail "tfd has $(clients) clients, not $1"
+}
+
 # Sends the request $1 as a line and prints the answer line.
 ask() {
 	printf '%s\n' "$1" | socat -t5 - "UNIX-CONNECT:$SOCK"
@@ -173,9 +189,17 @@ ask() {
 	} >./jobs
 	start_tfd
 	wait_for_match ev.json '"job":"tick","seq":2'
-	# Requests only, never a read: socat -u sends and never reads.
-	run timeout 20 bash -c 'for i in $(seq 200); do echo "{\"command\":\"list\"}"; done | socat -u - "UNIX-CONNECT:$1"; echo done' _ "$SOCK"
-	assert_output --partial "done"
+	# Requests only, never a read (socat -u), then one more 2 s later:
+	# tfd dropped the client when its unread answers passed 1 MiB, long
+	# before the 5 s idle end, so that write fails (status 1); a client
+	# still connected would write it and end at its input's end (0).
+	SECONDS=0
+	run timeout 20 bash -c 'socat -u - "UNIX-CONNECT:$1" < <({
+		for i in $(seq 200); do echo "{\"command\":\"list\"}"; done
+		sleep 2; echo "{\"command\":\"list\"}"; } 2>/dev/null 3>&-)' _ "$SOCK"
+	assert_failure 1
+	((SECONDS < 10)) || fail "the client was not dropped (${SECONDS}s)"
+	wait_for_clients 0
 	before=$(grep -c '"event":"tick","job":"tick"' ev.json)
 	sleep 0.6
 	after=$(grep -c '"event":"tick","job":"tick"' ev.json)
@@ -195,10 +219,7 @@ ask() {
 	done
 	BG_PIDS+=("${pids[@]}")
 	# Every one of them connected: tfd's side has 32 sockets.
-	for ((i = 0; i < 60; i++)); do
-		(($(ss -xH | grep -c -- "$SOCK ") >= 33)) && break
-		sleep 0.05
-	done
+	wait_for_clients 32
 	run --separate-stderr "$TFDCTL" list
 	assert_equal "$status" 1
 	assert_equal "$stderr" 'tfdctl: too many clients: tfd serves 32 at once'
