@@ -224,9 +224,10 @@ static int read_value(struct reader *r, int depth)
 
 int json_parse(struct json_doc *d, const char *text, size_t len, char *err, size_t errlen)
 {
-	struct reader r = { d, text, len, 0, err, errlen };
+	struct reader r;
 
 	*d = (struct json_doc){ .text = text };
+	r = (struct reader){ d, text, len, 0, err, errlen };
 	if (read_value(&r, 0) != 0)
 		return -1;
 	skip_blanks(&r);
@@ -315,14 +316,16 @@ char *json_string(const struct json_doc *d, size_t i)
 {
 	const struct json_value *v;
 	const char *p, *end;
-	char *out, *o;
+	size_t k = 0;
+	char *out;
 
 	if (i >= d->n || d->v[i].type != JSON_STRING)
 		return NULL;
 	v = &d->v[i];
 	p = d->text + v->start;
 	end = p + v->len;
-	out = o = malloc(v->len + 1);
+	/* Unescaping never makes a string longer. */
+	out = malloc(v->len + 1);
 	if (!out)
 		return NULL;
 	while (p < end) {
@@ -330,16 +333,16 @@ char *json_string(const struct json_doc *d, size_t i)
 		size_t used;
 
 		if (*p != '\\') {
-			*o++ = *p++;
+			out[k++] = *p++;
 		} else if (p[1] == 'u') {
-			o += put_utf8(o, unicode_escape(p, end, &used));
+			k += put_utf8(out + k, unicode_escape(p, end, &used));
 			p += used;
 		} else {
-			*o++ = to[strchr(from, p[1]) - from];
+			out[k++] = to[strchr(from, p[1]) - from];
 			p += 2;
 		}
 	}
-	*o = '\0';
+	out[k] = '\0';
 	return out;
 }
 
