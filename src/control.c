@@ -25,6 +25,22 @@
 /* The answer buffer kept for the next answer, at most. */
 #define CONTROL_KEEP_MAX (64 * 1024)
 
+/* A list is written a slice of jobs at a time, while its client has less
+ * than a window of it unread: ten thousand jobs are megabytes and tens
+ * of milliseconds, which no elapse waits for, and a client that reads
+ * slowly holds no more than the window. */
+#define CONTROL_LIST_SLICE 256
+#define CONTROL_LIST_WINDOW (256 * 1024)
+
+/* A list answer on its way (jobview_sorted's jobs; a job that leaves the
+ * table is NULL here, and left out). */
+struct listing {
+	struct job **jobs;
+	size_t n, next;
+	size_t written;           /* jobs written so far */
+	int64_t now;              /* the wall clock at the request */
+};
+
 struct control_client {
 	int fd;                   /* -1: closed, freed at control_collect */
 	uid_t uid;
@@ -36,6 +52,7 @@ struct control_client {
 	size_t out_off;
 	int64_t deadline;         /* monotonic: idle or unfinished past it ends it */
 	bool waiting;             /* run --wait: the answer comes at the run's end */
+	struct listing *list;     /* a list answer being written, or NULL */
 	struct job *wait_job;
 	uint64_t wait_seq;
 	struct control_client *next_closed;
@@ -201,8 +218,17 @@ static void close_client(struct control *ctl, struct control_client *c)
 	ctl->closed = c;
 }
 
+static void free_listing(struct control_client *c)
+{
+	if (c->list)
+		free(c->list->jobs);
+	free(c->list);
+	c->list = NULL;
+}
+
 static void free_client(struct control_client *c)
 {
+	free_listing(c);
 	free(c->in);
 	jsonw_free(&c->out);
 	free(c);
@@ -227,6 +253,47 @@ static int64_t later(int64_t span)
 	return __builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC), span, &at) ? INT64_MAX : at;
 }
 
+static void serve_lines(struct loop *l, struct control_client *c);
+
+/* The next slice of C's list into its output, and the list's end after
+ * the last. Returns -1 when memory ran out (the client is dropped). */
+static int list_slice(struct control *ctl, struct control_client *c)
+{
+	struct listing *ls = c->list;
+	size_t end = ls->next + CONTROL_LIST_SLICE < ls->n ? ls->next + CONTROL_LIST_SLICE : ls->n;
+
+	jsonw_reset(&ctl->answer);
+	if (ls->written > 0)
+		jsonw_raw(&ctl->answer, ",", 1);
+	for (; ls->next < end; ls->next++) {
+		if (!ls->jobs[ls->next])
+			continue;
+		jobview_list_job(&ctl->answer, ls->jobs[ls->next], ls->now);
+		ls->written++;
+	}
+	if (ls->next == ls->n)
+		jsonw_raw(&ctl->answer, JOBVIEW_LIST_TAIL "\n", strlen(JOBVIEW_LIST_TAIL) + 1);
+	jsonw_raw(&c->out, ctl->answer.text, ctl->answer.len);
+	if (ctl->answer.cap > CONTROL_KEEP_MAX)
+		jsonw_free(&ctl->answer);
+	if (c->out.failed || ctl->answer.failed) {
+		close_client(ctl, c);
+		return -1;
+	}
+	if (ls->next == ls->n)
+		free_listing(c);
+	return 0;
+}
+
+/* C's list goes on while the client has less than the window unread.
+ * At most one slice a call: the loop comes back when the socket takes
+ * more. */
+static void list_more(struct control *ctl, struct control_client *c)
+{
+	if (c->list && c->out.len - c->out_off < CONTROL_LIST_WINDOW)
+		list_slice(ctl, c);
+}
+
 /* Writes what the socket takes now. Returns -1 when the client is gone. */
 static int flush_client(struct control *ctl, struct control_client *c)
 {
@@ -247,6 +314,8 @@ static int flush_client(struct control *ctl, struct control_client *c)
 		jsonw_free(&c->out);
 	jsonw_reset(&c->out);
 	c->out_off = 0;
+	if (c->list)
+		return 0;
 	/* The client still writing its request reads the answer and the
 	 * end of the stream, and what it sends on is read and dropped. */
 	if (c->ended)
@@ -348,8 +417,6 @@ void control_accept(struct loop *l)
 	ctl->c[ctl->n++] = c;
 }
 
-static void serve_lines(struct loop *l, struct control_client *c);
-
 /* Commands */
 
 struct request {
@@ -382,11 +449,26 @@ static struct job *find_job(struct loop *l, struct control_client *c, const char
 	return j;
 }
 
+/* list: its head now, its jobs a slice at a time (list_more). */
 static void cmd_list(struct loop *l, struct control_client *c)
 {
-	jsonw_reset(&l->control->answer);
-	jobview_list(&l->control->answer, l);
-	send_answer(l->control, c);
+	struct listing *ls = calloc(1, sizeof *ls);
+
+	if (ls)
+		ls->jobs = jobview_sorted(l, &ls->n);
+	if (!ls || !ls->jobs) {
+		free(ls);
+		jsonw_reset(&l->control->answer);
+		l->control->answer.failed = true;
+		send_answer(l->control, c);
+		return;
+	}
+	ls->now = clock_now_ns(CLOCK_REALTIME);
+	c->list = ls;
+	jsonw_raw(&c->out, JOBVIEW_LIST_HEAD, strlen(JOBVIEW_LIST_HEAD));
+	list_more(l->control, c);
+	if (c->fd >= 0)
+		flush_client(l->control, c);
 }
 
 static void cmd_status(struct loop *l, struct control_client *c, const struct request *rq)
@@ -536,6 +618,10 @@ void control_job_gone(struct loop *l, struct job *j)
 {
 	struct control *ctl = l->control;
 
+	for (size_t i = 0; ctl && i < ctl->n; i++)
+		for (size_t k = 0; ctl->c[i]->list && k < ctl->c[i]->list->n; k++)
+			if (ctl->c[i]->list->jobs[k] == j)
+				ctl->c[i]->list->jobs[k] = NULL;
 	for (size_t i = 0; ctl && i < ctl->n; i++) {
 		struct control_client *c = ctl->c[i];
 
@@ -723,7 +809,7 @@ static void serve_lines(struct loop *l, struct control_client *c)
 {
 	char *nl;
 
-	while (c->fd >= 0 && !c->waiting && (nl = memchr(c->in, '\n', c->in_len))) {
+	while (c->fd >= 0 && !c->waiting && !c->list && (nl = memchr(c->in, '\n', c->in_len))) {
 		size_t len = (size_t)(nl - c->in);
 
 		serve_request(l, c, c->in, len);
@@ -771,7 +857,7 @@ static void read_client(struct loop *l, struct control_client *c)
 		return;
 	if (n <= 0) {
 		c->in_closed = true;
-		if (n < 0 || (!c->waiting && c->out.len == c->out_off))
+		if (n < 0 || (!c->waiting && !c->list && c->out.len == c->out_off))
 			close_client(l->control, c);
 		return;
 	}
@@ -783,6 +869,12 @@ void control_serve(struct loop *l, struct control_client *c)
 {
 	if (c->fd >= 0 && c->out.len > c->out_off)
 		flush_client(l->control, c);
+	if (c->fd >= 0 && c->list) {
+		list_more(l->control, c);
+		/* The requests that came while the list was written. */
+		if (c->fd >= 0 && !c->list)
+			serve_lines(l, c);
+	}
 	if (c->fd >= 0)
 		read_client(l, c);
 }
@@ -805,7 +897,7 @@ int control_client_fd(const struct loop *l, size_t i, short *events,
 	*events = 0;
 	if ((!(*c)->in_closed && (*c)->in_len < CONTROL_REQUEST_MAX) || (*c)->ended)
 		*events |= POLLIN;
-	if ((*c)->out.len > (*c)->out_off)
+	if ((*c)->out.len > (*c)->out_off || (*c)->list)
 		*events |= POLLOUT;
 	return (*c)->fd;
 }

@@ -125,33 +125,55 @@ static int by_next(const void *a, const void *b)
 	return strcmp(x->j->name, y->j->name);
 }
 
-void jobview_list(struct jsonw *w, const struct loop *l)
+struct job **jobview_sorted(const struct loop *l, size_t *n)
 {
 	struct listed *v = calloc(l->njobs + 1, sizeof *v);
-	int64_t now = clock_now_ns(CLOCK_REALTIME);
-	size_t n = 0;
+	struct job **jobs = calloc(l->njobs + 1, sizeof *jobs);
 
-	if (!v) {
-		w->failed = true;
-		return;
+	*n = 0;
+	if (!v || !jobs) {
+		free(v);
+		free(jobs);
+		return NULL;
 	}
 	for (size_t i = 0; i < l->njobs; i++)
 		if (!l->jobs[i]->state->removed)
-			v[n++] = (struct listed){ l->jobs[i], tick_next_run_wall(l->jobs[i]) };
-	qsort(v, n, sizeof *v, by_next);
+			v[(*n)++] = (struct listed){ l->jobs[i], tick_next_run_wall(l->jobs[i]) };
+	qsort(v, *n, sizeof *v, by_next);
+	for (size_t i = 0; i < *n; i++)
+		jobs[i] = (struct job *)v[i].j;
+	free(v);
+	return jobs;
+}
+
+void jobview_list_job(struct jsonw *w, const struct job *j, int64_t now)
+{
+	jsonw_object(w);
+	put_summary(w, j, now);
+	jsonw_end_object(w);
+}
+
+void jobview_list(struct jsonw *w, const struct loop *l)
+{
+	int64_t now = clock_now_ns(CLOCK_REALTIME);
+	size_t n;
+	struct job **jobs = jobview_sorted(l, &n);
+
+	if (!jobs) {
+		w->failed = true;
+		return;
+	}
+	/* The text of JOBVIEW_LIST_HEAD, the jobs, JOBVIEW_LIST_TAIL. */
 	jsonw_object(w);
 	jsonw_key(w, "ok");
 	jsonw_bool(w, true);
 	jsonw_key(w, "jobs");
 	jsonw_array(w);
-	for (size_t i = 0; i < n; i++) {
-		jsonw_object(w);
-		put_summary(w, v[i].j, now);
-		jsonw_end_object(w);
-	}
+	for (size_t i = 0; i < n; i++)
+		jobview_list_job(w, jobs[i], now);
 	jsonw_end_array(w);
 	jsonw_end_object(w);
-	free(v);
+	free(jobs);
 }
 
 /* Status */

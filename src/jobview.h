@@ -21,6 +21,17 @@ struct job;
  * "state" ("idle", "running", "paused", "retrying") and "pids". */
 void jobview_list(struct jsonw *w, const struct loop *l);
 
+/* The same list in parts, for an answer written as its reader takes it
+ * (the control socket's): JOBVIEW_LIST_HEAD, then each job of
+ * jobview_sorted's array (list order; the caller frees it; NULL when
+ * memory ran out) as jobview_list_job writes it, with a comma between
+ * two, then JOBVIEW_LIST_TAIL. NOW is the wall clock's, once for the
+ * whole list. */
+#define JOBVIEW_LIST_HEAD "{\"ok\":true,\"jobs\":["
+#define JOBVIEW_LIST_TAIL "]}"
+struct job **jobview_sorted(const struct loop *l, size_t *n);
+void jobview_list_job(struct jsonw *w, const struct job *j, int64_t now);
+
 /* {"ok":true,"job":{...}}: the list's fields and "schedule" (as written),
  * "clock", "command", policies ("overlap", "timeout", "retry",
  * "retry_delay", "random_delay", "output"), "counters" (runs, success,

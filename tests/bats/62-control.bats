@@ -182,7 +182,7 @@ ask() {
 	assert_success
 }
 
-@test "a client that never reads is dropped past 1 MiB unread; ticks go on" {
+@test "a client that never reads is dropped past 1 MiB unread; a list it never reads ends after 5 s; ticks go on" {
 	{
 		echo '--name tick --interval 100ms -- true'
 		for i in $(seq 1 1500); do echo "--name job-with-a-longer-name-$i --interval 1h -- true"; done
@@ -195,11 +195,17 @@ ask() {
 	# still connected would write it and end at its input's end (0).
 	SECONDS=0
 	run timeout 20 bash -c 'socat -u - "UNIX-CONNECT:$1" < <({
-		for i in $(seq 200); do echo "{\"command\":\"list\"}"; done
+		for i in $(seq 3000); do echo "{\"command\":\"status\",\"job\":\"tick\"}"; done
 		sleep 2; echo "{\"command\":\"list\"}"; } 2>/dev/null 3>&-)' _ "$SOCK"
 	assert_failure 1
-	((SECONDS < 10)) || fail "the client was not dropped (${SECONDS}s)"
+	((SECONDS < 5)) || fail "the client was not dropped in time (${SECONDS}s)"
 	wait_for_clients 0
+	# A list (megabytes) is written as the client reads it: one that never
+	# reads holds a window of it, and is ended by the 5 s without progress.
+	SECONDS=0
+	run timeout 20 bash -c 'socat -u - "UNIX-CONNECT:$1" < <({
+		echo "{\"command\":\"list\"}"; sleep 7; echo "{\"command\":\"list\"}"; } 2>/dev/null 3>&-)' _ "$SOCK"
+	assert_failure 1
 	before=$(grep -c '"event":"tick","job":"tick"' ev.json)
 	sleep 0.6
 	after=$(grep -c '"event":"tick","job":"tick"' ev.json)
