@@ -261,6 +261,7 @@ static int list_slice(struct control *ctl, struct control_client *c)
 {
 	struct listing *ls = c->list;
 	size_t end = ls->next + CONTROL_LIST_SLICE < ls->n ? ls->next + CONTROL_LIST_SLICE : ls->n;
+	bool failed;
 
 	jsonw_reset(&ctl->answer);
 	if (ls->written > 0)
@@ -273,10 +274,12 @@ static int list_slice(struct control *ctl, struct control_client *c)
 	}
 	if (ls->next == ls->n)
 		jsonw_raw(&ctl->answer, JOBVIEW_LIST_TAIL "\n", strlen(JOBVIEW_LIST_TAIL) + 1);
-	jsonw_raw(&c->out, ctl->answer.text, ctl->answer.len);
+	if (!ctl->answer.failed)
+		jsonw_raw(&c->out, ctl->answer.text, ctl->answer.len);
+	failed = ctl->answer.failed || c->out.failed;
 	if (ctl->answer.cap > CONTROL_KEEP_MAX)
 		jsonw_free(&ctl->answer);
-	if (c->out.failed || ctl->answer.failed) {
+	if (failed) {
 		close_client(ctl, c);
 		return -1;
 	}
@@ -348,7 +351,7 @@ static void send_answer(struct control *ctl, struct control_client *c)
 	}
 	jsonw_raw(&c->out, ctl->answer.text, ctl->answer.len);
 	jsonw_raw(&c->out, "\n", 1);
-	/* A list of ten thousand jobs is megabytes: not kept between answers. */
+	/* A large answer's buffer is not kept for the next one. */
 	if (ctl->answer.cap > CONTROL_KEEP_MAX)
 		jsonw_free(&ctl->answer);
 	if (c->out.failed) {
