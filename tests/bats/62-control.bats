@@ -460,3 +460,16 @@ ask() {
 	_tfdctl
 	assert_equal "${COMPREPLY[*]}" "list status run stop pause resume reload"
 }
+
+@test "fish completion offers the running tfd's job names and the commands" {
+	command -v fish >/dev/null || skip "no fish"
+	printf '%s\n' '--name alpha --interval 1h -- true' '--name beta --interval 1h -- true' >./jobs
+	start_tfd
+	run env PATH="$(dirname "$TFDCTL"):$PATH" HOME="$BATS_TEST_TMPDIR" \
+		XDG_CONFIG_HOME="$BATS_TEST_TMPDIR/xdg" fish --no-config -c "
+		source $REPO/completions/tfdctl.fish
+		complete -C 'tfdctl status '
+		complete -C 'tfdctl re'"
+	assert_success
+	assert_output $'alpha\nbeta\nreload\tRead the jobs files again\nresume\tRun their elapses again'
+}
