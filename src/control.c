@@ -218,6 +218,13 @@ static void close_client(struct control *ctl, struct control_client *c)
 	ctl->closed = c;
 }
 
+/* A whole request waits in C's input, and C may be served it. */
+static bool has_request(const struct control_client *c)
+{
+	return c->fd >= 0 && !c->waiting && !c->list && !c->ended && c->in_len > 0 &&
+	       memchr(c->in, '\n', c->in_len);
+}
+
 static void free_listing(struct control_client *c)
 {
 	if (c->list)
@@ -323,7 +330,7 @@ static int flush_client(struct control *ctl, struct control_client *c)
 	 * end of the stream, and what it sends on is read and dropped. */
 	if (c->ended)
 		shutdown(c->fd, SHUT_WR);
-	if (c->in_closed && !c->waiting) {
+	if (c->in_closed && !c->waiting && !has_request(c)) {
 		close_client(ctl, c);
 		return -1;
 	}
@@ -610,10 +617,10 @@ void control_run_ended(struct loop *l, struct job *j, const struct run_record *r
 			continue;
 		stop_waiting(c);
 		answer_ended(ctl, c, j, r);
-		/* Requests that came while it waited are served now. */
-		if (c->fd >= 0)
-			serve_lines(l, c);
-		i = (size_t)-1;   /* C may be closed, or waiting anew: look again */
+		/* Requests that came while it waited are served when poll
+		 * next hands the client over (control_serve), not here, in
+		 * the middle of a run's end. */
+		i = (size_t)-1;   /* C may be closed: look again */
 	}
 }
 
@@ -860,7 +867,7 @@ static void read_client(struct loop *l, struct control_client *c)
 		return;
 	if (n <= 0) {
 		c->in_closed = true;
-		if (n < 0 || (!c->waiting && !c->list && c->out.len == c->out_off))
+		if (n < 0 || (!c->waiting && !c->list && !has_request(c) && c->out.len == c->out_off))
 			close_client(l->control, c);
 		return;
 	}
@@ -872,12 +879,11 @@ void control_serve(struct loop *l, struct control_client *c)
 {
 	if (c->fd >= 0 && c->out.len > c->out_off)
 		flush_client(l->control, c);
-	if (c->fd >= 0 && c->list) {
+	if (c->fd >= 0 && c->list)
 		list_more(l->control, c);
-		/* The requests that came while the list was written. */
-		if (c->fd >= 0 && !c->list)
-			serve_lines(l, c);
-	}
+	/* Requests that came while a list was written or a run waited for. */
+	if (has_request(c))
+		serve_lines(l, c);
 	if (c->fd >= 0)
 		read_client(l, c);
 }
@@ -900,7 +906,9 @@ int control_client_fd(const struct loop *l, size_t i, short *events,
 	*events = 0;
 	if ((!(*c)->in_closed && (*c)->in_len < CONTROL_REQUEST_MAX) || (*c)->ended)
 		*events |= POLLIN;
-	if ((*c)->out.len > (*c)->out_off || (*c)->list)
+	/* POLLOUT also for a list to go on, and for requests that waited
+	 * behind an answer (the socket is writable: served at once). */
+	if ((*c)->out.len > (*c)->out_off || (*c)->list || has_request(*c))
 		*events |= POLLOUT;
 	return (*c)->fd;
 }

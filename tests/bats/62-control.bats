@@ -342,6 +342,22 @@ ask() {
 	assert_equal "$status" 143
 }
 
+@test "requests sent behind a run --wait, and behind a long list, are answered in turn" {
+	{
+		echo '--name r --interval 1h -- sh -c "sleep 0.3; exit 4"'
+		for i in $(seq 1 1000); do echo "--name j$i --interval 1h -- true"; done
+	} >./jobs
+	start_tfd
+	run bash -c 'printf "%s\n" "{\"command\":\"run\",\"job\":\"r\",\"wait\":true}" \
+		"{\"command\":\"list\"}" "{\"command\":\"status\",\"job\":\"j7\"}" |
+		socat -t5 - "UNIX-CONNECT:$1"' _ "$SOCK"
+	assert_success
+	assert_equal "${#lines[@]}" 3
+	assert_equal "$(jq -r .exit <<<"${lines[0]}")" 4
+	assert_equal "$(jq -r '.jobs | length' <<<"${lines[1]}")" 1001
+	assert_equal "$(jq -r .job.job <<<"${lines[2]}")" j7
+}
+
 @test "run is refused by --overlap skip while a run goes; stop ends it as by SIGTERM, counted as killed" {
 	echo '--name long --interval 1h --delay 10ms -- sleep 30' >./jobs
 	start_tfd
