@@ -134,6 +134,7 @@ complete $opt -l system-crontab -d 'Crontab lines name a user, as /etc/crontab'
 complete $opt -l jobs -r -F -d 'Run every job of a jobs file or directory (tfd-jobs(5))'
 complete $opt -l user-crontabs -xa '(__fish_complete_directories)' -d "Run each user's crontab of a spool as that user"
 complete $opt -l metrics -r -F -d 'Keep a Prometheus text file current'
+complete $opt -l control -F -d 'Answer tfdctl on a Unix socket (PATH after =)'
 
 # Replicas (a fleet)
 complete $opt -l fleet -x -d 'Run each elapse once among replicas sharing a PostgreSQL database'

@@ -2,6 +2,7 @@
 #include "deadlines.h"
 
 #include "claims.h"
+#include "control.h"
 #include "mailer.h"
 #include "reload.h"
 #include "tick.h"
@@ -17,6 +18,8 @@ void deadlines_arm(struct loop *l)
 		d = claims_deadline(l);
 	if (mailer_deadline(&l->mailer) < d)
 		d = mailer_deadline(&l->mailer);
+	if (control_deadline(l) < d)
+		d = control_deadline(l);
 	if (timer_arm(&l->deadline, d, 0, false) != 0)
 		loop_fail(l, "timerfd_settime");
 }
@@ -34,4 +37,5 @@ void deadlines_due(struct loop *l)
 	if (l->reload_due <= now)
 		reload_now(l);
 	mailer_expire(&l->mailer, now);
+	control_expire(l, now);
 }

@@ -19,7 +19,7 @@ enum option_code {
 	OPT_VERBOSE, OPT_PRECISE, OPT_STATS, OPT_EXIT_ON_ERROR, OPT_SYSTEM_CRONTAB,
 	OPT_USER_CRONTABS,
 	OPT_FLEET, OPT_REPLICA, OPT_FLEET_LEASE, OPT_FLEET_DEADLINE, OPT_FLEET_KEEP,
-	OPT_HELP, OPT_USAGE, OPT_VERSION,
+	OPT_HELP, OPT_USAGE, OPT_VERSION, OPT_CONTROL,
 };
 
 /* Where each text option lands in struct options. */
@@ -53,6 +53,7 @@ static const size_t text_field[] = {
 	[OPT_FLEET_LEASE] = offsetof(struct options, fleet_lease),
 	[OPT_FLEET_DEADLINE] = offsetof(struct options, fleet_deadline),
 	[OPT_FLEET_KEEP] = offsetof(struct options, fleet_keep),
+	[OPT_CONTROL] = offsetof(struct options, control),
 };
 
 /* Tables: the per-job ones make up a tfd line's whole vocabulary. */
@@ -113,6 +114,9 @@ static struct poptOption process_table[] = {
 	{ "exit-on-error", 'E', POPT_ARG_NONE, NULL, OPT_EXIT_ON_ERROR, "stop at the first failing run", NULL },
 	{ "metrics", '\0', POPT_ARG_STRING, NULL, OPT_METRICS,
 	  "keep FILE current in the Prometheus text format", "FILE" },
+	{ "control", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_CONTROL,
+	  "answer tfdctl on a Unix socket (default /run/tfd/control as root, "
+	  "else $XDG_RUNTIME_DIR/tfd/control)", "PATH" },
 	POPT_TABLEEND
 };
 
@@ -198,6 +202,8 @@ static int store(struct options *o, int code, char *arg)
 		return add_jobs_path(o, arg);
 	if (code == OPT_DRY_RUN)
 		o->dry_run_given = true;
+	if (code == OPT_CONTROL)
+		o->control_given = true;
 	if (flag) {
 		*flag = true;
 		free(arg);
@@ -397,6 +403,7 @@ void options_free(struct options *o)
 	free(o->base_time);
 	free(o->metrics);
 	free(o->user_crontabs);
+	free(o->control);
 	free(o->fleet);
 	free(o->replica);
 	free(o->fleet_lease);

@@ -20,6 +20,7 @@
 #include "jobsdir.h"
 #include "jobtable.h"
 #include "loop.h"
+#include "control.h"
 #include "metrics.h"
 #include "options.h"
 #include "parse_time.h"
@@ -489,11 +490,33 @@ static void open_standard_descriptors(void)
 			_exit(1);
 }
 
+/* --control: the socket is listening before the first elapse, so a
+ * tfdctl started right after tfd finds it. Returns 0 (*FD is -1 without
+ * --control), or 2 with the reason in st->err. */
+static int open_control(struct setup *st, const struct options *o, char *path, size_t len,
+			int *fd)
+{
+	*fd = -1;
+	if (!o->control_given)
+		return 0;
+	if (o->control)
+		snprintf(path, len, "%s", o->control);
+	else if (control_default_path(path, len, st->err, sizeof st->err) != 0)
+		return 2;
+	*fd = control_listen(path, st->err, sizeof st->err);
+	return *fd < 0 ? 2 : 0;
+}
+
 static int run(const struct options *o)
 {
 	static struct setup st;
+	static char control_path[4096];
 	struct loop_config lc;
+	int control_fd = -1;
 	int status = build_setup(&st, o);
+
+	if (status == 0 && !st.dry_run)
+		status = open_control(&st, o, control_path, sizeof control_path, &control_fd);
 
 	if (status == 0 && st.dry_run) {
 		status = dry_run(&st, o);
@@ -513,6 +536,7 @@ static int run(const struct options *o)
 			.reload = jobs_source_of(o) ? jobs_source_reload : NULL,
 			.reload_arg = &st.source,
 			.fleet = st.fleet, .replica = st.fleet ? st.fleet_config.replica : NULL,
+			.control_fd = control_fd, .control_path = control_path,
 		};
 		st.table = (struct job_table){ 0 };
 		status = loop_run(&lc);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
-# make install puts exactly its eight files in place with the right modes
+# make install puts exactly its twelve files in place with the right modes
 # (the units naming the installed binary), and make uninstall removes
 # exactly those.
 
@@ -14,11 +14,16 @@ expected_files() {
 		"644 $p/lib/systemd/system/tfd-cron.service" \
 		"644 $p/lib/systemd/system/tfd@.service" \
 		"644 $p/share/bash-completion/completions/tfd" \
+		"644 $p/share/bash-completion/completions/tfdctl" \
 		"644 $p/share/fish/vendor_completions.d/tfd.fish" \
+		"644 $p/share/fish/vendor_completions.d/tfdctl.fish" \
 		"644 $p/share/man/man1/tfd.1" \
+		"644 $p/share/man/man1/tfdctl.1" \
 		"644 $p/share/man/man5/tfd-jobs.5" \
 		"644 $p/share/zsh/site-functions/_tfd" \
-		"755 $p/bin/tfd" | sort
+		"644 $p/share/zsh/site-functions/_tfdctl" \
+		"755 $p/bin/tfd" \
+		"755 $p/bin/tfdctl" | sort
 }
 
 installed_files() {
@@ -29,15 +34,16 @@ installed_files() {
 # as it is: these tests are about where files go, and must not rebuild
 # (or race a build of) the binary under test.
 make_in_repo() {
-	make -C "$REPO" --no-print-directory -o tfd "$@"
+	make -C "$REPO" --no-print-directory -o tfd -o tfdctl "$@"
 }
 
 setup() {
 	[[ -x $REPO/tfd ]] || skip "no $REPO/tfd: run make first"
+	[[ -x $REPO/tfdctl ]] || skip "no $REPO/tfdctl: run make first"
 	ROOT=$BATS_TEST_TMPDIR/root
 }
 
-@test "install with PREFIX=/usr puts exactly the eight files, with modes" {
+@test "install with PREFIX=/usr puts exactly the twelve files, with modes" {
 	run make_in_repo install DESTDIR="$ROOT" PREFIX=/usr
 	assert_success
 	run installed_files "$ROOT"
@@ -47,7 +53,9 @@ setup() {
 @test "installed files are copies of the sources" {
 	make_in_repo install DESTDIR="$ROOT" PREFIX=/usr >/dev/null
 	cmp "$REPO/tfd" "$ROOT/usr/bin/tfd"
+	cmp "$REPO/tfdctl" "$ROOT/usr/bin/tfdctl"
 	cmp "$REPO/man/tfd.1" "$ROOT/usr/share/man/man1/tfd.1"
+	cmp "$REPO/man/tfdctl.1" "$ROOT/usr/share/man/man1/tfdctl.1"
 	cmp "$REPO/man/tfd-jobs.5" "$ROOT/usr/share/man/man5/tfd-jobs.5"
 	cmp "$REPO/completions/tfd.bash" \
 		"$ROOT/usr/share/bash-completion/completions/tfd"
@@ -58,6 +66,11 @@ setup() {
 		"$ROOT/usr/lib/systemd/system/tfd-cron.service"
 	cmp "$REPO/contrib/systemd/tfd@.service" \
 		"$ROOT/usr/lib/systemd/system/tfd@.service"
+	cmp "$REPO/completions/tfdctl.bash" \
+		"$ROOT/usr/share/bash-completion/completions/tfdctl"
+	cmp "$REPO/completions/_tfdctl" "$ROOT/usr/share/zsh/site-functions/_tfdctl"
+	cmp "$REPO/completions/tfdctl.fish" \
+		"$ROOT/usr/share/fish/vendor_completions.d/tfdctl.fish"
 }
 
 @test "the installed units start the installed binary and pass systemd-analyze verify" {
