@@ -9,12 +9,14 @@ out=$1
 # itself adds the pipe of this substitution, under both daemons alike).
 # shellcheck disable=SC2012 # the names are numbers
 fds=$(ls /proc/$$/fd | sort -n | paste -sd, -)
-# The daemon that started us: the first ancestor named cron or tfd.
-runner=unknown
+# The daemon that started us: the outermost ancestor named cron or tfd
+# (each forks a copy of itself for a run as another user, in the run's
+# session: the daemon is the one above it).
+runner=unknown daemon=$$
 pid=$$
 while [ "$pid" -gt 1 ]; do
 	comm=$(cat "/proc/$pid/comm" 2>/dev/null) || break
-	case $comm in cron | tfd) runner=$comm; break ;; esac
+	case $comm in cron | tfd) runner=$comm daemon=$pid ;; esac
 	pid=$(awk '/^PPid:/ { print $2 }' "/proc/$pid/status")
 done
 user=$(id -un)
@@ -23,7 +25,7 @@ user=$(id -un)
 # shellcheck disable=SC2046 # the fields are words
 set -- $(sed 's/.*) //' /proc/$$/stat)
 session=own
-[ "$4" = "$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f4)" ] && session=daemon\'s
+[ "$4" = "$(sed 's/.*) //' "/proc/$daemon/stat" | cut -d' ' -f4)" ] && session=daemon\'s
 tty=none
 [ "$5" != 0 ] && tty=$5
 {
