@@ -52,8 +52,9 @@ tfd: $(PROG_OBJS)
 # A fully static ./tfd-static for containers (README: Containers): glibc's
 # and popt's archives, unused code and data dropped, stripped. It needs no
 # file of the system at run time: not the loader, no NSS, no locale.
-# A static binary cannot dlopen libpq: that build has no --fleet (src/pq.c).
-STATIC_CFLAGS = -ffunction-sections -fdata-sections -DTFD_NO_FLEET
+# A static binary cannot dlopen libpq or libmicrohttpd: that build has no
+# --fleet (src/pq.c) and no --listen (src/mhd.c).
+STATIC_CFLAGS = -ffunction-sections -fdata-sections -DTFD_NO_FLEET -DTFD_NO_HTTP
 STATIC_FLAGS  = -static $(STATIC_CFLAGS) -Wl,--gc-sections
 POPT_STATIC_LIBS := $(shell $(PKG_CONFIG) --static --libs popt 2>/dev/null || echo -lpopt)
 STATIC_OBJS = $(SRCS:src/%.c=build/static-obj/%.o)

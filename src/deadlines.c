@@ -1,6 +1,7 @@
 #include "deadlines.h"
 
 #include "claims.h"
+#include "http.h"
 #include "mailer.h"
 #include "reload.h"
 #include "tick.h"
@@ -16,6 +17,8 @@ void deadlines_arm(struct loop *l)
 		d = claims_deadline(l);
 	if (mailer_deadline(&l->mailer) < d)
 		d = mailer_deadline(&l->mailer);
+	if (l->cfg->http && http_deadline(l->cfg->http) < d)
+		d = http_deadline(l->cfg->http);
 	if (timer_arm(&l->deadline, d, 0, false) != 0)
 		loop_fail(l, "timerfd_settime");
 }
@@ -33,4 +36,8 @@ void deadlines_due(struct loop *l)
 	if (l->reload_due <= now)
 		reload_now(l);
 	mailer_expire(&l->mailer, now);
+	/* libmicrohttpd counts its timeouts in milliseconds from its own
+	 * reading of the clock: it is asked, not compared with NOW. */
+	if (l->cfg->http)
+		http_service(l->cfg->http);
 }

@@ -13,6 +13,8 @@
 
 #include "claims.h"
 #include "deadlines.h"
+#include "endpoints.h"
+#include "http.h"
 #include "loopstate.h"
 #include "precise.h"
 #include "reload.h"
@@ -280,6 +282,8 @@ static size_t build_poll_set(struct loop *l)
 		poll_slot(l, &n, fleet_fd, fleet_events, OWNER_FLEET, NULL);
 	if (l->inotify_fd >= 0)
 		poll_slot(l, &n, l->inotify_fd, POLLIN, OWNER_INOTIFY, NULL);
+	if (l->cfg->http)
+		poll_slot(l, &n, http_poll_fd(l->cfg->http), POLLIN, OWNER_HTTP, NULL);
 	if (output_pending(&l->ev.out))
 		poll_slot(l, &n, l->ev.out.fd, POLLOUT, OWNER_STDOUT, NULL);
 	if (output_pending(&l->ev.err))
@@ -345,6 +349,9 @@ static void dispatch_slot(struct loop *l, const struct poll_owner *o)
 		break;
 	case OWNER_MAIL:
 		mailer_write_all(&l->mailer);
+		break;
+	case OWNER_HTTP:
+		http_service(l->cfg->http);
 		break;
 	}
 }
@@ -415,6 +422,7 @@ static void free_loop(struct loop *l)
 	free(l->pfd);
 	free(l->owners);
 	free(l->watches);
+	free(l->reload_error);
 	free(l);
 }
 
@@ -479,6 +487,8 @@ int loop_run(struct loop_config *cfg)
 
 	if (!l)
 		return 1;
+	if (cfg->http)
+		http_serve(cfg->http, endpoints_answer, l);
 	if (open_descriptors(l) == 0) {
 		if (cfg->precise)
 			l->precise_fd = precise_enable();

@@ -23,6 +23,7 @@ typedef int (*loop_reload_fn)(void *arg, struct job_table *out, bool forced,
 			      char *err, size_t errlen);
 
 struct fleet;
+struct http;
 
 struct loop_config {
 	struct job_table table;      /* the loop takes the jobs over */
@@ -42,6 +43,7 @@ struct loop_config {
 	void *reload_arg;
 	struct fleet *fleet;         /* --fleet: elapses are claimed; NULL without */
 	const char *replica;         /* --fleet: "replica" in every JSON object */
+	struct http *http;           /* --listen: served from the loop; NULL without */
 };
 
 /* Sets up the descriptors, arms the timers and runs until every schedule

@@ -17,7 +17,7 @@ enum option_code {
 	OPT_JOBS, OPT_DRY_RUN, OPT_BASE_TIME, OPT_METRICS, OPT_JSON, OPT_QUIET,
 	OPT_VERBOSE, OPT_PRECISE, OPT_STATS, OPT_EXIT_ON_ERROR, OPT_SYSTEM_CRONTAB,
 	OPT_FLEET, OPT_REPLICA, OPT_FLEET_LEASE, OPT_FLEET_DEADLINE, OPT_FLEET_KEEP,
-	OPT_HELP, OPT_USAGE, OPT_VERSION,
+	OPT_LISTEN, OPT_HELP, OPT_USAGE, OPT_VERSION,
 };
 
 /* Where each text option lands in struct options. */
@@ -50,6 +50,7 @@ static const size_t text_field[] = {
 	[OPT_FLEET_LEASE] = offsetof(struct options, fleet_lease),
 	[OPT_FLEET_DEADLINE] = offsetof(struct options, fleet_deadline),
 	[OPT_FLEET_KEEP] = offsetof(struct options, fleet_keep),
+	[OPT_LISTEN] = offsetof(struct options, listen),
 };
 
 /* Tables: the per-job ones make up a tfd line's whole vocabulary. */
@@ -108,6 +109,8 @@ static struct poptOption process_table[] = {
 	{ "exit-on-error", 'E', POPT_ARG_NONE, NULL, OPT_EXIT_ON_ERROR, "stop at the first failing run", NULL },
 	{ "metrics", '\0', POPT_ARG_STRING, NULL, OPT_METRICS,
 	  "keep FILE current in the Prometheus text format", "FILE" },
+	{ "listen", '\0', POPT_ARG_STRING, NULL, OPT_LISTEN,
+	  "serve /metrics, /healthz, /readyz and /jobs over HTTP on ADDR:PORT", "[ADDR:]PORT" },
 	POPT_TABLEEND
 };
 
@@ -396,6 +399,7 @@ void options_free(struct options *o)
 	free(o->fleet_lease);
 	free(o->fleet_deadline);
 	free(o->fleet_keep);
+	free(o->listen);
 }
 
 /* The words of COMMAND joined by spaces into TEXT, cut to fit. */

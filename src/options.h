@@ -26,6 +26,7 @@ struct options {
 	size_t jobs_n;
 	bool system_crontab;     /* --system-crontab: crontab lines name a user */
 	char *fleet, *replica, *fleet_lease, *fleet_deadline, *fleet_keep;
+	char *listen;            /* --listen=[ADDR:]PORT */
 	bool json, quiet, verbose, precise, stats, exit_on_error;
 	bool dry_run_given;
 };

@@ -157,6 +157,15 @@ static void apply_plan(struct loop *l, struct reload_plan *p)
 		tick_start_job(l, p->start[i]);
 }
 
+/* What the last reload said, for --listen's /readyz: ERR, or NULL when it
+ * was applied (a copy that finds no memory is the refusal without why). */
+static void note_reload(struct loop *l, const char *err)
+{
+	free(l->reload_error);
+	l->reload_error = err ? strdup(err) : NULL;
+	l->reload_refused = err != NULL;
+}
+
 void reload_now(struct loop *l)
 {
 	struct job_table t = { 0 };
@@ -173,6 +182,7 @@ void reload_now(struct loop *l)
 		return;   /* the file is as it was */
 	if (rc < 0) {
 		events_reload(&l->ev, &(struct reload_counts){ 0 }, err);
+		note_reload(l, err);
 		return;
 	}
 	if (reload_plan(l->jobs, l->njobs, t.jobs, t.n, &p) != 0 || attach_added(&p) != 0) {
@@ -181,11 +191,13 @@ void reload_now(struct loop *l)
 		reload_plan_free(&p);
 		job_table_free(&t);
 		events_reload(&l->ev, &(struct reload_counts){ 0 }, "reload: out of memory");
+		note_reload(l, "reload: out of memory");
 		return;
 	}
 	free(t.jobs);
 	apply_plan(l, &p);
 	events_reload(&l->ev, &p.counts, NULL);
+	note_reload(l, NULL);
 	reload_plan_free(&p);
 	runs_drop_finished_removed(l);
 	tick_write_metrics(l);

@@ -15,8 +15,10 @@
 
 #include "fleet.h"
 #include "heap.h"
+#include "http.h"
 #include "job.h"
 #include "jobtable.h"
+#include "listen_addr.h"
 #include "loop.h"
 #include "metrics.h"
 #include "options.h"
@@ -44,6 +46,8 @@ struct setup {
 	char replica[320];         /* --replica, or HOSTNAME:PID */
 	struct fleet_config fleet_config;
 	struct fleet *fleet;       /* --fleet: libpq loaded, CONNINFO checked */
+	struct listen_addr listen; /* --listen, read */
+	struct http *http;         /* --listen: bound, served once the loop runs */
 	uint64_t dry_run;          /* lines to print; 0 = arm for real */
 	const char *dry_format;    /* the dry run's line; NULL: the terminal form */
 	char err[ERR_MAX];
@@ -145,6 +149,8 @@ static int check_process_options(struct setup *st, const struct options *o)
 		}
 	}
 	if (o->metrics && metrics_check_path(o->metrics, why, sizeof why) != 0)
+		return usage_error(st, "%s", why);
+	if (o->listen && listen_addr_parse(o->listen, &st->listen, why, sizeof why) != 0)
 		return usage_error(st, "%s", why);
 	if (!o->jobs && o->exit_on_error && !o->job.exec && !o->job.command)
 		return usage_error(st, "--exit-on-error needs a command (--exec STRING or -- COMMAND)");
@@ -437,6 +443,15 @@ static void open_standard_descriptors(void)
 			_exit(1);
 }
 
+/* --listen binds before any job runs, so a port in use ends tfd at once. */
+static int open_http(struct setup *st)
+{
+	int status;
+
+	st->http = http_open(&st->listen, &status, st->err, sizeof st->err);
+	return st->http ? 0 : status;
+}
+
 static int run(const struct options *o)
 {
 	static struct setup st;
@@ -449,6 +464,8 @@ static int run(const struct options *o)
 			status = 1;
 		else if (status != 0)
 			print_error(&st, status);
+	} else if (status == 0 && o->listen && (status = open_http(&st)) != 0) {
+		print_error(&st, status);
 	} else if (status == 0) {
 		lc = (struct loop_config){
 			.table = st.table, .start_mono_ns = st.ctx.mono_now_ns,
@@ -459,12 +476,14 @@ static int run(const struct options *o)
 			.jobs_paths = o->jobs_all, .njobs_paths = o->jobs_n,
 			.reload = o->jobs ? jobs_source_reload : NULL, .reload_arg = &st.source,
 			.fleet = st.fleet, .replica = st.fleet ? st.fleet_config.replica : NULL,
+			.http = st.http,
 		};
 		st.table = (struct job_table){ 0 };
 		status = loop_run(&lc);
 	} else {
 		print_error(&st, status);
 	}
+	http_close(st.http);
 	fleet_free(st.fleet);
 	job_table_free(&st.table);
 	jobs_source_free(&st.source);

@@ -174,24 +174,19 @@ static int64_t next_run_wall(const struct job *j)
 
 /* Metrics */
 
-void tick_write_metrics(struct loop *l)
+/* Every job's figures now, each with its name (removed jobs left out).
+ * Returns -1 when memory ran out; the caller frees both arrays. */
+static int collect_metrics(struct loop *l, const char ***names_out,
+			   struct job_metrics **m_out, size_t *n_out)
 {
-	const char **names;
-	struct job_metrics *m;
-	char err[1024];
+	const char **names = calloc(l->njobs + 1, sizeof *names);
+	struct job_metrics *m = calloc(l->njobs + 1, sizeof *m);
 	size_t n = 0;
 
-	l->metrics_dirty = false;
-	if (!l->cfg->metrics_path)
-		return;
-	names = calloc(l->njobs + 1, sizeof *names);
-	m = calloc(l->njobs + 1, sizeof *m);
-	if (!names || !m) {
-		free(names);
-		free(m);
-		events_error(&l->ev, NULL, "malloc", "--metrics: out of memory");
-		return;
-	}
+	*names_out = names;
+	*m_out = m;
+	if (!names || !m)
+		return -1;
 	for (size_t i = 0; i < l->njobs; i++) {
 		struct job *j = l->jobs[i];
 
@@ -203,11 +198,43 @@ void tick_write_metrics(struct loop *l)
 		m[n].next_run_ns = next_run_wall(j);
 		n++;
 	}
-	if (metrics_write(l->cfg->metrics_path, names, m, n, claims_metrics(l), err,
-			  sizeof err) != 0)
+	*n_out = n;
+	return 0;
+}
+
+void tick_write_metrics(struct loop *l)
+{
+	const char **names;
+	struct job_metrics *m;
+	char err[1024];
+	size_t n = 0;
+
+	l->metrics_dirty = false;
+	if (!l->cfg->metrics_path)
+		return;
+	if (collect_metrics(l, &names, &m, &n) != 0)
+		events_error(&l->ev, NULL, "malloc", "--metrics: out of memory");
+	else if (metrics_write(l->cfg->metrics_path, names, m, n, claims_metrics(l), err,
+			       sizeof err) != 0)
 		events_error(&l->ev, NULL, "metrics", err);
 	free(names);
 	free(m);
+}
+
+int tick_format_metrics(struct loop *l, struct metrics_buf *b)
+{
+	const char **names;
+	struct job_metrics *m;
+	size_t n = 0;
+	int rc = collect_metrics(l, &names, &m, &n);
+
+	if (rc == 0)
+		rc = metrics_format(b, names, m, n);
+	if (rc == 0 && claims_metrics(l))
+		rc = metrics_format_fleet(b, claims_metrics(l));
+	free(names);
+	free(m);
+	return rc;
 }
 
 /* Actions */

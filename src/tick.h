@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "loopstate.h"
+#include "metrics.h"
 
 /* The timer of CLOCK, opened on first use. NULL with errno when it could
  * not be opened. */
@@ -59,5 +60,9 @@ void tick_print_setting(struct loop *l, struct job *j);
 
 /* The --metrics file, from every job's counters now. */
 void tick_write_metrics(struct loop *l);
+
+/* The same text, current now, appended to B (--listen's /metrics).
+ * Returns -1 when memory ran out. */
+int tick_format_metrics(struct loop *l, struct metrics_buf *b);
 
 #endif
