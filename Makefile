@@ -26,8 +26,11 @@ TFD_CFLAGS   = -std=c11 -Wall -Wextra
 SAN_FLAGS    = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	       -fno-sanitize-recover=all
 
-SRCS      := $(wildcard src/*.c)
+SRCS      := $(filter-out src/tfdctl.c,$(wildcard src/*.c))
 LIB_SRCS  := $(filter-out src/tfd.c,$(SRCS))
+# tfdctl: its own main and the few pure modules it shares with tfd.
+CTL_SRCS  := src/tfdctl.c src/ctlpath.c src/json.c src/jsonw.c src/report.c \
+	     src/utf8.c src/civil.c src/tz.c src/tzrule.c
 HDRS      := $(wildcard src/*.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 # Shared test code (the TSV reader, row checkers): every tests/unit/*.c that
@@ -37,7 +40,7 @@ UNIT_HDRS := $(wildcard tests/unit/*.h)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/unit/%)
 ASAN_BINS := $(UNIT_SRCS:tests/unit/%.c=build/asan/%)
 
-all: tfd
+all: tfd tfdctl
 
 # Every source is compiled once per flavour into build/<flavour>/, with the
 # headers it includes recorded by -MMD in a .d file beside the object, so a
@@ -48,6 +51,9 @@ PROG_OBJS  = $(SRCS:src/%.c=build/obj/%.o)
 
 tfd: $(PROG_OBJS)
 	$(CC) $(CFLAGS) -o $@ $(PROG_OBJS) $(LDFLAGS) $(POPT_LIBS)
+
+tfdctl: $(CTL_SRCS:src/%.c=build/obj/%.o)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(POPT_LIBS)
 
 # A fully static ./tfd-static for containers (README: Containers): glibc's
 # and popt's archives, unused code and data dropped, stripped. It needs no
@@ -137,7 +143,7 @@ unit: $(UNIT_BINS)
 unit-asan: $(ASAN_BINS)
 	@set -e; for t in $(ASAN_BINS); do $$t $(CORPUS) tests/vectors; done
 
-bats: tfd
+bats: tfd tfdctl
 	TFD=$(CURDIR)/tfd $(BATS) tests/bats
 
 # The whole suite once more against tfd built with ASan+UBSan.
@@ -163,7 +169,8 @@ build/tfd-valgrind: tfd
 bats-valgrind: build/tfd-valgrind
 	TFD=$(CURDIR)/build/tfd-valgrind $(BATS) $(VALGRIND_BATS)
 
-SHELL_FILES = .ci/run .ci/install-deps completions/tfd.bash $(wildcard tests/bats/*.bash) \
+SHELL_FILES = .ci/run .ci/install-deps completions/tfd.bash completions/tfdctl.bash \
+	      $(wildcard tests/bats/*.bash) \
 	      $(wildcard bench/*.sh tests/fuzz/*.sh tests/vectors/*.sh)
 
 analyze:
@@ -172,9 +179,9 @@ analyze:
 		--inline-suppr src tests/unit
 	shellcheck -x $(SHELL_FILES)
 	shellcheck -s bash -S warning $(wildcard tests/bats/*.bats)
-	mandoc -Tlint -Wwarning man/tfd.1 man/tfd-jobs.5
-	zsh -n completions/_tfd
-	fish -n completions/tfd.fish
+	mandoc -Tlint -Wwarning man/tfd.1 man/tfd-jobs.5 man/tfdctl.1
+	zsh -n completions/_tfd completions/_tfdctl
+	fish -n completions/tfd.fish completions/tfdctl.fish
 
 # libFuzzer harnesses, seeded from the corpora and the project's vectors;
 # found crashers are kept in tests/fuzz/regressions/NAME and replayed.
@@ -224,10 +231,10 @@ fuzz:
 # the other stream's realtime schedules: it runs alone, after both.
 CLOCK_BATS = tests/bats/60-clock.bats
 
-bats-unclocked: tfd
+bats-unclocked: tfd tfdctl
 	TFD=$(CURDIR)/tfd $(BATS) $(filter-out $(CLOCK_BATS),$(wildcard tests/bats/*.bats))
 
-bats-asan-unclocked: build/tfd-asan
+bats-asan-unclocked: build/tfd-asan tfdctl
 	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(filter-out $(CLOCK_BATS),$(ASAN_BATS))
 
 bats-clock: tfd build/tfd-asan
@@ -235,7 +242,7 @@ bats-clock: tfd build/tfd-asan
 	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(CLOCK_BATS)
 
 check:
-	$(MAKE) tfd build/tfd-asan $(UNIT_BINS) $(ASAN_BINS) build/tfd-valgrind
+	$(MAKE) tfd tfdctl build/tfd-asan $(UNIT_BINS) $(ASAN_BINS) build/tfd-valgrind
 	$(MAKE) -j1 unit unit-asan analyze
 	$(MAKE) --output-sync=target bats-unclocked bats-asan-unclocked
 	$(MAKE) -j1 bats-clock bats-valgrind fuzz
@@ -319,7 +326,7 @@ check-i686: build-i686 build/qemu-run
 check-cross: check-aarch64 check-i686
 
 clean:
-	rm -rf tfd tfd-static build bench/build
+	rm -rf tfd tfdctl tfd-static build bench/build
 
 # The headers each object was compiled against (-MMD above).
 -include $(wildcard build/*/*.d build/*/*/*.d)
@@ -330,15 +337,22 @@ clean:
 
 # Installation: the binary, the man pages and the three shells' completions.
 INSTALLED = $(DESTDIR)$(BINDIR)/tfd \
+	    $(DESTDIR)$(BINDIR)/tfdctl \
 	    $(DESTDIR)$(MANDIR)/man1/tfd.1 \
+	    $(DESTDIR)$(MANDIR)/man1/tfdctl.1 \
 	    $(DESTDIR)$(MANDIR)/man5/tfd-jobs.5 \
 	    $(DESTDIR)$(DATADIR)/bash-completion/completions/tfd \
 	    $(DESTDIR)$(DATADIR)/zsh/site-functions/_tfd \
-	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfd.fish
+	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfd.fish \
+	    $(DESTDIR)$(DATADIR)/bash-completion/completions/tfdctl \
+	    $(DESTDIR)$(DATADIR)/zsh/site-functions/_tfdctl \
+	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfdctl.fish
 
-install: tfd
+install: tfd tfdctl
 	$(INSTALL) -D -m 755 tfd $(DESTDIR)$(BINDIR)/tfd
+	$(INSTALL) -D -m 755 tfdctl $(DESTDIR)$(BINDIR)/tfdctl
 	$(INSTALL) -D -m 644 man/tfd.1 $(DESTDIR)$(MANDIR)/man1/tfd.1
+	$(INSTALL) -D -m 644 man/tfdctl.1 $(DESTDIR)$(MANDIR)/man1/tfdctl.1
 	$(INSTALL) -D -m 644 man/tfd-jobs.5 $(DESTDIR)$(MANDIR)/man5/tfd-jobs.5
 	$(INSTALL) -D -m 644 completions/tfd.bash \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/tfd
@@ -346,6 +360,12 @@ install: tfd
 		$(DESTDIR)$(DATADIR)/zsh/site-functions/_tfd
 	$(INSTALL) -D -m 644 completions/tfd.fish \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfd.fish
+	$(INSTALL) -D -m 644 completions/tfdctl.bash \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/tfdctl
+	$(INSTALL) -D -m 644 completions/_tfdctl \
+		$(DESTDIR)$(DATADIR)/zsh/site-functions/_tfdctl
+	$(INSTALL) -D -m 644 completions/tfdctl.fish \
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfdctl.fish
 
 uninstall:
 	rm -f $(INSTALLED)

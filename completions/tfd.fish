@@ -132,6 +132,7 @@ complete $opt -l system-crontab -d 'Crontab lines name a user, as /etc/crontab'
 # The whole process
 complete $opt -l jobs -r -F -d 'Run every job of a jobs file or directory (tfd-jobs(5))'
 complete $opt -l metrics -r -F -d 'Keep a Prometheus text file current'
+complete $opt -l control -F -d 'Answer tfdctl on a Unix socket (PATH after =)'
 
 # Replicas (a fleet)
 complete $opt -l fleet -x -d 'Run each elapse once among replicas sharing a PostgreSQL database'

@@ -2,6 +2,7 @@
 
 #include "claims.h"
 #include "http.h"
+#include "control.h"
 #include "mailer.h"
 #include "reload.h"
 #include "tick.h"
@@ -19,6 +20,8 @@ void deadlines_arm(struct loop *l)
 		d = mailer_deadline(&l->mailer);
 	if (l->cfg->http && http_deadline(l->cfg->http) < d)
 		d = http_deadline(l->cfg->http);
+	if (control_deadline(l) < d)
+		d = control_deadline(l);
 	if (timer_arm(&l->deadline, d, 0, false) != 0)
 		loop_fail(l, "timerfd_settime");
 }
@@ -40,4 +43,5 @@ void deadlines_due(struct loop *l)
 	 * reading of the clock: it is asked, not compared with NOW. */
 	if (l->cfg->http)
 		http_service(l->cfg->http);
+	control_expire(l, now);
 }

@@ -5,12 +5,16 @@
 #include <string.h>
 
 #include "claims.h"
+#include "jobview.h"
+#include "jsonw.h"
 #include "loopstate.h"
 #include "metrics.h"
 #include "reload.h"
 #include "tick.h"
 
 #define TEXT_TYPE "text/plain; charset=utf-8"
+#define JSON_TYPE "application/json"
+#define JOBS_PREFIX "/jobs/"
 
 static void answer_static(struct http_answer *a, unsigned status, const char *text)
 {
@@ -85,6 +89,64 @@ static void answer_ready(const struct loop *l, struct http_answer *a)
 		answer_static(a, 200, "ready\n");
 }
 
+/* W's object and a newline as the answer, with STATUS; W's text is handed
+ * over. */
+static void answer_json(struct http_answer *a, unsigned status, struct jsonw *w)
+{
+	jsonw_raw(w, "\n", 1);
+	if (w->failed) {
+		jsonw_free(w);
+		answer_oom(a);
+		return;
+	}
+	*a = (struct http_answer){ .status = status, .type = JSON_TYPE, .body = w->text,
+				   .len = w->len };
+}
+
+/* /jobs: tfdctl --json list's answer. */
+static void answer_jobs(const struct loop *l, struct http_answer *a)
+{
+	struct jsonw w = { 0 };
+
+	jobview_list(&w, l);
+	answer_json(a, 200, &w);
+}
+
+/* The control socket's answer to a job that is not there. */
+static void put_unknown_job(struct jsonw *w, const char *name)
+{
+	static const char prefix[] = "unknown job '";
+	size_t n = strlen(prefix) + strlen(name) + 2;
+	char *text = malloc(n);
+
+	if (!text) {
+		w->failed = true;
+		return;
+	}
+	snprintf(text, n, "%s%s'", prefix, name);
+	jsonw_object(w);
+	jsonw_key(w, "ok");
+	jsonw_bool(w, false);
+	jsonw_key(w, "error");
+	jsonw_string(w, text);
+	jsonw_end_object(w);
+	free(text);
+}
+
+/* /jobs/NAME: tfdctl --json status NAME's answer, or 404 with the control
+ * socket's error. */
+static void answer_job(const struct loop *l, const char *name, struct http_answer *a)
+{
+	struct jsonw w = { 0 };
+
+	if (jobview_status(&w, l, name) == 0) {
+		answer_json(a, 200, &w);
+		return;
+	}
+	put_unknown_job(&w, name);
+	answer_json(a, 404, &w);
+}
+
 void endpoints_answer(void *arg, const char *path, struct http_answer *out)
 {
 	struct loop *l = arg;
@@ -95,4 +157,8 @@ void endpoints_answer(void *arg, const char *path, struct http_answer *out)
 		answer_static(out, 200, "ok\n");
 	else if (strcmp(path, "/readyz") == 0)
 		answer_ready(l, out);
+	else if (strcmp(path, "/jobs") == 0)
+		answer_jobs(l, out);
+	else if (strncmp(path, JOBS_PREFIX, strlen(JOBS_PREFIX)) == 0 && path[strlen(JOBS_PREFIX)])
+		answer_job(l, path + strlen(JOBS_PREFIX), out);
 }

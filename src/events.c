@@ -257,6 +257,15 @@ void events_reload(struct events *ev, const struct reload_counts *c, const char 
 					c->kept, error));
 }
 
+void events_control(struct events *ev, const char *command, const char *job, unsigned uid)
+{
+	if (ev->cfg.json)
+		put_out(ev, json_control(ev->line, ev->line_cap, command, job, uid));
+	else
+		events_errf(ev, "tfd: control: %s%s%s (uid %u)\n", command, job ? " " : "",
+			    job ? job : "", uid);
+}
+
 void events_stats(struct events *ev, const struct stats *st)
 {
 	put_err(ev, stats_format(st, ev->line, ev->line_cap));

@@ -104,6 +104,11 @@ struct reload_counts {
 };
 void events_reload(struct events *ev, const struct reload_counts *c, const char *error);
 
+/* A change made through the control socket: COMMAND on JOB (NULL: none
+ * or every job) by user UID, an event with --json, else a line on
+ * stderr. */
+void events_control(struct events *ev, const char *command, const char *job, unsigned uid);
+
 /* The --stats summary on stderr. */
 void events_stats(struct events *ev, const struct stats *st);
 

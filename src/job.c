@@ -260,6 +260,30 @@ static int load_zone(struct job *j, const struct job_context *ctx, char *err, si
 	return 0;
 }
 
+/* "--cron '0 3 * * *'", "--delay 1s --interval 5s": the options that
+ * made the schedule, for tfdctl status. */
+static char *schedule_words(const struct job_options *o)
+{
+	const char *names[] = { "--clock", "--at", "--delay", "--interval", "--calendar",
+				"--cron", "--count", "--for" };
+	const char *values[] = { o->clock, o->at, o->delay, o->interval, o->calendar,
+				 o->cron, o->count, o->for_ };
+	size_t len = 1;
+	char *text, *p;
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (values[i])
+			len += strlen(names[i]) + strlen(values[i]) + 4;
+	text = p = malloc(len);
+	if (!text)
+		return NULL;
+	*p = '\0';
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (values[i])
+			p += sprintf(p, "%s%s '%s'", p == text ? "" : " ", names[i], values[i]);
+	return text;
+}
+
 static int build_schedule(struct job *j, const struct job_options *o,
 			  const struct job_context *ctx, char *err, size_t errlen)
 {
@@ -273,6 +297,8 @@ static int build_schedule(struct job *j, const struct job_options *o,
 		return status;
 	j->clock_now_ns = clock_now_for(j, ctx);
 	j->start_mono_ns = ctx->mono_now_ns;
+	if (!(j->schedule_text = schedule_words(o)))
+		return out_of_memory(err, errlen);
 	if (o->calendar || o->cron)
 		return build_wall_schedule(j, o, ctx, err, errlen);
 	return build_timer(j, o, ctx, err, errlen);
@@ -687,6 +713,7 @@ void job_free(struct job *j)
 	free(j->name);
 	free(j->name_base);
 	free(j->identity);
+	free(j->schedule_text);
 	free(j->format);
 	free(j->path);
 	free_words(j->argv);

@@ -61,6 +61,7 @@ struct job {
 	unsigned line;              /* in the jobs file; 0 on the command line */
 	bool reboot;                /* @reboot: one run at start, no schedule */
 	struct schedule schedule;
+	char *schedule_text;        /* the schedule's options as written */
 	struct calendar *calendar;  /* owned; schedule points here */
 	struct cron *cron;
 	struct tz *zone;            /* CRON_TZ's zone, owned; else tfd's */

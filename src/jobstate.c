@@ -1,6 +1,7 @@
 #include "jobstate.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void state_init(struct job_state *s, struct job *j)
 {
@@ -37,7 +38,82 @@ void job_state_free(struct job *j)
 	if (!j->state)
 		return;
 	runner_free(j->state->runner);
+	if (j->state->history)
+		free(j->state->history->tail);
+	free(j->state->history);
 	if (!j->state->in_block)
 		free(j->state);
 	j->state = NULL;
+}
+
+/* History */
+
+struct job_history *job_history_of(struct job *j)
+{
+	if (!j->state->history)
+		j->state->history = calloc(1, sizeof *j->state->history);
+	return j->state->history;
+}
+
+void job_history_add(struct job *j, const struct run_record *r)
+{
+	struct job_history *h = job_history_of(j);
+
+	if (!h)
+		return;
+	h->runs[h->next] = *r;
+	h->next = (h->next + 1) % JOB_HISTORY;
+	if (h->n < JOB_HISTORY)
+		h->n++;
+}
+
+const struct run_record *job_history_get(const struct job *j, unsigned i)
+{
+	const struct job_history *h = j->state->history;
+
+	if (!h || i >= h->n)
+		return NULL;
+	return &h->runs[(h->next + JOB_HISTORY - 1 - i) % JOB_HISTORY];
+}
+
+void job_history_tail_reset(struct job *j)
+{
+	struct job_history *h = j->state->history;
+
+	if (h)
+		h->tail_len = h->tail_head = 0;
+}
+
+void job_history_tail_add(struct job *j, const char *buf, size_t n)
+{
+	struct job_history *h = job_history_of(j);
+
+	if (h && !h->tail)
+		h->tail = malloc(JOB_TAIL_MAX);
+	if (!h || !h->tail)
+		return;
+	if (n >= JOB_TAIL_MAX) {
+		memcpy(h->tail, buf + n - JOB_TAIL_MAX, JOB_TAIL_MAX);
+		h->tail_len = JOB_TAIL_MAX;
+		h->tail_head = 0;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		h->tail[(h->tail_head + h->tail_len) % JOB_TAIL_MAX] = buf[i];
+		if (h->tail_len < JOB_TAIL_MAX)
+			h->tail_len++;
+		else
+			h->tail_head = (h->tail_head + 1) % JOB_TAIL_MAX;
+	}
+}
+
+size_t job_history_tail(const struct job *j, char *buf)
+{
+	const struct job_history *h = j->state->history;
+
+	if (!h || !h->tail)
+		return 0;
+	for (size_t i = 0; i < h->tail_len; i++)
+		buf[i] = h->tail[(h->tail_head + i) % JOB_TAIL_MAX];
+	return h->tail_len;
 }

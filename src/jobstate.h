@@ -16,6 +16,35 @@
 #include "runner.h"
 #include "schedule.h"
 
+/* One ended run as `tfdctl status` shows it. */
+struct run_record {
+	uint64_t seq;
+	int64_t start_ns;           /* wall clock */
+	int64_t duration_ns;
+	int status;                 /* exit code, or -1 when a signal ended it */
+	int signal;
+	unsigned attempt;
+	bool timed_out;
+	bool start_failed;          /* it never started (the kernel refused) */
+	bool manual;                /* tfdctl run */
+};
+
+#define JOB_HISTORY 10
+#define JOB_TAIL_MAX 4096
+
+/* A job's last JOB_HISTORY runs (a ring, oldest overwritten) and the last
+ * JOB_TAIL_MAX bytes its latest run wrote, when tfd reads its output
+ * (--tag-output, MAILTO). Made when the first run ends (the tail when
+ * output is first read), so a table of jobs that never ran costs a
+ * pointer each. */
+struct job_history {
+	struct run_record runs[JOB_HISTORY];
+	unsigned n, next;           /* records kept; where the next one goes */
+	char *tail;                 /* a ring of the output's last bytes, made
+				     * when output is first read */
+	size_t tail_len, tail_head; /* bytes kept; where the oldest begins */
+};
+
 struct job_state {
 	struct runner *runner;      /* its runs; NULL when the job only prints */
 	uint64_t seq;               /* wake-ups so far */
@@ -30,6 +59,8 @@ struct job_state {
 	struct heap_node aux_node;  /* in the loop's heap of deadlines */
 	struct job_metrics metrics;
 	bool grouped;               /* in the loop's list of jobs whose runs left groups */
+	bool paused;                /* tfdctl pause: elapses are printed, not run */
+	struct job_history *history; /* its last runs; NULL until one ended */
 	bool in_block;              /* one of job_states_attach's: not freed alone */
 };
 
@@ -42,6 +73,23 @@ int job_state_attach(struct job *j);
  * which the caller frees after every job of it is gone, or NULL when
  * memory ran out (then no job has a state). */
 struct job_state *job_states_attach(struct job *const *jobs, size_t n);
+
+/* J's history, made on first use; NULL when memory ran out. */
+struct job_history *job_history_of(struct job *j);
+
+/* A run of J ended (or failed to start): its record goes in the ring. */
+void job_history_add(struct job *j, const struct run_record *r);
+
+/* A run of J started: the output tail starts anew. Then its output's
+ * bytes, as read, keep the last JOB_TAIL_MAX of them. */
+void job_history_tail_reset(struct job *j);
+void job_history_tail_add(struct job *j, const char *buf, size_t n);
+
+/* The I-th newest record (0: the last run), or NULL. */
+const struct run_record *job_history_get(const struct job *j, unsigned i);
+
+/* The tail in order, into BUF of JOB_TAIL_MAX bytes: its length. */
+size_t job_history_tail(const struct job *j, char *buf);
 
 /* Ends J's runner and frees its state (none: nothing to do); J is as
  * job_build left it. */

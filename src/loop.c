@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "claims.h"
+#include "control.h"
 #include "deadlines.h"
 #include "endpoints.h"
 #include "http.h"
@@ -187,6 +188,7 @@ void loop_drop_job(struct loop *l, size_t i)
 				l->owners[k] = (struct poll_owner){ OWNER_NONE, NULL };
 	heap_remove(&l->aux, &j->state->aux_node);
 	claims_job_gone(l, j);
+	control_job_gone(l, j);
 	runs_drop_starts(l, j);
 	runs_forget_groups(l, j);
 	job_state_free(j);
@@ -261,6 +263,22 @@ static void poll_slot(struct loop *l, size_t *n, int fd, short events,
 	l->owners[(*n)++] = (struct poll_owner){ kind, ptr };
 }
 
+/* The control socket and its clients: served whatever else waits, as
+ * they never block. */
+static void poll_control(struct loop *l, size_t *n)
+{
+	struct control_client *c;
+	short events;
+	int fd;
+
+	if (!l->control)
+		return;
+	poll_slot(l, n, control_listen_fd(l), POLLIN, OWNER_CONTROL, NULL);
+	for (size_t i = 0; (fd = control_client_fd(l, i, &events, &c)) >= 0; i++)
+		if (events)
+			poll_slot(l, n, fd, events, OWNER_CONTROL_CLIENT, c);
+}
+
 /* The poll set, each slot with its owner. While a line waits for tfd's
  * stdout or stderr, timers and run output are left unread: the kernel
  * counts expirations meanwhile and runs block on their pipes, while
@@ -304,6 +322,7 @@ static size_t build_poll_set(struct loop *l)
 	for (size_t i = 0; i < l->mailer.n; i++)
 		if (l->mailer.s[i]->fd >= 0)
 			poll_slot(l, &n, l->mailer.s[i]->fd, POLLOUT, OWNER_MAIL, NULL);
+	poll_control(l, &n);
 	return n;
 }
 
@@ -353,6 +372,12 @@ static void dispatch_slot(struct loop *l, const struct poll_owner *o)
 	case OWNER_HTTP:
 		http_service(l->cfg->http);
 		break;
+	case OWNER_CONTROL:
+		control_accept(l);
+		break;
+	case OWNER_CONTROL_CLIENT:
+		control_serve(l, o->ptr);
+		break;
 	}
 }
 
@@ -370,6 +395,7 @@ static void wait_for_events(struct loop *l)
 	size_t n;
 
 	readers_collect(&l->readers);
+	control_collect(l);
 	tick_arm_clocks(l);
 	deadlines_arm(l);
 	if (l->metrics_dirty)
@@ -396,6 +422,7 @@ static void free_loop(struct loop *l)
 	int fds[] = { l->signal_fd, l->inotify_fd, l->tty_fd, l->precise_fd };
 
 	claims_free(l);
+	control_free(l);
 	/* Output still collected at this point is printed, not mailed:
 	 * no sendmail started now would be reaped. */
 	l->mailer.closing = true;
@@ -445,6 +472,7 @@ static struct loop *new_loop(struct loop_config *cfg)
 	l->ev.on_stdout_lost = stdout_lost;
 	l->ev.arg = l;
 	l->readers.on_collected = runs_output_collected;
+	l->readers.on_bytes = runs_output_bytes;
 	l->readers.arg = l;
 	l->cfg = cfg;
 	l->signal_fd = l->inotify_fd = l->tty_fd = l->precise_fd = -1;
@@ -489,7 +517,11 @@ int loop_run(struct loop_config *cfg)
 		return 1;
 	if (cfg->http)
 		http_serve(cfg->http, endpoints_answer, l);
-	if (open_descriptors(l) == 0) {
+	if (cfg->control_fd >= 0 && !(l->control = control_new(cfg->control_fd, cfg->control_path))) {
+		close(cfg->control_fd);
+		unlink(cfg->control_path);
+		loop_fail_oom(l);
+	} else if (open_descriptors(l) == 0) {
 		if (cfg->precise)
 			l->precise_fd = precise_enable();
 		/* Orphans of a run become ours, so none is left a zombie and

@@ -44,6 +44,8 @@ struct loop_config {
 	struct fleet *fleet;         /* --fleet: elapses are claimed; NULL without */
 	const char *replica;         /* --fleet: "replica" in every JSON object */
 	struct http *http;           /* --listen: served from the loop; NULL without */
+	int control_fd;              /* --control: the listening socket (control_listen); -1 without */
+	const char *control_path;    /* removed at exit */
 };
 
 /* Sets up the descriptors, arms the timers and runs until every schedule

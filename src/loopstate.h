@@ -54,6 +54,8 @@ enum owner_kind {
 	OWNER_FLEET,      /* the --fleet database's socket (claims.h) */
 	OWNER_MAIL,       /* a sendmail's stdin (mailer.h): every pipe is tried */
 	OWNER_HTTP,       /* --listen's epoll descriptor (http.h) */
+	OWNER_CONTROL,    /* the control socket (control.h): a client connects */
+	OWNER_CONTROL_CLIENT, /* ptr: struct control_client */
 };
 
 struct poll_owner {
@@ -113,6 +115,7 @@ struct loop {
 	bool metrics_dirty;
 	struct stats stats;
 	struct claims *claims;    /* --fleet: held ticks and won elapses; NULL without */
+	struct control *control;  /* --control: the socket and its clients; NULL without */
 };
 
 /* tfd ends with STATUS whatever happens later (-E, a failure). */

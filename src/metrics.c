@@ -146,6 +146,16 @@ static bool next_run(const struct job_metrics *m, char *out)
 	return put_seconds_if(m->next_run_ns != 0, m->next_run_ns, out);
 }
 
+static bool paused_total(const struct job_metrics *m, char *out)
+{
+	return put_count(m->paused_total, out);
+}
+
+static bool paused(const struct job_metrics *m, char *out)
+{
+	return put_count(m->paused, out);
+}
+
 struct family {
 	const char *name, *type, *help;
 	value_fn *value;
@@ -170,6 +180,9 @@ static const struct family families[] = {
 	  "Unix time the last successful run ended.", last_success },
 	{ "tfd_next_run_timestamp_seconds", "gauge",
 	  "Unix time of the next scheduled expiration.", next_run },
+	{ "tfd_paused_total", "counter",
+	  "Elapses not run because the job was paused (tfdctl pause).", paused_total },
+	{ "tfd_paused", "gauge", "1 while the job is paused.", paused },
 };
 
 static void put_header(struct metrics_buf *b, const char *name, const char *type,

@@ -17,7 +17,7 @@ enum option_code {
 	OPT_JOBS, OPT_DRY_RUN, OPT_BASE_TIME, OPT_METRICS, OPT_JSON, OPT_QUIET,
 	OPT_VERBOSE, OPT_PRECISE, OPT_STATS, OPT_EXIT_ON_ERROR, OPT_SYSTEM_CRONTAB,
 	OPT_FLEET, OPT_REPLICA, OPT_FLEET_LEASE, OPT_FLEET_DEADLINE, OPT_FLEET_KEEP,
-	OPT_LISTEN, OPT_HELP, OPT_USAGE, OPT_VERSION,
+	OPT_HELP, OPT_USAGE, OPT_VERSION, OPT_CONTROL, OPT_LISTEN,
 };
 
 /* Where each text option lands in struct options. */
@@ -50,6 +50,7 @@ static const size_t text_field[] = {
 	[OPT_FLEET_LEASE] = offsetof(struct options, fleet_lease),
 	[OPT_FLEET_DEADLINE] = offsetof(struct options, fleet_deadline),
 	[OPT_FLEET_KEEP] = offsetof(struct options, fleet_keep),
+	[OPT_CONTROL] = offsetof(struct options, control),
 	[OPT_LISTEN] = offsetof(struct options, listen),
 };
 
@@ -109,6 +110,9 @@ static struct poptOption process_table[] = {
 	{ "exit-on-error", 'E', POPT_ARG_NONE, NULL, OPT_EXIT_ON_ERROR, "stop at the first failing run", NULL },
 	{ "metrics", '\0', POPT_ARG_STRING, NULL, OPT_METRICS,
 	  "keep FILE current in the Prometheus text format", "FILE" },
+	{ "control", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_CONTROL,
+	  "answer tfdctl on a Unix socket (default /run/tfd/control as root, "
+	  "else $XDG_RUNTIME_DIR/tfd/control)", "PATH" },
 	{ "listen", '\0', POPT_ARG_STRING, NULL, OPT_LISTEN,
 	  "serve /metrics, /healthz, /readyz and /jobs over HTTP on ADDR:PORT", "[ADDR:]PORT" },
 	POPT_TABLEEND
@@ -196,6 +200,8 @@ static int store(struct options *o, int code, char *arg)
 		return add_jobs_path(o, arg);
 	if (code == OPT_DRY_RUN)
 		o->dry_run_given = true;
+	if (code == OPT_CONTROL)
+		o->control_given = true;
 	if (flag) {
 		*flag = true;
 		free(arg);
@@ -394,6 +400,7 @@ void options_free(struct options *o)
 	free(o->dry_run);
 	free(o->base_time);
 	free(o->metrics);
+	free(o->control);
 	free(o->fleet);
 	free(o->replica);
 	free(o->fleet_lease);

@@ -29,6 +29,8 @@ struct options {
 	char *listen;            /* --listen=[ADDR:]PORT */
 	bool json, quiet, verbose, precise, stats, exit_on_error;
 	bool dry_run_given;
+	char *control;           /* --control=PATH; NULL with control_given: the default */
+	bool control_given;
 };
 
 enum options_result { OPTIONS_GO_ON = -1 };

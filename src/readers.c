@@ -115,6 +115,8 @@ static enum read_result read_some(struct readers *rs, struct reader *r, struct e
 	char buf[CAPTURE_READ_MAX];
 	ssize_t n = read(r->fd, buf, sizeof buf);
 
+	if (n > 0 && rs->on_bytes)
+		rs->on_bytes(rs->arg, r->run->job, buf, (size_t)n);
 	if (n > 0 && r->run->mail) {
 		/* Bytes past the cap are counted: the run never blocks. */
 		if (mail_body_add(r->run->mail, buf, (size_t)n) != 0)

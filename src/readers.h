@@ -54,6 +54,8 @@ struct readers {
 	 * to take (BODY's contents; the struct is freed after). */
 	void (*on_collected)(void *arg, struct job *j, const char *name, uint64_t seq,
 			     struct mail_body *body);
+	/* Every chunk read from a run of J, as read (NULL: not told). */
+	void (*on_bytes)(void *arg, struct job *j, const char *buf, size_t n);
 	void *arg;
 };
 

@@ -166,41 +166,54 @@ static void note_reload(struct loop *l, const char *err)
 	l->reload_refused = err != NULL;
 }
 
-void reload_now(struct loop *l)
+int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *err,
+	       size_t errlen)
 {
 	struct job_table t = { 0 };
 	struct reload_plan p;
-	char err[1024];
 	int rc;
 
-	l->reload_due = INT64_MAX;
-	if (l->phase != PHASE_RUNNING || !l->cfg->reload)
-		return;
-	rc = l->cfg->reload(l->cfg->reload_arg, &t, l->reload_forced, err, sizeof err);
-	l->reload_forced = false;
+	*counts = (struct reload_counts){ 0 };
+	rc = l->cfg->reload(l->cfg->reload_arg, &t, forced, err, errlen);
 	if (rc > 0)
-		return;   /* the file is as it was */
+		return 1;   /* the file is as it was */
 	if (rc < 0) {
-		events_reload(&l->ev, &(struct reload_counts){ 0 }, err);
+		events_reload(&l->ev, counts, err);
 		note_reload(l, err);
-		return;
+		return -1;
 	}
 	if (reload_plan(l->jobs, l->njobs, t.jobs, t.n, &p) != 0 || attach_added(&p) != 0) {
 		for (size_t i = 0; i < t.n; i++)
 			job_state_free(t.jobs[i]);
 		reload_plan_free(&p);
 		job_table_free(&t);
-		events_reload(&l->ev, &(struct reload_counts){ 0 }, "reload: out of memory");
-		note_reload(l, "reload: out of memory");
-		return;
+		snprintf(err, errlen, "reload: out of memory");
+		events_reload(&l->ev, counts, err);
+		note_reload(l, err);
+		return -1;
 	}
 	free(t.jobs);
 	apply_plan(l, &p);
+	*counts = p.counts;
 	events_reload(&l->ev, &p.counts, NULL);
 	note_reload(l, NULL);
 	reload_plan_free(&p);
 	runs_drop_finished_removed(l);
 	tick_write_metrics(l);
+	return 0;
+}
+
+void reload_now(struct loop *l)
+{
+	struct reload_counts counts;
+	char err[1024];
+	bool forced = l->reload_forced;
+
+	l->reload_due = INT64_MAX;
+	if (l->phase != PHASE_RUNNING || !l->cfg->reload)
+		return;
+	l->reload_forced = false;
+	reload_run(l, forced, &counts, err, sizeof err);
 }
 
 bool reload_waits(const struct loop *l)

@@ -60,6 +60,13 @@ void reload_on_inotify(struct loop *l);
 /* SIGHUP: a reload now, even of an unchanged file. */
 void reload_request(struct loop *l);
 
+/* Reads the jobs files now and applies the plan (FORCED: even when
+ * unchanged), as SIGHUP does: the loop must be running with --jobs.
+ * Returns 0 with the counts, 1 when nothing changed (not FORCED), or -1
+ * with one line in err (FILE:LINE: ...): the jobs run on as they were. */
+int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *err,
+	       size_t errlen);
+
 /* The reload that came due: reads the file and applies the plan. */
 void reload_now(struct loop *l);
 

@@ -378,7 +378,7 @@ const char *tick_action_name(enum tick_action action)
 	static const char *const names[] = {
 		[TICK_ACTION_NONE] = NULL, [TICK_RUN] = "run", [TICK_SKIP] = "skip",
 		[TICK_QUEUE] = "queue", [TICK_KILL] = "kill", [TICK_ELSEWHERE] = "elsewhere",
-		[TICK_MISSED] = "missed",
+		[TICK_MISSED] = "missed", [TICK_PAUSED] = "paused",
 	};
 
 	return (unsigned)action < sizeof names / sizeof names[0] ? names[action] : NULL;
@@ -401,6 +401,8 @@ field_time(&o, t->wall_ns);
 	field_seconds(&o, "interval", t->interval_ns);
 	if (t->action != TICK_ACTION_NONE)
 		field_string(&o, "action", tick_action_name(t->action));
+	if (t->manual)
+		field_string(&o, "trigger", "manual");
 	put_str(&o, "}");
 	return finish_line(&o);
 }
@@ -465,6 +467,18 @@ size_t json_reload(char *buf, size_t len, bool ok, size_t added,
 	} else {
 		field_string(&o, "error", error);
 	}
+	put_str(&o, "}");
+	return finish_line(&o);
+}
+
+size_t json_control(char *buf, size_t len, const char *command, const char *job,
+		    unsigned uid)
+{
+	struct out o = out_init(buf, len);
+
+	put_event(&o, "control", job);
+	field_string(&o, "command", command);
+	field_u64(&o, "uid", uid);
 	put_str(&o, "}");
 	return finish_line(&o);
 }

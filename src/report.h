@@ -19,6 +19,7 @@ enum tick_action {
 	TICK_KILL,          /* --overlap kill: the one going is ended first */
 	TICK_ELSEWHERE,     /* --fleet: another replica runs it */
 	TICK_MISSED,        /* --fleet: claimed too late, or not at all */
+	TICK_PAUSED,        /* tfdctl pause: the elapse is not run */
 };
 
 /* The action's name in JSON and lines ("run", "skip", ...), or NULL for
@@ -38,6 +39,7 @@ struct tick {
 	int64_t next_in_ns;    /* %r: time to the next elapse */
 	int64_t interval_ns;   /* %i */
 	enum tick_action action;
+	bool manual;           /* tfdctl run: "trigger": "manual" */
 };
 
 /* How a run ended, for the "exit" event. */
@@ -52,6 +54,7 @@ struct run_end {
 	bool superseded;       /* ended by --overlap kill: tfd's doing, no failure */
 	unsigned attempt;      /* "attempt": the try, from 1 (--retry) */
 	bool failed;           /* "failed": counts as a failure after retries */
+	bool manual;           /* a run tfdctl run started (its tick's) */
 };
 
 /* Whether a run failed, before --retry has its say: a nonzero status or a
@@ -116,6 +119,11 @@ size_t json_output(char *buf, size_t len, const char *job, uint64_t seq,
 /* "reload" (job null): OK with the counts, or not OK with ERROR. */
 size_t json_reload(char *buf, size_t len, bool ok, size_t added,
 		   size_t removed, size_t kept, const char *error);
+
+/* "control": COMMAND made through the control socket for JOB (NULL: no
+ * one job) by the user UID. */
+size_t json_control(char *buf, size_t len, const char *command, const char *job,
+		    unsigned uid);
 
 /* "error": CALL (the failing call or step) failed with MESSAGE. */
 size_t json_error(char *buf, size_t len, const char *job, const char *call,

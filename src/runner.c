@@ -68,6 +68,21 @@ size_t runner_active(const struct runner *r)
 	return n;
 }
 
+size_t runner_pids(const struct runner *r, pid_t *pids, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nruns; i++)
+		if (!r->runs[i].reaped && n++ < max)
+			pids[n - 1] = r->runs[i].pid;
+	return n;
+}
+
+bool runner_retrying(const struct runner *r)
+{
+	return r->retrying;
+}
+
 bool runner_has_groups(const struct runner *r)
 {
 	return runner_active(r) < r->nruns;
@@ -330,7 +345,7 @@ static void start_failed(struct runner *r, const struct tick *t, unsigned attemp
 	struct run tried = { .attempt = attempt, .tick = *t };
 
 	start->kind = RUN_START_FAILED;
-	start->failure = (struct start_failure){ t->seq, attempt, call, error, false };
+	start->failure = (struct start_failure){ t->seq, attempt, call, error, false, t->manual };
 	start->failure.retried = plan_retry(r, &tried, now, r->next_run);
 }
 
@@ -451,6 +466,7 @@ static void describe_end(const struct runner *r, const struct run *run, int wsta
 		.duration_ns = now - run->started,
 		.timed_out = run->timed_out,
 		.superseded = run->superseded,
+		.manual = run->tick.manual,
 	};
 	/* A run that --overlap kill ended made way for a newer one. */
 	end->failed = run_end_unsuccessful(end);
@@ -521,6 +537,23 @@ void runner_signal_all(struct runner *r, int sig, int64_t now)
 	r->stopping = true;
 	for (size_t i = 0; i < r->nruns; i++)
 		signal_run(&r->runs[i], sig, now);
+}
+
+size_t runner_stop(struct runner *r, int64_t now)
+{
+	size_t n = 0;
+
+	r->retrying = false;
+	for (size_t i = 0; i < r->nruns; i++) {
+		struct run *run = &r->runs[i];
+
+		if (run->reaped || run->term_sent)
+			continue;
+		run->overtaken = true;
+		signal_run(run, SIGTERM, now);
+		n++;
+	}
+	return n;
 }
 
 void runner_drop_waiting(struct runner *r)

@@ -37,6 +37,7 @@ struct start_failure {
 	const char *call;               /* the call that failed */
 	int error;                      /* its errno */
 	bool retried;                   /* a retry is planned (--retry) */
+	bool manual;                    /* its tick was tfdctl run's */
 };
 
 /* What one call of the runner started: at most one run, or one start
@@ -142,6 +143,19 @@ bool runner_has_groups(const struct runner *r);
 
 /* Runs going now (leaders not yet reaped). */
 size_t runner_active(const struct runner *r);
+
+/* The pids of the runs going now, at most MAX of them into PIDS: how
+ * many there are. */
+size_t runner_pids(const struct runner *r, pid_t *pids, size_t max);
+
+/* A failed try waits to be tried again. */
+bool runner_retrying(const struct runner *r);
+
+/* tfdctl stop: every run going now is sent SIGTERM (SIGKILL after the
+ * grace), as --timeout ends one, but counts as ended by that signal, not
+ * timed out; no retry of it follows and a waiting retry is dropped. The
+ * schedule goes on. Returns how many runs were signalled. */
+size_t runner_stop(struct runner *r, int64_t now);
 
 /* The schedule ended: groups whose leader is gone but that still have
  * members are sent SIGTERM (SIGKILL after the grace) unless a timeout will

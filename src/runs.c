@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "claims.h"
+#include "control.h"
 #include "tick.h"
 #include "timens.h"
 
@@ -116,6 +117,7 @@ static void run_started(struct loop *l, struct job *j, const struct run_started 
 	if (l->tty_fd >= 0)
 		l->tty_owner = s->pid;
 	j->state->metrics.last_start_ns = clock_now_ns(CLOCK_REALTIME);
+	job_history_tail_reset(j);
 	l->metrics_dirty = true;
 	if (s->out_fd >= 0 &&
 	    readers_add_run(&l->readers, j, j->name, s->pid, s->seq, j->mail != NULL,
@@ -132,12 +134,29 @@ void runs_output_collected(void *arg, struct job *j, const char *name, uint64_t 
 	runs_check_mailer_oom(l);
 }
 
+void runs_output_bytes(void *arg, struct job *j, const char *buf, size_t n)
+{
+	(void)arg;
+	job_history_tail_add(j, buf, n);
+}
+
 void runs_check_mailer_oom(struct loop *l)
 {
 	if (l->mailer.oom) {
 		l->mailer.oom = false;
 		loop_fail_oom(l);
 	}
+}
+
+/* A start the kernel refused is a run of the history, and of --wait. */
+static void record_start_failure(struct loop *l, struct job *j, const struct start_failure *f)
+{
+	struct run_record r = { .seq = f->seq, .start_ns = clock_now_ns(CLOCK_REALTIME),
+				.status = -1, .attempt = f->attempt, .start_failed = true,
+				.manual = f->manual };
+
+	job_history_add(j, &r);
+	control_run_ended(l, j, &r, !f->retried);
 }
 
 static void start_failed(struct loop *l, struct job *j, const struct start_failure *f)
@@ -148,6 +167,7 @@ static void start_failed(struct loop *l, struct job *j, const struct start_failu
 		 j->name, f->call, strerror(f->error), f->seq, f->attempt,
 		 f->retried ? ", it will be tried again" : "");
 	events_error(&l->ev, j->name, f->call, message);
+	record_start_failure(l, j, f);
 	if (f->retried)
 		return;
 	j->state->metrics.runs_failure++;
@@ -185,9 +205,24 @@ void runs_count_end(struct job_metrics *m, const struct run_end *e, int64_t wall
 		m->last_success_ns = wall_now;
 }
 
+/* The run's record for tfdctl status, and for a tfdctl run --wait. */
+static void record_end(struct loop *l, struct job *j, const struct run_end *e)
+{
+	int64_t now = clock_now_ns(CLOCK_REALTIME);
+	struct run_record r = { .seq = e->seq, .start_ns = now - e->duration_ns,
+				.duration_ns = e->duration_ns, .status = e->status,
+				.signal = e->signal, .attempt = e->attempt,
+				.timed_out = e->timed_out, .manual = e->manual };
+
+	job_history_add(j, &r);
+	/* A try that will be tried again is not the run's end. */
+	control_run_ended(l, j, &r, !(run_end_unsuccessful(e) && !e->failed));
+}
+
 void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
 {
 	events_run_end(&l->ev, j->name, e);
+	record_end(l, j, e);
 	runs_count_end(&j->state->metrics, e, clock_now_ns(CLOCK_REALTIME));
 	l->metrics_dirty = true;
 	claims_run_ended(l, j, e);

@@ -44,6 +44,10 @@ void runs_forget_groups(struct loop *l, struct job *j);
 void runs_output_collected(void *arg, struct job *j, const char *name, uint64_t seq,
 			   struct mail_body *body);
 
+/* The readers' on_bytes: a run's output goes to its job's tail (tfdctl
+ * status). ARG is the loop. */
+void runs_output_bytes(void *arg, struct job *j, const char *buf, size_t n);
+
 /* Printing a mail that failed found no memory: tfd ends (status 1). */
 void runs_check_mailer_oom(struct loop *l);
 

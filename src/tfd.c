@@ -20,6 +20,7 @@
 #include "jobtable.h"
 #include "listen_addr.h"
 #include "loop.h"
+#include "control.h"
 #include "metrics.h"
 #include "options.h"
 #include "parse_time.h"
@@ -452,11 +453,36 @@ static int open_http(struct setup *st)
 	return st->http ? 0 : status;
 }
 
+/* --control: the socket is listening before the first elapse, so a
+ * tfdctl started right after tfd finds it. Returns 0 (*FD is -1 without
+ * --control), or 2 with the reason in st->err. */
+static int open_control(struct setup *st, const struct options *o, char *path, size_t len,
+			int *fd)
+{
+	*fd = -1;
+	if (!o->control_given)
+		return 0;
+	if (o->control)
+		snprintf(path, len, "%s", o->control);
+	else if (control_default_path(path, len, st->err, sizeof st->err) != 0)
+		return 2;
+	*fd = control_listen(path, st->err, sizeof st->err);
+	return *fd < 0 ? 2 : 0;
+}
+
 static int run(const struct options *o)
 {
 	static struct setup st;
+	static char control_path[4096];
 	struct loop_config lc;
+	int control_fd = -1;
 	int status = build_setup(&st, o);
+
+	/* HTTP first: a port in use then leaves no control socket behind. */
+	if (status == 0 && !st.dry_run && o->listen)
+		status = open_http(&st);
+	if (status == 0 && !st.dry_run)
+		status = open_control(&st, o, control_path, sizeof control_path, &control_fd);
 
 	if (status == 0 && st.dry_run) {
 		status = dry_run(&st, o);
@@ -464,8 +490,6 @@ static int run(const struct options *o)
 			status = 1;
 		else if (status != 0)
 			print_error(&st, status);
-	} else if (status == 0 && o->listen && (status = open_http(&st)) != 0) {
-		print_error(&st, status);
 	} else if (status == 0) {
 		lc = (struct loop_config){
 			.table = st.table, .start_mono_ns = st.ctx.mono_now_ns,
@@ -477,6 +501,7 @@ static int run(const struct options *o)
 			.reload = o->jobs ? jobs_source_reload : NULL, .reload_arg = &st.source,
 			.fleet = st.fleet, .replica = st.fleet ? st.fleet_config.replica : NULL,
 			.http = st.http,
+			.control_fd = control_fd, .control_path = control_path,
 		};
 		st.table = (struct job_table){ 0 };
 		status = loop_run(&lc);

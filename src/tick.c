@@ -158,6 +158,17 @@ int64_t tick_next_run_mono(const struct job *j)
 	return saturating_add(mono, left);
 }
 
+int64_t tick_wall_of(const struct job *j, int64_t at_ns)
+{
+	int64_t left;
+
+	if (clock_is_realtime(j->schedule.clock))
+		return at_ns;
+	if (__builtin_sub_overflow(at_ns, clock_now_ns(j->read_clock), &left))
+		return 0;
+	return saturating_add(clock_now_ns(CLOCK_REALTIME), left);
+}
+
 /* Wall-clock time of J's next expiration, for metrics (0: none). */
 static int64_t next_run_wall(const struct job *j)
 {
@@ -170,6 +181,11 @@ static int64_t next_run_wall(const struct job *j)
 	if (__builtin_sub_overflow(j->state->walk.at_ns, clock_now_ns(j->read_clock), &left))
 		return 0;
 	return saturating_add(clock_now_ns(CLOCK_REALTIME), left);
+}
+
+int64_t tick_next_run_wall(const struct job *j)
+{
+	return next_run_wall(j);
 }
 
 /* Metrics */
@@ -196,6 +212,7 @@ static int collect_metrics(struct loop *l, const char ***names_out,
 		m[n] = j->state->metrics;
 		m[n].running = j->state->runner ? runner_active(j->state->runner) : 0;
 		m[n].next_run_ns = next_run_wall(j);
+		m[n].paused = j->state->paused;
 		n++;
 	}
 	*n_out = n;
@@ -323,6 +340,25 @@ void tick_elapse_act(struct loop *l, struct job *j, struct tick *t)
 		act(l, j, t);
 }
 
+enum tick_action tick_run_now(struct loop *l, struct job *j)
+{
+	struct tick t = { .job = j->name, .local = l->cfg->local, .manual = true };
+
+	j->state->seq++;
+	t.seq = j->state->seq;
+	t.total = j->state->walk.passed;
+	t.wall_ns = clock_now_ns(CLOCK_REALTIME);
+	t.elapsed_ns = clock_now_ns(CLOCK_MONOTONIC) - l->cfg->start_mono_ns;
+	t.interval_ns = j->schedule.kind == SCHEDULE_TIMER ? j->schedule.interval_ns : 0;
+	if (j->state->running) {
+		int64_t left = j->state->walk.at_ns - clock_now_ns(j->read_clock);
+
+		t.next_in_ns = left > 0 ? left : 0;
+	}
+	act(l, j, &t);
+	return t.action;
+}
+
 /* Settings */
 
 struct setting_of {
@@ -387,6 +423,15 @@ static void job_wake(struct loop *l, struct job *j, int64_t now)
 	runs_queue_start(l, j, &t);
 }
 
+/* A paused job's elapse: printed and counted, not run. */
+static void elapse_paused(struct loop *l, struct job *j, struct tick *t)
+{
+	t->action = TICK_PAUSED;
+	j->state->metrics.paused_total++;
+	l->metrics_dirty = true;
+	events_tick(&l->ev, j->format, t);
+}
+
 void tick_act(struct loop *l, struct job *j, struct tick *t)
 {
 	struct setting_of s = { l, j };
@@ -394,7 +439,9 @@ void tick_act(struct loop *l, struct job *j, struct tick *t)
 	if (j->state->removed)
 		return;
 	/* An elapse is due. Under --fleet it acts once claimed (claims.h). */
-	if (!claims_hold(l, j, t))
+	if (j->state->paused && j->state->runner)
+		elapse_paused(l, j, t);
+	else if (!claims_hold(l, j, t))
 		tick_elapse_act(l, j, t);
 	events_tick_setting(&l->ev, j->name, t->seq, job_setting, &s);
 }

@@ -46,6 +46,18 @@ void tick_end_all_schedules(struct loop *l);
 void tick_update_deadline(struct loop *l, struct job *j);
 void tick_deadline_due(struct loop *l, struct job *j, int64_t now);
 
+/* tfdctl run: a wake-up of J now, outside its schedule (which goes on),
+ * acting as an elapse does (--overlap, --timeout, --retry, output, mail;
+ * a paused job too: the caller asked for this run), with "trigger":
+ * "manual". Returns the action (TICK_RUN, _SKIP, _QUEUE, _KILL), or
+ * TICK_ACTION_NONE when the loop failed; the run's seq is J's seq after. */
+enum tick_action tick_run_now(struct loop *l, struct job *j);
+
+/* Wall-clock time of J's next expiration (0: none), and of AT_NS, an
+ * instant on J's clock. */
+int64_t tick_next_run_wall(const struct job *j);
+int64_t tick_wall_of(const struct job *j, int64_t at_ns);
+
 /* Monotonic time of J's next scheduled run (INT64_MAX: none). */
 int64_t tick_next_run_mono(const struct job *j);
 

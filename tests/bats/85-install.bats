@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# make install puts exactly six files in place with the right modes, and
+# make install puts exactly ten files in place with the right modes, and
 # make uninstall removes exactly those.
 
 load test_helper
@@ -10,11 +10,16 @@ expected_files() {
 	local p=${1#/}
 	printf '%s\n' \
 		"644 $p/share/bash-completion/completions/tfd" \
+		"644 $p/share/bash-completion/completions/tfdctl" \
 		"644 $p/share/fish/vendor_completions.d/tfd.fish" \
+		"644 $p/share/fish/vendor_completions.d/tfdctl.fish" \
 		"644 $p/share/man/man1/tfd.1" \
+		"644 $p/share/man/man1/tfdctl.1" \
 		"644 $p/share/man/man5/tfd-jobs.5" \
 		"644 $p/share/zsh/site-functions/_tfd" \
-		"755 $p/bin/tfd" | sort
+		"644 $p/share/zsh/site-functions/_tfdctl" \
+		"755 $p/bin/tfd" \
+		"755 $p/bin/tfdctl" | sort
 }
 
 installed_files() {
@@ -25,15 +30,16 @@ installed_files() {
 # as it is: these tests are about where files go, and must not rebuild
 # (or race a build of) the binary under test.
 make_in_repo() {
-	make -C "$REPO" --no-print-directory -o tfd "$@"
+	make -C "$REPO" --no-print-directory -o tfd -o tfdctl "$@"
 }
 
 setup() {
 	[[ -x $REPO/tfd ]] || skip "no $REPO/tfd: run make first"
+	[[ -x $REPO/tfdctl ]] || skip "no $REPO/tfdctl: run make first"
 	ROOT=$BATS_TEST_TMPDIR/root
 }
 
-@test "install with PREFIX=/usr puts exactly the six files, with modes" {
+@test "install with PREFIX=/usr puts exactly the ten files, with modes" {
 	run make_in_repo install DESTDIR="$ROOT" PREFIX=/usr
 	assert_success
 	run installed_files "$ROOT"
@@ -43,13 +49,20 @@ setup() {
 @test "installed files are copies of the sources" {
 	make_in_repo install DESTDIR="$ROOT" PREFIX=/usr >/dev/null
 	cmp "$REPO/tfd" "$ROOT/usr/bin/tfd"
+	cmp "$REPO/tfdctl" "$ROOT/usr/bin/tfdctl"
 	cmp "$REPO/man/tfd.1" "$ROOT/usr/share/man/man1/tfd.1"
+	cmp "$REPO/man/tfdctl.1" "$ROOT/usr/share/man/man1/tfdctl.1"
 	cmp "$REPO/man/tfd-jobs.5" "$ROOT/usr/share/man/man5/tfd-jobs.5"
 	cmp "$REPO/completions/tfd.bash" \
 		"$ROOT/usr/share/bash-completion/completions/tfd"
 	cmp "$REPO/completions/_tfd" "$ROOT/usr/share/zsh/site-functions/_tfd"
 	cmp "$REPO/completions/tfd.fish" \
 		"$ROOT/usr/share/fish/vendor_completions.d/tfd.fish"
+	cmp "$REPO/completions/tfdctl.bash" \
+		"$ROOT/usr/share/bash-completion/completions/tfdctl"
+	cmp "$REPO/completions/_tfdctl" "$ROOT/usr/share/zsh/site-functions/_tfdctl"
+	cmp "$REPO/completions/tfdctl.fish" \
+		"$ROOT/usr/share/fish/vendor_completions.d/tfdctl.fish"
 }
 
 @test "uninstall with the same variables removes exactly what install put" {

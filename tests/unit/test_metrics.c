@@ -91,7 +91,15 @@ static const char expected_two_jobs[] =
 	"tfd_last_success_timestamp_seconds{job_name=\"report\"} 1796291000.5\n"
 	"# HELP tfd_next_run_timestamp_seconds Unix time of the next scheduled expiration.\n"
 	"# TYPE tfd_next_run_timestamp_seconds gauge\n"
-	"tfd_next_run_timestamp_seconds{job_name=\"report\"} 1796292060\n";
+	"tfd_next_run_timestamp_seconds{job_name=\"report\"} 1796292060\n"
+	"# HELP tfd_paused_total Elapses not run because the job was paused (tfdctl pause).\n"
+	"# TYPE tfd_paused_total counter\n"
+	"tfd_paused_total{job_name=\"backup\"} 0\n"
+	"tfd_paused_total{job_name=\"report\"} 0\n"
+	"# HELP tfd_paused 1 while the job is paused.\n"
+	"# TYPE tfd_paused gauge\n"
+	"tfd_paused{job_name=\"backup\"} 0\n"
+	"tfd_paused{job_name=\"report\"} 0\n";
 
 static void test_two_jobs(void)
 {
@@ -241,12 +249,12 @@ static void check_grouping(const char *text, size_t want_samples)
 		}
 		check(line[strcspn(line, "\n")] == '\n', "last line without newline");
 	}
-	check(families == 9, "%d families, want 9", families);
+	check(families == 11, "%d families, want 11", families);
 	check(samples == want_samples, "%zu samples, want %zu", samples, want_samples);
 }
 
-/* 10,000 jobs, half of them busy: every family once, 4 + 3 samples for a
- * fresh job and 4 + 8 for a busy one; the buffer grows as it must. */
+/* 10,000 jobs, half of them busy: every family once, 4 + 5 samples for a
+ * fresh job and 4 + 10 for a busy one; the buffer grows as it must. */
 static void test_many_jobs(void)
 {
 	enum { N = 10000 };
@@ -261,7 +269,7 @@ static void test_many_jobs(void)
 		m[i] = i % 2 ? busy_job() : (struct job_metrics)JOB_METRICS_INIT;
 	}
 	text = format(names, m, N);
-	check_grouping(text, N / 2 * 7 + N / 2 * 12);
+	check_grouping(text, N / 2 * 9 + N / 2 * 14);
 	check(strstr(text, "tfd_running{job_name=\"job-9999\"} 1\n") != NULL, "last job missing");
 	free(text);
 	text = format(names, m, 0);
@@ -291,7 +299,7 @@ static void test_seconds(void)
 		snprintf(want, sizeof want, "tfd_next_run_timestamp_seconds{job_name=\"t\"} %s\n",
 			 cases[i].want);
 		check(strstr(text, want) != NULL, "%lld ns: want %s", (long long)cases[i].ns, want);
-		check_grouping(text, 4 + 3 + 1);
+		check_grouping(text, 4 + 5 + 1);
 		free(text);
 	}
 	{

@@ -1,0 +1,785 @@
+#include "control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "jobview.h"
+#include "json.h"
+#include "jsonw.h"
+#include "loopstate.h"
+#include "reload.h"
+#include "tick.h"
+#include "timens.h"
+
+struct control_client {
+	int fd;                   /* -1: closed, freed at control_collect */
+	uid_t uid;
+	char *in;                 /* a request's bytes until its newline */
+	size_t in_len;
+	bool in_closed;           /* the client shut its side: answer, then close */
+	bool ended;               /* a request too big: its answer, then no more */
+	struct jsonw out;         /* answers not yet written */
+	size_t out_off;
+	int64_t deadline;         /* monotonic: idle or unfinished past it ends it */
+	bool waiting;             /* run --wait: the answer comes at the run's end */
+	struct job *wait_job;
+	uint64_t wait_seq;
+	struct control_client *next_closed;
+};
+
+struct control {
+	int fd;
+	char *path;
+	struct control_client *c[CONTROL_CLIENTS];
+	size_t n;
+	struct control_client *closed;
+	struct jsonw answer;      /* the answer being built */
+};
+
+/* Path and start */
+
+static int make_parent(const char *path, char *err, size_t errlen)
+{
+	char dir[sizeof ((struct sockaddr_un *)0)->sun_path];
+	char *slash;
+
+	snprintf(dir, sizeof dir, "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (mkdir(dir, 0755) == 0 || errno == EEXIST)
+		return 0;
+	snprintf(err, errlen, "--control '%s': mkdir '%s': %s", path, dir, strerror(errno));
+	return -1;
+}
+
+/* A socket file at PATH: does something answer there? */
+static bool socket_answers(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool live;
+
+	if (fd < 0)
+		return true;
+	live = connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0 ||
+	       (errno != ECONNREFUSED && errno != ENOENT);
+	close(fd);
+	return live;
+}
+
+/* What is at PATH already: nothing, a stale socket (removed), or a
+ * refusal. */
+static int clear_path(const char *path, const struct sockaddr_un *sa, char *err,
+		      size_t errlen)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0)
+		return 0;
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "--control '%s': the path exists and is not a socket", path);
+		return -1;
+	}
+	if (socket_answers(sa)) {
+		snprintf(err, errlen, "--control '%s': another tfd answers there", path);
+		return -1;
+	}
+	if (unlink(path) != 0 && errno != ENOENT) {
+		snprintf(err, errlen, "--control '%s': unlink: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int fail_call(int fd, const char *path, const char *call, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "--control '%s': %s: %s", path, call, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* Binds FD at a temporary name beside PATH, listens, and renames it to
+ * PATH: whoever sees the socket at PATH can connect to it. */
+static int bind_and_listen(int fd, const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	mode_t old;
+	int n = snprintf(sa.sun_path, sizeof sa.sun_path, "%s.%ld", path, (long)getpid());
+	int rc;
+
+	if (n < 0 || (size_t)n >= sizeof sa.sun_path) {
+		snprintf(err, errlen, "--control '%s': a socket path is 1 to %zu bytes", path,
+			 sizeof sa.sun_path - 12);
+		return -1;
+	}
+	unlink(sa.sun_path);
+	/* Made 0600 from the start: no moment when others may connect. */
+	old = umask(0177);
+	rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+	umask(old);
+	if (rc != 0)
+		return fail_call(-1, path, "bind", err, errlen);
+	if (listen(fd, CONTROL_CLIENTS) != 0 || rename(sa.sun_path, path) != 0) {
+		fail_call(-1, path, "listen", err, errlen);
+		unlink(sa.sun_path);
+		return -1;
+	}
+	return 0;
+}
+
+int control_listen(const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (!*path || strlen(path) >= sizeof sa.sun_path - 12) {
+		snprintf(err, errlen, "--control '%s': a socket path is 1 to %zu bytes", path,
+			 sizeof sa.sun_path - 12);
+		return -1;
+	}
+	memcpy(sa.sun_path, path, strlen(path));
+	if (make_parent(path, err, errlen) != 0 || clear_path(path, &sa, err, errlen) != 0)
+		return -1;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return fail_call(fd, path, "socket", err, errlen);
+	if (bind_and_listen(fd, path, err, errlen) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct control *control_new(int fd, const char *path)
+{
+	struct control *c = calloc(1, sizeof *c);
+
+	if (!c || !(c->path = strdup(path))) {
+		free(c);
+		return NULL;
+	}
+	c->fd = fd;
+	return c;
+}
+
+/* Clients */
+
+static void close_client(struct control *ctl, struct control_client *c)
+{
+	if (c->fd < 0)
+		return;
+	close(c->fd);
+	c->fd = -1;
+	for (size_t i = 0; i < ctl->n; i++)
+		if (ctl->c[i] == c) {
+			ctl->c[i] = ctl->c[--ctl->n];
+			break;
+		}
+	c->next_closed = ctl->closed;
+	ctl->closed = c;
+}
+
+static void free_client(struct control_client *c)
+{
+	free(c->in);
+	jsonw_free(&c->out);
+	free(c);
+}
+
+void control_collect(struct loop *l)
+{
+	struct control *ctl = l->control;
+
+	while (ctl && ctl->closed) {
+		struct control_client *c = ctl->closed;
+
+		ctl->closed = c->next_closed;
+		free_client(c);
+	}
+}
+
+static int64_t later(int64_t span)
+{
+	int64_t at;
+
+	return __builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC), span, &at) ? INT64_MAX : at;
+}
+
+/* Writes what the socket takes now. Returns -1 when the client is gone. */
+static int flush_client(struct control *ctl, struct control_client *c)
+{
+	while (c->out_off < c->out.len) {
+		ssize_t n = send(c->fd, c->out.text + c->out_off, c->out.len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return 0;
+		if (n <= 0) {
+			close_client(ctl, c);
+			return -1;
+		}
+		c->out_off += (size_t)n;
+		c->deadline = later(CONTROL_TIMEOUT_NS);
+	}
+	jsonw_reset(&c->out);
+	c->out_off = 0;
+	/* The client still writing its request reads the answer and the
+	 * end of the stream, and what it sends on is read and dropped. */
+	if (c->ended)
+		shutdown(c->fd, SHUT_WR);
+	if (c->in_closed && !c->waiting) {
+		close_client(ctl, c);
+		return -1;
+	}
+	return 0;
+}
+
+/* The answer built in ctl->answer goes to C, with its newline. A client
+ * whose unread answers would pass CONTROL_UNREAD_MAX is dropped. */
+static void send_answer(struct control *ctl, struct control_client *c)
+{
+	size_t unread = c->out.len - c->out_off;
+
+	if (ctl->answer.failed) {
+		jsonw_reset(&ctl->answer);
+		jsonw_object(&ctl->answer);
+		jsonw_key(&ctl->answer, "ok");
+		jsonw_bool(&ctl->answer, false);
+		jsonw_key(&ctl->answer, "error");
+		jsonw_string(&ctl->answer, "out of memory");
+		jsonw_end_object(&ctl->answer);
+	}
+	if (unread > 0 && unread + ctl->answer.len > CONTROL_UNREAD_MAX) {
+		close_client(ctl, c);
+		return;
+	}
+	jsonw_raw(&c->out, ctl->answer.text, ctl->answer.len);
+	jsonw_raw(&c->out, "\n", 1);
+	if (c->out.failed) {
+		close_client(ctl, c);
+		return;
+	}
+	flush_client(ctl, c);
+}
+
+static void answer_begin(struct control *ctl, bool ok)
+{
+	jsonw_reset(&ctl->answer);
+	jsonw_object(&ctl->answer);
+	jsonw_key(&ctl->answer, "ok");
+	jsonw_bool(&ctl->answer, ok);
+}
+
+static void answer_error(struct control *ctl, struct control_client *c, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void answer_error(struct control *ctl, struct control_client *c, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	answer_begin(ctl, false);
+	jsonw_key(&ctl->answer, "error");
+	jsonw_string(&ctl->answer, msg);
+	jsonw_end_object(&ctl->answer);
+	send_answer(ctl, c);
+}
+
+void control_accept(struct loop *l)
+{
+	struct control *ctl = l->control;
+	struct control_client *c;
+	struct ucred cred;
+	socklen_t clen = sizeof cred;
+	int fd = accept4(ctl->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	if (ctl->n == CONTROL_CLIENTS) {
+		static const char full[] = "{\"ok\":false,\"error\":\"too many clients: tfd "
+					   "serves 32 at once\"}\n";
+
+		send(fd, full, sizeof full - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+		close(fd);
+		return;
+	}
+	c = calloc(1, sizeof *c);
+	if (!c) {
+		close(fd);
+		return;
+	}
+	c->fd = fd;
+	c->uid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0 ? cred.uid
+									    : (uid_t)-1;
+	c->deadline = later(CONTROL_TIMEOUT_NS);
+	ctl->c[ctl->n++] = c;
+}
+
+/* Commands */
+
+struct request {
+	struct json_doc d;
+	char *command;
+	char *job;
+};
+
+static void control_event(struct loop *l, struct control_client *c, const char *command,
+			  const char *job)
+{
+	events_control(&l->ev, command, job, (unsigned)c->uid);
+}
+
+static void answer_ok(struct control *ctl, struct control_client *c)
+{
+	answer_begin(ctl, true);
+	jsonw_end_object(&ctl->answer);
+	send_answer(ctl, c);
+}
+
+static struct job *find_job(struct loop *l, struct control_client *c, const char *name)
+{
+	struct job *j = name ? jobview_find(l, name) : NULL;
+
+	if (!name)
+		answer_error(l->control, c, "this command needs \"job\"");
+	else if (!j)
+		answer_error(l->control, c, "unknown job '%s'", name);
+	return j;
+}
+
+static void cmd_list(struct loop *l, struct control_client *c)
+{
+	jsonw_reset(&l->control->answer);
+	jobview_list(&l->control->answer, l);
+	send_answer(l->control, c);
+}
+
+static void cmd_status(struct loop *l, struct control_client *c, const struct request *rq)
+{
+	if (!find_job(l, c, rq->job))
+		return;
+	jsonw_reset(&l->control->answer);
+	jobview_status(&l->control->answer, l, rq->job);
+	send_answer(l->control, c);
+}
+
+/* The exit status tfdctl run --wait gives for R: the run's own. */
+static int record_exit(const struct run_record *r)
+{
+	if (r->start_failed)
+		return 1;
+	if (r->signal)
+		return 128 + r->signal;
+	return r->status;
+}
+
+static void cmd_run(struct loop *l, struct control_client *c, const struct request *rq)
+{
+	struct control *ctl = l->control;
+	struct job *j = find_job(l, c, rq->job);
+	bool wait = false;
+	enum tick_action a;
+
+	if (!j)
+		return;
+	json_bool(&rq->d, json_get(&rq->d, 0, "wait"), &wait);
+	if (!j->state->runner) {
+		answer_error(ctl, c, "job '%s' has no command to run", j->name);
+		return;
+	}
+	if (l->phase != PHASE_RUNNING) {
+		answer_error(ctl, c, "tfd is shutting down");
+		return;
+	}
+	control_event(l, c, "run", j->name);
+	a = tick_run_now(l, j);
+	if (a == TICK_SKIP) {
+		answer_begin(ctl, false);
+		jsonw_key(&ctl->answer, "error");
+		jsonw_string(&ctl->answer, "a run is still going and --overlap is skip");
+		jsonw_key(&ctl->answer, "action");
+		jsonw_string(&ctl->answer, "skip");
+		jsonw_end_object(&ctl->answer);
+		send_answer(ctl, c);
+		return;
+	}
+	if (a == TICK_ACTION_NONE) {
+		answer_error(ctl, c, "the run could not be started");
+		return;
+	}
+	if (wait) {
+		c->waiting = true;
+		c->wait_job = j;
+		c->wait_seq = j->state->seq;
+		c->deadline = INT64_MAX;
+		return;
+	}
+	answer_begin(ctl, true);
+	jsonw_key(&ctl->answer, "job");
+	jsonw_string(&ctl->answer, j->name);
+	jsonw_key(&ctl->answer, "seq");
+	jsonw_u64(&ctl->answer, j->state->seq);
+	jsonw_key(&ctl->answer, "action");
+	jsonw_string(&ctl->answer, tick_action_name(a));
+	jsonw_end_object(&ctl->answer);
+	send_answer(ctl, c);
+}
+
+void control_run_ended(struct loop *l, struct job *j, const struct run_record *r, bool final)
+{
+	struct control *ctl = l->control;
+
+	for (size_t i = 0; ctl && final && i < ctl->n; i++) {
+		struct control_client *c = ctl->c[i];
+		char name[16];
+
+		if (!c->waiting || c->wait_job != j || c->wait_seq != r->seq)
+			continue;
+		c->waiting = false;
+		c->deadline = later(CONTROL_TIMEOUT_NS);
+		answer_begin(ctl, true);
+		jsonw_key(&ctl->answer, "job");
+		jsonw_string(&ctl->answer, j->name);
+		jsonw_key(&ctl->answer, "seq");
+		jsonw_u64(&ctl->answer, r->seq);
+		jsonw_key(&ctl->answer, "status");
+		if (r->signal || r->start_failed)
+			jsonw_null(&ctl->answer);
+		else
+			jsonw_i64(&ctl->answer, r->status);
+		jsonw_key(&ctl->answer, "signal");
+		jsonw_string(&ctl->answer, r->signal ? signal_name(r->signal, name, sizeof name) : NULL);
+		jsonw_key(&ctl->answer, "timed_out");
+		jsonw_bool(&ctl->answer, r->timed_out);
+		jsonw_key(&ctl->answer, "duration");
+		jsonw_seconds(&ctl->answer, r->duration_ns);
+		jsonw_key(&ctl->answer, "exit");
+		jsonw_i64(&ctl->answer, record_exit(r));
+		jsonw_end_object(&ctl->answer);
+		send_answer(ctl, c);
+		i = (size_t)-1;   /* send_answer may have closed C: look again */
+	}
+}
+
+void control_job_gone(struct loop *l, struct job *j)
+{
+	struct control *ctl = l->control;
+
+	for (size_t i = 0; ctl && i < ctl->n; i++) {
+		struct control_client *c = ctl->c[i];
+
+		if (!c->waiting || c->wait_job != j)
+			continue;
+		c->waiting = false;
+		c->deadline = later(CONTROL_TIMEOUT_NS);
+		answer_error(ctl, c, "job '%s' left the table before its run ended", j->name);
+		i = (size_t)-1;
+	}
+}
+
+static void cmd_stop(struct loop *l, struct control_client *c, const struct request *rq)
+{
+	struct control *ctl = l->control;
+	struct job *j = find_job(l, c, rq->job);
+	size_t n;
+
+	if (!j)
+		return;
+	control_event(l, c, "stop", j->name);
+	n = j->state->runner ? runner_stop(j->state->runner, clock_now_ns(CLOCK_MONOTONIC)) : 0;
+	tick_update_deadline(l, j);
+	answer_begin(ctl, true);
+	jsonw_key(&ctl->answer, "job");
+	jsonw_string(&ctl->answer, j->name);
+	jsonw_key(&ctl->answer, "stopped");
+	jsonw_u64(&ctl->answer, n);
+	jsonw_end_object(&ctl->answer);
+	send_answer(ctl, c);
+}
+
+static void set_paused(struct loop *l, struct job *j, bool paused)
+{
+	j->state->paused = paused;
+	l->metrics_dirty = true;
+}
+
+/* pause and resume: "all": true, or "jobs": [names] (or "job"). Every name
+ * is checked before any job changes. */
+static void cmd_pause(struct loop *l, struct control_client *c, const struct request *rq,
+		      bool paused)
+{
+	const char *command = paused ? "pause" : "resume";
+	const struct json_doc *d = &rq->d;
+	size_t jobs = json_get(d, 0, "jobs");
+	bool all = false;
+
+	json_bool(d, json_get(d, 0, "all"), &all);
+	if (all) {
+		for (size_t i = 0; i < l->njobs; i++)
+			if (!l->jobs[i]->state->removed)
+				set_paused(l, l->jobs[i], paused);
+		control_event(l, c, command, NULL);
+		answer_ok(l->control, c);
+		return;
+	}
+	if (!jobs && rq->job) {
+		struct job *j = find_job(l, c, rq->job);
+
+		if (j) {
+			set_paused(l, j, paused);
+			control_event(l, c, command, j->name);
+			answer_ok(l->control, c);
+		}
+		return;
+	}
+	if (!jobs || d->v[jobs].type != JSON_ARRAY || d->v[jobs].count == 0) {
+		answer_error(l->control, c, "%s needs \"jobs\" (names) or \"all\": true", command);
+		return;
+	}
+	for (size_t i = jobs + 1; i < d->v[jobs].next; i = d->v[i].next) {
+		char *name = json_string(d, i);
+		bool known = name && jobview_find(l, name);
+
+		if (!known) {
+			answer_error(l->control, c, "unknown job '%s'", name ? name : "(not a string)");
+			free(name);
+			return;
+		}
+		free(name);
+	}
+	for (size_t i = jobs + 1; i < d->v[jobs].next; i = d->v[i].next) {
+		char *name = json_string(d, i);
+		struct job *j = name ? jobview_find(l, name) : NULL;
+
+		if (j) {
+			set_paused(l, j, paused);
+			control_event(l, c, command, j->name);
+		}
+		free(name);
+	}
+	answer_ok(l->control, c);
+}
+
+static void cmd_reload(struct loop *l, struct control_client *c)
+{
+	struct control *ctl = l->control;
+	struct reload_counts counts;
+	char err[1024];
+
+	if (!l->cfg->jobs_path || !l->cfg->reload || l->phase != PHASE_RUNNING) {
+		answer_error(ctl, c, "reload needs a tfd started with --jobs");
+		return;
+	}
+	control_event(l, c, "reload", NULL);
+	l->reload_due = INT64_MAX;
+	if (reload_run(l, true, &counts, err, sizeof err) < 0) {
+		answer_error(ctl, c, "%s", err);
+		return;
+	}
+	answer_begin(ctl, true);
+	jsonw_key(&ctl->answer, "added");
+	jsonw_u64(&ctl->answer, counts.added);
+	jsonw_key(&ctl->answer, "removed");
+	jsonw_u64(&ctl->answer, counts.removed);
+	jsonw_key(&ctl->answer, "kept");
+	jsonw_u64(&ctl->answer, counts.kept);
+	jsonw_end_object(&ctl->answer);
+	send_answer(ctl, c);
+}
+
+static void dispatch(struct loop *l, struct control_client *c, const struct request *rq)
+{
+	const char *cmd = rq->command;
+
+	if (strcmp(cmd, "list") == 0)
+		cmd_list(l, c);
+	else if (strcmp(cmd, "status") == 0)
+		cmd_status(l, c, rq);
+	else if (strcmp(cmd, "run") == 0)
+		cmd_run(l, c, rq);
+	else if (strcmp(cmd, "stop") == 0)
+		cmd_stop(l, c, rq);
+	else if (strcmp(cmd, "pause") == 0)
+		cmd_pause(l, c, rq, true);
+	else if (strcmp(cmd, "resume") == 0)
+		cmd_pause(l, c, rq, false);
+	else if (strcmp(cmd, "reload") == 0)
+		cmd_reload(l, c);
+	else
+		answer_error(l->control, c, "unknown command '%s'", cmd);
+}
+
+/* One request line (without its newline). */
+static void serve_request(struct loop *l, struct control_client *c, const char *line,
+			  size_t len)
+{
+	struct request rq = { 0 };
+	char err[256];
+	size_t cmd;
+
+	if (json_parse(&rq.d, line, len, err, sizeof err) != 0) {
+		answer_error(l->control, c, "bad request: %s", err);
+	} else if (rq.d.v[0].type != JSON_OBJECT ||
+		   !(cmd = json_get(&rq.d, 0, "command")) ||
+		   !(rq.command = json_string(&rq.d, cmd))) {
+		answer_error(l->control, c, "bad request: an object with \"command\" expected");
+	} else {
+		rq.job = json_string(&rq.d, json_get(&rq.d, 0, "job"));
+		dispatch(l, c, &rq);
+	}
+	free(rq.command);
+	free(rq.job);
+	json_free(&rq.d);
+}
+
+/* Requests complete in C's input, each answered in turn; a waiting
+ * client's next request waits for the answer it waits for. */
+static void serve_lines(struct loop *l, struct control_client *c)
+{
+	char *nl;
+
+	while (c->fd >= 0 && !c->waiting && (nl = memchr(c->in, '\n', c->in_len))) {
+		size_t len = (size_t)(nl - c->in);
+
+		serve_request(l, c, c->in, len);
+		if (c->fd < 0)
+			return;
+		memmove(c->in, nl + 1, c->in_len - len - 1);
+		c->in_len -= len + 1;
+		if (!c->waiting)
+			c->deadline = later(CONTROL_TIMEOUT_NS);
+	}
+	if (c->fd >= 0 && c->in_len >= CONTROL_REQUEST_MAX) {
+		c->ended = true;
+		answer_error(l->control, c, "request too big: over %d bytes", CONTROL_REQUEST_MAX);
+	}
+}
+
+/* An ended client's bytes are read and dropped until it closes (or its
+ * deadline passes), so that it can read its answer without EPIPE. */
+static void discard_client(struct control *ctl, struct control_client *c)
+{
+	char buf[4096];
+	ssize_t n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
+
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		close_client(ctl, c);
+}
+
+/* Reads what C sent, at most one buffer's worth a poll. */
+static void read_client(struct loop *l, struct control_client *c)
+{
+	ssize_t n;
+
+	if (c->ended) {
+		discard_client(l->control, c);
+		return;
+	}
+	if (c->in_closed || c->in_len >= CONTROL_REQUEST_MAX)
+		return;
+	if (!c->in && !(c->in = malloc(CONTROL_REQUEST_MAX))) {
+		close_client(l->control, c);
+		return;
+	}
+	n = recv(c->fd, c->in + c->in_len, CONTROL_REQUEST_MAX - c->in_len, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		c->in_closed = true;
+		if (n < 0 || (!c->waiting && c->out.len == c->out_off))
+			close_client(l->control, c);
+		return;
+	}
+	c->in_len += (size_t)n;
+	serve_lines(l, c);
+}
+
+void control_serve(struct loop *l, struct control_client *c)
+{
+	if (c->fd >= 0 && c->out.len > c->out_off)
+		flush_client(l->control, c);
+	if (c->fd >= 0)
+		read_client(l, c);
+}
+
+/* The poll set */
+
+int control_listen_fd(const struct loop *l)
+{
+	return l->control ? l->control->fd : -1;
+}
+
+int control_client_fd(const struct loop *l, size_t i, short *events,
+		      struct control_client **c)
+{
+	if (!l->control || i >= l->control->n)
+		return -1;
+	*c = l->control->c[i];
+	*events = 0;
+	if ((!(*c)->in_closed && (*c)->in_len < CONTROL_REQUEST_MAX) || (*c)->ended)
+		*events |= POLLIN;
+	if ((*c)->out.len > (*c)->out_off)
+		*events |= POLLOUT;
+	return (*c)->fd;
+}
+
+int64_t control_deadline(const struct loop *l)
+{
+	int64_t d = INT64_MAX;
+
+	for (size_t i = 0; l->control && i < l->control->n; i++)
+		if (l->control->c[i]->deadline < d)
+			d = l->control->c[i]->deadline;
+	return d;
+}
+
+void control_expire(struct loop *l, int64_t now)
+{
+	struct control *ctl = l->control;
+
+	for (size_t i = 0; ctl && i < ctl->n;) {
+		if (ctl->c[i]->deadline <= now)
+			close_client(ctl, ctl->c[i]);
+		else
+			i++;
+	}
+}
+
+/* At exit: a waiting client is told; the socket file is removed. */
+void control_free(struct loop *l)
+{
+	struct control *ctl = l->control;
+
+	if (!ctl)
+		return;
+	while (ctl->n > 0) {
+		struct control_client *c = ctl->c[0];
+
+		if (c->waiting)
+			answer_error(ctl, c, "tfd exited before the run ended");
+		close_client(ctl, c);
+	}
+	control_collect(l);
+	close(ctl->fd);
+	unlink(ctl->path);
+	free(ctl->path);
+	jsonw_free(&ctl->answer);
+	free(ctl);
+	l->control = NULL;
+}

@@ -1,0 +1,65 @@
+/* control: the control socket (--control), served in the loop's one poll
+ * loop. A Unix stream socket, mode 0600; one JSON request per line, one
+ * JSON answer per line (tfdctl(1) has the protocol). Clients are read
+ * and written without blocking; a request over CONTROL_REQUEST_MAX bytes
+ * or a client idle past CONTROL_TIMEOUT_NS is ended, a client whose unread
+ * answers pass CONTROL_UNREAD_MAX is dropped, and at most CONTROL_CLIENTS
+ * are served at once (the next is told so and closed). Every change made
+ * through it is a "control" event with the caller's uid (SO_PEERCRED). */
+#ifndef TFD_CONTROL_H
+#define TFD_CONTROL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ctlpath.h"
+#include "jobstate.h"
+
+#define CONTROL_REQUEST_MAX (64 * 1024)
+#define CONTROL_UNREAD_MAX (1024 * 1024)
+#define CONTROL_CLIENTS 32
+#define CONTROL_TIMEOUT_NS (INT64_C(5) * 1000000000)
+
+struct loop;
+struct job;
+struct control_client;
+
+/* At start: listens at PATH (its directory made 0755 when missing). A
+ * socket there that refuses connections is stale and replaced; one where
+ * a tfd answers, or anything not a socket, is refused. Returns the
+ * listening descriptor, or -1 with one line in err naming PATH. */
+int control_listen(const char *path, char *err, size_t errlen);
+
+/* The loop's side: takes FD (from control_listen) and PATH, removed at
+ * control_free. NULL when memory ran out. */
+struct control *control_new(int fd, const char *path);
+void control_free(struct loop *l);
+
+/* The poll set: the listening socket, then each client's descriptor and
+ * the events it waits for (POLLIN, POLLOUT). I from 0 while it returns a
+ * descriptor (-1: no more). */
+int control_listen_fd(const struct loop *l);
+int control_client_fd(const struct loop *l, size_t i, short *events,
+		      struct control_client **c);
+
+/* Poll said so: a client connects, or one reads or writes. */
+void control_accept(struct loop *l);
+void control_serve(struct loop *l, struct control_client *c);
+
+/* Frees the clients closed since the last call (a poll set may still name
+ * them until then). */
+void control_collect(struct loop *l);
+
+/* The earliest client deadline (monotonic; INT64_MAX: none), and the
+ * clients past theirs ended at NOW. */
+int64_t control_deadline(const struct loop *l);
+void control_expire(struct loop *l, int64_t now);
+
+/* A run of J ended (R; FINAL: no retry follows): a `run --wait` for it
+ * is answered. J leaves the table: its waiters are told. */
+void control_run_ended(struct loop *l, struct job *j, const struct run_record *r, bool final);
+void control_job_gone(struct loop *l, struct job *j);
+
+#endif

@@ -1,0 +1,316 @@
+#include "jobview.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loopstate.h"
+#include "tick.h"
+
+#define PIDS_SHOWN 16
+#define NEXT_ELAPSES 3
+
+struct job *jobview_find(const struct loop *l, const char *name)
+{
+	for (size_t i = 0; i < l->njobs; i++)
+		if (!l->jobs[i]->state->removed && strcmp(l->jobs[i]->name, name) == 0)
+			return l->jobs[i];
+	return NULL;
+}
+
+/* "success", "status 3", "signal SIGTERM", "timeout", "failure" (the run
+ * never started). */
+static void result_text(const struct run_record *r, char *buf, size_t len)
+{
+	char name[16];
+
+	if (r->start_failed)
+		snprintf(buf, len, "failure");
+	else if (r->timed_out)
+		snprintf(buf, len, "timeout");
+	else if (r->signal)
+		snprintf(buf, len, "signal %s", signal_name(r->signal, name, sizeof name));
+	else if (r->status != 0)
+		snprintf(buf, len, "status %d", r->status);
+	else
+		snprintf(buf, len, "success");
+}
+
+/* "KEY": the instant, and "KEY_unix", or nulls for 0. */
+static void put_instant(struct jsonw *w, const char *key, int64_t wall_ns)
+{
+	char unix_key[32];
+
+	snprintf(unix_key, sizeof unix_key, "%s_unix", key);
+	jsonw_key(w, key);
+	if (wall_ns)
+		jsonw_time(w, wall_ns);
+	else
+		jsonw_null(w);
+	jsonw_key(w, unix_key);
+	if (wall_ns)
+		jsonw_seconds(w, wall_ns);
+	else
+		jsonw_null(w);
+}
+
+static void put_span_or_null(struct jsonw *w, const char *key, bool have, int64_t ns)
+{
+	jsonw_key(w, key);
+	if (have)
+		jsonw_seconds(w, ns);
+	else
+		jsonw_null(w);
+}
+
+static const char *state_name(const struct job *j, size_t running)
+{
+	if (j->state->paused)
+		return "paused";
+	if (running)
+		return "running";
+	if (j->state->runner && runner_retrying(j->state->runner))
+		return "retrying";
+	return "idle";
+}
+
+/* The fields `list` shows, inside the job's object. */
+static void put_summary(struct jsonw *w, const struct job *j, int64_t now)
+{
+	const struct run_record *last = job_history_get(j, 0);
+	int64_t next = tick_next_run_wall(j), start = j->state->metrics.last_start_ns;
+	pid_t pids[PIDS_SHOWN];
+	size_t npids = j->state->runner ? runner_pids(j->state->runner, pids, PIDS_SHOWN) : 0;
+	char result[64];
+
+	jsonw_key(w, "job");
+	jsonw_string(w, j->name);
+	put_instant(w, "next", next);
+	put_span_or_null(w, "left", next != 0, next > now ? next - now : 0);
+	put_instant(w, "last", start);
+	put_span_or_null(w, "passed", start != 0, now > start ? now - start : 0);
+	jsonw_key(w, "result");
+	if (last) {
+		result_text(last, result, sizeof result);
+		jsonw_string(w, result);
+	} else {
+		jsonw_null(w);
+	}
+	put_span_or_null(w, "duration", last != NULL, last ? last->duration_ns : 0);
+	jsonw_key(w, "state");
+	jsonw_string(w, state_name(j, npids));
+	jsonw_key(w, "pids");
+	jsonw_array(w);
+	for (size_t i = 0; i < npids && i < PIDS_SHOWN; i++)
+		jsonw_i64(w, pids[i]);
+	jsonw_end_array(w);
+}
+
+/* List order: by next elapse, none last, then by name. */
+struct listed {
+	const struct job *j;
+	int64_t next;
+};
+
+static int by_next(const void *a, const void *b)
+{
+	const struct listed *x = a, *y = b;
+	int64_t nx = x->next ? x->next : INT64_MAX, ny = y->next ? y->next : INT64_MAX;
+
+	if (nx != ny)
+		return nx < ny ? -1 : 1;
+	return strcmp(x->j->name, y->j->name);
+}
+
+void jobview_list(struct jsonw *w, const struct loop *l)
+{
+	struct listed *v = calloc(l->njobs + 1, sizeof *v);
+	int64_t now = clock_now_ns(CLOCK_REALTIME);
+	size_t n = 0;
+
+	if (!v) {
+		w->failed = true;
+		return;
+	}
+	for (size_t i = 0; i < l->njobs; i++)
+		if (!l->jobs[i]->state->removed)
+			v[n++] = (struct listed){ l->jobs[i], tick_next_run_wall(l->jobs[i]) };
+	qsort(v, n, sizeof *v, by_next);
+	jsonw_object(w);
+	jsonw_key(w, "ok");
+	jsonw_bool(w, true);
+	jsonw_key(w, "jobs");
+	jsonw_array(w);
+	for (size_t i = 0; i < n; i++) {
+		jsonw_object(w);
+		put_summary(w, v[i].j, now);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+	free(v);
+}
+
+/* Status */
+
+static const char *overlap_name(enum overlap o)
+{
+	static const char *const names[] = { "skip", "queue", "kill", "parallel" };
+
+	return (unsigned)o < 4 ? names[o] : "skip";
+}
+
+static void put_command(struct jsonw *w, const struct job *j)
+{
+	jsonw_key(w, "command");
+	if (!j->argv) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_array(w);
+	for (size_t i = 0; j->argv[i]; i++)
+		jsonw_string(w, j->argv[i]);
+	jsonw_end_array(w);
+}
+
+static void put_policies(struct jsonw *w, const struct job *j)
+{
+	jsonw_key(w, "overlap");
+	jsonw_string(w, overlap_name(j->run.overlap));
+	put_span_or_null(w, "timeout", j->run.timeout_ns != 0, j->run.timeout_ns);
+	jsonw_key(w, "retry");
+	jsonw_u64(w, j->run.retry);
+	jsonw_key(w, "retry_delay");
+	jsonw_seconds(w, j->run.retry_delay_ns);
+	jsonw_key(w, "random_delay");
+	jsonw_seconds(w, j->random_delay_ns);
+	jsonw_key(w, "output");
+	jsonw_string(w, j->mail ? "mail" : j->run.tag_output ? "tagged" : "inherited");
+}
+
+static void put_counter(struct jsonw *w, const char *key, uint64_t v)
+{
+	jsonw_key(w, key);
+	jsonw_u64(w, v);
+}
+
+static void put_counters(struct jsonw *w, const struct job *j)
+{
+	const struct job_metrics *m = &j->state->metrics;
+
+	jsonw_key(w, "counters");
+	jsonw_object(w);
+	put_counter(w, "runs", m->runs_success + m->runs_failure + m->runs_timeout +
+			       m->runs_killed);
+	put_counter(w, "success", m->runs_success);
+	put_counter(w, "failures", m->runs_failure);
+	put_counter(w, "timeouts", m->runs_timeout);
+	put_counter(w, "killed", m->runs_killed);
+	put_counter(w, "missed", m->missed);
+	put_counter(w, "skipped", m->skipped);
+	put_counter(w, "paused", m->paused_total);
+	jsonw_end_object(w);
+}
+
+/* The next elapses from a copy of the job's walk: the schedule's own
+ * answer, --count and all. */
+static void put_next_elapses(struct jsonw *w, const struct job *j)
+{
+	struct schedule_walk walk = j->state->walk;
+	bool more = j->state->running;
+
+	jsonw_key(w, "next_elapses");
+	jsonw_array(w);
+	for (int i = 0; i < NEXT_ELAPSES && more; i++) {
+		int64_t newest;
+
+		int64_t at = tick_wall_of(j, walk.at_ns);
+
+		jsonw_object(w);
+		jsonw_key(w, "time");
+		jsonw_time(w, at);
+		jsonw_key(w, "unix");
+		jsonw_seconds(w, at);
+		jsonw_end_object(w);
+		schedule_walk_pass(&walk, walk.at_ns, 1, &newest, &more);
+	}
+	jsonw_end_array(w);
+}
+
+static void put_record(struct jsonw *w, const struct run_record *r)
+{
+	char result[64], name[16];
+
+	result_text(r, result, sizeof result);
+	jsonw_object(w);
+	put_counter(w, "seq", r->seq);
+	put_instant(w, "start", r->start_ns);
+	jsonw_key(w, "duration");
+	jsonw_seconds(w, r->duration_ns);
+	jsonw_key(w, "result");
+	jsonw_string(w, result);
+	jsonw_key(w, "status");
+	if (r->signal || r->start_failed)
+		jsonw_null(w);
+	else
+		jsonw_i64(w, r->status);
+	jsonw_key(w, "signal");
+	jsonw_string(w, r->signal ? signal_name(r->signal, name, sizeof name) : NULL);
+	put_counter(w, "attempt", r->attempt);
+	jsonw_key(w, "trigger");
+	jsonw_string(w, r->manual ? "manual" : "schedule");
+	jsonw_end_object(w);
+}
+
+static void put_runs(struct jsonw *w, const struct job *j)
+{
+	const struct run_record *r;
+
+	jsonw_key(w, "runs");
+	jsonw_array(w);
+	for (unsigned i = 0; (r = job_history_get(j, i)); i++)
+		put_record(w, r);
+	jsonw_end_array(w);
+}
+
+static void put_tail(struct jsonw *w, const struct job *j)
+{
+	char tail[JOB_TAIL_MAX];
+	size_t n;
+
+	jsonw_key(w, "output_tail");
+	if (!j->run.tag_output) {
+		jsonw_null(w);
+		return;
+	}
+	n = job_history_tail(j, tail);
+	jsonw_text(w, tail, n);
+}
+
+int jobview_status(struct jsonw *w, const struct loop *l, const char *name)
+{
+	const struct job *j = jobview_find(l, name);
+
+	if (!j)
+		return -1;
+	jsonw_object(w);
+	jsonw_key(w, "ok");
+	jsonw_bool(w, true);
+	jsonw_key(w, "job");
+	jsonw_object(w);
+	put_summary(w, j, clock_now_ns(CLOCK_REALTIME));
+	jsonw_key(w, "schedule");
+	jsonw_string(w, j->schedule_text);
+	jsonw_key(w, "clock");
+	jsonw_string(w, j->clock_name);
+	put_command(w, j);
+	put_policies(w, j);
+	put_counters(w, j);
+	put_next_elapses(w, j);
+	put_runs(w, j);
+	put_tail(w, j);
+	jsonw_end_object(w);
+	jsonw_end_object(w);
+	return 0;
+}

@@ -1,0 +1,37 @@
+/* jobview: the loop's jobs as JSON, the answers of `tfdctl --json list`
+ * and `tfdctl --json status JOB` (tfdctl(1) documents every field), for
+ * the control socket and HTTP's /jobs and /jobs/NAME alike. Reads the
+ * loop's state and the clocks; changes nothing. Each call writes one JSON
+ * object (no newline) after whatever W already holds; W->failed says
+ * memory ran out. */
+#ifndef TFD_JOBVIEW_H
+#define TFD_JOBVIEW_H
+
+#include "jsonw.h"
+
+struct loop;
+struct job;
+
+/* {"ok":true,"jobs":[{...},...]}: every job in the table (not those a
+ * reload removed whose runs go on), sorted by the next elapse (jobs with
+ * none last, then by name). Each job: "job", "next" and "next_unix"
+ * (null: none), "left" (seconds), "last" and "last_unix" (the last run's
+ * start; null: none), "passed", "result" ("success", "failure",
+ * "status N", "signal NAME", "timeout"; null: no run ended), "duration",
+ * "state" ("idle", "running", "paused", "retrying") and "pids". */
+void jobview_list(struct jsonw *w, const struct loop *l);
+
+/* {"ok":true,"job":{...}}: the list's fields and "schedule" (as written),
+ * "clock", "command", policies ("overlap", "timeout", "retry",
+ * "retry_delay", "random_delay", "output"), "counters" (runs, success,
+ * failures, timeouts, killed, missed, skipped, paused), "next_elapses"
+ * (up to 3, each {"time", "unix"}), "runs" (up to the last 10, newest first) and "output_tail"
+ * (the last 4 KiB of the latest run's output, or null when tfd does not
+ * read it). Returns 0, or -1 when NAME is no job of the table (nothing
+ * written). */
+int jobview_status(struct jsonw *w, const struct loop *l, const char *name);
+
+/* The job of the table named NAME (not a removed one), or NULL. */
+struct job *jobview_find(const struct loop *l, const char *name);
+
+#endif

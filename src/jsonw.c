@@ -1,0 +1,234 @@
+#include "jsonw.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "utf8.h"
+
+void jsonw_reset(struct jsonw *w)
+{
+	w->len = 0;
+	w->failed = false;
+	w->depth = 0;
+	w->first[0] = true;
+	w->after_key = false;
+	if (w->text)
+		w->text[0] = '\0';
+}
+
+void jsonw_free(struct jsonw *w)
+{
+	free(w->text);
+	*w = (struct jsonw){ 0 };
+}
+
+/* Room for N more bytes and the NUL; doubling, overflow-checked. */
+static bool reserve(struct jsonw *w, size_t n)
+{
+	size_t need, cap;
+	char *t;
+
+	if (w->failed)
+		return false;
+	if (__builtin_add_overflow(w->len, n + 1, &need)) {
+		w->failed = true;
+		return false;
+	}
+	if (need <= w->cap)
+		return true;
+	cap = w->cap ? w->cap : 256;
+	while (cap < need)
+		if (__builtin_mul_overflow(cap, 2, &cap)) {
+			w->failed = true;
+			return false;
+		}
+	t = realloc(w->text, cap);
+	if (!t) {
+		w->failed = true;
+		return false;
+	}
+	w->text = t;
+	w->cap = cap;
+	return true;
+}
+
+void jsonw_raw(struct jsonw *w, const char *s, size_t n)
+{
+	if (!reserve(w, n))
+		return;
+	memcpy(w->text + w->len, s, n);
+	w->len += n;
+	w->text[w->len] = '\0';
+}
+
+static void raw_str(struct jsonw *w, const char *s)
+{
+	jsonw_raw(w, s, strlen(s));
+}
+
+/* The comma before a value or a key that is not its container's first. */
+static void before_value(struct jsonw *w)
+{
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (w->len == 0 && w->depth == 0)
+		return;
+	if (!w->first[w->depth])
+		raw_str(w, ",");
+	w->first[w->depth] = false;
+}
+
+static void open_container(struct jsonw *w, const char *c)
+{
+	before_value(w);
+	raw_str(w, c);
+	if (w->depth + 1 < JSONW_DEPTH)
+		w->depth++;
+	w->first[w->depth] = true;
+}
+
+static void close_container(struct jsonw *w, const char *c)
+{
+	raw_str(w, c);
+	if (w->depth > 0)
+		w->depth--;
+	w->first[w->depth] = false;
+}
+
+void jsonw_object(struct jsonw *w)
+{
+	open_container(w, "{");
+}
+
+void jsonw_end_object(struct jsonw *w)
+{
+	close_container(w, "}");
+}
+
+void jsonw_array(struct jsonw *w)
+{
+	open_container(w, "[");
+}
+
+void jsonw_end_array(struct jsonw *w)
+{
+	close_container(w, "]");
+}
+
+static void escaped_byte(struct jsonw *w, unsigned char c)
+{
+	static const char hex[] = "0123456789abcdef";
+	char esc[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
+
+	switch (c) {
+	case '"': raw_str(w, "\\\""); break;
+	case '\\': raw_str(w, "\\\\"); break;
+	case '\n': raw_str(w, "\\n"); break;
+	case '\r': raw_str(w, "\\r"); break;
+	case '\t': raw_str(w, "\\t"); break;
+	default:
+		if (c < 0x20 || c == 0x7f)
+			jsonw_raw(w, esc, 6);
+		else
+			jsonw_raw(w, (const char *)&c, 1);
+	}
+}
+
+/* S as a JSON string's contents, runs of plain bytes copied at once. */
+static void quoted(struct jsonw *w, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	raw_str(w, "\"");
+	for (size_t i = 0; i < n;) {
+		long k = utf8_sequence(p + i, n - i);
+
+		if (k == 1)
+			escaped_byte(w, p[i]);
+		else if (k > 1)
+			jsonw_raw(w, s + i, (size_t)k);
+		else
+			raw_str(w, UTF8_REPLACEMENT);
+		i += (size_t)(k < 0 ? -k : k);
+	}
+	raw_str(w, "\"");
+}
+
+void jsonw_key(struct jsonw *w, const char *key)
+{
+	before_value(w);
+	quoted(w, key, strlen(key));
+	raw_str(w, ":");
+	w->after_key = true;
+}
+
+void jsonw_text(struct jsonw *w, const char *s, size_t n)
+{
+	before_value(w);
+	quoted(w, s, n);
+}
+
+void jsonw_string(struct jsonw *w, const char *s)
+{
+	if (!s) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_text(w, s, strlen(s));
+}
+
+static void scalar(struct jsonw *w, const char *text)
+{
+	before_value(w);
+	raw_str(w, text);
+}
+
+void jsonw_u64(struct jsonw *w, uint64_t v)
+{
+	char tmp[24];
+
+	snprintf(tmp, sizeof tmp, "%" PRIu64, v);
+	scalar(w, tmp);
+}
+
+void jsonw_i64(struct jsonw *w, int64_t v)
+{
+	char tmp[24];
+
+	snprintf(tmp, sizeof tmp, "%" PRId64, v);
+	scalar(w, tmp);
+}
+
+void jsonw_bool(struct jsonw *w, bool v)
+{
+	scalar(w, v ? "true" : "false");
+}
+
+void jsonw_null(struct jsonw *w)
+{
+	scalar(w, "null");
+}
+
+void jsonw_seconds(struct jsonw *w, int64_t ns)
+{
+	char tmp[40];
+
+	tmp[format_seconds(tmp, ns)] = '\0';
+	scalar(w, tmp);
+}
+
+void jsonw_time(struct jsonw *w, int64_t wall_ns)
+{
+	char tmp[48];
+	size_t n = format_rfc3339(tmp + 1, wall_ns);
+
+	tmp[0] = '"';
+	tmp[n + 1] = '"';
+	tmp[n + 2] = '\0';
+	scalar(w, tmp);
+}
