@@ -108,6 +108,42 @@ late_max_us() {
 	grep -q '^tfd_next_run_timestamp_seconds{job_name="j"} [0-9]' "$BATS_TEST_TMPDIR/b.prom"
 }
 
+@test "--listen: /jobs and /jobs/NAME are tfdctl --json list and status NAME; an unknown job is 404" {
+	require_command jq
+	TFDCTL=${TFDCTL:-$REPO/tfdctl}
+	[[ -x $TFDCTL ]] || skip "no $TFDCTL: run make tfdctl first"
+	ctl=$BATS_TEST_TMPDIR/control
+	jobs=$BATS_TEST_TMPDIR/jobs
+	printf '%s\n' '--name "a b" -i 100ms -- true' '--name c --cron "0 0 1 1 *" -- false' >"$jobs"
+	start_http --jobs "$jobs" --control "$ctl" -q
+	sleep 0.5
+	# What moves between two requests (the time left, the time passed) is
+	# left out of the comparison.
+	moving='del(.. | objects | .left?, .passed?)'
+	run curl -s -D "$BATS_TEST_TMPDIR/headers" "$URL/jobs"
+	assert_success
+	grep -qi '^content-type: application/json' "$BATS_TEST_TMPDIR/headers"
+	http=$(jq -S "$moving" <<<"$output")
+	ctl_list=$("$TFDCTL" --control "$ctl" --json list | jq -S "$moving")
+	assert_equal "$(jq -r '[.jobs[].job] | join(",")' <<<"$http")" "a b,c"
+	# The runs of "a b" go on between the two: compare what stays.
+	stable='del(.. | objects | .last?, .last_unix?, .next?, .next_unix?, .duration?)'
+	assert_equal "$(jq -S "$stable" <<<"$http")" "$(jq -S "$stable" <<<"$ctl_list")"
+	get /jobs/c
+	assert_equal "$code" 200
+	assert_equal "$(jq -S "$moving" <<<"$body")" \
+		"$("$TFDCTL" --control "$ctl" --json status c | jq -S "$moving")"
+	# A name with a space, percent-encoded in the URL.
+	get /jobs/a%20b
+	assert_equal "$code" 200
+	assert_equal "$(jq -r .job.job <<<"$body")" "a b"
+	get /jobs/nope
+	assert_equal "$code" 404
+	assert_equal "$body" '{"ok":false,"error":"unknown job '"'nope'"'"}'
+	get /jobs/
+	assert_equal "$code" 404
+}
+
 @test "--listen: HEAD answers the headers alone; other methods are 405 with Allow; a body is refused" {
 	start_http --name j -i 1s -n 60 -q
 	run curl -s -I "$URL/metrics"
