@@ -9,15 +9,15 @@
 _tfd_arg_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--for --calendar --cron --base-time -e --exec -f --format --overlap
 	--timeout --retry --retry-delay --random-delay --persist --cgroup --join
-	--user --jobs --metrics --fleet --replica --fleet-lease --fleet-deadline
-	--fleet-keep'
+	--user --jobs --metrics --listen --fleet --replica --fleet-lease
+	--fleet-deadline --fleet-keep'
 
 _tfd_all_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--for --calendar --cron --dry-run --base-time -e --exec -f --format
 	--tag-output -j --json -q --quiet --precise --stats -v --verbose
 	--overlap --timeout --retry --retry-delay -E --exit-on-error
 	--random-delay --persist --cgroup --join --user --jobs --system-crontab --metrics
-	--fleet --replica --fleet-lease --fleet-deadline --fleet-keep --control
+	--listen --fleet --replica --fleet-lease --fleet-deadline --fleet-keep --control
 	-h --help --usage -V --version --'
 
 # Short options that take a value: in a cluster such as "-qc", the value

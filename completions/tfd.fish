@@ -5,7 +5,7 @@
 set -g __fish_tfd_arg_opts --name -c --clock -a --at -d --delay -i --interval \
     -n --count --for --calendar --cron --base-time -e --exec -f --format \
     --overlap --timeout --retry --retry-delay --random-delay --persist \
-    --cgroup --join --user --jobs --metrics --fleet --replica --fleet-lease \
+    --cgroup --join --user --jobs --metrics --listen --fleet --replica --fleet-lease \
     --fleet-deadline --fleet-keep
 
 # Prints the index in (commandline -opc) of the word where the command
@@ -133,6 +133,7 @@ complete $opt -l system-crontab -d 'Crontab lines name a user, as /etc/crontab'
 complete $opt -l jobs -r -F -d 'Run every job of a jobs file or directory (tfd-jobs(5))'
 complete $opt -l metrics -r -F -d 'Keep a Prometheus text file current'
 complete $opt -l control -F -d 'Answer tfdctl on a Unix socket (PATH after =)'
+complete $opt -l listen -x -d 'Serve /metrics, /healthz, /readyz and /jobs over HTTP on [ADDR:]PORT'
 
 # Replicas (a fleet)
 complete $opt -l fleet -x -d 'Run each elapse once among replicas sharing a PostgreSQL database'
