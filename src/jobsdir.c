@@ -43,8 +43,10 @@ size_t jobsdir_filter(struct jobsdir_entry *e, size_t n)
 			e[kept++] = keep;
 		}
 	/* strcmp compares as unsigned char: byte order, as run-parts' C
-	 * locale scandir/alphasort does. */
-	qsort(e, kept, sizeof *e, by_name);
+	 * locale scandir/alphasort does. An empty directory's E may be NULL,
+	 * which qsort must not be given even for no element. */
+	if (kept > 1)
+		qsort(e, kept, sizeof *e, by_name);
 	return kept;
 }
 

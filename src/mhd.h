@@ -73,6 +73,8 @@ struct mhd {
  * or -1 with err saying why (not installed, a symbol missing, a build
  * without HTTP). */
 int mhd_load(struct mhd *m, char *err, size_t errlen);
+
+/* Forgets the functions (the library stays loaded until exit). */
 void mhd_unload(struct mhd *m);
 
 #endif
