@@ -116,14 +116,16 @@ static void answer_jobs(const struct loop *l, struct http_answer *a)
 static void put_unknown_job(struct jsonw *w, const char *name)
 {
 	static const char prefix[] = "unknown job '";
-	size_t n = strlen(prefix) + strlen(name) + 2;
-	char *text = malloc(n);
+	size_t np = sizeof prefix - 1, nn = strlen(name);
+	char *text = malloc(np + nn + 2);
 
 	if (!text) {
 		w->failed = true;
 		return;
 	}
-	snprintf(text, n, "%s%s'", prefix, name);
+	memcpy(text, prefix, np);
+	memcpy(text + np, name, nn);
+	memcpy(text + np + nn, "'", 2);
 	jsonw_object(w);
 	jsonw_key(w, "ok");
 	jsonw_bool(w, false);
