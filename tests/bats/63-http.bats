@@ -219,8 +219,8 @@ late_max_us() {
 	assert_equal "$(find "/proc/$TFD_PID/task" -mindepth 1 -maxdepth 1 | wc -l)" 1
 }
 
-@test "--listen: runs inherit neither the listening socket nor a connection" {
-	start_http --name j -i 200ms -n 300 -q -- sh -c 'ls -l /proc/$$/fd | grep -c socket: || true'
+@test "--listen: runs inherit neither the listening socket, a connection nor the epoll descriptor" {
+	start_http --name j -i 200ms -n 300 -q -- sh -c 'ls -l /proc/$$/fd | grep -Ec "socket:|eventpoll" || true'
 	exec {sock}<>"/dev/tcp/127.0.0.1/$PORT"
 	sleep 0.5
 	exec {sock}>&-
