@@ -22,6 +22,9 @@
 #include "tick.h"
 #include "timens.h"
 
+/* The answer buffer kept for the next answer, at most. */
+#define CONTROL_KEEP_MAX (64 * 1024)
+
 struct control_client {
 	int fd;                   /* -1: closed, freed at control_collect */
 	uid_t uid;
@@ -45,7 +48,13 @@ struct control {
 	size_t n;
 	struct control_client *closed;
 	struct jsonw answer;      /* the answer being built */
+	int64_t accept_after;     /* monotonic: accept failed (EMFILE); 0: none */
 };
+
+/* How long the listening socket rests after accept failed for want of a
+ * descriptor or memory: it stays readable, and polling it at once again
+ * would spin. */
+#define CONTROL_ACCEPT_REST_NS (INT64_C(100) * 1000000)
 
 /* Path and start */
 
@@ -234,6 +243,8 @@ static int flush_client(struct control *ctl, struct control_client *c)
 		c->out_off += (size_t)n;
 		c->deadline = later(CONTROL_TIMEOUT_NS);
 	}
+	if (c->out.cap > CONTROL_KEEP_MAX)
+		jsonw_free(&c->out);
 	jsonw_reset(&c->out);
 	c->out_off = 0;
 	/* The client still writing its request reads the answer and the
@@ -268,6 +279,9 @@ static void send_answer(struct control *ctl, struct control_client *c)
 	}
 	jsonw_raw(&c->out, ctl->answer.text, ctl->answer.len);
 	jsonw_raw(&c->out, "\n", 1);
+	/* A list of ten thousand jobs is megabytes: not kept between answers. */
+	if (ctl->answer.cap > CONTROL_KEEP_MAX)
+		jsonw_free(&ctl->answer);
 	if (c->out.failed) {
 		close_client(ctl, c);
 		return;
@@ -309,8 +323,11 @@ void control_accept(struct loop *l)
 	socklen_t clen = sizeof cred;
 	int fd = accept4(ctl->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+			ctl->accept_after = later(CONTROL_ACCEPT_REST_NS);
 		return;
+	}
 	if (ctl->n == CONTROL_CLIENTS) {
 		static const char full[] = "{\"ok\":false,\"error\":\"too many clients: tfd "
 					   "serves 32 at once\"}\n";
@@ -330,6 +347,8 @@ void control_accept(struct loop *l)
 	c->deadline = later(CONTROL_TIMEOUT_NS);
 	ctl->c[ctl->n++] = c;
 }
+
+static void serve_lines(struct loop *l, struct control_client *c);
 
 /* Commands */
 
@@ -389,6 +408,41 @@ static int record_exit(const struct run_record *r)
 	return r->status;
 }
 
+/* The answer of a run that started (or was queued), and of one refused
+ * by --overlap skip. */
+static void answer_started(struct control *ctl, struct control_client *c,
+			   const struct job *j, enum tick_action a)
+{
+	answer_begin(ctl, true);
+	jsonw_key(&ctl->answer, "job");
+	jsonw_string(&ctl->answer, j->name);
+	jsonw_key(&ctl->answer, "seq");
+	jsonw_u64(&ctl->answer, j->state->seq);
+	jsonw_key(&ctl->answer, "action");
+	jsonw_string(&ctl->answer, tick_action_name(a));
+	jsonw_end_object(&ctl->answer);
+	send_answer(ctl, c);
+}
+
+static void answer_skipped(struct control *ctl, struct control_client *c)
+{
+	answer_begin(ctl, false);
+	jsonw_key(&ctl->answer, "error");
+	jsonw_string(&ctl->answer, "a run is still going and --overlap is skip");
+	jsonw_key(&ctl->answer, "action");
+	jsonw_string(&ctl->answer, "skip");
+	jsonw_end_object(&ctl->answer);
+	send_answer(ctl, c);
+}
+
+static void stop_waiting(struct control_client *c)
+{
+	c->waiting = false;
+	c->deadline = later(CONTROL_TIMEOUT_NS);
+}
+
+/* run, and run --wait: the client waits before the run starts, since a
+ * start the kernel refuses ends the run at once (control_run_ended). */
 static void cmd_run(struct loop *l, struct control_client *c, const struct request *rq)
 {
 	struct control *ctl = l->control;
@@ -407,36 +461,55 @@ static void cmd_run(struct loop *l, struct control_client *c, const struct reque
 		answer_error(ctl, c, "tfd is shutting down");
 		return;
 	}
+	/* A run here would be unclaimed: another replica could run the
+	 * same job at once. Claimed manual runs are to come. */
+	if (l->claims) {
+		answer_error(ctl, c, "run is not available under --fleet yet: the run would "
+			     "not be claimed");
+		return;
+	}
 	control_event(l, c, "run", j->name);
-	a = tick_run_now(l, j);
-	if (a == TICK_SKIP) {
-		answer_begin(ctl, false);
-		jsonw_key(&ctl->answer, "error");
-		jsonw_string(&ctl->answer, "a run is still going and --overlap is skip");
-		jsonw_key(&ctl->answer, "action");
-		jsonw_string(&ctl->answer, "skip");
-		jsonw_end_object(&ctl->answer);
-		send_answer(ctl, c);
-		return;
-	}
-	if (a == TICK_ACTION_NONE) {
-		answer_error(ctl, c, "the run could not be started");
-		return;
-	}
 	if (wait) {
 		c->waiting = true;
 		c->wait_job = j;
-		c->wait_seq = j->state->seq;
+		c->wait_seq = j->state->seq + 1;   /* the run's, once it has one */
 		c->deadline = INT64_MAX;
-		return;
 	}
+	a = tick_run_now(l, j);
+	if (a == TICK_SKIP || a == TICK_ACTION_NONE) {
+		stop_waiting(c);
+		if (a == TICK_SKIP)
+			answer_skipped(ctl, c);
+		else
+			answer_error(ctl, c, "the run could not be started");
+	} else if (!wait) {
+		answer_started(ctl, c, j, a);
+	}
+}
+
+static void answer_ended(struct control *ctl, struct control_client *c, const struct job *j,
+			 const struct run_record *r)
+{
+	char name[16];
+
 	answer_begin(ctl, true);
 	jsonw_key(&ctl->answer, "job");
 	jsonw_string(&ctl->answer, j->name);
 	jsonw_key(&ctl->answer, "seq");
-	jsonw_u64(&ctl->answer, j->state->seq);
-	jsonw_key(&ctl->answer, "action");
-	jsonw_string(&ctl->answer, tick_action_name(a));
+	jsonw_u64(&ctl->answer, r->seq);
+	jsonw_key(&ctl->answer, "status");
+	if (r->signal || r->start_failed)
+		jsonw_null(&ctl->answer);
+	else
+		jsonw_i64(&ctl->answer, r->status);
+	jsonw_key(&ctl->answer, "signal");
+	jsonw_string(&ctl->answer, r->signal ? signal_name(r->signal, name, sizeof name) : NULL);
+	jsonw_key(&ctl->answer, "timed_out");
+	jsonw_bool(&ctl->answer, r->timed_out);
+	jsonw_key(&ctl->answer, "duration");
+	jsonw_seconds(&ctl->answer, r->duration_ns);
+	jsonw_key(&ctl->answer, "exit");
+	jsonw_i64(&ctl->answer, record_exit(r));
 	jsonw_end_object(&ctl->answer);
 	send_answer(ctl, c);
 }
@@ -447,33 +520,15 @@ void control_run_ended(struct loop *l, struct job *j, const struct run_record *r
 
 	for (size_t i = 0; ctl && final && i < ctl->n; i++) {
 		struct control_client *c = ctl->c[i];
-		char name[16];
 
 		if (!c->waiting || c->wait_job != j || c->wait_seq != r->seq)
 			continue;
-		c->waiting = false;
-		c->deadline = later(CONTROL_TIMEOUT_NS);
-		answer_begin(ctl, true);
-		jsonw_key(&ctl->answer, "job");
-		jsonw_string(&ctl->answer, j->name);
-		jsonw_key(&ctl->answer, "seq");
-		jsonw_u64(&ctl->answer, r->seq);
-		jsonw_key(&ctl->answer, "status");
-		if (r->signal || r->start_failed)
-			jsonw_null(&ctl->answer);
-		else
-			jsonw_i64(&ctl->answer, r->status);
-		jsonw_key(&ctl->answer, "signal");
-		jsonw_string(&ctl->answer, r->signal ? signal_name(r->signal, name, sizeof name) : NULL);
-		jsonw_key(&ctl->answer, "timed_out");
-		jsonw_bool(&ctl->answer, r->timed_out);
-		jsonw_key(&ctl->answer, "duration");
-		jsonw_seconds(&ctl->answer, r->duration_ns);
-		jsonw_key(&ctl->answer, "exit");
-		jsonw_i64(&ctl->answer, record_exit(r));
-		jsonw_end_object(&ctl->answer);
-		send_answer(ctl, c);
-		i = (size_t)-1;   /* send_answer may have closed C: look again */
+		stop_waiting(c);
+		answer_ended(ctl, c, j, r);
+		/* Requests that came while it waited are served now. */
+		if (c->fd >= 0)
+			serve_lines(l, c);
+		i = (size_t)-1;   /* C may be closed, or waiting anew: look again */
 	}
 }
 
@@ -486,8 +541,7 @@ void control_job_gone(struct loop *l, struct job *j)
 
 		if (!c->waiting || c->wait_job != j)
 			continue;
-		c->waiting = false;
-		c->deadline = later(CONTROL_TIMEOUT_NS);
+		stop_waiting(c);
 		answer_error(ctl, c, "job '%s' left the table before its run ended", j->name);
 		i = (size_t)-1;
 	}
@@ -519,6 +573,31 @@ static void set_paused(struct loop *l, struct job *j, bool paused)
 	l->metrics_dirty = true;
 }
 
+static void pause_all(struct loop *l, bool paused)
+{
+	for (size_t i = 0; i < l->njobs; i++)
+		if (!l->jobs[i]->state->removed)
+			set_paused(l, l->jobs[i], paused);
+}
+
+/* The names of the array at JOBS, each a job of the table; else the
+ * first that is not, answered. */
+static bool names_known(struct loop *l, struct control_client *c, const struct json_doc *d,
+			size_t jobs)
+{
+	for (size_t i = jobs + 1; i < d->v[jobs].next; i = d->v[i].next) {
+		char *name = json_string(d, i);
+		bool known = name && jobview_find(l, name);
+
+		if (!known)
+			answer_error(l->control, c, "unknown job '%s'", name ? name : "(not a string)");
+		free(name);
+		if (!known)
+			return false;
+	}
+	return true;
+}
+
 /* pause and resume: "all": true, or "jobs": [names] (or "job"). Every name
  * is checked before any job changes. */
 static void cmd_pause(struct loop *l, struct control_client *c, const struct request *rq,
@@ -527,51 +606,40 @@ static void cmd_pause(struct loop *l, struct control_client *c, const struct req
 	const char *command = paused ? "pause" : "resume";
 	const struct json_doc *d = &rq->d;
 	size_t jobs = json_get(d, 0, "jobs");
+	struct job *j;
 	bool all = false;
 
+	/* A fleet's pause is the fleet's (SPEC: a table of its own), not
+	 * one replica's: until then, refused rather than half done. */
+	if (l->claims) {
+		answer_error(l->control, c, "%s is not available under --fleet yet: a pause "
+			     "would hold on this replica only", command);
+		return;
+	}
 	json_bool(d, json_get(d, 0, "all"), &all);
 	if (all) {
-		for (size_t i = 0; i < l->njobs; i++)
-			if (!l->jobs[i]->state->removed)
-				set_paused(l, l->jobs[i], paused);
+		pause_all(l, paused);
 		control_event(l, c, command, NULL);
-		answer_ok(l->control, c);
-		return;
-	}
-	if (!jobs && rq->job) {
-		struct job *j = find_job(l, c, rq->job);
-
-		if (j) {
-			set_paused(l, j, paused);
-			control_event(l, c, command, j->name);
-			answer_ok(l->control, c);
-		}
-		return;
-	}
-	if (!jobs || d->v[jobs].type != JSON_ARRAY || d->v[jobs].count == 0) {
+	} else if ((!jobs || d->v[jobs].type != JSON_ARRAY || d->v[jobs].count == 0) && rq->job) {
+		if (!(j = find_job(l, c, rq->job)))
+			return;
+		set_paused(l, j, paused);
+		control_event(l, c, command, j->name);
+	} else if (!jobs || d->v[jobs].type != JSON_ARRAY || d->v[jobs].count == 0) {
 		answer_error(l->control, c, "%s needs \"jobs\" (names) or \"all\": true", command);
 		return;
-	}
-	for (size_t i = jobs + 1; i < d->v[jobs].next; i = d->v[i].next) {
-		char *name = json_string(d, i);
-		bool known = name && jobview_find(l, name);
+	} else if (!names_known(l, c, d, jobs)) {
+		return;
+	} else {
+		for (size_t i = jobs + 1; i < d->v[jobs].next; i = d->v[i].next) {
+			char *name = json_string(d, i);
 
-		if (!known) {
-			answer_error(l->control, c, "unknown job '%s'", name ? name : "(not a string)");
+			if (name && (j = jobview_find(l, name))) {
+				set_paused(l, j, paused);
+				control_event(l, c, command, j->name);
+			}
 			free(name);
-			return;
 		}
-		free(name);
-	}
-	for (size_t i = jobs + 1; i < d->v[jobs].next; i = d->v[i].next) {
-		char *name = json_string(d, i);
-		struct job *j = name ? jobview_find(l, name) : NULL;
-
-		if (j) {
-			set_paused(l, j, paused);
-			control_event(l, c, command, j->name);
-		}
-		free(name);
 	}
 	answer_ok(l->control, c);
 }
@@ -588,6 +656,7 @@ static void cmd_reload(struct loop *l, struct control_client *c)
 	}
 	control_event(l, c, "reload", NULL);
 	l->reload_due = INT64_MAX;
+	reload_retry_watches(l);
 	if (reload_run(l, true, &counts, err, sizeof err) < 0) {
 		answer_error(ctl, c, "%s", err);
 		return;
@@ -722,7 +791,9 @@ void control_serve(struct loop *l, struct control_client *c)
 
 int control_listen_fd(const struct loop *l)
 {
-	return l->control ? l->control->fd : -1;
+	if (!l->control || l->control->accept_after > clock_now_ns(CLOCK_MONOTONIC))
+		return -1;
+	return l->control->fd;
 }
 
 int control_client_fd(const struct loop *l, size_t i, short *events,
@@ -741,7 +812,7 @@ int control_client_fd(const struct loop *l, size_t i, short *events,
 
 int64_t control_deadline(const struct loop *l)
 {
-	int64_t d = INT64_MAX;
+	int64_t d = l->control && l->control->accept_after ? l->control->accept_after : INT64_MAX;
 
 	for (size_t i = 0; l->control && i < l->control->n; i++)
 		if (l->control->c[i]->deadline < d)
@@ -753,6 +824,8 @@ void control_expire(struct loop *l, int64_t now)
 {
 	struct control *ctl = l->control;
 
+	if (ctl && ctl->accept_after && ctl->accept_after <= now)
+		ctl->accept_after = 0;
 	for (size_t i = 0; ctl && i < ctl->n;) {
 		if (ctl->c[i]->deadline <= now)
 			close_client(ctl, ctl->c[i]);

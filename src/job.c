@@ -260,9 +260,7 @@ static int load_zone(struct job *j, const struct job_context *ctx, char *err, si
 	return 0;
 }
 
-/* "--cron '0 3 * * *'", "--delay 1s --interval 5s": the options that
- * made the schedule, for tfdctl status. */
-static char *schedule_words(const struct job_options *o)
+char *job_schedule_words(const struct job_options *o)
 {
 	const char *names[] = { "--clock", "--at", "--delay", "--interval", "--calendar",
 				"--cron", "--count", "--for" };
@@ -297,7 +295,9 @@ static int build_schedule(struct job *j, const struct job_options *o,
 		return status;
 	j->clock_now_ns = clock_now_for(j, ctx);
 	j->start_mono_ns = ctx->mono_now_ns;
-	if (!(j->schedule_text = schedule_words(o)))
+	/* A jobs file's line keeps its text (identity): only the command
+	 * line's schedule is kept apart, not ten thousand copies. */
+	if (!ctx->in_file && !(j->schedule_text = job_schedule_words(o)))
 		return out_of_memory(err, errlen);
 	if (o->calendar || o->cron)
 		return build_wall_schedule(j, o, ctx, err, errlen);

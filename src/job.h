@@ -61,7 +61,8 @@ struct job {
 	unsigned line;              /* in the jobs file; 0 on the command line */
 	bool reboot;                /* @reboot: one run at start, no schedule */
 	struct schedule schedule;
-	char *schedule_text;        /* the schedule's options as written */
+	char *schedule_text;        /* the command line's schedule options as
+				     * written; NULL for a jobs file's line */
 	struct calendar *calendar;  /* owned; schedule points here */
 	struct cron *cron;
 	struct tz *zone;            /* CRON_TZ's zone, owned; else tfd's */
@@ -103,6 +104,10 @@ int job_open(struct job *j, const struct job_options *o, const struct job_contex
 	     char *err, size_t errlen);
 
 void job_free(struct job *j);
+
+/* "--cron '0 3 * * *'", "--delay '1s' --interval '5s'": the options of O
+ * that make a schedule, as written, in a new string (NULL: no memory). */
+char *job_schedule_words(const struct job_options *o);
 
 /* The tick line's longest possible length for this job. */
 size_t job_line_max(const struct job *j);

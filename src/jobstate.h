@@ -59,9 +59,9 @@ struct job_state {
 	struct heap_node aux_node;  /* in the loop's heap of deadlines */
 	struct job_metrics metrics;
 	bool grouped;               /* in the loop's list of jobs whose runs left groups */
+	bool in_block;              /* one of job_states_attach's: not freed alone */
 	bool paused;                /* tfdctl pause: elapses are printed, not run */
 	struct job_history *history; /* its last runs; NULL until one ended */
-	bool in_block;              /* one of job_states_attach's: not freed alone */
 };
 
 /* Gives J a state of its own: no runs, no schedule yet. Returns 0, or -1

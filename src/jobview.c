@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobsfile.h"
 #include "loopstate.h"
+#include "options.h"
 #include "tick.h"
 
 #define PIDS_SHOWN 16
@@ -288,8 +290,36 @@ static void put_tail(struct jsonw *w, const struct job *j)
 	jsonw_text(w, tail, n);
 }
 
+/* The schedule as written: the command line's, kept; a jobs file line's,
+ * read again from its text: a crontab line's fields or @nickname, a tfd
+ * line's schedule options. NULL when memory ran out. */
+static char *schedule_as_written(const struct job *j)
+{
+	static const struct job_options none = { 0 };
+	struct job_options o = { 0 };
+	struct jobs_file *f;
+	char err[256], *text = NULL;
+	const struct jobs_entry *e;
+
+	if (j->schedule_text || !j->identity)
+		return j->schedule_text ? strdup(j->schedule_text) : NULL;
+	if (jobs_parse("", j->identity, strcspn(j->identity, "\n"), &f, err, sizeof err) != 0)
+		return NULL;
+	e = f->n == 1 ? &f->entries[0] : NULL;
+	if (e && e->kind == JOBS_CRONTAB)
+		text = strdup(e->schedule);
+	else if (e && e->kind == JOBS_REBOOT)
+		text = strdup("@reboot");
+	else if (e && options_read_job_line(e->argv, &none, &o, err, sizeof err) == 0)
+		text = job_schedule_words(&o);
+	job_options_free(&o);
+	jobs_free(f);
+	return text;
+}
+
 int jobview_status(struct jsonw *w, const struct loop *l, const char *name)
 {
+	char *schedule;
 	const struct job *j = jobview_find(l, name);
 
 	if (!j)
@@ -301,7 +331,9 @@ int jobview_status(struct jsonw *w, const struct loop *l, const char *name)
 	jsonw_object(w);
 	put_summary(w, j, clock_now_ns(CLOCK_REALTIME));
 	jsonw_key(w, "schedule");
-	jsonw_string(w, j->schedule_text);
+	schedule = schedule_as_written(j);
+	jsonw_string(w, schedule);
+	free(schedule);
 	jsonw_key(w, "clock");
 	jsonw_string(w, j->clock_name);
 	put_command(w, j);

@@ -345,7 +345,19 @@ char *json_string(const struct json_doc *d, size_t i)
 
 bool json_equals(const struct json_doc *d, size_t i, const char *s)
 {
-	char *t = json_string(d, i);
+	const char *raw;
+	size_t n;
+	char *t;
+
+	if (i >= d->n || d->v[i].type != JSON_STRING)
+		return false;
+	/* Without escapes the text is the string: no copy (a key lookup
+	 * compares every member name before it). */
+	raw = d->text + d->v[i].start;
+	n = d->v[i].len;
+	if (!memchr(raw, '\\', n))
+		return strlen(s) == n && memcmp(raw, s, n) == 0;
+	t = json_string(d, i);
 	bool eq = t && strcmp(t, s) == 0;
 
 	free(t);

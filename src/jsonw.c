@@ -139,15 +139,31 @@ static void escaped_byte(struct jsonw *w, unsigned char c)
 	}
 }
 
-/* S as a JSON string's contents, runs of plain bytes copied at once. */
+/* A byte that stands for itself in a JSON string. */
+static bool plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+/* S as a JSON string, runs of plain bytes copied at once (a list of ten
+ * thousand jobs is megabytes of names and times). */
 static void quoted(struct jsonw *w, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
 	raw_str(w, "\"");
 	for (size_t i = 0; i < n;) {
-		long k = utf8_sequence(p + i, n - i);
+		size_t run = i;
+		long k;
 
+		while (run < n && plain(p[run]))
+			run++;
+		if (run > i) {
+			jsonw_raw(w, s + i, run - i);
+			i = run;
+			continue;
+		}
+		k = utf8_sequence(p + i, n - i);
 		if (k == 1)
 			escaped_byte(w, p[i]);
 		else if (k > 1)

@@ -273,7 +273,8 @@ static void poll_control(struct loop *l, size_t *n)
 
 	if (!l->control)
 		return;
-	poll_slot(l, n, control_listen_fd(l), POLLIN, OWNER_CONTROL, NULL);
+	if ((fd = control_listen_fd(l)) >= 0)
+		poll_slot(l, n, fd, POLLIN, OWNER_CONTROL, NULL);
 	for (size_t i = 0; (fd = control_client_fd(l, i, &events, &c)) >= 0; i++)
 		if (events)
 			poll_slot(l, n, fd, events, OWNER_CONTROL_CLIENT, c);

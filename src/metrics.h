@@ -17,10 +17,10 @@ struct job_metrics {
 	int64_t last_start_ns;     /* 0: no run has started */
 	int64_t last_duration_ns;  /* -1: no run has ended */
 	int last_exit_status;      /* 128+N for signal N; valid when last_duration_ns >= 0 */
+	bool paused;               /* paused now (tfdctl pause); in the padding here */
 	int64_t last_success_ns;   /* the end of the last successful run; 0: none */
 	int64_t next_run_ns;       /* the next scheduled expiration; 0: none */
 	uint64_t paused_total;     /* elapses not run while paused (tfdctl pause) */
-	bool paused;               /* paused now */
 };
 
 /* What a job that has done nothing yet shows: every counter 0, no last run,

@@ -278,10 +278,15 @@ void reload_on_inotify(struct loop *l)
 	}
 }
 
-void reload_request(struct loop *l)
+void reload_retry_watches(struct loop *l)
 {
 	for (size_t i = 0; l->inotify_fd >= 0 && i < l->nwatches; i++)
 		watch_retry(&l->watches[i], l->inotify_fd);
+}
+
+void reload_request(struct loop *l)
+{
+	reload_retry_watches(l);
 	l->reload_due = clock_now_ns(CLOCK_MONOTONIC);
 	l->reload_forced = true;
 }

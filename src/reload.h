@@ -57,6 +57,10 @@ void reload_watch(struct loop *l);
 /* inotify said something changed: a reload once it settles. */
 void reload_on_inotify(struct loop *l);
 
+/* Watches lost (a directory gone) are tried again: SIGHUP's and tfdctl
+ * reload's first step. */
+void reload_retry_watches(struct loop *l);
+
 /* SIGHUP: a reload now, even of an unchanged file. */
 void reload_request(struct loop *l);
 

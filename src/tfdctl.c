@@ -49,60 +49,75 @@ static bool is_command(const char *c)
 	return false;
 }
 
-/* The command's words after its name into the request W; flags into C. */
+/* pause and resume: job names or --all, as "jobs" and "all". */
+static int pause_request(const char *cmd, const char **args, struct jsonw *w)
+{
+	size_t nnames = 0;
+	bool all = false;
+
+	jsonw_key(w, "jobs");
+	jsonw_array(w);
+	for (size_t i = 0; args && args[i]; i++) {
+		if (strcmp(args[i], "--all") == 0) {
+			all = true;
+			continue;
+		}
+		if (args[i][0] == '-')
+			return usage("%s: unknown option", args[i]);
+		jsonw_string(w, args[i]);
+		nnames++;
+	}
+	jsonw_end_array(w);
+	if (all == (nnames > 0))
+		return usage("%s: give job names or --all", cmd);
+	jsonw_key(w, "all");
+	jsonw_bool(w, all);
+	return EXIT_DONE;
+}
+
+/* The other commands: at most one job name (status, run and stop need
+ * it), run's --wait and list's --names. */
+static int job_request(struct ctl *c, const char **args, struct jsonw *w)
+{
+	const char *cmd = c->command, *job = NULL;
+	bool needs_job = strcmp(cmd, "status") == 0 || strcmp(cmd, "run") == 0 ||
+			 strcmp(cmd, "stop") == 0;
+
+	for (size_t i = 0; args && args[i]; i++) {
+		if (strcmp(cmd, "run") == 0 && strcmp(args[i], "--wait") == 0)
+			c->wait = true;
+		else if (strcmp(cmd, "list") == 0 && strcmp(args[i], "--names") == 0)
+			c->names = true;
+		else if (args[i][0] == '-' || job || !needs_job)
+			return usage("%s: unexpected argument", args[i]);
+		else
+			job = args[i];
+	}
+	if (needs_job && !job)
+		return usage("%s: needs a job name", cmd);
+	if (job) {
+		jsonw_key(w, "job");
+		jsonw_string(w, job);
+	}
+	if (c->wait) {
+		jsonw_key(w, "wait");
+		jsonw_bool(w, true);
+	}
+	return EXIT_DONE;
+}
+
+/* The request line for the command and its words ARGS. */
 static int build_request(struct ctl *c, const char **args, struct jsonw *w)
 {
-	const char *cmd = c->command;
-	const char *job = NULL;
-	bool all = false;
-	size_t n = 0, nnames = 0;
+	bool pause = strcmp(c->command, "pause") == 0 || strcmp(c->command, "resume") == 0;
+	int rc;
 
-	while (args && args[n])
-		n++;
 	jsonw_object(w);
 	jsonw_key(w, "command");
-	jsonw_string(w, cmd);
-	if (strcmp(cmd, "pause") == 0 || strcmp(cmd, "resume") == 0) {
-		jsonw_key(w, "jobs");
-		jsonw_array(w);
-		for (size_t i = 0; i < n; i++) {
-			if (strcmp(args[i], "--all") == 0) {
-				all = true;
-				continue;
-			}
-			if (args[i][0] == '-')
-				return usage("%s: unknown option", args[i]);
-			jsonw_string(w, args[i]);
-			nnames++;
-		}
-		jsonw_end_array(w);
-		if (all == (nnames > 0))
-			return usage("%s: give job names or --all", cmd);
-		jsonw_key(w, "all");
-		jsonw_bool(w, all);
-	} else {
-		for (size_t i = 0; i < n; i++) {
-			if (strcmp(cmd, "run") == 0 && strcmp(args[i], "--wait") == 0)
-				c->wait = true;
-			else if (strcmp(cmd, "list") == 0 && strcmp(args[i], "--names") == 0)
-				c->names = true;
-			else if (args[i][0] == '-' || job)
-				return usage("%s: unexpected argument", args[i]);
-			else
-				job = args[i];
-		}
-		if ((strcmp(cmd, "status") == 0 || strcmp(cmd, "run") == 0 ||
-		     strcmp(cmd, "stop") == 0) != (job != NULL))
-			return usage(job ? "%s: takes no job name" : "%s: needs a job name", cmd);
-		if (job) {
-			jsonw_key(w, "job");
-			jsonw_string(w, job);
-		}
-		if (c->wait) {
-			jsonw_key(w, "wait");
-			jsonw_bool(w, true);
-		}
-	}
+	jsonw_string(w, c->command);
+	rc = pause ? pause_request(c->command, args, w) : job_request(c, args, w);
+	if (rc != EXIT_DONE)
+		return rc;
 	jsonw_end_object(w);
 	jsonw_raw(w, "\n", 1);
 	return w->failed ? EXIT_FAILED : EXIT_DONE;
@@ -191,7 +206,8 @@ static int talk(const struct ctl *c, const struct jsonw *req, struct jsonw *answ
 
 /* Showing answers */
 
-/* "5min 3s", "2h", "250ms": the largest unit and the next when not 0. */
+/* "5min 3s", "2h", "250ms": the largest unit and the next when not 0 and
+ * not below a second, as systemctl list-timers shows them. */
 static void span_text(char *buf, size_t len, int64_t ns)
 {
 	static const struct { const char *unit; int64_t ns; } units[] = {
@@ -210,7 +226,8 @@ static void span_text(char *buf, size_t len, int64_t ns)
 
 		if (big == 0)
 			continue;
-		rest = i + 1 < n ? (ns % units[i].ns) / units[i + 1].ns : 0;
+		rest = i + 1 < n && units[i + 1].ns >= INT64_C(1000000000)
+			       ? (ns % units[i].ns) / units[i + 1].ns : 0;
 		if (rest)
 			snprintf(buf, len, "%" PRId64 "%s %" PRId64 "%s", big, units[i].unit, rest,
 				 units[i + 1].unit);
@@ -496,59 +513,75 @@ static int show_run(const struct ctl *c, const struct json_doc *d)
 	return (int)exit_status;
 }
 
+static int show_stop(const struct json_doc *d)
+{
+	int64_t n = 0;
+
+	json_int(d, json_get(d, 0, "stopped"), &n);
+	printf("%" PRId64 " run%s stopped\n", n, n == 1 ? "" : "s");
+	return EXIT_DONE;
+}
+
+static int show_reload(const struct json_doc *d)
+{
+	int64_t added = 0, removed = 0, kept = 0;
+
+	json_int(d, json_get(d, 0, "added"), &added);
+	json_int(d, json_get(d, 0, "removed"), &removed);
+	json_int(d, json_get(d, 0, "kept"), &kept);
+	printf("reloaded: %" PRId64 " added, %" PRId64 " removed, %" PRId64 " kept\n", added,
+	       removed, kept);
+	return EXIT_DONE;
+}
+
+/* --json: the answer as it came; run --wait exits with the run's status. */
+static int show_json(const struct ctl *c, const struct json_doc *d, const struct jsonw *answer)
+{
+	int64_t status = 0;
+
+	printf("%s\n", answer->text);
+	if (c->wait && json_int(d, json_get(d, 0, "exit"), &status))
+		return status >= 0 && status <= 255 ? (int)status : EXIT_FAILED;
+	return EXIT_DONE;
+}
+
+/* An answer that is ok, shown as the command's. */
+static int show_ok(const struct ctl *c, const struct json_doc *d, const struct jsonw *answer)
+{
+	if (c->json)
+		return show_json(c, d, answer);
+	if (strcmp(c->command, "list") == 0)
+		return show_list(c, d);
+	if (strcmp(c->command, "status") == 0)
+		return show_status(d);
+	if (strcmp(c->command, "run") == 0)
+		return show_run(c, d);
+	if (strcmp(c->command, "stop") == 0)
+		return show_stop(d);
+	if (strcmp(c->command, "reload") == 0)
+		return show_reload(d);
+	return EXIT_DONE;   /* pause, resume: nothing to say */
+}
+
+/* The answer: "ok" false is its "error" on stderr and status 1. */
 static int show(const struct ctl *c, const struct jsonw *answer)
 {
 	struct json_doc d;
-	char err[256];
+	char err[256] = "", msg[1024];
 	bool ok = false;
 	int rc;
 
 	if (json_parse(&d, answer->text, answer->len, err, sizeof err) != 0 ||
 	    d.v[0].type != JSON_OBJECT || !json_bool(&d, json_get(&d, 0, "ok"), &ok)) {
-		fprintf(stderr, "tfdctl: %s: an answer tfdctl cannot read: %s\n", c->path,
-			err);
-		json_free(&d);
-		return EXIT_FAILED;
-	}
-	if (!ok) {
-		char msg[1024];
-
+		fprintf(stderr, "tfdctl: %s: an answer tfdctl cannot read%s%s\n", c->path,
+			*err ? ": " : "", err);
+		rc = EXIT_FAILED;
+	} else if (!ok) {
 		field_text(msg, sizeof msg, &d, 0, "error");
 		fprintf(stderr, "tfdctl: %s\n", msg);
-		json_free(&d);
-		return EXIT_FAILED;
-	}
-	if (c->json) {
-		int64_t status = 0;
-
-		if (c->wait && json_int(&d, json_get(&d, 0, "exit"), &status))
-			rc = status >= 0 && status <= 255 ? (int)status : EXIT_FAILED;
-		else
-			rc = EXIT_DONE;
-		printf("%s\n", answer->text);
-	} else if (strcmp(c->command, "list") == 0) {
-		rc = show_list(c, &d);
-	} else if (strcmp(c->command, "status") == 0) {
-		rc = show_status(&d);
-	} else if (strcmp(c->command, "run") == 0) {
-		rc = show_run(c, &d);
-	} else if (strcmp(c->command, "stop") == 0) {
-		int64_t n = 0;
-
-		json_int(&d, json_get(&d, 0, "stopped"), &n);
-		printf("%" PRId64 " run%s stopped\n", n, n == 1 ? "" : "s");
-		rc = EXIT_DONE;
-	} else if (strcmp(c->command, "reload") == 0) {
-		int64_t added = 0, removed = 0, kept = 0;
-
-		json_int(&d, json_get(&d, 0, "added"), &added);
-		json_int(&d, json_get(&d, 0, "removed"), &removed);
-		json_int(&d, json_get(&d, 0, "kept"), &kept);
-		printf("reloaded: %" PRId64 " added, %" PRId64 " removed, %" PRId64 " kept\n",
-		       added, removed, kept);
-		rc = EXIT_DONE;
+		rc = EXIT_FAILED;
 	} else {
-		rc = EXIT_DONE;
+		rc = show_ok(c, &d, answer);
 	}
 	json_free(&d);
 	return rc;
@@ -600,38 +633,46 @@ static int read_options(int argc, const char **argv, struct ctl *c, poptContext 
 	return -1;
 }
 
+/* Where the socket is: --control, TFD_CONTROL, or the default. */
+static int find_path(struct ctl *c, char *buf, size_t len)
+{
+	char err[256];
+	const char *env = getenv("TFD_CONTROL");
+
+	if (!c->path && env && *env)
+		c->path = env;
+	if (c->path)
+		return -1;
+	if (control_default_path(buf, len, err, sizeof err) != 0) {
+		fprintf(stderr, "tfdctl: %s\n", err);
+		return EXIT_NO_TFD;
+	}
+	c->path = buf;
+	return -1;
+}
+
 int main(int argc, const char **argv)
 {
 	static char path[4096];
 	struct ctl c = { 0 };
 	struct jsonw req = { 0 }, answer = { 0 };
 	poptContext ctx = NULL;
-	char err[256];
 	int rc = read_options(argc, argv, &c, &ctx);
 
 	setvbuf(stdout, NULL, _IOFBF, 0);
 	if (rc == -2)
 		rc = EXIT_DONE;
-	else if (rc == -1 && !c.path && getenv("TFD_CONTROL") && *getenv("TFD_CONTROL"))
-		c.path = getenv("TFD_CONTROL");
-	if (rc == -1 && !c.path) {
-		if (control_default_path(path, sizeof path, err, sizeof err) != 0) {
-			fprintf(stderr, "tfdctl: %s\n", err);
-			rc = EXIT_NO_TFD;
-		}
-		c.path = path;
-	}
 	if (rc == -1)
+		rc = find_path(&c, path, sizeof path);
+	if (rc == -1) {
 		rc = build_request(&c, poptGetArgs(ctx), &req);
-	else
-		goto out;
-	if (rc == EXIT_DONE)
-		rc = talk(&c, &req, &answer);
-	if (rc == EXIT_DONE)
-		rc = show(&c, &answer);
-	if (fflush(stdout) != 0 && rc == EXIT_DONE)
-		rc = EXIT_FAILED;
-out:
+		if (rc == EXIT_DONE)
+			rc = talk(&c, &req, &answer);
+		if (rc == EXIT_DONE)
+			rc = show(&c, &answer);
+		if (fflush(stdout) != 0 && rc == EXIT_DONE)
+			rc = EXIT_FAILED;
+	}
 	jsonw_free(&req);
 	jsonw_free(&answer);
 	poptFreeContext(ctx);

@@ -34,6 +34,22 @@ start_tfd() {
 	wait_for_socket
 }
 
+# tfd's ends of its clients' connections: ss shows them under the name
+# the socket was bound at before its rename, $SOCK.PID.
+clients() {
+	ss -xH | grep -c -- "$SOCK\." || true
+}
+
+# Waits up to 5 s until tfd has $1 clients.
+wait_for_clients() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		(($(clients) == $1)) && return 0
+		sleep 0.05
+	done
+	fail "tfd has $(clients) clients, not $1"
+}
+
 # Sends the request $1 as a line and prints the answer line.
 ask() {
 	printf '%s\n' "$1" | socat -t5 - "UNIX-CONNECT:$SOCK"
@@ -99,6 +115,19 @@ ask() {
 	assert_line 'out-2'
 }
 
+@test "status: a crontab line's schedule is its fields as written; the command line's its options" {
+	printf '%s\n' '0 3 * * * /bin/true' '@weekly /bin/true' >./jobs
+	start_tfd
+	run "$TFDCTL" --json list
+	assert_equal "$(jq -r '[.jobs[].job] | join(" ")' <<<"$output")" "true true-2"
+	assert_equal "$("$TFDCTL" --json status true | jq -r .job.schedule)" "0 3 * * *"
+	assert_equal "$("$TFDCTL" --json status true-2 | jq -r .job.schedule)" "@weekly"
+	kill "${BG_PIDS[0]}"
+	start_bg "$TFD" --clock boottime --delay 1h --interval 2h --name one --control="$SOCK" -- true >out 2>err
+	for ((i = 0; i < 100; i++)); do "$TFDCTL" list >/dev/null 2>&1 && break; sleep 0.05; done
+	assert_equal "$("$TFDCTL" --json status one | jq -r '.job.schedule, .job.clock')" $'--clock \'boottime\' --delay \'1h\' --interval \'2h\'\nboottime'
+}
+
 @test "unknown job, missing and extra arguments, unknown command: 1 or 2" {
 	echo '--name a --interval 1h -- true' >./jobs
 	start_tfd
@@ -160,9 +189,17 @@ ask() {
 	} >./jobs
 	start_tfd
 	wait_for_match ev.json '"job":"tick","seq":2'
-	# Requests only, never a read: socat -u sends and never reads.
-	run timeout 20 bash -c 'for i in $(seq 200); do echo "{\"command\":\"list\"}"; done | socat -u - "UNIX-CONNECT:$1"; echo done' _ "$SOCK"
-	assert_output --partial "done"
+	# Requests only, never a read (socat -u), then one more 2 s later:
+	# tfd dropped the client when its unread answers passed 1 MiB, long
+	# before the 5 s idle end, so that write fails (status 1); a client
+	# still connected would write it and end at its input's end (0).
+	SECONDS=0
+	run timeout 20 bash -c 'socat -u - "UNIX-CONNECT:$1" < <({
+		for i in $(seq 200); do echo "{\"command\":\"list\"}"; done
+		sleep 2; echo "{\"command\":\"list\"}"; } 2>/dev/null 3>&-)' _ "$SOCK"
+	assert_failure 1
+	((SECONDS < 10)) || fail "the client was not dropped (${SECONDS}s)"
+	wait_for_clients 0
 	before=$(grep -c '"event":"tick","job":"tick"' ev.json)
 	sleep 0.6
 	after=$(grep -c '"event":"tick","job":"tick"' ev.json)
@@ -182,10 +219,7 @@ ask() {
 	done
 	BG_PIDS+=("${pids[@]}")
 	# Every one of them connected: tfd's side has 32 sockets.
-	for ((i = 0; i < 60; i++)); do
-		(($(ss -xH | grep -c -- "$SOCK ") >= 33)) && break
-		sleep 0.05
-	done
+	wait_for_clients 32
 	run --separate-stderr "$TFDCTL" list
 	assert_equal "$status" 1
 	assert_equal "$stderr" 'tfdctl: too many clients: tfd serves 32 at once'
@@ -195,6 +229,27 @@ ask() {
 	done
 	run "$TFDCTL" list --names
 	assert_output a
+}
+
+@test "accept failing for want of descriptors does not spin the loop; clients are served again later" {
+	echo '--name a --interval 1h -- true' >./jobs
+	start_bg bash -c 'ulimit -n 12 && exec "$@"' _ "$TFD" --jobs=jobs --control="$SOCK" >out 2>err
+	wait_for_socket
+	local i t0 t1
+	for i in $(seq 8); do
+		start_bg socat -u "UNIX-CONNECT:$SOCK" OPEN:/dev/null
+	done
+	sleep 0.5
+	t0=$(awk '{ print $14 + $15 }' "/proc/${BG_PIDS[0]}/stat")
+	sleep 2
+	t1=$(awk '{ print $14 + $15 }' "/proc/${BG_PIDS[0]}/stat")
+	((t1 - t0 < 20)) || fail "tfd took $((t1 - t0)) ticks of CPU in 2 s"
+	# The idle clients are ended after 5 s; then a new one is served.
+	for ((i = 0; i < 150; i++)); do
+		"$TFDCTL" list --names >list 2>/dev/null && break
+		sleep 0.1
+	done
+	assert_equal "$(cat list)" a
 }
 
 @test "a path where a tfd answers, or that is no socket, is refused at start (exit 2); a stale socket is replaced" {
@@ -364,6 +419,23 @@ ask() {
 	assert_equal "$stderr" "tfdctl: reload needs a tfd started with --jobs"
 	run "$TFDCTL" list --names
 	assert_output one
+}
+
+@test "under --fleet, run and pause are refused (not claimed, not fleet-wide yet); list and status answer" {
+	echo '--name f --cron "0 3 * * *" -- true' >./jobs
+	# No server at all: the fleet's database is unreachable, the loop runs.
+	start_bg "$TFD" --jobs=jobs --fleet "host=$BATS_TEST_TMPDIR dbname=none" --control="$SOCK" >out 2>err
+	wait_for_socket
+	run --separate-stderr "$TFDCTL" run f
+	assert_equal "$status" 1
+	assert_equal "$stderr" "tfdctl: run is not available under --fleet yet: the run would not be claimed"
+	run --separate-stderr "$TFDCTL" pause --all
+	assert_equal "$status" 1
+	assert_equal "$stderr" "tfdctl: pause is not available under --fleet yet: a pause would hold on this replica only"
+	run "$TFDCTL" list --names
+	assert_output f
+	run "$TFDCTL" --json status f
+	assert_equal "$(jq -r .job.state <<<"$output")" idle
 }
 
 @test "bash completion offers the running tfd's job names" {

@@ -69,8 +69,8 @@ setup() {
 	assert_equal "$(scraped_value 'tfd_fleet_claims_total{result="won"}')" 5
 	assert_equal "$(scraped_value 'tfd_fleet_claims_total{result="missed"}')" 2
 	assert_equal "$(scraped_value 'tfd_fleet_connected')" 1
-	# Eleven families, each once.
-	assert_equal "$(grep -c '^# TYPE tfd_' <<<"$scraped")" 11
+	# Thirteen families, each once.
+	assert_equal "$(grep -c '^# TYPE tfd_' <<<"$scraped")" 13
 }
 
 @test "metrics file: node_exporter_scrape notices a file node_exporter cannot read" {
