@@ -92,6 +92,51 @@ static bool has_body(struct http *h, struct MHD_Connection *c)
 	return *length != '\0';
 }
 
+/* A streamed body's source, as libmicrohttpd's reader sees it. */
+struct stream {
+	http_stream_fn read;
+	void (*free)(void *arg);
+	void *arg;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct stream *s = cls;
+	long n = s->read(s->arg, buf, max);
+
+	(void)pos;
+	if (n < 0)
+		return MHD_SHIM_READER_ERROR;
+	return n == 0 ? MHD_SHIM_READER_END : (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+	struct stream *s = cls;
+
+	s->free(s->arg);
+	free(s);
+}
+
+/* A's body as a response that reads it in parts; A's source is released
+ * whatever happens. */
+static struct MHD_Response *stream_response(struct http *h, struct http_answer *a)
+{
+	struct stream *s = malloc(sizeof *s);
+	struct MHD_Response *r;
+
+	if (!s) {
+		a->stream_free(a->stream_arg);
+		return NULL;
+	}
+	*s = (struct stream){ a->stream, a->stream_free, a->stream_arg };
+	r = h->mhd.create_response_from_callback(MHD_SHIM_SIZE_UNKNOWN, HTTP_STREAM_BLOCK,
+						 stream_read, s, stream_free);
+	if (!r)
+		stream_free(s);
+	return r;
+}
+
 /* Queues A on C. Returns MHD_SHIM_NO (close the connection) when no
  * response could be made. */
 static int reply(struct http *h, struct MHD_Connection *c, struct http_answer *a,
@@ -100,7 +145,9 @@ static int reply(struct http *h, struct MHD_Connection *c, struct http_answer *a
 	struct MHD_Response *r;
 	int rc;
 
-	if (a->static_body)
+	if (a->stream)
+		r = stream_response(h, a);
+	else if (a->static_body)
 		r = h->mhd.create_response_from_buffer(strlen(a->static_body),
 						       (void *)a->static_body,
 						       MHD_SHIM_RESPMEM_PERSISTENT);
@@ -108,7 +155,7 @@ static int reply(struct http *h, struct MHD_Connection *c, struct http_answer *a
 		r = h->mhd.create_response_from_buffer(a->len, a->body,
 						       MHD_SHIM_RESPMEM_MUST_FREE);
 	if (!r) {
-		if (!a->static_body)
+		if (!a->static_body && !a->stream)
 			free(a->body);
 		return MHD_SHIM_NO;
 	}

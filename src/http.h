@@ -21,15 +21,29 @@
 #define HTTP_CONNECTIONS_MAX 64
 #define HTTP_IDLE_SECONDS 10
 
+/* A body made as the client takes it: puts the next bytes in BUF (at most
+ * MAX, MAX > 0) and returns how many; 0 at the end, -1 to cut the
+ * connection (memory ran out). */
+typedef long (*http_stream_fn)(void *arg, char *buf, size_t max);
+
 /* What a path answers. BODY is malloc'd and taken over (NULL with LEN 0:
- * no body), or a static text when STATIC_BODY is set. */
+ * no body), or a static text when STATIC_BODY is set, or, with STREAM,
+ * made in parts from STREAM_ARG, which STREAM_FREE releases once the
+ * answer is sent or dropped. */
 struct http_answer {
 	unsigned status;          /* 200, 404, 503, or 500 (out of memory) */
 	const char *type;         /* Content-Type */
 	char *body;
 	size_t len;
 	const char *static_body;
+	http_stream_fn stream;
+	void (*stream_free)(void *arg);
+	void *stream_arg;
 };
+
+/* The part of a streamed body made at a time: one of them is made and
+ * sent at each turn of the caller's loop. */
+#define HTTP_STREAM_BLOCK (64 * 1024)
 
 /* Fills OUT for PATH (decoded, without the query), called only from
  * http_service. */

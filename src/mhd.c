@@ -31,6 +31,7 @@ void mhd_unload(struct mhd *m)
 	X(get_daemon_info, MHD_get_daemon_info) X(get_timeout, MHD_get_timeout) \
 	X(run, MHD_run) X(lookup_connection_value, MHD_lookup_connection_value) \
 	X(create_response_from_buffer, MHD_create_response_from_buffer) \
+	X(create_response_from_callback, MHD_create_response_from_callback) \
 	X(add_response_header, MHD_add_response_header) \
 	X(queue_response, MHD_queue_response) X(destroy_response, MHD_destroy_response)
 

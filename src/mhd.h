@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct MHD_Daemon;
 struct MHD_Connection;
@@ -44,6 +45,17 @@ union mhd_daemon_info {
 	unsigned int num_connections;
 };
 
+/* MHD_ContentReaderCallback and MHD_ContentReaderFreeCallback: a body
+ * made as it is sent. The reader returns the bytes put in BUF (at most
+ * MAX), MHD_SHIM_READER_END at the end, MHD_SHIM_READER_ERROR to cut the
+ * connection. MHD_SHIM_SIZE_UNKNOWN: the length is not known before (the
+ * body is sent chunked, or until the connection closes for HTTP/1.0). */
+typedef ssize_t (*mhd_reader_fn)(void *cls, uint64_t pos, char *buf, size_t max);
+typedef void (*mhd_reader_free_fn)(void *cls);
+#define MHD_SHIM_READER_END ((ssize_t)-1)
+#define MHD_SHIM_READER_ERROR ((ssize_t)-2)
+#define MHD_SHIM_SIZE_UNKNOWN UINT64_MAX
+
 /* MHD_AccessHandlerCallback */
 typedef int (*mhd_access_fn)(void *cls, struct MHD_Connection *connection,
 			     const char *url, const char *method, const char *version,
@@ -62,6 +74,9 @@ struct mhd {
 	const char *(*lookup_connection_value)(struct MHD_Connection *connection, int kind,
 					       const char *key);
 	struct MHD_Response *(*create_response_from_buffer)(size_t size, void *buffer, int mode);
+	struct MHD_Response *(*create_response_from_callback)(uint64_t size, size_t block_size,
+							      mhd_reader_fn reader, void *cls,
+							      mhd_reader_free_fn free_cls);
 	int (*add_response_header)(struct MHD_Response *response, const char *header,
 				   const char *content);
 	int (*queue_response)(struct MHD_Connection *connection, unsigned int status_code,

@@ -238,20 +238,18 @@ void tick_write_metrics(struct loop *l)
 	free(m);
 }
 
-int tick_format_metrics(struct loop *l, struct metrics_buf *b)
+struct metrics_snapshot *tick_metrics_snapshot(struct loop *l)
 {
 	const char **names;
 	struct job_metrics *m;
 	size_t n = 0;
-	int rc = collect_metrics(l, &names, &m, &n);
+	struct metrics_snapshot *s = NULL;
 
-	if (rc == 0)
-		rc = metrics_format(b, names, m, n);
-	if (rc == 0 && claims_metrics(l))
-		rc = metrics_format_fleet(b, claims_metrics(l));
+	if (collect_metrics(l, &names, &m, &n) == 0)
+		s = metrics_snapshot_new(names, m, n, claims_metrics(l));
 	free(names);
 	free(m);
-	return rc;
+	return s;
 }
 
 /* Actions */

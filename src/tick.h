@@ -73,8 +73,8 @@ void tick_print_setting(struct loop *l, struct job *j);
 /* The --metrics file, from every job's counters now. */
 void tick_write_metrics(struct loop *l);
 
-/* The same text, current now, appended to B (--listen's /metrics).
- * Returns -1 when memory ran out. */
-int tick_format_metrics(struct loop *l, struct metrics_buf *b);
+/* Every job's figures and the fleet's, taken now, for --listen's
+ * /metrics to read in parts (NULL when memory ran out). */
+struct metrics_snapshot *tick_metrics_snapshot(struct loop *l);
 
 #endif

@@ -22,6 +22,9 @@ SAME_VALUE(MHD_DAEMON_INFO_CURRENT_CONNECTIONS, MHD_SHIM_DAEMON_INFO_CURRENT_CON
 SAME_VALUE(MHD_HEADER_KIND, MHD_SHIM_HEADER_KIND);
 SAME_VALUE(MHD_RESPMEM_PERSISTENT, MHD_SHIM_RESPMEM_PERSISTENT);
 SAME_VALUE(MHD_RESPMEM_MUST_FREE, MHD_SHIM_RESPMEM_MUST_FREE);
+SAME_VALUE(MHD_CONTENT_READER_END_OF_STREAM, MHD_SHIM_READER_END);
+SAME_VALUE(MHD_CONTENT_READER_END_WITH_ERROR, MHD_SHIM_READER_ERROR);
+_Static_assert(MHD_SIZE_UNKNOWN == MHD_SHIM_SIZE_UNKNOWN, "MHD_SIZE_UNKNOWN");
 
 /* The options' arguments, passed through "...": an MHD_socket is an int. */
 _Static_assert(sizeof(MHD_socket) == sizeof(int), "MHD_socket");
@@ -44,5 +47,6 @@ int main(void)
 
 	m.stop_daemon = MHD_stop_daemon;
 	m.destroy_response = MHD_destroy_response;
+	m.create_response_from_callback = MHD_create_response_from_callback;
 	return m.handle == NULL ? 0 : 1;
 }
