@@ -108,6 +108,25 @@ late_max_us() {
 	grep -q '^tfd_next_run_timestamp_seconds{job_name="j"} [0-9]' "$BATS_TEST_TMPDIR/b.prom"
 }
 
+@test "--listen: /metrics of 3,000 jobs comes whole, in parts, to HTTP/1.1 and HTTP/1.0" {
+	jobs=$BATS_TEST_TMPDIR/jobs
+	awk 'BEGIN { for (i = 0; i < 3000; i++) printf "--name job%d --cron \047%d 3 * * *\047 -- true\n", i, i % 60 }' >"$jobs"
+	start_http --jobs "$jobs" -q --metrics "$BATS_TEST_TMPDIR/file.prom"
+	run curl -s -D "$BATS_TEST_TMPDIR/headers" -o "$BATS_TEST_TMPDIR/a.prom" "$URL/metrics"
+	assert_success
+	grep -qi '^transfer-encoding: chunked' "$BATS_TEST_TMPDIR/headers"
+	assert_equal "$(grep -c '^tfd_runs_total{' "$BATS_TEST_TMPDIR/a.prom")" 12000
+	assert_equal "$(grep -c '^tfd_next_run_timestamp_seconds{' "$BATS_TEST_TMPDIR/a.prom")" 3000
+	# The same text as the file, but for the next runs' instants, which
+	# are computed at each.
+	assert_equal "$(grep -v '^tfd_next_run' "$BATS_TEST_TMPDIR/a.prom" | md5sum)" \
+		"$(grep -v '^tfd_next_run' "$BATS_TEST_TMPDIR/file.prom" | md5sum)"
+	run curl -s --http1.0 -o "$BATS_TEST_TMPDIR/b.prom" "$URL/metrics"
+	assert_success
+	assert_equal "$(grep -v '^tfd_next_run' "$BATS_TEST_TMPDIR/b.prom" | md5sum)" \
+		"$(grep -v '^tfd_next_run' "$BATS_TEST_TMPDIR/file.prom" | md5sum)"
+}
+
 @test "--listen: /jobs and /jobs/NAME are tfdctl --json list and status NAME; an unknown job is 404" {
 	require_command jq
 	TFDCTL=${TFDCTL:-$REPO/tfdctl}
