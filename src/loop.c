@@ -548,6 +548,10 @@ int loop_run(struct loop_config *cfg)
 	status = l->status;
 	if (status == 0 && l->ev.write_failed)
 		status = 1;
+	/* The server outlives the loop (tfd.c closes it): it must not
+	 * reach the loop's state after this. */
+	if (cfg->http)
+		http_serve(cfg->http, NULL, NULL);
 	free_loop(l);
 	return status;
 }
