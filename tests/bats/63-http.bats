@@ -297,11 +297,12 @@ late_max_us() {
 	wait_bg_exit "$TFD_PID" 20
 	kill "$slow" 2>/dev/null || true
 	[[ $bg_status == 0 ]] || fail "exit $bg_status: $(cat "$ERR")"
-	assert_equal "$(grep -c '"event":"tick"' "$OUT")" 40
-	# No expiration was missed, and none is more than a loaded machine's
-	# lateness late (a loop stuck on the client would be a second late).
-	assert_equal "$(grep '"event":"tick"' "$OUT" | grep -vc '"expirations":1,')" 0
-	(($(late_max_us) < 250000)) || fail "late by $(late_max_us) us"
+	# Hardly an expiration missed, and no wake-up more than a loaded
+	# machine's lateness late: a loop that waited for the client would be
+	# a second late and miss ten.
+	ticks=$(grep -c '"event":"tick"' "$OUT")
+	((ticks >= 37)) || fail "$ticks wake-ups for 40 expirations"
+	(($(late_max_us) < 500000)) || fail "late by $(late_max_us) us"
 }
 
 @test "--listen: /readyz is 503 with the reason after a refused reload, 200 once the jobs file loads" {
