@@ -21,6 +21,10 @@
 #define HTTP_CONNECTIONS_MAX 64
 #define HTTP_IDLE_SECONDS 10
 
+/* The descriptors the server may hold at once: its connections, the
+ * listening socket and the epoll descriptor. */
+#define HTTP_FDS (HTTP_CONNECTIONS_MAX + 2)
+
 /* A body made as the client takes it: puts the next bytes in BUF (at most
  * MAX, MAX > 0) and returns how many; 0 at the end, -1 to cut the
  * connection (memory ran out). */

@@ -486,6 +486,10 @@ static struct loop *new_loop(struct loop_config *cfg)
 	pidmap_init(&l->pids);
 	l->reload_due = INT64_MAX;
 	l->pipe_fds_max = runs_pipe_fds_max();
+	/* --listen's descriptors come out of the run pipes' share, so that a
+	 * storm of runs never leaves the server none to accept with. */
+	if (cfg->http && l->pipe_fds_max != SIZE_MAX)
+		l->pipe_fds_max -= l->pipe_fds_max > 2 * HTTP_FDS ? HTTP_FDS : l->pipe_fds_max / 2;
 	l->jobs = cfg->table.jobs;
 	l->njobs = cfg->table.n;
 	cfg->table = (struct job_table){ 0 };

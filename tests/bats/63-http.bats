@@ -277,6 +277,28 @@ late_max_us() {
 	done
 }
 
+@test "--listen: runs that take every descriptor the limit leaves them leave the server its 64 connections" {
+	# 120 runs with two pipes each want more descriptors than ulimit -n
+	# 256 leaves them; those that do not fit wait their turn.
+	awk 'BEGIN { for (i = 0; i < 120; i++)
+		printf "--name s%d --delay 0 --count 1 --tag-output -- sleep 3\n", i }' >"$BATS_TEST_TMPDIR/jobs"
+	wrapper=$BATS_TEST_TMPDIR/tfd-256
+	printf '#!/bin/bash\nulimit -n 256\nexec %q "$@"\n' "$TFD" >"$wrapper"
+	chmod +x "$wrapper"
+	TFD=$wrapper start_http --jobs "$BATS_TEST_TMPDIR/jobs" -q
+	sleep 0.5
+	local fds=() fd
+	for _ in $(seq 63); do
+		exec {fd}<>"/dev/tcp/127.0.0.1/$PORT"
+		fds+=("$fd")
+	done
+	run curl -s -m 3 "$URL/healthz"
+	assert_output ok
+	for fd in "${fds[@]}"; do
+		exec {fd}>&-
+	done
+}
+
 @test "--listen: a client sending a byte a second does not delay a 100 ms job's ticks" {
 	start_http --name j -i 100ms -n 40 --json
 	# Half a request line, a byte a second, for as long as the job runs.
