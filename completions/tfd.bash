@@ -10,7 +10,7 @@
 _tfd_arg_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--for --calendar --cron --base-time -e --exec -f --format --overlap
 	--timeout --retry --retry-delay --random-delay --persist --cgroup --join
-	--user --jobs --user-crontabs --metrics --fleet --replica --fleet-lease
+	--user --jobs --user-crontabs --metrics --listen --fleet --replica --fleet-lease
 	--fleet-deadline --fleet-keep'
 
 _tfd_all_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
@@ -18,7 +18,7 @@ _tfd_all_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--tag-output -j --json -q --quiet --precise --stats -v --verbose
 	--overlap --timeout --retry --retry-delay -E --exit-on-error
 	--random-delay --persist --cgroup --join --user --jobs --system-crontab
-	--user-crontabs --metrics
+	--user-crontabs --metrics --listen
 	--fleet --replica --fleet-lease --fleet-deadline --fleet-keep --control
 	-h --help --usage -V --version --'
 

@@ -6,8 +6,8 @@
 set -g __fish_tfd_arg_opts --name -c --clock -a --at -d --delay -i --interval \
     -n --count --for --calendar --cron --base-time -e --exec -f --format \
     --overlap --timeout --retry --retry-delay --random-delay --persist \
-    --cgroup --join --user --jobs --user-crontabs --metrics --fleet --replica \
-    --fleet-lease --fleet-deadline --fleet-keep
+    --cgroup --join --user --jobs --user-crontabs --metrics --listen --fleet \
+    --replica --fleet-lease --fleet-deadline --fleet-keep
 
 # Prints the index in (commandline -opc) of the word where the command
 # starts: after "--", or the first word that is neither an option nor an
@@ -135,6 +135,7 @@ complete $opt -l jobs -r -F -d 'Run every job of a jobs file or directory (tfd-j
 complete $opt -l user-crontabs -xa '(__fish_complete_directories)' -d "Run each user's crontab of a spool as that user"
 complete $opt -l metrics -r -F -d 'Keep a Prometheus text file current'
 complete $opt -l control -F -d 'Answer tfdctl on a Unix socket (PATH after =)'
+complete $opt -l listen -x -d 'Serve /metrics, /healthz, /readyz and /jobs over HTTP on [ADDR:]PORT'
 
 # Replicas (a fleet)
 complete $opt -l fleet -x -d 'Run each elapse once among replicas sharing a PostgreSQL database'

@@ -2,6 +2,7 @@
 #include "deadlines.h"
 
 #include "claims.h"
+#include "http.h"
 #include "control.h"
 #include "mailer.h"
 #include "reload.h"
@@ -18,6 +19,8 @@ void deadlines_arm(struct loop *l)
 		d = claims_deadline(l);
 	if (mailer_deadline(&l->mailer) < d)
 		d = mailer_deadline(&l->mailer);
+	if (l->cfg->http && http_deadline(l->cfg->http) < d)
+		d = http_deadline(l->cfg->http);
 	if (control_deadline(l) < d)
 		d = control_deadline(l);
 	if (timer_arm(&l->deadline, d, 0, false) != 0)
@@ -37,5 +40,9 @@ void deadlines_due(struct loop *l)
 	if (l->reload_due <= now)
 		reload_now(l);
 	mailer_expire(&l->mailer, now);
+	/* libmicrohttpd counts its timeouts in milliseconds from its own
+	 * reading of the clock: it is asked, not compared with NOW. */
+	if (l->cfg->http)
+		http_service(l->cfg->http);
 	control_expire(l, now);
 }

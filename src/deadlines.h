@@ -3,7 +3,7 @@
  * deadline), armed at the earliest of what waits on the monotonic clock:
  * the jobs' deadlines (timeouts, kill graces, retries, --random-delay,
  * --for: the heap of jobs by tick_update_deadline), a reload's settle and
- * the fleet's timeouts. Each owner acts on its own when the timer fires. */
+ * the fleet's timeouts, --listen's connections. Each owner acts on its own when the timer fires. */
 #ifndef TFD_DEADLINES_H
 #define TFD_DEADLINES_H
 

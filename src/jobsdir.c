@@ -57,8 +57,10 @@ static size_t filter_as(struct jobsdir_entry *e, size_t n, bool spool)
 			e[kept++] = keep;
 		}
 	/* strcmp compares as unsigned char: byte order, as run-parts' C
-	 * locale scandir/alphasort does. */
-	qsort(e, kept, sizeof *e, by_name);
+	 * locale scandir/alphasort does. An empty directory's E may be NULL,
+	 * which qsort must not be given even for no element. */
+	if (kept > 1)
+		qsort(e, kept, sizeof *e, by_name);
 	return kept;
 }
 

@@ -15,6 +15,8 @@
 #include "claims.h"
 #include "control.h"
 #include "deadlines.h"
+#include "endpoints.h"
+#include "http.h"
 #include "loopstate.h"
 #include "precise.h"
 #include "reload.h"
@@ -300,6 +302,8 @@ static size_t build_poll_set(struct loop *l)
 		poll_slot(l, &n, fleet_fd, fleet_events, OWNER_FLEET, NULL);
 	if (l->inotify_fd >= 0)
 		poll_slot(l, &n, l->inotify_fd, POLLIN, OWNER_INOTIFY, NULL);
+	if (l->cfg->http)
+		poll_slot(l, &n, http_poll_fd(l->cfg->http), POLLIN, OWNER_HTTP, NULL);
 	if (output_pending(&l->ev.out))
 		poll_slot(l, &n, l->ev.out.fd, POLLOUT, OWNER_STDOUT, NULL);
 	if (output_pending(&l->ev.err))
@@ -366,6 +370,9 @@ static void dispatch_slot(struct loop *l, const struct poll_owner *o)
 		break;
 	case OWNER_MAIL:
 		mailer_write_all(&l->mailer);
+		break;
+	case OWNER_HTTP:
+		http_service(l->cfg->http);
 		break;
 	case OWNER_CONTROL:
 		control_accept(l);
@@ -444,6 +451,7 @@ static void free_loop(struct loop *l)
 	free(l->pfd);
 	free(l->owners);
 	reload_unwatch(l);
+	free(l->reload_error);
 	free(l);
 }
 
@@ -480,6 +488,10 @@ static struct loop *new_loop(struct loop_config *cfg)
 	pidmap_init(&l->pids);
 	l->reload_due = INT64_MAX;
 	l->pipe_fds_max = runs_pipe_fds_max();
+	/* --listen's descriptors come out of the run pipes' share, so that a
+	 * storm of runs never leaves the server none to accept with. */
+	if (cfg->http && l->pipe_fds_max != SIZE_MAX)
+		l->pipe_fds_max -= l->pipe_fds_max > 2 * HTTP_FDS ? HTTP_FDS : l->pipe_fds_max / 2;
 	l->jobs = cfg->table.jobs;
 	l->njobs = cfg->table.n;
 	cfg->table = (struct job_table){ 0 };
@@ -510,6 +522,8 @@ int loop_run(struct loop_config *cfg)
 
 	if (!l)
 		return 1;
+	if (cfg->http)
+		http_serve(cfg->http, endpoints_answer, l);
 	if (cfg->control_fd >= 0 && !(l->control = control_new(cfg->control_fd, cfg->control_path))) {
 		close(cfg->control_fd);
 		unlink(cfg->control_path);
@@ -540,6 +554,10 @@ int loop_run(struct loop_config *cfg)
 	status = l->status;
 	if (status == 0 && l->ev.write_failed)
 		status = 1;
+	/* The server outlives the loop (tfd.c closes it): it must not
+	 * reach the loop's state after this. */
+	if (cfg->http)
+		http_serve(cfg->http, NULL, NULL);
 	free_loop(l);
 	return status;
 }

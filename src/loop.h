@@ -25,6 +25,7 @@ typedef int (*loop_reload_fn)(void *arg, struct job_table *out, bool forced,
 			      jobs_warn_fn warn, void *warn_arg, char *err, size_t errlen);
 
 struct fleet;
+struct http;
 
 struct loop_config {
 	struct job_table table;      /* the loop takes the jobs over */
@@ -45,6 +46,7 @@ struct loop_config {
 	void *reload_arg;
 	struct fleet *fleet;         /* --fleet: elapses are claimed; NULL without */
 	const char *replica;         /* --fleet: "replica" in every JSON object */
+	struct http *http;           /* --listen: served from the loop; NULL without */
 	int control_fd;              /* --control: the listening socket (control_listen); -1 without */
 	const char *control_path;    /* removed at exit */
 };

@@ -55,6 +55,7 @@ enum owner_kind {
 	OWNER_READER,     /* ptr: struct reader */
 	OWNER_FLEET,      /* the --fleet database's socket (claims.h) */
 	OWNER_MAIL,       /* a sendmail's stdin (mailer.h): every pipe is tried */
+	OWNER_HTTP,       /* --listen's epoll descriptor (http.h) */
 	OWNER_CONTROL,    /* the control socket (control.h): a client connects */
 	OWNER_CONTROL_CLIENT, /* ptr: struct control_client */
 };
@@ -101,6 +102,8 @@ struct loop {
 	struct writers writers;   /* jobs files written, not yet closed */
 	int64_t reload_due;       /* monotonic; INT64_MAX: none */
 	bool reload_forced;       /* SIGHUP: reload even an unchanged file */
+	bool reload_refused;      /* the last reload was refused: the jobs are older */
+	char *reload_error;       /* why (NULL: no memory to say) */
 	struct events ev;
 	struct pidmap pids;
 	pid_t tty_owner;          /* the run holding the terminal, or 0 */

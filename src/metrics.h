@@ -60,6 +60,28 @@ int metrics_format(struct metrics_buf *b, const char *const *names,
 /* Appends tfd_fleet_claims_total{result} and tfd_fleet_connected. */
 int metrics_format_fleet(struct metrics_buf *b, const struct fleet_metrics *f);
 
+/* Where a text made in parts stands: the family (tfd_runs_total, then
+ * the others in order) and the next job in it. */
+struct metrics_cursor {
+	size_t family, job;
+};
+
+/* The figures of N jobs (names copied) and the fleet's (FLEET, or NULL
+ * without), taken now and read later in parts: --listen's /metrics is
+ * made as the client takes it, a part of the size it asks at a time, so
+ * that 10,000 jobs' text is not made in one pass of the loop. NULL when
+ * memory ran out. */
+struct metrics_snapshot;
+struct metrics_snapshot *metrics_snapshot_new(const char *const *names,
+					      const struct job_metrics *m, size_t n,
+					      const struct fleet_metrics *fleet);
+
+/* Copies the next bytes of the text (metrics_format's, then
+ * metrics_format_fleet's) into BUF, at most MAX of them (MAX > 0): returns
+ * how many, 0 once it was all read, -1 when memory ran out. */
+long metrics_snapshot_read(struct metrics_snapshot *s, char *buf, size_t max);
+void metrics_snapshot_free(struct metrics_snapshot *s);
+
 /* Formats as above and replaces PATH with it atomically (atomic_replace).
  * Returns 0, or -1 with one line in err, "CALL 'PATH': MESSAGE", naming the
  * failed call ("malloc" when memory ran out). */

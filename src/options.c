@@ -19,7 +19,7 @@ enum option_code {
 	OPT_VERBOSE, OPT_PRECISE, OPT_STATS, OPT_EXIT_ON_ERROR, OPT_SYSTEM_CRONTAB,
 	OPT_USER_CRONTABS,
 	OPT_FLEET, OPT_REPLICA, OPT_FLEET_LEASE, OPT_FLEET_DEADLINE, OPT_FLEET_KEEP,
-	OPT_HELP, OPT_USAGE, OPT_VERSION, OPT_CONTROL,
+	OPT_HELP, OPT_USAGE, OPT_VERSION, OPT_CONTROL, OPT_LISTEN,
 };
 
 /* Where each text option lands in struct options. */
@@ -54,6 +54,7 @@ static const size_t text_field[] = {
 	[OPT_FLEET_DEADLINE] = offsetof(struct options, fleet_deadline),
 	[OPT_FLEET_KEEP] = offsetof(struct options, fleet_keep),
 	[OPT_CONTROL] = offsetof(struct options, control),
+	[OPT_LISTEN] = offsetof(struct options, listen),
 };
 
 /* Tables: the per-job ones make up a tfd line's whole vocabulary. */
@@ -117,6 +118,8 @@ static struct poptOption process_table[] = {
 	{ "control", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_CONTROL,
 	  "answer tfdctl on a Unix socket (default /run/tfd/control as root, "
 	  "else $XDG_RUNTIME_DIR/tfd/control)", "PATH" },
+	{ "listen", '\0', POPT_ARG_STRING, NULL, OPT_LISTEN,
+	  "serve /metrics, /healthz, /readyz and /jobs over HTTP on ADDR:PORT", "[ADDR:]PORT" },
 	POPT_TABLEEND
 };
 
@@ -409,6 +412,7 @@ void options_free(struct options *o)
 	free(o->fleet_lease);
 	free(o->fleet_deadline);
 	free(o->fleet_keep);
+	free(o->listen);
 }
 
 /* The words of COMMAND joined by spaces into TEXT, cut to fit. */

@@ -28,6 +28,7 @@ struct options {
 	bool system_crontab;     /* --system-crontab: crontab lines name a user */
 	char *user_crontabs;     /* --user-crontabs DIR: users' crontabs */
 	char *fleet, *replica, *fleet_lease, *fleet_deadline, *fleet_keep;
+	char *listen;            /* --listen=[ADDR:]PORT */
 	bool json, quiet, verbose, precise, stats, exit_on_error;
 	bool dry_run_given;
 	char *control;           /* --control=PATH; NULL with control_given: the default */

@@ -202,6 +202,15 @@ static bool waits_for_writers(struct loop *l)
 
 static void watch_links(struct loop *l);
 
+/* What the last reload said, for --listen's /readyz: ERR, or NULL when it
+ * was applied (a copy that finds no memory is the refusal without why). */
+static void note_reload(struct loop *l, const char *err)
+{
+	free(l->reload_error);
+	l->reload_error = err ? strdup(err) : NULL;
+	l->reload_refused = err != NULL;
+}
+
 int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *err,
 	       size_t errlen)
 {
@@ -217,6 +226,7 @@ int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *
 		return 1;   /* the file is as it was */
 	if (rc < 0) {
 		events_reload(&l->ev, counts, err);
+		note_reload(l, err);
 		return -1;
 	}
 	if (reload_plan(l->jobs, l->njobs, t.jobs, t.n, &p) != 0 || attach_added(&p) != 0) {
@@ -226,12 +236,14 @@ int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *
 		job_table_free(&t);
 		snprintf(err, errlen, "reload: out of memory");
 		events_reload(&l->ev, counts, err);
+		note_reload(l, err);
 		return -1;
 	}
 	free(t.jobs);
 	apply_plan(l, &p);
 	*counts = p.counts;
 	events_reload(&l->ev, &p.counts, NULL);
+	note_reload(l, NULL);
 	reload_plan_free(&p);
 	runs_drop_finished_removed(l);
 	tick_write_metrics(l);

@@ -16,9 +16,11 @@
 
 #include "fleet.h"
 #include "heap.h"
+#include "http.h"
 #include "job.h"
 #include "jobsdir.h"
 #include "jobtable.h"
+#include "listen_addr.h"
 #include "loop.h"
 #include "control.h"
 #include "metrics.h"
@@ -47,6 +49,8 @@ struct setup {
 	char replica[RUNNER_REPLICA_MAX + 1]; /* --replica, or HOSTNAME:PID */
 	struct fleet_config fleet_config;
 	struct fleet *fleet;       /* --fleet: libpq loaded, CONNINFO checked */
+	struct listen_addr listen; /* --listen, read */
+	struct http *http;         /* --listen: bound, served once the loop runs */
 	uint64_t dry_run;          /* lines to print; 0 = arm for real */
 	const char *dry_format;    /* the dry run's line; NULL: the terminal form */
 	char err[ERR_MAX];
@@ -155,6 +159,8 @@ static int check_process_options(struct setup *st, const struct options *o)
 		}
 	}
 	if (o->metrics && metrics_check_path(o->metrics, why, sizeof why) != 0)
+		return usage_error(st, "%s", why);
+	if (o->listen && listen_addr_parse(o->listen, &st->listen, why, sizeof why) != 0)
 		return usage_error(st, "%s", why);
 	if (!jobs_source_of(o) && o->exit_on_error && !o->job.exec && !o->job.command)
 		return usage_error(st, "--exit-on-error needs a command (--exec STRING or -- COMMAND)");
@@ -490,6 +496,15 @@ static void open_standard_descriptors(void)
 			_exit(1);
 }
 
+/* --listen binds before any job runs, so a port in use ends tfd at once. */
+static int open_http(struct setup *st)
+{
+	int status;
+
+	st->http = http_open(&st->listen, &status, st->err, sizeof st->err);
+	return st->http ? 0 : status;
+}
+
 /* --control: the socket is listening before the first elapse, so a
  * tfdctl started right after tfd finds it. Returns 0 (*FD is -1 without
  * --control), or 2 with the reason in st->err. */
@@ -515,6 +530,9 @@ static int run(const struct options *o)
 	int control_fd = -1;
 	int status = build_setup(&st, o);
 
+	/* HTTP first: a port in use then leaves no control socket behind. */
+	if (status == 0 && !st.dry_run && o->listen)
+		status = open_http(&st);
 	if (status == 0 && !st.dry_run)
 		status = open_control(&st, o, control_path, sizeof control_path, &control_fd);
 
@@ -536,6 +554,7 @@ static int run(const struct options *o)
 			.reload = jobs_source_of(o) ? jobs_source_reload : NULL,
 			.reload_arg = &st.source,
 			.fleet = st.fleet, .replica = st.fleet ? st.fleet_config.replica : NULL,
+			.http = st.http,
 			.control_fd = control_fd, .control_path = control_path,
 		};
 		st.table = (struct job_table){ 0 };
@@ -543,6 +562,7 @@ static int run(const struct options *o)
 	} else {
 		print_error(&st, status);
 	}
+	http_close(st.http);
 	fleet_free(st.fleet);
 	job_table_free(&st.table);
 	jobs_source_free(&st.source);

@@ -191,24 +191,19 @@ int64_t tick_next_run_wall(const struct job *j)
 
 /* Metrics */
 
-void tick_write_metrics(struct loop *l)
+/* Every job's figures now, each with its name (removed jobs left out).
+ * Returns -1 when memory ran out; the caller frees both arrays. */
+static int collect_metrics(struct loop *l, const char ***names_out,
+			   struct job_metrics **m_out, size_t *n_out)
 {
-	const char **names;
-	struct job_metrics *m;
-	char err[1024];
+	const char **names = calloc(l->njobs + 1, sizeof *names);
+	struct job_metrics *m = calloc(l->njobs + 1, sizeof *m);
 	size_t n = 0;
 
-	l->metrics_dirty = false;
-	if (!l->cfg->metrics_path)
-		return;
-	names = calloc(l->njobs + 1, sizeof *names);
-	m = calloc(l->njobs + 1, sizeof *m);
-	if (!names || !m) {
-		free(names);
-		free(m);
-		events_error(&l->ev, NULL, "malloc", "--metrics: out of memory");
-		return;
-	}
+	*names_out = names;
+	*m_out = m;
+	if (!names || !m)
+		return -1;
 	for (size_t i = 0; i < l->njobs; i++) {
 		struct job *j = l->jobs[i];
 
@@ -221,11 +216,41 @@ void tick_write_metrics(struct loop *l)
 		m[n].paused = j->state->paused;
 		n++;
 	}
-	if (metrics_write(l->cfg->metrics_path, names, m, n, claims_metrics(l), err,
-			  sizeof err) != 0)
+	*n_out = n;
+	return 0;
+}
+
+void tick_write_metrics(struct loop *l)
+{
+	const char **names;
+	struct job_metrics *m;
+	char err[1024];
+	size_t n = 0;
+
+	l->metrics_dirty = false;
+	if (!l->cfg->metrics_path)
+		return;
+	if (collect_metrics(l, &names, &m, &n) != 0)
+		events_error(&l->ev, NULL, "malloc", "--metrics: out of memory");
+	else if (metrics_write(l->cfg->metrics_path, names, m, n, claims_metrics(l), err,
+			       sizeof err) != 0)
 		events_error(&l->ev, NULL, "metrics", err);
 	free(names);
 	free(m);
+}
+
+struct metrics_snapshot *tick_metrics_snapshot(struct loop *l)
+{
+	const char **names;
+	struct job_metrics *m;
+	size_t n = 0;
+	struct metrics_snapshot *s = NULL;
+
+	if (collect_metrics(l, &names, &m, &n) == 0)
+		s = metrics_snapshot_new(names, m, n, claims_metrics(l));
+	free(names);
+	free(m);
+	return s;
 }
 
 /* Actions */

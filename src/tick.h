@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "loopstate.h"
+#include "metrics.h"
 
 /* The timer of CLOCK, opened on first use. NULL with errno when it could
  * not be opened. */
@@ -72,5 +73,9 @@ void tick_print_setting(struct loop *l, struct job *j);
 
 /* The --metrics file, from every job's counters now. */
 void tick_write_metrics(struct loop *l);
+
+/* Every job's figures and the fleet's, taken now, for --listen's
+ * /metrics to read in parts (NULL when memory ran out). */
+struct metrics_snapshot *tick_metrics_snapshot(struct loop *l);
 
 #endif

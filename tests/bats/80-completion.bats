@@ -10,7 +10,7 @@ LONG_OPTS=(--name --clock --at --delay --interval --count --for --calendar
 	--cron --dry-run --base-time --exec --format --tag-output --json --quiet
 	--precise --stats --verbose --overlap --timeout --retry --retry-delay
 	--exit-on-error --random-delay --persist --cgroup --join --jobs --metrics
-	--user-crontabs --help --usage --version)
+	--user-crontabs --listen --help --usage --version)
 SHORT_OPTS=(-c -a -d -i -n -e -f -j -q -v -E -h -V)
 CLOCKS='monotonic realtime boottime realtime-alarm boottime-alarm'
 POLICIES='skip queue kill parallel'

@@ -127,3 +127,13 @@ add_busybox() {
 	assert_equal "${stderr_lines[0]}" "tfd: --fleet: this tfd was built without the fleet (a static build cannot load libpq); use the dynamic tfd"
 	assert_equal "${stderr_lines[1]}" "Try 'tfd --help'."
 }
+
+@test "static: --listen is left out of the static build, and a usage error says so before any job runs" {
+	in_root -2 -- --listen 127.0.0.1:9184 -d 0 -n 1 -q --exec 'echo ran'
+	assert_equal "$output" ""
+	assert_equal "${stderr_lines[0]}" "tfd: --listen: this tfd was built without HTTP (a static build cannot load libmicrohttpd); use the dynamic tfd, or --metrics=FILE"
+	assert_equal "${stderr_lines[1]}" "Try 'tfd --help'."
+	# The address is still read: a bad one is named as in the dynamic tfd.
+	in_root -2 -- --listen localhost:9184 --cron '* * * * *' --dry-run=1
+	[[ ${stderr_lines[0]} == "tfd: --listen 'localhost:9184': 'localhost' is not a numeric IPv4 address"* ]] || fail "$stderr"
+}

@@ -386,6 +386,113 @@ static int write_sample(const char *path)
 	return 0;
 }
 
+/* The whole of a snapshot of NAMES and M (and FLEET), read MAX bytes at
+ * a time; the caller frees it. */
+static char *read_snapshot(const char *const *names, const struct job_metrics *m, size_t n,
+			   const struct fleet_metrics *fleet, size_t max)
+{
+	struct metrics_snapshot *s = metrics_snapshot_new(names, m, n, fleet);
+	size_t cap = 1 << 22, len = 0;
+	char *buf = malloc(max), *text = malloc(cap);
+	long k;
+
+	if (!s || !buf || !text) {
+		fprintf(stderr, "test_metrics: out of memory\n");
+		exit(1);
+	}
+	while ((k = metrics_snapshot_read(s, buf, max)) > 0) {
+		check((size_t)k <= max, "read %ld of at most %zu", k, max);
+		if (len + (size_t)k >= cap) {
+			check(0, "snapshot over %zu bytes", cap);
+			break;
+		}
+		memcpy(text + len, buf, (size_t)k);
+		len += (size_t)k;
+	}
+	text[len] = '\0';
+	check(k == 0, "snapshot read: %ld", k);
+	check(metrics_snapshot_read(s, buf, max) == 0, "a read after the end is 0");
+	metrics_snapshot_free(s);
+	free(buf);
+	return text;
+}
+
+/* A snapshot read in parts of any size is the text metrics_format and
+ * metrics_format_fleet make at once, of the figures as they were taken:
+ * the names it was given may go away meanwhile. */
+static void test_snapshot(void)
+{
+	enum { N = 1000 };
+	static const size_t sizes[] = { 1, 7, 100, 4096, 65536, 1 << 24 };
+	struct fleet_metrics fleet = { .claims = { 5, 7, 1, 2 }, .connected = true };
+	struct job_metrics *m = calloc(N, sizeof *m);
+	char **owned = calloc(N, sizeof *owned);
+	const char **names = calloc(N, sizeof *names);
+	struct metrics_buf whole = METRICS_BUF_INIT;
+	char *want;
+
+	if (!m || !owned || !names)
+		exit(1);
+	for (size_t i = 0; i < N; i++) {
+		char name[32];
+
+		snprintf(name, sizeof name, i % 3 ? "job %zu" : "j\"%zu\n", i);
+		owned[i] = strdup(name);
+		names[i] = owned[i];
+		m[i] = i % 2 ? busy_job() : (struct job_metrics)JOB_METRICS_INIT;
+		m[i].runs_success = i;
+	}
+	if (metrics_format(&whole, names, m, N) != 0 ||
+	    metrics_format_fleet(&whole, &fleet) != 0)
+		exit(1);
+	want = strndup(whole.text, whole.len);
+	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+		char *got = read_snapshot(names, m, N, &fleet, sizes[k]);
+
+		check(strcmp(got, want) == 0, "snapshot read %zu bytes at a time differs", sizes[k]);
+		free(got);
+	}
+	/* Without the fleet, and with no job at all. */
+	{
+		char *got = read_snapshot(names, m, N, NULL, 4096);
+		char *alone = format(names, m, N);
+
+		check(strcmp(got, alone) == 0, "snapshot without the fleet differs");
+		free(got);
+		free(alone);
+		got = read_snapshot(names, m, 0, NULL, 4096);
+		alone = format(names, m, 0);
+		check(strcmp(got, alone) == 0, "snapshot of no job differs");
+		free(got);
+		free(alone);
+	}
+	/* Taken, then the names and figures change: the snapshot does not. */
+	{
+		struct metrics_snapshot *s = metrics_snapshot_new(names, m, N, NULL);
+		char *alone = format(names, m, N), *buf = malloc(1 << 24);
+		long k;
+
+		for (size_t i = 0; i < N; i++) {
+			owned[i][0] = 'X';
+			m[i].runs_success++;
+		}
+		k = s && buf ? metrics_snapshot_read(s, buf, 1 << 24) : -1;
+		check(k > 0 && strlen(alone) > 0 && (size_t)k <= strlen(alone) &&
+			      memcmp(buf, alone, (size_t)k) == 0,
+		      "a snapshot changed with what it was taken from");
+		metrics_snapshot_free(s);
+		free(alone);
+		free(buf);
+	}
+	for (size_t i = 0; i < N; i++)
+		free(owned[i]);
+	free(owned);
+	free(names);
+	free(m);
+	free(want);
+	metrics_buf_free(&whole);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--write-sample") == 0)
@@ -397,5 +504,6 @@ int main(int argc, char **argv)
 	test_many_jobs();
 	test_seconds();
 	test_write();
+	test_snapshot();
 	return tally_finish(&tally, "metrics");
 }
