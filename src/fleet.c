@@ -36,10 +36,16 @@
 
 /* Events */
 
+/* Every message goes out scrubbed of the passwords' fragments: libpq's
+ * messages quote its input, which may hold one (fleet_secrets.h). */
 void fleet_push_error(struct fleet *f, const char *call, const char *message)
 {
+	char clean[2048];
+
+	fleet_secrets_scrub(&f->params.secrets, message ? message : "unknown error", clean,
+			    sizeof clean);
 	fleet_events_push(&f->events, &(struct fleet_event){ .kind = FLEET_EVENT_ERROR, .call = call },
-			  NULL, message);
+			  NULL, clean);
 }
 
 void fleet_push_outcome(struct fleet *f, const struct op *op, enum fleet_outcome o)
