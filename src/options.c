@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet_sql.h"
+
 enum option_code {
 	/* per-job text options */
 	OPT_NAME = 1, OPT_CLOCK, OPT_AT, OPT_DELAY, OPT_INTERVAL, OPT_COUNT, OPT_FOR,
@@ -17,7 +19,7 @@ enum option_code {
 	OPT_JOBS, OPT_DRY_RUN, OPT_BASE_TIME, OPT_METRICS, OPT_JSON, OPT_QUIET,
 	OPT_VERBOSE, OPT_PRECISE, OPT_STATS, OPT_EXIT_ON_ERROR, OPT_SYSTEM_CRONTAB,
 	OPT_FLEET, OPT_REPLICA, OPT_FLEET_LEASE, OPT_FLEET_DEADLINE, OPT_FLEET_KEEP,
-	OPT_HELP, OPT_USAGE, OPT_VERSION,
+	OPT_HELP, OPT_USAGE, OPT_VERSION, OPT_FLEET_SQL,
 };
 
 /* Where each text option lands in struct options. */
@@ -122,6 +124,8 @@ static struct poptOption fleet_table[] = {
 	  "how late an elapse may still be claimed (default 60s)", "DURATION" },
 	{ "fleet-keep", '\0', POPT_ARG_STRING, NULL, OPT_FLEET_KEEP,
 	  "delete finished rows older than this (default 30d)", "DURATION" },
+	{ "fleet-sql", '\0', POPT_ARG_NONE, NULL, OPT_FLEET_SQL,
+	  "print the SQL that creates the fleet's tables, for an administrator, and exit", NULL },
 	POPT_TABLEEND
 };
 
@@ -269,6 +273,9 @@ int options_read(int argc, const char **argv, struct options *o)
 			status = finish_stdout();
 		} else if (rc == OPT_VERSION) {
 			printf("tfd %s\n", TFD_VERSION);
+			status = finish_stdout();
+		} else if (rc == OPT_FLEET_SQL) {
+			fputs(fleet_sql_ddl, stdout);
 			status = finish_stdout();
 		} else if (store(o, rc, poptGetOptArg(ctx)) != 0) {
 			status = out_of_memory();

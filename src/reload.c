@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "claims.h"
 #include "hash.h"
 #include "loopstate.h"
 #include "runs.h"
@@ -155,6 +156,7 @@ static void apply_plan(struct loop *l, struct reload_plan *p)
 	p->table = NULL;
 	for (size_t i = 0; i < p->nstart; i++)
 		tick_start_job(l, p->start[i]);
+	claims_jobs_changed(l);
 }
 
 void reload_now(struct loop *l)
