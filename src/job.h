@@ -103,6 +103,12 @@ int job_open(struct job *j, const struct job_options *o, const struct job_contex
 
 void job_free(struct job *j);
 
+/* --fleet: a job's name, its claims' key, must be valid UTF-8 (@reboot
+ * jobs are not claimed). Returns 0, or 2 with one line in err showing the
+ * name, its bad bytes as \xNN. */
+int job_check_fleet_name(const struct job *j, const struct job_context *ctx, char *err,
+			 size_t errlen);
+
 /* The tick line's longest possible length for this job. */
 size_t job_line_max(const struct job *j);
 
