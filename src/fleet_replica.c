@@ -347,9 +347,16 @@ void fleet_refuse_claims(struct fleet *f)
  * replica's jobs. Told once, until the queue has caught up. */
 static void check_backlog(struct fleet *f)
 {
-	const struct op *head = f->claims.head;
-	int64_t age = head ? now_real() - head->scheduled_ns : 0;
+	const struct op *in = f->in_flight, *head = f->claims.head;
 	char msg[800], at[64];
+	int64_t age;
+
+	/* The claim being asked is older than the queue's (a queue is in
+	 * the order of the elapses). */
+	if (in && (in->kind == OP_CLAIM || in->kind == OP_CLASSIFY) &&
+	    (!head || in->scheduled_ns < head->scheduled_ns))
+		head = in;
+	age = head ? now_real() - head->scheduled_ns : 0;
 
 	if (age < f->cfg.deadline_ns / 4)
 		f->behind_reported = false;

@@ -216,17 +216,19 @@ run_printed() {
 }
 
 @test "fleet names: a job name that is not valid UTF-8 is a usage error, FILE:LINE in a jobs file" {
+	# A dry run checks what a start checks, and ends where a tfd that
+	# accepted the name would run on.
 	nowhere='host=/nonexistent dbname=tfd'
 	assert_usage_error $'--fleet: the job\'s name \'a\\xffb\' is not valid UTF-8' \
-		--fleet "$nowhere" --name $'a\xffb' --cron '* * * * *' -- true
+		--fleet "$nowhere" --dry-run=1 --name $'a\xffb' --cron '* * * * *' -- true
 	jobs=$BATS_TEST_TMPDIR/jobs
 	printf '%s\n' '@reboot true' $'--name ok\xc3\xa9 --cron "* * * * *" -- true' \
 		$'--name bad\xc3 --cron "* * * * *" -- true' >"$jobs"
 	assert_usage_error "$jobs:3: --fleet: the job's name 'bad\\xc3' is not valid UTF-8" \
-		--fleet "$nowhere" --jobs "$jobs"
+		--fleet "$nowhere" --dry-run=1 --jobs "$jobs"
 	# A default name, from the command's word.
 	printf '%s\n' $'* * * * * tru\xffe' >"$jobs"
-	assert_usage_error "$jobs:1: --fleet: the job's name" --fleet "$nowhere" --jobs "$jobs"
+	assert_usage_error "$jobs:1: --fleet: the job's name" --fleet "$nowhere" --dry-run=1 --jobs "$jobs"
 	# Without --fleet, no database stores it: accepted.
 	run_clean "$TFD" --name $'a\xffb' --cron '* * * * *' --base-time @0 --dry-run=1 --format %u
 	assert_output 60.000000000
