@@ -178,7 +178,7 @@ analyze:
 # libFuzzer harnesses, seeded from the corpora and the project's vectors;
 # found crashers are kept in tests/fuzz/regressions/NAME and replayed.
 FUZZ_SECONDS ?= 10
-FUZZERS      = duration timestamp calendar cron jobsfile
+FUZZERS      = duration timestamp calendar cron jobsfile secrets
 FUZZ_FLAGS   = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 fuzz_seed_duration  = 1 $(CORPUS)/durations.tsv tests/vectors/durations.tsv
 fuzz_seed_timestamp = 3 $(CORPUS)/timestamps.tsv tests/vectors/timestamps.tsv
@@ -186,6 +186,7 @@ fuzz_seed_calendar  = 3 $(CORPUS)/calendar.tsv tests/vectors/calendar.tsv
 fuzz_seed_cron      = 3 $(CORPUS)/cron.tsv tests/vectors/cron.tsv
 fuzz_seed_jobsfile  = 1 tests/fuzz/jobsfile.tsv
 fuzz_opts_jobsfile  = -dict=tests/fuzz/jobsfile.dict
+fuzz_seed_secrets   = 1 tests/fuzz/secrets.tsv
 
 FUZZ_OBJS = $(LIB_SRCS:src/%.c=build/fuzz/obj/%.o)
 
