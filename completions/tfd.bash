@@ -17,7 +17,7 @@ _tfd_all_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--tag-output -j --json -q --quiet --precise --stats -v --verbose
 	--overlap --timeout --retry --retry-delay -E --exit-on-error
 	--random-delay --persist --cgroup --join --user --jobs --system-crontab --metrics
-	--fleet --replica --fleet-lease --fleet-deadline --fleet-keep
+	--fleet --replica --fleet-lease --fleet-deadline --fleet-keep --fleet-sql
 	-h --help --usage -V --version --'
 
 # Short options that take a value: in a cluster such as "-qc", the value

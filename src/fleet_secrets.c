@@ -269,11 +269,11 @@ static bool single_in_secret(const struct fleet_secrets *s, char c)
 void fleet_secrets_scrub(const struct fleet_secrets *s, const char *msg, char *out, size_t len)
 {
 	size_t m = strlen(msg), o = 0;
-	unsigned char *mark = calloc(m + 1, 1);
+	unsigned char *mark;
 
 	if (!len)
 		return;
-	if (!mark) {
+	if (!(mark = calloc(m + 1, 1))) {
 		/* Nothing can be checked: nothing of it is shown. */
 		snprintf(out, len, "(a message of libpq's, not shown: out of memory)");
 		return;
