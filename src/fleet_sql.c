@@ -188,14 +188,27 @@ const char fleet_sql_keep_claim[] =
 	"ON CONFLICT DO NOTHING\n"
 	"RETURNING (extract(epoch FROM hour) * 1000000)::bigint";
 
+/* The cleanup's end: its row finished, and what tfd_cleanups,
+ * tfd_replicas and tfd_jobs would otherwise gather for ever (each start
+ * under a default name is a replica of its own): cleanups and replicas
+ * older than --fleet-keep ($4), and the jobs of every replica not seen
+ * within the hour (no live replica compares with them). */
 const char fleet_sql_keep_end[] =
 	"WITH done AS (\n"
 	"  UPDATE tfd_cleanups SET finished_at = now(), deleted = $3::bigint\n"
 	"  WHERE hour = $2::timestamptz AND replica = $1 RETURNING 1),\n"
 	"old AS (\n"
 	"  DELETE FROM tfd_cleanups WHERE hour < now() - $4::bigint * interval '1 microsecond'\n"
+	"  RETURNING 1),\n"
+	"gone AS (\n"
+	"  DELETE FROM tfd_replicas WHERE seen_at < now() - $4::bigint * interval '1 microsecond'\n"
+	"  RETURNING 1),\n"
+	"stale AS (\n"
+	"  DELETE FROM tfd_jobs j WHERE NOT EXISTS (SELECT 1 FROM tfd_replicas r\n"
+	"    WHERE r.replica = j.replica AND r.seen_at >= now() - interval '1 hour')\n"
 	"  RETURNING 1)\n"
-	"SELECT (SELECT count(*) FROM done), (SELECT count(*) FROM old)";
+	"SELECT (SELECT count(*) FROM done), (SELECT count(*) FROM old),\n"
+	"       (SELECT count(*) FROM gone), (SELECT count(*) FROM stale)";
 
 const char fleet_sql_keep_delete[] =
 	"WITH gone AS (\n"
@@ -236,10 +249,13 @@ const char fleet_sql_beat[] =
 	"FROM (SELECT 1) AS one LEFT JOIN tfd_replicas h ON h.replica = $1";
 
 /* At exit: as if renewed a lease ago, so that a process that takes the
- * name next (a restart) need not wait. */
+ * name next (a restart) need not wait; its jobs go, as nobody compares
+ * with a replica that is not running. */
 const char fleet_sql_release[] =
-	"UPDATE tfd_replicas SET seen_at = now() - $3::bigint * interval '1 microsecond'\n"
-	"WHERE replica = $1 AND instance = $2";
+	"WITH mine AS (\n"
+	"  UPDATE tfd_replicas SET seen_at = now() - $3::bigint * interval '1 microsecond'\n"
+	"  WHERE replica = $1 AND instance = $2 RETURNING 1)\n"
+	"DELETE FROM tfd_jobs WHERE replica = $1 AND EXISTS (SELECT 1 FROM mine)";
 
 /* This replica's jobs ($2, $3: arrays of names and fingerprints) replace
  * its former rows. */

@@ -175,6 +175,9 @@ run_printed() {
 	done
 	# Each compares at its renewals (every 0.5 s): four seconds is plenty.
 	sleep 4
+	assert_equal "$(pg_sql "SELECT replica, count(*), count(DISTINCT fingerprint) FROM tfd_jobs GROUP BY 1 ORDER BY 1" "$DB")" \
+		$'a|2|2\nb|2|2'
+	assert_equal "$(pg_sql "SELECT count(DISTINCT fingerprint) FROM tfd_jobs WHERE job = 'same'" "$DB")" 1
 	for r in a b; do
 		kill -TERM "$(eval echo "\$PID_$r")"
 	done
@@ -186,9 +189,8 @@ run_printed() {
 		assert_output 1
 		assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/$r.out")" 1
 	done
-	assert_equal "$(pg_sql "SELECT replica, count(*), count(DISTINCT fingerprint) FROM tfd_jobs GROUP BY 1 ORDER BY 1" "$DB")" \
-		$'a|2|2\nb|2|2'
-	assert_equal "$(pg_sql "SELECT count(DISTINCT fingerprint) FROM tfd_jobs WHERE job = 'same'" "$DB")" 1
+	# At exit each let its name go, and its jobs.
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_jobs" "$DB")" 0
 }
 
 @test "fleet replica names: a second process under a live replica's name exits 1 naming its host and pid; after its death the name is taken" {
