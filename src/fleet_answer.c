@@ -159,10 +159,13 @@ static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
 }
 
 /* SQLSTATE classes that mean the table or schema is not what the setup
- * left (dropped, renamed): set up again on a new connection. */
+ * left (dropped, renamed): set up again on a new connection. Not a
+ * privilege missing (42501, of the same class): a new connection would be
+ * refused the same way, and report it again each time. */
 static bool needs_setup(const char *state)
 {
-	return state && (strncmp(state, "42", 2) == 0 || strncmp(state, "3F", 2) == 0);
+	return state && !fleet_refusal_lasts(state) &&
+	       (strncmp(state, "42", 2) == 0 || strncmp(state, "3F", 2) == 0);
 }
 
 /* The server's reason on one line, without the statement's text: its

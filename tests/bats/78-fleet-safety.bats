@@ -133,8 +133,19 @@ run_printed() {
 	# The administrator runs what --fleet-sql printed and grants DML only.
 	"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_DIR" -p "$PG_PORT" -U postgres -d "$DB" \
 		<<<"$output" >/dev/null
-	pg_sql "GRANT SELECT, INSERT, UPDATE, DELETE ON tfd_runs, tfd_replicas, tfd_jobs, tfd_cleanups
-		TO dml_$DB" "$DB"
+	# First without INSERT on tfd_runs: each claim is refused, missed at
+	# once, and reported once.
+	pg_sql "GRANT SELECT, INSERT, UPDATE, DELETE ON tfd_replicas, tfd_jobs, tfd_cleanups TO dml_$DB;
+		GRANT SELECT, UPDATE, DELETE ON tfd_runs TO dml_$DB" "$DB"
+	start_replica c --fleet-deadline 30s --calendar '*:*:*' --count 2 -- sh -c "$LOG"
+	wait_bg_exit "$PID_c" 15
+	assert_equal "$bg_status" 1
+	assert_equal "$(grep -c '"action":"missed"' "$BATS_TEST_TMPDIR/c.out")" 2
+	run grep -c '"event":"error".*permission denied for table tfd_runs: the role of --fleet needs SELECT, INSERT, UPDATE and DELETE' \
+		"$BATS_TEST_TMPDIR/c.out"
+	assert_output 1
+	assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/c.out")" 1
+	pg_sql "GRANT INSERT ON tfd_runs TO dml_$DB" "$DB"
 	start_replica b --fleet-lease 1s --calendar '*:*:*' --count 3 -- sh -c "$LOG"
 	wait_bg_exit "$PID_b" 20
 	assert_equal "$bg_status" 0
