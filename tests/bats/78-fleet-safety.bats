@@ -177,7 +177,7 @@ run_printed() {
 	assert_equal "$(wc -l <"$RUNS")" 0
 }
 
-@test "fleet replicas that disagree: a job defined otherwise on two live replicas is reported once by each; an equal one is not" {
+@test "fleet replicas that disagree: a job defined otherwise on two live replicas is reported once by each, an equal one not, a reload compared again" {
 	for r in a b; do
 		every=$([[ $r == a ]] && echo 2 || echo 3)
 		printf '%s\n' "--name differs --calendar '*:*:0/$every' -- true" \
@@ -189,16 +189,26 @@ run_printed() {
 	assert_equal "$(pg_sql "SELECT replica, count(*), count(DISTINCT fingerprint) FROM tfd_jobs GROUP BY 1 ORDER BY 1" "$DB")" \
 		$'a|2|2\nb|2|2'
 	assert_equal "$(pg_sql "SELECT count(DISTINCT fingerprint) FROM tfd_jobs WHERE job = 'same'" "$DB")" 1
+	# A reload that changes "same" on b: its new fingerprint is written,
+	# and that difference is told once more by each.
+	printf '%s\n' "--name differs --calendar '*:*:0/3' -- true" \
+		"--name same --calendar '*:*:0/5' -- echo changed" >"$BATS_TEST_TMPDIR/b.jobs.new"
+	mv "$BATS_TEST_TMPDIR/b.jobs.new" "$BATS_TEST_TMPDIR/b.jobs"
+	wait_until 10 eval '(($(pg_sql "SELECT count(DISTINCT fingerprint) FROM tfd_jobs WHERE job = '"'same'"'" "$DB") == 2))' ||
+		fail "not written again: $(pg_sql "SELECT * FROM tfd_jobs" "$DB")"
+	sleep 1.5
 	for r in a b; do
 		kill -TERM "$(eval echo "\$PID_$r")"
 	done
 	for r in a b; do
 		wait_bg_exit "$(eval echo "\$PID_$r")" 10
 		other=$([[ $r == a ]] && echo b || echo a)
-		run grep -c "\"event\":\"error\".*\"call\":\"fleet\".*job 'differs' is defined otherwise on replica '$other'" \
-			"$BATS_TEST_TMPDIR/$r.out"
-		assert_output 1
-		assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/$r.out")" 1
+		for job in differs same; do
+			run grep -c "\"event\":\"error\".*\"call\":\"fleet\".*job '$job' is defined otherwise on replica '$other'" \
+				"$BATS_TEST_TMPDIR/$r.out"
+			assert_output 1
+		done
+		assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/$r.out")" 2
 	done
 	# At exit each let its name go, and its jobs.
 	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_jobs" "$DB")" 0
