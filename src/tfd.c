@@ -184,6 +184,11 @@ static int check_fleet_options(struct setup *st, const struct options *o)
 
 	if (o->replica && !o->replica[0])
 		return usage_error(st, "--replica '': must not be empty");
+	/* Never cut: two long names that share their first bytes would be one
+	 * replica in the fleet's rows. */
+	if (o->replica && strlen(o->replica) > 255)
+		return usage_error(st, "--replica '%.40s...': %zu bytes, more than 255", o->replica,
+				   strlen(o->replica));
 	if (o->replica)
 		snprintf(st->replica, sizeof st->replica, "%s", o->replica);
 	else if (o->fleet || o->jobs || o->job.command || o->job.exec)

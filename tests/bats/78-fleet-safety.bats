@@ -241,7 +241,7 @@ run_printed() {
 	assert_equal "$(pg_sql "SELECT seen_at < now() - interval '5 s' FROM tfd_replicas WHERE replica = 'a'" "$DB")" t
 }
 
-@test "fleet names: a job name that is not valid UTF-8 is a usage error, FILE:LINE in a jobs file" {
+@test "fleet names: a job name that is not valid UTF-8 is a usage error, FILE:LINE in a jobs file; a --replica longer than 255 bytes too" {
 	# A dry run checks what a start checks, and ends where a tfd that
 	# accepted the name would run on.
 	nowhere='host=/nonexistent dbname=tfd'
@@ -255,6 +255,12 @@ run_printed() {
 	# A default name, from the command's word.
 	printf '%s\n' $'* * * * * tru\xffe' >"$jobs"
 	assert_usage_error "$jobs:1: --fleet: the job's name" --fleet "$nowhere" --dry-run=1 --jobs "$jobs"
+	# A replica's name is never cut: more than 255 bytes is an error.
+	long=$(printf 'r%.0s' $(seq 256))
+	assert_usage_error "--replica 'rrrr" --fleet "$nowhere" --replica "$long" --dry-run=1 \
+		--cron '* * * * *' -- true
+	run_clean "$TFD" --fleet "$nowhere" --replica "${long:1}" --cron '* * * * *' --base-time @0 \
+		--dry-run=1 --format %u
 	# Without --fleet, no database stores it: accepted.
 	run_clean "$TFD" --name $'a\xffb' --cron '* * * * *' --base-time @0 --dry-run=1 --format %u
 	assert_output 60.000000000
