@@ -129,6 +129,7 @@ static uint64_t job_fingerprint(const struct job *j)
 	fnv_words(&h, j->argv);
 	fnv_words(&h, j->file_env);
 	fnv_text(&h, j->input);
+	fnv_text(&h, j->user.spec);
 	fnv_int(&h, j->run.overlap);
 	fnv_int(&h, j->run.timeout_ns);
 	fnv_int(&h, j->run.retry);
