@@ -211,7 +211,7 @@ spdx:
 # libFuzzer harnesses, seeded from the corpora and the project's vectors;
 # found crashers are kept in tests/fuzz/regressions/NAME and replayed.
 FUZZ_SECONDS ?= 10
-FUZZERS      = duration timestamp calendar cron jobsfile json listen
+FUZZERS      = duration timestamp calendar cron jobsfile json listen secrets
 FUZZ_FLAGS   = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 fuzz_seed_duration  = 1 $(CORPUS)/durations.tsv tests/vectors/durations.tsv
 fuzz_seed_timestamp = 3 $(CORPUS)/timestamps.tsv tests/vectors/timestamps.tsv
@@ -222,6 +222,7 @@ fuzz_seed_json      = 1 tests/fuzz/json.tsv
 fuzz_seed_listen    = 1 tests/fuzz/listen.tsv
 # Long lines reach the JSON writers with names of many KiB.
 fuzz_opts_jobsfile  = -dict=tests/fuzz/jobsfile.dict -max_len=65536
+fuzz_seed_secrets   = 1 tests/fuzz/secrets.tsv
 
 FUZZ_OBJS = $(LIB_SRCS:src/%.c=build/fuzz/obj/%.o)
 

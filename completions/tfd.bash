@@ -19,7 +19,7 @@ _tfd_all_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--overlap --timeout --retry --retry-delay -E --exit-on-error
 	--random-delay --persist --cgroup --join --user --jobs --system-crontab
 	--user-crontabs --metrics --listen
-	--fleet --replica --fleet-lease --fleet-deadline --fleet-keep --control
+	--fleet --replica --fleet-lease --fleet-deadline --fleet-keep --fleet-sql --control
 	-h --help --usage -V --version --'
 
 # Short options that take a value: in a cluster such as "-qc", the value

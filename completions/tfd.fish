@@ -143,6 +143,7 @@ complete $opt -l replica -x -d "This replica's name"
 complete $opt -l fleet-lease -x -d "A running claim's lease"
 complete $opt -l fleet-deadline -x -d 'How late an elapse may still be claimed'
 complete $opt -l fleet-keep -x -d 'Delete finished rows older than this'
+complete $opt -l fleet-sql -d "Print the SQL that creates the fleet's tables and exit"
 
 # Other options
 complete $opt -s h -l help -d 'Print help and exit'

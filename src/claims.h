@@ -19,6 +19,10 @@
  * Returns -1 when memory ran out. */
 int claims_start(struct loop *l);
 
+/* The loop's jobs changed (a reload): the fleet is told their
+ * fingerprints. */
+void claims_jobs_changed(struct loop *l);
+
 /* At the decision point of an elapse of J: true when the tick T is held
  * for the fleet's answer (it acts later), false when it acts now (no
  * fleet, or an @reboot job, which each replica runs). */

@@ -37,10 +37,16 @@
 
 /* Events */
 
+/* Every message goes out scrubbed of the passwords' fragments: libpq's
+ * messages quote its input, which may hold one (fleet_secrets.h). */
 void fleet_push_error(struct fleet *f, const char *call, const char *message)
 {
+	char clean[2048];
+
+	fleet_secrets_scrub(&f->params.secrets, message ? message : "unknown error", clean,
+			    sizeof clean);
 	fleet_events_push(&f->events, &(struct fleet_event){ .kind = FLEET_EVENT_ERROR, .call = call },
-			  NULL, message);
+			  NULL, clean);
 }
 
 void fleet_push_outcome(struct fleet *f, const struct op *op, enum fleet_outcome o)
@@ -78,6 +84,7 @@ struct fleet *fleet_new(const struct fleet_config *c, int *status, char *err, si
 		return NULL;
 	}
 	f->backoff_ns = BACKOFF_FIRST_NS;
+	fleet_replica_init(f);
 	return f;
 }
 
@@ -104,6 +111,7 @@ void fleet_free(struct fleet *f)
 	fleet_queue_free(&f->writes);
 	fleet_events_clear(&f->events);
 	fleet_params_free(&f->params);
+	fleet_replica_free(f);
 	free(f->boundary);
 	free(f->replica);
 	pq_unload(&f->pq);
@@ -180,9 +188,11 @@ void fleet_start(struct fleet *f)
 void fleet_send(struct fleet *f, struct op *op)
 {
 	struct fleet_statement p = { .n = 0 };
-	const char *sql = fleet_statement_of(&f->cfg, f->boundary, op, &p);
+	const char *sql = fleet_replica_statement(f, op, &p);
 	int flushed;
 
+	if (!sql)
+		sql = fleet_statement_of(&f->cfg, f->boundary, op, &p);
 	f->in_flight = op;
 	f->waited_from = now_mono();
 	f->sent_real = now_real();
@@ -335,6 +345,7 @@ static void step_connected(struct fleet *f, short revents)
 void fleet_service(struct fleet *f, short revents)
 {
 	expire_claims(f);
+	fleet_replica_service(f);
 	if (f->link == LINK_WAIT && now_mono() >= f->retry_at)
 		begin_connecting(f);
 	else if (f->link == LINK_CONNECTING)
@@ -367,6 +378,12 @@ int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exc
 		return -1;
 	op->exclusive = exclusive;
 	op->token = token;
+	if (f->claims_refused) {
+		/* The server refused claims for good (fleet_refuse_claims). */
+		fleet_push_outcome(f, op, FLEET_MISSED);
+		fleet_op_free(op);
+		return 0;
+	}
 	fleet_queue_push(&f->claims, op);
 	send_next(f);  /* a run waits for the answer: no poll turn in between */
 	return 0;
@@ -453,7 +470,7 @@ int64_t fleet_deadline(const struct fleet *f)
 		d = earliest(d, f->waited_from + f->params.answer_ns + 1);
 	if (f->link == LINK_READY && !f->in_flight)
 		d = earliest(d, earliest(f->renew_at, f->keep_at));
-	return d;
+	return earliest(d, fleet_replica_deadline(f));
 }
 
 bool fleet_next_event(struct fleet *f, struct fleet_event *out)
@@ -473,7 +490,6 @@ size_t fleet_pending(const struct fleet *f)
 	const struct op *in = f->in_flight;
 
 	for (const struct op *op = f->writes.head; op; op = op->next)
-		n += op->kind == OP_END || op->kind == OP_ATTEMPT || op->kind == OP_ABANDON;
-	return n + (in && in->kind != OP_RENEW && in->kind != OP_KEEP_CLAIM &&
-		    in->kind != OP_KEEP_DELETE && in->kind != OP_SETUP && in->kind != OP_START);
+		n += fleet_op_pending(op);
+	return n + (in && fleet_op_pending(in));
 }

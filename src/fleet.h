@@ -59,6 +59,8 @@ enum fleet_event_kind {
 				   * a claim may never be answered, tfd must stop */
 	FLEET_EVENT_CONNECTED,    /* the table is ready: claims go through */
 	FLEET_EVENT_DISCONNECTED, /* the connection was lost; claims wait */
+	FLEET_EVENT_FATAL,        /* call, message: this replica's name is another
+				   * process's: tfd must stop, status 1 */
 };
 
 /* The strings are the fleet's, valid until its next call. */
@@ -127,6 +129,18 @@ void fleet_service(struct fleet *f, short revents);
 /* The next thing the loop must hear of; false when there is none. */
 bool fleet_next_event(struct fleet *f, struct fleet_event *out);
 
+
+/* This replica's jobs, for tfd_jobs: their names and fingerprints (of
+ * schedule, command and policies), written at once or when the database
+ * is back; a job that another live replica defines otherwise is reported
+ * once (an error event, call "fleet"). Again after each reload. Returns
+ * -1 when memory ran out. */
+int fleet_set_jobs(struct fleet *f, size_t n, const char *const *names,
+		   const uint64_t *fingerprints);
+
+/* At exit: the replica's name is let go (a restart takes it at once);
+ * counted by fleet_pending. */
+void fleet_release(struct fleet *f);
 
 /* Claims and writes not yet answered: at exit, the loop waits for 0 (within
  * a grace period) so that the runs' ends are written. */

@@ -57,6 +57,7 @@ static void become_ready(struct fleet *f, const pq_result *r)
 	f->link = LINK_READY;
 	f->backoff_ns = BACKOFF_FIRST_NS;
 	f->outage_reported = false;
+	fleet_replica_ready(f);
 	/* Renewed at once: leases ran on while the connection was down. The
 	 * cleanup waits a renewal period: a replica that starts has elapses
 	 * to claim first. */
@@ -92,30 +93,25 @@ static void answer_classify(struct fleet *f, struct op *op, const pq_result *r)
 	fleet_op_free(op);
 }
 
-static void queue_keep_end(struct fleet *f, int64_t hour_ns)
-{
-	struct op *op = fleet_op_new(OP_END, FLEET_KEEP_JOB, hour_ns);
-
-	if (!op)
-		return;
-	op->end = (struct fleet_end){ .exit_status = 0, .attempts = 1, .finished_ns = now_real() };
-	fleet_queue_push(&f->writes, op);
-}
-
+/* The cleanup: claimed for the hour in tfd_cleanups, rows deleted in
+ * batches (op->token counts them), then its row finished. */
 static void answer_keep(struct fleet *f, struct op *op, const pq_result *r)
 {
 	if (op->kind == OP_KEEP_CLAIM && f->pq.ntuples(r) > 0) {
 		op->kind = OP_KEEP_DELETE;
 		op->scheduled_ns = micros_value(f, r, 0);
+		op->token = 0;
 		fleet_queue_push(&f->writes, op);
 		return;
 	}
-	if (op->kind == OP_KEEP_DELETE && micros_value(f, r, 0) == FLEET_KEEP_BATCH_ROWS * 1000) {
+	if (op->kind == OP_KEEP_DELETE) {
+		int64_t deleted = micros_value(f, r, 0) / 1000;
+
+		op->token += (uint64_t)deleted;
+		op->kind = deleted == FLEET_KEEP_BATCH_ROWS ? OP_KEEP_DELETE : OP_KEEP_END;
 		fleet_queue_push(&f->writes, op);
 		return;
 	}
-	if (op->kind == OP_KEEP_DELETE)
-		queue_keep_end(f, op->scheduled_ns);
 	fleet_op_free(op);
 }
 
@@ -124,7 +120,7 @@ static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
 	switch (op->kind) {
 	case OP_SETUP:
 		fleet_op_free(op);
-		if ((op = fleet_op_new(OP_START, NULL, 0)))
+		if ((op = fleet_op_new(OP_HOLD, NULL, 0)))
 			fleet_send(f, op);
 		else
 			fleet_lose_connection(f, "out of memory");
@@ -145,33 +141,75 @@ static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
 		break;
 	case OP_KEEP_CLAIM:
 	case OP_KEEP_DELETE:
+	case OP_KEEP_END:
 		answer_keep(f, op, r);
 		return;
 	case OP_ATTEMPT:
 	case OP_END:
 	case OP_ABANDON:
 		break;
+	case OP_HOLD:
+	case OP_BEAT:
+	case OP_RELEASE:
+	case OP_JOBS:
+	case OP_DIFFER:
+		fleet_replica_answer(f, op, r);
+		return;
 	}
 	fleet_op_free(op);
 }
 
 /* SQLSTATE classes that mean the table or schema is not what the setup
- * left (dropped, renamed): set up again on a new connection. */
+ * left (dropped, renamed): set up again on a new connection. Not a
+ * privilege missing (42501, of the same class): a new connection would be
+ * refused the same way, and report it again each time. */
 static bool needs_setup(const char *state)
 {
-	return state && (strncmp(state, "42", 2) == 0 || strncmp(state, "3F", 2) == 0);
+	return state && !fleet_refusal_lasts(state) &&
+	       (strncmp(state, "42", 2) == 0 || strncmp(state, "3F", 2) == 0);
+}
+
+/* The server's reason on one line, without the statement's text: its
+ * primary message, and what to do when retrying cannot mend it. */
+static void error_line(const struct fleet *f, const struct op *op, const pq_result *r,
+		       const char *state, char *out, size_t len)
+{
+	const char *primary = f->pq.result_error_field(r, PQ_DIAG_MESSAGE_PRIMARY);
+	const char *hint = "";
+
+	if (!primary)
+		primary = f->pq.result_error_message(r);
+	if (state && strcmp(state, "42501") == 0)
+		hint = op->kind == OP_SETUP
+		     ? ": tfd creates what is missing of its tables, and this role may not create "
+		       "it in the schema; have an administrator run the statements of tfd "
+		       "--fleet-sql, and grant this role SELECT, INSERT, UPDATE and DELETE on them"
+		     : ": the role of --fleet needs SELECT, INSERT, UPDATE and DELETE on tfd_runs, "
+		       "tfd_replicas, tfd_jobs and tfd_cleanups";
+	else if (state && strcmp(state, "25006") == 0)
+		hint = ": the database is read-only (default_transaction_read_only, or a standby); "
+		       "--fleet needs one it can write to (target_session_attrs=read-write)";
+	snprintf(out, len, "%s%s", primary ? primary : "unknown error", hint);
 }
 
 /* A statement failed while the connection stayed up: the statement's own
- * fault (a job name that is not valid in the database's encoding). It is
- * reported and given up, never retried for ever. */
+ * fault (a job name that is not valid in the database's encoding), or a
+ * refusal that retrying cannot mend (read-only, no privilege), which is
+ * reported once and misses the claims at once. It is given up, never
+ * retried for ever. */
 static void answer_error(struct fleet *f, struct op *op, const pq_result *r)
 {
-	const char *msg = f->pq.result_error_message(r);
 	const char *state = f->pq.result_error_field(r, PQ_DIAG_SQLSTATE);
+	bool lasts = fleet_refusal_lasts(state);
+	char msg[1024];
 
-	if (op->kind == OP_SETUP || op->kind == OP_START || needs_setup(state) ||
-	    f->pq.status(f->conn) != PQ_CONNECTION_OK) {
+	error_line(f, op, r, state, msg, sizeof msg);
+	if (op->kind == OP_SETUP || op->kind == OP_START || op->kind == OP_HOLD ||
+	    needs_setup(state) || f->pq.status(f->conn) != PQ_CONNECTION_OK) {
+		/* Until a setup goes through, claims wait for it, or are missed
+		 * at once when the server refused it for good. */
+		if (lasts && (op->kind == OP_SETUP || op->kind == OP_START || op->kind == OP_HOLD))
+			fleet_refuse_claims(f);
 		fleet_lose_connection(f, msg);
 		return;
 	}
@@ -182,18 +220,23 @@ static void answer_error(struct fleet *f, struct op *op, const pq_result *r)
 	if (state && strncmp(state, "40", 2) == 0) {
 		if (op->kind == OP_RENEW)
 			f->renew_at = now_mono();
-		if (op->kind == OP_RENEW || op->kind == OP_KEEP_CLAIM || op->kind == OP_KEEP_DELETE)
+		if (op->kind == OP_RENEW || op->kind == OP_KEEP_CLAIM || op->kind == OP_KEEP_DELETE ||
+		    op->kind == OP_KEEP_END)
 			fleet_op_free(op);
 		else
 			fleet_queue_push_front(op->kind == OP_CLAIM || op->kind == OP_CLASSIFY ? &f->claims
 											 : &f->writes, op);
 		return;
 	}
-	fleet_push_error(f, "postgresql", msg);
+	if (!lasts || !f->refusal_reported)
+		fleet_push_error(f, "postgresql", msg);
+	f->refusal_reported = f->refusal_reported || lasts;
 	if (op->kind == OP_CLAIM || op->kind == OP_CLASSIFY)
 		fleet_push_outcome(f, op, FLEET_MISSED);
 	if (op->kind == OP_RENEW)
 		f->renew_at = now_mono() + f->cfg.lease_ns / 6;
+	if (op->kind == OP_BEAT)
+		f->beat_at = now_mono() + f->cfg.lease_ns / 6;
 	fleet_op_free(op);
 }
 

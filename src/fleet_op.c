@@ -176,13 +176,23 @@ const char *fleet_statement_of(const struct fleet_config *cfg, const char *bound
 		p->v[p->n++] = boundary;
 		return fleet_sql_renew;
 	case OP_KEEP_CLAIM:
-		p->v[p->n++] = FLEET_KEEP_JOB;
 		p->v[p->n++] = cfg->replica;
-		param_micros(p, 0, cfg->lease_ns);
 		return fleet_sql_keep_claim;
 	case OP_KEEP_DELETE:
 		param_micros(p, 0, cfg->keep_ns);
 		return fleet_sql_keep_delete;
+	case OP_KEEP_END:
+		p->v[p->n++] = cfg->replica;
+		param_instant(p, 0, op->scheduled_ns);
+		param_int(p, 1, (long)op->token);
+		param_micros(p, 2, cfg->keep_ns);
+		return fleet_sql_keep_end;
+	case OP_HOLD:
+	case OP_BEAT:
+	case OP_RELEASE:
+	case OP_JOBS:
+	case OP_DIFFER:
+		break;  /* fleet_replica_statement */
 	}
 	return NULL;
 }

@@ -11,13 +11,11 @@
 
 #include "fleet.h"
 
-/* The name under which the hourly cleanup is claimed: no job has it, as a
- * job's name is never empty. */
-#define FLEET_KEEP_JOB ""
-
 enum op_kind {
 	OP_SETUP, OP_START, OP_CLAIM, OP_CLASSIFY, OP_ATTEMPT, OP_END, OP_ABANDON, OP_RENEW,
-	OP_KEEP_CLAIM, OP_KEEP_DELETE,
+	OP_KEEP_CLAIM, OP_KEEP_DELETE, OP_KEEP_END,
+	/* fleet_replica.c's: the replica's name, its jobs, and their check */
+	OP_HOLD, OP_BEAT, OP_RELEASE, OP_JOBS, OP_DIFFER,
 };
 
 struct op {
@@ -25,7 +23,7 @@ struct op {
 	enum op_kind kind;
 	char *job;
 	int64_t scheduled_ns;
-	uint64_t token;
+	uint64_t token;          /* a claim's; the cleanup: rows deleted so far */
 	bool exclusive;
 	bool resent;             /* its first sending may have been carried out */
 	bool in_time;            /* a claim's answer: within the deadline */

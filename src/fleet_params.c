@@ -125,33 +125,74 @@ static int64_t answer_timeout(const struct fleet_params *f)
 	return (s < 2 ? 2 : s) * NSEC_PER_SEC;
 }
 
+static const char *option_value(const struct pq_option *opts, const char *keyword)
+{
+	for (; opts->keyword; opts++)
+		if (strcmp(opts->keyword, keyword) == 0)
+			return opts->val;
+	return NULL;
+}
+
+/* libpq checks a port only when it connects, and would be tried again for
+ * ever; a port that is not a number is often a password's head (a '/' of
+ * it not encoded). Each of a multi-host list's ports is checked. */
+static int check_ports(const char *ports, char *err, size_t errlen)
+{
+	for (const char *p = ports; p && *p; p++)
+		if (*p != ',' && (*p < '0' || *p > '9')) {
+			snprintf(err, errlen, "--fleet: the connection string's port is not a number "
+				 "(not shown: it may be part of a password; in a URI write a ':' of "
+				 "the password as %%3A, a '/' as %%2F)");
+			return 2;
+		}
+	return 0;
+}
+
+static int parse_error(struct fleet_params *f, const struct pq *pq, char *msg, char *err,
+		       size_t errlen)
+{
+	char shown[512], clean[512], *line;
+
+	if (!msg) {
+		snprintf(err, errlen, "out of memory");
+		return 1;
+	}
+	redact(pq, msg, shown, sizeof shown);
+	pq->freemem(msg);
+	fleet_secrets_scrub(&f->secrets, shown, clean, sizeof clean);
+	line = fleet_one_line(clean);
+	snprintf(err, errlen, "--fleet: libpq cannot read the connection string: %s",
+		 line ? line : clean);
+	free(line);
+	return 2;
+}
+
 int fleet_params_parse(struct fleet_params *f, const struct pq *pq, const char *conninfo,
 		       char *err, size_t errlen)
 {
-	char *msg = NULL, shown[512];
-	struct pq_option *opts = pq->conninfo_parse(conninfo, &msg);
+	char *msg = NULL;
+	struct pq_option *opts;
+	int status;
 
-	if (!opts) {
-		if (!msg) {
-			snprintf(err, errlen, "out of memory");
-			return 1;
-		}
-		redact(pq, msg, shown, sizeof shown);
-		pq->freemem(msg);
-		char *line = fleet_one_line(shown);
-		snprintf(err, errlen, "--fleet: libpq cannot read the connection string: %s",
-			 line ? line : shown);
-		free(line);
-		return 2;
+	if ((status = fleet_uri_check(conninfo, err, errlen)) != 0)
+		return status;
+	if (fleet_secrets_collect(&f->secrets, conninfo, NULL, NULL) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return 1;
 	}
-	if (fill_params(f, opts) != 0) {
+	if (!(opts = pq->conninfo_parse(conninfo, &msg)))
+		return parse_error(f, pq, msg, err, errlen);
+	if (fleet_secrets_collect(&f->secrets, conninfo, option_value(opts, "password"),
+				  option_value(opts, "passfile")) != 0 ||
+	    fill_params(f, opts) != 0) {
 		pq->conninfo_free(opts);
 		snprintf(err, errlen, "out of memory");
 		return 1;
 	}
+	status = check_ports(option_value(opts, "port"), err, errlen);
 	pq->conninfo_free(opts);
 	f->answer_ns = answer_timeout(f);
-	return 0;
+	return status;
 }
 
 void fleet_params_free(struct fleet_params *f)
@@ -163,4 +204,5 @@ void fleet_params_free(struct fleet_params *f)
 	free(f->keywords);
 	free(f->values);
 	f->keywords = f->values = NULL;
+	fleet_secrets_free(&f->secrets);
 }

@@ -7,18 +7,22 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "fleet_secrets.h"
 #include "pq.h"
 
 struct fleet_params {
 	char **keywords, **values;   /* libpq's connection parameters, NULL-ended */
 	int64_t answer_ns;           /* a connection or statement silent this long is dead */
+	struct fleet_secrets secrets; /* scrubbed from every message of libpq's */
 };
 
 /* Fills F from CONNINFO (the user's parameters, then tfd's defaults for
  * keepalives and timeouts that neither CONNINFO nor a PG* variable set).
  * Returns 0, or the exit status (2: CONNINFO is bad, 1: out of memory)
  * with one line in err; a quoted part of libpq's message that is not a
- * parameter's name is shown as "...", as it may be a password. F is left
+ * parameter's name is shown as "...", as it may be a password, and no
+ * part of a password is shown (fleet_secrets.h). A URI that libpq would
+ * misread, or a port that is not a number, is a usage error. F is left
  * for fleet_params_free either way. */
 int fleet_params_parse(struct fleet_params *f, const struct pq *pq, const char *conninfo,
 		       char *err, size_t errlen);

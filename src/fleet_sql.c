@@ -1,30 +1,91 @@
 /* SPDX-License-Identifier: MIT */
 #include "fleet_sql.h"
 
-/* pg_advisory_xact_lock's key while the table is created: "tfdruns". */
+/* pg_advisory_xact_lock's key while a table is created: "tfdruns". */
 #define SETUP_LOCK "32199633744817779"
 
 /* SQL: every value is a parameter; no name is ever part of the text. */
 
+/* The tables and indexes, each with its name: created by the setup when
+ * missing, printed by --fleet-sql for an administrator. The tables come
+ * before tfd_runs' shape check, the indexes after it (an index on a table
+ * of another shape would fail on a column first). */
+#define FLEET_TABLES(X) \
+	X("tfd_runs", \
+	  "CREATE TABLE tfd_runs (\n" \
+	  "  job text NOT NULL,\n" \
+	  "  scheduled timestamptz NOT NULL,\n" \
+	  "  replica text NOT NULL,\n" \
+	  "  state text NOT NULL,\n" \
+	  "  attempts int NOT NULL DEFAULT 1,\n" \
+	  "  claimed_at timestamptz NOT NULL,\n" \
+	  "  renewed_at timestamptz NOT NULL,\n" \
+	  "  lease_until timestamptz NOT NULL,\n" \
+	  "  finished_at timestamptz,\n" \
+	  "  exit_status int,\n" \
+	  "  timed_out bool,\n" \
+	  "  PRIMARY KEY (job, scheduled),\n" \
+	  "  CHECK (state IN ('running', 'succeeded', 'failed', 'abandoned', 'skipped')))") \
+	X("tfd_replicas", \
+	  "CREATE TABLE tfd_replicas (\n" \
+	  "  replica text PRIMARY KEY,\n" \
+	  "  instance text NOT NULL,\n" \
+	  "  host text NOT NULL,\n" \
+	  "  pid int NOT NULL,\n" \
+	  "  version text NOT NULL,\n" \
+	  "  started_at timestamptz NOT NULL,\n" \
+	  "  seen_at timestamptz NOT NULL)") \
+	X("tfd_jobs", \
+	  "CREATE TABLE tfd_jobs (\n" \
+	  "  replica text NOT NULL,\n" \
+	  "  job text NOT NULL,\n" \
+	  "  fingerprint text NOT NULL,\n" \
+	  "  seen_at timestamptz NOT NULL,\n" \
+	  "  PRIMARY KEY (replica, job))") \
+	X("tfd_cleanups", \
+	  "CREATE TABLE tfd_cleanups (\n" \
+	  "  hour timestamptz PRIMARY KEY,\n" \
+	  "  replica text NOT NULL,\n" \
+	  "  claimed_at timestamptz NOT NULL,\n" \
+	  "  finished_at timestamptz,\n" \
+	  "  deleted bigint)")
+
+#define FLEET_INDEXES(X) \
+	X("tfd_runs_one_running", \
+	  "CREATE UNIQUE INDEX tfd_runs_one_running ON tfd_runs (job)\n" \
+	  "  WHERE state = 'running' AND NOT timed_out") \
+	X("tfd_runs_running", \
+	  "CREATE INDEX tfd_runs_running ON tfd_runs (replica) WHERE state = 'running'") \
+	X("tfd_runs_finished", \
+	  "CREATE INDEX tfd_runs_finished ON tfd_runs (finished_at)\n" \
+	  "  WHERE state <> 'running'") \
+	X("tfd_jobs_job", "CREATE INDEX tfd_jobs_job ON tfd_jobs (job)")
+
+/* Whether a relation of that name is in a schema of the search path,
+ * read from pg_class by the statement's own snapshot: to_regclass would
+ * go through the catalogue cache, whose "no such relation" would outlast
+ * the lock that another replica held while it created it. */
+#define EXISTS_SQL(name) \
+	"EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace\n" \
+	"        WHERE c.relname = '" name "' AND n.nspname = ANY (current_schemas(false)))"
+#define MISSING(name, ddl) "\n     OR NOT " EXISTS_SQL(name)
+#define CREATE_MISSING(name, ddl) \
+	"    IF NOT " EXISTS_SQL(name) " THEN\n" ddl ";\n    END IF;\n"
+#define DDL(name, ddl) ddl ";\n"
+
+/* Least privilege: a statement that would create what exists still needs
+ * CREATE on the schema (PostgreSQL checks it before IF NOT EXISTS), so the
+ * catalogue is asked first and only what is missing is created; a role
+ * with SELECT, INSERT, UPDATE and DELETE on tables an administrator made
+ * creates nothing and takes no lock. */
 const char fleet_sql_setup[] =
 	"DO $tfd$\n"
 	"DECLARE shape text;\n"
 	"BEGIN\n"
-	"  PERFORM pg_advisory_xact_lock(" SETUP_LOCK ");\n"
-	"  CREATE TABLE IF NOT EXISTS tfd_runs (\n"
-	"    job text NOT NULL,\n"
-	"    scheduled timestamptz NOT NULL,\n"
-	"    replica text NOT NULL,\n"
-	"    state text NOT NULL,\n"
-	"    attempts int NOT NULL DEFAULT 1,\n"
-	"    claimed_at timestamptz NOT NULL,\n"
-	"    renewed_at timestamptz NOT NULL,\n"
-	"    lease_until timestamptz NOT NULL,\n"
-	"    finished_at timestamptz,\n"
-	"    exit_status int,\n"
-	"    timed_out bool,\n"
-	"    PRIMARY KEY (job, scheduled),\n"
-	"    CHECK (state IN ('running', 'succeeded', 'failed', 'abandoned')));\n"
+	"  IF false" FLEET_TABLES(MISSING) " THEN\n"
+	"    PERFORM pg_advisory_xact_lock(" SETUP_LOCK ");\n"
+	FLEET_TABLES(CREATE_MISSING)
+	"  END IF;\n"
 	"  SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)\n"
 	"    INTO shape FROM pg_attribute\n"
 	"    WHERE attrelid = 'tfd_runs'::regclass AND attnum > 0 AND NOT attisdropped;\n"
@@ -41,13 +102,23 @@ const char fleet_sql_setup[] =
 	"finished_at timestamptz, exit_status int, timed_out bool, PRIMARY KEY (job, scheduled)): "
 	"rename or drop it, or give --fleet another schema';\n"
 	"  END IF;\n"
-	"  CREATE UNIQUE INDEX IF NOT EXISTS tfd_runs_one_running ON tfd_runs (job)\n"
-	"    WHERE state = 'running' AND NOT timed_out;\n"
-	"  CREATE INDEX IF NOT EXISTS tfd_runs_running ON tfd_runs (replica) WHERE state = 'running';\n"
-	"  CREATE INDEX IF NOT EXISTS tfd_runs_finished ON tfd_runs (finished_at)\n"
-	"    WHERE state <> 'running';\n"
+	"  IF false" FLEET_INDEXES(MISSING) " THEN\n"
+	"    PERFORM pg_advisory_xact_lock(" SETUP_LOCK ");\n"
+	FLEET_INDEXES(CREATE_MISSING)
+	"  END IF;\n"
 	"END\n"
 	"$tfd$";
+
+const char fleet_sql_ddl[] =
+	"-- The tables of tfd --fleet, for an administrator: run this as a role that\n"
+	"-- may create in the schema that --fleet's connection uses, then let the\n"
+	"-- role of --fleet use them:\n"
+	"--   GRANT SELECT, INSERT, UPDATE, DELETE\n"
+	"--     ON tfd_runs, tfd_replicas, tfd_jobs, tfd_cleanups TO that_role;\n"
+	"BEGIN;\n"
+	FLEET_TABLES(DDL)
+	FLEET_INDEXES(DDL)
+	"COMMIT;\n";
 
 /* The replica's boundary (the database's time of its first connection,
  * kept across reconnections): rows of its name claimed before it are a
@@ -109,13 +180,36 @@ const char fleet_sql_renew[] =
 	"SELECT (SELECT count(*) FROM renewed), (SELECT count(*) FROM swept),\n"
 	"       (extract(epoch FROM now()) * 1000000)::bigint";
 
+/* The hourly cleanup is claimed, by one replica an hour, in a table of
+ * its own, so that tfd_runs holds only runs. Its rows older than
+ * --fleet-keep go with the runs'. */
 const char fleet_sql_keep_claim[] =
-	"INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at,\n"
-	"                      renewed_at, lease_until)\n"
-	"VALUES ($1, date_trunc('hour', now()), $2, 'running', 1, now(), now(),\n"
-	"        now() + $3::bigint * interval '1 microsecond')\n"
+	"INSERT INTO tfd_cleanups (hour, replica, claimed_at)\n"
+	"VALUES (date_trunc('hour', now()), $1, now())\n"
 	"ON CONFLICT DO NOTHING\n"
-	"RETURNING (extract(epoch FROM scheduled) * 1000000)::bigint";
+	"RETURNING (extract(epoch FROM hour) * 1000000)::bigint";
+
+/* The cleanup's end: its row finished, and what tfd_cleanups,
+ * tfd_replicas and tfd_jobs would otherwise gather for ever (each start
+ * under a default name is a replica of its own): cleanups and replicas
+ * older than --fleet-keep ($4), and the jobs of every replica not seen
+ * within the hour (no live replica compares with them). */
+const char fleet_sql_keep_end[] =
+	"WITH done AS (\n"
+	"  UPDATE tfd_cleanups SET finished_at = now(), deleted = $3::bigint\n"
+	"  WHERE hour = $2::timestamptz AND replica = $1 RETURNING 1),\n"
+	"old AS (\n"
+	"  DELETE FROM tfd_cleanups WHERE hour < now() - $4::bigint * interval '1 microsecond'\n"
+	"  RETURNING 1),\n"
+	"gone AS (\n"
+	"  DELETE FROM tfd_replicas WHERE seen_at < now() - $4::bigint * interval '1 microsecond'\n"
+	"  RETURNING 1),\n"
+	"stale AS (\n"
+	"  DELETE FROM tfd_jobs j WHERE NOT EXISTS (SELECT 1 FROM tfd_replicas r\n"
+	"    WHERE r.replica = j.replica AND r.seen_at >= now() - interval '1 hour')\n"
+	"  RETURNING 1)\n"
+	"SELECT (SELECT count(*) FROM done), (SELECT count(*) FROM old),\n"
+	"       (SELECT count(*) FROM gone), (SELECT count(*) FROM stale)";
 
 const char fleet_sql_keep_delete[] =
 	"WITH gone AS (\n"
@@ -126,3 +220,64 @@ const char fleet_sql_keep_delete[] =
 	"    LIMIT " FLEET_KEEP_BATCH "))\n"
 	"  RETURNING 1)\n"
 	"SELECT count(*) FROM gone";
+
+/* tfd_replicas and tfd_jobs (fleet_replica.c) */
+
+/* Holds the replica's name for this process ($2, its instance): taken
+ * when free, already its own, not renewed within the lease ($6), or still
+ * at the seen_at ($7, microseconds) it had lease/3 ago, when its holder
+ * was first found (it stopped renewing: it died). The answer says whether
+ * it was taken, and the holder before this statement. */
+const char fleet_sql_hold[] =
+	"WITH took AS (\n"
+	"  INSERT INTO tfd_replicas AS r (replica, instance, host, pid, version, started_at, seen_at)\n"
+	"  VALUES ($1, $2, $3, $4::int, $5, now(), now())\n"
+	"  ON CONFLICT (replica) DO UPDATE SET instance = $2, host = $3, pid = $4::int,\n"
+	"    version = $5, seen_at = now(),\n"
+	"    started_at = CASE WHEN r.instance = $2 THEN r.started_at ELSE now() END\n"
+	"  WHERE r.instance = $2 OR r.seen_at < now() - $6::bigint * interval '1 microsecond'\n"
+	"     OR (extract(epoch FROM r.seen_at) * 1000000)::bigint = $7::bigint\n"
+	"  RETURNING 1)\n"
+	"SELECT EXISTS (SELECT 1 FROM took), h.host, h.pid,\n"
+	"       (extract(epoch FROM h.seen_at) * 1000000)::bigint\n"
+	"FROM (SELECT 1) AS one LEFT JOIN tfd_replicas h ON h.replica = $1";
+
+/* Renewed with the leases; no row: another instance took the name. */
+const char fleet_sql_beat[] =
+	"WITH beat AS (\n"
+	"  UPDATE tfd_replicas SET seen_at = now() WHERE replica = $1 AND instance = $2 RETURNING 1)\n"
+	"SELECT EXISTS (SELECT 1 FROM beat), h.host, h.pid\n"
+	"FROM (SELECT 1) AS one LEFT JOIN tfd_replicas h ON h.replica = $1";
+
+/* At exit: as if renewed a lease ago, so that a process that takes the
+ * name next (a restart) need not wait; its jobs go, as nobody compares
+ * with a replica that is not running. */
+const char fleet_sql_release[] =
+	"WITH mine AS (\n"
+	"  UPDATE tfd_replicas SET seen_at = now() - $3::bigint * interval '1 microsecond'\n"
+	"  WHERE replica = $1 AND instance = $2 RETURNING 1)\n"
+	"DELETE FROM tfd_jobs WHERE replica = $1 AND EXISTS (SELECT 1 FROM mine)";
+
+/* This replica's jobs ($2, $3: arrays of names and fingerprints) replace
+ * its former rows. */
+const char fleet_sql_jobs[] =
+	"WITH mine AS (SELECT * FROM unnest($2::text[], $3::text[]) AS m (job, fingerprint)),\n"
+	"gone AS (\n"
+	"  DELETE FROM tfd_jobs t WHERE t.replica = $1\n"
+	"    AND NOT EXISTS (SELECT 1 FROM mine WHERE mine.job = t.job) RETURNING 1),\n"
+	"put AS (\n"
+	"  INSERT INTO tfd_jobs (replica, job, fingerprint, seen_at)\n"
+	"  SELECT $1, job, fingerprint, now() FROM mine\n"
+	"  ON CONFLICT (replica, job) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,\n"
+	"    seen_at = now()\n"
+	"  RETURNING 1)\n"
+	"SELECT (SELECT count(*) FROM put), (SELECT count(*) FROM gone)";
+
+/* The jobs of this replica's that another live replica (renewed within
+ * the lease, $2) defines otherwise. */
+const char fleet_sql_differ[] =
+	"SELECT o.job, o.replica, o.fingerprint FROM tfd_jobs m\n"
+	"JOIN tfd_jobs o ON o.job = m.job AND o.replica <> m.replica AND o.fingerprint <> m.fingerprint\n"
+	"JOIN tfd_replicas r ON r.replica = o.replica\n"
+	"  AND r.seen_at >= now() - $2::bigint * interval '1 microsecond'\n"
+	"WHERE m.replica = $1 ORDER BY o.job, o.replica LIMIT " FLEET_DIFFER_ROWS;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fleet_sql: the text of each statement the fleet sends to PostgreSQL,
- * tfd_runs' creation and its shape check among them. Every value is a
+ * the creation of what is missing of its tables and tfd_runs' shape check
+ * among them. Every value is a
  * parameter ($1, $2, ...): no job's or replica's name is ever part of the
  * text. fleet.c says what the parameters are and reads the answers. */
 #ifndef TFD_FLEET_SQL_H
@@ -10,7 +11,12 @@
 #define FLEET_KEEP_BATCH      "1000"
 #define FLEET_KEEP_BATCH_ROWS 1000
 
+/* How many differing jobs one check reports at most. */
+#define FLEET_DIFFER_ROWS "100"
+
 extern const char fleet_sql_setup[];
+/* The statements that create the tables and indexes, for --fleet-sql. */
+extern const char fleet_sql_ddl[];
 extern const char fleet_sql_start[];
 extern const char fleet_sql_claim[];
 extern const char fleet_sql_classify[];
@@ -20,5 +26,11 @@ extern const char fleet_sql_abandon[];
 extern const char fleet_sql_renew[];
 extern const char fleet_sql_keep_claim[];
 extern const char fleet_sql_keep_delete[];
+extern const char fleet_sql_keep_end[];
+extern const char fleet_sql_hold[];
+extern const char fleet_sql_beat[];
+extern const char fleet_sql_release[];
+extern const char fleet_sql_jobs[];
+extern const char fleet_sql_differ[];
 
 #endif

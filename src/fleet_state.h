@@ -49,6 +49,20 @@ struct fleet {
 
 	bool outage_reported, clock_warned;
 	struct fleet_events events;
+
+	/* The replica's name and jobs (fleet_replica.c) */
+	char instance[33];           /* this process's, random: who holds the name */
+	char host[256];
+	int64_t beat_at;             /* the next renewal of the name (monotonic) */
+	int64_t hold_retry_at;       /* the name held by another: asked again then; 0 */
+	int64_t holder_seen_us;      /* that holder's seen_at when found; -1: none */
+	char *job_names, *job_prints; /* this replica's jobs as array literals; NULL: none yet */
+	uint64_t jobs_version, jobs_written;
+	char **differ_told;          /* "job\x1freplica\x1ffingerprint" told once */
+	size_t ndiffer_told;
+	bool claims_refused;         /* refused for good (read-only, no privilege,
+				      * the name another's): claims are missed at once */
+	bool refusal_reported, behind_reported, fatal;
 };
 
 static inline int64_t now_mono(void)
@@ -71,6 +85,27 @@ void fleet_lose_connection(struct fleet *f, const char *why);
 /* fleet.c: queues an error event, or a claim's outcome, for the loop. */
 void fleet_push_error(struct fleet *f, const char *call, const char *message);
 void fleet_push_outcome(struct fleet *f, const struct op *op, enum fleet_outcome o);
+
+/* fleet_replica.c: the replica's name in tfd_replicas, its jobs in
+ * tfd_jobs and their comparison with the other replicas', the claims
+ * missed at once when the server refuses them for good, the backlog. */
+void fleet_replica_init(struct fleet *f);
+void fleet_replica_free(struct fleet *f);
+/* OP's SQL when it is one of fleet_replica.c's kinds, else NULL. */
+const char *fleet_replica_statement(struct fleet *f, const struct op *op,
+				    struct fleet_statement *p);
+void fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r);
+/* The table is ready: the name was held, the jobs are written again. */
+void fleet_replica_ready(struct fleet *f);
+/* Each service: the renewal of the name, its retry, the backlog. */
+void fleet_replica_service(struct fleet *f);
+int64_t fleet_replica_deadline(const struct fleet *f);
+/* Every queued claim is missed now, and the next ones as they come. */
+void fleet_refuse_claims(struct fleet *f);
+/* SQLSTATEs that retrying cannot mend: read-only, no privilege. */
+bool fleet_refusal_lasts(const char *sqlstate);
+/* True for the ops that fleet_pending counts (a run's row, the release). */
+bool fleet_op_pending(const struct op *op);
 
 /* fleet_answer.c: the statement in flight is done (libpq has no more
  * results for it): its answer is acted on, or the connection given up. */

@@ -16,6 +16,7 @@
 #include "persist.h"
 #include "target.h"
 #include "timens.h"
+#include "utf8.h"
 
 #define WHY_MAX 7680
 
@@ -345,6 +346,36 @@ static int check_fleet(const struct job *j, const struct job_options *o,
 			     "replica; use skip (across the fleet) or parallel",
 			     j->run.overlap == OVERLAP_QUEUE ? "queue" : "kill");
 	return 0;
+}
+
+int job_check_fleet_name(const struct job *j, const struct job_context *ctx, char *err,
+			 size_t errlen)
+{
+	const unsigned char *p = (const unsigned char *)j->name;
+	size_t n = strlen(j->name), o = 0;
+	char shown[4 * 256 + 1];
+	bool bad = false;
+
+	if (!ctx->fleet || j->reboot)
+		return 0;
+	/* The name shown with its bad bytes as \xNN, cut at 256 bytes. */
+	for (size_t i = 0; i < n;) {
+		long len = utf8_sequence(p + i, n - i);
+		size_t take = len > 0 ? (size_t)len : 1;
+
+		if (i < 256 && o + 4 * take < sizeof shown && len > 0)
+			o += (size_t)snprintf(shown + o, sizeof shown - o, "%.*s", (int)take,
+					      (const char *)p + i);
+		else if (i < 256 && o + 4 < sizeof shown)
+			o += (size_t)snprintf(shown + o, sizeof shown - o, "\\x%02x", p[i]);
+		bad = bad || len < 0;
+		i += take;
+	}
+	shown[o] = '\0';
+	if (!bad)
+		return 0;
+	return usage(err, errlen, "--fleet: the job's name '%s' is not valid UTF-8, which the "
+		     "fleet's database stores and compares; give it a --name that is", shown);
 }
 
 /* The command and its runs */

@@ -115,6 +115,12 @@ void job_free(struct job *j);
  * that make a schedule, as written, in a new string (NULL: no memory). */
 char *job_schedule_words(const struct job_options *o);
 
+/* --fleet: a job's name, its claims' key, must be valid UTF-8 (@reboot
+ * jobs are not claimed). Returns 0, or 2 with one line in err showing the
+ * name, its bad bytes as \xNN. */
+int job_check_fleet_name(const struct job *j, const struct job_context *ctx, char *err,
+			 size_t errlen);
+
 /* True when the clock names wall-clock instants. */
 bool clock_is_realtime(clockid_t clock);
 

@@ -318,9 +318,14 @@ static int name_jobs(struct building *b, char *err, size_t errlen)
 {
 	int status = b->n ? assign_names(b, err, errlen) : 0;
 
-	for (size_t i = 0; i < b->n && status == 0; i++)
+	for (size_t i = 0; i < b->n && status == 0; i++) {
+		char why[1200];
+
 		if (!(b->jobs[i]->identity = identity_of(b->lines[i].e, b->lines[i].user)))
 			status = line_error(b, i, 1, "out of memory", err, errlen);
+		else if (job_check_fleet_name(b->jobs[i], &b->src->ctx, why, sizeof why) != 0)
+			status = line_error(b, i, 2, why, err, errlen);
+	}
 	return status;
 }
 
@@ -548,6 +553,8 @@ int job_table_single(const struct job_options *o, const struct job_context *ctx,
 		if (!j->name || !j->identity || !out->jobs) {
 			snprintf(err, errlen, "out of memory");
 			status = 1;
+		} else {
+			status = job_check_fleet_name(j, ctx, err, errlen);
 		}
 	}
 	if (status != 0) {

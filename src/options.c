@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet_sql.h"
+
 enum option_code {
 	/* per-job text options */
 	OPT_NAME = 1, OPT_CLOCK, OPT_AT, OPT_DELAY, OPT_INTERVAL, OPT_COUNT, OPT_FOR,
@@ -19,7 +21,7 @@ enum option_code {
 	OPT_VERBOSE, OPT_PRECISE, OPT_STATS, OPT_EXIT_ON_ERROR, OPT_SYSTEM_CRONTAB,
 	OPT_USER_CRONTABS,
 	OPT_FLEET, OPT_REPLICA, OPT_FLEET_LEASE, OPT_FLEET_DEADLINE, OPT_FLEET_KEEP,
-	OPT_HELP, OPT_USAGE, OPT_VERSION, OPT_CONTROL, OPT_LISTEN,
+	OPT_HELP, OPT_USAGE, OPT_VERSION, OPT_CONTROL, OPT_LISTEN, OPT_FLEET_SQL,
 };
 
 /* Where each text option lands in struct options. */
@@ -134,6 +136,8 @@ static struct poptOption fleet_table[] = {
 	  "how late an elapse may still be claimed (default 60s)", "DURATION" },
 	{ "fleet-keep", '\0', POPT_ARG_STRING, NULL, OPT_FLEET_KEEP,
 	  "delete finished rows older than this (default 30d)", "DURATION" },
+	{ "fleet-sql", '\0', POPT_ARG_NONE, NULL, OPT_FLEET_SQL,
+	  "print the SQL that creates the fleet's tables, for an administrator, and exit", NULL },
 	POPT_TABLEEND
 };
 
@@ -283,6 +287,9 @@ int options_read(int argc, const char **argv, struct options *o)
 			status = finish_stdout();
 		} else if (rc == OPT_VERSION) {
 			printf("tfd %s\n", TFD_VERSION);
+			status = finish_stdout();
+		} else if (rc == OPT_FLEET_SQL) {
+			fputs(fleet_sql_ddl, stdout);
 			status = finish_stdout();
 		} else if (store(o, rc, poptGetOptArg(ctx)) != 0) {
 			status = out_of_memory();

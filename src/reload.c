@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "claims.h"
 #include "hash.h"
 #include "jobsdir.h"
 #include "loopstate.h"
@@ -171,6 +172,7 @@ static void apply_plan(struct loop *l, struct reload_plan *p)
 	p->table = NULL;
 	for (size_t i = 0; i < p->nstart; i++)
 		tick_start_job(l, p->start[i]);
+	claims_jobs_changed(l);
 }
 
 /* A load's warning, queued on tfd's stderr as every line of the loop. */

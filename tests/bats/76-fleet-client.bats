@@ -170,18 +170,27 @@ setup() {
 	refute_line up
 }
 
-@test "fleet client: --fleet-keep deletes old finished rows, once an hour, by one replica" {
+@test "fleet client: --fleet-keep deletes old finished rows, once an hour, by one replica, claimed in tfd_cleanups; replicas long gone go too" {
 	run "$DRIVE" "$CONN" connected
 	pg_sql "INSERT INTO tfd_runs SELECT 'old', now() - k * interval '1 minute', 'x', 'succeeded', 1,
 	        now(), now(), now(), now() - interval '2 days', 0, false FROM generate_series(1, 2500) k" "$DB"
 	pg_sql "INSERT INTO tfd_runs VALUES ('new', now(), 'x', 'succeeded', 1, now(), now(), now(), now(), 0, false)" "$DB"
+	# A replica gone two days ago, one an hour and a half ago: the first's
+	# row and both's jobs go; the second's row stays within --fleet-keep.
+	pg_sql "INSERT INTO tfd_replicas VALUES ('old', 'i1', 'h', 1, 'v', now() - interval '3 days',
+	        now() - interval '2 days'), ('recent', 'i2', 'h', 2, 'v', now(), now() - interval '90 min');
+	        INSERT INTO tfd_jobs VALUES ('old', 'j', 'f', now()), ('recent', 'j', 'f', now())" "$DB"
 	# The cleanup comes at the first renewal, lease/6 after connecting.
 	FLEET_LEASE_MS=600 FLEET_KEEP_S=86400 run "$DRIVE" "$CONN" connected serve 1500 flushed
 	FLEET_LEASE_MS=600 FLEET_KEEP_S=86400 FLEET_REPLICA=b run "$DRIVE" "$CONN" connected serve 1500 flushed
+	# tfd_runs holds only runs: the cleanup's claim is a row of its own.
 	run pg_sql "SELECT job, count(*), min(state) FROM tfd_runs GROUP BY job ORDER BY job" "$DB"
-	assert_line -n 0 "|1|succeeded"
-	assert_line -n 1 "new|1|succeeded"
-	assert_equal "${#lines[@]}" 2
+	assert_output "new|1|succeeded"
+	assert_equal "$(pg_sql "SELECT count(*), sum(deleted), bool_and(finished_at IS NOT NULL)
+		FROM tfd_cleanups" "$DB")" "1|2500|t"
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_replicas WHERE replica = 'old'" "$DB")" 0
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_replicas WHERE replica = 'recent'" "$DB")" 1
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_jobs" "$DB")" 0
 }
 
 @test "fleet client: a connection cut silently (a stopped proxy) is noticed within connect_timeout" {

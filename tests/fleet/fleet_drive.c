@@ -16,7 +16,8 @@
  *   flushed                      wait until every claim and end is written
  *   error                        wait for an error event
  *   serve MS                     serve the fleet for MS milliseconds
- * Events print as "up", "down", "error CALL: MESSAGE". The environment
+ * Events print as "up", "down", "error CALL: MESSAGE", "fatal CALL: MESSAGE".
+ * At the end the replica's name is let go (fleet_release), as tfd does. The environment
  * gives FLEET_REPLICA (default HOSTNAME:PID), FLEET_LEASE_MS,
  * FLEET_DEADLINE_MS, FLEET_KEEP_S. Exit: 0 after the last step, fleet_new's
  * status for a bad CONNINFO, 3 when a wait passed 60 s. */
@@ -83,6 +84,10 @@ static void take_events(struct drive *d)
 		case FLEET_EVENT_DISCONNECTED:
 			puts("down");
 			d->up = false;
+			break;
+		case FLEET_EVENT_FATAL:
+			printf("fatal %s: %s\n", ev.call, ev.message);
+			d->errored = true;
 			break;
 		}
 		fflush(stdout);
@@ -198,6 +203,11 @@ int main(int argc, char **argv)
 	if (status)
 		fprintf(stderr, "fleet_drive: step %d (%s) failed or waited too long\n", i,
 			argv[i - 1]);
+	/* As tfd at exit: the name is let go, within a second. */
+	fleet_release(d.fleet);
+	for (int64_t until = clock_now_ns(CLOCK_MONOTONIC) + 1000 * MS;
+	     fleet_pending(d.fleet) > 0 && clock_now_ns(CLOCK_MONOTONIC) < until;)
+		turn(&d, until);
 	fleet_free(d.fleet);
 	return status;
 }

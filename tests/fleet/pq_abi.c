@@ -29,6 +29,7 @@ SAME_VALUE(PGRES_POLLING_OK, PQ_POLLING_OK);
 SAME_VALUE(PGRES_COMMAND_OK, PQ_COMMAND_OK);
 SAME_VALUE(PGRES_TUPLES_OK, PQ_TUPLES_OK);
 _Static_assert(PG_DIAG_SQLSTATE == PQ_DIAG_SQLSTATE, "sqlstate");
+_Static_assert(PG_DIAG_MESSAGE_PRIMARY == PQ_DIAG_MESSAGE_PRIMARY, "primary message");
 _Static_assert(sizeof(Oid) == sizeof(pq_oid), "oid");
 
 /* The slots whose types name no enum must take libpq's functions as they

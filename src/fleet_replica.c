@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: MIT */
+/* fleet_replica: what the replicas know of each other. Each process holds
+ * its --replica name in tfd_replicas with an instance id of its own,
+ * renewed every lease/6; it writes its jobs' fingerprints to tfd_jobs and
+ * compares them with the other live replicas'. Also the claims that the
+ * server refuses for good, and a claim queue that falls behind. */
+#include "fleet_state.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "fleet_sql.h"
+
+/* Decisions:
+ * - A name is another process's while its holder renews it: a second
+ *   process under one name would abandon the first one's running claims
+ *   at its start and renew them as its own. The newcomer waits lease/3
+ *   before it concludes: a holder that renewed within the last lease may
+ *   have just died (a container restarted in its pod), and a live one
+ *   renews within lease/6.
+ * - Jobs are compared by fingerprint, in the database, by every replica
+ *   at each renewal: during a rolling upgrade two definitions of a job run
+ *   side by side, each replica claiming at its own instants, and only the
+ *   database sees both. Each difference (job, other replica, its
+ *   fingerprint) is told once. */
+
+void fleet_replica_init(struct fleet *f)
+{
+	unsigned char id[16] = { 0 };
+
+	/* Not a secret, only unique: a short read leaves zeros beside the pid
+	 * and the time, which still tell two processes apart. */
+	if (getrandom(id, sizeof id, GRND_NONBLOCK) != (ssize_t)sizeof id) {
+		int64_t t = now_real();
+		pid_t pid = getpid();
+
+		memcpy(id, &t, sizeof t);
+		memcpy(id + sizeof t, &pid, sizeof pid);
+	}
+	for (size_t i = 0; i < sizeof id; i++)
+		snprintf(f->instance + 2 * i, 3, "%02x", id[i]);
+	if (gethostname(f->host, sizeof f->host) != 0)
+		snprintf(f->host, sizeof f->host, "unknown");
+	f->host[sizeof f->host - 1] = '\0';
+	f->holder_seen_us = -1;
+}
+
+void fleet_replica_free(struct fleet *f)
+{
+	for (size_t i = 0; i < f->ndiffer_told; i++)
+		free(f->differ_told[i]);
+	free(f->differ_told);
+	free(f->job_names);
+	free(f->job_prints);
+}
+
+bool fleet_op_pending(const struct op *op)
+{
+	switch (op->kind) {
+	case OP_CLAIM:
+	case OP_CLASSIFY:
+	case OP_ATTEMPT:
+	case OP_END:
+	case OP_ABANDON:
+	case OP_RELEASE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Statements */
+
+static void param_text(struct fleet_statement *p, int slot, const char *fmt, int64_t v)
+{
+	snprintf(p->buf[slot], sizeof p->buf[slot], fmt, v);
+	p->v[p->n++] = p->buf[slot];
+}
+
+const char *fleet_replica_statement(struct fleet *f, const struct op *op,
+				    struct fleet_statement *p)
+{
+	switch (op->kind) {
+	case OP_HOLD:
+		p->v[p->n++] = f->replica;
+		p->v[p->n++] = f->instance;
+		p->v[p->n++] = f->host;
+		param_text(p, 0, "%" PRId64, (int64_t)getpid());
+		p->v[p->n++] = TFD_VERSION;
+		param_text(p, 1, "%" PRId64, f->cfg.lease_ns / 1000);
+		if (f->holder_seen_us >= 0)
+			param_text(p, 2, "%" PRId64, f->holder_seen_us);
+		else
+			p->v[p->n++] = NULL;
+		return fleet_sql_hold;
+	case OP_BEAT:
+		p->v[p->n++] = f->replica;
+		p->v[p->n++] = f->instance;
+		return fleet_sql_beat;
+	case OP_RELEASE:
+		p->v[p->n++] = f->replica;
+		p->v[p->n++] = f->instance;
+		param_text(p, 0, "%" PRId64, f->cfg.lease_ns / 1000);
+		return fleet_sql_release;
+	case OP_JOBS:
+		p->v[p->n++] = f->replica;
+		p->v[p->n++] = f->job_names;
+		p->v[p->n++] = f->job_prints;
+		return fleet_sql_jobs;
+	case OP_DIFFER:
+		p->v[p->n++] = f->replica;
+		param_text(p, 0, "%" PRId64, f->cfg.lease_ns / 1000);
+		return fleet_sql_differ;
+	default:
+		return NULL;
+	}
+}
+
+static void queue_op(struct fleet *f, enum op_kind kind)
+{
+	struct op *op = fleet_op_new(kind, NULL, 0);
+
+	if (!op) {
+		f->events.lost = true;  /* the loop stops: out of memory */
+		return;
+	}
+	op->token = f->jobs_version;
+	fleet_queue_push(&f->writes, op);
+}
+
+/* The name is another process's: said once, and nothing more is claimed
+ * under it. */
+static void fatal_holder(struct fleet *f, const pq_result *r, int host_field)
+{
+	char msg[600];
+	bool known = !f->pq.get_is_null(r, 0, host_field);
+
+	snprintf(msg, sizeof msg, "replica '%.200s': another process holds this name (%s%.200s%s%s), "
+		 "renewed within the last --fleet-lease: give each process its own --replica",
+		 f->replica, known ? "host " : "nobody now", known ? f->pq.get_value(r, 0, host_field) : "",
+		 known ? ", pid " : "", known ? f->pq.get_value(r, 0, host_field + 1) : "");
+	f->fatal = true;
+	fleet_refuse_claims(f);
+	fleet_events_push(&f->events, &(struct fleet_event){ .kind = FLEET_EVENT_FATAL, .call = "fleet" },
+			  NULL, msg);
+}
+
+static bool first_is_true(const struct fleet *f, const pq_result *r)
+{
+	return f->pq.ntuples(r) > 0 && strcmp(f->pq.get_value(r, 0, 0), "t") == 0;
+}
+
+/* The name taken: the setup goes on. Held by another: asked again after
+ * lease/3 with the holder's seen_at, which a dead holder leaves as it
+ * was; a second refusal is the end. */
+static void answer_hold(struct fleet *f, const pq_result *r)
+{
+	struct op *op;
+
+	if (first_is_true(f, r)) {
+		f->holder_seen_us = -1;
+		f->hold_retry_at = 0;
+		if (!(op = fleet_op_new(OP_START, NULL, 0)))
+			fleet_lose_connection(f, "out of memory");
+		else
+			fleet_send(f, op);
+		return;
+	}
+	if (f->holder_seen_us >= 0 || f->pq.ntuples(r) < 1 || f->pq.get_is_null(r, 0, 3)) {
+		fatal_holder(f, r, 1);
+		return;
+	}
+	f->holder_seen_us = strtoll(f->pq.get_value(r, 0, 3), NULL, 10);
+	f->hold_retry_at = now_mono() + f->cfg.lease_ns / 3;
+}
+
+static bool told_before(struct fleet *f, const char *job, const char *replica, const char *print)
+{
+	size_t len = strlen(job) + strlen(replica) + strlen(print) + 3;
+	char *key = malloc(len), **grown;
+
+	if (!key)
+		return true;
+	snprintf(key, len, "%s\x1f%s\x1f%s", job, replica, print);
+	for (size_t i = 0; i < f->ndiffer_told; i++)
+		if (strcmp(f->differ_told[i], key) == 0) {
+			free(key);
+			return true;
+		}
+	grown = realloc(f->differ_told, (f->ndiffer_told + 1) * sizeof *grown);
+	if (!grown) {
+		free(key);
+		return true;
+	}
+	f->differ_told = grown;
+	f->differ_told[f->ndiffer_told++] = key;
+	return false;
+}
+
+static void answer_differ(struct fleet *f, const pq_result *r)
+{
+	for (int i = 0; i < f->pq.ntuples(r); i++) {
+		const char *job = f->pq.get_value(r, i, 0), *other = f->pq.get_value(r, i, 1);
+		char msg[800];
+
+		if (told_before(f, job, other, f->pq.get_value(r, i, 2)))
+			continue;
+		snprintf(msg, sizeof msg, "job '%.300s' is defined otherwise on replica '%.200s' "
+			 "(its schedule, command or policies differ): each replica claims it at its "
+			 "own instants", job, other);
+		fleet_push_error(f, "fleet", msg);
+	}
+}
+
+void fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r)
+{
+	switch (op->kind) {
+	case OP_HOLD:
+		answer_hold(f, r);
+		break;
+	case OP_BEAT:
+		if (!first_is_true(f, r)) {
+			fatal_holder(f, r, 1);
+			break;
+		}
+		f->beat_at = now_mono() + f->cfg.lease_ns / 6;
+		if (f->job_names)
+			queue_op(f, f->jobs_written == f->jobs_version ? OP_DIFFER : OP_JOBS);
+		break;
+	case OP_JOBS:
+		f->jobs_written = op->token;
+		queue_op(f, OP_DIFFER);
+		break;
+	case OP_DIFFER:
+		answer_differ(f, r);
+		break;
+	default:
+		break;
+	}
+	fleet_op_free(op);
+}
+
+void fleet_replica_ready(struct fleet *f)
+{
+	f->beat_at = now_mono() + f->cfg.lease_ns / 6;
+	if (!f->fatal)
+		f->claims_refused = false;
+	f->refusal_reported = false;
+	/* Written again on each connection: the database may be another
+	 * (a failover) or its rows deleted. */
+	f->jobs_written = 0;
+	if (f->job_names)
+		queue_op(f, OP_JOBS);
+}
+
+/* A literal of a text[] parameter: every element quoted, '"' and '\'
+ * escaped. NULL when memory ran out. */
+static char *array_literal(size_t n, const char *const *items)
+{
+	size_t len = 3;
+	char *s, *o;
+
+	for (size_t i = 0; i < n; i++)
+		len += 2 * strlen(items[i]) + 3;
+	if (!(o = s = malloc(len)))
+		return NULL;
+	*o++ = '{';
+	for (size_t i = 0; i < n; i++) {
+		*o++ = '"';
+		for (const char *c = items[i]; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				*o++ = '\\';
+			*o++ = *c;
+		}
+		*o++ = '"';
+		if (i + 1 < n)
+			*o++ = ',';
+	}
+	*o++ = '}';
+	*o = '\0';
+	return s;
+}
+
+int fleet_set_jobs(struct fleet *f, size_t n, const char *const *names,
+		   const uint64_t *fingerprints)
+{
+	char (*hex)[17] = calloc(n ? n : 1, sizeof *hex);
+	const char **prints = calloc(n ? n : 1, sizeof *prints);
+	char *nl = NULL, *pl = NULL;
+
+	if (hex && prints) {
+		for (size_t i = 0; i < n; i++) {
+			snprintf(hex[i], sizeof hex[i], "%016" PRIx64, fingerprints[i]);
+			prints[i] = hex[i];
+		}
+		nl = array_literal(n, names);
+		pl = array_literal(n, prints);
+	}
+	free(hex);
+	free(prints);
+	if (!nl || !pl) {
+		free(nl);
+		free(pl);
+		return -1;
+	}
+	free(f->job_names);
+	free(f->job_prints);
+	f->job_names = nl;
+	f->job_prints = pl;
+	f->jobs_version++;
+	if (f->link == LINK_READY)
+		queue_op(f, OP_JOBS);
+	return 0;
+}
+
+void fleet_release(struct fleet *f)
+{
+	if (f->link == LINK_READY && !f->fatal)
+		queue_op(f, OP_RELEASE);
+}
+
+/* Refusals */
+
+bool fleet_refusal_lasts(const char *sqlstate)
+{
+	return sqlstate && (strcmp(sqlstate, "25006") == 0 || strcmp(sqlstate, "42501") == 0);
+}
+
+void fleet_refuse_claims(struct fleet *f)
+{
+	struct op *op;
+
+	f->claims_refused = true;
+	while ((op = fleet_queue_pop(&f->claims))) {
+		fleet_push_outcome(f, op, FLEET_MISSED);
+		fleet_op_free(op);
+	}
+}
+
+/* Service */
+
+/* The oldest elapse waiting to be claimed, older than half the deadline
+ * while the database answers: the link or the server is too slow for this
+ * replica's jobs. Told once, until the queue has caught up. */
+static void check_backlog(struct fleet *f)
+{
+	const struct op *in = f->in_flight, *head = f->claims.head;
+	char msg[800], at[64];
+	int64_t age;
+
+	/* The claim being asked is older than the queue's (a queue is in
+	 * the order of the elapses). */
+	if (in && (in->kind == OP_CLAIM || in->kind == OP_CLASSIFY) &&
+	    (!head || in->scheduled_ns < head->scheduled_ns))
+		head = in;
+	age = head ? now_real() - head->scheduled_ns : 0;
+
+	if (age < f->cfg.deadline_ns / 4)
+		f->behind_reported = false;
+	if (!head || f->behind_reported || f->link != LINK_READY || age <= f->cfg.deadline_ns / 2)
+		return;
+	f->behind_reported = true;
+	fleet_format_instant(at, sizeof at, head->scheduled_ns);
+	snprintf(msg, sizeof msg, "replica '%.200s' falls behind: its oldest elapse waiting to be "
+		 "claimed (job '%.200s' at %s) is %" PRId64 ".%03" PRId64 " s old, more than half of "
+		 "--fleet-deadline; its later elapses may be missed", f->replica, head->job, at,
+		 age / NSEC_PER_SEC, age % NSEC_PER_SEC / 1000000);
+	fleet_push_error(f, "fleet", msg);
+}
+
+void fleet_replica_service(struct fleet *f)
+{
+	int64_t now = now_mono();
+
+	if (f->link == LINK_SETUP && !f->in_flight && f->hold_retry_at && now >= f->hold_retry_at) {
+		struct op *op = fleet_op_new(OP_HOLD, NULL, 0);
+
+		f->hold_retry_at = 0;
+		if (op)
+			fleet_send(f, op);
+		else
+			fleet_lose_connection(f, "out of memory");
+	}
+	if (f->link == LINK_READY && !f->fatal && now >= f->beat_at) {
+		f->beat_at = INT64_MAX;  /* until its answer */
+		queue_op(f, OP_BEAT);
+	}
+	check_backlog(f);
+}
+
+int64_t fleet_replica_deadline(const struct fleet *f)
+{
+	if (f->events.head)
+		return now_mono();  /* events to take: served at once */
+	if (f->link == LINK_SETUP && !f->in_flight && f->hold_retry_at)
+		return f->hold_retry_at;
+	if (f->link == LINK_READY && !f->fatal)
+		return f->beat_at;
+	return INT64_MAX;
+}
