@@ -40,7 +40,7 @@ static void print_body(struct mailer *ms, const char *job, uint64_t seq,
 	struct print_target t = { ev, job, seq, false };
 	struct capture c = { 0 };
 
-	if (capture_feed(&c, b->buf ? b->buf : "", b->len, print_line, &t) != 0)
+	if (capture_feed(&c, b->text.s ? b->text.s : "", b->text.len, print_line, &t) != 0)
 		t.oom = true;
 	capture_finish(&c, print_line, &t);
 	capture_free(&c);

@@ -10,48 +10,12 @@
 #include "report.h"
 #include "utf8.h"
 
-/* The text buffer */
+/* The text: a struct buf, whose failure sticks, so that metrics_format
+ * looks at it once, at the end. */
 
-void metrics_buf_free(struct metrics_buf *b)
+static void put_str(struct buf *b, const char *s)
 {
-	free(b->text);
-	*b = (struct metrics_buf)METRICS_BUF_INIT;
-}
-
-static int reserve(struct metrics_buf *b, size_t more)
-{
-	size_t need, cap = b->cap ? b->cap : 4096;
-	char *text;
-
-	if (b->failed || __builtin_add_overflow(b->len, more, &need))
-		goto fail;
-	if (need <= b->cap)
-		return 0;
-	while (cap < need)
-		if (__builtin_mul_overflow(cap, 2, &cap))
-			goto fail;
-	text = realloc(b->text, cap);
-	if (!text)
-		goto fail;
-	b->text = text;
-	b->cap = cap;
-	return 0;
-fail:
-	b->failed = true;
-	return -1;
-}
-
-static void put(struct metrics_buf *b, const char *s, size_t n)
-{
-	if (reserve(b, n) == 0) {
-		memcpy(b->text + b->len, s, n);
-		b->len += n;
-	}
-}
-
-static void put_str(struct metrics_buf *b, const char *s)
-{
-	put(b, s, strlen(s));
+	buf_put(b, s, strlen(s));
 }
 
 /* Label values */
@@ -59,7 +23,7 @@ static void put_str(struct metrics_buf *b, const char *s)
 /* NAME as a label value: backslash, double quote and newline escaped as the
  * text format wants; a byte that is not UTF-8 (which the format requires,
  * and node_exporter would reject the whole file for) becomes U+FFFD. */
-static void put_label_value(struct metrics_buf *b, const char *name)
+static void put_label_value(struct buf *b, const char *name)
 {
 	const unsigned char *s = (const unsigned char *)name;
 	size_t n = strlen(name);
@@ -77,7 +41,7 @@ static void put_label_value(struct metrics_buf *b, const char *name)
 		else if (*s == '\n')
 			put_str(b, "\\n");
 		else
-			put(b, (const char *)s, (size_t)k);
+			buf_put(b, (const char *)s, (size_t)k);
 		k = k < 0 ? 1 : k;
 		s += k;
 		n -= (size_t)k;
@@ -172,7 +136,7 @@ static const struct family families[] = {
 	  "Unix time of the next scheduled expiration.", next_run },
 };
 
-static void put_header(struct metrics_buf *b, const char *name, const char *type,
+static void put_header(struct buf *b, const char *name, const char *type,
 		       const char *help)
 {
 	put_str(b, "# HELP ");
@@ -187,7 +151,7 @@ static void put_header(struct metrics_buf *b, const char *name, const char *type
 }
 
 /* NAME{job_name="JOB"[,result="RESULT"]} VALUE */
-static void put_sample(struct metrics_buf *b, const char *name, const char *job,
+static void put_sample(struct buf *b, const char *name, const char *job,
 		       const char *result, const char *value)
 {
 	put_str(b, name);
@@ -202,7 +166,7 @@ static void put_sample(struct metrics_buf *b, const char *name, const char *job,
 	put_str(b, "\n");
 }
 
-static void put_runs_total(struct metrics_buf *b, const char *const *names,
+static void put_runs_total(struct buf *b, const char *const *names,
 			   const struct job_metrics *m, size_t n)
 {
 	static const char *const results[] = { "success", "failure", "timeout", "killed" };
@@ -220,7 +184,7 @@ static void put_runs_total(struct metrics_buf *b, const char *const *names,
 	}
 }
 
-int metrics_format(struct metrics_buf *b, const char *const *names,
+int metrics_format(struct buf *b, const char *const *names,
 		   const struct job_metrics *m, size_t n)
 {
 	char value[32];
@@ -237,7 +201,7 @@ int metrics_format(struct metrics_buf *b, const char *const *names,
 	return b->failed ? -1 : 0;
 }
 
-int metrics_format_fleet(struct metrics_buf *b, const struct fleet_metrics *f)
+int metrics_format_fleet(struct buf *b, const struct fleet_metrics *f)
 {
 	static const char *const results[] = { "won", "elsewhere", "skipped", "missed" };
 	char value[32];
@@ -264,17 +228,17 @@ int metrics_write(const char *path, const char *const *names,
 		  const struct job_metrics *m, size_t n, const struct fleet_metrics *fleet,
 		  char *err, size_t errlen)
 {
-	struct metrics_buf b = METRICS_BUF_INIT;
+	struct buf b = { 0 };
 	int rc;
 
 	if (metrics_format(&b, names, m, n) != 0 ||
 	    (fleet && metrics_format_fleet(&b, fleet) != 0)) {
 		snprintf(err, errlen, "malloc '%s': %s", path, strerror(ENOMEM));
-		metrics_buf_free(&b);
+		buf_free(&b);
 		return -1;
 	}
-	rc = atomic_replace(path, b.text, b.len, err, errlen);
-	metrics_buf_free(&b);
+	rc = atomic_replace(path, b.s, b.len, err, errlen);
+	buf_free(&b);
 	return rc;
 }
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +58,7 @@ void output_close(struct output *o)
 {
 	if (o->mode == OUTPUT_OWN && o->fd >= 0)
 		close(o->fd);
-	free(o->buf);
-	o->buf = NULL;
+	buf_free(&o->q);
 	o->fd = -1;
 }
 
@@ -97,13 +97,13 @@ static void note_failure(struct output *o)
 		o->gone = true;
 	else
 		o->error = errno;
-	o->off = o->len = 0;
+	o->off = o->q.len = 0;
 }
 
 void output_flush(struct output *o)
 {
 	while (output_pending(o)) {
-		ssize_t n = write_some(o, o->buf + o->off, o->len - o->off);
+		ssize_t n = write_some(o, o->q.s + o->off, o->q.len - o->off);
 
 		if (n > 0) {
 			o->off += (size_t)n;
@@ -118,37 +118,21 @@ void output_flush(struct output *o)
 			return;
 		}
 	}
-	o->off = o->len = 0;
+	o->off = o->q.len = 0;
 }
 
+/* Room for MORE bytes: what was written is dropped from the front before
+ * the queue grows. */
 static int reserve(struct output *o, size_t more)
 {
-	size_t need, cap;
-	char *buf;
-
-	if (o->off > 0 && o->off == o->len)
-		o->off = o->len = 0;
-	if (__builtin_add_overflow(o->len, more, &need))
-		return -1;
-	if (need <= o->cap)
-		return 0;
-	if (o->off > 0) {
-		memmove(o->buf, o->buf + o->off, o->len - o->off);
-		o->len -= o->off;
+	if (o->off > 0 && o->off == o->q.len)
+		o->off = o->q.len = 0;
+	if (o->off > 0 && more > o->q.cap - o->q.len) {
+		memmove(o->q.s, o->q.s + o->off, o->q.len - o->off);
+		o->q.len -= o->off;
 		o->off = 0;
-		if (o->len + more <= o->cap)
-			return 0;
-		need = o->len + more;
 	}
-	cap = o->cap ? o->cap : 4096;
-	while (cap < need)
-		cap *= 2;
-	buf = realloc(o->buf, cap);
-	if (!buf)
-		return -1;
-	o->buf = buf;
-	o->cap = cap;
-	return 0;
+	return buf_reserve(&o->q, more, SIZE_MAX);
 }
 
 int output_put(struct output *o, const char *buf, size_t len)
@@ -157,8 +141,8 @@ int output_put(struct output *o, const char *buf, size_t len)
 		return 0;
 	if (reserve(o, len) != 0)
 		return -1;
-	memcpy(o->buf + o->len, buf, len);
-	o->len += len;
+	memcpy(o->q.s + o->q.len, buf, len);
+	o->q.len += len;
 	output_flush(o);
 	return 0;
 }

@@ -259,7 +259,7 @@ static void test_piece_sizes(void)
 	check(capture_feed(&c, "again\n", 6, on_line, &got) == 0 && got.lines == 4,
 	      "reuse after finish: %zu lines", got.lines);
 	capture_free(&c);
-	check(c.buf == NULL && c.len == 0 && c.cap == 0, "capture_free empties it");
+	check(c.line.s == NULL && c.line.len == 0 && c.line.cap == 0, "capture_free empties it");
 	sink_free(&got);
 	free(s);
 }

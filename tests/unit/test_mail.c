@@ -86,9 +86,10 @@ static void test_body_cap(void)
 			size_t want = totals[t] < MAIL_BODY_MAX ? totals[t] : MAIL_BODY_MAX;
 
 			feed(&b, totals[t], chunks[c]);
-			check(b.len == want && b.cut == totals[t] - want && b.cap <= MAIL_BODY_MAX,
+			check(b.text.len == want && b.cut == totals[t] - want &&
+			      b.text.cap <= MAIL_BODY_MAX,
 			      "%zu bytes in reads of %zu: kept %zu cut %llu, want %zu", totals[t],
-			      chunks[c], b.len, (unsigned long long)b.cut, want);
+			      chunks[c], b.text.len, (unsigned long long)b.cut, want);
 			check(mail_body_empty(&b) == (totals[t] == 0), "empty iff nothing read");
 			mail_body_free(&b);
 		}

@@ -23,15 +23,15 @@ static struct tally tally;
 /* The text for N jobs, in a buffer the caller frees. */
 static char *format(const char *const *names, const struct job_metrics *m, size_t n)
 {
-	struct metrics_buf b = METRICS_BUF_INIT;
+	struct buf b = { 0 };
 	char *text;
 
 	if (metrics_format(&b, names, m, n) != 0) {
 		fprintf(stderr, "test_metrics: out of memory\n");
 		exit(1);
 	}
-	text = strndup(b.text, b.len);
-	metrics_buf_free(&b);
+	text = strndup(b.s, b.len);
+	buf_free(&b);
 	return text;
 }
 
@@ -131,19 +131,19 @@ static void test_zero_values(void)
 static void test_fleet(void)
 {
 	struct fleet_metrics f = { .claims = { 5, 7, 1, 2 }, .connected = true };
-	struct metrics_buf b = METRICS_BUF_INIT;
+	struct buf b = { 0 };
 
-	check(metrics_format_fleet(&b, &f) == 0 && b.text, "fleet: formatted");
-	if (!b.text)
+	check(metrics_format_fleet(&b, &f) == 0 && b.s, "fleet: formatted");
+	if (!b.s)
 		return;
-	check(strstr(b.text, "# TYPE tfd_fleet_claims_total counter\n") &&
-	      strstr(b.text, "tfd_fleet_claims_total{result=\"won\"} 5\n") &&
-	      strstr(b.text, "tfd_fleet_claims_total{result=\"elsewhere\"} 7\n") &&
-	      strstr(b.text, "tfd_fleet_claims_total{result=\"skipped\"} 1\n") &&
-	      strstr(b.text, "tfd_fleet_claims_total{result=\"missed\"} 2\n") &&
-	      strstr(b.text, "# TYPE tfd_fleet_connected gauge\ntfd_fleet_connected 1\n"),
-	      "fleet:\n%s", b.text);
-	metrics_buf_free(&b);
+	check(strstr(b.s, "# TYPE tfd_fleet_claims_total counter\n") &&
+	      strstr(b.s, "tfd_fleet_claims_total{result=\"won\"} 5\n") &&
+	      strstr(b.s, "tfd_fleet_claims_total{result=\"elsewhere\"} 7\n") &&
+	      strstr(b.s, "tfd_fleet_claims_total{result=\"skipped\"} 1\n") &&
+	      strstr(b.s, "tfd_fleet_claims_total{result=\"missed\"} 2\n") &&
+	      strstr(b.s, "# TYPE tfd_fleet_connected gauge\ntfd_fleet_connected 1\n"),
+	      "fleet:\n%s", b.s);
+	buf_free(&b);
 }
 
 /* Label values */
