@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "capture.h"
 #include "spawn.h"
 
@@ -79,15 +80,8 @@ static void send_free(struct mail_send *s)
 
 static int add_send(struct mailer *ms, struct mail_send *s)
 {
-	if (ms->n == ms->cap) {
-		size_t cap = ms->cap ? ms->cap * 2 : 4;
-		struct mail_send **p = realloc(ms->s, cap * sizeof *p);
-
-		if (!p)
-			return -1;
-		ms->s = p;
-		ms->cap = cap;
-	}
+	if (array_reserve(&ms->s, &ms->cap, ms->n + 1, sizeof *ms->s, SIZE_MAX) != 0)
+		return -1;
 	ms->s[ms->n++] = s;
 	return 0;
 }
