@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "capture.h"
 #include "spawn.h"
+#include "writenow.h"
 
 extern char **environ;
 
@@ -131,24 +132,16 @@ static pid_t spawn_sendmail(const char *path, const struct mail_sender *as, int 
  * sendmail will take no more. */
 static void write_some(struct mail_send *s)
 {
-	while (s->fd >= 0 && s->off < s->len) {
-		ssize_t n = write(s->fd, s->msg + s->off, s->len - s->off);
+	int err;
 
-		if (n > 0) {
-			s->off += (size_t)n;
-		} else if (n < 0 && errno == EINTR) {
-			continue;
-		} else if (n < 0 && errno == EAGAIN) {
-			return;
-		} else {
-			s->write_error = n < 0 ? errno : EIO;
-			break;
-		}
-	}
-	if (s->fd >= 0) {
-		close(s->fd);
-		s->fd = -1;
-	}
+	if (s->fd < 0)
+		return;
+	err = write_now(s->msg, s->len, &s->off, write_fd, &s->fd);
+	if (err == EAGAIN)
+		return;
+	s->write_error = err;
+	close(s->fd);
+	s->fd = -1;
 }
 
 /* Composes the message and starts sendmail on it. Returns 0, or -1 with

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "writenow.h"
+
 /* A pipe or a terminal is shared with the runs, which inherit the same
  * open file description: setting O_NONBLOCK on it would hand them EAGAIN.
  * Opening it again through /proc gives tfd a description of its own. A
@@ -62,9 +64,11 @@ void output_close(struct output *o)
 	o->fd = -1;
 }
 
-/* One write as the mode allows; returns what write() returns. */
-static ssize_t write_some(struct output *o, const char *buf, size_t len)
+/* One write to the output at ARG as its mode allows (a write_fn). */
+static ssize_t write_some(void *arg, const char *buf, size_t len)
 {
+	struct output *o = arg;
+
 	switch (o->mode) {
 	case OUTPUT_SOCKET: {
 		ssize_t n = send(o->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -91,33 +95,17 @@ static ssize_t write_some(struct output *o, const char *buf, size_t len)
 	}
 }
 
-static void note_failure(struct output *o)
-{
-	if (errno == EPIPE)
-		o->gone = true;
-	else
-		o->error = errno;
-	o->off = o->q.len = 0;
-}
-
 void output_flush(struct output *o)
 {
-	while (output_pending(o)) {
-		ssize_t n = write_some(o, o->q.s + o->off, o->q.len - o->off);
+	int err = output_pending(o) ? write_now(o->q.s, o->q.len, &o->off, write_some, o) : 0;
 
-		if (n > 0) {
-			o->off += (size_t)n;
-		} else if (n < 0 && errno == EINTR) {
-			continue;
-		} else if (n < 0 && errno == EAGAIN) {
-			return;
-		} else {
-			if (n == 0)
-				errno = EIO;
-			note_failure(o);
-			return;
-		}
-	}
+	if (err == EAGAIN)
+		return;
+	if (err == EPIPE)
+		o->gone = true;
+	else if (err)
+		o->error = err;
+	/* All of it went, or none of the rest ever will. */
 	o->off = o->q.len = 0;
 }
 
