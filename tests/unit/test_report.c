@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "civil.h"
 #include "report.h"
 #include "schedule.h"
 #include "stats.h"
@@ -51,6 +52,18 @@ static void test_times(void)
 	expect_str(buf, "2040-01-01T00:00:00.000000Z", __LINE__);
 	buf[format_unix(buf, -1)] = '\0';
 	expect_str(buf, "-1.999999999", __LINE__);
+	/* The one formatter behind them, and the fleet's timestamptz form. */
+	buf[format_rfc3339(buf, -1)] = '\0';
+	expect_str(buf, "1969-12-31T23:59:59.999999Z", __LINE__);
+	civil_format_utc_us(buf, sizeof buf, S(1796292001) + 123999, ' ', "+00");
+	expect_str(buf, "2026-12-03 10:00:01.000123+00", __LINE__);
+	civil_format_utc_us(buf, sizeof buf, INT64_MIN, 'T', "Z");
+	expect_str(buf, "1677-09-21T00:12:43.145224Z", __LINE__);
+	civil_format_utc_us(buf, sizeof buf, INT64_MAX, 'T', "Z");
+	expect_str(buf, "2262-04-11T23:47:16.854775Z", __LINE__);
+	tally_check(&t, civil_format_utc_us(buf, 11, 0, 'T', "Z") == 10 &&
+		    strcmp(buf, "1970-01-01") == 0, __FILE__, __LINE__,
+		    "a short buffer: cut, NUL-terminated, its length returned: '%s'", buf);
 }
 
 static const struct tick sample = {
