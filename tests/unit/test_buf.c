@@ -4,7 +4,7 @@
  * failure that sticks until cleared, arrays of several element sizes and
  * a limit in elements. */
 #include "buf.h"
-#include "tsv.h"
+#include "harness.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -17,10 +17,6 @@ const char *__asan_default_options(void)
 {
 	return "allocator_may_return_null=1";
 }
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static bool is_power_of_two(size_t n)
 {

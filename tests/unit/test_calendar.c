@@ -13,10 +13,9 @@
 
 #include "calendar.h"
 #include "elapses.h"
+#include "harness.h"
 #include "timens.h"
-#include "tsv.h"
 #include "tz.h"
-
 
 /* The zone of TZ is also what "… CET"-style abbreviations refer to. */
 static int parse_event(const char *input, const struct tz *zone, void *zones,
@@ -118,7 +117,6 @@ int main(int argc, char **argv)
 		.release = free_event,
 		.arg = zones,
 	};
-	struct tally tally = { 0, 0 };
 	int status;
 
 	if (!zones)

@@ -5,15 +5,11 @@
  * it), a last line without newline given at the end, NUL bytes kept; and a
  * random comparison against a reference cutter that sees the whole stream. */
 #include "capture.h"
-#include "tsv.h"
+#include "harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 #define MAX CAPTURE_LINE_MAX
 

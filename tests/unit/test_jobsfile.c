@@ -5,13 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "jobsfile.h"
 #include "shellword.h"
-#include "tsv.h"
-
-static struct tally t;
-
-#define CHECK(ok, ...) tally_check(&t, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static int str_eq(const char *a, const char *b)
 {
@@ -24,11 +20,11 @@ static const char *or_null(const char *s)
 }
 
 #define EXPECT_STR(got, want)                                               \
-	CHECK(str_eq((got), (want)), "%s: got '%s', want '%s'", #got,         \
+	check(str_eq((got), (want)), "%s: got '%s', want '%s'", #got,         \
 	      or_null(got), or_null(want))
 
 #define EXPECT_INT(got, want)                                               \
-	CHECK((long)(got) == (long)(want), "%s: got %ld, want %ld", #got,    \
+	check((long)(got) == (long)(want), "%s: got %ld, want %ld", #got,    \
 	      (long)(got), (long)(want))
 
 /* Parses TEXT (its strlen) as the file "jobs"; NULL (and a failure) when
@@ -39,7 +35,7 @@ static struct jobs_file *parse_ok_at(const char *text, int line)
 	char err[512];
 
 	if (jobs_parse("jobs", text, strlen(text), &f, err, sizeof(err))) {
-		tally_check(&t, 0, __FILE__, line, "'%s' did not parse: %s", text, err);
+		tally_check(&tally, 0, __FILE__, line, "'%s' did not parse: %s", text, err);
 		return NULL;
 	}
 	return f;
@@ -55,7 +51,7 @@ static void expect_error_at(const char *text, size_t len, const char *want,
 	char err[512] = "";
 	int rc = jobs_parse("jobs", text, len, &f, err, sizeof(err));
 
-	tally_check(&t, rc == -1 && strcmp(err, want) == 0, __FILE__, line,
+	tally_check(&tally, rc == -1 && strcmp(err, want) == 0, __FILE__, line,
 		    "'%.*s': rc %d, got '%s', want '%s'", (int)len, text, rc, err,
 		    want);
 	if (rc == 0)
@@ -115,7 +111,7 @@ static void test_kinds(void)
 	EXPECT_STR(f->entries[0].schedule, "*/5 * * * *");
 	EXPECT_STR(f->entries[0].command, "poll-feeds --quiet");
 	EXPECT_STR(f->entries[0].input, NULL);
-	CHECK(f->entries[0].argv == NULL, "crontab line has argv");
+	check(f->entries[0].argv == NULL, "crontab line has argv");
 	EXPECT_STR(f->entries[0].shell, "/bin/sh");
 	EXPECT_STR(f->entries[0].cron_tz, NULL);
 	EXPECT_STR(env_string(f->entries[0].env), "PATH=/usr/bin:/bin");
@@ -135,7 +131,7 @@ static void test_kinds(void)
 	EXPECT_STR(argv_string(&f->entries[3]),
 		   "<--name> <report> <--calendar> <Mon..Fri 09:00> <--> <./report.sh>");
 	EXPECT_INT(f->entries[3].argc, 6);
-	CHECK(f->entries[3].argv[6] == NULL, "argv not NULL-terminated");
+	check(f->entries[3].argv[6] == NULL, "argv not NULL-terminated");
 	EXPECT_STR(f->entries[3].command, NULL);
 	EXPECT_STR(f->entries[3].schedule, NULL);
 	jobs_free(f);
@@ -310,7 +306,7 @@ static void test_env_positional(void)
 	EXPECT_STR(env_string(f->entries[0].env), "");
 	EXPECT_STR(env_string(f->entries[1].env), "A=1 B=2");
 	/* No environment line between: one array. */
-	CHECK(f->entries[1].env == f->entries[2].env, "b and c do not share env");
+	check(f->entries[1].env == f->entries[2].env, "b and c do not share env");
 	/* A later A replaces the first in place: first-seen order. */
 	EXPECT_STR(env_string(f->entries[3].env), "A=3 B=2 C=4");
 	/* What b saw is not changed by the lines below it. */
@@ -639,7 +635,7 @@ static void test_out_of_memory(void)
 			EXPECT_INT(a.live, 0);
 		}
 	}
-	CHECK(rc == 0 && limit > 3, "never parsed, or too few allocations (%d)", limit);
+	check(rc == 0 && limit > 3, "never parsed, or too few allocations (%d)", limit);
 	if (rc == 0) {
 		EXPECT_INT(f->n, 3);
 		jobs_free(f);
@@ -655,7 +651,7 @@ static struct jobs_file *parse_system_at(const char *text, int line)
 	char err[512];
 
 	if (jobs_parse_as("crontab", text, strlen(text), JOBS_SYSTEM, &f, err, sizeof(err))) {
-		tally_check(&t, 0, __FILE__, line, "'%s' did not parse: %s", text, err);
+		tally_check(&tally, 0, __FILE__, line, "'%s' did not parse: %s", text, err);
 		return NULL;
 	}
 	return f;
@@ -668,7 +664,7 @@ static void expect_system_error_at(const char *text, const char *want, int line)
 	int rc = jobs_parse_as("crontab", text, strlen(text), JOBS_SYSTEM, &f, err,
 			       sizeof(err));
 
-	tally_check(&t, rc == -1 && strcmp(err, want) == 0, __FILE__, line,
+	tally_check(&tally, rc == -1 && strcmp(err, want) == 0, __FILE__, line,
 		    "'%s': rc %d, got '%s', want '%s'", text, rc, err, want);
 	if (rc == 0)
 		jobs_free(f);
@@ -760,5 +756,5 @@ int main(void)
 	test_out_of_memory();
 	test_system_user_field();
 	test_system_user_errors();
-	return tally_finish(&t, "test_jobsfile");
+	return tally_finish(&tally, "test_jobsfile");
 }

@@ -3,16 +3,12 @@
  * kept up to MAIL_BODY_MAX whatever the sizes of the reads, the rest
  * counted; the message's headers as cron writes them, line ends in a
  * header value never starting a header of their own; the cut note. */
+#include "harness.h"
 #include "mail.h"
-#include "tsv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static void test_mail_job(void)
 {

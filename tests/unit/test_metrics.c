@@ -5,8 +5,8 @@
  * `test_metrics --write-sample FILE` writes a sample file instead (every
  * kind of value, escapes, a fresh job), for the bats test that hands it to
  * promtool and to a real node_exporter. */
+#include "harness.h"
 #include "metrics.h"
-#include "tsv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,10 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 /* The text for N jobs, in a buffer the caller frees. */
 static char *format(const char *const *names, const struct job_metrics *m, size_t n)

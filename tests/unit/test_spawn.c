@@ -7,7 +7,6 @@
 #include "pathsearch.h"
 #include "spawn.h"
 #include "target.h"
-#include "tsv.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -34,10 +33,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-static struct tally tally;
-
-#define CHECK(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static const struct spawn_target plain_target = { .cgroup_fd = -1, .join_pidfd = -1 };
 
@@ -122,7 +117,7 @@ static int run_captured(const struct spawn_target *target, const char *path,
 	redirect_end(&r);
 	c->status = -1;
 	if (c->pid < 0) {
-		CHECK(0, "spawn_run %s: %s: %s", path, what ? what : "(null)",
+		check(0, "spawn_run %s: %s: %s", path, what ? what : "(null)",
 		      strerror(saved_errno));
 		c->out[0] = c->err[0] = '\0';
 		return -1;
@@ -190,13 +185,13 @@ static void expect_resolve(const char *command, int want, const char *want_path,
 	const char *why = "";
 	int got = resolve_command_in(command, getenv("PATH"), buf, sizeof buf, &why);
 
-	CHECK(got == want, "resolve_command_in('%s') = %d, want %d (%s)", command,
+	check(got == want, "resolve_command_in('%s') = %d, want %d (%s)", command,
 	      got, want, why);
 	if (got == 0 && want == 0 && want_path)
-		CHECK(strcmp(buf, want_path) == 0, "resolve_command_in('%s') path '%s', want '%s'",
+		check(strcmp(buf, want_path) == 0, "resolve_command_in('%s') path '%s', want '%s'",
 		      command, buf, want_path);
 	if (got != 0 && want_why)
-		CHECK(strcmp(why, want_why) == 0, "resolve_command_in('%s') why '%s', want '%s'",
+		check(strcmp(why, want_why) == 0, "resolve_command_in('%s') why '%s', want '%s'",
 		      command, why, want_why);
 }
 
@@ -222,7 +217,7 @@ static void test_resolve(void)
 	snprintf(p, sizeof p, "%s/mixed", b);
 	write_file(p, "", 0644);
 
-	CHECK(resolve_command_in("sh", getenv("PATH"), buf, sizeof buf, &why) == 0 &&
+	check(resolve_command_in("sh", getenv("PATH"), buf, sizeof buf, &why) == 0 &&
 	      strlen(buf) > 3 && strcmp(buf + strlen(buf) - 3, "/sh") == 0,
 	      "resolve_command_in('sh') found '%s'", buf);
 	expect_resolve("/bin/sh", 0, "/bin/sh", NULL);
@@ -244,7 +239,7 @@ static void test_resolve(void)
 	expect_resolve("nothere", 127, NULL, "command not found");
 	setenv("PATH", path, 1);
 	expect_resolve("mixed", 126, NULL, "Permission denied");
-	CHECK(resolve_command_in("prog", getenv("PATH"), buf, 8, &why) == 127,
+	check(resolve_command_in("prog", getenv("PATH"), buf, 8, &why) == 127,
 	      "resolve_command_in with a short buffer must not find a long path");
 
 	/* An empty entry is the current directory, as for execvp. */
@@ -256,7 +251,7 @@ static void test_resolve(void)
 	}
 
 	unsetenv("PATH");
-	CHECK(resolve_command_in("sh", getenv("PATH"), buf, sizeof buf, &why) == 0,
+	check(resolve_command_in("sh", getenv("PATH"), buf, sizeof buf, &why) == 0,
 	      "resolve_command_in('sh') without PATH: %s", why);
 	if (old_path) {
 		setenv("PATH", old_path, 1);
@@ -301,22 +296,22 @@ static void test_signal_state(void)
 	set_signal_state_like_tfd(&old);
 	sigprocmask(SIG_SETMASK, NULL, &during);
 	run_captured(&plain_target, "/bin/grep", argv, NULL, &c);
-	CHECK(exited_with(&c, 0), "grep status %d", c.status);
-	CHECK(strcmp(c.out, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n") == 0,
+	check(exited_with(&c, 0), "grep status %d", c.status);
+	check(strcmp(c.out, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n") == 0,
 	      "child signal state:\n%s", c.out);
 	/* The same with only the noted signals reset, as tfd spawns. */
 	struct spawn_target noted = plain_target;
 
 	spawn_note_signals(&noted);
-	CHECK(noted.reset_mask & (UINT64_C(1) << (SIGPIPE - 1)) &&
+	check(noted.reset_mask & (UINT64_C(1) << (SIGPIPE - 1)) &&
 	      noted.reset_mask & (UINT64_C(1) << (SIGUSR2 - 1)) &&
 	      !(noted.reset_mask & (UINT64_C(1) << (SIGALRM - 1))),
 	      "spawn_note_signals: mask %llx", (unsigned long long)noted.reset_mask);
 	run_captured(&noted, "/bin/grep", argv, NULL, &c);
-	CHECK(strcmp(c.out, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n") == 0,
+	check(strcmp(c.out, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n") == 0,
 	      "child signal state with noted signals:\n%s", c.out);
 	sigprocmask(SIG_SETMASK, NULL, &after);
-	CHECK(sigismember(&after, SIGCHLD) && sigismember(&after, SIGUSR1) &&
+	check(sigismember(&after, SIGCHLD) && sigismember(&after, SIGUSR1) &&
 	      !sigismember(&after, SIGUSR2) && !sigismember(&after, SIGALRM),
 	      "spawn_run must leave the caller's signal mask as it was");
 }
@@ -329,9 +324,9 @@ static void test_descriptors(void)
 
 	dup2(fd, 100);
 	run_captured(&plain_target, "/bin/ls", argv, NULL, &c);
-	CHECK(exited_with(&c, 0), "ls status %d", c.status);
+	check(exited_with(&c, 0), "ls status %d", c.status);
 	/* 3 is the directory ls itself opened to list. */
-	CHECK(strcmp(c.out, "0\n1\n2\n3\n") == 0, "child descriptors:\n%s", c.out);
+	check(strcmp(c.out, "0\n1\n2\n3\n") == 0, "child descriptors:\n%s", c.out);
 	close(100);
 	close(fd);
 }
@@ -345,10 +340,10 @@ static void test_environment_and_arguments(void)
 	struct capture c;
 
 	run_captured(&plain_target, "/usr/bin/env", env_argv, envp, &c);
-	CHECK(exited_with(&c, 0) && strcmp(c.out, "FOO=bar\nTFD_SEQ=7\n") == 0,
+	check(exited_with(&c, 0) && strcmp(c.out, "FOO=bar\nTFD_SEQ=7\n") == 0,
 	      "env saw:\n%s", c.out);
 	run_captured(&plain_target, "/bin/sh", sh_argv, NULL, &c);
-	CHECK(strcmp(c.out, "zero|a|b c||") == 0, "arguments seen: '%s'", c.out);
+	check(strcmp(c.out, "zero|a|b c||") == 0, "arguments seen: '%s'", c.out);
 }
 
 static void test_exit_statuses(void)
@@ -360,23 +355,23 @@ static void test_exit_statuses(void)
 	struct capture c;
 
 	run_captured(&plain_target, "/bin/sh", exit42, NULL, &c);
-	CHECK(exited_with(&c, 42), "exit 42: status %#x", c.status);
+	check(exited_with(&c, 42), "exit 42: status %#x", c.status);
 	/* The test has a handler for SIGUSR2; the run must not. */
 	run_captured(&plain_target, "/bin/sh", selfkill, NULL, &c);
-	CHECK(killed_by(c.status, SIGUSR2), "kill -USR2 $$: status %#x", c.status);
+	check(killed_by(c.status, SIGUSR2), "kill -USR2 $$: status %#x", c.status);
 	run_captured(NULL, "/bin/sh", exit42, NULL, &c);
-	CHECK(exited_with(&c, 42), "NULL target: status %#x", c.status);
+	check(exited_with(&c, 42), "NULL target: status %#x", c.status);
 
 	run_captured(&plain_target, "/nonexistent/nope", none, NULL, &c);
-	CHECK(exited_with(&c, 127), "missing command: status %#x", c.status);
-	CHECK(strcmp(c.err, "tfd: exec '/nonexistent/nope': No such file or directory\n") == 0,
+	check(exited_with(&c, 127), "missing command: status %#x", c.status);
+	check(strcmp(c.err, "tfd: exec '/nonexistent/nope': No such file or directory\n") == 0,
 	      "missing command message: '%s'", c.err);
 	snprintf(p, sizeof p, "%s/a/prog", scratch);
 	run_captured(&plain_target, p, none, NULL, &c);
-	CHECK(exited_with(&c, 126), "not executable: status %#x", c.status);
-	CHECK(strstr(c.err, "': Permission denied\n") != NULL, "not executable: '%s'", c.err);
+	check(exited_with(&c, 126), "not executable: status %#x", c.status);
+	check(strstr(c.err, "': Permission denied\n") != NULL, "not executable: '%s'", c.err);
 	run_captured(&plain_target, "/tmp", none, NULL, &c);
-	CHECK(exited_with(&c, 126), "directory: status %#x", c.status);
+	check(exited_with(&c, 126), "directory: status %#x", c.status);
 }
 
 /* A file without "#!" that the kernel will not run (ENOEXEC) is a script
@@ -394,11 +389,11 @@ static void test_script_without_shebang(void)
 	write_file(script, "printf '%s|' \"$0\" \"$#\" \"$@\"\n", 0755);
 	run_captured(&plain_target, script, args, NULL, &c);
 	snprintf(want, sizeof want, "%s|2|a|b c|", script);
-	CHECK(exited_with(&c, 0) && strcmp(c.out, want) == 0 && c.err[0] == '\0',
+	check(exited_with(&c, 0) && strcmp(c.out, want) == 0 && c.err[0] == '\0',
 	      "script without #!: %#x '%s' '%s'", c.status, c.out, c.err);
 	run_captured(&plain_target, script, no_args, NULL, &c);
 	snprintf(want, sizeof want, "%s|0|", script);
-	CHECK(exited_with(&c, 0) && strcmp(c.out, want) == 0,
+	check(exited_with(&c, 0) && strcmp(c.out, want) == 0,
 	      "script without #! and no argv: %#x '%s'", c.status, c.out);
 	if (!long_argv)
 		return;
@@ -406,7 +401,7 @@ static void test_script_without_shebang(void)
 		long_argv[i] = "x";
 	run_captured(&plain_target, script, long_argv, NULL, &c);
 	snprintf(want, sizeof want, "%s|%zu|x|", script, many - 1);
-	CHECK(exited_with(&c, 0) && strncmp(c.out, want, strlen(want)) == 0,
+	check(exited_with(&c, 0) && strncmp(c.out, want, strlen(want)) == 0,
 	      "script without #! and %zu arguments: %#x '%.60s'", many, c.status, c.out);
 	free(long_argv);
 }
@@ -422,10 +417,10 @@ static void test_process_group(void)
 	int status = -1;
 
 	pid = spawn_run(&plain_target, NULL, "/bin/sleep", sleeper, environ, &what);
-	CHECK(pid > 0 && getpgid(pid) == pid, "run leads its group: pgid %d pid %d",
+	check(pid > 0 && getpgid(pid) == pid, "run leads its group: pgid %d pid %d",
 	      (int)getpgid(pid), (int)pid);
 	status = end_run(pid, SIGTERM, 1);
-	CHECK(killed_by(status, SIGTERM), "group SIGTERM: status %#x", status);
+	check(killed_by(status, SIGTERM), "group SIGTERM: status %#x", status);
 
 	/* Whatever the run started goes with it; as subreaper we collect it. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -436,12 +431,12 @@ static void test_process_group(void)
 		pause_ms(10);
 		read_file(r.out_path, out, sizeof out);
 	}
-	CHECK(bg > 0 && getpgid(bg) == pid, "background child in the run's group");
+	check(bg > 0 && getpgid(bg) == pid, "background child in the run's group");
 	status = end_run(pid, SIGTERM, 1);
-	CHECK(killed_by(status, SIGTERM), "shell ended by SIGTERM: %#x", status);
+	check(killed_by(status, SIGTERM), "shell ended by SIGTERM: %#x", status);
 	if (bg > 0) {
 		waitpid(bg, &status, 0);
-		CHECK(killed_by(status, SIGTERM), "its background child too: %#x", status);
+		check(killed_by(status, SIGTERM), "its background child too: %#x", status);
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
 }
@@ -474,7 +469,7 @@ static int run_with_io(const struct spawn_target *t, const struct spawn_io *io,
 	pid_t pid = spawn_run(t, io, argv[0], argv, environ, &what);
 
 	if (pid < 0) {
-		CHECK(0, "spawn_run %s with io: %s: %s", argv[0], what, strerror(errno));
+		check(0, "spawn_run %s with io: %s: %s", argv[0], what, strerror(errno));
 		buf[0] = '\0';
 		return -1;
 	}
@@ -498,7 +493,7 @@ static void check_output_into_pipe(const struct spawn_target *t, const char *how
 		return;
 	status = run_with_io(t, &(struct spawn_io){ { -1, p[1], p[1] }, -1, false, -1 }, argv,
 			     p[0], out, sizeof out);
-	CHECK(status == 0 && strcmp(out, "out\nerr\n0\n1\n2\n3\n") == 0,
+	check(status == 0 && strcmp(out, "out\nerr\n0\n1\n2\n3\n") == 0,
 	      "%s: stdout and stderr into a pipe: %#x '%s'", how, status, out);
 	close(p[0]);
 }
@@ -513,12 +508,12 @@ static void check_input_from_memfd(const struct spawn_target *t, const char *how
 
 	if (in < 0 || write(in, text, strlen(text)) < 0 || lseek(in, 0, SEEK_SET) < 0 ||
 	    pipe2(p, O_CLOEXEC) < 0) {
-		CHECK(0, "%s: memfd: %s", how, strerror(errno));
+		check(0, "%s: memfd: %s", how, strerror(errno));
 		return;
 	}
 	status = run_with_io(t, &(struct spawn_io){ { in, p[1], -1 }, -1, false, -1 }, argv, p[0],
 			     out, sizeof out);
-	CHECK(status == 0 && strcmp(out, text) == 0, "%s: stdin from a memfd: %#x '%s'",
+	check(status == 0 && strcmp(out, text) == 0, "%s: stdin from a memfd: %#x '%s'",
 	      how, status, out);
 	close(p[0]);
 }
@@ -554,7 +549,7 @@ static void check_sources_on_standard_slots(const struct spawn_target *t, const 
 	read_to_end(b[0], two, sizeof two);
 	if (pid > 0)
 		waitpid(pid, &status, 0);
-	CHECK(status == 0 && strcmp(one, swap ? "to-err\n" : "to-out\n") == 0 &&
+	check(status == 0 && strcmp(one, swap ? "to-err\n" : "to-out\n") == 0 &&
 	      strcmp(two, swap ? "to-out\n" : "to-err\n") == 0,
 	      "%s: io {-1, %d, %d} from close-on-exec 1 and 2: %#x '%s' '%s'", how,
 	      io.fd[1], io.fd[2], status, one, two);
@@ -613,7 +608,7 @@ static void check_terminal(const struct spawn_target *t, const char *how)
 	if (child == 0)
 		_exit(session_with_run(t, name) & 0xff);
 	if (write(m, "typed\n", 6) != 6)
-		CHECK(0, "write to the pty master: %s", strerror(errno));
+		check(0, "write to the pty master: %s", strerror(errno));
 	/* Three lines. Our slave descriptor, open until the end, keeps the
 	 * master from reporting a hangup before the session has opened it. */
 	for (size_t got = 0, lines = 0; lines < 3 && got + 1 < sizeof out;) {
@@ -630,10 +625,10 @@ static void check_terminal(const struct spawn_target *t, const char *how)
 	waitpid(child, &status, 0);
 	close(s);
 	close(m);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "%s: run on a terminal ended with %d (254: stopped by SIGTTIN): '%s'", how,
 	      WIFEXITED(status) ? WEXITSTATUS(status) : -1, out);
-	CHECK(sscanf(out, "got typed\n%d\n%d %d", &runpid, &pgrp, &tpgid) == 3 &&
+	check(sscanf(out, "got typed\n%d\n%d %d", &runpid, &pgrp, &tpgid) == 3 &&
 	      runpid > 0 && pgrp == runpid && tpgid == runpid,
 	      "%s: the run's group leads the terminal: '%s'", how, out);
 }
@@ -665,10 +660,10 @@ static void expect_cgroup_error(const char *dir, int want_status, const char *wa
 	int status = 0;
 	int rc = spawn_open_cgroup(&t, dir, &status, err, sizeof err);
 
-	CHECK(rc == -1 && status == want_status && strcmp(err, want) == 0,
+	check(rc == -1 && status == want_status && strcmp(err, want) == 0,
 	      "spawn_open_cgroup('%s') = %d, status %d, '%s'; want '%s'", dir, rc,
 	      status, err, want);
-	CHECK(t.cgroup_fd == -1, "failed spawn_open_cgroup leaves the target alone");
+	check(t.cgroup_fd == -1, "failed spawn_open_cgroup leaves the target alone");
 }
 
 static void test_cgroup_errors(void)
@@ -724,7 +719,7 @@ static void check_cgroup_refused_to_nobody(const char *dir)
 		      strstr(err, "permission denied") ? 0 : 1);
 	}
 	waitpid(pid, &status, 0);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "--cgroup as nobody must fail with permission denied (%#x)", status);
 }
 
@@ -763,25 +758,25 @@ static void test_cgroup_run(void)
 		       strerror(errno));
 		return;
 	}
-	CHECK(spawn_open_cgroup(&t, dir, &status, err, sizeof err) == 0,
+	check(spawn_open_cgroup(&t, dir, &status, err, sizeof err) == 0,
 	      "spawn_open_cgroup('%s'): %d %s", dir, status, err);
-	CHECK(t.cgroup_fd >= 0 && (fcntl(t.cgroup_fd, F_GETFD) & FD_CLOEXEC),
+	check(t.cgroup_fd >= 0 && (fcntl(t.cgroup_fd, F_GETFD) & FD_CLOEXEC),
 	      "cgroup descriptor is close-on-exec");
 	if (t.cgroup_fd >= 0) {
 		run_captured(&t, "/bin/cat", cat, NULL, &c);
 		snprintf(want, sizeof want, "0::/tfd-test-%d\n", (int)getpid());
-		CHECK(exited_with(&c, 0) && strstr(c.out, want) != NULL,
+		check(exited_with(&c, 0) && strstr(c.out, want) != NULL,
 		      "run in cgroup: status %#x, /proc/self/cgroup:\n%s", c.status, c.out);
 		read_file("/proc/self/cgroup", c.out, sizeof c.out);
-		CHECK(strstr(c.out, want) == NULL, "tfd itself stays where it was");
+		check(strstr(c.out, want) == NULL, "tfd itself stays where it was");
 		run_captured(&t, "/nonexistent/nope", fail, NULL, &c);
-		CHECK(exited_with(&c, 127), "failed exec in cgroup: %#x", c.status);
+		check(exited_with(&c, 127), "failed exec in cgroup: %#x", c.status);
 		check_cgroup_refused_to_nobody(dir);
 		check_cgroup_with_join(&t, want);
 	}
 	spawn_target_close(&t);
-	CHECK(t.cgroup_fd == -1, "spawn_target_close resets the target");
-	CHECK(rmdir(dir) == 0, "rmdir %s: %s", dir, strerror(errno));
+	check(t.cgroup_fd == -1, "spawn_target_close resets the target");
+	check(rmdir(dir) == 0, "rmdir %s: %s", dir, strerror(errno));
 }
 
 /* --join */
@@ -794,10 +789,10 @@ static void expect_join_error(const char *text, int want_status, const char *wan
 	int rc = spawn_open_join(&t, text, &status, err, sizeof err);
 
 	snprintf(want, sizeof want, "--join '%s': %s", text, want_why);
-	CHECK(rc == -1 && status == want_status && strcmp(err, want) == 0,
+	check(rc == -1 && status == want_status && strcmp(err, want) == 0,
 	      "spawn_open_join('%s') = %d, status %d, '%s'; want '%s'", text, rc,
 	      status, err, want);
-	CHECK(t.join_pidfd == -1, "failed spawn_open_join leaves the target alone");
+	check(t.join_pidfd == -1, "failed spawn_open_join leaves the target alone");
 }
 
 static void test_join_errors(void)
@@ -820,14 +815,14 @@ static void test_join_errors(void)
 
 	/* Joining ourselves enters nothing and still runs. */
 	snprintf(self, sizeof self, "%d", (int)getpid());
-	CHECK(spawn_open_join(&t, self, &status, err, sizeof err) == 0,
+	check(spawn_open_join(&t, self, &status, err, sizeof err) == 0,
 	      "spawn_open_join(self): %s", err);
-	CHECK(t.join_pidfd >= 0 && t.join_nstypes == 0 &&
+	check(t.join_pidfd >= 0 && t.join_nstypes == 0 &&
 	      (fcntl(t.join_pidfd, F_GETFD) & FD_CLOEXEC),
 	      "join self: pidfd %d (close-on-exec), nstypes %#x", t.join_pidfd,
 	      t.join_nstypes);
 	run_captured(&t, "/bin/sh", exit42, NULL, &c);
-	CHECK(exited_with(&c, 42), "run joined to self: %#x", c.status);
+	check(exited_with(&c, 42), "run joined to self: %#x", c.status);
 	spawn_target_close(&t);
 }
 
@@ -885,7 +880,7 @@ static int fork_helper(struct helper *h, int flags, const char *hostname)
 static int start_helper(struct helper *h, int flags, const char *hostname)
 {
 	if (fork_helper(h, flags, hostname) < 0) {
-		CHECK(0, "cannot start the helper %s (namespaces %#x)", hostname, flags);
+		check(0, "cannot start the helper %s (namespaces %#x)", hostname, flags);
 		return -1;
 	}
 	return 0;
@@ -906,7 +901,7 @@ static int open_join(struct spawn_target *t, pid_t pid)
 	*t = plain_target;
 	snprintf(text, sizeof text, "%d", (int)pid);
 	if (spawn_open_join(t, text, &status, err, sizeof err) < 0) {
-		CHECK(0, "spawn_open_join(%s): %d %s", text, status, err);
+		check(0, "spawn_open_join(%s): %d %s", text, status, err);
 		return -1;
 	}
 	return 0;
@@ -928,7 +923,7 @@ static void check_cgroup_with_join(struct spawn_target *t, const char *want)
 	if (open_join(&joined, h.target) == 0) {
 		joined.cgroup_fd = t->cgroup_fd;
 		run_captured(&joined, "/bin/sh", both, NULL, &c);
-		CHECK(exited_with(&c, 0) && strstr(c.out, want) &&
+		check(exited_with(&c, 0) && strstr(c.out, want) &&
 		      strstr(c.out, "\ntfd-cg-join\n"),
 		      "--cgroup with --join: %#x\n%s", c.status, c.out);
 		close(joined.join_pidfd);
@@ -955,31 +950,31 @@ static void test_join_uts_net(void)
 	if (start_helper(&h, CLONE_NEWUTS | CLONE_NEWNET, "tfd-join-test") < 0)
 		return;
 	if (open_join(&t, h.target) == 0) {
-		CHECK(t.join_nstypes == (CLONE_NEWUTS | CLONE_NEWNET),
+		check(t.join_nstypes == (CLONE_NEWUTS | CLONE_NEWNET),
 		      "nstypes %#x, want uts|net", t.join_nstypes);
 		run_captured(&t, "/bin/hostname", hostname, NULL, &c);
-		CHECK(exited_with(&c, 0) && strcmp(c.out, "tfd-join-test\n") == 0,
+		check(exited_with(&c, 0) && strcmp(c.out, "tfd-join-test\n") == 0,
 		      "joined hostname: '%s'", c.out);
 		run_captured(&t, "/bin/grep", links, NULL, &c);
-		CHECK(strcmp(c.out, "1\n") == 0, "joined network interfaces: '%s'", c.out);
+		check(strcmp(c.out, "1\n") == 0, "joined network interfaces: '%s'", c.out);
 		run_captured(&t, "/bin/ls", fds, NULL, &c);
-		CHECK(strcmp(c.out, "0\n1\n2\n3\n") == 0, "joined descriptors:\n%s", c.out);
+		check(strcmp(c.out, "0\n1\n2\n3\n") == 0, "joined descriptors:\n%s", c.out);
 		run_captured(&t, "/bin/sh", exit42, NULL, &c);
-		CHECK(exited_with(&c, 42), "joined exit 42: %#x", c.status);
+		check(exited_with(&c, 42), "joined exit 42: %#x", c.status);
 		test_io(&t, "joined uts+net", 1);
 
 		pid = spawn_run(&t, NULL, "/bin/sleep", sleeper, environ, &what);
-		CHECK(pid > 0 && getpgid(pid) == pid,
+		check(pid > 0 && getpgid(pid) == pid,
 		      "forked run leads its group at once: pgid %d pid %d",
 		      (int)getpgid(pid), (int)pid);
 		status = end_run(pid, SIGTERM, 1);
-		CHECK(killed_by(status, SIGTERM), "joined group SIGTERM: %#x", status);
+		check(killed_by(status, SIGTERM), "joined group SIGTERM: %#x", status);
 	}
 	stop_helper(&h);
 	/* The pidfd still names the dead helper: setns fails in the child. */
 	if (t.join_pidfd >= 0) {
 		run_captured(&t, "/bin/hostname", hostname, NULL, &c);
-		CHECK(exited_with(&c, 125) &&
+		check(exited_with(&c, 125) &&
 		      strcmp(c.err, "tfd: setns (--join): No such process\n") == 0,
 		      "join a dead process: %#x '%s'", c.status, c.err);
 	}
@@ -1029,31 +1024,31 @@ static void test_join_pid_namespace(void)
 		stop_helper(&h);
 		return;
 	}
-	CHECK(t.join_nstypes == (CLONE_NEWPID | CLONE_NEWUTS), "nstypes %#x, want pid|uts",
+	check(t.join_nstypes == (CLONE_NEWPID | CLONE_NEWUTS), "nstypes %#x, want pid|uts",
 	      t.join_nstypes);
 	run_captured(&t, "/bin/sh", ids, NULL, &c);
-	CHECK(exited_with(&c, 0) && sscanf(c.out, "%d %d %63s", &outer, &inner, host) == 3 &&
+	check(exited_with(&c, 0) && sscanf(c.out, "%d %d %63s", &outer, &inner, host) == 3 &&
 	      outer != inner && inner > 1 && strcmp(host, "tfd-pidns") == 0,
 	      "run inside the PID namespace: %#x '%s'", c.status, c.out);
-	CHECK(outer != c.pid, "the command is the relay's child, not the relay");
+	check(outer != c.pid, "the command is the relay's child, not the relay");
 	test_io(&t, "joined pid namespace", 0);
 
 	run_captured(&t, "/bin/sh", exit42, NULL, &c);
-	CHECK(exited_with(&c, 42), "relay mirrors exit 42: %#x", c.status);
+	check(exited_with(&c, 42), "relay mirrors exit 42: %#x", c.status);
 	run_captured(&t, "/bin/sh", term, NULL, &c);
-	CHECK(killed_by(c.status, SIGTERM), "relay mirrors SIGTERM: %#x", c.status);
+	check(killed_by(c.status, SIGTERM), "relay mirrors SIGTERM: %#x", c.status);
 	run_captured(&t, "/bin/sh", segv, NULL, &c);
-	CHECK(killed_by(c.status, SIGSEGV) && !WCOREDUMP(c.status),
+	check(killed_by(c.status, SIGSEGV) && !WCOREDUMP(c.status),
 	      "relay mirrors SIGSEGV without a core: %#x", c.status);
 
 	pid = spawn_run(&t, NULL, "/bin/sleep", sleeper, environ, &what);
-	CHECK(pid > 0 && getpgid(pid) == pid, "relay leads the group");
+	check(pid > 0 && getpgid(pid) == pid, "relay leads the group");
 	for (int i = 0; i < 200 && (nfds = count_fds(pid)) > 3; i++)
 		pause_ms(10);
-	CHECK(nfds == 3, "relay keeps only 0, 1, 2 (has %d)", nfds);
+	check(nfds == 3, "relay keeps only 0, 1, 2 (has %d)", nfds);
 	/* Only the relay gets the signal; it passes it on. */
 	status = end_run(pid, SIGTERM, 0);
-	CHECK(killed_by(status, SIGTERM), "relayed SIGTERM ends the run: %#x", status);
+	check(killed_by(status, SIGTERM), "relayed SIGTERM ends the run: %#x", status);
 
 	spawn_target_close(&t);
 	stop_helper(&h);
@@ -1075,7 +1070,7 @@ static void test_join_refused_to_nobody(void)
 		      strcmp(err, "--join '1': permission denied") == 0 ? 0 : 1);
 	}
 	waitpid(pid, &status, 0);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "--join 1 as nobody must fail with permission denied (%#x)", status);
 }
 
@@ -1123,7 +1118,7 @@ static void check_cgroup_needs_clone3(int err)
 
 	if (geteuid() != 0 || !find_cgroup2(mnt, sizeof mnt))
 		return;
-	CHECK(spawn_open_cgroup(&t, mnt, &status, err_text, sizeof err_text) == -1 &&
+	check(spawn_open_cgroup(&t, mnt, &status, err_text, sizeof err_text) == -1 &&
 	      status == 1 && strstr(err_text, err == EPERM ? "not permitted" : "not available"),
 	      "--cgroup without clone3 (%s): status %d '%s'", strerror(err), status, err_text);
 }
@@ -1152,7 +1147,7 @@ static void test_without_clone3(int err)
 			_exit(0);
 		}
 		probe.exit_signal = SIGCHLD;
-		CHECK(syscall(SYS_clone3, &probe, sizeof probe) == -1 && errno == err,
+		check(syscall(SYS_clone3, &probe, sizeof probe) == -1 && errno == err,
 		      "the filter makes clone3 fail with %s", strerror(err));
 		snprintf(how, sizeof how, "without clone3 (%s)", strerror(err));
 		test_environment_and_arguments();
@@ -1167,7 +1162,7 @@ static void test_without_clone3(int err)
 		_exit(tally.failed ? 1 : 0);
 	}
 	waitpid(pid, &status, 0);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "runs without clone3 (%s): %#x (failures above)", strerror(err), status);
 }
 

@@ -2,8 +2,8 @@
  * fills takes what it can and the rest waits (EAGAIN), then goes once it
  * is read; a signal's EINTR is tried again; short writes are continued; a
  * write that wrote nothing is EIO; a reader that left is EPIPE. */
+#include "harness.h"
 #include "writenow.h"
-#include "tsv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 #define BIG (1024 * 1024)
 
