@@ -400,7 +400,7 @@ size_t json_tick(char *buf, size_t len, const struct tick *t)
 	field_u64(&o, "seq", t->seq);
 	field_u64(&o, "expirations", t->expirations);
 	field_u64(&o, "total", t->total);
-field_time(&o, t->wall_ns);
+	field_time(&o, t->wall_ns);
 	field_seconds(&o, "elapsed", t->elapsed_ns);
 	field_i64(&o, "late_us", t->late_ns / NSEC_PER_USEC);
 	field_seconds(&o, "next_in", t->next_in_ns);
@@ -438,7 +438,7 @@ size_t json_clock(char *buf, size_t len, const char *job, int64_t wall_ns)
 	struct out o = out_init(buf, len);
 
 	put_event(&o, "clock", job);
-field_time(&o, wall_ns);
+	field_time(&o, wall_ns);
 	put_str(&o, "}");
 	return finish_line(&o);
 }
