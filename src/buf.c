@@ -19,7 +19,7 @@ static size_t grown(size_t cap, size_t first, size_t need, size_t max)
 	return cap < max ? cap : max;
 }
 
-int buf_reserve(struct buf *b, size_t more, size_t max)
+int buf_grow(struct buf *b, size_t more, size_t max)
 {
 	size_t need, cap;
 	char *s;
@@ -59,7 +59,7 @@ void buf_free(struct buf *b)
 /* The caller's pointer is read and written as bytes, so that one function
  * serves arrays of every type without reading a `struct x *` through a
  * `void *` lvalue (which the aliasing rules forbid). */
-int array_reserve(void *array, size_t *cap, size_t n, size_t elem, size_t max)
+int array_grow(void *array, size_t *cap, size_t n, size_t elem, size_t max)
 {
 	void *old, *p;
 	size_t want;
