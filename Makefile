@@ -208,6 +208,12 @@ analyze:
 spdx:
 	tests/check-spdx.sh --add
 
+# The project's style (.clang-format) applied in place to src/ and
+# tests/unit/; only when asked: neither the build nor check runs it.
+CLANG_FORMAT ?= clang-format
+format:
+	$(CLANG_FORMAT) -i $(SRCS) $(HDRS) $(wildcard tests/unit/*.c tests/unit/*.h)
+
 # libFuzzer harnesses, seeded from the corpora and the project's vectors;
 # found crashers are kept in tests/fuzz/regressions/NAME and replayed.
 FUZZ_SECONDS ?= 10
@@ -360,7 +366,7 @@ clean:
 # The headers each object was compiled against (-MMD above).
 -include $(wildcard build/*/*.d build/*/*/*.d)
 
-.PHONY: all static unit unit-asan bats bats-asan bats-valgrind analyze spdx fuzz check clean \
+.PHONY: all static unit unit-asan bats bats-asan bats-valgrind analyze spdx format fuzz check clean \
 	bats-unclocked bats-asan-unclocked bats-clock \
 	build-aarch64 build-i686 check-aarch64 check-i686 check-cross
 

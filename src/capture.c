@@ -1,51 +1,41 @@
 /* SPDX-License-Identifier: MIT */
 #include "capture.h"
 
-#include <stdlib.h>
 #include <string.h>
 
+/* A failure to keep is reported at once (capture_feed's -1), so it does
+ * not stick: the next line may find memory again. */
 static int keep(struct capture *c, const char *data, size_t len)
 {
-	if (c->len + len > c->cap) {
-		size_t cap = c->cap ? c->cap : 256;
-		char *buf;
-
-		while (cap < c->len + len)
-			cap *= 2;
-		buf = realloc(c->buf, cap);
-		if (!buf)
-			return -1;
-		c->buf = buf;
-		c->cap = cap;
-	}
-	memcpy(c->buf + c->len, data, len);
-	c->len += len;
-	return 0;
+	if (buf_put(&c->line, data, len) == 0)
+		return 0;
+	c->line.failed = false;
+	return -1;
 }
 
 /* Sends the kept part and DATA[0..len) as one line. */
 static void send_line(struct capture *c, const char *data, size_t len,
 		      capture_line_fn fn, void *arg)
 {
-	if (c->len == 0) {
+	if (c->line.len == 0) {
 		fn(arg, data, len);
 		return;
 	}
 	if (keep(c, data, len) == 0) {
-		fn(arg, c->buf, c->len);
+		fn(arg, c->line.s, c->line.len);
 	} else {
 		/* No memory to join them: two pieces rather than a loss. */
-		fn(arg, c->buf, c->len);
+		fn(arg, c->line.s, c->line.len);
 		fn(arg, data, len);
 	}
-	c->len = 0;
+	c->line.len = 0;
 }
 
 int capture_feed(struct capture *c, const char *data, size_t len,
 		 capture_line_fn fn, void *arg)
 {
 	while (len > 0) {
-		size_t room = CAPTURE_LINE_MAX - c->len;
+		size_t room = CAPTURE_LINE_MAX - c->line.len;
 		/* One byte past the room: a newline right after a full piece
 		 * ends that line, it does not start an empty one. */
 		size_t look = len <= room ? len : room + 1;
@@ -69,13 +59,12 @@ int capture_feed(struct capture *c, const char *data, size_t len,
 
 void capture_finish(struct capture *c, capture_line_fn fn, void *arg)
 {
-	if (c->len > 0)
-		fn(arg, c->buf, c->len);
-	c->len = 0;
+	if (c->line.len > 0)
+		fn(arg, c->line.s, c->line.len);
+	c->line.len = 0;
 }
 
 void capture_free(struct capture *c)
 {
-	free(c->buf);
-	*c = (struct capture){ 0 };
+	buf_free(&c->line);
 }

@@ -9,11 +9,12 @@
 
 #include <stddef.h>
 
+#include "buf.h"
+
 #define CAPTURE_LINE_MAX (64 * 1024)
 
 struct capture {
-	char *buf;        /* a line not yet ended */
-	size_t len, cap;
+	struct buf line;  /* a line not yet ended */
 };
 
 /* LINE is not NUL-terminated and has no newline. */

@@ -4,6 +4,8 @@
  * last day of its "year" and month lengths follow a fixed 5-month pattern. */
 #include "civil.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ascii.h"
@@ -102,4 +104,30 @@ size_t civil_name_length(const char *p, size_t avail, const char *name)
 	if (avail >= n && same_nocase(p, name, n))
 		return n;
 	return avail >= 3 && same_nocase(p, name, 3) ? 3 : 0;
+}
+
+size_t civil_format_us(char *buf, size_t len, int64_t secs, int us, char sep,
+		       const char *zone)
+{
+	int64_t days = floor_div(secs, 86400), year;
+	int second_of_day = (int)(secs - days * 86400);
+	int month, day;
+	int n;
+
+	civil_from_days(days, &year, &month, &day);
+	n = snprintf(buf, len, "%04" PRId64 "-%02d-%02d%c%02d:%02d:%02d.%06d%s", year, month,
+		     day, sep, second_of_day / 3600, second_of_day / 60 % 60,
+		     second_of_day % 60, us, zone);
+	if (n < 0 || len == 0)
+		return 0;
+	return (size_t)n < len ? (size_t)n : len - 1;
+}
+
+size_t civil_format_utc_us(char *buf, size_t len, int64_t wall_ns, char sep,
+			   const char *zone)
+{
+	int64_t us = floor_div(wall_ns, 1000);
+	int64_t secs = floor_div(us, 1000000);
+
+	return civil_format_us(buf, len, secs, (int)(us - secs * 1000000), sep, zone);
 }

@@ -10,9 +10,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "jobsfile.h"
-
 #define CRON_LINE_FIELDS 5
+
+/* What a jobs file's line is: a crontab line, an @reboot line, a tfd
+ * line (jobsfile.h). */
+enum jobs_kind { JOBS_CRONTAB, JOBS_REBOOT, JOBS_TFD };
 
 struct cron_line {
 	enum jobs_kind kind;        /* JOBS_CRONTAB or JOBS_REBOOT */

@@ -12,10 +12,9 @@
 
 int events_open(struct events *ev, const struct events_config *cfg)
 {
-	*ev = (struct events){ .cfg = *cfg, .line_cap = REPORT_LINE_MAX };
+	*ev = (struct events){ .cfg = *cfg };
 	report_set_replica(cfg->replica);
-	ev->line = malloc(ev->line_cap);
-	if (!ev->line)
+	if (buf_reserve(&ev->line, REPORT_LINE_MAX, SIZE_MAX) != 0)
 		return -1;
 	output_open(&ev->out, STDOUT_FILENO, "stdout");
 	output_open(&ev->err, STDERR_FILENO, "stderr");
@@ -26,8 +25,7 @@ void events_close(struct events *ev)
 {
 	output_close(&ev->out);
 	output_close(&ev->err);
-	free(ev->line);
-	ev->line = NULL;
+	buf_free(&ev->line);
 }
 
 /* The line buffer holds NEED bytes (report_line_max's figure for the event
@@ -37,15 +35,11 @@ void events_close(struct events *ev)
  * line at a field boundary rather than write past the buffer. */
 static size_t line_reserve(struct events *ev, size_t need)
 {
-	if (need > ev->line_cap) {
-		char *line = realloc(ev->line, need);
-
-		if (!line)
-			return ev->line_cap;
-		ev->line = line;
-		ev->line_cap = need;
-	}
-	return ev->line_cap;
+	/* Each line starts from an empty buffer: a failure is this line's
+	 * alone, and does not stick. */
+	if (buf_reserve(&ev->line, need, SIZE_MAX) != 0)
+		ev->line.failed = false;
+	return ev->line.cap;
 }
 
 /* The buffer for a JSON event whose strings other than "replica" are
@@ -92,12 +86,12 @@ static void put(struct events *ev, struct output *o, const char *buf, size_t len
 
 static void put_out(struct events *ev, size_t len)
 {
-	put(ev, &ev->out, ev->line, len);
+	put(ev, &ev->out, ev->line.s, len);
 }
 
 static void put_err(struct events *ev, size_t len)
 {
-	put(ev, &ev->err, ev->line, len);
+	put(ev, &ev->err, ev->line.s, len);
 }
 
 void events_flush_out(struct events *ev)
@@ -131,15 +125,15 @@ void events_errf(struct events *ev, const char *fmt, ...)
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(ev->line, ev->line_cap, fmt, ap);
+	n = vsnprintf(ev->line.s, ev->line.cap, fmt, ap);
 	va_end(ap);
-	if (n > 0 && (size_t)n >= ev->line_cap && line_reserve(ev, (size_t)n + 1) > (size_t)n) {
+	if (n > 0 && (size_t)n >= ev->line.cap && line_reserve(ev, (size_t)n + 1) > (size_t)n) {
 		va_start(ap, fmt);
-		n = vsnprintf(ev->line, ev->line_cap, fmt, ap);
+		n = vsnprintf(ev->line.s, ev->line.cap, fmt, ap);
 		va_end(ap);
 	}
 	if (n > 0)
-		put_err(ev, (size_t)n < ev->line_cap ? (size_t)n : ev->line_cap - 1);
+		put_err(ev, (size_t)n < ev->line.cap ? (size_t)n : ev->line.cap - 1);
 }
 
 void events_failure(struct events *ev, const char *call, int errnum)
@@ -152,7 +146,7 @@ void events_error(struct events *ev, const char *job, const char *call,
 {
 	events_errf(ev, "tfd: %s\n", message);
 	if (ev->cfg.json)
-		put_out(ev, json_error(ev->line, json_reserve(ev, name_len(job) + name_len(call) +
+		put_out(ev, json_error(ev->line.s, json_reserve(ev, name_len(job) + name_len(call) +
 							  name_len(message)),
 				       job, call, message));
 	ev->write_failed = true;
@@ -163,9 +157,9 @@ void events_tick(struct events *ev, const char *format, const struct tick *t)
 	if (ev->cfg.quiet)
 		return;
 	if (ev->cfg.json)
-		put_out(ev, json_tick(ev->line, json_reserve(ev, name_len(t->job)), t));
+		put_out(ev, json_tick(ev->line.s, json_reserve(ev, name_len(t->job)), t));
 	else if (format)
-		put_out(ev, format_tick(ev->line,
+		put_out(ev, format_tick(ev->line.s,
 					line_reserve(ev, report_line_max(format, name_len(t->job))),
 					format, t));
 }
@@ -181,7 +175,7 @@ void events_setting(struct events *ev, const char *job, const char *what,
 	else
 		snprintf(label, sizeof label, "%s", what[0] ? what : "setting");
 	next(arg, &next_in, &interval);
-	put_err(ev, format_setting(ev->line, ev->line_cap, label, next_in, interval));
+	put_err(ev, format_setting(ev->line.s, ev->line.cap, label, next_in, interval));
 }
 
 void events_verbose_setting(struct events *ev, const char *job, const char *what,
@@ -208,7 +202,7 @@ void events_run_end(struct events *ev, const char *job, const struct run_end *e)
 	const char *prefix = "";
 
 	if (ev->cfg.json) {
-		put_out(ev, json_exit(ev->line, json_reserve(ev, name_len(e->job)), e));
+		put_out(ev, json_exit(ev->line.s, json_reserve(ev, name_len(e->job)), e));
 		return;
 	}
 	if (!run_end_unsuccessful(e))
@@ -240,24 +234,24 @@ int events_output_line(struct events *ev, const char *job, uint64_t seq, int str
 		need = report_line_max(NULL, len + strlen(job));
 		if (line_reserve(ev, need) < need)
 			return -1;
-		put_out(ev, json_output(ev->line, need, job, seq,
+		put_out(ev, json_output(ev->line.s, need, job, seq,
 					stream == 1 ? "stdout" : "stderr", line, len));
 		return 0;
 	}
 	need = strlen(job) + len + 32;
 	if (line_reserve(ev, need) < need)
 		return -1;
-	head = snprintf(ev->line, need, "%s[%" PRIu64 "]: ", job, seq);
-	memcpy(ev->line + head, line, len);
-	ev->line[(size_t)head + len] = '\n';
-	put(ev, stream == 1 ? &ev->out : &ev->err, ev->line, (size_t)head + len + 1);
+	head = snprintf(ev->line.s, need, "%s[%" PRIu64 "]: ", job, seq);
+	memcpy(ev->line.s + head, line, len);
+	ev->line.s[(size_t)head + len] = '\n';
+	put(ev, stream == 1 ? &ev->out : &ev->err, ev->line.s, (size_t)head + len + 1);
 	return 0;
 }
 
 void events_clock_set(struct events *ev, const char *job, int64_t wall_ns)
 {
 	if (ev->cfg.json)
-		put_out(ev, json_clock(ev->line, json_reserve(ev, name_len(job)), job, wall_ns));
+		put_out(ev, json_clock(ev->line.s, json_reserve(ev, name_len(job)), job, wall_ns));
 }
 
 void events_clock_set_done(struct events *ev)
@@ -277,7 +271,7 @@ void events_reload(struct events *ev, const struct reload_counts *c, const char 
 		events_errf(ev, "tfd: reloaded %s: %zu added, %zu removed, %zu kept\n",
 			    ev->cfg.jobs_path, c->added, c->removed, c->kept);
 	if (ev->cfg.json)
-		put_out(ev, json_reload(ev->line, json_reserve(ev, name_len(error)), !error,
+		put_out(ev, json_reload(ev->line.s, json_reserve(ev, name_len(error)), !error,
 					c->added, c->removed,
 					c->kept, error));
 }
@@ -285,7 +279,8 @@ void events_reload(struct events *ev, const struct reload_counts *c, const char 
 void events_control(struct events *ev, const char *command, const char *job, unsigned uid)
 {
 	if (ev->cfg.json)
-		put_out(ev, json_control(ev->line, ev->line_cap, command, job, uid));
+		put_out(ev, json_control(ev->line.s, json_reserve(ev, name_len(command) + name_len(job)),
+				       command, job, uid));
 	else
 		events_errf(ev, "tfd: control: %s%s%s (uid %u)\n", command, job ? " " : "",
 			    job ? job : "", uid);
@@ -293,5 +288,5 @@ void events_control(struct events *ev, const char *command, const char *job, uns
 
 void events_stats(struct events *ev, const struct stats *st)
 {
-	put_err(ev, stats_format(st, ev->line, ev->line_cap));
+	put_err(ev, stats_format(st, ev->line.s, ev->line.cap));
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "output.h"
 #include "report.h"
 #include "stats.h"
@@ -31,8 +32,7 @@ struct events {
 	struct output out, err;
 	bool out_reported;      /* stdout's loss was reported */
 	bool write_failed;      /* an error was reported: exit 1 at the end */
-	char *line;             /* every line is made here, grown as needed */
-	size_t line_cap;
+	struct buf line;        /* every line is made here (line.s), grown as needed */
 	/* stdout went away (ERROR 0: EPIPE, quietly) or failed (ERROR). */
 	void (*on_stdout_lost)(void *arg, int error);
 	void *arg;

@@ -9,25 +9,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "civil.h"
 #include "fleet_sql.h"
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	return a / b - (a % b < 0);
-}
 
 /* A wall-clock instant as timestamptz input, to the microsecond (the
  * column's resolution): "2026-12-03 10:00:01.000123+00". */
 void fleet_format_instant(char *buf, size_t len, int64_t ns)
 {
-	int64_t us = floor_div(ns, 1000), sec = floor_div(us, 1000000);
-	time_t t = (time_t)sec;
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	snprintf(buf, len, "%04d-%02d-%02d %02d:%02d:%02d.%06d+00", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (int)(us - sec * 1000000));
+	civil_format_utc_us(buf, len, ns, ' ', "+00");
 }
 
 static void format_micros(char *buf, size_t len, int64_t ns)

@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "buf.h"
+
 void heap_init(struct heap *h)
 {
 	*h = (struct heap){ 0 };
@@ -60,21 +62,6 @@ static void sift_down(struct heap *h, size_t i)
 	place(h, i, node);
 }
 
-static int grow(struct heap *h)
-{
-	size_t cap = h->cap ? h->cap * 2 : 16;
-	struct heap_node **nodes;
-
-	if (cap > SIZE_MAX / sizeof *nodes)
-		return -1;
-	nodes = realloc(h->nodes, cap * sizeof *nodes);
-	if (!nodes)
-		return -1;
-	h->nodes = nodes;
-	h->cap = cap;
-	return 0;
-}
-
 int heap_set(struct heap *h, struct heap_node *node, int64_t key)
 {
 	int64_t old = node->key;
@@ -87,7 +74,7 @@ int heap_set(struct heap *h, struct heap_node *node, int64_t key)
 			sift_down(h, node->index);
 		return 0;
 	}
-	if (h->n == h->cap && grow(h) != 0)
+	if (array_reserve(&h->nodes, &h->cap, h->n + 1, sizeof *h->nodes, SIZE_MAX) != 0)
 		return -1;
 	node->key = key;
 	place(h, h->n++, node);

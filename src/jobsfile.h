@@ -23,12 +23,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cronline.h"
+
 /* The longest line taken, without its end: one byte less than Linux's
  * MAX_ARG_STRLEN, so that a command or "NAME=VALUE" from one line always
  * fits in one execve(2) string with its terminating NUL. */
 #define JOBS_LINE_MAX 131071
-
-enum jobs_kind { JOBS_CRONTAB, JOBS_REBOOT, JOBS_TFD };
 
 struct jobs_entry {
 	enum jobs_kind kind;

@@ -88,108 +88,61 @@ void mail_job_free(struct mail_job *m)
 	free(m);
 }
 
-/* The body grows by doubling up to MAIL_BODY_MAX, never past it. */
-static int body_reserve(struct mail_body *b, size_t need)
-{
-	size_t cap = b->cap ? b->cap : 4096;
-	char *buf;
-
-	if (need <= b->cap)
-		return 0;
-	while (cap < need)
-		cap *= 2;
-	if (cap > MAIL_BODY_MAX)
-		cap = MAIL_BODY_MAX;
-	buf = realloc(b->buf, cap);
-	if (!buf)
-		return -1;
-	b->buf = buf;
-	b->cap = cap;
-	return 0;
-}
-
 int mail_body_add(struct mail_body *b, const char *data, size_t len)
 {
-	size_t room = MAIL_BODY_MAX - b->len;
+	size_t room = MAIL_BODY_MAX - b->text.len;
 	size_t kept = len < room ? len : room;
 
-	if (kept > 0 && body_reserve(b, b->len + kept) != 0) {
+	if (kept > 0 && buf_reserve(&b->text, kept, MAIL_BODY_MAX) != 0) {
 		b->cut += len;
 		return -1;
 	}
 	if (kept > 0)
-		memcpy(b->buf + b->len, data, kept);
-	b->len += kept;
+		memcpy(b->text.s + b->text.len, data, kept);
+	b->text.len += kept;
 	b->cut += len - kept;
 	return 0;
 }
 
 void mail_body_free(struct mail_body *b)
 {
-	free(b->buf);
-	*b = (struct mail_body){ 0 };
+	buf_free(&b->text);
+	b->cut = 0;
 }
 
 size_t mail_cut_note(const struct mail_body *b, char *buf, size_t len)
 {
 	int n = snprintf(buf, len, "[tfd: %" PRIu64 " more bytes of output were cut: "
-			 "a mail holds the first %zu]", b->cut, b->len);
+			 "a mail holds the first %zu]", b->cut, b->text.len);
 
 	if (n < 0)
 		return 0;
 	return (size_t)n < len ? (size_t)n : len - 1;
 }
 
-/* The message as it is built: text[0..len) in a buffer that grows. */
-struct text {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
+/* The message: built in a struct buf, whose failure sticks, so that
+ * mail_compose looks at it once, at the end. */
 
-static void put(struct text *t, const char *s, size_t n)
+static void puts_text(struct buf *t, const char *s)
 {
-	if (t->oom)
-		return;
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 1024;
-		char *p;
-
-		while (cap < t->len + n + 1)
-			cap *= 2;
-		p = realloc(t->s, cap);
-		if (!p) {
-			t->oom = true;
-			return;
-		}
-		t->s = p;
-		t->cap = cap;
-	}
-	memcpy(t->s + t->len, s, n);
-	t->len += n;
-	t->s[t->len] = '\0';
-}
-
-static void puts_text(struct text *t, const char *s)
-{
-	put(t, s, strlen(s));
+	buf_put(t, s, strlen(s));
 }
 
 /* A header value on one line: a CR or LF would end the header and let
  * the text after it be read as headers of its own. */
-static void put_value(struct text *t, const char *s)
+static void put_value(struct buf *t, const char *s)
 {
 	for (size_t n; *s; s += n) {
 		n = strcspn(s, "\r\n");
-		put(t, s, n);
+		buf_put(t, s, n);
 		if (s[n]) {
-			put(t, " ", 1);
+			buf_put(t, " ", 1);
 			n++;
 		}
 	}
 }
 
-static void put_header(struct text *t, const char *name, const char *before,
+static void put_header(struct buf *t, const char *name, const char *before,
 		       const char *value, const char *after)
 {
 	puts_text(t, name);
@@ -201,7 +154,7 @@ static void put_header(struct text *t, const char *name, const char *before,
 }
 
 /* cronie's headers: who, what run, and that no one should answer it. */
-static void put_headers(struct text *t, const struct mail_job *m, const char *host,
+static void put_headers(struct buf *t, const struct mail_job *m, const char *host,
 			const char *job)
 {
 	put_header(t, "From", "\"(Cron Daemon)\" <", m->from, ">");
@@ -227,22 +180,25 @@ static void put_headers(struct text *t, const struct mail_job *m, const char *ho
 int mail_compose(const struct mail_job *m, const char *host, const char *job,
 		 const struct mail_body *b, char **msg, size_t *len)
 {
-	struct text t = { 0 };
+	const struct buf *body = &b->text;
+	struct buf t = { 0 };
 
 	put_headers(&t, m, host, job);
-	put(&t, b->buf ? b->buf : "", b->len);
+	buf_put(&t, body->s ? body->s : "", body->len);
 	if (b->cut > 0) {
 		char note[128];
 
-		if (b->len > 0 && b->buf[b->len - 1] != '\n')
+		if (body->len > 0 && body->s[body->len - 1] != '\n')
 			puts_text(&t, "\n");
-		put(&t, note, mail_cut_note(b, note, sizeof note));
+		buf_put(&t, note, mail_cut_note(b, note, sizeof note));
 		puts_text(&t, "\n");
 	}
-	if (t.oom) {
-		free(t.s);
+	/* The NUL that ends it, not counted. */
+	if (buf_reserve(&t, 1, SIZE_MAX) != 0) {
+		buf_free(&t);
 		return -1;
 	}
+	t.s[t.len] = '\0';
 	*msg = t.s;
 	*len = t.len;
 	return 0;

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
+
 /* The most of a run's output a mail holds: the rest is read (so the run
  * never blocks on its pipes), counted and cut, and the mail says how
  * many bytes were cut. */
@@ -32,9 +34,9 @@ struct mail_job {
 
 /* One run's output, in the order it was read from its pipes. */
 struct mail_body {
-	char *buf;
-	size_t len, cap;
-	uint64_t cut;       /* bytes past MAIL_BODY_MAX, read and dropped */
+	struct buf text;    /* at most MAIL_BODY_MAX bytes */
+	uint64_t cut;       /* bytes past MAIL_BODY_MAX, or that found no
+			       memory: read and dropped */
 };
 
 /* The value of NAME in ENV ("NAME=VALUE" strings, NULL-terminated; ENV
@@ -51,13 +53,15 @@ struct mail_job *mail_job_new(char *const *env, const char *user, const char *co
 void mail_job_free(struct mail_job *m);
 
 /* Keeps what of DATA fits under MAIL_BODY_MAX and counts the rest as
- * cut. Returns -1 when memory ran out (those bytes are counted as cut). */
+ * cut. Returns -1 when memory ran out: those bytes, and every byte after
+ * them, are counted as cut, so what a mail holds is always the output's
+ * beginning. */
 int mail_body_add(struct mail_body *b, const char *data, size_t len);
 void mail_body_free(struct mail_body *b);
 
 static inline bool mail_body_empty(const struct mail_body *b)
 {
-	return b->len == 0 && b->cut == 0;
+	return b->text.len == 0 && b->cut == 0;
 }
 
 /* The line that ends an output that was cut (no newline): how many bytes

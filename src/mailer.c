@@ -11,8 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "capture.h"
 #include "spawn.h"
+#include "writenow.h"
 
 extern char **environ;
 
@@ -41,7 +43,7 @@ static void print_body(struct mailer *ms, const char *job, uint64_t seq,
 	struct print_target t = { ev, job, seq, false };
 	struct capture c = { 0 };
 
-	if (capture_feed(&c, b->buf ? b->buf : "", b->len, print_line, &t) != 0)
+	if (capture_feed(&c, b->text.s ? b->text.s : "", b->text.len, print_line, &t) != 0)
 		t.oom = true;
 	capture_finish(&c, print_line, &t);
 	capture_free(&c);
@@ -80,15 +82,8 @@ static void send_free(struct mail_send *s)
 
 static int add_send(struct mailer *ms, struct mail_send *s)
 {
-	if (ms->n == ms->cap) {
-		size_t cap = ms->cap ? ms->cap * 2 : 4;
-		struct mail_send **p = realloc(ms->s, cap * sizeof *p);
-
-		if (!p)
-			return -1;
-		ms->s = p;
-		ms->cap = cap;
-	}
+	if (array_reserve(&ms->s, &ms->cap, ms->n + 1, sizeof *ms->s, SIZE_MAX) != 0)
+		return -1;
 	ms->s[ms->n++] = s;
 	return 0;
 }
@@ -138,24 +133,16 @@ static pid_t spawn_sendmail(const char *path, const struct mail_sender *as, int 
  * sendmail will take no more. */
 static void write_some(struct mail_send *s)
 {
-	while (s->fd >= 0 && s->off < s->len) {
-		ssize_t n = write(s->fd, s->msg + s->off, s->len - s->off);
+	int err;
 
-		if (n > 0) {
-			s->off += (size_t)n;
-		} else if (n < 0 && errno == EINTR) {
-			continue;
-		} else if (n < 0 && errno == EAGAIN) {
-			return;
-		} else {
-			s->write_error = n < 0 ? errno : EIO;
-			break;
-		}
-	}
-	if (s->fd >= 0) {
-		close(s->fd);
-		s->fd = -1;
-	}
+	if (s->fd < 0)
+		return;
+	err = write_now(s->msg, s->len, &s->off, write_fd, &s->fd);
+	if (err == EAGAIN)
+		return;
+	s->write_error = err;
+	close(s->fd);
+	s->fd = -1;
 }
 
 /* Composes the message and starts sendmail on it. Returns 0, or -1 with

@@ -12,48 +12,12 @@
 #include "report.h"
 #include "utf8.h"
 
-/* The text buffer */
+/* The text: a struct buf, whose failure sticks, so that metrics_format
+ * looks at it once, at the end. */
 
-void metrics_buf_free(struct metrics_buf *b)
+static void put_str(struct buf *b, const char *s)
 {
-	free(b->text);
-	*b = (struct metrics_buf)METRICS_BUF_INIT;
-}
-
-static int reserve(struct metrics_buf *b, size_t more)
-{
-	size_t need, cap = b->cap ? b->cap : 4096;
-	char *text;
-
-	if (b->failed || __builtin_add_overflow(b->len, more, &need))
-		goto fail;
-	if (need <= b->cap)
-		return 0;
-	while (cap < need)
-		if (__builtin_mul_overflow(cap, 2, &cap))
-			goto fail;
-	text = realloc(b->text, cap);
-	if (!text)
-		goto fail;
-	b->text = text;
-	b->cap = cap;
-	return 0;
-fail:
-	b->failed = true;
-	return -1;
-}
-
-static void put(struct metrics_buf *b, const char *s, size_t n)
-{
-	if (reserve(b, n) == 0) {
-		memcpy(b->text + b->len, s, n);
-		b->len += n;
-	}
-}
-
-static void put_str(struct metrics_buf *b, const char *s)
-{
-	put(b, s, strlen(s));
+	buf_put(b, s, strlen(s));
 }
 
 /* Label values */
@@ -61,7 +25,7 @@ static void put_str(struct metrics_buf *b, const char *s)
 /* NAME as a label value: backslash, double quote and newline escaped as the
  * text format wants; a byte that is not UTF-8 (which the format requires,
  * and node_exporter would reject the whole file for) becomes U+FFFD. */
-static void put_label_value(struct metrics_buf *b, const char *name)
+static void put_label_value(struct buf *b, const char *name)
 {
 	const unsigned char *s = (const unsigned char *)name;
 	size_t n = strlen(name), plain = 0;
@@ -72,7 +36,7 @@ static void put_label_value(struct metrics_buf *b, const char *name)
 	       s[plain] != '"')
 		plain++;
 	if (plain == n) {
-		put(b, name, n);
+		buf_put(b, name, n);
 		return;
 	}
 	while (n > 0) {
@@ -88,7 +52,7 @@ static void put_label_value(struct metrics_buf *b, const char *name)
 		else if (*s == '\n')
 			put_str(b, "\\n");
 		else
-			put(b, (const char *)s, (size_t)k);
+			buf_put(b, (const char *)s, (size_t)k);
 		k = k < 0 ? 1 : k;
 		s += k;
 		n -= (size_t)k;
@@ -206,7 +170,7 @@ static const struct family families[] = {
 	{ "tfd_paused", "gauge", "1 while the job is paused.", paused },
 };
 
-static void put_header(struct metrics_buf *b, const char *name, const char *type,
+static void put_header(struct buf *b, const char *name, const char *type,
 		       const char *help)
 {
 	put_str(b, "# HELP ");
@@ -221,7 +185,7 @@ static void put_header(struct metrics_buf *b, const char *name, const char *type
 }
 
 /* NAME{job_name="JOB"[,result="RESULT"]} VALUE */
-static void put_sample(struct metrics_buf *b, const char *name, const char *job,
+static void put_sample(struct buf *b, const char *name, const char *job,
 		       const char *result, const char *value)
 {
 	put_str(b, name);
@@ -237,7 +201,7 @@ static void put_sample(struct metrics_buf *b, const char *name, const char *job,
 }
 
 /* One job's four tfd_runs_total samples. */
-static void put_runs_total(struct metrics_buf *b, const char *name, const struct job_metrics *m)
+static void put_runs_total(struct buf *b, const char *name, const struct job_metrics *m)
 {
 	static const char *const results[] = { "success", "failure", "timeout", "killed" };
 	const uint64_t counts[] = { m->runs_success, m->runs_failure, m->runs_timeout,
@@ -253,7 +217,7 @@ static void put_runs_total(struct metrics_buf *b, const char *name, const struct
 #define FAMILIES (1 + sizeof families / sizeof *families)
 
 /* Family F's header (0 is tfd_runs_total, then families[]). */
-static void put_family_header(struct metrics_buf *b, size_t f)
+static void put_family_header(struct buf *b, size_t f)
 {
 	if (f == 0)
 		put_header(b, "tfd_runs_total", "counter", "Runs ended, by result.");
@@ -262,7 +226,7 @@ static void put_family_header(struct metrics_buf *b, size_t f)
 }
 
 /* Family F's samples of one job. */
-static void put_family_job(struct metrics_buf *b, size_t f, const char *name,
+static void put_family_job(struct buf *b, size_t f, const char *name,
 			   const struct job_metrics *m)
 {
 	char value[32];
@@ -277,7 +241,7 @@ static void put_family_job(struct metrics_buf *b, size_t f, const char *name,
  * bytes or more or the families are done (a family's header always comes
  * with its first job, so each call moves on). Returns 1 when they are
  * done, 0 when more follows, -1 when memory ran out. */
-static int format_part(struct metrics_buf *b, const char *const *names,
+static int format_part(struct buf *b, const char *const *names,
 		       const struct job_metrics *m, size_t n, struct metrics_cursor *c,
 		       size_t limit)
 {
@@ -299,7 +263,7 @@ static int format_part(struct metrics_buf *b, const char *const *names,
 	return c->family == FAMILIES;
 }
 
-int metrics_format(struct metrics_buf *b, const char *const *names,
+int metrics_format(struct buf *b, const char *const *names,
 		   const struct job_metrics *m, size_t n)
 {
 	struct metrics_cursor c = { 0, 0 };
@@ -307,7 +271,7 @@ int metrics_format(struct metrics_buf *b, const char *const *names,
 	return format_part(b, names, m, n, &c, SIZE_MAX) < 0 ? -1 : 0;
 }
 
-int metrics_format_fleet(struct metrics_buf *b, const struct fleet_metrics *f)
+int metrics_format_fleet(struct buf *b, const struct fleet_metrics *f)
 {
 	static const char *const results[] = { "won", "elsewhere", "skipped", "missed" };
 	char value[32];
@@ -339,7 +303,7 @@ struct metrics_snapshot {
 	char *text;                  /* the names, one after another */
 	struct metrics_cursor c;
 	bool done;                   /* every family and the fleet's are in pending */
-	struct metrics_buf pending;  /* made, not yet read */
+	struct buf pending;  /* made, not yet read */
 	size_t off;                  /* read of pending */
 };
 
@@ -350,7 +314,7 @@ void metrics_snapshot_free(struct metrics_snapshot *s)
 	free(s->names);
 	free(s->m);
 	free(s->text);
-	metrics_buf_free(&s->pending);
+	buf_free(&s->pending);
 	free(s);
 }
 
@@ -425,7 +389,7 @@ long metrics_snapshot_read(struct metrics_snapshot *s, char *buf, size_t max)
 			return -1;
 	}
 	k = s->pending.len - s->off < max ? s->pending.len - s->off : max;
-	memcpy(buf, s->pending.text + s->off, k);
+	memcpy(buf, s->pending.s + s->off, k);
 	s->off += k;
 	return (long)k;
 }
@@ -436,17 +400,17 @@ int metrics_write(const char *path, const char *const *names,
 		  const struct job_metrics *m, size_t n, const struct fleet_metrics *fleet,
 		  char *err, size_t errlen)
 {
-	struct metrics_buf b = METRICS_BUF_INIT;
+	struct buf b = { 0 };
 	int rc;
 
 	if (metrics_format(&b, names, m, n) != 0 ||
 	    (fleet && metrics_format_fleet(&b, fleet) != 0)) {
 		snprintf(err, errlen, "malloc '%s': %s", path, strerror(ENOMEM));
-		metrics_buf_free(&b);
+		buf_free(&b);
 		return -1;
 	}
-	rc = atomic_replace(path, b.text, b.len, err, errlen);
-	metrics_buf_free(&b);
+	rc = atomic_replace(path, b.s, b.len, err, errlen);
+	buf_free(&b);
 	return rc;
 }
 

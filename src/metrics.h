@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
+
 /* One job's figures, kept by its job object. Times are wall-clock (realtime)
  * nanoseconds since the epoch. */
 struct job_metrics {
@@ -35,18 +37,6 @@ struct fleet_metrics {
 	bool connected;
 };
 
-/* A growing text. Zeroed (or METRICS_BUF_INIT) is empty; metrics_buf_free
- * releases it; len = 0 empties it for reuse. */
-struct metrics_buf {
-	char *text;
-	size_t len, cap;
-	bool failed;  /* memory ran out: the text is incomplete */
-};
-
-#define METRICS_BUF_INIT { NULL, 0, 0, false }
-
-void metrics_buf_free(struct metrics_buf *b);
-
 /* Appends the whole file for N jobs, NAMES[i] with M[i]: each metric family
  * once, its # HELP and # TYPE lines and then every job's sample, each with
  * job_name="NAME". Counters and tfd_running are always there (so that
@@ -54,11 +44,11 @@ void metrics_buf_free(struct metrics_buf *b);
  * yet (no run started or ended, no next run) is left out for that job
  * rather than given a value that would be a false statement, such as 0.
  * Returns 0, or -1 when memory ran out. */
-int metrics_format(struct metrics_buf *b, const char *const *names,
+int metrics_format(struct buf *b, const char *const *names,
 		   const struct job_metrics *m, size_t n);
 
 /* Appends tfd_fleet_claims_total{result} and tfd_fleet_connected. */
-int metrics_format_fleet(struct metrics_buf *b, const struct fleet_metrics *f);
+int metrics_format_fleet(struct buf *b, const struct fleet_metrics *f);
 
 /* Where a text made in parts stands: the family (tfd_runs_total, then
  * the others in order) and the next job in it. */

@@ -5,12 +5,15 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "writenow.h"
 
 /* A pipe or a terminal is shared with the runs, which inherit the same
  * open file description: setting O_NONBLOCK on it would hand them EAGAIN.
@@ -58,14 +61,15 @@ void output_close(struct output *o)
 {
 	if (o->mode == OUTPUT_OWN && o->fd >= 0)
 		close(o->fd);
-	free(o->buf);
-	o->buf = NULL;
+	buf_free(&o->q);
 	o->fd = -1;
 }
 
-/* One write as the mode allows; returns what write() returns. */
-static ssize_t write_some(struct output *o, const char *buf, size_t len)
+/* One write to the output at ARG as its mode allows (a write_fn). */
+static ssize_t write_some(void *arg, const char *buf, size_t len)
 {
+	struct output *o = arg;
+
 	switch (o->mode) {
 	case OUTPUT_SOCKET: {
 		ssize_t n = send(o->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -92,64 +96,32 @@ static ssize_t write_some(struct output *o, const char *buf, size_t len)
 	}
 }
 
-static void note_failure(struct output *o)
-{
-	if (errno == EPIPE)
-		o->gone = true;
-	else
-		o->error = errno;
-	o->off = o->len = 0;
-}
-
 void output_flush(struct output *o)
 {
-	while (output_pending(o)) {
-		ssize_t n = write_some(o, o->buf + o->off, o->len - o->off);
+	int err = output_pending(o) ? write_now(o->q.s, o->q.len, &o->off, write_some, o) : 0;
 
-		if (n > 0) {
-			o->off += (size_t)n;
-		} else if (n < 0 && errno == EINTR) {
-			continue;
-		} else if (n < 0 && errno == EAGAIN) {
-			return;
-		} else {
-			if (n == 0)
-				errno = EIO;
-			note_failure(o);
-			return;
-		}
-	}
-	o->off = o->len = 0;
+	if (err == EAGAIN)
+		return;
+	if (err == EPIPE)
+		o->gone = true;
+	else if (err)
+		o->error = err;
+	/* All of it went, or none of the rest ever will. */
+	o->off = o->q.len = 0;
 }
 
+/* Room for MORE bytes: what was written is dropped from the front before
+ * the queue grows. */
 static int reserve(struct output *o, size_t more)
 {
-	size_t need, cap;
-	char *buf;
-
-	if (o->off > 0 && o->off == o->len)
-		o->off = o->len = 0;
-	if (__builtin_add_overflow(o->len, more, &need))
-		return -1;
-	if (need <= o->cap)
-		return 0;
-	if (o->off > 0) {
-		memmove(o->buf, o->buf + o->off, o->len - o->off);
-		o->len -= o->off;
+	if (o->off > 0 && o->off == o->q.len)
+		o->off = o->q.len = 0;
+	if (o->off > 0 && more > o->q.cap - o->q.len) {
+		memmove(o->q.s, o->q.s + o->off, o->q.len - o->off);
+		o->q.len -= o->off;
 		o->off = 0;
-		if (o->len + more <= o->cap)
-			return 0;
-		need = o->len + more;
 	}
-	cap = o->cap ? o->cap : 4096;
-	while (cap < need)
-		cap *= 2;
-	buf = realloc(o->buf, cap);
-	if (!buf)
-		return -1;
-	o->buf = buf;
-	o->cap = cap;
-	return 0;
+	return buf_reserve(&o->q, more, SIZE_MAX);
 }
 
 int output_put(struct output *o, const char *buf, size_t len)
@@ -158,8 +130,8 @@ int output_put(struct output *o, const char *buf, size_t len)
 		return 0;
 	if (reserve(o, len) != 0)
 		return -1;
-	memcpy(o->buf + o->len, buf, len);
-	o->len += len;
+	memcpy(o->q.s + o->q.len, buf, len);
+	o->q.len += len;
 	output_flush(o);
 	return 0;
 }

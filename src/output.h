@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "buf.h"
+
 enum output_mode {
 	OUTPUT_PLAIN,     /* a regular file: write() never waits for a reader */
 	OUTPUT_OWN,       /* our own O_NONBLOCK description of the same pipe or tty */
@@ -25,8 +27,8 @@ struct output {
 	int orig_fd;            /* 1 or 2 */
 	enum output_mode mode;
 	const char *name;       /* "stdout", "stderr" for messages */
-	char *buf;              /* queued bytes: buf[off..len) */
-	size_t off, len, cap;
+	struct buf q;           /* queued bytes: q.s[off..q.len) */
+	size_t off;
 	bool gone;              /* EPIPE: the reader left */
 	int error;              /* errno of a failed write other than EPIPE; 0 */
 };
@@ -46,7 +48,7 @@ void output_flush(struct output *o);
 
 static inline bool output_pending(const struct output *o)
 {
-	return o->len > o->off && !o->gone && !o->error;
+	return o->q.len > o->off && !o->gone && !o->error;
 }
 
 #endif

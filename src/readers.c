@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "buf.h"
+
 /* At most this many bytes are read from one run's pipe per wake-up, so
  * one chatty run cannot starve the others. */
 #define CAPTURE_READ_MAX (64 * 1024)
@@ -20,15 +22,8 @@ static int add_reader(struct readers *rs, struct run_outputs *ro, int fd, int st
 {
 	struct reader *r;
 
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? rs->cap * 2 : 8;
-		struct reader **p = realloc(rs->r, cap * sizeof *p);
-
-		if (!p)
-			return -1;
-		rs->r = p;
-		rs->cap = cap;
-	}
+	if (array_reserve(&rs->r, &rs->cap, rs->n + 1, sizeof *rs->r, SIZE_MAX) != 0)
+		return -1;
 	r = calloc(1, sizeof *r);
 	if (!r)
 		return -1;

@@ -241,16 +241,10 @@ size_t format_seconds(char *buf, int64_t ns)
 	return (size_t)n;
 }
 
+/* BUF holds 40 bytes (report.h). */
 size_t format_rfc3339(char *buf, int64_t wall_ns)
 {
-	struct timespec ts = ns_to_timespec(wall_ns);
-	struct tm tm;
-
-	gmtime_r(&ts.tv_sec, &tm);
-	return (size_t)sprintf(buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ",
-			       tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-			       tm.tm_hour, tm.tm_min, tm.tm_sec,
-			       ts.tv_nsec / 1000);
+	return civil_format_utc_us(buf, 40, wall_ns, 'T', "Z");
 }
 
 size_t format_unix(char *buf, int64_t wall_ns)
@@ -279,17 +273,14 @@ size_t format_rfc3339_local(char *buf, int64_t wall_ns, const struct tz *local)
 	struct timespec ts = ns_to_timespec(wall_ns);
 	int32_t off = offset_in(local, ts.tv_sec);
 	int32_t mag = off < 0 ? -off : off;
-	struct tm tm;
+	char zone[32];
 	int n;
 
-	local_tm(ts.tv_sec, off, &tm);
-	n = sprintf(buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06ld%c%02d:%02d",
-		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		    tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000, off < 0 ? '-' : '+',
-		    (int)(mag / 3600), (int)(mag / 60 % 60));
+	n = sprintf(zone, "%c%02d:%02d", off < 0 ? '-' : '+', (int)(mag / 3600),
+		    (int)(mag / 60 % 60));
 	if (mag % 60)
-		n += sprintf(buf + n, ":%02d", (int)(mag % 60));
-	return (size_t)n;
+		sprintf(zone + n, ":%02d", (int)(mag % 60));
+	return civil_format_us(buf, 40, ts.tv_sec + off, (int)(ts.tv_nsec / 1000), 'T', zone);
 }
 
 static bool is_placeholder(char c)
@@ -410,7 +401,7 @@ size_t json_tick(char *buf, size_t len, const struct tick *t)
 	field_u64(&o, "seq", t->seq);
 	field_u64(&o, "expirations", t->expirations);
 	field_u64(&o, "total", t->total);
-field_time(&o, t->wall_ns);
+	field_time(&o, t->wall_ns);
 	field_seconds(&o, "elapsed", t->elapsed_ns);
 	field_i64(&o, "late_us", t->late_ns / NSEC_PER_USEC);
 	field_seconds(&o, "next_in", t->next_in_ns);
@@ -450,7 +441,7 @@ size_t json_clock(char *buf, size_t len, const char *job, int64_t wall_ns)
 	struct out o = out_init(buf, len);
 
 	put_event(&o, "clock", job);
-field_time(&o, wall_ns);
+	field_time(&o, wall_ns);
 	put_str(&o, "}");
 	return finish_line(&o);
 }

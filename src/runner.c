@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "buf.h"
 
 extern char **environ;
 
@@ -115,15 +116,8 @@ static void remove_run(struct runner *r, struct run *run)
 
 static struct run *add_run(struct runner *r)
 {
-	if (r->nruns == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 4;
-		struct run *runs = realloc(r->runs, cap * sizeof *runs);
-
-		if (!runs)
-			return NULL;
-		r->runs = runs;
-		r->cap = cap;
-	}
+	if (array_reserve(&r->runs, &r->cap, r->nruns + 1, sizeof *r->runs, SIZE_MAX) != 0)
+		return NULL;
 	return &r->runs[r->nruns++];
 }
 

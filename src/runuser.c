@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
+
 void run_user_free(struct run_user *u)
 {
 	free(u->spec);
@@ -194,16 +196,9 @@ int run_user_cached(struct run_user_cache *c, const char *spec,
 			*out = &c->users[i];
 			return 0;
 		}
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 8;
-		struct run_user *more = realloc(c->users, cap * sizeof *more);
-
-		if (!more) {
-			snprintf(err, errlen, "out of memory");
-			return 1;
-		}
-		c->users = more;
-		c->cap = cap;
+	if (array_reserve(&c->users, &c->cap, c->n + 1, sizeof *c->users, SIZE_MAX) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return 1;
 	}
 	status = run_user_resolve(spec, &c->users[c->n], err, errlen);
 	if (status != 0)

@@ -404,7 +404,8 @@ CHILD_CODE static void become_user(const struct child_plan *plan)
  * large enough (child_stack_need). Returns execve's error for the file. */
 CHILD_CODE static int exec_command(const struct child_plan *plan)
 {
-	static char shell[] = "/bin/sh";
+	/* execve(2) reads its arguments and never writes them. */
+	static const char shell[] = "/bin/sh";
 
 	execve(plan->path, plan->argv, plan->envp);
 	if (errno != ENOEXEC)
@@ -413,7 +414,7 @@ CHILD_CODE static int exec_command(const struct child_plan *plan)
 		char *shell_argv[plan->argc + 3];
 		size_t n = 0;
 
-		shell_argv[n++] = shell;
+		shell_argv[n++] = (char *)shell;
 		shell_argv[n++] = (char *)plan->path;
 		for (size_t i = 1; i < plan->argc; i++)
 			shell_argv[n++] = plan->argv[i];

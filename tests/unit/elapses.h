@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "harness.h"
 #include "tsv.h"
 #include "tz.h"
 

@@ -2,11 +2,37 @@
 #include "harness.h"
 #include "tsv.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+struct tally tally;
+
 static const char *scratch;
+
+void tally_check(struct tally *t, int ok, const char *file, int line,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		t->passed++;
+		return;
+	}
+	t->failed++;
+	fprintf(stderr, "FAIL %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int tally_finish(const struct tally *t, const char *name)
+{
+	printf("%s: %d passed, %d failed\n", name, t->passed, t->failed);
+	return t->failed ? 1 : 0;
+}
 
 void harness_start(char *template, unsigned seconds)
 {

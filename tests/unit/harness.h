@@ -1,10 +1,31 @@
 /* SPDX-License-Identifier: MIT */
-/* harness: what tests that write files share: a scratch directory of their
+/* harness: what every unit test shares: its one pass/fail tally and
+ * check(); and for tests that write files, a scratch directory of their
  * own under /tmp, paths in it, its removal, and a watchdog that ends a test
  * that hangs (a FIFO opened without O_NONBLOCK, a read that never returns)
  * as a failure instead of hanging the suite. */
 #ifndef TFD_TEST_HARNESS_H
 #define TFD_TEST_HARNESS_H
+
+struct tally {
+	int passed;
+	int failed;
+};
+
+/* The test program's tally. */
+extern struct tally tally;
+
+/* Records one result in T; a failure prints a FAIL line with FILE:LINE and
+ * the message. */
+void tally_check(struct tally *t, int ok, const char *file, int line,
+		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* One check, counted in the program's tally, its message printed when OK
+ * is false. */
+#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
+
+/* Prints "NAME: N passed, N failed" and returns the process exit status. */
+int tally_finish(const struct tally *t, const char *name);
 
 /* Arms the watchdog (SECONDS, through alarm(2): SIGALRM kills the test)
  * and makes the scratch directory from TEMPLATE ("/tmp/NAME.XXXXXX",

@@ -14,10 +14,9 @@
 
 #include "calendar.h"
 #include "elapses.h"
+#include "harness.h"
 #include "timens.h"
-#include "tsv.h"
 #include "tz.h"
-
 
 /* The zone of TZ is also what "… CET"-style abbreviations refer to. */
 static int parse_event(const char *input, const struct tz *zone, void *zones,
@@ -119,7 +118,6 @@ int main(int argc, char **argv)
 		.release = free_event,
 		.arg = zones,
 	};
-	struct tally tally = { 0, 0 };
 	int status;
 
 	if (!zones)

@@ -6,15 +6,11 @@
  * it), a last line without newline given at the end, NUL bytes kept; and a
  * random comparison against a reference cutter that sees the whole stream. */
 #include "capture.h"
-#include "tsv.h"
+#include "harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 #define MAX CAPTURE_LINE_MAX
 
@@ -260,7 +256,7 @@ static void test_piece_sizes(void)
 	check(capture_feed(&c, "again\n", 6, on_line, &got) == 0 && got.lines == 4,
 	      "reuse after finish: %zu lines", got.lines);
 	capture_free(&c);
-	check(c.buf == NULL && c.len == 0 && c.cap == 0, "capture_free empties it");
+	check(c.line.s == NULL && c.line.len == 0 && c.line.cap == 0, "capture_free empties it");
 	sink_free(&got);
 	free(s);
 }

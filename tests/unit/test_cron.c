@@ -16,10 +16,9 @@
 #include "civil.h"
 #include "cron.h"
 #include "elapses.h"
+#include "harness.h"
 #include "timens.h"
-#include "tsv.h"
 #include "tz.h"
-
 
 /* The files */
 
@@ -217,7 +216,6 @@ int main(int argc, char **argv)
 		.next = next_run,
 		.release = free_expression,
 	};
-	struct tally tally = { 0, 0 };
 
 	elapses_check_files(&kind, argc, argv, &tally);
 	check_model(&tally);

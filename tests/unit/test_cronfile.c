@@ -7,15 +7,12 @@
 #include <sys/stat.h>
 
 #include "cronfile.h"
+#include "harness.h"
 #include "tsv.h"
-
-static struct tally t;
-
-#define CHECK(ok, ...) tally_check(&t, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static void expect_why(const char *got, const char *want, int line)
 {
-	tally_check(&t, want ? got && strcmp(got, want) == 0 : !got, __FILE__, line,
+	tally_check(&tally, want ? got && strcmp(got, want) == 0 : !got, __FILE__, line,
 		    "got '%s', want '%s'", got ? got : "(loads)", want ? want : "(loads)");
 }
 
@@ -59,7 +56,7 @@ static void expect_cut(const char *text, size_t want_len, unsigned want_line, in
 	unsigned got_line = 99;
 	size_t got = cronfile_whole_lines(text, strlen(text), &got_line);
 
-	tally_check(&t, got == want_len && got_line == want_line, __FILE__, line,
+	tally_check(&tally, got == want_len && got_line == want_line, __FILE__, line,
 		    "'%s': got %zu bytes (line %u), want %zu (line %u)", text, got, got_line,
 		    want_len, want_line);
 }
@@ -82,5 +79,5 @@ int main(void)
 	test_system_mode();
 	test_user_mode();
 	test_whole_lines();
-	return tally_finish(&t, "test_cronfile");
+	return tally_finish(&tally, "test_cronfile");
 }

@@ -4,6 +4,7 @@
  * decoded) and of a passfile, and libpq's messages scrubbed of every
  * fragment of a password, quoted or not, as the fleet prints them. */
 #include "fleet_secrets.h"
+#include "harness.h"
 #include "tsv.h"
 
 #include <stdbool.h>
@@ -11,10 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static void uri(const char *conninfo, int want, const char *says)
 {

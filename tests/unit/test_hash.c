@@ -4,16 +4,12 @@
  * keys are entries of their own, taken out one at a time, each with its
  * own value), filled to the size given at init so that probes wrap and
  * pass taken entries. */
+#include "harness.h"
 #include "hash.h"
-#include "tsv.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static void test_fnv(void)
 {

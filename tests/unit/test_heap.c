@@ -6,17 +6,13 @@
  * child is smaller than its parent); then emptied in order and compared
  * with the sorted keys. Also: ties, the ends of int64_t, removing what is
  * not in, and reuse after heap_free. */
+#include "harness.h"
 #include "heap.h"
-#include "tsv.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 #define NODES 300
 

@@ -9,12 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "jobsdir.h"
-#include "tsv.h"
-
-static struct tally t;
-
-#define CHECK(ok, ...) tally_check(&t, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static void test_names(void)
 {
@@ -25,9 +21,9 @@ static void test_names(void)
 	};
 
 	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
-		CHECK(jobsdir_name_ok(ok[i]), "'%s' passed over", ok[i]);
+		check(jobsdir_name_ok(ok[i]), "'%s' passed over", ok[i]);
 	for (size_t i = 0; i < sizeof passed_over / sizeof *passed_over; i++)
-		CHECK(!jobsdir_name_ok(passed_over[i]), "'%s' kept", passed_over[i]);
+		check(!jobsdir_name_ok(passed_over[i]), "'%s' kept", passed_over[i]);
 }
 
 static void test_filter(void)
@@ -41,11 +37,11 @@ static void test_filter(void)
 	static const char *const want[] = { "-1", "0hourly", "B", "Z", "_z", "a", "php" };
 	size_t n = jobsdir_filter(e, sizeof e / sizeof *e);
 
-	CHECK(n == sizeof want / sizeof *want, "kept %zu", n);
+	check(n == sizeof want / sizeof *want, "kept %zu", n);
 	for (size_t i = 0; i < n && i < sizeof want / sizeof *want; i++)
-		CHECK(strcmp(e[i].name, want[i]) == 0, "%zu: got '%s', want '%s'", i,
+		check(strcmp(e[i].name, want[i]) == 0, "%zu: got '%s', want '%s'", i,
 		      e[i].name, want[i]);
-	CHECK(jobsdir_filter(e, 0) == 0, "empty");
+	check(jobsdir_filter(e, 0) == 0, "empty");
 }
 
 static void touch(const char *dir, const char *name)
@@ -66,7 +62,7 @@ static void test_list(void)
 	size_t n = 99;
 
 	if (!mkdtemp(dir)) {
-		CHECK(0, "mkdtemp");
+		check(0, "mkdtemp");
 		return;
 	}
 	touch(dir, "b");
@@ -78,29 +74,29 @@ static void test_list(void)
 	touch(path, "c");
 	/* A ConfigMap: "c" -> "..data/c", "..data" -> the timestamped folder. */
 	snprintf(path, sizeof path, "%s/..data", dir);
-	CHECK(symlink("..2024", path) == 0, "symlink ..data");
+	check(symlink("..2024", path) == 0, "symlink ..data");
 	snprintf(path, sizeof path, "%s/c", dir);
-	CHECK(symlink("..data/c", path) == 0, "symlink c");
+	check(symlink("..data/c", path) == 0, "symlink c");
 	snprintf(path, sizeof path, "%s/dangling", dir);
-	CHECK(symlink("nowhere", path) == 0, "symlink dangling");
+	check(symlink("nowhere", path) == 0, "symlink dangling");
 	snprintf(path, sizeof path, "%s/subdir", dir);
 	mkdir(path, 0755);
 
-	CHECK(jobsdir_list(dir, &paths, &n, err, sizeof err) == 0, "list: %s", err);
-	CHECK(n == 3, "got %zu paths", n);
+	check(jobsdir_list(dir, &paths, &n, err, sizeof err) == 0, "list: %s", err);
+	check(n == 3, "got %zu paths", n);
 	for (size_t i = 0; paths && i < n && i < 3; i++) {
 		snprintf(path, sizeof path, "%s/%c", dir, "abc"[i]);
-		CHECK(strcmp(paths[i], path) == 0, "%zu: got '%s', want '%s'", i, paths[i], path);
+		check(strcmp(paths[i], path) == 0, "%zu: got '%s', want '%s'", i, paths[i], path);
 	}
-	CHECK(paths && !paths[n], "not NULL-terminated");
+	check(paths && !paths[n], "not NULL-terminated");
 	jobsdir_free(paths);
 
 	snprintf(path, sizeof path, "%s/missing", dir);
-	CHECK(jobsdir_list(path, &paths, &n, err, sizeof err) == -1, "a missing dir listed");
-	CHECK(strstr(err, "--jobs '") == err && strstr(err, "No such file"), "err: %s", err);
+	check(jobsdir_list(path, &paths, &n, err, sizeof err) == -1, "a missing dir listed");
+	check(strstr(err, "--jobs '") == err && strstr(err, "No such file"), "err: %s", err);
 
 	snprintf(path, sizeof path, "rm -rf '%s'", dir);
-	CHECK(system(path) == 0, "cleanup");
+	check(system(path) == 0, "cleanup");
 }
 
 static void test_spool_names(void)
@@ -111,9 +107,9 @@ static void test_spool_names(void)
 	};
 
 	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
-		CHECK(jobsdir_spool_name_ok(ok[i]), "spool: '%s' passed over", ok[i]);
+		check(jobsdir_spool_name_ok(ok[i]), "spool: '%s' passed over", ok[i]);
 	for (size_t i = 0; i < sizeof passed_over / sizeof *passed_over; i++)
-		CHECK(!jobsdir_spool_name_ok(passed_over[i]), "spool: '%s' kept",
+		check(!jobsdir_spool_name_ok(passed_over[i]), "spool: '%s' kept",
 		      passed_over[i]);
 }
 
@@ -127,7 +123,7 @@ static void test_list_spool(void)
 	size_t n = 99;
 
 	if (!mkdtemp(dir)) {
-		CHECK(0, "mkdtemp");
+		check(0, "mkdtemp");
 		return;
 	}
 	touch(dir, "c");
@@ -135,21 +131,21 @@ static void test_list_spool(void)
 	touch(dir, "tmp.XXXXab");
 	touch(dir, ".hidden");
 	snprintf(path, sizeof path, "%s/link", dir);
-	CHECK(symlink("c", path) == 0, "symlink link");
+	check(symlink("c", path) == 0, "symlink link");
 	snprintf(path, sizeof path, "%s/sub", dir);
 	mkdir(path, 0755);
-	CHECK(jobsdir_list_spool(dir, &paths, &n, err, sizeof err) == 0, "list: %s", err);
-	CHECK(n == 3, "got %zu paths", n);
+	check(jobsdir_list_spool(dir, &paths, &n, err, sizeof err) == 0, "list: %s", err);
+	check(n == 3, "got %zu paths", n);
 	for (size_t i = 0; paths && i < n && i < 3; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, want[i]);
-		CHECK(strcmp(paths[i], path) == 0, "%zu: got '%s', want '%s'", i, paths[i], path);
+		check(strcmp(paths[i], path) == 0, "%zu: got '%s', want '%s'", i, paths[i], path);
 	}
 	jobsdir_free(paths);
 	snprintf(path, sizeof path, "%s/missing", dir);
-	CHECK(jobsdir_list_spool(path, &paths, &n, err, sizeof err) == -1, "a missing dir listed");
-	CHECK(strstr(err, "--user-crontabs '") == err, "err: %s", err);
+	check(jobsdir_list_spool(path, &paths, &n, err, sizeof err) == -1, "a missing dir listed");
+	check(strstr(err, "--user-crontabs '") == err, "err: %s", err);
 	snprintf(path, sizeof path, "rm -rf '%s'", dir);
-	CHECK(system(path) == 0, "cleanup");
+	check(system(path) == 0, "cleanup");
 }
 
 int main(void)
@@ -159,5 +155,5 @@ int main(void)
 	test_list();
 	test_spool_names();
 	test_list_spool();
-	return tally_finish(&t, "test_jobsdir");
+	return tally_finish(&tally, "test_jobsdir");
 }

@@ -6,13 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "jobsfile.h"
 #include "shellword.h"
-#include "tsv.h"
-
-static struct tally t;
-
-#define CHECK(ok, ...) tally_check(&t, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static int str_eq(const char *a, const char *b)
 {
@@ -25,11 +21,11 @@ static const char *or_null(const char *s)
 }
 
 #define EXPECT_STR(got, want)                                               \
-	CHECK(str_eq((got), (want)), "%s: got '%s', want '%s'", #got,         \
+	check(str_eq((got), (want)), "%s: got '%s', want '%s'", #got,         \
 	      or_null(got), or_null(want))
 
 #define EXPECT_INT(got, want)                                               \
-	CHECK((long)(got) == (long)(want), "%s: got %ld, want %ld", #got,    \
+	check((long)(got) == (long)(want), "%s: got %ld, want %ld", #got,    \
 	      (long)(got), (long)(want))
 
 /* Parses TEXT (its strlen) as the file "jobs"; NULL (and a failure) when
@@ -40,7 +36,7 @@ static struct jobs_file *parse_ok_at(const char *text, int line)
 	char err[512];
 
 	if (jobs_parse("jobs", text, strlen(text), &f, err, sizeof(err))) {
-		tally_check(&t, 0, __FILE__, line, "'%s' did not parse: %s", text, err);
+		tally_check(&tally, 0, __FILE__, line, "'%s' did not parse: %s", text, err);
 		return NULL;
 	}
 	return f;
@@ -56,7 +52,7 @@ static void expect_error_at(const char *text, size_t len, const char *want,
 	char err[512] = "";
 	int rc = jobs_parse("jobs", text, len, &f, err, sizeof(err));
 
-	tally_check(&t, rc == -1 && strcmp(err, want) == 0, __FILE__, line,
+	tally_check(&tally, rc == -1 && strcmp(err, want) == 0, __FILE__, line,
 		    "'%.*s': rc %d, got '%s', want '%s'", (int)len, text, rc, err,
 		    want);
 	if (rc == 0)
@@ -116,7 +112,7 @@ static void test_kinds(void)
 	EXPECT_STR(f->entries[0].schedule, "*/5 * * * *");
 	EXPECT_STR(f->entries[0].command, "poll-feeds --quiet");
 	EXPECT_STR(f->entries[0].input, NULL);
-	CHECK(f->entries[0].argv == NULL, "crontab line has argv");
+	check(f->entries[0].argv == NULL, "crontab line has argv");
 	EXPECT_STR(f->entries[0].shell, "/bin/sh");
 	EXPECT_STR(f->entries[0].cron_tz, NULL);
 	EXPECT_STR(env_string(f->entries[0].env), "PATH=/usr/bin:/bin");
@@ -136,7 +132,7 @@ static void test_kinds(void)
 	EXPECT_STR(argv_string(&f->entries[3]),
 		   "<--name> <report> <--calendar> <Mon..Fri 09:00> <--> <./report.sh>");
 	EXPECT_INT(f->entries[3].argc, 6);
-	CHECK(f->entries[3].argv[6] == NULL, "argv not NULL-terminated");
+	check(f->entries[3].argv[6] == NULL, "argv not NULL-terminated");
 	EXPECT_STR(f->entries[3].command, NULL);
 	EXPECT_STR(f->entries[3].schedule, NULL);
 	jobs_free(f);
@@ -311,7 +307,7 @@ static void test_env_positional(void)
 	EXPECT_STR(env_string(f->entries[0].env), "");
 	EXPECT_STR(env_string(f->entries[1].env), "A=1 B=2");
 	/* No environment line between: one array. */
-	CHECK(f->entries[1].env == f->entries[2].env, "b and c do not share env");
+	check(f->entries[1].env == f->entries[2].env, "b and c do not share env");
 	/* A later A replaces the first in place: first-seen order. */
 	EXPECT_STR(env_string(f->entries[3].env), "A=3 B=2 C=4");
 	/* What b saw is not changed by the lines below it. */
@@ -640,7 +636,7 @@ static void test_out_of_memory(void)
 			EXPECT_INT(a.live, 0);
 		}
 	}
-	CHECK(rc == 0 && limit > 3, "never parsed, or too few allocations (%d)", limit);
+	check(rc == 0 && limit > 3, "never parsed, or too few allocations (%d)", limit);
 	if (rc == 0) {
 		EXPECT_INT(f->n, 3);
 		jobs_free(f);
@@ -656,7 +652,7 @@ static struct jobs_file *parse_system_at(const char *text, int line)
 	char err[512];
 
 	if (jobs_parse_as("crontab", text, strlen(text), JOBS_SYSTEM, &f, err, sizeof(err))) {
-		tally_check(&t, 0, __FILE__, line, "'%s' did not parse: %s", text, err);
+		tally_check(&tally, 0, __FILE__, line, "'%s' did not parse: %s", text, err);
 		return NULL;
 	}
 	return f;
@@ -669,7 +665,7 @@ static void expect_system_error_at(const char *text, const char *want, int line)
 	int rc = jobs_parse_as("crontab", text, strlen(text), JOBS_SYSTEM, &f, err,
 			       sizeof(err));
 
-	tally_check(&t, rc == -1 && strcmp(err, want) == 0, __FILE__, line,
+	tally_check(&tally, rc == -1 && strcmp(err, want) == 0, __FILE__, line,
 		    "'%s': rc %d, got '%s', want '%s'", text, rc, err, want);
 	if (rc == 0)
 		jobs_free(f);
@@ -747,18 +743,18 @@ static void test_user_crontab(void)
 	char err[512] = "";
 
 	if (jobs_parse_as("alice", text, strlen(text), JOBS_USER, &f, err, sizeof(err)) != 0) {
-		CHECK(0, "a user's crontab did not parse: %s", err);
+		check(0, "a user's crontab did not parse: %s", err);
 		return;
 	}
 	EXPECT_INT(f->n, 2);
 	/* "root" is the command's first word, not a user. */
 	EXPECT_STR(f->entries[0].command, "root backup.sh");
-	CHECK(f->entries[0].user == NULL, "a user field in a user's crontab");
+	check(f->entries[0].user == NULL, "a user field in a user's crontab");
 	jobs_free(f);
 	f = NULL;
-	CHECK(jobs_parse_as("alice", tfd, strlen(tfd), JOBS_USER, &f, err, sizeof(err)) == -1,
+	check(jobs_parse_as("alice", tfd, strlen(tfd), JOBS_USER, &f, err, sizeof(err)) == -1,
 	      "a tfd line taken in a user's crontab");
-	CHECK(strncmp(err, "alice:2: bad line '--name x --user root", 39) == 0 &&
+	check(strncmp(err, "alice:2: bad line '--name x --user root", 39) == 0 &&
 	      strstr(err, "a user's crontab takes crontab lines only"), "err: %s", err);
 	if (f)
 		jobs_free(f);
@@ -789,5 +785,5 @@ int main(void)
 	test_system_user_field();
 	test_system_user_errors();
 	test_user_crontab();
-	return tally_finish(&t, "test_jobsfile");
+	return tally_finish(&tally, "test_jobsfile");
 }

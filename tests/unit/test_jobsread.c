@@ -12,11 +12,8 @@
 #include <unistd.h>
 
 #include "jobsread.h"
+#include "harness.h"
 #include "tsv.h"
-
-static struct tally t;
-
-#define CHECK(ok, ...) tally_check(&t, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static void write_file(const char *dir, const char *name, const char *text, mode_t mode)
 {
@@ -26,7 +23,7 @@ static void write_file(const char *dir, const char *name, const char *text, mode
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		CHECK(0, "write %s", path);
+		check(0, "write %s", path);
 	if (fd >= 0)
 		close(fd);
 	chmod(path, mode);
@@ -69,31 +66,31 @@ static void test_system(const char *dir)
 	paths[1] = b;
 	paths[2] = twin;
 	paths[3] = half;
-	CHECK(jobs_read_files(&from, &l, err, sizeof err) == 0, "read: %s", err);
-	CHECK(l.nfiles == 4, "%zu files", l.nfiles);
+	check(jobs_read_files(&from, &l, err, sizeof err) == 0, "read: %s", err);
+	check(l.nfiles == 4, "%zu files", l.nfiles);
 	if (l.nfiles != 4) {
 		loaded_free(&l);
 		return;
 	}
-	CHECK(!l.files[0].skipped, "a passed over");
+	check(!l.files[0].skipped, "a passed over");
 	head = record(&l, 0, &body);
-	CHECK(strcmp(head, "20") == 0 && strncmp(body, "@reboot root echo a\n", 20) == 0,
+	check(strcmp(head, "20") == 0 && strncmp(body, "@reboot root echo a\n", 20) == 0,
 	      "a's record: '%s'", head);
 	/* Root's own, but writable by group (as root; another's as not). */
-	CHECK(l.files[1].skipped, "b loaded");
+	check(l.files[1].skipped, "b loaded");
 	head = record(&l, 1, &body);
-	CHECK(strcmp(head, "-") == 0 && (strcmp(body, "writable by group") == 0 ||
+	check(strcmp(head, "-") == 0 && (strcmp(body, "writable by group") == 0 ||
 					   (geteuid() != 0 && strstr(body, "not owned by root"))),
 	      "b's record: '%s' '%s'", head, body);
-	CHECK(l.files[2].skipped, "a read twice");
+	check(l.files[2].skipped, "a read twice");
 	head = record(&l, 2, &body);
-	CHECK(strcmp(head, "-") == 0 && strstr(body, "the same file as '") &&
+	check(strcmp(head, "-") == 0 && strstr(body, "the same file as '") &&
 	      strstr(body, "/a', read once"), "twin's record: '%s'", body);
 	if (geteuid() == 0) {
 		/* The unended line is cut: only the whole one is read. */
 		head = record(&l, 3, &body);
-		CHECK(strcmp(head, "24") == 0, "half's record: '%s'", head);
-		CHECK(l.warnings.text && strstr(l.warnings.text, "/half:2: not loaded: the last "
+		check(strcmp(head, "24") == 0, "half's record: '%s'", head);
+		check(l.warnings.text && strstr(l.warnings.text, "/half:2: not loaded: the last "
 						   "line has no newline"), "warnings: %s",
 		      l.warnings.text ? l.warnings.text : "");
 	}
@@ -110,7 +107,7 @@ static void test_spool(const char *dir)
 	const char *body;
 
 	if (!pw) {
-		CHECK(0, "no passwd entry for uid %u", (unsigned)geteuid());
+		check(0, "no passwd entry for uid %u", (unsigned)geteuid());
 		return;
 	}
 	snprintf(spool, sizeof spool, "%s/spool", dir);
@@ -118,28 +115,28 @@ static void test_spool(const char *dir)
 	write_file(spool, pw->pw_name, "0 1 * * * true\n", 0600);
 	write_file(spool, "tfa-no-such-user", "0 1 * * * true\n", 0600);
 	write_file(spool, "tmp.Ab12", "0 1 * * * true\n", 0600);
-	CHECK(jobs_read_files(&from, &l, err, sizeof err) == 0, "read: %s", err);
+	check(jobs_read_files(&from, &l, err, sizeof err) == 0, "read: %s", err);
 	/* In byte order; crontab(1)'s temporary file is passed over. */
-	CHECK(l.nfiles == 2, "%zu files", l.nfiles);
+	check(l.nfiles == 2, "%zu files", l.nfiles);
 	for (size_t i = 0; i < l.nfiles; i++) {
 		const char *head = record(&l, i, &body);
 
 		if (strcmp(l.files[i].user, pw->pw_name) == 0)
-			CHECK(!l.files[i].skipped && strcmp(head, "15") == 0, "own: '%s'", head);
+			check(!l.files[i].skipped && strcmp(head, "15") == 0, "own: '%s'", head);
 		else
-			CHECK(l.files[i].skipped &&
+			check(l.files[i].skipped &&
 			      strcmp(body, "no such user 'tfa-no-such-user'") == 0, "'%s'", body);
 	}
-	CHECK(l.unknown.n == 1 && strcmp(l.unknown.v[0], "tfa-no-such-user") == 0,
+	check(l.unknown.n == 1 && strcmp(l.unknown.v[0], "tfa-no-such-user") == 0,
 	      "unknown users: %zu", l.unknown.n);
 	loaded_free(&l);
 	/* Open to the group: passed over. */
 	write_file(spool, pw->pw_name, "0 1 * * * true\n", 0640);
 	write_file(spool, "tfa-no-such-user", "", 0600);
-	CHECK(jobs_read_files(&from, &l, err, sizeof err) == 0, "read: %s", err);
+	check(jobs_read_files(&from, &l, err, sizeof err) == 0, "read: %s", err);
 	for (size_t i = 0; i < l.nfiles; i++)
 		if (strcmp(l.files[i].user, pw->pw_name) == 0)
-			CHECK(l.files[i].skipped && strcmp(record(&l, i, &body), "-") == 0 &&
+			check(l.files[i].skipped && strcmp(record(&l, i, &body), "-") == 0 &&
 			      strstr(body, "mode 0640"), "0640: '%s'", body);
 	loaded_free(&l);
 }
@@ -149,12 +146,12 @@ int main(void)
 	char dir[] = "/tmp/test_jobsread.XXXXXX", cmd[600];
 
 	if (!mkdtemp(dir)) {
-		CHECK(0, "mkdtemp");
-		return tally_finish(&t, "test_jobsread");
+		check(0, "mkdtemp");
+		return tally_finish(&tally, "test_jobsread");
 	}
 	test_system(dir);
 	test_spool(dir);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	CHECK(system(cmd) == 0, "cleanup");
-	return tally_finish(&t, "test_jobsread");
+	check(system(cmd) == 0, "cleanup");
+	return tally_finish(&tally, "test_jobsread");
 }

@@ -8,7 +8,6 @@
  * it sees, not its line number. */
 #include "harness.h"
 #include "jobtable.h"
-#include "tsv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,10 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static struct tally tally;
 static char tmpdir[] = "/tmp/test_jobtable.XXXXXX";
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 /* A file of LEN bytes 'x' at PATH. */
 static void put_bytes(const char *path, size_t len)

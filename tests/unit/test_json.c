@@ -6,15 +6,12 @@
  * escapes and growth, and a round trip through both. */
 #include "json.h"
 #include "jsonw.h"
+#include "harness.h"
 #include "tsv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static bool parses(const char *text)
 {

@@ -3,15 +3,12 @@
  * with the address and port it gives, and each refused one with the
  * reason its message names. */
 #include "listen_addr.h"
+#include "harness.h"
 #include "tsv.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <string.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 /* TEXT parses, and listen_addr_format gives WANT back; ANY: no ADDR. */
 static void accepts(const char *text, const char *want, bool any)

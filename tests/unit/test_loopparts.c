@@ -5,21 +5,17 @@
  * names and new default names come after them) and struct timer (arming
  * at the same instant asks nothing of the kernel; a past or zero instant
  * fires at once; a periodic timer's next expiration after a late read). */
+#include "harness.h"
 #include "job.h"
 #include "jobstate.h"
 #include "reload.h"
-#include "timers.h"
 #include "timens.h"
-#include "tsv.h"
+#include "timers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static struct job *fake(const char *identity, bool removed, bool reboot)
 {

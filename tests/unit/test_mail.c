@@ -4,16 +4,12 @@
  * kept up to MAIL_BODY_MAX whatever the sizes of the reads, the rest
  * counted; the message's headers as cron writes them, line ends in a
  * header value never starting a header of their own; the cut note. */
+#include "harness.h"
 #include "mail.h"
-#include "tsv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static void test_mail_job(void)
 {
@@ -87,9 +83,10 @@ static void test_body_cap(void)
 			size_t want = totals[t] < MAIL_BODY_MAX ? totals[t] : MAIL_BODY_MAX;
 
 			feed(&b, totals[t], chunks[c]);
-			check(b.len == want && b.cut == totals[t] - want && b.cap <= MAIL_BODY_MAX,
+			check(b.text.len == want && b.cut == totals[t] - want &&
+			      b.text.cap <= MAIL_BODY_MAX,
 			      "%zu bytes in reads of %zu: kept %zu cut %llu, want %zu", totals[t],
-			      chunks[c], b.len, (unsigned long long)b.cut, want);
+			      chunks[c], b.text.len, (unsigned long long)b.cut, want);
 			check(mail_body_empty(&b) == (totals[t] == 0), "empty iff nothing read");
 			mail_body_free(&b);
 		}

@@ -9,9 +9,8 @@
  * itself and hands each wait status to the mailer as the loop does.
  * (A bats test would wait ten real minutes, and faking the clock for tfd
  * would also fake the timerfd it sleeps on.) */
-#include "mailer.h"
 #include "harness.h"
-#include "tsv.h"
+#include "mailer.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -21,10 +20,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 #define START_NS (INT64_C(1000) * NSEC_PER_SEC)
 

@@ -6,8 +6,8 @@
  * `test_metrics --write-sample FILE` writes a sample file instead (every
  * kind of value, escapes, a fresh job), for the bats test that hands it to
  * promtool and to a real node_exporter. */
+#include "harness.h"
 #include "metrics.h"
-#include "tsv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,22 +17,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
-
 /* The text for N jobs, in a buffer the caller frees. */
 static char *format(const char *const *names, const struct job_metrics *m, size_t n)
 {
-	struct metrics_buf b = METRICS_BUF_INIT;
+	struct buf b = { 0 };
 	char *text;
 
 	if (metrics_format(&b, names, m, n) != 0) {
 		fprintf(stderr, "test_metrics: out of memory\n");
 		exit(1);
 	}
-	text = strndup(b.text, b.len);
-	metrics_buf_free(&b);
+	text = strndup(b.s, b.len);
+	buf_free(&b);
 	return text;
 }
 
@@ -140,19 +136,19 @@ static void test_zero_values(void)
 static void test_fleet(void)
 {
 	struct fleet_metrics f = { .claims = { 5, 7, 1, 2 }, .connected = true };
-	struct metrics_buf b = METRICS_BUF_INIT;
+	struct buf b = { 0 };
 
-	check(metrics_format_fleet(&b, &f) == 0 && b.text, "fleet: formatted");
-	if (!b.text)
+	check(metrics_format_fleet(&b, &f) == 0 && b.s, "fleet: formatted");
+	if (!b.s)
 		return;
-	check(strstr(b.text, "# TYPE tfd_fleet_claims_total counter\n") &&
-	      strstr(b.text, "tfd_fleet_claims_total{result=\"won\"} 5\n") &&
-	      strstr(b.text, "tfd_fleet_claims_total{result=\"elsewhere\"} 7\n") &&
-	      strstr(b.text, "tfd_fleet_claims_total{result=\"skipped\"} 1\n") &&
-	      strstr(b.text, "tfd_fleet_claims_total{result=\"missed\"} 2\n") &&
-	      strstr(b.text, "# TYPE tfd_fleet_connected gauge\ntfd_fleet_connected 1\n"),
-	      "fleet:\n%s", b.text);
-	metrics_buf_free(&b);
+	check(strstr(b.s, "# TYPE tfd_fleet_claims_total counter\n") &&
+	      strstr(b.s, "tfd_fleet_claims_total{result=\"won\"} 5\n") &&
+	      strstr(b.s, "tfd_fleet_claims_total{result=\"elsewhere\"} 7\n") &&
+	      strstr(b.s, "tfd_fleet_claims_total{result=\"skipped\"} 1\n") &&
+	      strstr(b.s, "tfd_fleet_claims_total{result=\"missed\"} 2\n") &&
+	      strstr(b.s, "# TYPE tfd_fleet_connected gauge\ntfd_fleet_connected 1\n"),
+	      "fleet:\n%s", b.s);
+	buf_free(&b);
 }
 
 /* Label values */
@@ -428,7 +424,7 @@ static void test_snapshot(void)
 	struct job_metrics *m = calloc(N, sizeof *m);
 	char **owned = calloc(N, sizeof *owned);
 	const char **names = calloc(N, sizeof *names);
-	struct metrics_buf whole = METRICS_BUF_INIT;
+	struct buf whole = { 0 };
 	char *want;
 
 	if (!m || !owned || !names)
@@ -445,7 +441,7 @@ static void test_snapshot(void)
 	if (metrics_format(&whole, names, m, N) != 0 ||
 	    metrics_format_fleet(&whole, &fleet) != 0)
 		exit(1);
-	want = strndup(whole.text, whole.len);
+	want = strndup(whole.s, whole.len);
 	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
 		char *got = read_snapshot(names, m, N, &fleet, sizes[k]);
 
@@ -490,7 +486,7 @@ static void test_snapshot(void)
 	free(names);
 	free(m);
 	free(want);
-	metrics_buf_free(&whole);
+	buf_free(&whole);
 }
 
 int main(int argc, char **argv)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "parse_time.h"
 #include "timens.h"
 #include "tsv.h"

@@ -7,7 +7,6 @@
 #include "harness.h"
 #include "persist.h"
 #include "timens.h"
-#include "tsv.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -24,10 +23,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-static struct tally tally;
 static char tmpdir[] = "/tmp/test_persist.XXXXXX";
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 /* Helpers */
 

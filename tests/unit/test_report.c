@@ -8,20 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "civil.h"
+#include "harness.h"
 #include "report.h"
 #include "schedule.h"
 #include "stats.h"
 #include "timens.h"
-#include "tsv.h"
 #include "tz.h"
 
 #define S(ns) ((int64_t)(ns) * NSEC_PER_SEC)
 
-static struct tally t;
-
 static void expect_str(const char *got, const char *want, int line)
 {
-	tally_check(&t, strcmp(got, want) == 0, __FILE__, line,
+	tally_check(&tally, strcmp(got, want) == 0, __FILE__, line,
 		    "got '%s', want '%s'", got, want);
 }
 
@@ -52,6 +51,18 @@ static void test_times(void)
 	expect_str(buf, "2040-01-01T00:00:00.000000Z", __LINE__);
 	buf[format_unix(buf, -1)] = '\0';
 	expect_str(buf, "-1.999999999", __LINE__);
+	/* The one formatter behind them, and the fleet's timestamptz form. */
+	buf[format_rfc3339(buf, -1)] = '\0';
+	expect_str(buf, "1969-12-31T23:59:59.999999Z", __LINE__);
+	civil_format_utc_us(buf, sizeof buf, S(1796292001) + 123999, ' ', "+00");
+	expect_str(buf, "2026-12-03 10:00:01.000123+00", __LINE__);
+	civil_format_utc_us(buf, sizeof buf, INT64_MIN, 'T', "Z");
+	expect_str(buf, "1677-09-21T00:12:43.145224Z", __LINE__);
+	civil_format_utc_us(buf, sizeof buf, INT64_MAX, 'T', "Z");
+	expect_str(buf, "2262-04-11T23:47:16.854775Z", __LINE__);
+	tally_check(&tally, civil_format_utc_us(buf, 11, 0, 'T', "Z") == 10 &&
+		    strcmp(buf, "1970-01-01") == 0, __FILE__, __LINE__,
+		    "a short buffer: cut, NUL-terminated, its length returned: '%s'", buf);
 }
 
 static const struct tick sample = {
@@ -72,10 +83,10 @@ static void test_format(void)
 	/* A line cut to the buffer is cut between fields, not inside one. */
 	format_tick(buf, 12, "%u%n", &sample);
 	expect_str(buf, "\n", __LINE__);
-	tally_check(&t, format_check("%n %%", err, sizeof err) == 0, __FILE__, __LINE__, "valid");
-	tally_check(&t, format_check("%x", err, sizeof err) != 0 && strstr(err, "'%x'"),
+	tally_check(&tally, format_check("%n %%", err, sizeof err) == 0, __FILE__, __LINE__, "valid");
+	tally_check(&tally, format_check("%x", err, sizeof err) != 0 && strstr(err, "'%x'"),
 		    __FILE__, __LINE__, "unknown placeholder: %s", err);
-	tally_check(&t, format_check("abc%", err, sizeof err) != 0, __FILE__, __LINE__,
+	tally_check(&tally, format_check("abc%", err, sizeof err) != 0, __FILE__, __LINE__,
 		    "lone %%");
 }
 
@@ -109,7 +120,7 @@ static void test_json(void)
 static void expect_mem(const char *buf, size_t len, const char *want, size_t want_len,
 		       int line)
 {
-	tally_check(&t, len == want_len && memcmp(buf, want, len) == 0, __FILE__, line,
+	tally_check(&tally, len == want_len && memcmp(buf, want, len) == 0, __FILE__, line,
 		    "got '%.*s' (%zu), want '%.*s' (%zu)", (int)len, buf, len,
 		    (int)want_len, want, want_len);
 }
@@ -150,7 +161,7 @@ static void test_json_strings(void)
 	n = json_reload(buf, sizeof buf, true, 2, 1, 5, NULL);
 	expect_str(buf, "{\"event\":\"reload\",\"job\":null,\"ok\":true,\"added\":2,"
 		   "\"removed\":1,\"kept\":5}\n", __LINE__);
-	tally_check(&t, n == strlen(buf), __FILE__, __LINE__, "length %zu", n);
+	tally_check(&tally, n == strlen(buf), __FILE__, __LINE__, "length %zu", n);
 	json_reload(buf, sizeof buf, false, 0, 0, 0, "jobs:3: invalid \"x\"\n");
 	expect_str(buf, "{\"event\":\"reload\",\"job\":null,\"ok\":false,"
 		   "\"error\":\"jobs:3: invalid \\\"x\\\"\\n\"}\n", __LINE__);
@@ -171,11 +182,11 @@ static void test_output_bound(void)
 	memset(job, 0x1f, job_len);
 	job[job_len] = '\0';
 	n = json_output(buf, cap, job, UINT64_MAX, "stderr", line, line_len);
-	tally_check(&t, n > 6 * line_len && buf[n - 1] == '\n' && buf[n - 2] == '}',
+	tally_check(&tally, n > 6 * line_len && buf[n - 1] == '\n' && buf[n - 2] == '}',
 		    __FILE__, __LINE__, "worst case cut: %zu of %zu", n, cap);
 	memset(line, 0xff, line_len);
 	n = json_output(buf, cap, job, UINT64_MAX, "stderr", line, line_len);
-	tally_check(&t, n > 3 * line_len && buf[n - 2] == '}', __FILE__, __LINE__,
+	tally_check(&tally, n > 3 * line_len && buf[n - 2] == '}', __FILE__, __LINE__,
 		    "invalid bytes cut: %zu", n);
 	{
 		struct tick tk = { .job = job, .seq = UINT64_MAX, .expirations = UINT64_MAX,
@@ -190,12 +201,12 @@ static void test_output_bound(void)
 		size_t jcap = report_line_max(NULL, job_len);
 
 		n = json_tick(buf, jcap, &tk);
-		tally_check(&t, buf[n - 2] == '}' && n - 6 * job_len < REPORT_JSON_FIXED - 100,
+		tally_check(&tally, buf[n - 2] == '}' && n - 6 * job_len < REPORT_JSON_FIXED - 100,
 			    __FILE__, __LINE__, "tick fits: %zu", n);
 		n = json_exit(buf, jcap, &e);
-		tally_check(&t, buf[n - 2] == '}', __FILE__, __LINE__, "exit fits: %zu", n);
+		tally_check(&tally, buf[n - 2] == '}', __FILE__, __LINE__, "exit fits: %zu", n);
 		n = json_clock(buf, jcap, job, INT64_MIN);
-		tally_check(&t, buf[n - 2] == '}', __FILE__, __LINE__, "clock fits: %zu", n);
+		tally_check(&tally, buf[n - 2] == '}', __FILE__, __LINE__, "clock fits: %zu", n);
 	}
 	free(line);
 	free(job);
@@ -211,7 +222,7 @@ static void test_local_time(void)
 	struct tick tk = sample;
 
 	if (!berlin || !kathmandu || !lmt) {
-		tally_check(&t, 0, __FILE__, __LINE__, "zones: %s", err);
+		tally_check(&tally, 0, __FILE__, __LINE__, "zones: %s", err);
 		return;
 	}
 	tk.job = "backup";
@@ -234,11 +245,11 @@ static void test_local_time(void)
 	tk.job = NULL;
 	format_tick(buf, sizeof buf, "[%j]", &tk);
 	expect_str(buf, "[]\n", __LINE__);
-	tally_check(&t, format_check("%j %T", err, sizeof err) == 0, __FILE__, __LINE__,
+	tally_check(&tally, format_check("%j %T", err, sizeof err) == 0, __FILE__, __LINE__,
 		    "%%j and %%T are placeholders");
 
 	/* format_line_max: %j counts as the name, the rest as fields. */
-	tally_check(&t, format_line_max("%j", 1000) == 1002 &&
+	tally_check(&tally, format_line_max("%j", 1000) == 1002 &&
 		    format_line_max("ab%%", 0) == 5 &&
 		    format_line_max("%t", 0) == 2 + REPORT_FIELD_MAX &&
 		    format_line_max("%j", SIZE_MAX) == SIZE_MAX,
@@ -256,7 +267,7 @@ static void test_local_time(void)
 		big.seq = UINT64_MAX;
 		big.wall_ns = INT64_MIN;
 		n = format_tick(line, cap, "%j %T %u %n", &big);
-		tally_check(&t, cap <= sizeof line && n > strlen(tail) &&
+		tally_check(&tally, cap <= sizeof line && n > strlen(tail) &&
 			    strcmp(line + n - strlen(tail), tail) == 0,
 			    __FILE__, __LINE__, "a long name is not cut: %s", line + 2990);
 	}
@@ -294,7 +305,7 @@ static void test_dry_run_human(void)
 	struct tz *berlin = tz_load("CET-1CEST,M3.5.0,M10.5.0/3", err, sizeof err);
 
 	if (!berlin) {
-		tally_check(&t, 0, __FILE__, __LINE__, "zone: %s", err);
+		tally_check(&tally, 0, __FILE__, __LINE__, "zone: %s", err);
 		return;
 	}
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -335,31 +346,31 @@ static void test_schedule(void)
 	struct schedule s = { .kind = SCHEDULE_TIMER, .first_ns = S(10), .interval_ns = S(3) };
 	int64_t at = 0;
 
-	tally_check(&t, schedule_next(&s, S(5), &at) == 0 && at == S(10), __FILE__, __LINE__,
+	tally_check(&tally, schedule_next(&s, S(5), &at) == 0 && at == S(10), __FILE__, __LINE__,
 		    "before first: %" PRId64, at);
-	tally_check(&t, schedule_next(&s, S(10), &at) == 0 && at == S(13), __FILE__, __LINE__,
+	tally_check(&tally, schedule_next(&s, S(10), &at) == 0 && at == S(13), __FILE__, __LINE__,
 		    "at first: %" PRId64, at);
-	tally_check(&t, schedule_next(&s, S(14), &at) == 0 && at == S(16), __FILE__, __LINE__,
+	tally_check(&tally, schedule_next(&s, S(14), &at) == 0 && at == S(16), __FILE__, __LINE__,
 		    "on the grid: %" PRId64, at);
-	tally_check(&t, schedule_nth(&s, 4, &at) == 0 && at == S(19), __FILE__, __LINE__,
+	tally_check(&tally, schedule_nth(&s, 4, &at) == 0 && at == S(19), __FILE__, __LINE__,
 		    "nth: %" PRId64, at);
-	tally_check(&t, schedule_nth(&s, UINT64_MAX / 2, &at) != 0, __FILE__, __LINE__,
+	tally_check(&tally, schedule_nth(&s, UINT64_MAX / 2, &at) != 0, __FILE__, __LINE__,
 		    "nth overflow is refused");
-	tally_check(&t, schedule_missed(&s, S(100), S(103)) && !schedule_missed(&s, S(100), S(102)),
+	tally_check(&tally, schedule_missed(&s, S(100), S(103)) && !schedule_missed(&s, S(100), S(102)),
 		    __FILE__, __LINE__, "missed: one whole interval");
 	/* The ends of the int64 range (issue 11 item 10): no sum wraps. */
 	s.first_ns = -S(1);
-	tally_check(&t, schedule_next(&s, INT64_MAX, &at) != 0, __FILE__, __LINE__,
+	tally_check(&tally, schedule_next(&s, INT64_MAX, &at) != 0, __FILE__, __LINE__,
 		    "after the end of time: %" PRId64, at);
 	s.first_ns = INT64_MAX - S(4);
-	tally_check(&t, schedule_next(&s, INT64_MAX - S(4), &at) == 0 && at == INT64_MAX - S(1) &&
+	tally_check(&tally, schedule_next(&s, INT64_MAX - S(4), &at) == 0 && at == INT64_MAX - S(1) &&
 		    schedule_next(&s, at, &at) != 0, __FILE__, __LINE__, "last on the grid");
 	s.interval_ns = INT64_MAX;
-	tally_check(&t, !schedule_missed(&s, S(5), INT64_MAX) && schedule_missed(&s, 0, INT64_MAX) &&
+	tally_check(&tally, !schedule_missed(&s, S(5), INT64_MAX) && schedule_missed(&s, 0, INT64_MAX) &&
 		    schedule_missed(&s, INT64_MIN, 0), __FILE__, __LINE__, "missed at the ends");
 	s.first_ns = S(10);
 	s.interval_ns = 0;
-	tally_check(&t, schedule_next(&s, S(10), &at) != 0 && schedule_nth(&s, 2, &at) != 0 &&
+	tally_check(&tally, schedule_next(&s, S(10), &at) != 0 && schedule_nth(&s, 2, &at) != 0 &&
 		    !schedule_repeats(&s), __FILE__, __LINE__, "one-shot has one expiration");
 }
 
@@ -377,24 +388,24 @@ static void test_stats(void)
 	stats_init(&st);
 	for (int i = 0; i < 1000; i++)
 		stats_add(&st, 1, (i < 990 ? 100 : 100000) * INT64_C(1000));
-	tally_check(&t, stats_percentile_us(&st, 50) >= 100 && stats_percentile_us(&st, 50) <= 103,
+	tally_check(&tally, stats_percentile_us(&st, 50) >= 100 && stats_percentile_us(&st, 50) <= 103,
 		    __FILE__, __LINE__, "p50 %" PRId64, stats_percentile_us(&st, 50));
-	tally_check(&t, stats_percentile_us(&st, 99) >= 100 && stats_percentile_us(&st, 99) <= 103,
+	tally_check(&tally, stats_percentile_us(&st, 99) >= 100 && stats_percentile_us(&st, 99) <= 103,
 		    __FILE__, __LINE__, "p99 %" PRId64, stats_percentile_us(&st, 99));
-	tally_check(&t, stats_percentile_us(&st, 100) == 100000, __FILE__, __LINE__,
+	tally_check(&tally, stats_percentile_us(&st, 100) == 100000, __FILE__, __LINE__,
 		    "p100 %" PRId64, stats_percentile_us(&st, 100));
 	/* Extremes saturate instead of wrapping. */
 	stats_init(&st);
 	stats_add(&st, UINT64_MAX, INT64_MIN);
 	stats_add(&st, UINT64_MAX, INT64_MIN);
 	stats_add(&st, 1, INT64_MAX);
-	tally_check(&t, st.expirations == UINT64_MAX && st.missed == UINT64_MAX &&
+	tally_check(&tally, st.expirations == UINT64_MAX && st.missed == UINT64_MAX &&
 		    st.late_sum_us == INT64_MIN / 1000 &&
 		    stats_percentile_us(&st, 99) == INT64_MAX / 1000, __FILE__, __LINE__,
 		    "saturated: %" PRIu64 " %" PRIu64 " %" PRId64, st.expirations, st.missed,
 		    st.late_sum_us);
 	st.wakeups = UINT64_MAX;
-	tally_check(&t, stats_percentile_us(&st, 50) == INT64_MAX / 1000, __FILE__, __LINE__,
+	tally_check(&tally, stats_percentile_us(&st, 50) == INT64_MAX / 1000, __FILE__, __LINE__,
 		    "rank of a huge count");
 }
 
@@ -411,5 +422,5 @@ int main(void)
 	test_signal_names();
 	test_schedule();
 	test_stats();
-	return tally_finish(&t, "test_report");
+	return tally_finish(&tally, "test_report");
 }

@@ -8,19 +8,15 @@
  * end adds to its job's metrics (runs.c). The runs are
  * real processes (sh, sleep); the test reaps them itself and hands each
  * wait status to the runner as the loop's reaping does. */
+#include "harness.h"
 #include "runner.h"
 #include "runs.h"
-#include "tsv.h"
 
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static const struct spawn_target plain = { .cgroup_fd = -1, .join_pidfd = -1 };
 

@@ -5,15 +5,11 @@
  * with their cap, and the walk back onto the grid after a clock change:
  * set back, no expiration passes twice; set forward, those passed over
  * pass in one wake-up. */
-#include "schedule.h"
 #include "cron.h"
-#include "tsv.h"
+#include "harness.h"
+#include "schedule.h"
 
 #include <stdlib.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static struct schedule timer(int64_t first, int64_t interval)
 {

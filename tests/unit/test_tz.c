@@ -3,6 +3,7 @@
  * tzset() and as of each instant) compared with glibc (localtime_r, mktime,
  * tzname) over many zones and instants, and over every zone file; crafted
  * TZif files; unknown names; the cache; speed. */
+#include "harness.h"
 #include "tsv.h"
 #include "tz.h"
 
@@ -33,7 +34,6 @@
 
 #define DEFAULT_ZONEINFO "/usr/share/zoneinfo"
 
-static struct tally tally;
 static int shown;           /* failures printed for the current zone */
 
 /* Like tally_check, but formats only failures (most checks pass, and there
@@ -57,7 +57,7 @@ static void fail(int line, const char *fmt, ...)
 	tally_check(&tally, 0, __FILE__, line, "%s", msg);
 }
 
-#define check(ok, line, ...)                                            \
+#define check_at(ok, line, ...)                                         \
 	do {                                                            \
 		if (ok)                                                 \
 			tally.passed++;                                 \
@@ -110,7 +110,7 @@ static struct tz *load_with_glibc(const char *name, int line)
 	struct tz *zone = tz_load(name, NULL, 0);
 
 	shown = 0;
-	check(zone != NULL, line, "tz_load(%s)", name);
+	check_at(zone != NULL, line, "tz_load(%s)", name);
 	if (zone)
 		use_glibc_zone(name);
 	return zone;
@@ -128,7 +128,7 @@ static void check_abbrs(const char *name, const struct tz *zone, int64_t t)
 	if (t >= abbrs_until)
 		return;
 	tz_abbrs_at(zone, t, &std, &dst);
-	check(tzname[0] && tzname[1] && strcmp(std, tzname[0]) == 0 &&
+	check_at(tzname[0] && tzname[1] && strcmp(std, tzname[0]) == 0 &&
 	      strcmp(dst, tzname[1]) == 0, __LINE__,
 	      "%s: names at %lld %s/%s, glibc %s/%s", name, (long long)t, std,
 	      dst, tzname[0] ? tzname[0] : "(null)",
@@ -206,7 +206,7 @@ static void check_local(const char *name, const struct tz *zone, int64_t local,
 		nwant = 2;
 	}
 	if (nwant > 0) {
-		check(n == nwant && got[0] == want[0] &&
+		check_at(n == nwant && got[0] == want[0] &&
 		      (n == 1 || got[1] == want[1]), __LINE__,
 		      "%s: local %lld: got %d [%lld %lld], want %d [%lld %lld]",
 		      name, (long long)local, n, (long long)got[0],
@@ -215,12 +215,12 @@ static void check_local(const char *name, const struct tz *zone, int64_t local,
 		return;
 	}
 	if (have_t && local >= T + ob && local < T + oa)
-		check(n == 0 && got[0] == local - ob && got[1] == T, __LINE__,
+		check_at(n == 0 && got[0] == local - ob && got[1] == T, __LINE__,
 		      "%s: gap local %lld: got %d [%lld %lld], want 0 [%lld %lld]",
 		      name, (long long)local, n, (long long)got[0],
 		      (long long)got[1], (long long)(local - ob), (long long)T);
 	else
-		check(n == 0, __LINE__, "%s: local %lld: got %d, want a gap",
+		check_at(n == 0, __LINE__, "%s: local %lld: got %d, want a gap",
 		      name, (long long)local, n);
 }
 
@@ -234,7 +234,7 @@ static void check_transition(const char *name, const struct tz *zone, int64_t T)
 	int64_t locals[6] = { T + ob - 1, T + ob, T + oa - 1, T + oa,
 			      T + (ob + oa) / 2, T + ob + 1 };
 
-	check(same_state(our_state(zone, T - 1), before) &&
+	check_at(same_state(our_state(zone, T - 1), before) &&
 	      same_state(our_state(zone, T), after), __LINE__,
 	      "%s: transition at %lld: ours %ld/%d -> %ld/%d, glibc %ld/%d -> %ld/%d",
 	      name, (long long)T, our_state(zone, T - 1).off,
@@ -258,7 +258,7 @@ static void check_mktime(const char *name, const struct tz *zone, int64_t t)
 	if (tz_local_to_utc(zone, t + tm.tm_gmtoff, out) != 1)
 		return;
 	tm.tm_isdst = -1;
-	check((int64_t)mktime(&tm) == out[0], __LINE__,
+	check_at((int64_t)mktime(&tm) == out[0], __LINE__,
 	      "%s: mktime disagrees at %lld: %lld", name, (long long)t,
 	      (long long)out[0]);
 }
@@ -284,7 +284,7 @@ static void sweep_zone(const char *name, const struct tz *zone, struct sweep sw)
 		int o_changed = !same_state(o, o_prev);
 
 		check_abbrs(name, zone, t);
-		check(same_state(g, o), __LINE__, "%s: at %lld ours %ld/%d, glibc %ld/%d",
+		check_at(same_state(g, o), __LINE__, "%s: at %lld ours %ld/%d, glibc %ld/%d",
 		      name, (long long)t, o.off, o.isdst, g.off, g.isdst);
 		if (n % sw.local_every == 0)
 			check_local(name, zone, t + g.off, 0, 0, 0, 0);
@@ -313,11 +313,11 @@ static void compare_with_glibc(const char *name, int far, int64_t from)
 	struct tz *zone = tz_load(name, err, sizeof(err));
 
 	shown = 0;
-	check(zone != NULL, __LINE__, "tz_load(%s): %s", name, err);
+	check_at(zone != NULL, __LINE__, "tz_load(%s): %s", name, err);
 	if (!zone)
 		return;
 	use_glibc_zone(name);
-	check(strcmp(tz_std_abbr(zone), tzname[0]) == 0 &&
+	check_at(strcmp(tz_std_abbr(zone), tzname[0]) == 0 &&
 	      strcmp(tz_dst_abbr(zone), tzname[1]) == 0, __LINE__,
 	      "%s: names %s/%s, glibc %s/%s", name, tz_std_abbr(zone),
 	      tz_dst_abbr(zone), tzname[0], tzname[1]);
@@ -356,7 +356,7 @@ static void test_month_13(void)
 
 	if (!zone)
 		return;
-	check(strcmp(tz_std_abbr(zone), "EST") == 0 && strcmp(tz_dst_abbr(zone), "EDT") == 0 &&
+	check_at(strcmp(tz_std_abbr(zone), "EST") == 0 && strcmp(tz_dst_abbr(zone), "EDT") == 0 &&
 	      strcmp(tzname[0], "EST") == 0, __LINE__, "names %s/%s",
 	      tz_std_abbr(zone), tz_dst_abbr(zone));
 	for (int64_t t = T_1970; t < T_2100; t += 5 * DAY + 3661) {
@@ -366,7 +366,7 @@ static void test_month_13(void)
 		gmtime_r(&tt, &utc);
 		if (utc.tm_yday == 0 && utc.tm_hour < 4)
 			continue;
-		check(same_state(our_state(zone, t), glibc_state(t)) &&
+		check_at(same_state(our_state(zone, t), glibc_state(t)) &&
 		      our_state(zone, t).off == -5 * HOUR, __LINE__,
 		      "%s at %lld: %ld, glibc %ld", name, (long long)t,
 		      our_state(zone, t).off, glibc_state(t).off);
@@ -382,11 +382,11 @@ static void test_month_13(void)
 		if (!zone)
 			continue;
 		for (int64_t t = T_1970; t < T_2100; t += 5 * DAY + 3661)
-			check(same_state(our_state(zone, t), glibc_state(t)), __LINE__,
+			check_at(same_state(our_state(zone, t), glibc_state(t)), __LINE__,
 			      "%s at %lld: %ld, glibc %ld", name, (long long)t,
 			      our_state(zone, t).off, glibc_state(t).off);
 		for (int64_t t = T_2007 - HOUR; t < T_2007 + 3 * HOUR; t += 61)
-			check(same_state(our_state(zone, t), glibc_state(t)), __LINE__,
+			check_at(same_state(our_state(zone, t), glibc_state(t)), __LINE__,
 			      "%s at %lld: %ld, glibc %ld", name, (long long)t,
 			      our_state(zone, t).off, glibc_state(t).off);
 		tz_free(zone);
@@ -464,7 +464,7 @@ static void expect_abbrs(const char *name, int64_t t, const char *want_std,
 
 	if (zone)
 		tz_abbrs_at(zone, t, &std, &dst);
-	check(strcmp(std, want_std) == 0 && strcmp(dst, want_dst) == 0, __LINE__,
+	check_at(strcmp(std, want_std) == 0 && strcmp(dst, want_dst) == 0, __LINE__,
 	      "%s at %lld: %s/%s, want %s/%s", name, (long long)t, std, dst,
 	      want_std, want_dst);
 	tz_free(zone);
@@ -700,7 +700,7 @@ static void expect_offset(const char *what, const struct tz *zone, int64_t t,
 {
 	struct state st = our_state(zone, t);
 
-	check(st.off == off && st.isdst == isdst, __LINE__,
+	check_at(st.off == off && st.isdst == isdst, __LINE__,
 	      "%s: at %lld got %ld/%d, want %ld/%d", what, (long long)t,
 	      st.off, st.isdst, off, isdst);
 }
@@ -756,7 +756,7 @@ static void test_crafted_files(void)
 	s = base_spec(2, "AAA-1");
 	s.nleap = 3;
 	zone = tz_load(write_tzif("leaps", &s), NULL, 0);
-	check(zone != NULL, __LINE__, "file with leap seconds rejected");
+	check_at(zone != NULL, __LINE__, "file with leap seconds rejected");
 	if (zone)
 		expect_offset("leaps", zone, 100000000, 3600, 0);
 	tz_free(zone);
@@ -773,12 +773,12 @@ static void test_crafted_files(void)
 		 * not after the footer: EST/EST all the time. */
 		compare_abbrs(path, T_1900, T_2100, 47 * DAY + 1);
 		zone = tz_load(path, NULL, 0);
-		check(zone != NULL, __LINE__, "slim file rejected");
+		check_at(zone != NULL, __LINE__, "slim file rejected");
 		if (zone) {
 			expect_offset("slim", zone, 1751328000, -14400, 1);
 			expect_offset("slim", zone, 1735689600, -18000, 0);
 			expect_offset("slim", zone, -2208988800LL + 180 * DAY, -14400, 1);
-			check(strcmp(tz_std_abbr(zone), "EST") == 0 &&
+			check_at(strcmp(tz_std_abbr(zone), "EST") == 0 &&
 			      strcmp(tz_dst_abbr(zone), "EST") == 0, __LINE__,
 			      "slim names %s/%s", tz_std_abbr(zone), tz_dst_abbr(zone));
 		}
@@ -826,19 +826,19 @@ static void test_crafted_files(void)
 		for (int i = 0; i < 5; i++) {
 			path = write_tzif(names[i], &bad[i]);
 			zone = tz_load(path, err, sizeof(err));
-			check(zone == NULL, __LINE__, "damaged file %s accepted", names[i]);
+			check_at(zone == NULL, __LINE__, "damaged file %s accepted", names[i]);
 			tz_free(zone);
 		}
 		s = base_spec(2, "AAA-1");
 		build_tzif(&b, &s);
 		for (size_t cut = 0; cut + 8 < b.len; cut += 7) {
 			zone = tz_load(write_file("cut", b.data, cut), NULL, 0);
-			check(zone == NULL, __LINE__, "file cut at %zu accepted", cut);
+			check_at(zone == NULL, __LINE__, "file cut at %zu accepted", cut);
 			tz_free(zone);
 		}
 		b.data[4] = '1';
 		zone = tz_load(write_file("badversion", b.data, b.len), NULL, 0);
-		check(zone == NULL, __LINE__, "version '1' accepted");
+		check_at(zone == NULL, __LINE__, "version '1' accepted");
 		tz_free(zone);
 	}
 }
@@ -848,7 +848,7 @@ static void expect_unknown(const char *name, const char *want_err)
 	char err[256] = "";
 	struct tz *zone = tz_load(name, err, sizeof(err));
 
-	check(zone == NULL && (!want_err || strcmp(err, want_err) == 0), __LINE__,
+	check_at(zone == NULL && (!want_err || strcmp(err, want_err) == 0), __LINE__,
 	      "tz_load('%s'): %s, err '%s'", name, zone ? "loaded" : "NULL", err);
 	tz_free(zone);
 }
@@ -858,7 +858,7 @@ static void expect_known(const char *name, long off_2025_07, int isdst)
 	char err[256] = "";
 	struct tz *zone = tz_load(name, err, sizeof(err));
 
-	check(zone != NULL, __LINE__, "tz_load('%s'): %s", name, err);
+	check_at(zone != NULL, __LINE__, "tz_load('%s'): %s", name, err);
 	if (zone)
 		expect_offset(name, zone, 1751328000, off_2025_07, isdst);
 	tz_free(zone);
@@ -920,17 +920,17 @@ static void test_process_zone(void)
 	unsetenv("TZ");
 	zone = tz_load(NULL, err, sizeof(err));
 	etc = tz_load("/etc/localtime", NULL, 0);
-	check(zone && etc, __LINE__, "tz_load(NULL) with TZ unset: %s", err);
+	check_at(zone && etc, __LINE__, "tz_load(NULL) with TZ unset: %s", err);
 	if (zone && etc)
 		for (int64_t t = T_1900; t < T_2100; t += 97 * DAY)
-			check(tz_offset_at(zone, t, NULL) == tz_offset_at(etc, t, NULL),
+			check_at(tz_offset_at(zone, t, NULL) == tz_offset_at(etc, t, NULL),
 			      __LINE__, "TZ unset: offset at %lld", (long long)t);
 	tz_free(zone);
 	tz_free(etc);
 
 	use_glibc_zone("");
 	zone = tz_load(NULL, NULL, 0);
-	check(zone && strcmp(tz_std_abbr(zone), tzname[0]) == 0 &&
+	check_at(zone && strcmp(tz_std_abbr(zone), tzname[0]) == 0 &&
 	      strcmp(tz_dst_abbr(zone), tzname[1]) == 0 &&
 	      tz_offset_at(zone, 1751328000, NULL) == 0, __LINE__,
 	      "TZ='': %s/%s, glibc %s/%s", zone ? tz_std_abbr(zone) : "-",
@@ -939,19 +939,19 @@ static void test_process_zone(void)
 
 	setenv("TZ", ":Asia/Tokyo", 1);
 	zone = tz_load(NULL, NULL, 0);
-	check(zone && tz_offset_at(zone, 1751328000, NULL) == 9 * HOUR, __LINE__,
+	check_at(zone && tz_offset_at(zone, 1751328000, NULL) == 9 * HOUR, __LINE__,
 	      "TZ=:Asia/Tokyo");
 	tz_free(zone);
 
 	setenv("TZ", "Bogus/Zone", 1);
 	zone = tz_load(NULL, err, sizeof(err));
-	check(!zone && strcmp(err, "unknown time zone 'Bogus/Zone'") == 0,
+	check_at(!zone && strcmp(err, "unknown time zone 'Bogus/Zone'") == 0,
 	      __LINE__, "TZ=Bogus/Zone: err '%s'", err);
 	tz_free(zone);
 	unsetenv("TZ");
 
 	zone = tz_load_utc();
-	check(tz_offset_at(zone, 0, NULL) == 0 && strcmp(tz_std_abbr(zone), "UTC") == 0 &&
+	check_at(tz_offset_at(zone, 0, NULL) == 0 && strcmp(tz_std_abbr(zone), "UTC") == 0 &&
 	      strcmp(tz_dst_abbr(zone), "UTC") == 0, __LINE__, "tz_load_utc");
 	tz_free(zone);
 }
@@ -966,12 +966,12 @@ static void test_tzdir_and_cache(void)
 
 	a = tz_cache_lookup(cache, "Europe/Berlin");
 	b = tz_cache_lookup(cache, "Europe/Berlin");
-	check(a && a == b && tz_offset_at(a, 1751328000, NULL) == 2 * HOUR, __LINE__,
+	check_at(a && a == b && tz_offset_at(a, 1751328000, NULL) == 2 * HOUR, __LINE__,
 	      "cache: Europe/Berlin twice");
-	check(tz_cache_lookup(cache, "Nowhere/Zone") == NULL &&
+	check_at(tz_cache_lookup(cache, "Nowhere/Zone") == NULL &&
 	      tz_cache_lookup(cache, "Nowhere/Zone") == NULL, __LINE__,
 	      "cache: unknown zone");
-	check(tz_cache_lookup(cache, "CET-1CEST,M3.5.0,M10.5.0/3") == NULL &&
+	check_at(tz_cache_lookup(cache, "CET-1CEST,M3.5.0,M10.5.0/3") == NULL &&
 	      tz_cache_lookup(cache, "/usr/share/zoneinfo/Europe/Berlin") == NULL &&
 	      tz_cache_lookup(cache, "../zoneinfo/UTC") == NULL &&
 	      tz_cache_lookup(cache, "") == NULL &&
@@ -981,9 +981,9 @@ static void test_tzdir_and_cache(void)
 		char name[32];
 
 		snprintf(name, sizeof(name), "No/Such%d", i);
-		check(tz_cache_lookup(cache, name) == NULL, __LINE__, "cache: %s", name);
+		check_at(tz_cache_lookup(cache, name) == NULL, __LINE__, "cache: %s", name);
 	}
-	check(tz_cache_lookup(cache, "Asia/Kolkata") != NULL, __LINE__,
+	check_at(tz_cache_lookup(cache, "Asia/Kolkata") != NULL, __LINE__,
 	      "cache: a zone after many unknown ones");
 
 	/* TZDIR moves the zone directory; "UTC" works even where it has no
@@ -993,14 +993,14 @@ static void test_tzdir_and_cache(void)
 	write_tzif("Test/Zone", &s);
 	setenv("TZDIR", tmpdir, 1);
 	zone = tz_load("Test/Zone", NULL, 0);
-	check(zone && tz_offset_at(zone, 1751328000, NULL) == 2 * HOUR, __LINE__,
+	check_at(zone && tz_offset_at(zone, 1751328000, NULL) == 2 * HOUR, __LINE__,
 	      "TZDIR: Test/Zone");
 	tz_free(zone);
 	expect_unknown("Europe/Berlin", NULL);
 	a = tz_cache_lookup(cache, "UTC");
-	check(a && tz_offset_at(a, 1751328000, NULL) == 0 &&
+	check_at(a && tz_offset_at(a, 1751328000, NULL) == 0 &&
 	      strcmp(tz_std_abbr(a), "UTC") == 0, __LINE__, "cache: UTC without a file");
-	check(tz_cache_lookup(cache, "Test/Zone") != NULL, __LINE__, "cache: TZDIR");
+	check_at(tz_cache_lookup(cache, "Test/Zone") != NULL, __LINE__, "cache: TZDIR");
 	unsetenv("TZDIR");
 	remove(write_file("Test/Zone", "", 0));
 	rmdir(sub);
@@ -1032,11 +1032,11 @@ static void test_extremes(void)
 			int32_t off = tz_offset_at(zone, ts[i], NULL);
 			int n = tz_local_to_utc(zone, ts[i], out);
 
-			check(off >= -WINDOW && off <= WINDOW && n >= 0 && n <= 2,
+			check_at(off >= -WINDOW && off <= WINDOW && n >= 0 && n <= 2,
 			      __LINE__, "%s: at %lld off %d n %d", names[z],
 			      (long long)ts[i], off, n);
 			for (int k = 0; k < n; k++)
-				check(!__builtin_add_overflow(out[k],
+				check_at(!__builtin_add_overflow(out[k],
 					(int64_t)tz_offset_at(zone, out[k], NULL), &back) &&
 				      back == ts[i], __LINE__, "%s: local %lld maps to %lld",
 				      names[z], (long long)ts[i], (long long)out[k]);
@@ -1045,7 +1045,7 @@ static void test_extremes(void)
 			for (int64_t t = T_2100; t < T_2500; t += 7 * DAY + 3 * HOUR + 1) {
 				int64_t far = t + (INT64_MAX / cycle - 2) * cycle;
 
-				check(tz_offset_at(zone, t, NULL) == tz_offset_at(zone, t + cycle, NULL) &&
+				check_at(tz_offset_at(zone, t, NULL) == tz_offset_at(zone, t + cycle, NULL) &&
 				      tz_offset_at(zone, t, NULL) == tz_offset_at(zone, far, NULL),
 				      __LINE__, "%s: 400-year period at %lld", names[z], (long long)t);
 			}
@@ -1080,7 +1080,7 @@ static void test_speed(void)
 		for (long i = 0; i < n; i++)
 			sum += tz_local_to_utc(zone, 1700000000 + (int64_t)i * 7919, out);
 		t2 = cpu_seconds();
-		check(n / (t1 - t0 + 1e-9) > 50000 && n / (t2 - t1 + 1e-9) > 50000,
+		check_at(n / (t1 - t0 + 1e-9) > 50000 && n / (t2 - t1 + 1e-9) > 50000,
 		      __LINE__, "%s: %.0f offsets/s, %.0f local maps/s (%lld)",
 		      names[z], n / (t1 - t0), n / (t2 - t1), (long long)sum);
 		tz_free(zone);
@@ -1108,7 +1108,7 @@ static void probe_zone(const char *what, const struct tz *zone)
 		int32_t off = tz_offset_at(zone, ts[i], NULL);
 		int n = tz_local_to_utc(zone, ts[i], out);
 
-		check(off >= -WINDOW && off <= WINDOW && n >= 0 && n <= 2 &&
+		check_at(off >= -WINDOW && off <= WINDOW && n >= 0 && n <= 2 &&
 		      tz_std_abbr(zone) && tz_dst_abbr(zone), __LINE__,
 		      "%s: at %lld off %d n %d", what, (long long)ts[i], off, n);
 	}

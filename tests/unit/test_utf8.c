@@ -3,14 +3,10 @@
  * lead byte against a continuation byte, the second byte's bounds of
  * E0/ED/F0/F4, sequences cut by the end of the text, and the maximal
  * invalid prefixes that become one U+FFFD each. */
+#include "harness.h"
 #include "utf8.h"
-#include "tsv.h"
 
 #include <string.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 static void expect(const char *s, size_t n, long want, const char *what)
 {

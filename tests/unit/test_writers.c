@@ -6,12 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "tsv.h"
 #include "writers.h"
 
-static struct tally t;
-
-#define CHECK(ok, ...) tally_check(&t, (ok), __FILE__, __LINE__, __VA_ARGS__)
 #define SEC INT64_C(1000000000)
 
 /* An event as read(2) gives it: the name after the header. */
@@ -36,32 +34,32 @@ static void test_open_and_close(void)
 	struct writers ws = { 0 };
 	char still[64] = "";
 
-	CHECK(writers_check(&ws, 1 * SEC, still, sizeof still) == WRITERS_NONE, "none");
+	check(writers_check(&ws, 1 * SEC, still, sizeof still) == WRITERS_NONE, "none");
 	writers_note(&ws, event(1, IN_MODIFY, "a"), "d");
 	writers_note(&ws, event(1, IN_MODIFY, "a"), "d");
-	CHECK(ws.n == 1, "one writer twice: %zu", ws.n);
+	check(ws.n == 1, "one writer twice: %zu", ws.n);
 	/* Not a jobs file's: nothing. */
 	writers_note(&ws, event(1, IN_MODIFY, "log"), NULL);
-	CHECK(ws.n == 1, "another file counted");
-	CHECK(writers_check(&ws, 1 * SEC, still, sizeof still) == WRITERS_WAIT, "no wait");
+	check(ws.n == 1, "another file counted");
+	check(writers_check(&ws, 1 * SEC, still, sizeof still) == WRITERS_WAIT, "no wait");
 	/* The same name in another directory is another file. */
 	writers_note(&ws, event(2, IN_CLOSE_WRITE, "a"), "e");
-	CHECK(ws.n == 1, "closed by another directory's file");
+	check(ws.n == 1, "closed by another directory's file");
 	writers_note(&ws, event(1, IN_CLOSE_WRITE, "a"), "d");
-	CHECK(ws.n == 0, "not closed");
-	CHECK(writers_check(&ws, 2 * SEC, still, sizeof still) == WRITERS_NONE, "still waits");
-	CHECK(ws.since == 0, "the wait not over");
+	check(ws.n == 0, "not closed");
+	check(writers_check(&ws, 2 * SEC, still, sizeof still) == WRITERS_NONE, "still waits");
+	check(ws.since == 0, "the wait not over");
 	/* Removed or moved away while written: no longer waited for. */
 	writers_note(&ws, event(1, IN_MODIFY, "b"), "d");
 	writers_note(&ws, event(1, IN_MODIFY, "c"), "d");
 	writers_note(&ws, event(1, IN_DELETE, "b"), "d");
 	writers_note(&ws, event(1, IN_MOVED_FROM, "c"), "d");
-	CHECK(ws.n == 0, "removed or moved, still waited for: %zu", ws.n);
+	check(ws.n == 0, "removed or moved, still waited for: %zu", ws.n);
 	/* A directory no longer watched takes its writers with it. */
 	writers_note(&ws, event(1, IN_MODIFY, "b"), "d");
 	writers_note(&ws, event(2, IN_MODIFY, "b"), "e");
 	writers_note(&ws, event(1, IN_IGNORED, NULL), NULL);
-	CHECK(ws.n == 1 && strcmp(ws.v[0].path, "e/b") == 0, "IN_IGNORED: %zu", ws.n);
+	check(ws.n == 1 && strcmp(ws.v[0].path, "e/b") == 0, "IN_IGNORED: %zu", ws.n);
 	writers_free(&ws);
 }
 
@@ -71,15 +69,15 @@ static void test_gives_up(void)
 	char still[64] = "";
 
 	writers_note(&ws, event(3, IN_MODIFY, "crontab"), "/etc");
-	CHECK(writers_check(&ws, 100 * SEC, still, sizeof still) == WRITERS_WAIT, "t0");
-	CHECK(writers_check(&ws, 109 * SEC, still, sizeof still) == WRITERS_WAIT, "9 s");
-	CHECK(writers_check(&ws, 110 * SEC, still, sizeof still) == WRITERS_GAVE_UP, "10 s");
-	CHECK(strcmp(still, "/etc/crontab") == 0, "still: '%s'", still);
+	check(writers_check(&ws, 100 * SEC, still, sizeof still) == WRITERS_WAIT, "t0");
+	check(writers_check(&ws, 109 * SEC, still, sizeof still) == WRITERS_WAIT, "9 s");
+	check(writers_check(&ws, 110 * SEC, still, sizeof still) == WRITERS_GAVE_UP, "10 s");
+	check(strcmp(still, "/etc/crontab") == 0, "still: '%s'", still);
 	/* Forgotten: the next reload does not wait for it again. */
-	CHECK(writers_check(&ws, 111 * SEC, still, sizeof still) == WRITERS_NONE, "again");
+	check(writers_check(&ws, 111 * SEC, still, sizeof still) == WRITERS_NONE, "again");
 	/* A new write is waited for anew, from its own start. */
 	writers_note(&ws, event(3, IN_MODIFY, "crontab"), "/etc");
-	CHECK(writers_check(&ws, 200 * SEC, still, sizeof still) == WRITERS_WAIT, "anew");
+	check(writers_check(&ws, 200 * SEC, still, sizeof still) == WRITERS_WAIT, "anew");
 	writers_free(&ws);
 }
 
@@ -87,5 +85,5 @@ int main(void)
 {
 	test_open_and_close();
 	test_gives_up();
-	return tally_finish(&t, "test_writers");
+	return tally_finish(&tally, "test_writers");
 }

@@ -4,7 +4,6 @@
 #endif
 #include "tsv.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,29 +70,6 @@ int tsv_each(const char *path, int input_field,
 	free(line);
 	fclose(f);
 	return rows;
-}
-
-void tally_check(struct tally *t, int ok, const char *file, int line,
-		 const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok) {
-		t->passed++;
-		return;
-	}
-	t->failed++;
-	fprintf(stderr, "FAIL %s:%d: ", file, line);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int tally_finish(const struct tally *t, const char *name)
-{
-	printf("%s: %d passed, %d failed\n", name, t->passed, t->failed);
-	return t->failed ? 1 : 0;
 }
 
 const char *path_join(char *buf, size_t len, const char *dir, const char *name)

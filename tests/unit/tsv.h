@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* tsv: reads the corpus and vector files (shared/corpus/README.md format)
- * for the unit tests, and keeps their pass/fail tally. */
+ * for the unit tests. */
 #ifndef TFD_TEST_TSV_H
 #define TFD_TEST_TSV_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #define TSV_MAX_FIELDS 8
@@ -20,16 +21,6 @@ struct tsv_row {
  * called). ROW_FN returns 0 when the row passed. */
 int tsv_each(const char *path, int input_field,
 	     int (*row_fn)(const struct tsv_row *row, void *arg), void *arg);
-
-/* Tally: tsv_check records one result and prints a FAIL line with context. */
-struct tally {
-	int passed;
-	int failed;
-};
-void tally_check(struct tally *t, int ok, const char *file, int line,
-		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* Prints "NAME: N passed, N failed" and returns the process exit status. */
-int tally_finish(const struct tally *t, const char *name);
 
 /* Joins DIR and NAME into a static-free buffer the caller provides. */
 const char *path_join(char *buf, size_t len, const char *dir, const char *name);
