@@ -165,8 +165,12 @@ bats: tfd tfdctl
 # package) run tfd too little to gain from it; the package builds its own
 # tfd.
 # 76-fleet-client drives the client through build/fleet_drive, not $TFD:
-# a second pass would run the same programs again.
+# a second pass would run the same programs again. Of the fleet's files,
+# 75 and 78-fleet-safety run the client under ASan; 77's faults and
+# 78-fleet-scale's bursts wait on PostgreSQL and timeouts, and would only
+# wait longer.
 ASAN_BATS = $(filter-out tests/bats/76-fleet-client.bats \
+	    tests/bats/77-fleet.bats tests/bats/78-fleet-scale.bats \
 	    tests/bats/80-completion.bats tests/bats/85-install.bats \
 	    tests/bats/90-static.bats tests/bats/91-metrics-format.bats \
 	    tests/bats/92-dockerfile.bats tests/bats/94-licence.bats \
@@ -260,26 +264,37 @@ fuzz:
 
 # Compiling goes as many at a time as the caller's -j says (make -j2 check);
 # the tests run one after another, since timing tests share the cores.
-# With -j2 the two bats passes (the normal build and ASan's) run side by
-# side, each file after file: their tests mostly wait on timers, so two
-# streams fit two cores. 60-clock sets the realtime clock, which would move
+# The two bats passes (the normal build and ASan's) run side by side, each
+# file after file, and the fleet's files as a third stream: their tests
+# mostly wait on timers and on PostgreSQL, so three streams fit two cores. 60-clock sets the realtime clock, which would move
 # the other stream's realtime schedules: it runs alone, after both.
 CLOCK_BATS = tests/bats/60-clock.bats
 
+# The fleet's files, against a PostgreSQL of their own, mostly wait on the
+# server and on leases: they are a third stream beside the two passes
+# (make check runs the three at once), with the ASan build's fleet files
+# after the normal build's.
+FLEET_BATS = $(wildcard tests/bats/7[5-8]-*.bats)
+
 bats-unclocked: tfd tfdctl
-	TFD=$(CURDIR)/tfd $(BATS) $(filter-out $(CLOCK_BATS),$(wildcard tests/bats/*.bats))
+	TFD=$(CURDIR)/tfd $(BATS) $(filter-out $(CLOCK_BATS) $(FLEET_BATS),$(wildcard tests/bats/*.bats))
 
 bats-asan-unclocked: build/tfd-asan tfdctl
-	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(filter-out $(CLOCK_BATS),$(ASAN_BATS))
+	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(filter-out $(CLOCK_BATS) $(FLEET_BATS),$(ASAN_BATS))
+
+bats-fleet: tfd build/tfd-asan build/fleet_drive
+	TFD=$(CURDIR)/tfd $(BATS) $(FLEET_BATS)
+	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(filter $(FLEET_BATS),$(ASAN_BATS))
 
 bats-clock: tfd build/tfd-asan
 	TFD=$(CURDIR)/tfd $(BATS) $(CLOCK_BATS)
 	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(CLOCK_BATS)
 
 check:
-	$(MAKE) tfd tfdctl build/tfd-asan $(UNIT_BINS) $(ASAN_BINS) build/tfd-valgrind
+	$(MAKE) tfd tfdctl build/tfd-asan $(UNIT_BINS) $(ASAN_BINS) build/tfd-valgrind \
+		build/fleet_drive
 	$(MAKE) -j1 unit unit-asan analyze
-	$(MAKE) --output-sync=target bats-unclocked bats-asan-unclocked
+	$(MAKE) -j3 --output-sync=target bats-unclocked bats-asan-unclocked bats-fleet
 	$(MAKE) -j1 bats-clock bats-valgrind fuzz
 	$(MAKE) build-aarch64 build-i686
 	$(MAKE) -j1 check-cross
@@ -367,7 +382,7 @@ clean:
 -include $(wildcard build/*/*.d build/*/*/*.d)
 
 .PHONY: all static unit unit-asan bats bats-asan bats-valgrind analyze spdx format fuzz check clean \
-	bats-unclocked bats-asan-unclocked bats-clock \
+	bats-unclocked bats-asan-unclocked bats-fleet bats-clock \
 	build-aarch64 build-i686 check-aarch64 check-i686 check-cross
 
 # Installation: the binary, the man pages, the three shells' completions
