@@ -11,9 +11,11 @@
 #include "timens.h"
 
 /* How long tfd, once done, waits for the fleet's next answer while its last
- * claims and run ends are written: each answer starts the wait again, so a
- * busy server writes every row of a storm's runs, and a database that is
- * down keeps tfd up no longer than this. */
+ * claims and run ends are written: each answer starts the wait again, and
+ * so does a statement still in flight (a batch of many ends on a slow
+ * server; the fleet gives it up after its answer timeout), so a busy
+ * server writes every row of a storm's runs, and a database that is down
+ * keeps tfd up no longer than this. */
 #define EXIT_GRACE_NS (INT64_C(2) * NSEC_PER_SEC)
 
 /* A tick held until the fleet answers its claim. J is NULL once the job
@@ -354,7 +356,7 @@ void claims_finish(struct loop *l)
 	while (pending > 0 && clock_now_ns(CLOCK_MONOTONIC) < until) {
 		serve_once(l, until);
 		left = fleet_pending(c->f);
-		if (left < pending)
+		if (left < pending || fleet_answering(c->f))
 			until = clock_now_ns(CLOCK_MONOTONIC) + EXIT_GRACE_NS;
 		pending = left;
 	}

@@ -101,6 +101,10 @@ void fleet_free(struct fleet *f)
 	fleet_op_free(f->in_flight);
 	fleet_queue_free(&f->claims);
 	fleet_queue_free(&f->writes);
+	fleet_queue_free(&f->chores);
+	for (size_t i = 0; i < f->nwins; i++)
+		free(f->wins[i].job);
+	free(f->wins);
 	fleet_events_clear(&f->events);
 	fleet_params_free(&f->params);
 	free(f->boundary);
@@ -122,14 +126,20 @@ void fleet_lose_connection(struct fleet *f, const char *why)
 		fleet_push_error(f, "postgresql", why);
 	drop_connection(f);
 	f->in_flight = NULL;
-	if (op && (op->kind == OP_CLAIM || op->kind == OP_CLASSIFY)) {
-		op->resent = op->resent || op->kind == OP_CLAIM;
-		fleet_queue_push_front(&f->claims, op);
-	} else if (op && (op->kind == OP_END || op->kind == OP_ATTEMPT || op->kind == OP_ABANDON)) {
+	if (op && op->kind == OP_CLAIMS) {
+		for (size_t i = 0; i < op->nitems; i++)
+			op->items[i]->resent = true;
+		fleet_batch_requeue(&f->claims, op);
+	} else if (op && op->kind == OP_ENDS) {
+		fleet_batch_requeue(&f->writes, op);
+	} else if (op && (op->kind == OP_ATTEMPT || op->kind == OP_ABANDON)) {
 		fleet_queue_push_front(&f->writes, op);
 	} else {
-		fleet_op_free(op);  /* setup, renewal and cleanup are asked again */
+		/* Setup, renewal, cleanup and the recent wins are asked again. */
+		fleet_op_free(op);
 	}
+	/* The next connection may reach a promoted standby that lost them. */
+	f->rewrite_due = f->boundary != NULL;
 	f->link = LINK_WAIT;
 	f->retry_at = now_mono() + f->backoff_ns;
 	f->backoff_ns = f->backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : f->backoff_ns * 2;
@@ -180,12 +190,20 @@ void fleet_send(struct fleet *f, struct op *op)
 {
 	struct fleet_statement p = { .n = 0 };
 	const char *sql = fleet_statement_of(&f->cfg, f->boundary, op, &p);
-	int flushed;
+	int flushed, sent;
 
 	f->in_flight = op;
 	f->waited_from = now_mono();
 	f->sent_real = now_real();
-	if (!f->pq.send_query_params(f->conn, sql, p.n, NULL, p.v, NULL, NULL, 0)) {
+	if (!sql) {
+		fleet_statement_free(&p);
+		fleet_lose_connection(f, "out of memory");
+		return;
+	}
+	/* libpq copies the parameters into its output buffer. */
+	sent = f->pq.send_query_params(f->conn, sql, p.n, NULL, p.v, NULL, NULL, 0);
+	fleet_statement_free(&p);
+	if (!sent) {
 		lose_connection_pq(f);
 		return;
 	}
@@ -220,20 +238,116 @@ static void read_answers(struct fleet *f)
 
 /* Scheduling the statements */
 
-/* Claims come first (a run waits for each), then the renewal when due,
- * then the runs' ends and the cleanup. */
+/* Recent wins */
+
+/* Ended wins older than the deadline are forgotten: no replica claims
+ * their elapses any more. Running ones are kept until they end. */
+static void prune_wins(struct fleet *f)
+{
+	int64_t oldest = now_real() - f->cfg.deadline_ns;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < f->nwins; i++) {
+		struct win *w = &f->wins[i];
+
+		if (strcmp(w->state, "running") != 0 && w->won_real < oldest)
+			free(w->job);
+		else
+			f->wins[kept++] = *w;
+	}
+	f->nwins = kept;
+}
+
+void fleet_win_add(struct fleet *f, const struct op *claim)
+{
+	char *job;
+
+	if (f->nwins == f->wins_cap)
+		prune_wins(f);
+	if (f->nwins == f->wins_cap) {
+		size_t cap = f->wins_cap ? f->wins_cap * 2 : 64;
+		struct win *p = realloc(f->wins, cap * sizeof *p);
+
+		if (!p)
+			return;  /* only a failover's rewrite misses it */
+		f->wins = p;
+		f->wins_cap = cap;
+	}
+	if (!(job = strdup(claim->job)))
+		return;
+	f->wins[f->nwins++] = (struct win){ .job = job, .scheduled_ns = claim->scheduled_ns,
+					    .won_real = now_real(), .exclusive = claim->exclusive,
+					    .state = "running", .end = { .attempts = 1 } };
+}
+
+/* The newest first: a run's end is usually of a recent win. */
+struct win *fleet_win_find(struct fleet *f, const char *job, int64_t scheduled_ns)
+{
+	for (size_t i = f->nwins; i > 0; i--) {
+		struct win *w = &f->wins[i - 1];
+
+		if (w->scheduled_ns == scheduled_ns && strcmp(w->job, job) == 0)
+			return w;
+	}
+	return NULL;
+}
+
+/* The recent wins as rows to write again (up to FLEET_BATCH_MAX per
+ * statement, the newest), or NULL when there are none. */
+static struct op *rewrite_op(struct fleet *f)
+{
+	size_t n, first;
+	struct op **items, *batch;
+
+	prune_wins(f);
+	n = f->nwins < FLEET_BATCH_MAX ? f->nwins : FLEET_BATCH_MAX;
+	first = f->nwins - n;
+	if (n == 0 || !(items = calloc(n, sizeof *items)))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct win *w = &f->wins[first + i];
+
+		if (!(items[i] = fleet_op_new(OP_END, w->job, w->scheduled_ns)))
+			break;
+		items[i]->exclusive = w->exclusive;
+		items[i]->state = w->state;
+		items[i]->end = w->end;
+	}
+	if (!items[n - 1] || !(batch = fleet_batch_new(OP_REWRITE, items, n))) {
+		for (size_t i = 0; i < n; i++)
+			fleet_op_free(items[i]);
+		free(items);
+		return NULL;
+	}
+	return batch;
+}
+
+/* Scheduling the statements */
+
+/* A reconnected replica's recent wins first (before any claim could take
+ * their keys), then the renewal when due and the runs' ends, tries and
+ * abandons, which never wait behind claims (an unwritten end holds its
+ * job's next elapses skipped); then the claims, many to a statement; the
+ * cleanup last. */
 static struct op *next_op(struct fleet *f)
 {
 	int64_t now = now_mono();
 	struct op *op;
 
-	if ((op = fleet_queue_pop(&f->claims)))
-		return op;
+	if (f->rewrite_due) {
+		f->rewrite_due = false;
+		if ((op = rewrite_op(f)))
+			return op;
+	}
 	if (now >= f->renew_at) {
 		f->renew_at = INT64_MAX;  /* until its answer */
 		return fleet_op_new(OP_RENEW, NULL, 0);
 	}
-	if ((op = fleet_queue_pop(&f->writes)))
+	if ((op = fleet_batch_take(&f->writes, OP_ENDS)) || (op = fleet_queue_pop(&f->writes)))
+		return op;
+	if ((op = fleet_batch_take(&f->claims, OP_CLAIMS)))
+		return op;
+	if ((op = fleet_queue_pop(&f->chores)))
 		return op;
 	if (now >= f->keep_at) {
 		f->keep_at = now + KEEP_EVERY_NS;
@@ -374,9 +488,12 @@ int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exc
 int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, unsigned attempt)
 {
 	struct op *op = fleet_op_new(OP_ATTEMPT, job, scheduled_ns);
+	struct win *w = fleet_win_find(f, job, scheduled_ns);
 
 	if (!op)
 		return -1;
+	if (w)
+		w->end.attempts = attempt;
 	op->end.attempts = attempt;
 	fleet_queue_push(&f->writes, op);
 	send_next(f);
@@ -387,10 +504,16 @@ int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 		    const struct fleet_end *e)
 {
 	struct op *op = fleet_op_new(OP_END, job, scheduled_ns);
+	struct win *w = fleet_win_find(f, job, scheduled_ns);
 
 	if (!op)
 		return -1;
 	op->end = *e;
+	op->state = e->failed ? "failed" : "succeeded";
+	if (w) {
+		w->end = *e;
+		w->state = op->state;
+	}
 	fleet_queue_push(&f->writes, op);
 	send_next(f);
 	return 0;
@@ -399,9 +522,15 @@ int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
 {
 	struct op *op = fleet_op_new(OP_ABANDON, job, scheduled_ns);
+	struct win *w = fleet_win_find(f, job, scheduled_ns);
 
 	if (!op)
 		return -1;
+	if (w) {
+		w->state = "abandoned";
+		w->end = (struct fleet_end){ .exit_status = -1, .attempts = w->end.attempts,
+					     .finished_ns = now_real() };
+	}
 	fleet_queue_push(&f->writes, op);
 	send_next(f);
 	return 0;
@@ -466,13 +595,25 @@ bool fleet_next_event(struct fleet *f, struct fleet_event *out)
 	return fleet_events_next(&f->events, out);
 }
 
+/* A write that the loop waits for at exit. */
+static bool is_write(const struct op *op)
+{
+	return op->kind == OP_END || op->kind == OP_ATTEMPT || op->kind == OP_ABANDON;
+}
+
 size_t fleet_pending(const struct fleet *f)
 {
 	size_t n = f->claims.n;
 	const struct op *in = f->in_flight;
 
 	for (const struct op *op = f->writes.head; op; op = op->next)
-		n += op->kind == OP_END || op->kind == OP_ATTEMPT || op->kind == OP_ABANDON;
-	return n + (in && in->kind != OP_RENEW && in->kind != OP_KEEP_CLAIM &&
-		    in->kind != OP_KEEP_DELETE && in->kind != OP_SETUP && in->kind != OP_START);
+		n += is_write(op);
+	if (in && (in->kind == OP_CLAIMS || in->kind == OP_ENDS))
+		n += in->nitems;
+	return n + (in && is_write(in));
+}
+
+bool fleet_answering(const struct fleet *f)
+{
+	return f->in_flight && f->conn && (f->link == LINK_READY || f->link == LINK_SETUP);
 }

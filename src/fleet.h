@@ -22,7 +22,8 @@
  *   fleet_run_dropped (it will not run), and fleet_run_attempt before each
  *   retry;
  *   at exit: fleet_service until fleet_pending is 0 or a grace period
- *   passed without an answer, then fleet_free. */
+ *   passed without an answer and with no statement in flight
+ *   (fleet_answering), then fleet_free. */
 #ifndef TFD_FLEET_H
 #define TFD_FLEET_H
 
@@ -130,5 +131,10 @@ bool fleet_next_event(struct fleet *f, struct fleet_event *out);
 /* Claims and writes not yet answered: at exit, the loop waits for 0 (within
  * a grace period) so that the runs' ends are written. */
 size_t fleet_pending(const struct fleet *f);
+
+/* A statement is in flight on a live connection: the server is working
+ * on it (a batch of many rows may take seconds), or will be given up
+ * after the answer timeout (connect_timeout). */
+bool fleet_answering(const struct fleet *f);
 
 #endif

@@ -16,12 +16,6 @@ static int64_t micros_value(const struct fleet *f, const pq_result *r, int field
 	return strtoll(f->pq.get_value(r, 0, field), NULL, 10) * 1000;
 }
 
-static bool bool_value(const struct fleet *f, const pq_result *r, int field)
-{
-	return f->pq.ntuples(r) > 0 && f->pq.nfields(r) > field &&
-	       strcmp(f->pq.get_value(r, 0, field), "t") == 0;
-}
-
 /* The database's now() against this replica's clock, at the middle of the
  * statement's round trip; more than CLOCK_SLACK_NS apart is said once. */
 static void check_clock(struct fleet *f, int64_t db_ns)
@@ -65,30 +59,54 @@ static void become_ready(struct fleet *f, const pq_result *r)
 	fleet_events_push(&f->events, &(struct fleet_event){ .kind = FLEET_EVENT_CONNECTED }, NULL, NULL);
 }
 
-static void answer_claim(struct fleet *f, struct op *op, const pq_result *r)
+static enum fleet_outcome outcome_of(const char *text, bool *again)
 {
-	check_clock(f, micros_value(f, r, 2));
-	if (bool_value(f, r, 0)) {
-		fleet_push_outcome(f, op, FLEET_WON);
-		fleet_op_free(op);
-		return;
-	}
-	op->in_time = bool_value(f, r, 1);
-	op->kind = OP_CLASSIFY;
-	fleet_queue_push_front(&f->claims, op);
+	*again = strcmp(text, "again") == 0;
+	if (strcmp(text, "won") == 0)
+		return FLEET_WON;
+	if (strcmp(text, "elsewhere") == 0)
+		return FLEET_ELSEWHERE;
+	if (strcmp(text, "skipped") == 0)
+		return FLEET_SKIPPED;
+	return FLEET_MISSED;
 }
 
-static void answer_classify(struct fleet *f, struct op *op, const pq_result *r)
+/* Each elapse of the batch as its row says; the ones to ask again go back
+ * to the front of the queue in their order, to be the next statement's
+ * (which sees what this one could not). An elapse the answer does not
+ * name is asked again too. */
+static void answer_claims(struct fleet *f, struct op *batch, const pq_result *r)
 {
-	enum fleet_outcome o;
+	int rows = f->pq.ntuples(r);
 
-	if (f->pq.ntuples(r) > 0)
-		o = op->resent && strcmp(f->pq.get_value(r, 0, 0), f->replica) == 0 ? FLEET_WON
-										    : FLEET_ELSEWHERE;
-	else
-		o = op->in_time ? FLEET_SKIPPED : FLEET_MISSED;
-	fleet_push_outcome(f, op, o);
-	fleet_op_free(op);
+	if (rows > 0 && f->pq.nfields(r) >= 4)
+		check_clock(f, micros_value(f, r, 3));
+	for (int row = 0; row < rows && f->pq.nfields(r) >= 4; row++) {
+		long long n = strtoll(f->pq.get_value(r, row, 0), NULL, 10);
+		struct op *op;
+		enum fleet_outcome o;
+		bool again;
+
+		if (n < 1 || (size_t)n > batch->nitems || !(op = batch->items[n - 1]))
+			continue;
+		o = outcome_of(f->pq.get_value(r, row, 1), &again);
+		if (again) {
+			op->again = true;
+			continue;
+		}
+		if (o == FLEET_WON)
+			fleet_win_add(f, op);
+		fleet_push_outcome(f, op, o);
+		fleet_op_free(op);
+		batch->items[n - 1] = NULL;
+	}
+	for (size_t i = batch->nitems; i > 0; i--)
+		if (batch->items[i - 1]) {
+			batch->items[i - 1]->again = true;
+			fleet_queue_push_front(&f->claims, batch->items[i - 1]);
+			batch->items[i - 1] = NULL;
+		}
+	fleet_op_free(batch);
 }
 
 static void queue_keep_end(struct fleet *f, int64_t hour_ns)
@@ -98,6 +116,7 @@ static void queue_keep_end(struct fleet *f, int64_t hour_ns)
 	if (!op)
 		return;
 	op->end = (struct fleet_end){ .exit_status = 0, .attempts = 1, .finished_ns = now_real() };
+	op->state = "succeeded";
 	fleet_queue_push(&f->writes, op);
 }
 
@@ -106,11 +125,11 @@ static void answer_keep(struct fleet *f, struct op *op, const pq_result *r)
 	if (op->kind == OP_KEEP_CLAIM && f->pq.ntuples(r) > 0) {
 		op->kind = OP_KEEP_DELETE;
 		op->scheduled_ns = micros_value(f, r, 0);
-		fleet_queue_push(&f->writes, op);
+		fleet_queue_push(&f->chores, op);
 		return;
 	}
 	if (op->kind == OP_KEEP_DELETE && micros_value(f, r, 0) == FLEET_KEEP_BATCH_ROWS * 1000) {
-		fleet_queue_push(&f->writes, op);
+		fleet_queue_push(&f->chores, op);
 		return;
 	}
 	if (op->kind == OP_KEEP_DELETE)
@@ -120,10 +139,13 @@ static void answer_keep(struct fleet *f, struct op *op, const pq_result *r)
 
 static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
 {
+	enum op_kind op_after_setup = op->kind == OP_SETUP ? OP_UPGRADE : OP_START;
+
 	switch (op->kind) {
 	case OP_SETUP:
+	case OP_UPGRADE:
 		fleet_op_free(op);
-		if ((op = fleet_op_new(OP_START, NULL, 0)))
+		if ((op = fleet_op_new(op_after_setup, NULL, 0)))
 			fleet_send(f, op);
 		else
 			fleet_lose_connection(f, "out of memory");
@@ -132,11 +154,8 @@ static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
 		fleet_op_free(op);
 		become_ready(f, r);
 		return;
-	case OP_CLAIM:
-		answer_claim(f, op, r);
-		return;
-	case OP_CLASSIFY:
-		answer_classify(f, op, r);
+	case OP_CLAIMS:
+		answer_claims(f, op, r);
 		return;
 	case OP_RENEW:
 		check_clock(f, micros_value(f, r, 2));
@@ -147,8 +166,11 @@ static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
 		answer_keep(f, op, r);
 		return;
 	case OP_ATTEMPT:
-	case OP_END:
+	case OP_ENDS:
+	case OP_REWRITE:
 	case OP_ABANDON:
+	case OP_CLAIM:
+	case OP_END:
 		break;
 	}
 	fleet_op_free(op);
@@ -169,7 +191,8 @@ static void answer_error(struct fleet *f, struct op *op, const pq_result *r)
 	const char *msg = f->pq.result_error_message(r);
 	const char *state = f->pq.result_error_field(r, PQ_DIAG_SQLSTATE);
 
-	if (op->kind == OP_SETUP || op->kind == OP_START || needs_setup(state) ||
+	if (op->kind == OP_SETUP || op->kind == OP_UPGRADE || op->kind == OP_START ||
+	    needs_setup(state) ||
 	    f->pq.status(f->conn) != PQ_CONNECTION_OK) {
 		fleet_lose_connection(f, msg);
 		return;
@@ -181,16 +204,22 @@ static void answer_error(struct fleet *f, struct op *op, const pq_result *r)
 	if (state && strncmp(state, "40", 2) == 0) {
 		if (op->kind == OP_RENEW)
 			f->renew_at = now_mono();
-		if (op->kind == OP_RENEW || op->kind == OP_KEEP_CLAIM || op->kind == OP_KEEP_DELETE)
-			fleet_op_free(op);
+		if (op->kind == OP_REWRITE)
+			f->rewrite_due = true;
+		if (op->kind == OP_CLAIMS)
+			fleet_batch_requeue(&f->claims, op);
+		else if (op->kind == OP_ENDS)
+			fleet_batch_requeue(&f->writes, op);
+		else if (op->kind == OP_ATTEMPT || op->kind == OP_ABANDON)
+			fleet_queue_push_front(&f->writes, op);
 		else
-			fleet_queue_push_front(op->kind == OP_CLAIM || op->kind == OP_CLASSIFY ? &f->claims
-											 : &f->writes, op);
+			fleet_op_free(op);  /* renewal, cleanup, rewrite: asked again */
 		return;
 	}
 	fleet_push_error(f, "postgresql", msg);
-	if (op->kind == OP_CLAIM || op->kind == OP_CLASSIFY)
-		fleet_push_outcome(f, op, FLEET_MISSED);
+	if (op->kind == OP_CLAIMS)
+		for (size_t i = 0; i < op->nitems; i++)
+			fleet_push_outcome(f, op->items[i], FLEET_MISSED);
 	if (op->kind == OP_RENEW)
 		f->renew_at = now_mono() + f->cfg.lease_ns / 6;
 	fleet_op_free(op);

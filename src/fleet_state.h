@@ -29,6 +29,16 @@ enum link {
 	LINK_READY,
 };
 
+/* An elapse this replica won lately, and what became of it: written
+ * again after a reconnection (a failover may have lost its row). */
+struct win {
+	char *job;
+	int64_t scheduled_ns, won_real;
+	bool exclusive;
+	const char *state;           /* "running" until its end */
+	struct fleet_end end;
+};
+
 struct fleet {
 	struct pq pq;
 	struct fleet_config cfg;
@@ -42,7 +52,11 @@ struct fleet {
 	int64_t sent_real;
 	struct op *in_flight;
 	pq_result *answer;           /* the in-flight statement's first result */
-	struct queue claims, writes;
+	struct queue claims, writes;  /* writes (ends, tries, abandons) go first */
+	struct queue chores;          /* the cleanup's deletes: after the claims */
+	struct win *wins;
+	size_t nwins, wins_cap;
+	bool rewrite_due;             /* reconnected: the recent wins are written first */
 	int64_t renew_at, keep_at;
 	char *boundary;              /* ISO text; NULL before the first connection */
 
@@ -70,6 +84,10 @@ void fleet_lose_connection(struct fleet *f, const char *why);
 /* fleet.c: queues an error event, or a claim's outcome, for the loop. */
 void fleet_push_error(struct fleet *f, const char *call, const char *message);
 void fleet_push_outcome(struct fleet *f, const struct op *op, enum fleet_outcome o);
+
+/* fleet.c: the recent wins: a claim won, a won run's try, end or drop. */
+void fleet_win_add(struct fleet *f, const struct op *claim);
+struct win *fleet_win_find(struct fleet *f, const char *job, int64_t scheduled_ns);
 
 /* fleet_answer.c: the statement in flight is done (libpq has no more
  * results for it): its answer is acted on, or the connection given up. */
