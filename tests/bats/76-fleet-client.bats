@@ -212,3 +212,55 @@ setup() {
 	run "$DRIVE" "$CONN" connected claim c "$NOW" skip
 	refute_output --partial "error clock"
 }
+
+@test "fleet client: a fleet-wide skip is a 'skipped' row: a replica that asks after the run ended hears skip too" {
+	out=$BATS_TEST_TMPDIR/a
+	FLEET_REPLICA=a start_bg "$DRIVE" "$CONN" connected claim j "$NOW" skip serve 1500 \
+		end j "$NOW" 0 flushed >"$out"
+	wait_for_lines "$out" 30 2
+	FLEET_REPLICA=b run "$DRIVE" "$CONN" connected claim j $((NOW + 1)) skip
+	assert_line "claim j $((NOW + 1)) skipped"
+	wait "${BG_PIDS[0]}"
+	BG_PIDS=()
+	# The run ended: no running row holds the job, yet c, late, skips.
+	FLEET_REPLICA=c run "$DRIVE" "$CONN" connected claim j $((NOW + 1)) skip
+	assert_line "claim j $((NOW + 1)) skipped"
+	run pg_sql "SELECT scheduled - to_timestamp($NOW), replica, state, attempts FROM tfd_runs
+		WHERE job = 'j' ORDER BY scheduled" "$DB"
+	assert_output $'00:00:00|a|succeeded|1\n00:00:01|b|skipped|0'
+}
+
+@test "fleet client: an elapse is not won after a later elapse of its job was claimed" {
+	FLEET_REPLICA=a run "$DRIVE" "$CONN" connected claim j $((NOW + 5)) skip end j $((NOW + 5)) 0 \
+		flushed claim j "$NOW" skip claim j $((NOW + 6)) skip
+	assert_success
+	assert_line "claim j $NOW missed"
+	assert_line "claim j $((NOW + 6)) won"
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job = 'j'" "$DB")" 2
+}
+
+@test "fleet client: a claim re-sent after its answer was lost is not won when its row was abandoned meanwhile" {
+	# The table first; then the server holds the first insert of "slow"
+	# 3 s and writes its row abandoned (as a sweep would have marked it);
+	# the client gives the statement up after 2 s (connect_timeout) and
+	# sends the claim again on a new connection.
+	run "$DRIVE" "$CONN" connected
+	pg_sql "CREATE SEQUENCE tries;
+		CREATE FUNCTION hold_first() RETURNS trigger LANGUAGE plpgsql AS \$\$
+		BEGIN
+			IF NEW.job = 'slow' AND nextval('tries') = 1 THEN
+				PERFORM pg_sleep(3);
+				NEW.state := 'abandoned';
+				NEW.finished_at := now();
+			END IF;
+			RETURN NEW;
+		END \$\$;
+		CREATE TRIGGER hold_first BEFORE INSERT ON tfd_runs
+			FOR EACH ROW EXECUTE FUNCTION hold_first();" "$DB"
+	FLEET_REPLICA=a run "$DRIVE" "$CONN connect_timeout=2" connected claim slow "$NOW" skip
+	assert_success
+	assert_line --partial "error postgresql: no answer from the server within 2 s"
+	assert_line "claim slow $NOW missed"
+	refute_line "claim slow $NOW won"
+	assert_equal "$(pg_sql "SELECT replica, state FROM tfd_runs WHERE job = 'slow'" "$DB")" "a|abandoned"
+}

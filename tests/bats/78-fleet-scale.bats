@@ -1,0 +1,151 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
+# shellcheck disable=SC2016 # the runs' shells, not this one, expand $TFD_*.
+# --fleet at scale and when things go wrong, against a real PostgreSQL of
+# this file's own (pg_helper.bash): a burst of elapses claimed in batches,
+# ends written while claims flow, a recorded skip. The server logs every
+# statement with its client's application_name (each replica gives its
+# own), so the tests count the statements of each replica.
+
+load test_helper
+load pg_helper
+
+setup_file() {
+	pg_start
+	pg_sql "ALTER SYSTEM SET log_line_prefix = '%m [%p] app=%a '" postgres
+	pg_sql "SELECT pg_reload_conf()" postgres >/dev/null
+}
+
+teardown_file() {
+	pg_stop
+}
+
+setup() {
+	pg_test_db
+	pg_sql "ALTER DATABASE $DB SET log_statement = 'all'" postgres
+	RUNS=$BATS_TEST_TMPDIR/runs
+	LOG='echo "$TFD_JOB $TFD_SCHEDULED $TFD_REPLICA" >>'"$RUNS"
+	: >"$RUNS"
+	LOG_FROM=$(($(stat -c %s "$PG_DIR/log") + 1))
+}
+
+# The server's log since the test began.
+server_log() {
+	tail -c +"$LOG_FROM" "$PG_DIR/log"
+}
+
+# How many claim statements replica $1 sent (each is one execution of the
+# batch statement, which begins "WITH item AS").
+claim_statements() {
+	server_log | grep -c "app=$1 LOG:  execute [^:]*: WITH item AS" || true
+}
+
+# Starts replica NAME (its JSON events in $BATS_TEST_TMPDIR/NAME.out) with
+# the rest as tfd's arguments; its connections carry application_name NAME.
+start_replica() {
+	local name=$1
+	shift
+	start_bg "$TFD" --fleet "$CONN application_name=$name" --replica "$name" --json "$@" \
+		>"$BATS_TEST_TMPDIR/$name.out" 2>"$BATS_TEST_TMPDIR/$name.err"
+	eval "PID_$name=\$!"
+}
+
+assert_each_once() {
+	local doubled
+	doubled=$(cut -d' ' -f1,2 "$RUNS" | sort | uniq -d | head -5)
+	[[ -z $doubled ]] || fail "run more than once: $doubled"
+}
+
+count_action() {
+	cat "$BATS_TEST_TMPDIR"/*.out | grep '"event":"tick"' | grep -c "\"action\":\"$1\"" || true
+}
+
+@test "fleet scale: 3 replicas x 600 jobs due at one instant: each run once, none missed, one claim statement per replica and a few more" {
+	jobs=$BATS_TEST_TMPDIR/jobs
+	# Far enough ahead for 3 replicas to read 600 lines and connect on a
+	# loaded machine.
+	at=$(($(date +%s) + 4))
+	for i in $(seq 600); do
+		printf '%s\n' "--name j$i --clock realtime --at @$at -- sh -c '$LOG'"
+	done >"$jobs"
+	for r in a b c; do
+		start_replica "$r" --jobs "$jobs" --fleet-deadline 30s
+	done
+	for r in a b c; do
+		wait_bg_exit "$(eval echo "\$PID_$r")" 60
+		assert_equal "$bg_status" 0
+	done
+	assert_each_once
+	assert_equal "$(wc -l <"$RUNS")" 600
+	assert_equal "$(count_action missed)" 0
+	assert_equal "$(count_action elsewhere)" 1200
+	assert_equal "$(pg_sql "SELECT state, count(*) FROM tfd_runs WHERE job <> '' GROUP BY state" "$DB")" \
+		"succeeded|600"
+	# ceil(600 / 1000) = 1 statement per replica, one more for the elapses
+	# whose conflict with another replica's insert it could not see, and
+	# one for elapses that woke a moment later.
+	for r in a b c; do
+		n=$(claim_statements "$r")
+		((n >= 1 && n <= 3)) || fail "replica $r sent $n claim statements"
+		echo "# replica $r: $n claim statements" >&3
+	done
+}
+
+# Waits up to SECONDS for COMMAND... to succeed.
+wait_until() {
+	local seconds=$1 i
+	shift
+	for ((i = 0; i < seconds * 20; i++)); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+@test "fleet scale: a run's end is in its row within a second while claims flow" {
+	# Claims are slowed down on the server (each insert of a "c" job takes
+	# 2 ms, a statement of 300 of them 0.6 s) and flow every second; the
+	# run of "short" ends in the middle of them.
+	run "$TFD" --fleet "$CONN" --replica a --at now --count 1 -q
+	assert_success
+	pg_sql "CREATE FUNCTION slow_claim() RETURNS trigger LANGUAGE plpgsql AS
+		\$\$ BEGIN PERFORM pg_sleep(0.002); RETURN NEW; END \$\$;
+		CREATE TRIGGER slow_claim BEFORE INSERT ON tfd_runs FOR EACH ROW
+		WHEN (NEW.job LIKE 'c%') EXECUTE FUNCTION slow_claim()" "$DB"
+	jobs=$BATS_TEST_TMPDIR/jobs
+	for i in $(seq 300); do
+		printf '%s\n' "--name c$i --calendar '*:*:*' --count 6 -- true"
+	done >"$jobs"
+	at=$(($(date +%s) + 3))
+	ended=$BATS_TEST_TMPDIR/ended
+	printf '%s\n' "--name short --clock realtime --at @$at -- sh -c 'sleep 0.7; date +%s.%N >$ended'" >>"$jobs"
+	start_replica a --jobs "$jobs"
+	wait_until 20 test -s "$ended" || fail "short did not end"
+	end_ns=$(to_ns "$(cat "$ended")")
+	row_ns=
+	for _ in $(seq 60); do
+		row_ns=$(pg_sql "SELECT (extract(epoch FROM clock_timestamp()) * 1e9)::bigint
+			FROM tfd_runs WHERE job = 'short' AND state = 'succeeded'" "$DB")
+		[[ -n $row_ns ]] && break
+		sleep 0.05
+	done
+	[[ -n $row_ns ]] || fail "short's end not written within 3 s"
+	((row_ns - end_ns < 1500000000)) || fail "written $(((row_ns - end_ns) / 1000000)) ms after the end"
+	# Claims were flowing meanwhile.
+	(($(claim_statements a) >= 3)) || fail "$(claim_statements a) claim statements"
+	wait_bg_exit "$PID_a" 30
+	assert_equal "$bg_status" 0
+}
+
+@test "fleet scale: an elapse is not run after a later elapse of its job ran" {
+	# b's row for T+10 is there; a claims T, within its deadline: missed.
+	at=$(($(date +%s) + 2))
+	run "$TFD" --fleet "$CONN" --at now --count 1 -q
+	pg_sql "INSERT INTO tfd_runs VALUES ('j', to_timestamp($at + 10), 'b', 'succeeded', 1,
+		now(), now(), now(), now(), 0, false)" "$DB"
+	start_replica a --name j --clock realtime --at "@$at" -- sh -c "$LOG"
+	wait_bg_exit "$PID_a" 20
+	assert_equal "$bg_status" 0
+	assert_equal "$(count_action missed)" 1
+	assert_equal "$(wc -l <"$RUNS")" 0
+}
