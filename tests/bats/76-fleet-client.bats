@@ -264,3 +264,15 @@ setup() {
 	refute_line "claim slow $NOW won"
 	assert_equal "$(pg_sql "SELECT replica, state FROM tfd_runs WHERE job = 'slow'" "$DB")" "a|abandoned"
 }
+
+@test "fleet client: a run's end whose row is gone (a failover lost it) is inserted again; one whose key another replica holds is not" {
+	FLEET_REPLICA=a run "$DRIVE" "$CONN" connected claim j "$NOW" skip claim k "$NOW" skip
+	assert_line "claim j $NOW won"
+	pg_sql "DELETE FROM tfd_runs WHERE job = 'j'; UPDATE tfd_runs SET replica = 'other' WHERE job = 'k'" "$DB"
+	FLEET_REPLICA=a run "$DRIVE" "$CONN" connected end j "$NOW" 3 end k "$NOW" 0 flushed
+	assert_success
+	run pg_sql "SELECT job, replica, state, exit_status, claimed_at <= finished_at FROM tfd_runs
+		WHERE job IN ('j', 'k') ORDER BY job" "$DB"
+	assert_line -n 0 "j|a|failed|3|t"
+	assert_line -n 1 "k|other|running||"
+}

@@ -87,7 +87,6 @@ count_action() {
 	for r in a b c; do
 		n=$(claim_statements "$r")
 		((n >= 1 && n <= 3)) || fail "replica $r sent $n claim statements"
-		echo "# replica $r: $n claim statements" >&3
 	done
 }
 
@@ -148,4 +147,90 @@ wait_until() {
 	assert_equal "$bg_status" 0
 	assert_equal "$(count_action missed)" 1
 	assert_equal "$(wc -l <"$RUNS")" 0
+}
+
+# A primary and its streaming standby (pg_basebackup -R), each on a Unix
+# socket of its own in $BATS_TEST_TMPDIR (no TCP port), the standby's
+# replication through a socat proxy that the test can stop: a standby that
+# falls behind, as an asynchronous one does.
+pair_ctl() {
+	local dir=$1
+	shift
+	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$dir/data" "$@"
+}
+
+pair_start() {
+	local base=$BATS_TEST_TMPDIR/pair
+	PRIMARY=$base/primary STANDBY=$base/standby RELAY=$base/relay
+	mkdir -p "$PRIMARY" "$STANDBY" "$RELAY"
+	pg_open_path "$base"
+	chown postgres: "$PRIMARY" "$STANDBY" "$RELAY"
+	runuser -u postgres -- "$PG_BIN/initdb" -D "$PRIMARY/data" -A trust -U postgres \
+		--no-sync --no-instructions >/dev/null
+	pair_ctl "$PRIMARY" -l "$PRIMARY/log" -w -t 60 \
+		-o "-k $PRIMARY -p 5432 -c listen_addresses= -c fsync=off" start >/dev/null
+	"$PG_BIN/psql" -X -q -h "$PRIMARY" -U postgres -d postgres -c "CREATE DATABASE tfd"
+	setsid runuser -u postgres -- socat UNIX-LISTEN:"$RELAY/.s.PGSQL.5432",fork \
+		UNIX-CONNECT:"$PRIMARY/.s.PGSQL.5432" 2>/dev/null 3>&- &
+	RELAY_PID=$!
+	disown "$RELAY_PID"
+	BG_PIDS+=("-$RELAY_PID")
+	wait_until 10 test -S "$RELAY/.s.PGSQL.5432" || fail "the relay does not listen"
+	runuser -u postgres -- "$PG_BIN/pg_basebackup" -D "$STANDBY/data" -R -h "$RELAY" -p 5432 \
+		-U postgres --no-sync --checkpoint=fast
+	pair_ctl "$STANDBY" -l "$STANDBY/log" -w -t 60 \
+		-o "-k $STANDBY -p 5432 -c listen_addresses= -c fsync=off" start >/dev/null
+	wait_until 20 eval '[[ $(pair_sql "$PRIMARY" "SELECT count(*) FROM pg_stat_replication WHERE state = '"'streaming'"'") == 1 ]]' ||
+		fail "the standby does not stream"
+}
+
+pair_sql() {
+	"$PG_BIN/psql" -X -A -t -q -v ON_ERROR_STOP=1 -h "$1" -U postgres -d tfd -c "$2"
+}
+
+pair_stop() {
+	local dir
+	for dir in "${PRIMARY:-}" "${STANDBY:-}"; do
+		[[ -n $dir && -f $dir/data/postmaster.pid ]] && pair_ctl "$dir" -m immediate -w -t 60 stop >/dev/null
+	done
+	return 0
+}
+
+@test "fleet scale: failover to a standby that lost the last rows: the multi-host CONNINFO follows the promotion, the replicas write their recent wins and ends again, none run twice" {
+	require_command socat
+	pair_start
+	conn="host=$PRIMARY,$STANDBY port=5432 dbname=tfd user=postgres target_session_attrs=read-write connect_timeout=2"
+	for r in a b; do
+		start_bg "$TFD" --fleet "$conn" --replica "$r" --json --fleet-deadline 2s \
+			--calendar '*:*:*' --count 12 -- sh -c "$LOG" \
+			>"$BATS_TEST_TMPDIR/$r.out" 2>"$BATS_TEST_TMPDIR/$r.err"
+		eval "PID_$r=\$!"
+	done
+	wait_for_lines "$RUNS" 20 3 || fail "no runs: $(cat "$BATS_TEST_TMPDIR"/*.out)"
+	# The standby stops receiving: what the replicas write now is on the
+	# primary only.
+	kill -STOP -- -"$RELAY_PID"
+	before=$(wc -l <"$RUNS")
+	wait_for_lines "$RUNS" 10 $((before + 2)) || fail "no runs while the standby lags"
+	lost=$(pair_sql "$PRIMARY" "SELECT count(*) FROM tfd_runs WHERE job <> ''")
+	pair_ctl "$PRIMARY" -m immediate -w -t 60 stop >/dev/null
+	kill -KILL -- -"$RELAY_PID"
+	pair_ctl "$STANDBY" -w -t 60 promote >/dev/null
+	kept=$(pair_sql "$STANDBY" "SELECT count(*) FROM tfd_runs WHERE job <> ''")
+	((kept < lost)) || { pair_stop; fail "the standby lost nothing ($kept of $lost rows)"; }
+	promoted=$(date +%s)
+	for r in a b; do
+		wait_bg_exit "$(eval echo "\$PID_$r")" 40
+	done
+	assert_each_once
+	# Runs went on on the promoted server.
+	last=$(cut -d' ' -f2 "$RUNS" | sort -n | tail -1)
+	((${last%.*} > promoted)) || { pair_stop; fail "nothing ran after the promotion: $(sort "$RUNS")"; }
+	# Every run has its row, ended: the rows the failover lost were
+	# written again.
+	rows=$(pair_sql "$STANDBY" "SELECT count(*) FROM tfd_runs WHERE job <> '' AND state = 'succeeded'")
+	missing=$(pair_sql "$STANDBY" "SELECT count(*) FROM tfd_runs WHERE job <> '' AND state <> 'succeeded' AND state <> 'skipped'")
+	pair_stop
+	assert_equal "$rows" "$(wc -l <"$RUNS")"
+	assert_equal "$missing" 0
 }
