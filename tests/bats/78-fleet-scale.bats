@@ -234,3 +234,66 @@ pair_stop() {
 	assert_equal "$rows" "$(wc -l <"$RUNS")"
 	assert_equal "$missing" 0
 }
+
+# pgbouncer in transaction pooling in front of the server, on the first
+# free port of 16430-16439, with fewer server connections than replicas;
+# BOUNCER_PORT. Its process group is in BG_PIDS: teardown ends it.
+bouncer_start() {
+	require_command pgbouncer
+	local dir=$BATS_TEST_TMPDIR/bouncer port
+	mkdir -p "$dir"
+	pg_open_path "$dir"
+	for port in $(seq 16430 16439); do
+		ss -Htln "sport = :$port" | grep -q . || break
+	done
+	BOUNCER_PORT=$port
+	printf '"postgres" ""\n' >"$dir/users"
+	cat >"$dir/ini" <<-INI
+		[databases]
+		* = host=$PG_DIR port=$PG_PORT
+		[pgbouncer]
+		listen_addr = 127.0.0.1
+		listen_port = $BOUNCER_PORT
+		unix_socket_dir =
+		auth_type = trust
+		auth_file = $dir/users
+		pool_mode = transaction
+		default_pool_size = 2
+		max_client_conn = 50
+		logfile = $dir/log
+	INI
+	chown -R postgres: "$dir"
+	setsid runuser -u postgres -- pgbouncer "$dir/ini" >/dev/null 2>&1 3>&- &
+	BOUNCER_PID=$!
+	disown "$BOUNCER_PID"
+	BG_PIDS+=("-$BOUNCER_PID")
+	wait_until 10 eval 'ss -Htln "sport = :$BOUNCER_PORT" | grep -q .' ||
+		fail "pgbouncer does not listen: $(cat "$dir/log")"
+}
+
+@test "fleet scale: 3 replicas through pgbouncer in transaction pooling (2 server connections): each elapse of a burst and of a job every second once, none missed" {
+	bouncer_start
+	conn="host=127.0.0.1 port=$BOUNCER_PORT dbname=$DB user=postgres"
+	jobs=$BATS_TEST_TMPDIR/jobs
+	at=$(($(date +%s) + 4))
+	for i in $(seq 300); do
+		printf '%s\n' "--name j$i --clock realtime --at @$at -- sh -c '$LOG'"
+	done >"$jobs"
+	printf '%s\n' "--name every --calendar '*:*:*' --count 8 -- sh -c '$LOG'" >>"$jobs"
+	for r in a b c; do
+		start_bg "$TFD" --fleet "$conn" --replica "$r" --json --jobs "$jobs" \
+			>"$BATS_TEST_TMPDIR/$r.out" 2>"$BATS_TEST_TMPDIR/$r.err"
+		eval "PID_$r=\$!"
+	done
+	for r in a b c; do
+		wait_bg_exit "$(eval echo "\$PID_$r")" 60
+		assert_equal "$bg_status" 0
+		assert_equal "$(cat "$BATS_TEST_TMPDIR/$r.err")" ""
+	done
+	assert_each_once
+	assert_equal "$(grep -c '^j' "$RUNS")" 300
+	(($(grep -c '^every ' "$RUNS") >= 7)) || fail "$(grep '^every ' "$RUNS")"
+	assert_equal "$(count_action missed)" 0
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job <> '' AND state <> 'succeeded'" "$DB")" 0
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job <> ''" "$DB")" "$(wc -l <"$RUNS")"
+}
