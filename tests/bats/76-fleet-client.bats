@@ -276,3 +276,31 @@ setup() {
 	assert_line -n 0 "j|a|failed|3|t"
 	assert_line -n 1 "k|other|running||"
 }
+
+@test "fleet client: names an array's text form would misread (braces, commas, NULL, quotes, backslashes, spaces) are stored verbatim in one batch" {
+	names=('NULL' '{a,b}' ' lead' 'x"y\z' 'a,b' 'end\' "it's")
+	run "$DRIVE" "$CONN" connected claims "${#names[@]}" "$NOW" "${names[@]}"
+	assert_success
+	assert_equal "$(grep -c " $NOW won$" <<<"$output")" "${#names[@]}"
+	# One statement claimed them all.
+	run pg_sql "SELECT count(DISTINCT claimed_at) FROM tfd_runs WHERE job <> ''" "$DB"
+	assert_output 1
+	run pg_sql "SELECT job FROM tfd_runs WHERE job <> '' ORDER BY job" "$DB"
+	assert_output "$(printf '%s\n' "${names[@]}" | sort)"
+}
+
+@test "fleet client: a table made before the state 'skipped' is taken as it is, its CHECK widened" {
+	pg_sql "CREATE TABLE tfd_runs (job text NOT NULL, scheduled timestamptz NOT NULL,
+		replica text NOT NULL, state text NOT NULL, attempts int NOT NULL DEFAULT 1,
+		claimed_at timestamptz NOT NULL, renewed_at timestamptz NOT NULL,
+		lease_until timestamptz NOT NULL, finished_at timestamptz, exit_status int,
+		timed_out bool, PRIMARY KEY (job, scheduled),
+		CHECK (state IN ('running', 'succeeded', 'failed', 'abandoned')))" "$DB"
+	FLEET_REPLICA=a run "$DRIVE" "$CONN" connected claim j "$NOW" skip claim j $((NOW + 1)) skip
+	assert_success
+	assert_line "claim j $NOW won"
+	assert_line "claim j $((NOW + 1)) skipped"
+	refute_output --partial error
+	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'j' ORDER BY scheduled" "$DB")" \
+		$'running\nskipped'
+}
