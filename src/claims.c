@@ -236,14 +236,16 @@ static void act_won(struct loop *l, struct job *j, struct tick *t)
 
 /* The fleet's events */
 
+/* The held tick of TOKEN, taken out. The last one fills its place: their
+ * order means nothing, and a burst's thousands of answers must not each
+ * move the rest. */
 static bool take_held(struct claims *c, uint64_t token, struct held *out)
 {
 	for (size_t i = 0; i < c->nheld; i++) {
 		if (c->held[i].token != token)
 			continue;
 		*out = c->held[i];
-		memmove(&c->held[i], &c->held[i + 1], (c->nheld - i - 1) * sizeof *c->held);
-		c->nheld--;
+		c->held[i] = c->held[--c->nheld];
 		return true;
 	}
 	return false;

@@ -480,8 +480,9 @@ int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exc
 		return -1;
 	op->exclusive = exclusive;
 	op->token = token;
+	/* Sent by the fleet_service that ends the loop's turn, with every
+	 * other elapse of this wake-up: one statement for all. */
 	fleet_queue_push(&f->claims, op);
-	send_next(f);  /* a run waits for the answer: no poll turn in between */
 	return 0;
 }
 
@@ -495,8 +496,7 @@ int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, un
 	if (w)
 		w->end.attempts = attempt;
 	op->end.attempts = attempt;
-	fleet_queue_push(&f->writes, op);
-	send_next(f);
+	fleet_queue_push(&f->writes, op);  /* sent as the claims are */
 	return 0;
 }
 
@@ -514,8 +514,7 @@ int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 		w->end = *e;
 		w->state = op->state;
 	}
-	fleet_queue_push(&f->writes, op);
-	send_next(f);
+	fleet_queue_push(&f->writes, op);  /* sent as the claims are */
 	return 0;
 }
 
@@ -531,8 +530,7 @@ int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
 		w->end = (struct fleet_end){ .exit_status = -1, .attempts = w->end.attempts,
 					     .finished_ns = now_real() };
 	}
-	fleet_queue_push(&f->writes, op);
-	send_next(f);
+	fleet_queue_push(&f->writes, op);  /* sent as the claims are */
 	return 0;
 }
 
@@ -579,8 +577,11 @@ int64_t fleet_deadline(const struct fleet *f)
 		d = earliest(d, f->retry_at);
 	if (f->link == LINK_CONNECTING || f->in_flight)
 		d = earliest(d, f->waited_from + f->params.answer_ns + 1);
-	if (f->link == LINK_READY && !f->in_flight)
+	if (f->link == LINK_READY && !f->in_flight) {
 		d = earliest(d, earliest(f->renew_at, f->keep_at));
+		if (f->claims.head || f->writes.head || f->chores.head || f->rewrite_due)
+			d = now_mono();  /* queued since the last fleet_service */
+	}
 	return d;
 }
 

@@ -95,13 +95,16 @@ void fleet_start(struct fleet *f);
 
 /* Asks for the elapse of JOB at SCHEDULED_NS (wall clock, the instant the
  * schedule gave, not the wake-up's). EXCLUSIVE: --overlap skip, which then
- * holds across the fleet. TOKEN comes back in the answer. Returns 0, or -1
- * when memory ran out (then nobody runs it: treat as missed). */
+ * holds across the fleet. TOKEN comes back in the answer. Queued: the next
+ * fleet_service sends every elapse queued since, up to 1,000 in one
+ * statement. Returns 0, or -1 when memory ran out (then nobody runs it:
+ * treat as missed). */
 int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
 		uint64_t token);
 
 /* A won elapse's run is tried again (ATTEMPT from 2); and it ended. They
- * are written at once, or when the database is back. Return -1 when memory
+ * are written by the next fleet_service, before any claim, or when the
+ * database is back. Return -1 when memory
  * ran out. */
 int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, unsigned attempt);
 int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
