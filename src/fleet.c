@@ -324,14 +324,23 @@ static struct op *rewrite_op(struct fleet *f)
 
 /* Scheduling the statements */
 
+static struct op *next_write(struct fleet *f)
+{
+	struct op *op = fleet_batch_take(&f->writes, OP_ENDS);
+
+	return op ? op : fleet_queue_pop(&f->writes);
+}
+
 /* A reconnected replica's recent wins first (before any claim could take
- * their keys), then the renewal when due and the runs' ends, tries and
- * abandons, which never wait behind claims (an unwritten end holds its
- * job's next elapses skipped); then the claims, many to a statement; the
- * cleanup last. */
+ * their keys), then the renewal when due; then the runs' ends, tries and
+ * abandons and the claims, many to a statement, in turns when both wait:
+ * an end never waits behind more than one claim statement (an unwritten
+ * end holds its job's next elapses skipped), and a burst's runs that end
+ * one after another never hold the claims back. The cleanup last. */
 static struct op *next_op(struct fleet *f)
 {
 	int64_t now = now_mono();
+	bool write_turn = !f->wrote_last || !f->claims.head;
 	struct op *op;
 
 	if (f->rewrite_due) {
@@ -343,8 +352,11 @@ static struct op *next_op(struct fleet *f)
 		f->renew_at = INT64_MAX;  /* until its answer */
 		return fleet_op_new(OP_RENEW, NULL, 0);
 	}
-	if ((op = fleet_batch_take(&f->writes, OP_ENDS)) || (op = fleet_queue_pop(&f->writes)))
+	f->wrote_last = false;
+	if (write_turn && (op = next_write(f))) {
+		f->wrote_last = true;
 		return op;
+	}
 	if ((op = fleet_batch_take(&f->claims, OP_CLAIMS)))
 		return op;
 	if ((op = fleet_queue_pop(&f->chores)))
