@@ -7,6 +7,7 @@
 
 #include "fleet.h"
 #include "metrics.h"
+#include "runs.h"
 #include "tick.h"
 #include "timens.h"
 
@@ -355,6 +356,9 @@ void claims_service(struct loop *l, short revents)
 {
 	if (!l->claims)
 		return;
+	/* The elapses due now are claimed 64 a turn (runs.c): one statement
+	 * for them all. */
+	fleet_claims_coming(l->claims->f, runs_starts_ready(l));
 	fleet_service(l->claims->f, revents);
 	take_events(l);
 	act_ready(l);

@@ -324,6 +324,21 @@ static struct op *rewrite_op(struct fleet *f)
 
 /* Scheduling the statements */
 
+/* The queued claims wait for the ones the loop is about to make (see
+ * fleet_claims_coming). */
+static bool claims_gather(const struct fleet *f, int64_t now)
+{
+	const struct op *first = f->claims.head;
+
+	return f->claims_coming && first && f->claims.n < FLEET_BATCH_MAX &&
+	       now - first->queued_mono < FLEET_GATHER_NS;
+}
+
+void fleet_claims_coming(struct fleet *f, bool coming)
+{
+	f->claims_coming = coming;
+}
+
 static struct op *next_write(struct fleet *f)
 {
 	struct op *op = fleet_batch_take(&f->writes, OP_ENDS);
@@ -357,7 +372,7 @@ static struct op *next_op(struct fleet *f)
 		f->wrote_last = true;
 		return op;
 	}
-	if ((op = fleet_batch_take(&f->claims, OP_CLAIMS)))
+	if (!claims_gather(f, now) && (op = fleet_batch_take(&f->claims, OP_CLAIMS)))
 		return op;
 	if ((op = fleet_queue_pop(&f->chores)))
 		return op;
@@ -492,6 +507,7 @@ int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exc
 		return -1;
 	op->exclusive = exclusive;
 	op->token = token;
+	op->queued_mono = now_mono();
 	/* Sent by the fleet_service that ends the loop's turn, with every
 	 * other elapse of this wake-up: one statement for all. */
 	fleet_queue_push(&f->claims, op);
@@ -591,8 +607,11 @@ int64_t fleet_deadline(const struct fleet *f)
 		d = earliest(d, f->waited_from + f->params.answer_ns + 1);
 	if (f->link == LINK_READY && !f->in_flight) {
 		d = earliest(d, earliest(f->renew_at, f->keep_at));
-		if (f->claims.head || f->writes.head || f->chores.head || f->rewrite_due)
+		if (f->writes.head || f->chores.head || f->rewrite_due ||
+		    (f->claims.head && !claims_gather(f, now_mono())))
 			d = now_mono();  /* queued since the last fleet_service */
+		else if (f->claims.head)
+			d = earliest(d, f->claims.head->queued_mono + FLEET_GATHER_NS);
 	}
 	return d;
 }

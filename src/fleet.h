@@ -102,6 +102,13 @@ void fleet_start(struct fleet *f);
 int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
 		uint64_t token);
 
+/* COMING: the loop has more elapses to claim in its next turns (due
+ * elapses wait their turn, 64 at a time): queued claims wait for them, so
+ * that one statement carries them all, until 1,000 wait or the oldest
+ * has waited FLEET_GATHER_NS. */
+void fleet_claims_coming(struct fleet *f, bool coming);
+#define FLEET_GATHER_NS (INT64_C(50) * 1000000)
+
 /* A won elapse's run is tried again (ATTEMPT from 2); and it ended. They
  * are written by the next fleet_service, before any claim, or when the
  * database is back. Return -1 when memory

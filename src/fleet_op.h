@@ -32,6 +32,7 @@ struct op {
 	enum op_kind kind;
 	char *job;
 	int64_t scheduled_ns;
+	int64_t queued_mono;     /* a claim: when it was queued */
 	uint64_t token;
 	bool exclusive;
 	bool resent;             /* its first sending may have been carried out */

@@ -57,6 +57,7 @@ struct fleet {
 	struct win *wins;
 	size_t nwins, wins_cap;
 	bool rewrite_due;             /* reconnected: the recent wins are written first */
+	bool claims_coming;           /* fleet_claims_coming */
 	bool wrote_last;              /* the last statement sent was a write: claims' turn */
 	int64_t renew_at, keep_at;
 	char *boundary;              /* ISO text; NULL before the first connection */
