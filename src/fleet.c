@@ -238,92 +238,6 @@ static void read_answers(struct fleet *f)
 
 /* Scheduling the statements */
 
-/* Recent wins */
-
-/* Ended wins older than the deadline are forgotten: no replica claims
- * their elapses any more. Running ones are kept until they end. */
-static void prune_wins(struct fleet *f)
-{
-	int64_t oldest = now_real() - f->cfg.deadline_ns;
-	size_t kept = 0;
-
-	for (size_t i = 0; i < f->nwins; i++) {
-		struct win *w = &f->wins[i];
-
-		if (strcmp(w->state, "running") != 0 && w->won_real < oldest)
-			free(w->job);
-		else
-			f->wins[kept++] = *w;
-	}
-	f->nwins = kept;
-}
-
-void fleet_win_add(struct fleet *f, const struct op *claim)
-{
-	char *job;
-
-	if (f->nwins == f->wins_cap)
-		prune_wins(f);
-	if (f->nwins == f->wins_cap) {
-		size_t cap = f->wins_cap ? f->wins_cap * 2 : 64;
-		struct win *p = realloc(f->wins, cap * sizeof *p);
-
-		if (!p)
-			return;  /* only a failover's rewrite misses it */
-		f->wins = p;
-		f->wins_cap = cap;
-	}
-	if (!(job = strdup(claim->job)))
-		return;
-	f->wins[f->nwins++] = (struct win){ .job = job, .scheduled_ns = claim->scheduled_ns,
-					    .won_real = now_real(), .exclusive = claim->exclusive,
-					    .state = "running", .end = { .attempts = 1 } };
-}
-
-/* The newest first: a run's end is usually of a recent win. */
-struct win *fleet_win_find(struct fleet *f, const char *job, int64_t scheduled_ns)
-{
-	for (size_t i = f->nwins; i > 0; i--) {
-		struct win *w = &f->wins[i - 1];
-
-		if (w->scheduled_ns == scheduled_ns && strcmp(w->job, job) == 0)
-			return w;
-	}
-	return NULL;
-}
-
-/* The recent wins as rows to write again (up to FLEET_BATCH_MAX per
- * statement, the newest), or NULL when there are none. */
-static struct op *rewrite_op(struct fleet *f)
-{
-	size_t n, first;
-	struct op **items, *batch;
-
-	prune_wins(f);
-	n = f->nwins < FLEET_BATCH_MAX ? f->nwins : FLEET_BATCH_MAX;
-	first = f->nwins - n;
-	if (n == 0 || !(items = calloc(n, sizeof *items)))
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		const struct win *w = &f->wins[first + i];
-
-		if (!(items[i] = fleet_op_new(OP_END, w->job, w->scheduled_ns)))
-			break;
-		items[i]->exclusive = w->exclusive;
-		items[i]->state = w->state;
-		items[i]->end = w->end;
-	}
-	if (!items[n - 1] || !(batch = fleet_batch_new(OP_REWRITE, items, n))) {
-		for (size_t i = 0; i < n; i++)
-			fleet_op_free(items[i]);
-		free(items);
-		return NULL;
-	}
-	return batch;
-}
-
-/* Scheduling the statements */
-
 /* The queued claims wait for the ones the loop is about to make (see
  * fleet_claims_coming). */
 static bool claims_gather(const struct fleet *f, int64_t now)
@@ -360,7 +274,7 @@ static struct op *next_op(struct fleet *f)
 
 	if (f->rewrite_due) {
 		f->rewrite_due = false;
-		if ((op = rewrite_op(f)))
+		if ((op = fleet_wins_rewrite(f)))
 			return op;
 	}
 	if (now >= f->renew_at) {

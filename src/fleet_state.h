@@ -87,9 +87,12 @@ void fleet_lose_connection(struct fleet *f, const char *why);
 void fleet_push_error(struct fleet *f, const char *call, const char *message);
 void fleet_push_outcome(struct fleet *f, const struct op *op, enum fleet_outcome o);
 
-/* fleet.c: the recent wins: a claim won, a won run's try, end or drop. */
+/* fleet_wins.c: the recent wins: a claim won; a won run's (for its try,
+ * end or drop), or NULL; the rows to write again after a reconnection (up
+ * to FLEET_BATCH_MAX, the newest: an OP_REWRITE), or NULL when none. */
 void fleet_win_add(struct fleet *f, const struct op *claim);
 struct win *fleet_win_find(struct fleet *f, const char *job, int64_t scheduled_ns);
+struct op *fleet_wins_rewrite(struct fleet *f);
 
 /* fleet_answer.c: the statement in flight is done (libpq has no more
  * results for it): its answer is acted on, or the connection given up. */
