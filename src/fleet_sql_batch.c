@@ -5,21 +5,29 @@
 #define UPGRADE_LOCK "32199633744817779"
 
 /* A table made before the state 'skipped' existed: its CHECK is widened
- * (by its owner; once, under the setup's lock). A table that already
- * allows it, or has no such CHECK, is left as it is. */
+ * (once, under the setup's lock). A table that already allows it, or has
+ * no such CHECK, is left as it is. Only the table's owner may: another
+ * role is told, in one line, the statement its owner must run. */
 const char fleet_sql_upgrade[] =
 	"DO $tfd$\n"
-	"DECLARE c name;\n"
+	"DECLARE c name; fix text;\n"
 	"BEGIN\n"
 	"  SELECT conname INTO c FROM pg_constraint\n"
 	"    WHERE conrelid = 'tfd_runs'::regclass AND contype = 'c'\n"
 	"      AND pg_get_constraintdef(oid) LIKE '%abandoned%'\n"
 	"      AND pg_get_constraintdef(oid) NOT LIKE '%skipped%';\n"
 	"  IF c IS NOT NULL THEN\n"
+	"    fix := format('ALTER TABLE %s DROP CONSTRAINT %I, ADD CONSTRAINT %I CHECK (state IN '\n"
+	"      '(''running'', ''succeeded'', ''failed'', ''abandoned'', ''skipped''))',\n"
+	"      'tfd_runs'::regclass::text, c, c);\n"
 	"    PERFORM pg_advisory_xact_lock(" UPGRADE_LOCK ");\n"
-	"    EXECUTE format('ALTER TABLE tfd_runs DROP CONSTRAINT IF EXISTS %I, ADD CONSTRAINT %I '\n"
-	"      'CHECK (state IN (''running'', ''succeeded'', ''failed'', ''abandoned'', ''skipped''))',\n"
-	"      c, c);\n"
+	"    BEGIN\n"
+	"      EXECUTE fix;\n"
+	"    EXCEPTION WHEN insufficient_privilege THEN\n"
+	"      RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE = format(\n"
+	"        'table %s predates the state ''skipped'' and only its owner may widen its CHECK: %s',\n"
+	"        'tfd_runs'::regclass::text, fix);\n"
+	"    END;\n"
 	"  END IF;\n"
 	"END\n"
 	"$tfd$";
