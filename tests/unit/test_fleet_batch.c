@@ -15,6 +15,25 @@ static struct tally tally;
 
 #define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
+/* A batch of the N ops in ITEMS (copied: the batch owns its array). */
+static struct op *batch_of(enum op_kind kind, struct op *const *items, size_t n)
+{
+	struct op **copy = malloc(n * sizeof *copy);
+	struct op *b;
+
+	if (!copy) {
+		fprintf(stderr, "test_fleet_batch: out of memory\n");
+		exit(1);
+	}
+	memcpy(copy, items, n * sizeof *copy);
+	if (!(b = fleet_batch_new(kind, copy, n))) {
+		free(copy);
+		fprintf(stderr, "test_fleet_batch: out of memory\n");
+		exit(1);
+	}
+	return b;
+}
+
 static struct op *claim(const char *job, bool again)
 {
 	struct op *op = fleet_op_new(OP_CLAIM, job, 0);
@@ -88,7 +107,7 @@ static void test_claims_text(void)
 		items[i]->exclusive = i % 2 == 0;
 		items[i]->resent = i == 3;
 	}
-	b = fleet_batch_new(OP_CLAIMS, memcpy(malloc(sizeof items), items, sizeof items), 4);
+	b = batch_of(OP_CLAIMS, items, 4);
 	sql = fleet_batch_statement(&cfg, b, &p);
 	check(sql && strstr(sql, "unnest($1::text[], $2::timestamptz[], $3::bool[], $4::bool[])"),
 	      "the claims' statement");
@@ -118,7 +137,7 @@ static void test_rows_text(void)
 	items[1]->state = "running";
 	items[1]->exclusive = false;
 	items[1]->end = (struct fleet_end){ .exit_status = 0, .attempts = 1 };
-	b = fleet_batch_new(OP_REWRITE, memcpy(malloc(sizeof items), items, sizeof items), 2);
+	b = batch_of(OP_REWRITE, items, 2);
 	check(fleet_batch_statement(&cfg, b, &p) != NULL && p.n == 9, "rewrite: 9 parameters");
 	check(strcmp(p.v[2], "{\"failed\",\"running\"}") == 0, "states: %s", p.v[2]);
 	check(strcmp(p.v[3], "{\"2\",\"1\"}") == 0, "tries: %s", p.v[3]);
