@@ -210,9 +210,11 @@ pair_stop() {
 	# The standby stops receiving: what the replicas write now is on the
 	# primary only.
 	kill -STOP -- -"$RELAY_PID"
-	before=$(wc -l <"$RUNS")
-	wait_for_lines "$RUNS" 10 $((before + 2)) || fail "no runs while the standby lags"
-	lost=$(pair_sql "$PRIMARY" "SELECT count(*) FROM tfd_runs WHERE job <> ''")
+	rows_on_primary() { pair_sql "$PRIMARY" "SELECT count(*) FROM tfd_runs WHERE job <> ''"; }
+	before=$(rows_on_primary)
+	primary_gained_2() { (($(rows_on_primary) >= before + 2)); }
+	wait_until 15 primary_gained_2 || fail "no claims while the standby lags"
+	lost=$(rows_on_primary)
 	pair_ctl "$PRIMARY" -m immediate -w -t 60 stop >/dev/null
 	kill -KILL -- -"$RELAY_PID"
 	pair_ctl "$STANDBY" -w -t 60 promote >/dev/null
