@@ -58,19 +58,33 @@ void fleet_replica_free(struct fleet *f)
 	free(f->job_prints);
 }
 
-bool fleet_op_pending(const struct op *op)
+size_t fleet_op_pending(const struct op *op)
 {
 	switch (op->kind) {
 	case OP_CLAIM:
-	case OP_CLASSIFY:
 	case OP_ATTEMPT:
 	case OP_END:
 	case OP_ABANDON:
 	case OP_RELEASE:
-		return true;
-	default:
-		return false;
+		return 1;
+	case OP_CLAIMS:
+	case OP_ENDS:
+		return op->nitems;
+	case OP_SETUP:
+	case OP_UPGRADE:
+	case OP_START:
+	case OP_REWRITE:   /* rows written before: the exit need not wait */
+	case OP_RENEW:
+	case OP_KEEP_CLAIM:
+	case OP_KEEP_DELETE:
+	case OP_KEEP_END:
+	case OP_HOLD:
+	case OP_BEAT:
+	case OP_JOBS:
+	case OP_DIFFER:
+		break;
 	}
+	return 0;
 }
 
 /* Statements */
@@ -352,11 +366,11 @@ static void check_backlog(struct fleet *f)
 	char msg[800], at[64];
 	int64_t age;
 
-	/* The claim being asked is older than the queue's (a queue is in
-	 * the order of the elapses). */
-	if (in && (in->kind == OP_CLAIM || in->kind == OP_CLASSIFY) &&
-	    (!head || in->scheduled_ns < head->scheduled_ns))
-		head = in;
+	/* The batch being asked holds older elapses than the queue's (a
+	 * queue is in the order of the elapses); its oldest counts. */
+	for (size_t i = 0; in && in->kind == OP_CLAIMS && i < in->nitems; i++)
+		if (!head || in->items[i]->scheduled_ns < head->scheduled_ns)
+			head = in->items[i];
 	age = head ? now_real() - head->scheduled_ns : 0;
 
 	if (age < f->cfg.deadline_ns / 4)
