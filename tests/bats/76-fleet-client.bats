@@ -250,22 +250,31 @@ setup() {
 }
 
 @test "fleet client: a claim re-sent after its answer was lost is not won when its row was abandoned meanwhile" {
-	# The table first; then the server holds the first insert of "slow"
-	# 3 s and writes its row abandoned (as a sweep would have marked it);
+	# The table first; then the server writes the first insert of "slow"
+	# abandoned (as a sweep would have marked it) and holds its commit 3 s
+	# (after the row is in the index, so a second insert waits for it);
 	# the client gives the statement up after 2 s (connect_timeout) and
 	# sends the claim again on a new connection.
 	run "$DRIVE" "$CONN" connected
 	pg_sql "CREATE SEQUENCE tries;
-		CREATE FUNCTION hold_first() RETURNS trigger LANGUAGE plpgsql AS \$\$
+		CREATE FUNCTION mark_first() RETURNS trigger LANGUAGE plpgsql AS \$\$
 		BEGIN
 			IF NEW.job = 'slow' AND nextval('tries') = 1 THEN
-				PERFORM pg_sleep(3);
 				NEW.state := 'abandoned';
 				NEW.finished_at := now();
 			END IF;
 			RETURN NEW;
 		END \$\$;
-		CREATE TRIGGER hold_first BEFORE INSERT ON tfd_runs
+		CREATE FUNCTION hold_first() RETURNS trigger LANGUAGE plpgsql AS \$\$
+		BEGIN
+			IF NEW.job = 'slow' AND NEW.state = 'abandoned' THEN
+				PERFORM pg_sleep(3);
+			END IF;
+			RETURN NULL;
+		END \$\$;
+		CREATE TRIGGER mark_first BEFORE INSERT ON tfd_runs
+			FOR EACH ROW EXECUTE FUNCTION mark_first();
+		CREATE TRIGGER hold_first AFTER INSERT ON tfd_runs
 			FOR EACH ROW EXECUTE FUNCTION hold_first();" "$DB"
 	FLEET_REPLICA=a run "$DRIVE" "$CONN connect_timeout=2" connected claim slow "$NOW" skip
 	assert_success
