@@ -357,21 +357,27 @@ void fleet_refuse_claims(struct fleet *f)
 
 /* Service */
 
+/* The oldest elapse waiting to be claimed, queued or in the batch being
+ * asked (a queue is in the order of the elapses, and that batch was its
+ * head), or NULL. */
+static const struct op *oldest_waiting(const struct fleet *f)
+{
+	const struct op *in = f->in_flight, *head = f->claims.head;
+
+	for (size_t i = 0; in && in->kind == OP_CLAIMS && i < in->nitems; i++)
+		if (!head || in->items[i]->scheduled_ns < head->scheduled_ns)
+			head = in->items[i];
+	return head;
+}
+
 /* The oldest elapse waiting to be claimed, older than half the deadline
  * while the database answers: the link or the server is too slow for this
  * replica's jobs. Told once, until the queue has caught up. */
 static void check_backlog(struct fleet *f)
 {
-	const struct op *in = f->in_flight, *head = f->claims.head;
+	const struct op *head = oldest_waiting(f);
 	char msg[800], at[64];
-	int64_t age;
-
-	/* The batch being asked holds older elapses than the queue's (a
-	 * queue is in the order of the elapses); its oldest counts. */
-	for (size_t i = 0; in && in->kind == OP_CLAIMS && i < in->nitems; i++)
-		if (!head || in->items[i]->scheduled_ns < head->scheduled_ns)
-			head = in->items[i];
-	age = head ? now_real() - head->scheduled_ns : 0;
+	int64_t age = head ? now_real() - head->scheduled_ns : 0;
 
 	if (age < f->cfg.deadline_ns / 4)
 		f->behind_reported = false;
@@ -384,6 +390,18 @@ static void check_backlog(struct fleet *f)
 		 "--fleet-deadline; its later elapses may be missed", f->replica, head->job, at,
 		 age / NSEC_PER_SEC, age % NSEC_PER_SEC / 1000000);
 	fleet_push_error(f, "fleet", msg);
+}
+
+/* When check_backlog would next speak, on CLOCK_MONOTONIC: a batch that
+ * the server takes long to answer is reported while it is asked, not
+ * after its answer. */
+static int64_t backlog_deadline(const struct fleet *f)
+{
+	const struct op *head = oldest_waiting(f);
+
+	if (!head || f->behind_reported || f->link != LINK_READY)
+		return INT64_MAX;
+	return now_mono() + (head->scheduled_ns + f->cfg.deadline_ns / 2 - now_real()) + 1;
 }
 
 void fleet_replica_service(struct fleet *f)
@@ -412,7 +430,10 @@ int64_t fleet_replica_deadline(const struct fleet *f)
 		return now_mono();  /* events to take: served at once */
 	if (f->link == LINK_SETUP && !f->in_flight && f->hold_retry_at)
 		return f->hold_retry_at;
-	if (f->link == LINK_READY && !f->fatal)
-		return f->beat_at;
+	if (f->link == LINK_READY && !f->fatal) {
+		int64_t backlog = backlog_deadline(f);
+
+		return f->beat_at < backlog ? f->beat_at : backlog;
+	}
 	return INT64_MAX;
 }
