@@ -287,6 +287,8 @@ void fleet_finish_statement(struct fleet *f)
 	int st = r ? f->pq.result_status(r) : -1;
 
 	f->answer = NULL;
+	if (r)
+		fleet_check_backlog(f);  /* the server answers: is the queue behind? */
 	if (!r) {
 		fleet_lose_connection(f, "the server sent no result");
 	} else if (st == PQ_COMMAND_OK || st == PQ_TUPLES_OK) {

@@ -260,6 +260,7 @@ void fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r)
 
 void fleet_replica_ready(struct fleet *f)
 {
+	f->ready_real = now_real();
 	f->beat_at = now_mono() + f->cfg.lease_ns / 6;
 	if (!f->fatal)
 		f->claims_refused = false;
@@ -370,14 +371,18 @@ static const struct op *oldest_waiting(const struct fleet *f)
 	return head;
 }
 
-/* The oldest elapse waiting to be claimed, older than half the deadline
- * while the database answers: the link or the server is too slow for this
- * replica's jobs. Told once, until the queue has caught up. */
-static void check_backlog(struct fleet *f)
+/* The oldest elapse waiting to be claimed, for longer than half the
+ * deadline since the connection was ready, judged when the server
+ * answers: the link or the server is too slow for this replica's jobs.
+ * Not an outage: a link that stopped answering is told as one, and the
+ * elapses that waited for a connection are not counted. Told once, until
+ * the queue has caught up. */
+void fleet_check_backlog(struct fleet *f)
 {
 	const struct op *head = oldest_waiting(f);
 	char msg[800], at[64];
-	int64_t age = head ? now_real() - head->scheduled_ns : 0;
+	int64_t since = head && head->scheduled_ns > f->ready_real ? head->scheduled_ns : f->ready_real;
+	int64_t age = head ? now_real() - since : 0;
 
 	if (age < f->cfg.deadline_ns / 4)
 		f->behind_reported = false;
@@ -386,22 +391,10 @@ static void check_backlog(struct fleet *f)
 	f->behind_reported = true;
 	fleet_format_instant(at, sizeof at, head->scheduled_ns);
 	snprintf(msg, sizeof msg, "replica '%.200s' falls behind: its oldest elapse waiting to be "
-		 "claimed (job '%.200s' at %s) is %" PRId64 ".%03" PRId64 " s old, more than half of "
-		 "--fleet-deadline; its later elapses may be missed", f->replica, head->job, at,
+		 "claimed (job '%.200s' at %s) has waited %" PRId64 ".%03" PRId64 " s, more than half "
+		 "of --fleet-deadline; its later elapses may be missed", f->replica, head->job, at,
 		 age / NSEC_PER_SEC, age % NSEC_PER_SEC / 1000000);
 	fleet_push_error(f, "fleet", msg);
-}
-
-/* When check_backlog would next speak, on CLOCK_MONOTONIC: a batch that
- * the server takes long to answer is reported while it is asked, not
- * after its answer. */
-static int64_t backlog_deadline(const struct fleet *f)
-{
-	const struct op *head = oldest_waiting(f);
-
-	if (!head || f->behind_reported || f->link != LINK_READY)
-		return INT64_MAX;
-	return now_mono() + (head->scheduled_ns + f->cfg.deadline_ns / 2 - now_real()) + 1;
 }
 
 void fleet_replica_service(struct fleet *f)
@@ -421,7 +414,6 @@ void fleet_replica_service(struct fleet *f)
 		f->beat_at = INT64_MAX;  /* until its answer */
 		queue_op(f, OP_BEAT);
 	}
-	check_backlog(f);
 }
 
 int64_t fleet_replica_deadline(const struct fleet *f)
@@ -430,10 +422,7 @@ int64_t fleet_replica_deadline(const struct fleet *f)
 		return now_mono();  /* events to take: served at once */
 	if (f->link == LINK_SETUP && !f->in_flight && f->hold_retry_at)
 		return f->hold_retry_at;
-	if (f->link == LINK_READY && !f->fatal) {
-		int64_t backlog = backlog_deadline(f);
-
-		return f->beat_at < backlog ? f->beat_at : backlog;
-	}
+	if (f->link == LINK_READY && !f->fatal)
+		return f->beat_at;
 	return INT64_MAX;
 }

@@ -79,6 +79,7 @@ struct fleet {
 	size_t ndiffer_told;
 	bool claims_refused;         /* refused for good (read-only, no privilege,
 				      * the name another's): claims are missed at once */
+	int64_t ready_real;          /* when the connection was last ready (wall clock) */
 	bool refusal_reported, behind_reported, fatal;
 };
 
@@ -114,9 +115,11 @@ const char *fleet_replica_statement(struct fleet *f, const struct op *op,
 void fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r);
 /* The table is ready: the name was held, the jobs are written again. */
 void fleet_replica_ready(struct fleet *f);
-/* Each service: the renewal of the name, its retry, the backlog. */
+/* Each service: the renewal of the name, its retry. */
 void fleet_replica_service(struct fleet *f);
 int64_t fleet_replica_deadline(const struct fleet *f);
+/* At each answer: a claim queue that falls behind is told. */
+void fleet_check_backlog(struct fleet *f);
 /* Every queued claim is missed now, and the next ones as they come. */
 void fleet_refuse_claims(struct fleet *f);
 /* SQLSTATEs that retrying cannot mend: read-only, no privilege. */

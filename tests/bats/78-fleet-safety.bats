@@ -300,7 +300,7 @@ run_printed() {
 @test "fleet backlog: a replica whose oldest waiting claim is older than half the deadline says so once" {
 	# Each claimed row takes the server 0.5 s (a trigger): the statement
 	# that claims the eight elapses of one instant takes 4 s, and they
-	# wait in it past half of a 4 s deadline (told while it is asked).
+	# wait in it past half of a 4 s deadline (told at its answer).
 	run "$TFD" --fleet "$CONN" --clock realtime --at "@$(($(date +%s) + 1))" -q -- true
 	assert_success
 	pg_sql "CREATE FUNCTION slow_claim() RETURNS trigger LANGUAGE plpgsql AS
@@ -316,7 +316,7 @@ run_printed() {
 	run grep -c '"event":"error".*"call":"fleet".*falls behind: its oldest elapse waiting to be claimed' \
 		"$BATS_TEST_TMPDIR/a.out"
 	assert_output 1
-	# Told before the answer came, not after it.
+	# Told at the answer, before its runs start.
 	told=$(grep -n 'falls behind' "$BATS_TEST_TMPDIR/a.out" | cut -d: -f1)
 	ran=$(grep -n '"action":"run"' "$BATS_TEST_TMPDIR/a.out" | head -1 | cut -d: -f1)
 	((told < ran)) || fail "told after the runs: $(cat "$BATS_TEST_TMPDIR/a.out")"
