@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fleet_batch: the claims and ends that wait in the fleet's queues go to
  * the database many in one statement (SQL in fleet_sql_batch.c): each
  * column of the rows is one array parameter, in PostgreSQL's array text

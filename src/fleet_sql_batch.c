@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "fleet_sql_batch.h"
 
 /* The same key as fleet_sql.c's setup: replicas upgrading at once take

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fleet_sql_batch: the statements that carry many rows at once (claims,
  * ends, a reconnected replica's recent wins), each row's columns in array
  * parameters taken apart with unnest; and the upgrade of a table made

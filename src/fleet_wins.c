@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fleet_wins: the elapses this replica won lately, and what became of
  * each (running, its end, dropped), so that a replica that reconnects,
  * perhaps to a promoted standby that never received their rows, writes

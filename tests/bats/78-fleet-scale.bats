@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
 # shellcheck disable=SC2016 # the runs' shells, not this one, expand $TFD_*.
 # --fleet at scale and when things go wrong, against a real PostgreSQL of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for fleet_batch: which queued claims and ends one statement
  * takes (1,000 new claims at most, besides every claim to ask again; ends
  * in a row only), giving a batch back in its order, and the array
