@@ -20,8 +20,16 @@
 #   startup   start-to-exit and peak RSS of tfd without --fleet against the
 #             tfd from before the fleet (TFD_BASE, or FLEET_BASE_COMMIT
 #             built as the oldnew section builds its old tfd)
+#   burst     3 replicas x FLEET_BURST_JOBS jobs due at one instant (issue
+#             23), the server's fsync on (as a user runs it) and off (as
+#             the tests do): the last claim's answer, runs, doubled,
+#             missed, skipped, claim statements per replica
 
-FLEET_PARTS=${FLEET_PARTS:-claim scale failover startup}
+FLEET_PARTS=${FLEET_PARTS:-claim scale failover startup burst}
+FLEET_BURST_JOBS=${FLEET_BURST_JOBS:-10000}
+# Seconds from the replicas' start to the instant: each reads the jobs
+# file and connects first.
+FLEET_BURST_LEAD=${FLEET_BURST_LEAD:-12}
 FLEET_SAMPLES=${FLEET_SAMPLES:-80}
 FLEET_JOBS=${FLEET_JOBS:-1000}
 FLEET_MINUTES=${FLEET_MINUTES:-5}
@@ -329,6 +337,76 @@ fleet_startup() {
 		"$ma" "$mb" "$(ratio "$ma" "$mb")" "≤ 1.02×" "$(at_most "$(ratio "$ma" "$mb")" 1.02)"
 }
 
+# Burst
+
+# The server again with fsync $1 (on or off), every statement's end logged
+# with its client's application_name (log_min_duration_statement 0 in the
+# burst's databases).
+fleet_burst_restart() {
+	pg_sql "ALTER SYSTEM SET log_line_prefix = '%m [%p] app=%a '" postgres >>"$LOG" 2>&1 &&
+		pg_ctl_as_postgres -m fast -w -t 60 stop >>"$LOG" 2>&1 &&
+		pg_ctl_as_postgres -l "$PG_DIR/log" -w -t 60 \
+			-o "-k $PG_DIR -p $PG_PORT -c listen_addresses=127.0.0.1 -c fsync=$1" start >>"$LOG" 2>&1
+}
+
+# fleet_burst_log FROM REPLICA: the lines of REPLICA's claim statements in
+# the server's log from byte FROM on.
+fleet_burst_log() {
+	tail -c +"$1" "$PG_DIR/log" | grep "app=$2 LOG:  duration: .* execute [^:]*: WITH item AS"
+}
+
+fleet_burst_one() {
+	local fsync=$1 db=burst_$1 conn dir at from r i pid runs doubled missed skipped per=() stmts=()
+	local last=0 lasts=() t most=0 want met=yes
+	fleet_burst_restart "$fsync" || { say "fleet: burst: the server did not restart (see $LOG)"; return 1; }
+	conn=$(fleet_db "$db") || return 1
+	pg_sql "ALTER DATABASE $db SET log_min_duration_statement = 0" postgres >>"$LOG" 2>&1
+	"$TFD" --fleet "$conn" --replica setup --at now --count 1 -q 2>>"$LOG"
+	dir=$FLEET_TMP/burst.$fsync
+	mkdir -p "$dir"
+	at=$(($(date +%s) + FLEET_BURST_LEAD))
+	for ((i = 1; i <= FLEET_BURST_JOBS; i++)); do
+		printf -- '--name j%d --clock realtime --at @%d -- true\n' "$i" "$at"
+	done >"$dir/jobs"
+	from=$(($(stat -c %s "$PG_DIR/log") + 1))
+	say "fleet: burst, 3 replicas x $FLEET_BURST_JOBS jobs due at one instant, fsync $fsync"
+	for r in "${FLEET_REPLICAS[@]}"; do
+		"$TFD" --fleet "$conn application_name=$r" --replica "$r" --json --jobs "$dir/jobs" \
+			>"$dir/json.$r" 2>>"$LOG" &
+		FLEET_PIDS+=("$!")
+	done
+	for pid in "${FLEET_PIDS[@]}"; do
+		wait "$pid"
+	done
+	FLEET_PIDS=()
+	runs=$(cat "$dir"/json.* | grep -c '"action":"run"')
+	doubled=$(cat "$dir"/json.* | grep '"action":"run"' | grep -o '"job":"[^"]*"' | sort | uniq -d | wc -l)
+	missed=$(cat "$dir"/json.* | grep -c '"action":"missed"')
+	skipped=$(cat "$dir"/json.* | grep -c '"action":"skip"')
+	for r in "${FLEET_REPLICAS[@]}"; do
+		per+=("$r $(grep -c '"action":"run"' "$dir/json.$r")")
+		stmts+=("$(fleet_burst_log "$from" "$r" | wc -l)")
+		((${stmts[-1]} > most)) && most=${stmts[-1]}
+		# The last claim statement's end, on the server's clock.
+		t=$(fleet_burst_log "$from" "$r" | tail -n 1 | cut -c1-27)
+		t=$(date -d "$t" +%s.%N 2>/dev/null) || t=$at
+		lasts+=("$(awk -v t="$t" -v a="$at" 'BEGIN { printf "%.3f", t - a }')")
+		last=$(awk -v x="${lasts[-1]}" -v m="$last" 'BEGIN { print (x > m) ? x : m }')
+	done
+	want=$(((FLEET_BURST_JOBS + 999) / 1000 + 2))
+	detail "fleet burst fsync $fsync: runs $runs (${per[*]}), doubled $doubled, missed $missed, skipped $skipped; claim statements ${stmts[*]}; last claim answered after the instant (s) ${lasts[*]}; rows $(pg_sql "SELECT count(*) || ' ' || string_agg(DISTINCT state, ',') FROM tfd_runs WHERE job LIKE 'j%'" "$db")"
+	awk -v l="$last" 'BEGIN { exit !(l <= 5) }' || met=no
+	((runs == FLEET_BURST_JOBS && doubled == 0 && missed == 0 && skipped == 0 && most <= want)) || met=no
+	row "fleet burst: 3 replicas × $FLEET_BURST_JOBS jobs due at one instant, the server's fsync $fsync: the last claim's answer after the instant (s, each replica's: ${lasts[*]}); runs (${per[*]}), doubled, missed, skipped; claim statements per replica" \
+		"$last s; $runs, $doubled, $missed, $skipped; ${stmts[*]}" "—" "—" \
+		"≤ 5 s; $FLEET_BURST_JOBS, 0, 0, 0; ≤ $want (⌈n/1000⌉ + 2)" "$met"
+}
+
+fleet_burst() {
+	fleet_burst_one on && fleet_burst_one off
+	fleet_burst_restart off >/dev/null 2>&1
+}
+
 fleet_section() {
 	local part
 	have_tfd || return
@@ -346,7 +424,7 @@ fleet_section() {
 	fi
 	for part in $FLEET_PARTS; do
 		case $part in
-		claim | scale | failover | startup) "fleet_$part" ;;
+		claim | scale | failover | startup | burst) "fleet_$part" ;;
 		*) say "fleet: unknown part '$part'" ;;
 		esac
 	done

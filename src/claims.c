@@ -10,14 +10,17 @@
 #include "fleet.h"
 #include "jobstate.h"
 #include "metrics.h"
+#include "runs.h"
 #include "schedule.h"
 #include "tick.h"
 #include "timens.h"
 
 /* How long tfd, once done, waits for the fleet's next answer while its last
- * claims and run ends are written: each answer starts the wait again, so a
- * busy server writes every row of a storm's runs, and a database that is
- * down keeps tfd up no longer than this. */
+ * claims and run ends are written: each answer starts the wait again, and
+ * so does a statement still in flight (a batch of many ends on a slow
+ * server; the fleet gives it up after its answer timeout), so a busy
+ * server writes every row of a storm's runs, and a database that is down
+ * keeps tfd up no longer than this. */
 #define EXIT_GRACE_NS (INT64_C(2) * NSEC_PER_SEC)
 
 /* A tick held until the fleet answers its claim. J is NULL once the job
@@ -42,6 +45,12 @@ struct claims {
 	struct fleet *f;
 	struct held *held;
 	size_t nheld, held_cap;
+	/* Won elapses not acted on yet: a burst's thousand wins start
+	 * STARTS_BATCH at a time, one batch a loop turn, as due runs do
+	 * (runs.c), so that the fleet's next answers, ends and renewals are
+	 * served in between. FIFO from ready_head. */
+	struct held *ready;
+	size_t nready, ready_head, ready_cap;
 	struct won *won;
 	size_t nwon, won_cap;
 	uint64_t next_token;
@@ -229,12 +238,16 @@ int claims_poll_fd(const struct loop *l, short *events)
 
 int64_t claims_deadline(const struct loop *l)
 {
-	return l->claims ? fleet_deadline(l->claims->f) : INT64_MAX;
+	if (!l->claims)
+		return INT64_MAX;
+	if (l->claims->nready > l->claims->ready_head)
+		return clock_now_ns(CLOCK_MONOTONIC);  /* wins wait their turn */
+	return fleet_deadline(l->claims->f);
 }
 
 bool claims_waiting(const struct loop *l)
 {
-	return l->claims && l->claims->nheld > 0;
+	return l->claims && (l->claims->nheld > 0 || l->claims->nready > l->claims->ready_head);
 }
 
 const struct fleet_metrics *claims_metrics(const struct loop *l)
@@ -345,17 +358,59 @@ static void act_won(struct loop *l, struct job *j, struct tick *t)
 
 /* The fleet's events */
 
+/* The held tick of TOKEN, taken out. The last one fills its place: their
+ * order means nothing, and a burst's thousands of answers must not each
+ * move the rest. */
 static bool take_held(struct claims *c, uint64_t token, struct held *out)
 {
 	for (size_t i = 0; i < c->nheld; i++) {
 		if (c->held[i].token != token)
 			continue;
 		*out = c->held[i];
-		memmove(&c->held[i], &c->held[i + 1], (c->nheld - i - 1) * sizeof *c->held);
-		c->nheld--;
+		c->held[i] = c->held[--c->nheld];
 		return true;
 	}
 	return false;
+}
+
+static int queue_won(struct claims *c, const struct held *h)
+{
+	if (c->ready_head == c->nready)
+		c->ready_head = c->nready = 0;
+	if (grow((void **)&c->ready, &c->ready_cap, c->nready, sizeof *c->ready) != 0)
+		return -1;
+	c->ready[c->nready++] = *h;
+	return 0;
+}
+
+/* One batch of the won elapses that wait, acted on as without --fleet
+ * (one whose job left the loop was dropped then: J is NULL). */
+static void act_ready(struct loop *l)
+{
+	struct claims *c = l->claims;
+
+	for (size_t n = 0; n < STARTS_BATCH && c->ready_head < c->nready; n++) {
+		struct held h = c->ready[c->ready_head++];
+
+		if (h.j)
+			act_won(l, h.j, &h.t);
+	}
+}
+
+/* The won elapses of J that wait (of every job: J NULL) will not run:
+ * their rows are abandoned now, while the job's name is valid. */
+static void drop_ready(struct loop *l, const struct job *j)
+{
+	struct claims *c = l->claims;
+
+	for (size_t i = c->ready_head; i < c->nready; i++) {
+		struct held *h = &c->ready[i];
+
+		if (!h->j || (j && h->j != j))
+			continue;
+		check_written(l, fleet_run_dropped(c->f, h->j->name, scheduled_of(&h->t)));
+		h->j = NULL;
+	}
 }
 
 static void answered(struct loop *l, const struct fleet_event *ev)
@@ -375,7 +430,8 @@ static void answered(struct loop *l, const struct fleet_event *ev)
 		if (ev->outcome == FLEET_WON)
 			check_written(l, fleet_run_dropped(c->f, ev->job, ev->scheduled_ns));
 	} else if (ev->outcome == FLEET_WON) {
-		act_won(l, h.j, &h.t);
+		if (queue_won(c, &h) != 0)
+			act_won(l, h.j, &h.t);  /* no memory to wait: now */
 	} else {
 		print_not_ours(l, h.j, &h.t, actions[ev->outcome]);
 	}
@@ -417,8 +473,12 @@ void claims_service(struct loop *l, short revents)
 {
 	if (!l->claims)
 		return;
+	/* The elapses due now are claimed 64 a turn (runs.c): one statement
+	 * for them all. */
+	fleet_claims_coming(l->claims->f, runs_starts_ready(l));
 	fleet_service(l->claims->f, revents);
 	take_events(l);
+	act_ready(l);
 }
 
 void claims_job_gone(struct loop *l, struct job *j)
@@ -430,6 +490,7 @@ void claims_job_gone(struct loop *l, struct job *j)
 	for (size_t i = 0; i < c->nheld; i++)
 		if (c->held[i].j == j)
 			c->held[i].j = NULL;
+	drop_ready(l, j);
 	for (size_t i = 0; i < c->nwon;)
 		if (c->won[i].j == j)
 			give_up_won(l, &c->won[i]);
@@ -465,6 +526,7 @@ void claims_finish(struct loop *l)
 		return;
 	for (size_t i = 0; i < c->nheld; i++)
 		c->held[i].j = NULL;
+	drop_ready(l, NULL);
 	while (c->nwon > 0)
 		give_up_won(l, &c->won[0]);
 	fleet_release(c->f);
@@ -472,7 +534,7 @@ void claims_finish(struct loop *l)
 	while (pending > 0 && clock_now_ns(CLOCK_MONOTONIC) < until) {
 		serve_once(l, until);
 		left = fleet_pending(c->f);
-		if (left < pending)
+		if (left < pending || fleet_answering(c->f))
 			until = clock_now_ns(CLOCK_MONOTONIC) + EXIT_GRACE_NS;
 		pending = left;
 	}
@@ -483,6 +545,7 @@ void claims_free(struct loop *l)
 	if (!l->claims)
 		return;
 	free(l->claims->held);
+	free(l->claims->ready);
 	free(l->claims->won);
 	free(l->claims);
 	l->claims = NULL;

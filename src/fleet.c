@@ -109,6 +109,10 @@ void fleet_free(struct fleet *f)
 	fleet_op_free(f->in_flight);
 	fleet_queue_free(&f->claims);
 	fleet_queue_free(&f->writes);
+	fleet_queue_free(&f->chores);
+	for (size_t i = 0; i < f->nwins; i++)
+		free(f->wins[i].job);
+	free(f->wins);
 	fleet_events_clear(&f->events);
 	fleet_params_free(&f->params);
 	fleet_replica_free(f);
@@ -131,14 +135,22 @@ void fleet_lose_connection(struct fleet *f, const char *why)
 		fleet_push_error(f, "postgresql", why);
 	drop_connection(f);
 	f->in_flight = NULL;
-	if (op && (op->kind == OP_CLAIM || op->kind == OP_CLASSIFY)) {
-		op->resent = op->resent || op->kind == OP_CLAIM;
-		fleet_queue_push_front(&f->claims, op);
-	} else if (op && (op->kind == OP_END || op->kind == OP_ATTEMPT || op->kind == OP_ABANDON)) {
+	if (op && op->kind == OP_CLAIMS) {
+		for (size_t i = 0; i < op->nitems; i++)
+			op->items[i]->resent = true;
+		fleet_batch_requeue(&f->claims, op);
+	} else if (op && op->kind == OP_ENDS) {
+		fleet_batch_requeue(&f->writes, op);
+	} else if (op && (op->kind == OP_ATTEMPT || op->kind == OP_ABANDON)) {
 		fleet_queue_push_front(&f->writes, op);
 	} else {
-		fleet_op_free(op);  /* setup, renewal and cleanup are asked again */
+		/* Setup, renewal, cleanup, the recent wins, the name's renewal
+		 * and the jobs' are asked again (fleet_replica_ready); a release
+		 * at exit is not. */
+		fleet_op_free(op);
 	}
+	/* The next connection may reach a promoted standby that lost them. */
+	f->rewrite_due = f->boundary != NULL;
 	f->link = LINK_WAIT;
 	f->retry_at = now_mono() + f->backoff_ns;
 	f->backoff_ns = f->backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : f->backoff_ns * 2;
@@ -189,14 +201,22 @@ void fleet_send(struct fleet *f, struct op *op)
 {
 	struct fleet_statement p = { .n = 0 };
 	const char *sql = fleet_replica_statement(f, op, &p);
-	int flushed;
+	int flushed, sent;
 
 	if (!sql)
 		sql = fleet_statement_of(&f->cfg, f->boundary, op, &p);
 	f->in_flight = op;
 	f->waited_from = now_mono();
 	f->sent_real = now_real();
-	if (!f->pq.send_query_params(f->conn, sql, p.n, NULL, p.v, NULL, NULL, 0)) {
+	if (!sql) {
+		fleet_statement_free(&p);
+		fleet_lose_connection(f, "out of memory");
+		return;
+	}
+	/* libpq copies the parameters into its output buffer. */
+	sent = f->pq.send_query_params(f->conn, sql, p.n, NULL, p.v, NULL, NULL, 0);
+	fleet_statement_free(&p);
+	if (!sent) {
 		lose_connection_pq(f);
 		return;
 	}
@@ -231,20 +251,57 @@ static void read_answers(struct fleet *f)
 
 /* Scheduling the statements */
 
-/* Claims come first (a run waits for each), then the renewal when due,
- * then the runs' ends and the cleanup. */
+/* The queued claims wait for the ones the loop is about to make (see
+ * fleet_claims_coming). */
+static bool claims_gather(const struct fleet *f, int64_t now)
+{
+	const struct op *first = f->claims.head;
+
+	return f->claims_coming && first && f->claims.n < FLEET_BATCH_MAX &&
+	       now - first->queued_mono < FLEET_GATHER_NS;
+}
+
+void fleet_claims_coming(struct fleet *f, bool coming)
+{
+	f->claims_coming = coming;
+}
+
+static struct op *next_write(struct fleet *f)
+{
+	struct op *op = fleet_batch_take(&f->writes, OP_ENDS);
+
+	return op ? op : fleet_queue_pop(&f->writes);
+}
+
+/* A reconnected replica's recent wins first (before any claim could take
+ * their keys), then the renewal when due; then the runs' ends, tries and
+ * abandons and the claims, many to a statement, in turns when both wait:
+ * an end never waits behind more than one claim statement (an unwritten
+ * end holds its job's next elapses skipped), and a burst's runs that end
+ * one after another never hold the claims back. The cleanup last. */
 static struct op *next_op(struct fleet *f)
 {
 	int64_t now = now_mono();
+	bool write_turn = !f->wrote_last || !f->claims.head;
 	struct op *op;
 
-	if ((op = fleet_queue_pop(&f->claims)))
-		return op;
+	if (f->rewrite_due) {
+		f->rewrite_due = false;
+		if ((op = fleet_wins_rewrite(f)))
+			return op;
+	}
 	if (now >= f->renew_at) {
 		f->renew_at = INT64_MAX;  /* until its answer */
 		return fleet_op_new(OP_RENEW, NULL, 0);
 	}
-	if ((op = fleet_queue_pop(&f->writes)))
+	f->wrote_last = false;
+	if (write_turn && (op = next_write(f))) {
+		f->wrote_last = true;
+		return op;
+	}
+	if (!claims_gather(f, now) && (op = fleet_batch_take(&f->claims, OP_CLAIMS)))
+		return op;
+	if ((op = fleet_queue_pop(&f->chores)))
 		return op;
 	if (now >= f->keep_at) {
 		f->keep_at = now + KEEP_EVERY_NS;
@@ -378,26 +435,30 @@ int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exc
 		return -1;
 	op->exclusive = exclusive;
 	op->token = token;
+	op->queued_mono = now_mono();
 	if (f->claims_refused) {
 		/* The server refused claims for good (fleet_refuse_claims). */
 		fleet_push_outcome(f, op, FLEET_MISSED);
 		fleet_op_free(op);
 		return 0;
 	}
+	/* Sent by the fleet_service that ends the loop's turn, with every
+	 * other elapse of this wake-up: one statement for all. */
 	fleet_queue_push(&f->claims, op);
-	send_next(f);  /* a run waits for the answer: no poll turn in between */
 	return 0;
 }
 
 int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, unsigned attempt)
 {
 	struct op *op = fleet_op_new(OP_ATTEMPT, job, scheduled_ns);
+	struct win *w = fleet_win_find(f, job, scheduled_ns);
 
 	if (!op)
 		return -1;
+	if (w)
+		w->end.attempts = attempt;
 	op->end.attempts = attempt;
-	fleet_queue_push(&f->writes, op);
-	send_next(f);
+	fleet_queue_push(&f->writes, op);  /* sent as the claims are */
 	return 0;
 }
 
@@ -405,23 +466,33 @@ int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 		    const struct fleet_end *e)
 {
 	struct op *op = fleet_op_new(OP_END, job, scheduled_ns);
+	struct win *w = fleet_win_find(f, job, scheduled_ns);
 
 	if (!op)
 		return -1;
 	op->end = *e;
-	fleet_queue_push(&f->writes, op);
-	send_next(f);
+	op->state = e->failed ? "failed" : "succeeded";
+	if (w) {
+		w->end = *e;
+		w->state = op->state;
+	}
+	fleet_queue_push(&f->writes, op);  /* sent as the claims are */
 	return 0;
 }
 
 int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
 {
 	struct op *op = fleet_op_new(OP_ABANDON, job, scheduled_ns);
+	struct win *w = fleet_win_find(f, job, scheduled_ns);
 
 	if (!op)
 		return -1;
-	fleet_queue_push(&f->writes, op);
-	send_next(f);
+	if (w) {
+		w->state = "abandoned";
+		w->end = (struct fleet_end){ .exit_status = -1, .attempts = w->end.attempts,
+					     .finished_ns = now_real() };
+	}
+	fleet_queue_push(&f->writes, op);  /* sent as the claims are */
 	return 0;
 }
 
@@ -468,8 +539,14 @@ int64_t fleet_deadline(const struct fleet *f)
 		d = earliest(d, f->retry_at);
 	if (f->link == LINK_CONNECTING || f->in_flight)
 		d = earliest(d, f->waited_from + f->params.answer_ns + 1);
-	if (f->link == LINK_READY && !f->in_flight)
+	if (f->link == LINK_READY && !f->in_flight) {
 		d = earliest(d, earliest(f->renew_at, f->keep_at));
+		if (f->writes.head || f->chores.head || f->rewrite_due ||
+		    (f->claims.head && !claims_gather(f, now_mono())))
+			d = now_mono();  /* queued since the last fleet_service */
+		else if (f->claims.head)
+			d = earliest(d, f->claims.head->queued_mono + FLEET_GATHER_NS);
+	}
 	return earliest(d, fleet_replica_deadline(f));
 }
 
@@ -491,5 +568,10 @@ size_t fleet_pending(const struct fleet *f)
 
 	for (const struct op *op = f->writes.head; op; op = op->next)
 		n += fleet_op_pending(op);
-	return n + (in && fleet_op_pending(in));
+	return n + (in ? fleet_op_pending(in) : 0);
+}
+
+bool fleet_answering(const struct fleet *f)
+{
+	return f->in_flight && f->conn && (f->link == LINK_READY || f->link == LINK_SETUP);
 }

@@ -23,7 +23,8 @@
  *   fleet_run_dropped (it will not run), and fleet_run_attempt before each
  *   retry;
  *   at exit: fleet_service until fleet_pending is 0 or a grace period
- *   passed without an answer, then fleet_free. */
+ *   passed without an answer and with no statement in flight
+ *   (fleet_answering), then fleet_free. */
 #ifndef TFD_FLEET_H
 #define TFD_FLEET_H
 
@@ -97,13 +98,23 @@ void fleet_start(struct fleet *f);
 
 /* Asks for the elapse of JOB at SCHEDULED_NS (wall clock, the instant the
  * schedule gave, not the wake-up's). EXCLUSIVE: --overlap skip, which then
- * holds across the fleet. TOKEN comes back in the answer. Returns 0, or -1
- * when memory ran out (then nobody runs it: treat as missed). */
+ * holds across the fleet. TOKEN comes back in the answer. Queued: the next
+ * fleet_service sends every elapse queued since, up to 1,000 in one
+ * statement. Returns 0, or -1 when memory ran out (then nobody runs it:
+ * treat as missed). */
 int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
 		uint64_t token);
 
+/* COMING: the loop has more elapses to claim in its next turns (due
+ * elapses wait their turn, 64 at a time): queued claims wait for them, so
+ * that one statement carries them all, until 1,000 wait or the oldest
+ * has waited FLEET_GATHER_NS. */
+void fleet_claims_coming(struct fleet *f, bool coming);
+#define FLEET_GATHER_NS (INT64_C(50) * 1000000)
+
 /* A won elapse's run is tried again (ATTEMPT from 2); and it ended. They
- * are written at once, or when the database is back. Return -1 when memory
+ * are written by the next fleet_service, before any claim, or when the
+ * database is back. Return -1 when memory
  * ran out. */
 int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, unsigned attempt);
 int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
@@ -145,5 +156,10 @@ void fleet_release(struct fleet *f);
 /* Claims and writes not yet answered: at exit, the loop waits for 0 (within
  * a grace period) so that the runs' ends are written. */
 size_t fleet_pending(const struct fleet *f);
+
+/* A statement is in flight on a live connection: the server is working
+ * on it (a batch of many rows may take seconds), or will be given up
+ * after the answer timeout (connect_timeout). */
+bool fleet_answering(const struct fleet *f);
 
 #endif

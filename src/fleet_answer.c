@@ -17,12 +17,6 @@ static int64_t micros_value(const struct fleet *f, const pq_result *r, int field
 	return strtoll(f->pq.get_value(r, 0, field), NULL, 10) * 1000;
 }
 
-static bool bool_value(const struct fleet *f, const pq_result *r, int field)
-{
-	return f->pq.ntuples(r) > 0 && f->pq.nfields(r) > field &&
-	       strcmp(f->pq.get_value(r, 0, field), "t") == 0;
-}
-
 /* The database's now() against this replica's clock, at the middle of the
  * statement's round trip; more than CLOCK_SLACK_NS apart is said once. */
 static void check_clock(struct fleet *f, int64_t db_ns)
@@ -67,41 +61,66 @@ static void become_ready(struct fleet *f, const pq_result *r)
 	fleet_events_push(&f->events, &(struct fleet_event){ .kind = FLEET_EVENT_CONNECTED }, NULL, NULL);
 }
 
-static void answer_claim(struct fleet *f, struct op *op, const pq_result *r)
+static enum fleet_outcome outcome_of(const char *text, bool *again)
 {
-	check_clock(f, micros_value(f, r, 2));
-	if (bool_value(f, r, 0)) {
-		fleet_push_outcome(f, op, FLEET_WON);
-		fleet_op_free(op);
-		return;
-	}
-	op->in_time = bool_value(f, r, 1);
-	op->kind = OP_CLASSIFY;
-	fleet_queue_push_front(&f->claims, op);
+	*again = strcmp(text, "again") == 0;
+	if (strcmp(text, "won") == 0)
+		return FLEET_WON;
+	if (strcmp(text, "elsewhere") == 0)
+		return FLEET_ELSEWHERE;
+	if (strcmp(text, "skipped") == 0)
+		return FLEET_SKIPPED;
+	return FLEET_MISSED;
 }
 
-static void answer_classify(struct fleet *f, struct op *op, const pq_result *r)
+/* Each elapse of the batch as its row says; the ones to ask again go back
+ * to the front of the queue in their order, to be the next statement's
+ * (which sees what this one could not). An elapse the answer does not
+ * name is asked again too. */
+static void answer_claims(struct fleet *f, struct op *batch, const pq_result *r)
 {
-	enum fleet_outcome o;
+	int rows = f->pq.ntuples(r);
 
-	if (f->pq.ntuples(r) > 0)
-		o = op->resent && strcmp(f->pq.get_value(r, 0, 0), f->replica) == 0 ? FLEET_WON
-										    : FLEET_ELSEWHERE;
-	else
-		o = op->in_time ? FLEET_SKIPPED : FLEET_MISSED;
-	fleet_push_outcome(f, op, o);
-	fleet_op_free(op);
+	if (rows > 0 && f->pq.nfields(r) >= 4)
+		check_clock(f, micros_value(f, r, 3));
+	for (int row = 0; row < rows && f->pq.nfields(r) >= 4; row++) {
+		long long n = strtoll(f->pq.get_value(r, row, 0), NULL, 10);
+		struct op *op;
+		enum fleet_outcome o;
+		bool again;
+
+		if (n < 1 || (size_t)n > batch->nitems || !(op = batch->items[n - 1]))
+			continue;
+		o = outcome_of(f->pq.get_value(r, row, 1), &again);
+		if (again) {
+			op->again = true;
+			continue;
+		}
+		if (o == FLEET_WON)
+			fleet_win_add(f, op);
+		fleet_push_outcome(f, op, o);
+		fleet_op_free(op);
+		batch->items[n - 1] = NULL;
+	}
+	for (size_t i = batch->nitems; i > 0; i--)
+		if (batch->items[i - 1]) {
+			batch->items[i - 1]->again = true;
+			fleet_queue_push_front(&f->claims, batch->items[i - 1]);
+			batch->items[i - 1] = NULL;
+		}
+	fleet_op_free(batch);
 }
 
 /* The cleanup: claimed for the hour in tfd_cleanups, rows deleted in
- * batches (op->token counts them), then its row finished. */
+ * batches (op->token counts them), then its row finished; each statement
+ * after the claims (the chores). */
 static void answer_keep(struct fleet *f, struct op *op, const pq_result *r)
 {
 	if (op->kind == OP_KEEP_CLAIM && f->pq.ntuples(r) > 0) {
 		op->kind = OP_KEEP_DELETE;
 		op->scheduled_ns = micros_value(f, r, 0);
 		op->token = 0;
-		fleet_queue_push(&f->writes, op);
+		fleet_queue_push(&f->chores, op);
 		return;
 	}
 	if (op->kind == OP_KEEP_DELETE) {
@@ -109,7 +128,7 @@ static void answer_keep(struct fleet *f, struct op *op, const pq_result *r)
 
 		op->token += (uint64_t)deleted;
 		op->kind = deleted == FLEET_KEEP_BATCH_ROWS ? OP_KEEP_DELETE : OP_KEEP_END;
-		fleet_queue_push(&f->writes, op);
+		fleet_queue_push(&f->chores, op);
 		return;
 	}
 	fleet_op_free(op);
@@ -117,10 +136,15 @@ static void answer_keep(struct fleet *f, struct op *op, const pq_result *r)
 
 static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
 {
+	/* The setup, then the upgrade of an older table, then the name (which
+	 * starts the replica, fleet_replica.c). */
+	enum op_kind op_after_setup = op->kind == OP_SETUP ? OP_UPGRADE : OP_HOLD;
+
 	switch (op->kind) {
 	case OP_SETUP:
+	case OP_UPGRADE:
 		fleet_op_free(op);
-		if ((op = fleet_op_new(OP_HOLD, NULL, 0)))
+		if ((op = fleet_op_new(op_after_setup, NULL, 0)))
 			fleet_send(f, op);
 		else
 			fleet_lose_connection(f, "out of memory");
@@ -129,11 +153,8 @@ static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
 		fleet_op_free(op);
 		become_ready(f, r);
 		return;
-	case OP_CLAIM:
-		answer_claim(f, op, r);
-		return;
-	case OP_CLASSIFY:
-		answer_classify(f, op, r);
+	case OP_CLAIMS:
+		answer_claims(f, op, r);
 		return;
 	case OP_RENEW:
 		check_clock(f, micros_value(f, r, 2));
@@ -145,8 +166,11 @@ static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
 		answer_keep(f, op, r);
 		return;
 	case OP_ATTEMPT:
-	case OP_END:
+	case OP_ENDS:
+	case OP_REWRITE:
 	case OP_ABANDON:
+	case OP_CLAIM:
+	case OP_END:
 		break;
 	case OP_HOLD:
 	case OP_BEAT:
@@ -169,6 +193,14 @@ static bool needs_setup(const char *state)
 	       (strncmp(state, "42", 2) == 0 || strncmp(state, "3F", 2) == 0);
 }
 
+/* The statements before the replica is ready: one refused gives the
+ * connection up. */
+static bool setting_up(const struct op *op)
+{
+	return op->kind == OP_SETUP || op->kind == OP_UPGRADE || op->kind == OP_HOLD ||
+	       op->kind == OP_START;
+}
+
 /* The server's reason on one line, without the statement's text: its
  * primary message, and what to do when retrying cannot mend it. */
 static void error_line(const struct fleet *f, const struct op *op, const pq_result *r,
@@ -179,7 +211,9 @@ static void error_line(const struct fleet *f, const struct op *op, const pq_resu
 
 	if (!primary)
 		primary = f->pq.result_error_message(r);
-	if (state && strcmp(state, "42501") == 0)
+	if (state && strcmp(state, "42501") == 0 && op->kind == OP_UPGRADE)
+		hint = "";  /* the message gives the owner's statement */
+	else if (state && strcmp(state, "42501") == 0)
 		hint = op->kind == OP_SETUP
 		     ? ": tfd creates what is missing of its tables, and this role may not create "
 		       "it in the schema; have an administrator run the statements of tfd "
@@ -204,11 +238,10 @@ static void answer_error(struct fleet *f, struct op *op, const pq_result *r)
 	char msg[1024];
 
 	error_line(f, op, r, state, msg, sizeof msg);
-	if (op->kind == OP_SETUP || op->kind == OP_START || op->kind == OP_HOLD ||
-	    needs_setup(state) || f->pq.status(f->conn) != PQ_CONNECTION_OK) {
+	if (setting_up(op) || needs_setup(state) || f->pq.status(f->conn) != PQ_CONNECTION_OK) {
 		/* Until a setup goes through, claims wait for it, or are missed
 		 * at once when the server refused it for good. */
-		if (lasts && (op->kind == OP_SETUP || op->kind == OP_START || op->kind == OP_HOLD))
+		if (lasts && setting_up(op))
 			fleet_refuse_claims(f);
 		fleet_lose_connection(f, msg);
 		return;
@@ -220,19 +253,26 @@ static void answer_error(struct fleet *f, struct op *op, const pq_result *r)
 	if (state && strncmp(state, "40", 2) == 0) {
 		if (op->kind == OP_RENEW)
 			f->renew_at = now_mono();
-		if (op->kind == OP_RENEW || op->kind == OP_KEEP_CLAIM || op->kind == OP_KEEP_DELETE ||
-		    op->kind == OP_KEEP_END)
-			fleet_op_free(op);
+		if (op->kind == OP_REWRITE)
+			f->rewrite_due = true;
+		if (op->kind == OP_CLAIMS)
+			fleet_batch_requeue(&f->claims, op);
+		else if (op->kind == OP_ENDS)
+			fleet_batch_requeue(&f->writes, op);
+		else if (op->kind == OP_ATTEMPT || op->kind == OP_ABANDON || op->kind == OP_BEAT ||
+			 op->kind == OP_RELEASE || op->kind == OP_JOBS || op->kind == OP_DIFFER)
+			fleet_queue_push_front(&f->writes, op);
 		else
-			fleet_queue_push_front(op->kind == OP_CLAIM || op->kind == OP_CLASSIFY ? &f->claims
-											 : &f->writes, op);
+			fleet_op_free(op);  /* renewal, cleanup, rewrite: asked again */
 		return;
 	}
 	if (!lasts || !f->refusal_reported)
 		fleet_push_error(f, "postgresql", msg);
 	f->refusal_reported = f->refusal_reported || lasts;
-	if (op->kind == OP_CLAIM || op->kind == OP_CLASSIFY)
-		fleet_push_outcome(f, op, FLEET_MISSED);
+	/* A batch refused misses each of its elapses, at once. */
+	if (op->kind == OP_CLAIMS)
+		for (size_t i = 0; i < op->nitems; i++)
+			fleet_push_outcome(f, op->items[i], FLEET_MISSED);
 	if (op->kind == OP_RENEW)
 		f->renew_at = now_mono() + f->cfg.lease_ns / 6;
 	if (op->kind == OP_BEAT)
@@ -247,6 +287,8 @@ void fleet_finish_statement(struct fleet *f)
 	int st = r ? f->pq.result_status(r) : -1;
 
 	f->answer = NULL;
+	if (r)
+		fleet_check_backlog(f);  /* the server answers: is the queue behind? */
 	if (!r) {
 		fleet_lose_connection(f, "the server sent no result");
 	} else if (st == PQ_COMMAND_OK || st == PQ_TUPLES_OK) {

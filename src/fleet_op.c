@@ -11,6 +11,7 @@
 
 #include "civil.h"
 #include "fleet_sql.h"
+#include "fleet_sql_batch.h"
 
 /* A wall-clock instant as timestamptz input, to the microsecond (the
  * column's resolution): "2026-12-03 10:00:01.000123+00". */
@@ -64,6 +65,9 @@ void fleet_op_free(struct op *op)
 {
 	if (!op)
 		return;
+	for (size_t i = 0; i < op->nitems; i++)
+		fleet_op_free(op->items[i]);
+	free(op->items);
 	free(op->job);
 	free(op);
 }
@@ -119,41 +123,25 @@ const char *fleet_statement_of(const struct fleet_config *cfg, const char *bound
 	switch (op->kind) {
 	case OP_SETUP:
 		return fleet_sql_setup;
+	case OP_UPGRADE:
+		return fleet_sql_upgrade;
 	case OP_START:
 		p->v[p->n++] = cfg->replica;
 		p->v[p->n++] = boundary;
 		return fleet_sql_start;
-	case OP_CLAIM:
-		p->v[p->n++] = op->job;
-		param_instant(p, 0, op->scheduled_ns);
-		p->v[p->n++] = cfg->replica;
-		param_micros(p, 1, cfg->lease_ns);
-		param_micros(p, 2, cfg->deadline_ns);
-		p->v[p->n++] = op->exclusive ? "t" : "f";
-		return fleet_sql_claim;
-	case OP_CLASSIFY:
-		p->v[p->n++] = op->job;
-		param_instant(p, 0, op->scheduled_ns);
-		return fleet_sql_classify;
+	case OP_CLAIMS:
+	case OP_ENDS:
+	case OP_REWRITE:
+		return fleet_batch_statement(cfg, op, p);
 	case OP_ATTEMPT:
 		p->v[p->n++] = op->job;
 		param_instant(p, 0, op->scheduled_ns);
 		p->v[p->n++] = cfg->replica;
 		param_int(p, 1, (long)e->attempts);
 		return fleet_sql_attempt;
+	case OP_CLAIM:
 	case OP_END:
-		p->v[p->n++] = op->job;
-		param_instant(p, 0, op->scheduled_ns);
-		p->v[p->n++] = cfg->replica;
-		p->v[p->n++] = e->failed ? "failed" : "succeeded";
-		param_int(p, 1, (long)e->attempts);
-		if (e->exit_status >= 0)
-			param_int(p, 2, e->exit_status);
-		else
-			p->v[p->n++] = NULL;
-		p->v[p->n++] = e->timed_out ? "t" : "f";
-		param_instant(p, 3, e->finished_ns);
-		return fleet_sql_end;
+		break;  /* items of a batch, never sent alone */
 	case OP_ABANDON:
 		p->v[p->n++] = op->job;
 		param_instant(p, 0, op->scheduled_ns);
@@ -184,4 +172,11 @@ const char *fleet_statement_of(const struct fleet_config *cfg, const char *bound
 		break;  /* fleet_replica_statement */
 	}
 	return NULL;
+}
+
+void fleet_statement_free(struct fleet_statement *p)
+{
+	for (int i = 0; i < p->narrays; i++)
+		free(p->arrays[i]);
+	p->narrays = 0;
 }

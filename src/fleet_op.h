@@ -11,23 +11,35 @@
 
 #include "fleet.h"
 
+/* OP_CLAIM and OP_END wait in their queues and go to the database as the
+ * items of one OP_CLAIMS or OP_ENDS statement; OP_REWRITE carries a
+ * reconnected replica's recent wins (fleet_batch.c). */
 enum op_kind {
-	OP_SETUP, OP_START, OP_CLAIM, OP_CLASSIFY, OP_ATTEMPT, OP_END, OP_ABANDON, OP_RENEW,
-	OP_KEEP_CLAIM, OP_KEEP_DELETE, OP_KEEP_END,
+	OP_SETUP, OP_UPGRADE, OP_START, OP_CLAIM, OP_CLAIMS, OP_ATTEMPT, OP_END, OP_ENDS,
+	OP_REWRITE, OP_ABANDON, OP_RENEW, OP_KEEP_CLAIM, OP_KEEP_DELETE, OP_KEEP_END,
 	/* fleet_replica.c's: the replica's name, its jobs, and their check */
 	OP_HOLD, OP_BEAT, OP_RELEASE, OP_JOBS, OP_DIFFER,
 };
+
+/* How many elapses one claim statement asks for at most (besides the
+ * previous statement's that it asks again); also the most ends and
+ * rewritten rows in one statement. */
+#define FLEET_BATCH_MAX 1000
 
 struct op {
 	struct op *next;
 	enum op_kind kind;
 	char *job;
 	int64_t scheduled_ns;
+	int64_t queued_mono;     /* a claim: when it was queued */
 	uint64_t token;          /* a claim's; the cleanup: rows deleted so far */
 	bool exclusive;
 	bool resent;             /* its first sending may have been carried out */
-	bool in_time;            /* a claim's answer: within the deadline */
+	bool again;              /* a claim whose conflict its statement could not see */
 	struct fleet_end end;    /* OP_END; OP_ATTEMPT uses end.attempts */
+	const char *state;       /* OP_END and OP_REWRITE's items: the row's state */
+	struct op **items;       /* OP_CLAIMS, OP_ENDS, OP_REWRITE: the rows, owned */
+	size_t nitems;
 };
 
 struct queue {
@@ -37,9 +49,11 @@ struct queue {
 
 /* An op's parameters, as text for PQsendQueryParams. */
 struct fleet_statement {
-	const char *v[8];
+	const char *v[10];
 	int n;
 	char buf[6][64];
+	char *arrays[8];         /* a batch's arrays as text, freed by fleet_statement_free */
+	int narrays;
 };
 
 /* A new op of KIND (JOB may be NULL), or NULL when out of memory. */
@@ -57,6 +71,22 @@ void fleet_queue_free(struct queue *q);
  * NULL before the first connection). */
 const char *fleet_statement_of(const struct fleet_config *cfg, const char *boundary,
 			       const struct op *op, struct fleet_statement *p);
+void fleet_statement_free(struct fleet_statement *p);
+
+/* fleet_batch.c: a batch of OP_CLAIMs (KIND OP_CLAIMS) or OP_ENDs (OP_ENDS)
+ * taken from the head of Q: claims up to FLEET_BATCH_MAX new ones plus
+ * every one to ask again; ends up to FLEET_BATCH_MAX in a row. NULL when
+ * Q's head is not of that kind, or out of memory (Q unchanged). */
+struct op *fleet_batch_take(struct queue *q, enum op_kind kind);
+/* A batch of ITEMS (owned from now on) of KIND, or NULL (items unchanged). */
+struct op *fleet_batch_new(enum op_kind kind, struct op **items, size_t n);
+/* A batch's items back at the front of Q, in their order; the batch is
+ * freed. */
+void fleet_batch_requeue(struct queue *q, struct op *batch);
+/* The SQL and array parameters of a batch (OP_CLAIMS, OP_ENDS,
+ * OP_REWRITE); NULL when out of memory. */
+const char *fleet_batch_statement(const struct fleet_config *cfg, const struct op *op,
+				  struct fleet_statement *p);
 
 /* A wall-clock instant as timestamptz input, to the microsecond (the
  * column's resolution): "2026-12-03 10:00:01.000123+00". */

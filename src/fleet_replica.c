@@ -58,19 +58,33 @@ void fleet_replica_free(struct fleet *f)
 	free(f->job_prints);
 }
 
-bool fleet_op_pending(const struct op *op)
+size_t fleet_op_pending(const struct op *op)
 {
 	switch (op->kind) {
 	case OP_CLAIM:
-	case OP_CLASSIFY:
 	case OP_ATTEMPT:
 	case OP_END:
 	case OP_ABANDON:
 	case OP_RELEASE:
-		return true;
-	default:
-		return false;
+		return 1;
+	case OP_CLAIMS:
+	case OP_ENDS:
+		return op->nitems;
+	case OP_SETUP:
+	case OP_UPGRADE:
+	case OP_START:
+	case OP_REWRITE:   /* rows written before: the exit need not wait */
+	case OP_RENEW:
+	case OP_KEEP_CLAIM:
+	case OP_KEEP_DELETE:
+	case OP_KEEP_END:
+	case OP_HOLD:
+	case OP_BEAT:
+	case OP_JOBS:
+	case OP_DIFFER:
+		break;
 	}
+	return 0;
 }
 
 /* Statements */
@@ -246,6 +260,7 @@ void fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r)
 
 void fleet_replica_ready(struct fleet *f)
 {
+	f->ready_real = now_real();
 	f->beat_at = now_mono() + f->cfg.lease_ns / 6;
 	if (!f->fatal)
 		f->claims_refused = false;
@@ -343,21 +358,31 @@ void fleet_refuse_claims(struct fleet *f)
 
 /* Service */
 
-/* The oldest elapse waiting to be claimed, older than half the deadline
- * while the database answers: the link or the server is too slow for this
- * replica's jobs. Told once, until the queue has caught up. */
-static void check_backlog(struct fleet *f)
+/* The oldest elapse waiting to be claimed, queued or in the batch being
+ * asked (a queue is in the order of the elapses, and that batch was its
+ * head), or NULL. */
+static const struct op *oldest_waiting(const struct fleet *f)
 {
 	const struct op *in = f->in_flight, *head = f->claims.head;
-	char msg[800], at[64];
-	int64_t age;
 
-	/* The claim being asked is older than the queue's (a queue is in
-	 * the order of the elapses). */
-	if (in && (in->kind == OP_CLAIM || in->kind == OP_CLASSIFY) &&
-	    (!head || in->scheduled_ns < head->scheduled_ns))
-		head = in;
-	age = head ? now_real() - head->scheduled_ns : 0;
+	for (size_t i = 0; in && in->kind == OP_CLAIMS && i < in->nitems; i++)
+		if (!head || in->items[i]->scheduled_ns < head->scheduled_ns)
+			head = in->items[i];
+	return head;
+}
+
+/* The oldest elapse waiting to be claimed, for longer than half the
+ * deadline since the connection was ready, judged when the server
+ * answers: the link or the server is too slow for this replica's jobs.
+ * Not an outage: a link that stopped answering is told as one, and the
+ * elapses that waited for a connection are not counted. Told once, until
+ * the queue has caught up. */
+void fleet_check_backlog(struct fleet *f)
+{
+	const struct op *head = oldest_waiting(f);
+	char msg[800], at[64];
+	int64_t since = head && head->scheduled_ns > f->ready_real ? head->scheduled_ns : f->ready_real;
+	int64_t age = head ? now_real() - since : 0;
 
 	if (age < f->cfg.deadline_ns / 4)
 		f->behind_reported = false;
@@ -366,8 +391,8 @@ static void check_backlog(struct fleet *f)
 	f->behind_reported = true;
 	fleet_format_instant(at, sizeof at, head->scheduled_ns);
 	snprintf(msg, sizeof msg, "replica '%.200s' falls behind: its oldest elapse waiting to be "
-		 "claimed (job '%.200s' at %s) is %" PRId64 ".%03" PRId64 " s old, more than half of "
-		 "--fleet-deadline; its later elapses may be missed", f->replica, head->job, at,
+		 "claimed (job '%.200s' at %s) has waited %" PRId64 ".%03" PRId64 " s, more than half "
+		 "of --fleet-deadline; its later elapses may be missed", f->replica, head->job, at,
 		 age / NSEC_PER_SEC, age % NSEC_PER_SEC / 1000000);
 	fleet_push_error(f, "fleet", msg);
 }
@@ -389,7 +414,6 @@ void fleet_replica_service(struct fleet *f)
 		f->beat_at = INT64_MAX;  /* until its answer */
 		queue_op(f, OP_BEAT);
 	}
-	check_backlog(f);
 }
 
 int64_t fleet_replica_deadline(const struct fleet *f)

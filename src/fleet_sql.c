@@ -131,32 +131,8 @@ const char fleet_sql_start[] =
 	"SELECT (extract(epoch FROM (SELECT t FROM b)) * 1000000)::bigint,\n"
 	"       (extract(epoch FROM now()) * 1000000)::bigint, (SELECT count(*) FROM old)";
 
-const char fleet_sql_claim[] =
-	"WITH claim AS (\n"
-	"  INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at,\n"
-	"                        renewed_at, lease_until, timed_out)\n"
-	"  SELECT $1, $2::timestamptz, $3, 'running', 1, now(), now(),\n"
-	"         now() + $4::bigint * interval '1 microsecond', CASE WHEN $6::bool THEN false END\n"
-	"  WHERE now() <= $2::timestamptz + $5::bigint * interval '1 microsecond'\n"
-	"  ON CONFLICT DO NOTHING RETURNING 1)\n"
-	"SELECT EXISTS (SELECT 1 FROM claim),\n"
-	"       now() <= $2::timestamptz + $5::bigint * interval '1 microsecond',\n"
-	"       (extract(epoch FROM now()) * 1000000)::bigint";
-
-/* After a claim that did not insert: a statement of its own sees what the
- * conflicting insert committed (the claim waited for it). */
-const char fleet_sql_classify[] =
-	"SELECT replica FROM tfd_runs WHERE job = $1 AND scheduled = $2::timestamptz";
-
 const char fleet_sql_attempt[] =
 	"UPDATE tfd_runs SET attempts = $4::int\n"
-	"WHERE job = $1 AND scheduled = $2::timestamptz AND replica = $3";
-
-/* An end is written even over 'abandoned': the run did end, and the row is
- * its history. */
-const char fleet_sql_end[] =
-	"UPDATE tfd_runs SET state = $4, attempts = $5::int, exit_status = $6::int,\n"
-	"       timed_out = $7::bool, finished_at = $8::timestamptz\n"
 	"WHERE job = $1 AND scheduled = $2::timestamptz AND replica = $3";
 
 /* A won elapse that will not run (fleet_run_dropped), or a claim whose

@@ -18,10 +18,7 @@ extern const char fleet_sql_setup[];
 /* The statements that create the tables and indexes, for --fleet-sql. */
 extern const char fleet_sql_ddl[];
 extern const char fleet_sql_start[];
-extern const char fleet_sql_claim[];
-extern const char fleet_sql_classify[];
 extern const char fleet_sql_attempt[];
-extern const char fleet_sql_end[];
 extern const char fleet_sql_abandon[];
 extern const char fleet_sql_renew[];
 extern const char fleet_sql_keep_claim[];

@@ -30,6 +30,16 @@ enum link {
 	LINK_READY,
 };
 
+/* An elapse this replica won lately, and what became of it: written
+ * again after a reconnection (a failover may have lost its row). */
+struct win {
+	char *job;
+	int64_t scheduled_ns, won_real;
+	bool exclusive;
+	const char *state;           /* "running" until its end */
+	struct fleet_end end;
+};
+
 struct fleet {
 	struct pq pq;
 	struct fleet_config cfg;
@@ -43,7 +53,14 @@ struct fleet {
 	int64_t sent_real;
 	struct op *in_flight;
 	pq_result *answer;           /* the in-flight statement's first result */
-	struct queue claims, writes;
+	struct queue claims, writes;  /* writes (ends, tries, abandons, the name's
+				       * renewal and the jobs') take turns with claims */
+	struct queue chores;          /* the cleanup's statements: after the claims */
+	struct win *wins;
+	size_t nwins, wins_cap;
+	bool rewrite_due;             /* reconnected: the recent wins are written first */
+	bool claims_coming;           /* fleet_claims_coming */
+	bool wrote_last;              /* the last statement sent was a write: claims' turn */
 	int64_t renew_at, keep_at;
 	char *boundary;              /* ISO text; NULL before the first connection */
 
@@ -62,6 +79,7 @@ struct fleet {
 	size_t ndiffer_told;
 	bool claims_refused;         /* refused for good (read-only, no privilege,
 				      * the name another's): claims are missed at once */
+	int64_t ready_real;          /* when the connection was last ready (wall clock) */
 	bool refusal_reported, behind_reported, fatal;
 };
 
@@ -97,15 +115,26 @@ const char *fleet_replica_statement(struct fleet *f, const struct op *op,
 void fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r);
 /* The table is ready: the name was held, the jobs are written again. */
 void fleet_replica_ready(struct fleet *f);
-/* Each service: the renewal of the name, its retry, the backlog. */
+/* Each service: the renewal of the name, its retry. */
 void fleet_replica_service(struct fleet *f);
 int64_t fleet_replica_deadline(const struct fleet *f);
+/* At each answer: a claim queue that falls behind is told. */
+void fleet_check_backlog(struct fleet *f);
 /* Every queued claim is missed now, and the next ones as they come. */
 void fleet_refuse_claims(struct fleet *f);
 /* SQLSTATEs that retrying cannot mend: read-only, no privilege. */
 bool fleet_refusal_lasts(const char *sqlstate);
-/* True for the ops that fleet_pending counts (a run's row, the release). */
-bool fleet_op_pending(const struct op *op);
+/* How many of what fleet_pending counts OP carries: a claim, a run's
+ * try, end or drop, the release: 1; a batch of claims or ends: its items;
+ * anything else: 0. */
+size_t fleet_op_pending(const struct op *op);
+
+/* fleet_wins.c: the recent wins: a claim won; a won run's (for its try,
+ * end or drop), or NULL; the rows to write again after a reconnection (up
+ * to FLEET_BATCH_MAX, the newest: an OP_REWRITE), or NULL when none. */
+void fleet_win_add(struct fleet *f, const struct op *claim);
+struct win *fleet_win_find(struct fleet *f, const char *job, int64_t scheduled_ns);
+struct op *fleet_wins_rewrite(struct fleet *f);
 
 /* fleet_answer.c: the statement in flight is done (libpq has no more
  * results for it): its answer is acted on, or the connection given up. */

@@ -222,3 +222,104 @@ setup() {
 	run "$DRIVE" "$CONN" connected claim c "$NOW" skip
 	refute_output --partial "error clock"
 }
+
+@test "fleet client: a fleet-wide skip is a 'skipped' row: a replica that asks after the run ended hears skip too" {
+	out=$BATS_TEST_TMPDIR/a
+	FLEET_REPLICA=a start_bg "$DRIVE" "$CONN" connected claim j "$NOW" skip serve 1500 \
+		end j "$NOW" 0 flushed >"$out"
+	wait_for_lines "$out" 30 2
+	FLEET_REPLICA=b run "$DRIVE" "$CONN" connected claim j $((NOW + 1)) skip
+	assert_line "claim j $((NOW + 1)) skipped"
+	wait "${BG_PIDS[0]}"
+	BG_PIDS=()
+	# The run ended: no running row holds the job, yet c, late, skips.
+	FLEET_REPLICA=c run "$DRIVE" "$CONN" connected claim j $((NOW + 1)) skip
+	assert_line "claim j $((NOW + 1)) skipped"
+	run pg_sql "SELECT scheduled - to_timestamp($NOW), replica, state, attempts FROM tfd_runs
+		WHERE job = 'j' ORDER BY scheduled" "$DB"
+	assert_output $'00:00:00|a|succeeded|1\n00:00:01|b|skipped|0'
+}
+
+@test "fleet client: an elapse is not won after a later elapse of its job was claimed" {
+	FLEET_REPLICA=a run "$DRIVE" "$CONN" connected claim j $((NOW + 5)) skip end j $((NOW + 5)) 0 \
+		flushed claim j "$NOW" skip claim j $((NOW + 6)) skip
+	assert_success
+	assert_line "claim j $NOW missed"
+	assert_line "claim j $((NOW + 6)) won"
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job = 'j'" "$DB")" 2
+}
+
+@test "fleet client: a claim re-sent after its answer was lost is not won when its row was abandoned meanwhile" {
+	# The table first; then the server writes the first insert of "slow"
+	# abandoned (as a sweep would have marked it) and holds its commit 3 s
+	# (after the row is in the index, so a second insert waits for it);
+	# the client gives the statement up after 2 s (connect_timeout) and
+	# sends the claim again on a new connection.
+	run "$DRIVE" "$CONN" connected
+	pg_sql "CREATE SEQUENCE tries;
+		CREATE FUNCTION mark_first() RETURNS trigger LANGUAGE plpgsql AS \$\$
+		BEGIN
+			IF NEW.job = 'slow' AND nextval('tries') = 1 THEN
+				NEW.state := 'abandoned';
+				NEW.finished_at := now();
+			END IF;
+			RETURN NEW;
+		END \$\$;
+		CREATE FUNCTION hold_first() RETURNS trigger LANGUAGE plpgsql AS \$\$
+		BEGIN
+			IF NEW.job = 'slow' AND NEW.state = 'abandoned' THEN
+				PERFORM pg_sleep(3);
+			END IF;
+			RETURN NULL;
+		END \$\$;
+		CREATE TRIGGER mark_first BEFORE INSERT ON tfd_runs
+			FOR EACH ROW EXECUTE FUNCTION mark_first();
+		CREATE TRIGGER hold_first AFTER INSERT ON tfd_runs
+			FOR EACH ROW EXECUTE FUNCTION hold_first();" "$DB"
+	FLEET_REPLICA=a run "$DRIVE" "$CONN connect_timeout=2" connected claim slow "$NOW" skip
+	assert_success
+	assert_line --partial "error postgresql: no answer from the server within 2 s"
+	assert_line "claim slow $NOW missed"
+	refute_line "claim slow $NOW won"
+	assert_equal "$(pg_sql "SELECT replica, state FROM tfd_runs WHERE job = 'slow'" "$DB")" "a|abandoned"
+}
+
+@test "fleet client: a run's end whose row is gone (a failover lost it) is inserted again; one whose key another replica holds is not" {
+	FLEET_REPLICA=a run "$DRIVE" "$CONN" connected claim j "$NOW" skip claim k "$NOW" skip
+	assert_line "claim j $NOW won"
+	pg_sql "DELETE FROM tfd_runs WHERE job = 'j'; UPDATE tfd_runs SET replica = 'other' WHERE job = 'k'" "$DB"
+	FLEET_REPLICA=a run "$DRIVE" "$CONN" connected end j "$NOW" 3 end k "$NOW" 0 flushed
+	assert_success
+	run pg_sql "SELECT job, replica, state, exit_status, claimed_at <= finished_at FROM tfd_runs
+		WHERE job IN ('j', 'k') ORDER BY job" "$DB"
+	assert_line -n 0 "j|a|failed|3|t"
+	assert_line -n 1 "k|other|running||"
+}
+
+@test "fleet client: names an array's text form would misread (braces, commas, NULL, quotes, backslashes, spaces) are stored verbatim in one batch" {
+	names=('NULL' '{a,b}' ' lead' 'x"y\z' 'a,b' 'end\' "it's")
+	run "$DRIVE" "$CONN" connected claims "${#names[@]}" "$NOW" "${names[@]}"
+	assert_success
+	assert_equal "$(grep -c " $NOW won$" <<<"$output")" "${#names[@]}"
+	# One statement claimed them all.
+	run pg_sql "SELECT count(DISTINCT claimed_at) FROM tfd_runs WHERE job <> ''" "$DB"
+	assert_output 1
+	run pg_sql "SELECT job FROM tfd_runs WHERE job <> '' ORDER BY job" "$DB"
+	assert_output "$(printf '%s\n' "${names[@]}" | sort)"
+}
+
+@test "fleet client: a table made before the state 'skipped' is taken as it is, its CHECK widened" {
+	pg_sql "CREATE TABLE tfd_runs (job text NOT NULL, scheduled timestamptz NOT NULL,
+		replica text NOT NULL, state text NOT NULL, attempts int NOT NULL DEFAULT 1,
+		claimed_at timestamptz NOT NULL, renewed_at timestamptz NOT NULL,
+		lease_until timestamptz NOT NULL, finished_at timestamptz, exit_status int,
+		timed_out bool, PRIMARY KEY (job, scheduled),
+		CHECK (state IN ('running', 'succeeded', 'failed', 'abandoned')))" "$DB"
+	FLEET_REPLICA=a run "$DRIVE" "$CONN" connected claim j "$NOW" skip claim j $((NOW + 1)) skip
+	assert_success
+	assert_line "claim j $NOW won"
+	assert_line "claim j $((NOW + 1)) skipped"
+	refute_output --partial error
+	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'j' ORDER BY scheduled" "$DB")" \
+		$'running\nskipped'
+}

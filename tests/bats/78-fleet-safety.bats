@@ -159,6 +159,36 @@ run_printed() {
 	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job = ''" "$DB")" 0
 }
 
+@test "fleet least privilege: a role that does not own a table made before 'skipped' is told in one line the ALTER TABLE for its owner, its elapses missed at once" {
+	# The administrator's tables, tfd_runs' CHECK as a tfd before
+	# 'skipped' made it; the role may only read and write them.
+	"$TFD" --fleet-sql | "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_DIR" -p "$PG_PORT" \
+		-U postgres -d "$DB" >/dev/null
+	pg_sql "ALTER TABLE tfd_runs DROP CONSTRAINT tfd_runs_state_check, ADD CONSTRAINT tfd_runs_state_check
+			CHECK (state IN ('running', 'succeeded', 'failed', 'abandoned'));
+		CREATE ROLE dml_$DB LOGIN;
+		GRANT SELECT, INSERT, UPDATE, DELETE ON tfd_runs, tfd_replicas, tfd_jobs, tfd_cleanups
+			TO dml_$DB" "$DB"
+	CONN="host=$PG_DIR port=$PG_PORT dbname=$DB user=dml_$DB"
+	start_replica a --calendar '*:*:*' --count 2 -- sh -c "$LOG"
+	wait_bg_exit "$PID_a" 15
+	assert_equal "$bg_status" 1
+	assert_equal "$(grep -c '"action":"missed"' "$BATS_TEST_TMPDIR/a.out")" 2
+	assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/a.out")" 1
+	fix=$(jq -r 'select(.event == "error") | .message' "$BATS_TEST_TMPDIR/a.out")
+	[[ $fix == "table tfd_runs predates the state 'skipped' and only its owner may widen its CHECK: ALTER TABLE "* ]] ||
+		fail "$fix"
+	[[ $fix != *'the role of --fleet needs'* && $fix != *'DO $tfd'* ]] || fail "$fix"
+	assert_equal "$(wc -l <"$RUNS")" 0
+	# The owner runs the statement it was given; the role's replica runs.
+	pg_sql "${fix#*widen its CHECK: }" "$DB"
+	start_replica b --calendar '*:*:*' --count 2 -- sh -c "$LOG"
+	wait_bg_exit "$PID_b" 15
+	assert_equal "$bg_status" 0
+	assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/b.out")" 0
+	assert_equal "$(wc -l <"$RUNS")" 2
+}
+
 @test "fleet read-only: a database with default_transaction_read_only misses the elapses at once, reported once" {
 	# The tables exist (a first run made them); then the database turns
 	# read-only, as a standby or a maintenance window does.
@@ -268,8 +298,9 @@ run_printed() {
 }
 
 @test "fleet backlog: a replica whose oldest waiting claim is older than half the deadline says so once" {
-	# Each claim takes the server 0.5 s (a trigger): eight elapses of one
-	# instant wait up to 4 s, past half of a 4 s deadline.
+	# Each claimed row takes the server 0.5 s (a trigger): the statement
+	# that claims the eight elapses of one instant takes 4 s, and they
+	# wait in it past half of a 4 s deadline (told at its answer).
 	run "$TFD" --fleet "$CONN" --clock realtime --at "@$(($(date +%s) + 1))" -q -- true
 	assert_success
 	pg_sql "CREATE FUNCTION slow_claim() RETURNS trigger LANGUAGE plpgsql AS
@@ -285,4 +316,8 @@ run_printed() {
 	run grep -c '"event":"error".*"call":"fleet".*falls behind: its oldest elapse waiting to be claimed' \
 		"$BATS_TEST_TMPDIR/a.out"
 	assert_output 1
+	# Told at the answer, before its runs start.
+	told=$(grep -n 'falls behind' "$BATS_TEST_TMPDIR/a.out" | cut -d: -f1)
+	ran=$(grep -n '"action":"run"' "$BATS_TEST_TMPDIR/a.out" | head -1 | cut -d: -f1)
+	((told < ran)) || fail "told after the runs: $(cat "$BATS_TEST_TMPDIR/a.out")"
 }

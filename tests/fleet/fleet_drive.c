@@ -11,6 +11,8 @@
  *                                claim JOB's elapse at Unix SECONDS and wait
  *                                for the answer: prints "claim JOB SECONDS won"
  *                                (elsewhere, skipped, missed)
+ *   claims N SECONDS JOB...      claim N jobs' elapses at SECONDS at once
+ *                                (skip), as one wake-up does; wait for all
  *   end JOB SECONDS STATUS       the run ended with exit STATUS (0 succeeded)
  *   drop JOB SECONDS             the won elapse will not run
  *   flushed                      wait until every claim and end is written
@@ -38,6 +40,7 @@
 struct drive {
 	struct fleet *fleet;
 	bool up, answered, errored;
+	long unanswered;             /* claims still waiting (claims N) */
 };
 
 static int64_t env_ms(const char *name, int64_t fallback)
@@ -68,6 +71,7 @@ static void take_events(struct drive *d)
 			printf("claim %s %lld %s\n", ev.job, (long long)(ev.scheduled_ns / NSEC_PER_SEC),
 			       outcome_name(ev.outcome));
 			d->answered = true;
+			d->unanswered--;
 			break;
 		case FLEET_EVENT_ERROR:
 			printf("error %s: %s\n", ev.call, ev.message);
@@ -130,6 +134,24 @@ static bool is_up(const struct drive *d) { return d->up; }
 static bool has_answer(const struct drive *d) { return d->answered; }
 static bool has_error(const struct drive *d) { return d->errored; }
 static bool is_flushed(const struct drive *d) { return fleet_pending(d->fleet) == 0; }
+static bool all_answered(const struct drive *d) { return d->unanswered <= 0; }
+
+/* claims N SECONDS JOB...: queued together, sent by one fleet_service. */
+static bool claim_many(struct drive *d, char **argv, int argc, int *i)
+{
+	long n = *i + 2 <= argc ? strtol(argv[*i], NULL, 10) : -1;
+	int64_t at;
+
+	if (n < 1 || *i + 2 + n > argc)
+		return false;
+	at = strtoll(argv[*i + 1], NULL, 10) * NSEC_PER_SEC;
+	*i += 2;
+	d->unanswered = n;
+	for (long k = 0; k < n; k++)
+		if (fleet_claim(d->fleet, argv[(*i)++], at, true, (uint64_t)k) != 0)
+			return false;
+	return wait_for(d, all_answered);
+}
 
 static void serve(struct drive *d, int64_t ns)
 {
@@ -147,6 +169,8 @@ static bool step(struct drive *d, char **argv, int argc, int *i)
 	int need = strcmp(s, "claim") == 0 || strcmp(s, "end") == 0 ? 3
 		 : strcmp(s, "drop") == 0 ? 2 : strcmp(s, "serve") == 0;
 
+	if (strcmp(s, "claims") == 0)
+		return claim_many(d, argv, argc, i);
 	if (*i + need > argc)
 		return false;
 	*i += need;

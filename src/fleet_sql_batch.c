@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+#include "fleet_sql_batch.h"
+
+/* The same key as fleet_sql.c's setup: replicas upgrading at once take
+ * turns. */
+#define UPGRADE_LOCK "32199633744817779"
+
+/* A table made before the state 'skipped' existed: its CHECK is widened
+ * (once, under the setup's lock). A table that already allows it, or has
+ * no such CHECK, is left as it is. Only the table's owner may: another
+ * role is told, in one line, the statement its owner must run. */
+const char fleet_sql_upgrade[] =
+	"DO $tfd$\n"
+	"DECLARE c name; fix text;\n"
+	"BEGIN\n"
+	"  SELECT conname INTO c FROM pg_constraint\n"
+	"    WHERE conrelid = 'tfd_runs'::regclass AND contype = 'c'\n"
+	"      AND pg_get_constraintdef(oid) LIKE '%abandoned%'\n"
+	"      AND pg_get_constraintdef(oid) NOT LIKE '%skipped%';\n"
+	"  IF c IS NOT NULL THEN\n"
+	"    fix := format('ALTER TABLE %s DROP CONSTRAINT %I, ADD CONSTRAINT %I CHECK (state IN '\n"
+	"      '(''running'', ''succeeded'', ''failed'', ''abandoned'', ''skipped''))',\n"
+	"      'tfd_runs'::regclass::text, c, c);\n"
+	"    PERFORM pg_advisory_xact_lock(" UPGRADE_LOCK ");\n"
+	"    BEGIN\n"
+	"      EXECUTE fix;\n"
+	"    EXCEPTION WHEN insufficient_privilege THEN\n"
+	"      RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE = format(\n"
+	"        'table %s predates the state ''skipped'' and only its owner may widen its CHECK: %s',\n"
+	"        'tfd_runs'::regclass::text, fix);\n"
+	"    END;\n"
+	"  END IF;\n"
+	"END\n"
+	"$tfd$";
+
+/* Up to FLEET_BATCH_MAX elapses claimed in one statement. $1 jobs, $2
+ * instants, $3 exclusive (--overlap skip), $4 resent (its answer was lost
+ * with a connection), $5 the replica, $6 the lease and $7 the deadline in
+ * microseconds. One row per elapse: its place in the arrays, the outcome,
+ * the holder when another replica's, the database's now().
+ *
+ * The claim is the insert; rows are inserted in (job, scheduled) order so
+ * that replicas claiming the same batch wait for each other in one order,
+ * never in a deadlock. What the insert did not take is told from the rows
+ * the statement sees: one already there (held, skipped, or this replica's
+ * own when re-sent: won only while still running), the deadline passed, a
+ * later elapse of the job already claimed (overtaken: never run after
+ * it), or another of the job's runs going on (the skip, recorded as a
+ * 'skipped' row so every replica that asks later hears the same). A
+ * conflict with a row that another replica committed while this statement
+ * ran is invisible to it: that elapse is "again", asked in the next
+ * statement, which sees it. */
+const char fleet_sql_claims[] =
+	"WITH item AS (\n"
+	"  SELECT i.n, i.job, i.scheduled, i.exclusive, i.resent,\n"
+	"         now() <= i.scheduled + $7::bigint * interval '1 microsecond' AS in_time,\n"
+	"         EXISTS (SELECT 1 FROM tfd_runs l WHERE l.job = i.job AND l.scheduled > i.scheduled\n"
+	"                 AND l.state <> 'skipped') AS overtaken\n"
+	"  FROM unnest($1::text[], $2::timestamptz[], $3::bool[], $4::bool[])\n"
+	"       WITH ORDINALITY AS i(job, scheduled, exclusive, resent, n)),\n"
+	"claim AS (\n"
+	"  INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at,\n"
+	"                        renewed_at, lease_until, timed_out)\n"
+	"  SELECT job, scheduled, $5, 'running', 1, now(), now(),\n"
+	"         now() + $6::bigint * interval '1 microsecond', CASE WHEN exclusive THEN false END\n"
+	"  FROM item WHERE in_time AND NOT overtaken\n"
+	"  ORDER BY job, scheduled\n"
+	"  ON CONFLICT DO NOTHING\n"
+	"  RETURNING job, scheduled),\n"
+	"seen AS (\n"
+	"  SELECT i.*, c.job IS NOT NULL AS won, r.replica AS holder, r.state AS held,\n"
+	"         i.exclusive AND EXISTS (SELECT 1 FROM tfd_runs o WHERE o.job = i.job\n"
+	"                                 AND o.state = 'running' AND NOT o.timed_out) AS busy\n"
+	"  FROM item i\n"
+	"  LEFT JOIN claim c ON c.job = i.job AND c.scheduled = i.scheduled\n"
+	"  LEFT JOIN tfd_runs r ON r.job = i.job AND r.scheduled = i.scheduled),\n"
+	"skip AS (\n"
+	"  INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at,\n"
+	"                        renewed_at, lease_until, finished_at)\n"
+	"  SELECT job, scheduled, $5, 'skipped', 0, now(), now(), now(), now()\n"
+	"  FROM seen WHERE NOT won AND holder IS NULL AND in_time AND NOT overtaken AND busy\n"
+	"  ORDER BY job, scheduled\n"
+	"  ON CONFLICT DO NOTHING\n"
+	"  RETURNING job, scheduled)\n"
+	"SELECT s.n,\n"
+	"       CASE WHEN s.won THEN 'won'\n"
+	"            WHEN s.holder IS NOT NULL THEN\n"
+	"              CASE WHEN s.held = 'skipped' THEN 'skipped'\n"
+	"                   WHEN s.holder = $5 AND s.resent AND s.held = 'running' THEN 'won'\n"
+	"                   WHEN s.holder = $5 AND s.resent THEN 'missed'\n"
+	"                   ELSE 'elsewhere' END\n"
+	"            WHEN NOT s.in_time OR s.overtaken THEN 'missed'\n"
+	"            WHEN k.job IS NOT NULL THEN 'skipped'\n"
+	"            ELSE 'again' END,\n"
+	"       s.holder,\n"
+	"       (extract(epoch FROM now()) * 1000000)::bigint\n"
+	"FROM seen s LEFT JOIN skip k ON k.job = s.job AND k.scheduled = s.scheduled";
+
+/* Runs' ends, up to FLEET_BATCH_MAX: $1 jobs, $2 instants, $3 states, $4
+ * tries, $5 exit statuses, $6 timed out, $7 ends, $8 the replica. An end
+ * is written even over 'abandoned' (the run did end; the row is its
+ * history); an end whose row is gone (lost with a failover's unreplicated
+ * WAL) is inserted again, claimed at its instant, unless another
+ * replica's row holds the key now. */
+const char fleet_sql_ends[] =
+	"WITH e AS (\n"
+	"  SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::int[], $5::int[],\n"
+	"                       $6::bool[], $7::timestamptz[])\n"
+	"         AS e(job, scheduled, state, attempts, exit_status, timed_out, finished_at)),\n"
+	"written AS (\n"
+	"  UPDATE tfd_runs r SET state = e.state, attempts = e.attempts, exit_status = e.exit_status,\n"
+	"         timed_out = e.timed_out, finished_at = e.finished_at\n"
+	"  FROM e WHERE r.job = e.job AND r.scheduled = e.scheduled AND r.replica = $8\n"
+	"  RETURNING 1),\n"
+	"restored AS (\n"
+	"  INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at, renewed_at,\n"
+	"                        lease_until, finished_at, exit_status, timed_out)\n"
+	"  SELECT job, scheduled, $8, state, attempts, least(scheduled, finished_at), finished_at,\n"
+	"         finished_at, finished_at, exit_status, timed_out\n"
+	"  FROM e WHERE NOT EXISTS (SELECT 1 FROM tfd_runs r\n"
+	"                           WHERE r.job = e.job AND r.scheduled = e.scheduled)\n"
+	"  ORDER BY job, scheduled\n"
+	"  ON CONFLICT DO NOTHING\n"
+	"  RETURNING 1)\n"
+	"SELECT (SELECT count(*) FROM written), (SELECT count(*) FROM restored)";
+
+/* A replica that reconnected writes again the rows of the elapses it won
+ * lately, before any new claim: a failover to a standby that had not
+ * received them lost them, and another replica would claim those elapses
+ * again. A row that is there, or a key another replica holds now, is left
+ * as it is. $1-$7 as for the ends (a running row: state 'running', no
+ * end), $8 the replica, $9 the lease in microseconds. */
+const char fleet_sql_rewrite[] =
+	"INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at, renewed_at,\n"
+	"                      lease_until, finished_at, exit_status, timed_out)\n"
+	"SELECT job, scheduled, $8, state, attempts, now(), now(),\n"
+	"       now() + $9::bigint * interval '1 microsecond', finished_at, exit_status, timed_out\n"
+	"FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::int[], $5::int[], $6::bool[],\n"
+	"            $7::timestamptz[])\n"
+	"     AS w(job, scheduled, state, attempts, exit_status, timed_out, finished_at)\n"
+	"ORDER BY job, scheduled\n"
+	"ON CONFLICT DO NOTHING";
