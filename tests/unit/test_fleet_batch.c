@@ -6,15 +6,12 @@
  * what has no value, a running row's end left out). No database: the SQL
  * itself runs against PostgreSQL in tests/bats/76-fleet-client.bats. */
 #include "fleet_op.h"
+#include "harness.h"
 #include "tsv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static struct tally tally;
-
-#define check(ok, ...) tally_check(&tally, (ok), __FILE__, __LINE__, __VA_ARGS__)
 
 /* A batch of the N ops in ITEMS (copied: the batch owns its array). */
 static struct op *batch_of(enum op_kind kind, struct op *const *items, size_t n)
