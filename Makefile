@@ -249,6 +249,7 @@ build/fuzz/fuzz_%: build/fuzz/obj/fuzz_%.o $(FUZZ_OBJS)
 
 fuzz-%: build/fuzz/fuzz_%
 	rm -rf build/fuzz/corpus-$*
+	mkdir -p tests/fuzz/regressions/$*
 	tests/fuzz/seed.sh build/fuzz/corpus-$* $(fuzz_seed_$*)
 	@$< -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix=build/fuzz/crash-$*- $(fuzz_opts_$*) \
