@@ -145,23 +145,27 @@ void events_error(struct events *ev, const char *job, const char *call,
 		  const char *message)
 {
 	events_errf(ev, "tfd: %s\n", message);
-	if (ev->cfg.json)
-		put_out(ev, json_error(ev->line.s, json_reserve(ev, name_len(job) + name_len(call) +
-							  name_len(message)),
-				       job, call, message));
+	if (ev->cfg.json) {
+		size_t cap = json_reserve(ev, name_len(job) + name_len(call) + name_len(message));
+
+		put_out(ev, json_error(ev->line.s, cap, job, call, message));
+	}
 	ev->write_failed = true;
 }
 
 void events_tick(struct events *ev, const char *format, const struct tick *t)
 {
-	if (ev->cfg.quiet)
+	size_t cap;
+
+	if (ev->cfg.quiet || (!ev->cfg.json && !format))
 		return;
-	if (ev->cfg.json)
-		put_out(ev, json_tick(ev->line.s, json_reserve(ev, name_len(t->job)), t));
-	else if (format)
-		put_out(ev, format_tick(ev->line.s,
-					line_reserve(ev, report_line_max(format, name_len(t->job))),
-					format, t));
+	if (ev->cfg.json) {
+		cap = json_reserve(ev, name_len(t->job));
+		put_out(ev, json_tick(ev->line.s, cap, t));
+	} else {
+		cap = line_reserve(ev, report_line_max(format, name_len(t->job)));
+		put_out(ev, format_tick(ev->line.s, cap, format, t));
+	}
 }
 
 void events_setting(struct events *ev, const char *job, const char *what,
@@ -202,7 +206,9 @@ void events_run_end(struct events *ev, const char *job, const struct run_end *e)
 	const char *prefix = "";
 
 	if (ev->cfg.json) {
-		put_out(ev, json_exit(ev->line.s, json_reserve(ev, name_len(e->job)), e));
+		size_t cap = json_reserve(ev, name_len(e->job));
+
+		put_out(ev, json_exit(ev->line.s, cap, e));
 		return;
 	}
 	if (!run_end_unsuccessful(e))
@@ -250,8 +256,11 @@ int events_output_line(struct events *ev, const char *job, uint64_t seq, int str
 
 void events_clock_set(struct events *ev, const char *job, int64_t wall_ns)
 {
-	if (ev->cfg.json)
-		put_out(ev, json_clock(ev->line.s, json_reserve(ev, name_len(job)), job, wall_ns));
+	if (ev->cfg.json) {
+		size_t cap = json_reserve(ev, name_len(job));
+
+		put_out(ev, json_clock(ev->line.s, cap, job, wall_ns));
+	}
 }
 
 void events_clock_set_done(struct events *ev)
@@ -270,18 +279,21 @@ void events_reload(struct events *ev, const struct reload_counts *c, const char 
 	else if (ev->cfg.verbose)
 		events_errf(ev, "tfd: reloaded %s: %zu added, %zu removed, %zu kept\n",
 			    ev->cfg.jobs_path, c->added, c->removed, c->kept);
-	if (ev->cfg.json)
-		put_out(ev, json_reload(ev->line.s, json_reserve(ev, name_len(error)), !error,
-					c->added, c->removed,
-					c->kept, error));
+	if (ev->cfg.json) {
+		size_t cap = json_reserve(ev, name_len(error));
+
+		put_out(ev, json_reload(ev->line.s, cap, !error, c->added, c->removed, c->kept,
+					error));
+	}
 }
 
 void events_control(struct events *ev, const char *command, const char *job, unsigned uid)
 {
-	if (ev->cfg.json)
-		put_out(ev, json_control(ev->line.s, json_reserve(ev, name_len(command) + name_len(job)),
-				       command, job, uid));
-	else
+	if (ev->cfg.json) {
+		size_t cap = json_reserve(ev, name_len(command) + name_len(job));
+
+		put_out(ev, json_control(ev->line.s, cap, command, job, uid));
+	} else
 		events_errf(ev, "tfd: control: %s%s%s (uid %u)\n", command, job ? " " : "",
 			    job ? job : "", uid);
 }
