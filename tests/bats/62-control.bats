@@ -305,16 +305,20 @@ ask() {
 	mkdir -m 700 "$d/xdg"
 	echo '--name x --interval 1h -- true' >"$d/jobs"
 	chown nobody "$d/xdg" "$d/jobs"
+	# The binaries where nobody may run them: a clone under /root (0700)
+	# is not.
+	install -m 755 "$TFD" "$d/tfd"
+	install -m 755 "$TFDCTL" "$d/tfdctl"
 	unset TFD_CONTROL
 	run setpriv --reuid=nobody --regid=nogroup --clear-groups env XDG_RUNTIME_DIR="$d/xdg" bash -c '
 		cd "$3" || exit 9
 		"$1" --jobs=jobs --control >xdg/out 2>xdg/err 3>&- &
 		for i in $(seq 100); do [[ -S xdg/tfd/control ]] && break; sleep 0.05; done
 		"$2" list --names
-		kill %1; wait' _ "$TFD" "$TFDCTL" "$d"
+		kill %1; wait' _ "$d/tfd" "$d/tfdctl" "$d"
 	run_status=$status
 	run_output=$output
-	run --separate-stderr env -u XDG_RUNTIME_DIR setpriv --reuid=nobody --regid=nogroup --clear-groups "$TFD" --jobs="$d/jobs" --control
+	run --separate-stderr env -u XDG_RUNTIME_DIR setpriv --reuid=nobody --regid=nogroup --clear-groups "$d/tfd" --jobs="$d/jobs" --control
 	rm -rf "$d"
 	assert_equal "$run_status" 0
 	assert_equal "$run_output" x
