@@ -481,6 +481,14 @@ void claims_service(struct loop *l, short revents)
 	act_ready(l);
 }
 
+void claims_note_coming(struct loop *l)
+{
+	/* After this turn's starts: a claim they queued waits for more only
+	 * while more are due (a single elapse goes at once, not after
+	 * FLEET_GATHER_NS). */
+	fleet_claims_coming(l->claims->f, runs_starts_ready(l));
+}
+
 void claims_job_gone(struct loop *l, struct job *j)
 {
 	struct claims *c = l->claims;

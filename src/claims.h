@@ -37,6 +37,10 @@ int64_t claims_deadline(const struct loop *l);
  * and its events are acted on. */
 void claims_service(struct loop *l, short revents);
 
+/* After the turn's starts: whether claims just queued wait for more (more
+ * starts are due) or go now. */
+void claims_note_coming(struct loop *l);
+
 /* Held ticks that wait for their answer: tfd does not end before them. */
 bool claims_waiting(const struct loop *l);
 

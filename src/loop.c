@@ -416,6 +416,8 @@ static void wait_for_events(struct loop *l)
 	if (l->claims)
 		claims_service(l, fleet_revents(l, n));
 	runs_serve_starts(l);
+	if (l->claims)
+		claims_note_coming(l);
 }
 
 /* Everything the loop holds, from a zeroed start: what is open is closed. */

@@ -326,3 +326,17 @@ wait_until() {
 	((ended - at <= 8)) || fail "tfd ended $((ended - at)) s after the instant"
 	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job <> ''" "$DB")" running
 }
+
+@test "fleet: a lone elapse's claim goes at once, not after the batch's gathering time (50 ms)" {
+	# Each run writes how long after its scheduled instant it started
+	# (ms): the claim, a fork and an exec. The gathering that lets one
+	# statement carry a burst must not hold back a claim that is alone.
+	run_clean timeout 30 "$TFD" --fleet "$CONN" --replica a --calendar '*:*:*' --count 7 -q -- \
+		sh -c 'echo "$(date +%s.%N) $TFD_SCHEDULED" >>"$1"' _ "$RUNS"
+	run awk '{ printf "%d\n", ($1 - $2) * 1000 }' "$RUNS"
+	local late median
+	mapfile -t late < <(sort -n <<<"$output")
+	((${#late[@]} == 7)) || fail "runs: ${late[*]}"
+	median=${late[3]}
+	((median < 40)) || fail "median start $median ms after the instant: ${late[*]}"
+}
