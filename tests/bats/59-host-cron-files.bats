@@ -48,19 +48,6 @@ make_user() {
 	useradd -M -d /nonexistent -s /bin/sh -U "$made"
 }
 
-# A job that runs at once: its file says the watches are set, as they are
-# before the first run.
-UP='--name up --delay 0 -- /usr/bin/touch up'
-
-wait_up() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[[ -e up ]] && return 0
-		sleep 0.05
-	done
-	fail "tfd did not start its jobs: $(cat err 2>/dev/null)"
-}
-
 @test "--system-crontab: a file not root's alone, or a link not root's, is not loaded, named with why; the others load" {
 	local user uid
 	make_user user

@@ -220,18 +220,7 @@ make_dir() {
 }
 
 # Watching every source (SPEC "A host's cron": every file and directory is
-# watched). Each tfd below has a job "up" that runs at once: its file says
-# the watches are set, as they are before the first run.
-UP='--name up --delay 0 -- /usr/bin/touch up'
-
-wait_up() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[[ -e up ]] && return 0
-		sleep 0.05
-	done
-	fail "tfd did not start its jobs: $(cat err 2>/dev/null)"
-}
+# watched); each tfd below has the job $UP (reload_helper.bash).
 
 @test "a watched directory: a file added, removed or renamed reloads, once each; passed-over names do not" {
 	mkdir d

@@ -1,8 +1,23 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # Shared by the bats files that reload a jobs file (55-jobs.bats,
-# 56-reload.bats): saving as an editor does, and the "reload" events of a
-# --json stream.
+# 56-reload.bats, the 59-host-cron files): saving as an editor does, a job
+# that says the watches are set, and the "reload" events of a --json stream.
+
+# A job that runs at once: its file (up, in the current directory) says
+# the watches are set, as they are before the first run; wait_up waits
+# for it (up to 5 s), and fails with tfd's stderr (err) if it never comes.
+# shellcheck disable=SC2034 # the test files use it
+UP='--name up --delay 0 -- /usr/bin/touch up'
+
+wait_up() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -e up ]] && return 0
+		sleep 0.05
+	done
+	fail "tfd did not start its jobs: $(cat err 2>/dev/null)"
+}
 
 # Writes stdin to file $1 the way an editor saves: a new file renamed over
 # the old one, so that no reader ever sees half of it.
