@@ -126,10 +126,10 @@ America/New_York	1772946000	*-*-* 02:30
 America/New_York	1772946000	*:15
 America/New_York	1772946000	*-*-* 01,02,03:00
 America/New_York	1772946000	Sun *-*-* 02:00
-America/New_York	1793505600	*-*-* 01:30
-America/New_York	1793505600	*:0/20
-America/New_York	1793505600	*-*-* 01:59:59
-America/New_York	1793505600	hourly
+America/New_York	1762056000	*-*-* 01:30
+America/New_York	1762056000	*:0/20
+America/New_York	1762056000	*-*-* 01:59:59
+America/New_York	1762056000	hourly
 # Australia/Lord_Howe moves its clocks by half an hour: 02:00 -> 02:30 on
 # 2026-10-04 (base 1791034200 = 00:00 that day) and 02:00 -> 01:30 on
 # 2026-04-05 (base 1775307600 = 00:00 that day).
@@ -207,7 +207,11 @@ UTC	1781526896	*:*:1.0..3.8
 UTC	1781526896	00:00:1.5..2.0
 UTC	1781526896	*:*:*.5
 # Repeated (fall-back) hours in other zones, from bases before, inside and
-# after the fold, and a season away (issue 11 item 8).
+# after the fold, and a season away (issue 11 item 8). Every fold is one
+# that has already happened: governments change their rules at short notice
+# and tzdata follows (2026f: Cuba kept summer time past November 2026), so a
+# fold still in the future when a release of tzdata was made may vanish in
+# the next one, and the vectors would then test the tzdata, not tfd.
 Australia/Sydney	1775307600	*-*-* 02:30
 Australia/Sydney	1775307600	hourly
 Australia/Sydney	1775307600	*:0/15
@@ -240,22 +244,22 @@ Australia/Lord_Howe	1767531600	*-*-* 01:45
 Australia/Lord_Howe	1767531600	hourly
 Australia/Lord_Howe	1767531600	*:0/15
 Australia/Lord_Howe	1767531600	*-*-* 01:*:00
-America/Havana	1793505600	*-*-* 00:30
-America/Havana	1793505600	hourly
-America/Havana	1793505600	*:0/15
-America/Havana	1793505600	*-*-* 00:*:00
-America/Havana	1793507401	*-*-* 00:30
-America/Havana	1793507401	hourly
-America/Havana	1793507401	*:0/15
-America/Havana	1793507401	*-*-* 00:*:00
-America/Havana	1793511001	*-*-* 00:30
-America/Havana	1793511001	hourly
-America/Havana	1793511001	*:0/15
-America/Havana	1793511001	*-*-* 00:*:00
-America/Havana	1785729600	*-*-* 00:30
-America/Havana	1785729600	hourly
-America/Havana	1785729600	*:0/15
-America/Havana	1785729600	*-*-* 00:*:00
+America/Havana	1762056000	*-*-* 00:30
+America/Havana	1762056000	hourly
+America/Havana	1762056000	*:0/15
+America/Havana	1762056000	*-*-* 00:*:00
+America/Havana	1762057801	*-*-* 00:30
+America/Havana	1762057801	hourly
+America/Havana	1762057801	*:0/15
+America/Havana	1762057801	*-*-* 00:*:00
+America/Havana	1762061401	*-*-* 00:30
+America/Havana	1762061401	hourly
+America/Havana	1762061401	*:0/15
+America/Havana	1762061401	*-*-* 00:*:00
+America/Havana	1754193600	*-*-* 00:30
+America/Havana	1754193600	hourly
+America/Havana	1754193600	*:0/15
+America/Havana	1754193600	*-*-* 00:*:00
 Pacific/Chatham	1775297700	*-*-* 02:50
 Pacific/Chatham	1775297700	hourly
 Pacific/Chatham	1775297700	*:0/15
@@ -304,22 +308,22 @@ Europe/Berlin	1785103200	*-*-* 02:30
 Europe/Berlin	1785103200	hourly
 Europe/Berlin	1785103200	*:0/15
 Europe/Berlin	1785103200	*-*-* 02:*:00
-America/New_York	1793505600	*-*-* 01:30
-America/New_York	1793505600	hourly
-America/New_York	1793505600	*:0/15
-America/New_York	1793505600	*-*-* 01:*:00
-America/New_York	1793511001	*-*-* 01:30
-America/New_York	1793511001	hourly
-America/New_York	1793511001	*:0/15
-America/New_York	1793511001	*-*-* 01:*:00
+America/New_York	1762056000	*-*-* 01:30
+America/New_York	1762056000	hourly
+America/New_York	1762056000	*:0/15
+America/New_York	1762056000	*-*-* 01:*:00
+America/New_York	1762061401	*-*-* 01:30
+America/New_York	1762061401	hourly
+America/New_York	1762061401	*:0/15
+America/New_York	1762061401	*-*-* 01:*:00
 America/New_York	1793514601	*-*-* 01:30
 America/New_York	1793514601	hourly
 America/New_York	1793514601	*:0/15
 America/New_York	1793514601	*-*-* 01:*:00
-America/New_York	1785729600	*-*-* 01:30
-America/New_York	1785729600	hourly
-America/New_York	1785729600	*:0/15
-America/New_York	1785729600	*-*-* 01:*:00
+America/New_York	1754193600	*-*-* 01:30
+America/New_York	1754193600	hourly
+America/New_York	1754193600	*:0/15
+America/New_York	1754193600	*-*-* 01:*:00
 # Weekday lists and ranges, shorthands.
 UTC	1781526896	Sat..Mon 10:00
 UTC	1781526896	mon-wed,FRIDAY *-*-01..07 08:00
