@@ -12,8 +12,9 @@
 #   claim     the start of a run after its scheduled instant, --fleet on a
 #             local socket against no --fleet, in turns (even and odd
 #             seconds), FLEET_SAMPLES runs each
-#   scale     3 replicas x FLEET_JOBS `* * * * *` lines for FLEET_MINUTES
-#             minutes, then one tfd without --fleet on the same file
+#   scale     one tfd without --fleet on FLEET_JOBS `* * * * *` lines for
+#             FLEET_MINUTES minutes, then 3 replicas on the same lines,
+#             the server's fsync off and then on
 #   failover  3 replicas, FLEET_FAIL_JOBS jobs every 20 s running 8 s, one
 #             replica SIGKILLed 3 s into its runs, --fleet-lease
 #             FLEET_LEASE_S
@@ -198,9 +199,10 @@ fleet_next_minute() {
 	printf '%d' $(((now + 5) / 60 * 60 + 60))
 }
 
-fleet_scale() {
-	local conn dir=$FLEET_TMP/scale first last c=() p=() lf lp mf mp r per=() tab
-	conn=$(fleet_db scale) || return
+# fleet_scale_jobs DIR: the jobs files, FLEET_JOBS `* * * * *` lines each
+# (jobs.fleet writes to DIR/fleet.runs, jobs.plain to DIR/plain.runs).
+fleet_scale_jobs() {
+	local dir=$1 r
 	mkdir -p "$dir"
 	# Crontab lines of the same command get names of their own
 	# (fleet_stamp, fleet_stamp-2, ...), the same on every replica.
@@ -210,43 +212,80 @@ fleet_scale() {
 	sed "s|$dir/fleet.runs|$dir/plain.runs|" "$dir/jobs.fleet" >"$dir/jobs.plain"
 	: >"$dir/fleet.runs"
 	: >"$dir/plain.runs"
+}
+
+# fleet_scale_fleet FSYNC: the 3 replicas for FLEET_MINUTES minutes, the
+# server's fsync FSYNC; sets SCALE_C (runs doubled missed), SCALE_L (each
+# minute's last start), SCALE_M (every start's median), SCALE_PER, SCALE_TAB.
+fleet_scale_fleet() {
+	local fsync=$1 db=scale_$1 conn dir=$FLEET_TMP/scale.$1 first last r
+	fleet_burst_restart "$fsync" || { say "fleet: scale: the server did not restart (see $LOG)"; return 1; }
+	conn=$(fleet_db "$db") || return
+	fleet_scale_jobs "$dir"
 	first=$(fleet_next_minute)
 	last=$((first + (FLEET_MINUTES - 1) * 60))
-	say "fleet: scale, 3 replicas x $FLEET_JOBS jobs, $FLEET_MINUTES minutes from $(date -d "@$first" +%H:%M)"
+	say "fleet: scale, 3 replicas x $FLEET_JOBS jobs, $FLEET_MINUTES minutes from $(date -d "@$first" +%H:%M), fsync $fsync"
 	fleet_replicas "$conn" "$dir/json" --jobs "$dir/jobs.fleet"
 	fleet_scale_wait "$dir/fleet.runs" "$last"
-	read -ra c <<<"$(fleet_scale_counts "$dir/fleet.runs" "$first" "$last")"
-	lf=$(fleet_scale_last "$dir/fleet.runs" "$first" "$last") mf=$(fleet_scale_all_median "$dir/fleet.runs" "$first" "$last")
+	SCALE_C=$(fleet_scale_counts "$dir/fleet.runs" "$first" "$last")
+	SCALE_L=$(fleet_scale_last "$dir/fleet.runs" "$first" "$last")
+	SCALE_M=$(fleet_scale_all_median "$dir/fleet.runs" "$first" "$last")
+	SCALE_PER=()
 	for r in "${FLEET_REPLICAS[@]}"; do
-		per+=("$r $(awk -v a="$first" -v b="$last" -v r="$r" '{ t = int($2) } t >= a && t <= b && $3 == r' "$dir/fleet.runs" | wc -l)")
+		SCALE_PER+=("$r $(awk -v a="$first" -v b="$last" -v r="$r" '{ t = int($2) } t >= a && t <= b && $3 == r' "$dir/fleet.runs" | wc -l)")
 	done
-	tab=$(pg_sql "SELECT count(*), count(*) FILTER (WHERE state = 'succeeded'),
+	SCALE_TAB=$(pg_sql "SELECT count(*), count(*) FILTER (WHERE state = 'succeeded'),
 		(SELECT count(*) FROM (SELECT 1 FROM tfd_runs GROUP BY job, scheduled HAVING count(*) > 1) d),
 		string_agg(DISTINCT replica, ',')
-		FROM tfd_runs WHERE scheduled BETWEEN to_timestamp($first) AND to_timestamp($last)" scale)
-	detail "fleet scale: runs doubled missed: ${c[*]}; by replica: ${per[*]}; table (rows, succeeded, doubled keys, replicas): $tab"
-	detail "fleet scale: ticks missed $(cat "$dir"/json.* | grep -c '"action":"missed"'), elsewhere $(cat "$dir"/json.* | grep -c '"action":"elsewhere"')"
-	detail "fleet scale: last start after each minute (ms): $lf; median start $mf ms"
+		FROM tfd_runs WHERE scheduled BETWEEN to_timestamp($first) AND to_timestamp($last)" "$db")
+	detail "fleet scale fsync $fsync: runs doubled missed: $SCALE_C; by replica: ${SCALE_PER[*]}; table (rows, succeeded, doubled keys, replicas): $SCALE_TAB"
+	detail "fleet scale fsync $fsync: ticks missed $(cat "$dir"/json.* | grep -c '"action":"missed"'), elsewhere $(cat "$dir"/json.* | grep -c '"action":"elsewhere"')"
+	detail "fleet scale fsync $fsync: last start after each minute (ms): $SCALE_L; median start $SCALE_M ms"
+}
 
+# fleet_scale_plain: one tfd without --fleet, the same jobs; sets PLAIN_C,
+# PLAIN_L, PLAIN_M as fleet_scale_fleet does.
+fleet_scale_plain() {
+	local dir=$FLEET_TMP/scale.plain first last
+	fleet_scale_jobs "$dir"
 	first=$(fleet_next_minute)
 	last=$((first + (FLEET_MINUTES - 1) * 60))
 	say "fleet: scale, one tfd without --fleet, the same $FLEET_JOBS jobs, $FLEET_MINUTES minutes from $(date -d "@$first" +%H:%M)"
 	"$TFD" --jobs "$dir/jobs.plain" -q 2>>"$LOG" &
 	FLEET_PIDS+=("$!")
 	fleet_scale_wait "$dir/plain.runs" "$last"
-	read -ra p <<<"$(fleet_scale_counts "$dir/plain.runs" "$first" "$last")"
-	lp=$(fleet_scale_last "$dir/plain.runs" "$first" "$last") mp=$(fleet_scale_all_median "$dir/plain.runs" "$first" "$last")
-	detail "fleet scale, no --fleet: runs doubled missed: ${p[*]}; last start after each minute (ms): $lp; median start $mp ms"
+	PLAIN_C=$(fleet_scale_counts "$dir/plain.runs" "$first" "$last")
+	PLAIN_L=$(fleet_scale_last "$dir/plain.runs" "$first" "$last")
+	PLAIN_M=$(fleet_scale_all_median "$dir/plain.runs" "$first" "$last")
+	detail "fleet scale, no --fleet: runs doubled missed: $PLAIN_C; last start after each minute (ms): $PLAIN_L; median start $PLAIN_M ms"
+}
 
-	row "fleet scale: 3 replicas × $FLEET_JOBS \`* * * * *\` lines, $FLEET_MINUTES minutes: runs (the runs' own lines; by replica: ${per[*]}), doubled, missed; tfd_runs rows (rows, succeeded, keys twice, replicas: ${tab//|/, }) (ref: one tfd without --fleet)" \
+# fleet_scale_rows FSYNC: the rows of one fsync setting against the plain run.
+fleet_scale_rows() {
+	local c=() p=() lf lp
+	read -ra c <<<"$SCALE_C"
+	read -ra p <<<"$PLAIN_C"
+	row "fleet scale: 3 replicas × $FLEET_JOBS \`* * * * *\` lines, $FLEET_MINUTES minutes, the server's fsync $1: runs (the runs' own lines; by replica: ${SCALE_PER[*]}), doubled, missed; tfd_runs rows (rows, succeeded, keys twice, replicas: ${SCALE_TAB//|/, }) (ref: one tfd without --fleet)" \
 		"${c[0]} runs, ${c[1]} doubled, ${c[2]} missed" "${p[0]} runs, ${p[1]} doubled, ${p[2]} missed" "—" \
 		"$((FLEET_JOBS * FLEET_MINUTES)) runs, 0 doubled, 0 missed" \
 		"$([[ ${c[0]} == $((FLEET_JOBS * FLEET_MINUTES)) && ${c[1]} == 0 && ${c[2]} == 0 ]] && printf yes || printf no)"
-	read -ra c <<<"$lf"
-	read -ra p <<<"$lp"
+	read -ra c <<<"$SCALE_L"
+	read -ra p <<<"$PLAIN_L"
 	lf=$(median "${c[@]}") lp=$(median "${p[@]}")
-	row "fleet scale: the last run's start after the minute (ms, median of the $FLEET_MINUTES minutes: with --fleet ${c[*]}; without ${p[*]}; every start's median: with $mf, without $mp)" \
+	row "fleet scale, fsync $1: the last run's start after the minute (ms, median of the $FLEET_MINUTES minutes: with --fleet ${c[*]}; without ${p[*]}; every start's median: with $SCALE_M, without $PLAIN_M)" \
 		"$lf" "$lp" "$(ratio "$lf" "$lp")" "report" "report"
+}
+
+# Scale: the fleet with the server's fsync off and on, and the same jobs on
+# one tfd without --fleet as the reference.
+fleet_scale() {
+	local fsync
+	fleet_scale_plain
+	for fsync in off on; do
+		fleet_scale_fleet "$fsync" || continue
+		fleet_scale_rows "$fsync"
+	done
+	fleet_burst_restart off >/dev/null 2>&1
 }
 
 # Failover
