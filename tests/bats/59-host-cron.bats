@@ -26,10 +26,7 @@ eval "helper_$(declare -f teardown)"
 teardown() {
 	helper_teardown
 	if [[ -n ${TEST_USER-} ]]; then
-		userdel "$TEST_USER" 2>/dev/null || true
-		groupdel "$TEST_USER" 2>/dev/null || true
-		groupdel "${TEST_USER}a" 2>/dev/null || true
-		groupdel "${TEST_USER}b" 2>/dev/null || true
+		remove_user "$TEST_USER" "${TEST_USER}a" "${TEST_USER}b"
 	fi
 }
 

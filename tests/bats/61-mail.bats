@@ -23,8 +23,7 @@ eval "helper_$(declare -f teardown)"
 teardown() {
 	helper_teardown
 	if [[ -n ${TEST_USER-} ]]; then
-		userdel "$TEST_USER" 2>/dev/null || true
-		groupdel "$TEST_USER" 2>/dev/null || true
+		remove_user "$TEST_USER"
 	fi
 	if [[ -n ${SHARED-} ]]; then
 		rm -rf "$SHARED"

@@ -7,6 +7,7 @@
 # directory, or under a tmpfs /run in a mount namespace of the test's own.
 
 load test_helper
+load completion_helper
 load reload_helper
 
 TFDCTL=${TFDCTL:-$REPO/tfdctl}
@@ -493,32 +494,6 @@ ask() {
 		complete -C 'tfdctl re'"
 	assert_success
 	assert_output $'alpha\nbeta\nreload\tRead the jobs files again\nresume\tRun their elapses again'
-}
-
-# zsh_complete LINE: types LINE and TAB into an interactive zsh with the
-# completions on its fpath and prints what the terminal showed (as
-# 80-completion.bats does).
-zsh_complete() {
-	cat >"$BATS_TEST_TMPDIR/complete.zsh" <<'EOF'
-setopt extendedglob
-zmodload zsh/zpty || exit 3
-zpty z 'zsh -f -i'
-zpty -w z "PROMPT='> '; fpath=(${(q)1} \$fpath); autoload -Uz compinit; compinit -u -D; bindkey '^I' complete-word; setopt nobeep"
-zpty -w z "print -r -- '<''<READY>''>'"
-local line out
-while zpty -r z line; do [[ $line == *'<<READY>>'* ]] && break; done
-zpty -n -w z "$2"$'\t'
-sleep 1
-zpty -n -w z $'\C-u'
-zpty -w z "print -r -- '<''<DONE>''>'"
-while zpty -r z line; do
-	[[ $line == *'<<DONE>>'* ]] && break
-	out+=$line
-done
-zpty -d z
-print -r -- "${${out//$'\e'\[[0-9;?]#[a-zA-Z]/}//$'\r'/}"
-EOF
-	timeout 30 zsh -f "$BATS_TEST_TMPDIR/complete.zsh" "$REPO/completions" "$1"
 }
 
 @test "zsh completion offers the running tfd's job names and the commands" {

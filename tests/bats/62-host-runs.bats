@@ -27,9 +27,7 @@ eval "helper_$(declare -f teardown)"
 teardown() {
 	helper_teardown
 	rm -rf "$HOME_DIR"
-	userdel "$TEST_USER" 2>/dev/null || true
-	groupdel "$TEST_USER" 2>/dev/null || true
-	groupdel "${TEST_USER}g" 2>/dev/null || true
+	remove_user "$TEST_USER" "${TEST_USER}g"
 }
 
 make_user() {

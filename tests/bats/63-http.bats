@@ -65,6 +65,17 @@ get() {
 	body=${body%$'\n'}
 }
 
+# readyz_becomes CODE: asks /readyz until it answers CODE (up to 5 s); the
+# last answer is in code and body.
+readyz_becomes() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		get /readyz
+		[[ $code == "$1" ]] && return
+		sleep 0.1
+	done
+}
+
 # The worst late_us of the tick events in $OUT.
 late_max_us() {
 	grep '"event":"tick"' "$OUT" | sed 's/.*"late_us":\([0-9]*\).*/\1/' | sort -n | tail -1
@@ -336,21 +347,13 @@ late_max_us() {
 	assert_equal "$code" 200
 	echo '--name a --interval nonsense -- true' >"$jobs"
 	kill -HUP "$TFD_PID"
-	for _ in $(seq 50); do
-		get /readyz
-		[[ $code == 503 ]] && break
-		sleep 0.1
-	done
+	readyz_becomes 503
 	assert_equal "$code" 503
 	[[ $body == "the last reload was refused; the jobs run as they were: $jobs:1: "* ]] || fail "$body"
 	assert_equal "${#lines[@]}" 2
 	echo '--name a -i 1s -- true' >"$jobs"
 	kill -HUP "$TFD_PID"
-	for _ in $(seq 50); do
-		get /readyz
-		[[ $code == 200 ]] && break
-		sleep 0.1
-	done
+	readyz_becomes 200
 	assert_equal "$code" 200
 }
 
@@ -361,11 +364,7 @@ late_max_us() {
 	assert_equal "$code" 503
 	assert_equal "$body" "no jobs loaded: the jobs files hold no job"
 	echo '--name a -i 1s -- true' >"$BATS_TEST_TMPDIR/jobs.d/a"
-	for _ in $(seq 50); do
-		get /readyz
-		[[ $code == 200 ]] && break
-		sleep 0.1
-	done
+	readyz_becomes 200
 	assert_equal "$code" 200
 }
 

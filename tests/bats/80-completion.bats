@@ -4,6 +4,7 @@
 # zsh and fish checked for syntax and exercised in the real shells.
 
 load test_helper
+load completion_helper
 
 # The options of the SPEC; every shell must offer all of them.
 LONG_OPTS=(--name --clock --at --delay --interval --count --for --calendar
@@ -310,32 +311,6 @@ assert_zsh_lists() {
 	for w in "$@"; do
 		assert_line --regexp "^$w +-- "
 	done
-}
-
-# zsh_complete LINE: types LINE and TAB into an interactive zsh that has
-# the completions on its fpath, and prints what the terminal showed (the
-# listing, or the line as completed), without escape sequences.
-zsh_complete() {
-	cat >"$BATS_TEST_TMPDIR/complete.zsh" <<'EOF'
-setopt extendedglob
-zmodload zsh/zpty || exit 3
-zpty z 'zsh -f -i'
-zpty -w z "PROMPT='> '; fpath=(${(q)1} \$fpath); autoload -Uz compinit; compinit -u -D; bindkey '^I' complete-word; setopt nobeep"
-zpty -w z "print -r -- '<''<READY>''>'"
-local line out
-while zpty -r z line; do [[ $line == *'<<READY>>'* ]] && break; done
-zpty -n -w z "$2"$'\t'
-sleep 1
-zpty -n -w z $'\C-u'
-zpty -w z "print -r -- '<''<DONE>''>'"
-while zpty -r z line; do
-	[[ $line == *'<<DONE>>'* ]] && break
-	out+=$line
-done
-zpty -d z
-print -r -- "${${out//$'\e'\[[0-9;?]#[a-zA-Z]/}//$'\r'/}"
-EOF
-	timeout 30 zsh -f "$BATS_TEST_TMPDIR/complete.zsh" "$COMPLETIONS" "$1"
 }
 
 @test "zsh: _tfd parses (zsh -n) and starts with #compdef tfd" {

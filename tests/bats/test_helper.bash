@@ -28,6 +28,17 @@ start_bg() {
 	BG_PIDS+=("$!")
 }
 
+# remove_user NAME [GROUP...]: deletes a user a test made, its own group
+# and the other GROUPs, those that exist (a teardown after a test that
+# failed before making them all).
+remove_user() {
+	local g
+	userdel "$1" 2>/dev/null || true
+	for g in "$@"; do
+		groupdel "$g" 2>/dev/null || true
+	done
+}
+
 teardown() {
 	local pid
 	for pid in "${BG_PIDS[@]}"; do
