@@ -395,7 +395,7 @@ static size_t dry_line(const struct setup *st, const struct options *o, const st
 	t.elapsed_ns = wall - st->ctx.wall_now_ns;
 	t.next_in_ns = more && next > at ? next - at : 0;
 	if (o->json)
-		return json_tick(line, cap, &t);
+		return json_tick(NULL, line, cap, &t);
 	if (!st->dry_format)
 		return format_dry_run_human(line, cap, jobs_source_of(o) ? j->name : NULL, wall,
 					    st->ctx.wall_now_ns, st->local);
@@ -433,7 +433,7 @@ static size_t dry_line_max(const struct setup *st, const struct options *o)
 	size_t cap = REPORT_LINE_MAX;
 
 	for (size_t i = 0; i < st->table.n; i++) {
-		size_t n = report_line_max(format, strlen(st->table.jobs[i]->name));
+		size_t n = report_line_max(NULL, format, strlen(st->table.jobs[i]->name));
 
 		if (n > cap)
 			cap = n;
