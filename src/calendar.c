@@ -48,7 +48,9 @@ static bool equals_nocase(const char *s, const char *word)
 	return starts_with_nocase(s, word) && s[strlen(word)] == '\0';
 }
 
-static const char *skip_spaces(const char *p)
+/* P past its ' ' characters: the separator between a calendar
+ * expression's parts, where a tab or newline is no separator. */
+static const char *skip_space_chars(const char *p)
 {
 	while (*p == ' ')
 		p++;
@@ -248,7 +250,7 @@ static bool parse_weekdays(struct parser *ps, const char **pp, struct calendar *
 		if (**pp == '\0')
 			return true;
 		if (**pp == ' ') {
-			*pp = skip_spaces(*pp);
+			*pp = skip_space_chars(*pp);
 			return true;
 		}
 		if (**pp == '.' || **pp == '-') {
@@ -264,7 +266,7 @@ static bool parse_weekdays(struct parser *ps, const char **pp, struct calendar *
 		}
 		/* A trailing comma is fine, an open range is not. */
 		if (**pp == '\0' || **pp == ' ') {
-			*pp = skip_spaces(*pp);
+			*pp = skip_space_chars(*pp);
 			return range_from < 0 ? true : fail(ps, "open weekday range");
 		}
 	}
@@ -280,8 +282,7 @@ static bool parse_epoch(struct parser *ps, const char **pp, struct calendar *cal
 	int64_t t, days, secs, year;
 	int month, day;
 
-	while (is_space(*p))
-		p++;
+	p = skip_spaces(p);
 	if (*p == '+' || *p == '-')
 		negative = *p++ == '-';
 	if (!read_ulong(&p, &v))
@@ -344,7 +345,7 @@ static bool parse_date(struct parser *ps, const char **pp, struct calendar *cal,
 		}
 		p++;
 	}
-	*pp = skip_spaces(p);
+	*pp = skip_space_chars(p);
 	if (n == 3) {
 		cal->year = f[0];
 		f[0] = (struct chain){ 0, NULL };
