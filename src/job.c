@@ -791,8 +791,8 @@ int job_open(struct job *j, const struct job_options *o, const struct job_contex
 	if (o->join && spawn_open_join(&j->target, o->join, &status, err, errlen) != 0)
 		return status;
 	/* libpam is loaded here, in tfd, once, for every run's child. */
-	if (j->path && j->target.session && !ctx->dry_run)
-		pam_library();
+	if (j->path && j->target.session && !ctx->dry_run && ctx->pam)
+		j->session.pam = pam_load(ctx->pam);
 	if (j->path && ctx->reset_known) {
 		j->target.reset_known = true;
 		j->target.reset_mask = ctx->reset_mask;

@@ -148,7 +148,7 @@ int session_open(struct session *s, const struct session_spec *spec,
 {
 	char **pam_env = NULL;
 
-	*s = (struct session){ .pam = pam_library() };
+	*s = (struct session){ .pam = spec->pam };
 	if (run_user_resolve(spec->user, &s->user, why, whylen) != 0)
 		return -1;
 	/* Before PAM: pam_group's credentials add to the groups of today. */

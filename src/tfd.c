@@ -47,6 +47,7 @@ struct setup {
 	struct jobs_source source;
 	char replica[RUNNER_REPLICA_MAX + 1]; /* --replica, or HOSTNAME:PID */
 	struct fleet_config fleet_config;
+	struct pam_loader pam;     /* libpam, for every job as another user */
 	struct fleet *fleet;       /* --fleet: libpq loaded, CONNINFO checked */
 	struct listen_addr listen; /* --listen, read */
 	struct http *http;         /* --listen: bound, served once the loop runs */
@@ -321,6 +322,7 @@ static int build_setup(struct setup *st, const struct options *o)
 {
 	int status;
 
+	st->ctx.pam = &st->pam;
 	if ((status = load_local_zone(st)) || (status = check_process_options(st, o)) ||
 	    (status = check_fleet_options(st, o)) || (status = take_now(st, o)))
 		return status;
