@@ -3,9 +3,10 @@
 # bench/floors.sh: the `floors` section of bench/run.sh (issue 24, the loop
 # in floors): the tree against the commit before the refactor, side by
 # side in one run, every figure in turns (new, base, new, base, ...).
-# Sourced by bench/run.sh, after bench/many.sh, whose helpers (row, detail,
-# median, ratio, fix, at_most, say, kv, harness, with_steal, old_tfd,
-# jobs_bin, jobs_file, jobs_probe) it uses.
+# Sourced by bench/run.sh, after bench/many.sh and bench/fleet.sh, whose
+# helpers (row, detail, median, ratio, fix, at_most, say, kv, harness,
+# with_steal, run_ok, isnum; old_tfd, jobs_bin, jobs_file, jobs_probe;
+# fleet_rss) it uses.
 #
 #   callgrind  instructions (valgrind --tool=callgrind, total Ir) of
 #              FLOORS_JOBS jobs loaded and armed: tfd started on the many
@@ -17,10 +18,10 @@
 #              exit (a run of one wake-up), divided by its wake-ups (under
 #              valgrind some expirations come two to a read: the count of
 #              lines is the count of wake-ups). FLOORS_CG_RUNS runs each.
-#   start      start-to-exit of a bare timer, `-d 0 -n 1 -q`, in turns
-#              (bench/startup), FLOORS_BLOCKS blocks of STARTUP_PAIRS
-#   rss        peak RSS of the same command (/usr/bin/time -f %M),
-#              FLOORS_RSS_PAIRS pairs in turns
+#   start      start-to-exit of a bare timer, `--at now --count 1 -q`, in
+#              turns (bench/startup), FLOORS_BLOCKS blocks of STARTUP_PAIRS
+#   rss        peak RSS of the same command (bench/fleet.sh's fleet_rss:
+#              /usr/bin/time -f %M), FLOORS_RSS_PAIRS pairs in turns
 #   lateness   lateness at 1 ms, p50 and p99 on arrival (bench/lateness,
 #              3000 ticks), PAIRS_1MS pairs in turns
 #
@@ -128,23 +129,21 @@ floors_start_part() {
 	local base=$1 k x a=() b=()
 	for ((k = 1; k <= FLOORS_BLOCKS; k++)); do
 		say "floors: start-to-exit, block $k/$FLOORS_BLOCKS of $STARTUP_PAIRS pairs in turns"
-		x=$(with_steal "$BUILD/startup" "$STARTUP_PAIRS" "$TFD" -d 0 -n 1 -q -- "$base" -d 0 -n 1 -q)
+		x=$(with_steal "$BUILD/startup" "$STARTUP_PAIRS" "$TFD" --at now --count 1 -q -- \
+			"$base" --at now --count 1 -q)
 		detail "floors start-to-exit $k (a: new, b: $FLOORS_BASE_COMMIT): $x"
 		[[ $(kv failed "$x") == 0 ]] || continue
 		a+=("$(kv a_p50_us "$x")") b+=("$(kv b_p50_us "$x")")
 	done
-	floors_row "start-to-exit of a bare timer, \`-d 0 -n 1 -q\` (µs, median of $FLOORS_BLOCKS blocks of $STARTUP_PAIRS pairs in turns: new ${a[*]}; base ${b[*]})" \
+	floors_row "start-to-exit of a bare timer, \`--at now --count 1 -q\` (µs, median of $FLOORS_BLOCKS blocks of $STARTUP_PAIRS pairs in turns: new ${a[*]}; base ${b[*]})" \
 		"$(median "${a[@]}")" "$(median "${b[@]}")"
 }
-
-# floors_rss BIN: peak RSS (kB) of BIN -d 0 -n 1 -q, start to exit.
-floors_rss() { /usr/bin/time -f %M "$1" -d 0 -n 1 -q 2>&1 >/dev/null | tail -n 1; }
 
 floors_rss_part() {
 	local base=$1 k a=() b=()
 	say "floors: peak RSS, $FLOORS_RSS_PAIRS pairs in turns"
 	for ((k = 1; k <= FLOORS_RSS_PAIRS; k++)); do
-		a+=("$(floors_rss "$TFD")") b+=("$(floors_rss "$base")")
+		a+=("$(fleet_rss "$TFD")") b+=("$(fleet_rss "$base")")
 	done
 	detail "floors peak RSS (kB, /usr/bin/time -f %M, in turns): new ${a[*]}; base ${b[*]}"
 	floors_row "peak RSS of the same bare timer (kB, /usr/bin/time -f %M, median of $FLOORS_RSS_PAIRS pairs in turns)" \
