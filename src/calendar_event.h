@@ -26,7 +26,6 @@ struct component {
 struct chain {
 	int n;
 	struct component *items;
-	size_t cap;             /* room in items (array_reserve's) */
 };
 
 struct calendar {

@@ -45,11 +45,16 @@ static int open_jobs_file(const char *path, struct stat *st, char *err, size_t e
  * -1 with errno. */
 static int read_at_most(int fd, off_t size, size_t max, char **text, size_t *len)
 {
-	/* Up to MAX + 1 bytes: one more than MAX says the file is too large. */
-	struct buf b = { 0 };
+	/* Up to MAX + 1 bytes: one more than MAX says the file is too large.
+	 * The first block is the size fstat gave, to the byte, not buf.h's
+	 * power of two: it is freed as soon as the file's text is copied,
+	 * and glibc raises its mmap threshold to the largest block freed, so
+	 * a larger one would put the load's later large blocks (the parse's
+	 * arrays, the table's hash) on the heap, to be copied as they grow. */
 	size_t first = (size_t)size < max ? (size_t)size + 1 : max + 1;
+	struct buf b = { .s = malloc(first), .cap = first };
 
-	for (int rc = buf_reserve(&b, first, max + 1);; rc = buf_reserve(&b, 1, max + 1)) {
+	for (int rc = b.s ? 0 : -1;; rc = buf_reserve(&b, 1, max + 1)) {
 		ssize_t got;
 
 		if (rc != 0) {
