@@ -10,7 +10,10 @@
 #   tagout oldnew (default: all of these), storms (50,000 due runs: about
 #   4 minutes), peers (cron and snooze, about 14 minutes: make bench-peers),
 #   fleet (--fleet against a PostgreSQL of its own, about 14 minutes; root;
-#   FLEET_PARTS and the rest: see bench/fleet.sh)
+#   FLEET_PARTS and the rest: see bench/fleet.sh), floors (the tree against
+#   the commit before issue 24's refactor: callgrind instructions, start,
+#   RSS, lateness; about 5 minutes; FLOORS_BASE_COMMIT and the rest: see
+#   bench/floors.sh)
 #   TFD=path to the binary (default ./tfd), CC=compiler (default cc),
 #   TFD_STATIC=path to the static build (default ./tfd-static: make static),
 #   PAIRS=interleaved pairs per ratio (default 3; PAIRS_1MS=5 at 1 ms)
@@ -613,6 +616,8 @@ precise() {
 . bench/many.sh
 # shellcheck source=bench/fleet.sh
 . bench/fleet.sh
+# shellcheck source=bench/floors.sh
+. bench/floors.sh
 
 # Report
 
@@ -661,7 +666,7 @@ main() {
 		drift | idle | spawn | footprint | precise) "$section" ;;
 		dry) dry_runs ;;
 		static) static_build ;;
-		jobs | jobsdir | tagout | peers | oldnew | storms | fleet) "${section}_section" ;;
+		jobs | jobsdir | tagout | peers | oldnew | storms | fleet | floors) "${section}_section" ;;
 		*) say "unknown section '$section'" && exit 2 ;;
 		esac
 	done

@@ -37,6 +37,14 @@ static inline const char *skip_blanks(const char *p)
 	return p;
 }
 
+/* P past its spaces (is_space). */
+static inline const char *skip_spaces(const char *p)
+{
+	while (is_space(*p))
+		p++;
+	return p;
+}
+
 static inline char ascii_lower(char c)
 {
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;

@@ -48,13 +48,20 @@ static bool equals_nocase(const char *s, const char *word)
 	return starts_with_nocase(s, word) && s[strlen(word)] == '\0';
 }
 
-static const char *skip_spaces(const char *p)
+/* P past its ' ' characters: the separator between a calendar
+ * expression's parts, where a tab or newline is no separator. */
+static const char *skip_space_chars(const char *p)
 {
 	while (*p == ' ')
 		p++;
 	return p;
 }
 
+/* A chain grows by one item at a time, to fit, rather than by buf.h's
+ * doubling: a calendar keeps its six chains for as long as its job lives,
+ * almost all of one item, and room for eight in each would cost 10,000
+ * calendar jobs 2 MB more (and a load more instructions in malloc). The
+ * size is bounded by MAX_COMPONENTS, so it cannot overflow. */
 static bool chain_add(struct parser *ps, struct chain *ch, int start, int stop,
 		      int repeat)
 {
@@ -248,7 +255,7 @@ static bool parse_weekdays(struct parser *ps, const char **pp, struct calendar *
 		if (**pp == '\0')
 			return true;
 		if (**pp == ' ') {
-			*pp = skip_spaces(*pp);
+			*pp = skip_space_chars(*pp);
 			return true;
 		}
 		if (**pp == '.' || **pp == '-') {
@@ -264,7 +271,7 @@ static bool parse_weekdays(struct parser *ps, const char **pp, struct calendar *
 		}
 		/* A trailing comma is fine, an open range is not. */
 		if (**pp == '\0' || **pp == ' ') {
-			*pp = skip_spaces(*pp);
+			*pp = skip_space_chars(*pp);
 			return range_from < 0 ? true : fail(ps, "open weekday range");
 		}
 	}
@@ -280,8 +287,7 @@ static bool parse_epoch(struct parser *ps, const char **pp, struct calendar *cal
 	int64_t t, days, secs, year;
 	int month, day;
 
-	while (is_space(*p))
-		p++;
+	p = skip_spaces(p);
 	if (*p == '+' || *p == '-')
 		negative = *p++ == '-';
 	if (!read_ulong(&p, &v))
@@ -344,7 +350,7 @@ static bool parse_date(struct parser *ps, const char **pp, struct calendar *cal,
 		}
 		p++;
 	}
-	*pp = skip_spaces(p);
+	*pp = skip_space_chars(p);
 	if (n == 3) {
 		cal->year = f[0];
 		f[0] = (struct chain){ 0, NULL };

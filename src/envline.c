@@ -5,14 +5,6 @@
 
 #include "ascii.h"
 
-/* Spaces are isspace() in the C locale: what cronie skips around '='. */
-static const char *skip_spaces(const char *p)
-{
-	while (is_space(*p))
-		p++;
-	return p;
-}
-
 enum env_kind env_line_read(const char *p, struct env_line *e)
 {
 	char q = 0;
@@ -33,6 +25,7 @@ enum env_kind env_line_read(const char *p, struct env_line *e)
 			p++;
 		e->name_len = (size_t)(p - e->name);
 	}
+	/* Spaces are isspace() in the C locale: what cronie skips around '='. */
 	p = skip_spaces(p);
 	e->why = "text after the quoted name";
 	if (*p != '=')

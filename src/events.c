@@ -12,8 +12,7 @@
 
 int events_open(struct events *ev, const struct events_config *cfg)
 {
-	*ev = (struct events){ .cfg = *cfg };
-	report_set_replica(cfg->replica);
+	*ev = (struct events){ .cfg = *cfg, .jsonctx = { .replica = cfg->replica } };
 	if (buf_reserve(&ev->line, REPORT_LINE_MAX, SIZE_MAX) != 0)
 		return -1;
 	output_open(&ev->out, STDOUT_FILENO, "stdout");
@@ -46,7 +45,7 @@ static size_t line_reserve(struct events *ev, size_t need)
  * TEXT_LEN bytes. */
 static size_t json_reserve(struct events *ev, size_t text_len)
 {
-	return line_reserve(ev, report_line_max(NULL, text_len));
+	return line_reserve(ev, report_line_max(&ev->jsonctx, NULL, text_len));
 }
 
 static size_t name_len(const char *s)
@@ -148,7 +147,7 @@ void events_error(struct events *ev, const char *job, const char *call,
 	if (ev->cfg.json) {
 		size_t cap = json_reserve(ev, name_len(job) + name_len(call) + name_len(message));
 
-		put_out(ev, json_error(ev->line.s, cap, job, call, message));
+		put_out(ev, json_error(&ev->jsonctx, ev->line.s, cap, job, call, message));
 	}
 	ev->write_failed = true;
 }
@@ -161,9 +160,9 @@ void events_tick(struct events *ev, const char *format, const struct tick *t)
 		return;
 	if (ev->cfg.json) {
 		cap = json_reserve(ev, name_len(t->job));
-		put_out(ev, json_tick(ev->line.s, cap, t));
+		put_out(ev, json_tick(&ev->jsonctx, ev->line.s, cap, t));
 	} else {
-		cap = line_reserve(ev, report_line_max(format, name_len(t->job)));
+		cap = line_reserve(ev, report_line_max(&ev->jsonctx, format, name_len(t->job)));
 		put_out(ev, format_tick(ev->line.s, cap, format, t));
 	}
 }
@@ -208,7 +207,7 @@ void events_run_end(struct events *ev, const char *job, const struct run_end *e)
 	if (ev->cfg.json) {
 		size_t cap = json_reserve(ev, name_len(e->job));
 
-		put_out(ev, json_exit(ev->line.s, cap, e));
+		put_out(ev, json_exit(&ev->jsonctx, ev->line.s, cap, e));
 		return;
 	}
 	if (!run_end_unsuccessful(e))
@@ -237,10 +236,10 @@ int events_output_line(struct events *ev, const char *job, uint64_t seq, int str
 	int head;
 
 	if (ev->cfg.json) {
-		need = report_line_max(NULL, len + strlen(job));
+		need = report_line_max(&ev->jsonctx, NULL, len + strlen(job));
 		if (line_reserve(ev, need) < need)
 			return -1;
-		put_out(ev, json_output(ev->line.s, need, job, seq,
+		put_out(ev, json_output(&ev->jsonctx, ev->line.s, need, job, seq,
 					stream == 1 ? "stdout" : "stderr", line, len));
 		return 0;
 	}
@@ -259,7 +258,7 @@ void events_clock_set(struct events *ev, const char *job, int64_t wall_ns)
 	if (ev->cfg.json) {
 		size_t cap = json_reserve(ev, name_len(job));
 
-		put_out(ev, json_clock(ev->line.s, cap, job, wall_ns));
+		put_out(ev, json_clock(&ev->jsonctx, ev->line.s, cap, job, wall_ns));
 	}
 }
 
@@ -282,8 +281,8 @@ void events_reload(struct events *ev, const struct reload_counts *c, const char 
 	if (ev->cfg.json) {
 		size_t cap = json_reserve(ev, name_len(error));
 
-		put_out(ev, json_reload(ev->line.s, cap, !error, c->added, c->removed, c->kept,
-					error));
+		put_out(ev, json_reload(&ev->jsonctx, ev->line.s, cap, !error, c->added, c->removed,
+					c->kept, error));
 	}
 }
 
@@ -292,7 +291,7 @@ void events_control(struct events *ev, const char *command, const char *job, uns
 	if (ev->cfg.json) {
 		size_t cap = json_reserve(ev, name_len(command) + name_len(job));
 
-		put_out(ev, json_control(ev->line.s, cap, command, job, uid));
+		put_out(ev, json_control(&ev->jsonctx, ev->line.s, cap, command, job, uid));
 	} else
 		events_errf(ev, "tfd: control: %s%s%s (uid %u)\n", command, job ? " " : "",
 			    job ? job : "", uid);

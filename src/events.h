@@ -29,6 +29,7 @@ struct events_config {
 
 struct events {
 	struct events_config cfg;
+	struct json_context jsonctx; /* what every --json object carries (cfg.replica) */
 	struct output out, err;
 	bool out_reported;      /* stdout's loss was reported */
 	bool write_failed;      /* an error was reported: exit 1 at the end */

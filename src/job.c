@@ -119,8 +119,8 @@ static int parse_number(const char *option, const char *text, uint64_t min,
 	return 0;
 }
 
-static int parse_span(const char *option, const char *text, int64_t *ns,
-		      char *err, size_t errlen)
+static int parse_option_span(const char *option, const char *text, int64_t *ns, char *err,
+			     size_t errlen)
 {
 	char why[WHY_MAX];
 
@@ -207,11 +207,12 @@ static int build_timer(struct job *j, const struct job_options *o,
 	int64_t delay = 0;
 
 	s->kind = SCHEDULE_TIMER;
-	if (o->interval && parse_span("--interval", o->interval, &s->interval_ns, err, errlen))
+	if (o->interval &&
+	    parse_option_span("--interval", o->interval, &s->interval_ns, err, errlen))
 		return 2;
 	if (o->at)
 		return parse_at(j, ctx, o->at, err, errlen);
-	if (o->delay && parse_span("--delay", o->delay, &delay, err, errlen))
+	if (o->delay && parse_option_span("--delay", o->delay, &delay, err, errlen))
 		return 2;
 	if (!o->delay)
 		delay = s->interval_ns;
@@ -311,7 +312,7 @@ static int build_limits(struct job *j, const struct job_options *o, char *err, s
 	if (o->count && parse_number("--count", o->count, 1, &j->count, err, errlen))
 		return 2;
 	if (o->for_) {
-		if (parse_span("--for", o->for_, &j->for_ns, err, errlen))
+		if (parse_option_span("--for", o->for_, &j->for_ns, err, errlen))
 			return 2;
 		if (j->for_ns == 0)
 			return usage(err, errlen, "--for '%s': must be longer than 0", o->for_);
@@ -482,18 +483,19 @@ static int build_runner(struct job *j, const struct job_options *o, char *err, s
 	j->run.tag_output = o->tag_output;
 	if (o->overlap && parse_overlap(j, o->overlap, err, errlen))
 		return 2;
-	if (o->timeout && parse_span("--timeout", o->timeout, &j->run.timeout_ns, err, errlen))
+	if (o->timeout &&
+	    parse_option_span("--timeout", o->timeout, &j->run.timeout_ns, err, errlen))
 		return 2;
 	if (o->retry && parse_number("--retry", o->retry, 0, &retry, err, errlen))
 		return 2;
 	if (retry > 1000)
 		return usage(err, errlen, "--retry '%s': at most 1000", o->retry);
 	j->run.retry = (unsigned)retry;
-	if (o->retry_delay && parse_span("--retry-delay", o->retry_delay, &j->run.retry_delay_ns,
-					 err, errlen))
+	if (o->retry_delay &&
+	    parse_option_span("--retry-delay", o->retry_delay, &j->run.retry_delay_ns, err, errlen))
 		return 2;
-	if (o->random_delay && parse_span("--random-delay", o->random_delay,
-					  &j->random_delay_ns, err, errlen))
+	if (o->random_delay &&
+	    parse_option_span("--random-delay", o->random_delay, &j->random_delay_ns, err, errlen))
 		return 2;
 	return 0;
 }
@@ -651,7 +653,7 @@ static bool fleet_secret(const struct job_context *ctx, const char *entry)
 /* The environment the runs start from: tfd's (none of it for another
  * user; no PG* with --fleet), then the file's lines and the user's
  * variables. NULL (tfd's own) when it would be tfd's as it is. */
-static int build_environment(struct job *j, const struct job_context *ctx)
+static int build_job_environment(struct job *j, const struct job_context *ctx)
 {
 	extern char **environ;
 	size_t n = 0, k = 0;
@@ -736,7 +738,7 @@ int job_build(const struct job_options *o, const struct job_context *ctx,
 		job_free(j);
 		return status;
 	}
-	if (build_environment(j, ctx) != 0 || build_mail(j, o, ctx) != 0 ||
+	if (build_job_environment(j, ctx) != 0 || build_mail(j, o, ctx) != 0 ||
 	    (ctx->input && !(j->input = strdup(ctx->input)))) {
 		job_free(j);
 		return out_of_memory(err, errlen);
@@ -789,8 +791,8 @@ int job_open(struct job *j, const struct job_options *o, const struct job_contex
 	if (o->join && spawn_open_join(&j->target, o->join, &status, err, errlen) != 0)
 		return status;
 	/* libpam is loaded here, in tfd, once, for every run's child. */
-	if (j->path && j->target.session && !ctx->dry_run)
-		pam_library();
+	if (j->path && j->target.session && !ctx->dry_run && ctx->pam)
+		j->session.pam = pam_load(ctx->pam);
 	if (j->path && ctx->reset_known) {
 		j->target.reset_known = true;
 		j->target.reset_mask = ctx->reset_mask;

@@ -47,6 +47,8 @@ struct job_context {
 	bool reboot;                /* an @reboot line: run by each replica, unclaimed */
 	const struct run_user *user; /* --user already looked up (a jobs file's
 				       cache), or NULL: job_build looks it up */
+	struct pam_loader *pam;     /* the process's libpam, loaded by the first
+				     * job as another user; NULL: no PAM session */
 	/* The signals tfd does not leave at SIG_DFL (spawn_note_signals),
 	 * read once for the process rather than once a job. */
 	bool reset_known;

@@ -5,11 +5,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "buf.h"
 
 bool jobsdir_name_ok(const char *name)
 {
@@ -97,15 +100,8 @@ static int read_names(DIR *d, bool spool, struct jobsdir_entry **e, size_t *n)
 	while ((de = readdir(d))) {
 		if (!name_passes(de->d_name, spool))
 			continue;
-		if (*n == cap) {
-			struct jobsdir_entry *more;
-
-			cap = cap ? cap * 2 : 16;
-			more = realloc(*e, cap * sizeof **e);
-			if (!more)
-				return -1;
-			*e = more;
-		}
+		if (array_reserve(e, &cap, *n + 1, sizeof **e, SIZE_MAX) != 0)
+			return -1;
 		(*e)[*n].regular = is_regular(dirfd(d), de->d_name);
 		if (!((*e)[*n].name = strdup(de->d_name)))
 			return -1;

@@ -160,7 +160,9 @@ static char **arena_array(struct parser *ps, size_t n)
 	return arena_alloc(ps, bytes, _Alignof(char *));
 }
 
-/* Grows the array *PTR of *CAP items of SIZE bytes so that it holds NEED. */
+/* Grows the array *PTR of *CAP items of SIZE bytes so that it holds NEED.
+ * Not buf.h's array_reserve: the parser takes every byte from ALLOC, which
+ * the tests make fail at each call in turn, and buf.h grows with libc's. */
 static int grow(struct jobs_alloc *a, void **ptr, size_t *cap, size_t need,
 		size_t size)
 {

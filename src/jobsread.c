@@ -45,41 +45,40 @@ static int open_jobs_file(const char *path, struct stat *st, char *err, size_t e
  * -1 with errno. */
 static int read_at_most(int fd, off_t size, size_t max, char **text, size_t *len)
 {
-	size_t cap = (size_t)size < max ? (size_t)size + 1 : max + 1, n = 0;
-	char *buf = malloc(cap);
+	/* Up to MAX + 1 bytes: one more than MAX says the file is too large.
+	 * The first block is the size fstat gave, to the byte, not buf.h's
+	 * power of two: it is freed as soon as the file's text is copied,
+	 * and glibc raises its mmap threshold to the largest block freed, so
+	 * a larger one would put the load's later large blocks (the parse's
+	 * arrays, the table's hash) on the heap, to be copied as they grow. */
+	size_t first = (size_t)size < max ? (size_t)size + 1 : max + 1;
+	struct buf b = { .s = malloc(first), .cap = first };
 
-	if (!buf)
-		return -1;
-	for (;;) {
+	for (int rc = b.s ? 0 : -1;; rc = buf_reserve(&b, 1, max + 1)) {
 		ssize_t got;
 
-		if (n == cap) {
-			size_t more = cap <= (max + 1) / 2 ? cap * 2 : max + 1;
-			char *bigger = cap > max ? NULL : realloc(buf, more);
-
-			if (!bigger) {
-				free(buf);
-				return cap > max ? 1 : -1;
-			}
-			buf = bigger;
-			cap = more;
+		if (rc != 0) {
+			rc = b.len > max ? 1 : -1;
+			buf_free(&b);
+			errno = ENOMEM;
+			return rc;
 		}
-		got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
+		do
+			got = read(fd, b.s + b.len, b.cap - b.len);
+		while (got < 0 && errno == EINTR);
+		if (got <= 0) {
 			int e = errno;
 
-			free(buf);
+			if (got == 0)
+				break;
+			buf_free(&b);
 			errno = e;
 			return -1;
 		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
+		b.len += (size_t)got;
 	}
-	*text = buf;
-	*len = n;
+	*text = b.s;
+	*len = b.len;
 	return 0;
 }
 
@@ -120,42 +119,35 @@ void warnf(struct warnings *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n + 1 > w->cap - w->len) {
-		size_t cap = w->cap ? w->cap : 1024;
-		char *more;
-
-		while (n >= 0 && cap - w->len < (size_t)n + 1 && cap <= SIZE_MAX / 2)
-			cap *= 2;
-		if (n < 0 || cap - w->len < (size_t)n + 1 || !(more = realloc(w->text, cap))) {
-			w->lost = true;
-			return;
-		}
-		w->text = more;
-		w->cap = cap;
+	/* The line and its NUL; the NUL is the next one's first byte. */
+	if (n < 0 || buf_reserve(&w->text, (size_t)n + 1, SIZE_MAX) != 0) {
+		w->text.failed = true;
+		return;
 	}
 	va_start(ap, fmt);
-	vsnprintf(w->text + w->len, w->cap - w->len, fmt, ap);
+	vsnprintf(w->text.s + w->text.len, w->text.cap - w->text.len, fmt, ap);
 	va_end(ap);
-	w->len += (size_t)n;
+	w->text.len += (size_t)n;
 }
 
 void warnings_give(struct warnings *w, jobs_warn_fn warn, void *arg)
 {
-	for (size_t at = 0; warn && at < w->len;) {
-		char *nl = memchr(w->text + at, '\n', w->len - at);
-		size_t end = nl ? (size_t)(nl - w->text) + 1 : w->len;
-		char saved = w->text[end];   /* len < cap: text[len] is its NUL */
+	char *text = w->text.s;
+
+	for (size_t at = 0; warn && at < w->text.len;) {
+		char *nl = memchr(text + at, '\n', w->text.len - at);
+		size_t end = nl ? (size_t)(nl - text) + 1 : w->text.len;
+		char saved = text[end];   /* len < cap: text[len] is its NUL */
 
 		/* Each line on its own, with its newline. */
-		w->text[end] = '\0';
-		warn(arg, w->text + at);
-		w->text[end] = saved;
+		text[end] = '\0';
+		warn(arg, text + at);
+		text[end] = saved;
 		at = end;
 	}
-	if (warn && w->lost)
+	if (warn && w->text.failed)
 		warn(arg, "tfd: warning: out of memory: some warnings of this load are lost\n");
-	free(w->text);
-	*w = (struct warnings){ 0 };
+	buf_free(&w->text);
 }
 
 void names_free(char **v)
@@ -170,15 +162,9 @@ void names_add(struct names *ns, const char *name)
 	for (size_t i = 0; i < ns->n; i++)
 		if (strcmp(ns->v[i], name) == 0)
 			return;
-	if (ns->n + 1 >= ns->cap) {
-		size_t cap = ns->cap ? ns->cap * 2 : 8;
-		char **more = realloc(ns->v, cap * sizeof *more);
-
-		if (!more)
-			return;
-		ns->v = more;
-		ns->cap = cap;
-	}
+	/* One more, and the NULL after it. */
+	if (array_reserve(&ns->v, &ns->cap, ns->n + 2, sizeof *ns->v, SIZE_MAX) != 0)
+		return;
 	if ((ns->v[ns->n] = strdup(name)))
 		ns->v[++ns->n] = NULL;
 }
@@ -204,8 +190,8 @@ void loaded_free(struct loaded *l)
 	}
 	free(l->files);
 	free(l->parsed);
-	free(l->text);
-	free(l->warnings.text);
+	buf_free(&l->text);
+	buf_free(&l->warnings.text);
 	names_free(l->unknown.v);
 	*l = (struct loaded){ 0 };
 }
@@ -214,15 +200,8 @@ static int add_file(struct loaded *l, const char *path, bool spool)
 {
 	const char *base;
 
-	if (l->nfiles == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct load_file *more = realloc(l->files, cap * sizeof *more);
-
-		if (!more)
-			return -1;
-		l->files = more;
-		l->cap = cap;
-	}
+	if (array_reserve(&l->files, &l->cap, l->nfiles + 1, sizeof *l->files, SIZE_MAX) != 0)
+		return -1;
 	l->files[l->nfiles] = (struct load_file){ .path = strdup(path) };
 	if (!l->files[l->nfiles].path)
 		return -1;
@@ -262,26 +241,17 @@ static int expand_path(struct loaded *l, const char *path, bool spool, char *err
 static int append_text(struct loaded *l, const char *name, const char *head,
 		       const char *text, size_t len)
 {
-	size_t name_len = strlen(name) + 1;
-	size_t head_len = strlen(head) + 1;
-	size_t need = l->len + name_len + head_len + len + 1;
+	size_t name_len = strlen(name) + 1, head_len = strlen(head) + 1, more;
 
-	/* Doubling: 100 files of a directory are not 100 copies of the whole. */
-	if (need > l->text_cap) {
-		size_t cap = l->text_cap ? l->text_cap : 4096;
-		char *more;
-
-		while (cap < need && cap <= SIZE_MAX / 2)
-			cap *= 2;
-		if (cap < need || !(more = realloc(l->text, cap)))
-			return -1;
-		l->text = more;
-		l->text_cap = cap;
-	}
-	memcpy(l->text + l->len, name, name_len);
-	memcpy(l->text + l->len + name_len, head, head_len);
-	memcpy(l->text + l->len + name_len + head_len, text, len);
-	l->len += name_len + head_len + len;
+	/* Room for the three at once (and a byte after them), so that a
+	 * failure leaves none of them; the buffer doubles as it fills, so 100
+	 * files of a directory are not 100 copies of the whole. */
+	if (__builtin_add_overflow(name_len + head_len + 1, len, &more) ||
+	    buf_reserve(&l->text, more, SIZE_MAX) != 0)
+		return -1;
+	buf_put(&l->text, name, name_len);
+	buf_put(&l->text, head, head_len);
+	buf_put(&l->text, text, len);
 	return 0;
 }
 

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "buf.h"
+
 /* The most of a jobs file that is read: the whole file is read at start and
  * at every reload, in the event loop, so this bounds both the memory and the
  * time a reload takes. 16 MiB is 30 times a 10,000-line crontab. */
@@ -38,9 +40,8 @@ typedef void (*jobs_warn_fn)(void *arg, const char *line);
 /* A load's warnings, one line each, given out when the load is over (and
  * not when nothing changed). */
 struct warnings {
-	char *text;
-	size_t len, cap;
-	bool lost;                   /* memory ran out: some are missing */
+	struct buf text;             /* text.failed: memory ran out, some
+					are missing */
 };
 
 void warnf(struct warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -87,8 +88,7 @@ struct load_file {
 struct loaded {
 	struct load_file *files;     /* in load order */
 	size_t nfiles, cap;
-	char *text;                  /* "NAME\0LEN\0TEXT" or "NAME\0-\0WHY\0" each */
-	size_t len, text_cap;
+	struct buf text;             /* "NAME\0LEN\0TEXT" or "NAME\0-\0WHY\0" each */
 	struct jobs_file **parsed;   /* the parse's: one per file, NULL when
 					passed over */
 	struct warnings warnings;

@@ -409,7 +409,7 @@ static int parse_file(const struct jobs_source *src, struct loaded *l, size_t i,
 static int parse_files(const struct jobs_source *src, struct loaded *l, struct building *b,
 		       char *err, size_t errlen)
 {
-	const char *p = l->text;
+	const char *p = l->text.s;
 	size_t total = 0, k = 0;
 
 	if (!(l->parsed = calloc(l->nfiles + 1, sizeof *l->parsed))) {
@@ -440,8 +440,8 @@ static int parse_files(const struct jobs_source *src, struct loaded *l, struct b
 
 static bool same_text(const struct jobs_source *src, const struct loaded *l)
 {
-	return src->last_text && src->last_len == l->len &&
-	       memcmp(src->last_text, l->text, l->len) == 0;
+	return src->last_text && src->last_len == l->text.len &&
+	       memcmp(src->last_text, l->text.s, l->text.len) == 0;
 }
 
 /* Builds the table of what was read; 0 or the exit status. */
@@ -494,9 +494,9 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 		return -1;
 	}
 	free(src->last_text);
-	src->last_text = l.text;
-	src->last_len = l.len;
-	l.text = NULL;
+	src->last_text = l.text.s;
+	src->last_len = l.text.len;
+	l.text = (struct buf){ 0 };
 	names_free(src->unknown);
 	src->unknown = l.unknown.v;
 	l.unknown = (struct names){ 0 };

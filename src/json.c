@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "utf8.h"
 
 struct reader {
@@ -42,16 +44,9 @@ static long add_value(struct reader *r, enum json_type type)
 {
 	struct json_doc *d = r->d;
 
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 16;
-		struct json_value *v = realloc(d->v, cap * sizeof *v);
-
-		if (!v) {
-			snprintf(r->err, r->errlen, "out of memory");
-			return -1;
-		}
-		d->v = v;
-		d->cap = cap;
+	if (array_reserve(&d->v, &d->cap, d->n + 1, sizeof *d->v, SIZE_MAX) != 0) {
+		snprintf(r->err, r->errlen, "out of memory");
+		return -1;
 	}
 	d->v[d->n] = (struct json_value){ .type = type, .start = r->pos };
 	return (long)d->n++;

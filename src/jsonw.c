@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "report.h"
 #include "utf8.h"
 
@@ -29,30 +30,17 @@ void jsonw_free(struct jsonw *w)
 /* Room for N more bytes and the NUL; doubling, overflow-checked. */
 static bool reserve(struct jsonw *w, size_t n)
 {
-	size_t need, cap;
-	char *t;
+	size_t need;
 
 	if (w->failed)
 		return false;
-	if (__builtin_add_overflow(w->len, n + 1, &need)) {
+	/* The text is a byte array grown by the project's one grower; its
+	 * fields stay the writer's own, read by the answers' senders. */
+	if (__builtin_add_overflow(w->len, n + 1, &need) ||
+	    array_reserve(&w->text, &w->cap, need, 1, SIZE_MAX) != 0) {
 		w->failed = true;
 		return false;
 	}
-	if (need <= w->cap)
-		return true;
-	cap = w->cap ? w->cap : 256;
-	while (cap < need)
-		if (__builtin_mul_overflow(cap, 2, &cap)) {
-			w->failed = true;
-			return false;
-		}
-	t = realloc(w->text, cap);
-	if (!t) {
-		w->failed = true;
-		return false;
-	}
-	w->text = t;
-	w->cap = cap;
 	return true;
 }
 

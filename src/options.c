@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <popt.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "fleet_sql.h"
 
 enum option_code {
@@ -186,13 +188,12 @@ static bool *flag_field(struct options *o, int code)
  * Returns -1 when memory ran out. */
 static int add_jobs_path(struct options *o, char *arg)
 {
-	char **more = realloc(o->jobs_all, (o->jobs_n + 2) * sizeof *more);
-
-	if (!more) {
+	/* One more, and the NULL after it. */
+	if (array_reserve(&o->jobs_all, &o->jobs_cap, o->jobs_n + 2, sizeof *o->jobs_all,
+			  SIZE_MAX) != 0) {
 		free(arg);
 		return -1;
 	}
-	o->jobs_all = more;
 	o->jobs_all[o->jobs_n++] = arg;
 	o->jobs_all[o->jobs_n] = NULL;
 	o->jobs = o->jobs_all[0];

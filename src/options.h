@@ -24,7 +24,7 @@ struct options {
 	struct job_options job;
 	char *jobs, *dry_run, *base_time, *metrics;  /* jobs: the first --jobs */
 	char **jobs_all;         /* every --jobs PATH in order, NULL-terminated */
-	size_t jobs_n;
+	size_t jobs_n, jobs_cap;
 	bool system_crontab;     /* --system-crontab: crontab lines name a user */
 	char *user_crontabs;     /* --user-crontabs DIR: users' crontabs */
 	char *fleet, *replica, *fleet_lease, *fleet_deadline, *fleet_keep;

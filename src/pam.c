@@ -9,14 +9,12 @@
 #ifdef TFD_NO_FLEET
 
 /* The static build has no dlopen (see pq.c): no PAM session. */
-const struct pam_library *pam_library(void)
+const struct pam_library *pam_load(struct pam_loader *loader)
 {
-	static bool warned;
-
-	if (!warned)
+	if (!loader->tried)
 		fprintf(stderr, "tfd: warning: this build cannot load libpam: runs as "
 			"another user open no PAM session\n");
-	warned = true;
+	loader->tried = true;
 	return NULL;
 }
 
@@ -49,29 +47,28 @@ static bool resolve_all(struct pam_library *pam)
 }
 
 /* One library for the process, loaded once, as the dynamic linker keeps
- * it: the only state here, set before any run's child is started. */
-const struct pam_library *pam_library(void)
+ * it, before any run's child is started. */
+const struct pam_library *pam_load(struct pam_loader *loader)
 {
-	static struct pam_library pam;
-	static bool tried;
+	struct pam_library *pam = &loader->lib;
 
-	if (tried)
-		return pam.handle ? &pam : NULL;
-	tried = true;
-	pam.handle = dlopen(PAM_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-	if (!pam.handle) {
+	if (loader->tried)
+		return pam->handle ? pam : NULL;
+	loader->tried = true;
+	pam->handle = dlopen(PAM_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+	if (!pam->handle) {
 		/* cron without PAM would not start; tfd runs on, and says so. */
 		fprintf(stderr, "tfd: warning: %s; runs as another user open no PAM "
 			"session\n", dlerror());
 		return NULL;
 	}
-	if (!resolve_all(&pam)) {
+	if (!resolve_all(pam)) {
 		fprintf(stderr, "tfd: warning: %s lacks a function of Linux-PAM's; runs as "
 			"another user open no PAM session\n", PAM_LIBRARY);
-		dlclose(pam.handle);
-		pam.handle = NULL;
+		dlclose(pam->handle);
+		pam->handle = NULL;
 	}
-	return pam.handle ? &pam : NULL;
+	return pam->handle ? pam : NULL;
 }
 
 #endif

@@ -10,6 +10,8 @@
 #ifndef TFD_PAM_H
 #define TFD_PAM_H
 
+#include <stdbool.h>
+
 typedef struct pam_handle pam_handle_t;
 
 /* struct pam_message, pam_response, pam_conv */
@@ -55,11 +57,18 @@ struct pam_library {
 	const char *(*strerror)(pam_handle_t *pamh, int errnum);
 };
 
-/* libpam, loaded by the first call and kept for the process: NULL when it
- * is not installed (or lacks a function above), or tfd cannot dlopen.
- * Call it in tfd itself, when a job that runs as another user is set up,
- * so that every run's child finds it mapped. The first call that finds no
- * libpam says so in one warning on stderr. */
-const struct pam_library *pam_library(void);
+/* The process's libpam, kept by its owner (tfd's main, for the whole run)
+ * and handed to every job through its context; zeroed is not tried yet. */
+struct pam_loader {
+	struct pam_library lib;
+	bool tried;             /* the first call was made: LIB is the answer */
+};
+
+/* LOADER's libpam, loaded by the first call and kept: NULL when it is not
+ * installed (or lacks a function above), or tfd cannot dlopen. Call it in
+ * tfd itself, when a job that runs as another user is set up, so that
+ * every run's child finds it mapped. The first call that finds no libpam
+ * says so in one warning on stderr. */
+const struct pam_library *pam_load(struct pam_loader *loader);
 
 #endif

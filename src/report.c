@@ -178,24 +178,18 @@ static void field_time(struct out *o, int64_t wall_ns)
 	put_unix(o, wall_ns);
 }
 
-/* {"event":"EVENT","job":JOB */
-/* --fleet: every object says which replica wrote it. */
-static const char *json_replica;
-
-void report_set_replica(const char *replica)
-{
-	json_replica = replica;
-}
-
-static void put_event(struct out *o, const char *event, const char *job)
+/* {"event":"EVENT","job":JOB, and under --fleet "replica":REPLICA: every
+ * object says which replica wrote it. */
+static void put_event(struct out *o, const struct json_context *cx, const char *event,
+		      const char *job)
 {
 	put_str(o, "{\"event\":\"");
 	put_str(o, event);
 	put_str(o, "\"");
 	put_key(o, "job");
 	put_json_string(o, job);
-	if (json_replica)
-		field_string(o, "replica", json_replica);
+	if (cx && cx->replica)
+		field_string(o, "replica", cx->replica);
 }
 
 static void put_rfc3339_local(struct out *o, int64_t wall_ns,
@@ -333,15 +327,15 @@ size_t format_line_max(const char *fmt, size_t job_len)
 	return max;
 }
 
-size_t report_line_max(const char *format, size_t text_len)
+size_t report_line_max(const struct json_context *cx, const char *format, size_t text_len)
 {
 	size_t max;
 
 	if (format) {
 		max = format_line_max(format, text_len);
 	} else {
-		if (json_replica)
-			add_saturating(&text_len, strlen(json_replica));
+		if (cx && cx->replica)
+			add_saturating(&text_len, strlen(cx->replica));
 		max = text_len > (SIZE_MAX - REPORT_JSON_FIXED) / 6 ? SIZE_MAX
 								     : REPORT_JSON_FIXED + 6 * text_len;
 	}
@@ -393,11 +387,11 @@ const char *tick_action_name(enum tick_action action)
 
 /* JSON events */
 
-size_t json_tick(char *buf, size_t len, const struct tick *t)
+size_t json_tick(const struct json_context *cx, char *buf, size_t len, const struct tick *t)
 {
 	struct out o = out_init(buf, len);
 
-	put_event(&o, "tick", t->job);
+	put_event(&o, cx, "tick", t->job);
 	field_u64(&o, "seq", t->seq);
 	field_u64(&o, "expirations", t->expirations);
 	field_u64(&o, "total", t->total);
@@ -414,12 +408,12 @@ size_t json_tick(char *buf, size_t len, const struct tick *t)
 	return finish_line(&o);
 }
 
-size_t json_exit(char *buf, size_t len, const struct run_end *e)
+size_t json_exit(const struct json_context *cx, char *buf, size_t len, const struct run_end *e)
 {
 	struct out o = out_init(buf, len);
 	char name[16];
 
-	put_event(&o, "exit", e->job);
+	put_event(&o, cx, "exit", e->job);
 	field_u64(&o, "seq", e->seq);
 	field_i64(&o, "pid", e->pid);
 	put_key(&o, "status");
@@ -436,22 +430,23 @@ size_t json_exit(char *buf, size_t len, const struct run_end *e)
 	return finish_line(&o);
 }
 
-size_t json_clock(char *buf, size_t len, const char *job, int64_t wall_ns)
+size_t json_clock(const struct json_context *cx, char *buf, size_t len, const char *job,
+		  int64_t wall_ns)
 {
 	struct out o = out_init(buf, len);
 
-	put_event(&o, "clock", job);
+	put_event(&o, cx, "clock", job);
 	field_time(&o, wall_ns);
 	put_str(&o, "}");
 	return finish_line(&o);
 }
 
-size_t json_output(char *buf, size_t len, const char *job, uint64_t seq,
-		   const char *stream, const char *line, size_t line_len)
+size_t json_output(const struct json_context *cx, char *buf, size_t len, const char *job,
+		   uint64_t seq, const char *stream, const char *line, size_t line_len)
 {
 	struct out o = out_init(buf, len);
 
-	put_event(&o, "output", job);
+	put_event(&o, cx, "output", job);
 	field_u64(&o, "seq", seq);
 	field_string(&o, "stream", stream);
 	put_key(&o, "line");
@@ -460,12 +455,12 @@ size_t json_output(char *buf, size_t len, const char *job, uint64_t seq,
 	return finish_line(&o);
 }
 
-size_t json_reload(char *buf, size_t len, bool ok, size_t added,
+size_t json_reload(const struct json_context *cx, char *buf, size_t len, bool ok, size_t added,
 		   size_t removed, size_t kept, const char *error)
 {
 	struct out o = out_init(buf, len);
 
-	put_event(&o, "reload", NULL);
+	put_event(&o, cx, "reload", NULL);
 	field_bool(&o, "ok", ok);
 	if (ok) {
 		field_u64(&o, "added", added);
@@ -478,24 +473,24 @@ size_t json_reload(char *buf, size_t len, bool ok, size_t added,
 	return finish_line(&o);
 }
 
-size_t json_control(char *buf, size_t len, const char *command, const char *job,
-		    unsigned uid)
+size_t json_control(const struct json_context *cx, char *buf, size_t len, const char *command,
+		    const char *job, unsigned uid)
 {
 	struct out o = out_init(buf, len);
 
-	put_event(&o, "control", job);
+	put_event(&o, cx, "control", job);
 	field_string(&o, "command", command);
 	field_u64(&o, "uid", uid);
 	put_str(&o, "}");
 	return finish_line(&o);
 }
 
-size_t json_error(char *buf, size_t len, const char *job, const char *call,
-		  const char *message)
+size_t json_error(const struct json_context *cx, char *buf, size_t len, const char *job,
+		  const char *call, const char *message)
 {
 	struct out o = out_init(buf, len);
 
-	put_event(&o, "error", job);
+	put_event(&o, cx, "error", job);
 	field_string(&o, "call", call);
 	field_string(&o, "message", message);
 	put_str(&o, "}");

@@ -75,16 +75,23 @@ static inline bool run_end_unsuccessful(const struct run_end *e)
 /* The longest JSON event without its strings, newline and NUL included. */
 #define REPORT_JSON_FIXED 512
 
+/* What every --json object carries besides its own fields: under --fleet,
+ * the replica that wrote it. The caller owns it (events.c keeps one for
+ * the loop); a NULL context, or a zeroed one, adds nothing. */
+struct json_context {
+	const char *replica; /* "replica" (NULL: left out); outlives the events */
+};
+
 /* The one rule that sizes an event line: the buffer that always holds,
  * uncut, the line of an event whose strings (job name, call, message,
- * output line, reload error; "replica" is counted here, from
- * report_set_replica) add up to TEXT_LEN bytes: as JSON when FORMAT is NULL
+ * output line, reload error; CX's "replica" is counted here) add up to
+ * TEXT_LEN bytes: as JSON when FORMAT is NULL
  * (escaping makes at most 6 bytes of one byte, "\u001f"; an invalid UTF-8
  * byte becomes U+FFFD, 3 bytes), else as FORMAT's line for a job name of
  * TEXT_LEN bytes (see format_line_max). At least REPORT_LINE_MAX; SIZE_MAX
  * when the bound does not fit a size_t. Every writer of an event asks it
  * for the buffer it fills. */
-size_t report_line_max(const char *format, size_t text_len);
+size_t report_line_max(const struct json_context *cx, const char *format, size_t text_len);
 
 /* Checks FMT once at start. Returns 0, or -1 with err naming the bad
  * placeholder ("invalid format '%x': unknown placeholder '%x'"). */
@@ -102,37 +109,35 @@ size_t format_line_max(const char *fmt, size_t job_len);
 size_t format_tick(char *buf, size_t len, const char *fmt, const struct tick *t);
 
 /* The --json events, one object a line. Every object has "event" and
- * "job" (a string, or null for a NULL name). Strings are escaped as JSON
+ * "job" (a string, or null for a NULL name), then CX's fields. Strings are escaped as JSON
  * requires; bytes that are not valid UTF-8 become U+FFFD, one for each
  * maximal invalid sequence (Unicode's recommended practice, as Python's
  * "replace" does). */
-size_t json_tick(char *buf, size_t len, const struct tick *t);
+size_t json_tick(const struct json_context *cx, char *buf, size_t len, const struct tick *t);
 
-/* Under --fleet every object carries "replica": REPLICA (NULL: none). The
- * string must outlive the events; report_line_max counts it. */
-void report_set_replica(const char *replica);
-size_t json_exit(char *buf, size_t len, const struct run_end *e);
-size_t json_clock(char *buf, size_t len, const char *job, int64_t wall_ns);
+size_t json_exit(const struct json_context *cx, char *buf, size_t len, const struct run_end *e);
+size_t json_clock(const struct json_context *cx, char *buf, size_t len, const char *job,
+		  int64_t wall_ns);
 
 /* "output": LINE (LINE_LEN bytes, no newline; NULs allowed) that run SEQ
  * wrote on STREAM ("stdout" or "stderr"); the buffer is report_line_max of
  * LINE_LEN and the job's length together (for 64 KiB of output and a short
  * name, about 385 KiB). */
-size_t json_output(char *buf, size_t len, const char *job, uint64_t seq,
-		   const char *stream, const char *line, size_t line_len);
+size_t json_output(const struct json_context *cx, char *buf, size_t len, const char *job,
+		   uint64_t seq, const char *stream, const char *line, size_t line_len);
 
 /* "reload" (job null): OK with the counts, or not OK with ERROR. */
-size_t json_reload(char *buf, size_t len, bool ok, size_t added,
+size_t json_reload(const struct json_context *cx, char *buf, size_t len, bool ok, size_t added,
 		   size_t removed, size_t kept, const char *error);
 
 /* "control": COMMAND made through the control socket for JOB (NULL: no
  * one job) by the user UID. */
-size_t json_control(char *buf, size_t len, const char *command, const char *job,
-		    unsigned uid);
+size_t json_control(const struct json_context *cx, char *buf, size_t len, const char *command,
+		    const char *job, unsigned uid);
 
 /* "error": CALL (the failing call or step) failed with MESSAGE. */
-size_t json_error(char *buf, size_t len, const char *job, const char *call,
-		  const char *message);
+size_t json_error(const struct json_context *cx, char *buf, size_t len, const char *job,
+		  const char *call, const char *message);
 
 /* The terminal form of a --dry-run line: "Fri 2026-12-04 09:00:00 CET  in
  * 18h 42min". AT_NS is shown in LOCAL (NULL: UTC) to the second, with the

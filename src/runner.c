@@ -162,7 +162,7 @@ static char *env_entry(const char *name, const char *value)
 	return entry;
 }
 
-static int build_environment(struct runner *r)
+static int build_run_environment(struct runner *r)
 {
 	char *const *base = r->cfg.envp ? r->cfg.envp : environ;
 	char replica[RUNNER_REPLICA_MAX + 1];
@@ -213,7 +213,7 @@ struct runner *runner_new(const struct runner_config *cfg)
 	if (!r)
 		return NULL;
 	r->cfg = *cfg;
-	if (build_environment(r) != 0) {
+	if (build_run_environment(r) != 0) {
 		runner_free(r);
 		return NULL;
 	}
@@ -367,8 +367,8 @@ static bool transient_error(int error)
 
 /* The try ATTEMPT of T could not start: a failed try, retried as a failed
  * run would be, and returned in START. */
-static void start_failed(struct runner *r, const struct tick *t, unsigned attempt,
-			 int64_t now, const char *call, int error, struct run_start *start)
+static void fail_start(struct runner *r, const struct tick *t, unsigned attempt, int64_t now,
+		       const char *call, int error, struct run_start *start)
 {
 	struct run tried = { .attempt = attempt, .tick = *t };
 
@@ -412,7 +412,7 @@ static int start_run(struct runner *r, const struct tick *t, unsigned attempt,
 
 			/* Not tfd's failure: the caller hears of none. */
 			*what = NULL;
-			start_failed(r, t, attempt, now, call, saved, start);
+			fail_start(r, t, attempt, now, call, saved, start);
 			return 0;
 		}
 		errno = saved;

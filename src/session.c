@@ -67,8 +67,8 @@ static size_t count(char *const *v)
 /* The entry's HOME, LOGNAME and USER over ENVP's (HOME only when the file
  * did not set it), with PAM's variables that ENVP does not set before
  * them: the jobs file's lines win over pam_env's, as they do in cron. */
-static int build_environment(struct session *s, const struct session_spec *spec,
-			     char *const *envp, char **pam_env)
+static int build_session_environment(struct session *s, const struct session_spec *spec,
+				     char *const *envp, char **pam_env)
 {
 	char *own[3] = { spec->keep_home ? NULL : variable("HOME", s->user.home),
 			 variable("LOGNAME", s->user.name), variable("USER", s->user.name) };
@@ -148,7 +148,7 @@ int session_open(struct session *s, const struct session_spec *spec,
 {
 	char **pam_env = NULL;
 
-	*s = (struct session){ .pam = pam_library() };
+	*s = (struct session){ .pam = spec->pam };
 	if (run_user_resolve(spec->user, &s->user, why, whylen) != 0)
 		return -1;
 	/* Before PAM: pam_group's credentials add to the groups of today. */
@@ -160,7 +160,7 @@ int session_open(struct session *s, const struct session_spec *spec,
 		return -1;
 	if (s->pamh)
 		pam_env = s->pam->getenvlist(s->pamh);
-	if (build_environment(s, spec, envp, pam_env) != 0) {
+	if (build_session_environment(s, spec, envp, pam_env) != 0) {
 		snprintf(why, whylen, "user '%s': out of memory", spec->user);
 		session_close(s);
 		return -1;

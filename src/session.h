@@ -24,6 +24,7 @@
 struct session_spec {
 	const char *user;       /* USER[:GROUP], as --user or the user field gives it */
 	bool keep_home;         /* the jobs file sets HOME: the entry's does not replace it */
+	const struct pam_library *pam; /* libpam, loaded in tfd (pam_load); NULL: none */
 };
 
 struct session {

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dryrun.h"
 #include "fleet.h"
-#include "heap.h"
 #include "http.h"
 #include "job.h"
 #include "jobsdir.h"
@@ -37,7 +37,6 @@
 /* A quoted bad text longer than this is shortened in the message, so the
  * reason after it is never lost. */
 #define QUOTE_SHOWN 160
-#define DRY_RUN_DEFAULT 5
 
 /* What the checks made of the options that act on the whole process. */
 struct setup {
@@ -48,6 +47,7 @@ struct setup {
 	struct jobs_source source;
 	char replica[RUNNER_REPLICA_MAX + 1]; /* --replica, or HOSTNAME:PID */
 	struct fleet_config fleet_config;
+	struct pam_loader pam;     /* libpam, for every job as another user */
 	struct fleet *fleet;       /* --fleet: libpq loaded, CONNINFO checked */
 	struct listen_addr listen; /* --listen, read */
 	struct http *http;         /* --listen: bound, served once the loop runs */
@@ -322,6 +322,7 @@ static int build_setup(struct setup *st, const struct options *o)
 {
 	int status;
 
+	st->ctx.pam = &st->pam;
 	if ((status = load_local_zone(st)) || (status = check_process_options(st, o)) ||
 	    (status = check_fleet_options(st, o)) || (status = take_now(st, o)))
 		return status;
@@ -333,155 +334,9 @@ static int build_setup(struct setup *st, const struct options *o)
 		st->ctx.reset_known = true;
 		st->ctx.reset_mask = dispositions.reset_mask;
 	}
-	if (st->dry_run) {
-		if (o->job.format)
-			st->dry_format = o->job.format;
-		else if (!o->json && isatty(STDOUT_FILENO))
-			st->dry_format = NULL;
-		else
-			st->dry_format = jobs_source_of(o) ? "%t %j" : "%t";
-	}
+	if (st->dry_run)
+		st->dry_format = dry_run_format(o->job.format, o->json, jobs_source_of(o) != NULL);
 	return build_table(st, o);
-}
-
-/* Dry run: the next expirations of every job merged in time order */
-
-struct dry_job {
-	struct job *job;
-	size_t index;         /* file order, for equal instants */
-	struct schedule_walk walk;  /* WALK.passed: expirations shown */
-	struct heap_node node;
-};
-
-/* The wall-clock time of an expiration at AT on the job's clock, through
- * the clock's offset from realtime now. Returns -1 past 2262. */
-static int to_wall(const struct setup *st, const struct job *j, int64_t at, int64_t *wall)
-{
-	int64_t off;
-
-	if (__builtin_sub_overflow(at, j->clock_now_ns, &off) ||
-	    __builtin_add_overflow(st->ctx.wall_now_ns, off, wall))
-		return -1;
-	return 0;
-}
-
-/* The job's walk within --count and --for (which ends on the job's clock
- * --for after it was built), at its first expiration. */
-static int dry_first(const struct setup *st, struct dry_job *d)
-{
-	const struct job *j = d->job;
-	int64_t end = INT64_MAX;
-
-	if (j->for_ns && __builtin_add_overflow(j->clock_now_ns, j->for_ns, &end))
-		end = INT64_MAX;
-	schedule_walk_init(&d->walk, &j->schedule, j->count, end);
-	if (j->reboot)
-		return -1;
-	return schedule_walk_first(&d->walk, st->ctx.wall_now_ns);
-}
-
-static size_t dry_line(const struct setup *st, const struct options *o, const struct dry_job *d,
-		       int64_t wall, int64_t at, bool more, char *line, size_t cap)
-{
-	const struct job *j = d->job;
-	uint64_t k = d->walk.passed;
-	int64_t next = d->walk.at_ns;
-	struct tick t = {
-		.seq = k, .expirations = 1, .total = k, .wall_ns = wall,
-		.job = j->name, .local = st->local,
-		.interval_ns = j->schedule.kind == SCHEDULE_TIMER ? j->schedule.interval_ns : 0,
-	};
-
-	t.elapsed_ns = wall - st->ctx.wall_now_ns;
-	t.next_in_ns = more && next > at ? next - at : 0;
-	if (o->json)
-		return json_tick(line, cap, &t);
-	if (!st->dry_format)
-		return format_dry_run_human(line, cap, jobs_source_of(o) ? j->name : NULL, wall,
-					    st->ctx.wall_now_ns, st->local);
-	return format_tick(line, cap, st->dry_format, &t);
-}
-
-static int dry_fill(struct setup *st, struct dry_job *djobs, struct heap *h)
-{
-	for (size_t i = 0; i < st->table.n; i++) {
-		struct dry_job *d = &djobs[i];
-		int64_t wall;
-
-		*d = (struct dry_job){ .job = st->table.jobs[i], .index = i,
-				       .node = { .index = HEAP_ABSENT, .order = i, .item = d } };
-		if (dry_first(st, d) != 0)
-			continue;
-		if (to_wall(st, d->job, d->walk.at_ns, &wall) != 0)
-			return usage_error(st, "%s: its first expiration maps past 2262-04-11",
-					   d->job->name);
-		/* Equal instants come out in file order: the node's order. */
-		if (heap_set(h, &d->node, wall) != 0) {
-			snprintf(st->err, sizeof st->err, "out of memory");
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* The buffer that holds every dry-run line of the table's jobs, by
- * report_line_max's rule. The terminal form (no --format) is the name and
- * under 100 bytes, within the JSON bound for the name. */
-static size_t dry_line_max(const struct setup *st, const struct options *o)
-{
-	const char *format = o->json ? NULL : st->dry_format;
-	size_t cap = REPORT_LINE_MAX;
-
-	for (size_t i = 0; i < st->table.n; i++) {
-		size_t n = report_line_max(format, strlen(st->table.jobs[i]->name));
-
-		if (n > cap)
-			cap = n;
-	}
-	return cap;
-}
-
-static int dry_run(struct setup *st, const struct options *o)
-{
-	struct dry_job *djobs = calloc(st->table.n + 1, sizeof *djobs);
-	size_t cap = dry_line_max(st, o);
-	struct heap h;
-	char *line;
-	int status;
-
-	heap_init(&h);
-	line = malloc(cap);
-	if (!djobs || !line) {
-		free(djobs);
-		free(line);
-		snprintf(st->err, sizeof st->err, "out of memory");
-		return 1;
-	}
-	status = dry_fill(st, djobs, &h);
-	for (uint64_t shown = 0; status == 0 && shown < st->dry_run && h.n > 0 && !ferror(stdout); shown++) {
-		struct dry_job *d = heap_top(&h)->item;
-		int64_t wall = d->node.key, at = d->walk.at_ns, newest, next_wall;
-		bool more;
-
-		/* Each expiration is passed at its own instant: none is missed. */
-		schedule_walk_pass(&d->walk, at, 1, &newest, &more);
-		fwrite(line, 1, dry_line(st, o, d, wall, at, more, line, cap), stdout);
-		if (!more) {
-			heap_remove(&h, &d->node);
-			continue;
-		}
-		if (to_wall(st, d->job, d->walk.at_ns, &next_wall) != 0) {
-			status = usage_error(st, "%s: an expiration maps past 2262-04-11", d->job->name);
-			break;
-		}
-		heap_set(&h, &d->node, next_wall);
-	}
-	heap_free(&h);
-	free(djobs);
-	free(line);
-	if (status != 0)
-		return status;
-	return finish_stdout() ? -1 : 0;
 }
 
 /* Descriptors 0-2 closed by the caller would otherwise be reused by the
@@ -522,10 +377,21 @@ static int open_control(struct setup *st, const struct options *o, char *path, s
 	return *fd < 0 ? 2 : 0;
 }
 
+/* --dry-run: the table's next expirations on stdout. */
+static int dry_run(struct setup *st, const struct options *o)
+{
+	const struct dry_run dr = { .table = &st->table, .wall_now_ns = st->ctx.wall_now_ns,
+				    .local = st->local, .lines = st->dry_run,
+				    .format = st->dry_format, .json = o->json,
+				    .named = jobs_source_of(o) != NULL };
+
+	return dry_run_print(&dr, st->err, sizeof st->err);
+}
+
 static int run(const struct options *o)
 {
-	static struct setup st;
-	static char control_path[4096];
+	struct setup st = { 0 };
+	char control_path[4096] = "";
 	struct loop_config lc;
 	int control_fd = -1;
 	int status = build_setup(&st, o);

@@ -2,8 +2,11 @@
 #include "writers.h"
 
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "buf.h"
 
 static struct writer *find(struct writers *ws, int wd, const char *name)
 {
@@ -20,15 +23,8 @@ static void add(struct writers *ws, int wd, const char *dir, const char *name)
 
 	if (find(ws, wd, name))
 		return;
-	if (ws->n == ws->cap) {
-		size_t cap = ws->cap ? ws->cap * 2 : 4;
-		struct writer *more = realloc(ws->v, cap * sizeof *more);
-
-		if (!more)
-			return;
-		ws->v = more;
-		ws->cap = cap;
-	}
+	if (array_reserve(&ws->v, &ws->cap, ws->n + 1, sizeof *ws->v, SIZE_MAX) != 0)
+		return;
 	if (!(path = malloc(dir_len + strlen(name) + 2)))
 		return;
 	sprintf(path, "%s/%s", dir, name);

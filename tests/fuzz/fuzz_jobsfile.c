@@ -66,9 +66,9 @@ static void check_whole(const char *buf, size_t cap, size_t n, bool json)
 		abort();
 }
 
-static void check_json(const char *name, const char *message)
+static void check_json(const struct json_context *cx, const char *name, const char *message)
 {
-	size_t len = strlen(name) + strlen(message), cap = report_line_max(NULL, len);
+	size_t len = strlen(name) + strlen(message), cap = report_line_max(cx, NULL, len);
 	char *buf = malloc(cap);
 	struct tick t = { .job = name, .seq = UINT64_MAX, .expirations = UINT64_MAX,
 			  .total = UINT64_MAX, .wall_ns = INT64_MIN, .elapsed_ns = INT64_MIN,
@@ -80,13 +80,14 @@ static void check_json(const char *name, const char *message)
 
 	if (!buf)
 		return;
-	check_whole(buf, cap, json_tick(buf, cap, &t), true);
-	check_whole(buf, cap, json_exit(buf, cap, &e), true);
-	check_whole(buf, cap, json_clock(buf, cap, name, INT64_MIN), true);
-	check_whole(buf, cap, json_error(buf, cap, name, "sendmail", message), true);
-	check_whole(buf, cap, json_reload(buf, cap, false, 0, 0, 0, message), true);
-	check_whole(buf, cap, json_output(buf, cap, name, UINT64_MAX, "stderr", message,
-					  strlen(message)), true);
+	check_whole(buf, cap, json_tick(cx, buf, cap, &t), true);
+	check_whole(buf, cap, json_exit(cx, buf, cap, &e), true);
+	check_whole(buf, cap, json_clock(cx, buf, cap, name, INT64_MIN), true);
+	check_whole(buf, cap, json_error(cx, buf, cap, name, "sendmail", message), true);
+	check_whole(buf, cap, json_reload(cx, buf, cap, false, 0, 0, 0, message), true);
+	check_whole(buf, cap,
+		    json_output(cx, buf, cap, name, UINT64_MAX, "stderr", message, strlen(message)),
+		    true);
 	free(buf);
 }
 
@@ -96,14 +97,12 @@ static void check_events(const struct jobs_entry *e)
 	const char *text = e->text, *other = e->command ? e->command : e->argv[0];
 	char err[256];
 
-	check_json(text, other);
-	report_set_replica(text);
-	check_json(other, "");
-	report_set_replica(NULL);
+	check_json(NULL, text, other);
+	check_json(&(struct json_context){ .replica = text }, other, "");
 	if (format_check(text, err, sizeof err) == 0) {
 		struct tick t = { .job = other, .seq = UINT64_MAX, .wall_ns = INT64_MIN,
 				  .elapsed_ns = INT64_MIN, .late_ns = INT64_MIN };
-		size_t cap = report_line_max(text, strlen(other));
+		size_t cap = report_line_max(NULL, text, strlen(other));
 		char *buf = malloc(cap);
 
 		if (buf)

@@ -32,7 +32,7 @@ static void write_file(const char *dir, const char *name, const char *text, mode
 /* The record of file I in L's buffer: its head ("LEN" or "-") and body. */
 static const char *record(const struct loaded *l, size_t i, const char **body)
 {
-	const char *p = l->text;
+	const char *p = l->text.s;
 
 	for (size_t k = 0;; k++) {
 		const char *head = p + strlen(p) + 1, *text = head + strlen(head) + 1;
@@ -90,9 +90,10 @@ static void test_system(const char *dir)
 		/* The unended line is cut: only the whole one is read. */
 		head = record(&l, 3, &body);
 		check(strcmp(head, "24") == 0, "half's record: '%s'", head);
-		check(l.warnings.text && strstr(l.warnings.text, "/half:2: not loaded: the last "
-						   "line has no newline"), "warnings: %s",
-		      l.warnings.text ? l.warnings.text : "");
+		check(l.warnings.text.s &&
+			      strstr(l.warnings.text.s,
+				     "/half:2: not loaded: the last line has no newline"),
+		      "warnings: %s", l.warnings.text.s ? l.warnings.text.s : "");
 	}
 	loaded_free(&l);
 }

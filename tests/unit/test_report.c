@@ -98,22 +98,43 @@ static void test_json(void)
 				  .attempt = 3, .failed = true };
 	struct run_end ok = { .seq = 5, .pid = 99, .duration_ns = 1000000, .attempt = 1 };
 
-	json_tick(buf, sizeof buf, &sample);
+	json_tick(NULL, buf, sizeof buf, &sample);
 	expect_str(buf, "{\"event\":\"tick\",\"job\":null,\"seq\":3,\"expirations\":2,\"total\":5,"
 		   "\"time\":\"2026-12-03T10:00:01.000123Z\",\"unix\":1796292001.000123456,"
 		   "\"elapsed\":1.5,\"late_us\":12,\"next_in\":0.25,\"interval\":1,"
 		   "\"action\":\"skip\"}\n", __LINE__);
-	json_exit(buf, sizeof buf, &killed);
+	json_exit(NULL, buf, sizeof buf, &killed);
 	expect_str(buf, "{\"event\":\"exit\",\"job\":\"backup\",\"seq\":4,\"pid\":1234,\"status\":null,"
 		   "\"signal\":\"SIGTERM\",\"duration\":2.5,\"timed_out\":true,"
 		   "\"attempt\":3,\"failed\":true}\n", __LINE__);
-	json_exit(buf, sizeof buf, &ok);
+	json_exit(NULL, buf, sizeof buf, &ok);
 	expect_str(buf, "{\"event\":\"exit\",\"job\":null,\"seq\":5,\"pid\":99,\"status\":0,"
 		   "\"signal\":null,\"duration\":0.001,\"timed_out\":false,"
 		   "\"attempt\":1,\"failed\":false}\n", __LINE__);
-	json_clock(buf, sizeof buf, "a\"b", S(1));
+	json_clock(NULL, buf, sizeof buf, "a\"b", S(1));
 	expect_str(buf, "{\"event\":\"clock\",\"job\":\"a\\\"b\",\"time\":\"1970-01-01T00:00:01.000000Z\","
 		   "\"unix\":1.000000000}\n", __LINE__);
+}
+
+/* Under --fleet every object names its replica, from the caller's
+ * context, and the line's bound counts the name. */
+static void test_json_replica(void)
+{
+	const struct json_context r1 = { .replica = "r\"1" }, none = { 0 };
+	char buf[REPORT_LINE_MAX];
+
+	json_reload(&r1, buf, sizeof buf, true, 1, 0, 2, NULL);
+	expect_str(buf,
+		   "{\"event\":\"reload\",\"job\":null,\"replica\":\"r\\\"1\",\"ok\":true,"
+		   "\"added\":1,\"removed\":0,\"kept\":2}\n",
+		   __LINE__);
+	json_error(&none, buf, sizeof buf, "j", "read", "x");
+	expect_str(buf, "{\"event\":\"error\",\"job\":\"j\",\"call\":\"read\",\"message\":\"x\"}\n",
+		   __LINE__);
+	check(report_line_max(&r1, NULL, 1000) == report_line_max(NULL, NULL, 1003),
+	      "the replica's 3 bytes are counted");
+	check(report_line_max(&r1, "%j", 1000) == report_line_max(NULL, "%j", 1000),
+	      "a --format line has no replica");
 }
 
 /* Compares BUF (LEN bytes) with WANT, which may hold NULs. */
@@ -125,15 +146,15 @@ static void expect_mem(const char *buf, size_t len, const char *want, size_t wan
 		    (int)want_len, want, want_len);
 }
 
-#define EXPECT_OUTPUT(in, want)                                                    \
-	do {                                                                       \
-		char out_[512];                                                    \
-		size_t n_ = json_output(out_, sizeof out_, "j", 7, "stdout", in,   \
-					sizeof(in) - 1);                           \
-		static const char w_[] = "{\"event\":\"output\",\"job\":\"j\","     \
-					 "\"seq\":7,\"stream\":\"stdout\",\"line\":\"" \
-					 want "\"}\n";                             \
-		expect_mem(out_, n_, w_, sizeof(w_) - 1, __LINE__);                \
+#define EXPECT_OUTPUT(in, want)                                                        \
+	do {                                                                           \
+		char out_[512];                                                        \
+		size_t n_ = json_output(NULL, out_, sizeof out_, "j", 7, "stdout", in, \
+					sizeof(in) - 1);                               \
+		static const char w_[] =                                               \
+			"{\"event\":\"output\",\"job\":\"j\","                         \
+			"\"seq\":7,\"stream\":\"stdout\",\"line\":\"" want "\"}\n";    \
+		expect_mem(out_, n_, w_, sizeof(w_) - 1, __LINE__);                    \
 	} while (0)
 
 static void test_json_strings(void)
@@ -158,14 +179,14 @@ static void test_json_strings(void)
 	EXPECT_OUTPUT("\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
 	EXPECT_OUTPUT("\xf0\x9f\x98", "\xef\xbf\xbd");
 
-	n = json_reload(buf, sizeof buf, true, 2, 1, 5, NULL);
+	n = json_reload(NULL, buf, sizeof buf, true, 2, 1, 5, NULL);
 	expect_str(buf, "{\"event\":\"reload\",\"job\":null,\"ok\":true,\"added\":2,"
 		   "\"removed\":1,\"kept\":5}\n", __LINE__);
 	tally_check(&tally, n == strlen(buf), __FILE__, __LINE__, "length %zu", n);
-	json_reload(buf, sizeof buf, false, 0, 0, 0, "jobs:3: invalid \"x\"\n");
+	json_reload(NULL, buf, sizeof buf, false, 0, 0, 0, "jobs:3: invalid \"x\"\n");
 	expect_str(buf, "{\"event\":\"reload\",\"job\":null,\"ok\":false,"
 		   "\"error\":\"jobs:3: invalid \\\"x\\\"\\n\"}\n", __LINE__);
-	json_error(buf, sizeof buf, "backup", "rename", "No space left on device");
+	json_error(NULL, buf, sizeof buf, "backup", "rename", "No space left on device");
 	expect_str(buf, "{\"event\":\"error\",\"job\":\"backup\",\"call\":\"rename\","
 		   "\"message\":\"No space left on device\"}\n", __LINE__);
 }
@@ -174,18 +195,19 @@ static void test_json_strings(void)
  * characters (6 bytes each) from a job whose name is all quotes. */
 static void test_output_bound(void)
 {
-	size_t line_len = 65536, job_len = 100, cap = report_line_max(NULL, line_len + job_len);
+	size_t line_len = 65536, job_len = 100,
+	       cap = report_line_max(NULL, NULL, line_len + job_len);
 	char *line = malloc(line_len), *job = malloc(job_len + 1), *buf = malloc(cap);
 	size_t n;
 
 	memset(line, 0x01, line_len);
 	memset(job, 0x1f, job_len);
 	job[job_len] = '\0';
-	n = json_output(buf, cap, job, UINT64_MAX, "stderr", line, line_len);
+	n = json_output(NULL, buf, cap, job, UINT64_MAX, "stderr", line, line_len);
 	tally_check(&tally, n > 6 * line_len && buf[n - 1] == '\n' && buf[n - 2] == '}',
 		    __FILE__, __LINE__, "worst case cut: %zu of %zu", n, cap);
 	memset(line, 0xff, line_len);
-	n = json_output(buf, cap, job, UINT64_MAX, "stderr", line, line_len);
+	n = json_output(NULL, buf, cap, job, UINT64_MAX, "stderr", line, line_len);
 	tally_check(&tally, n > 3 * line_len && buf[n - 2] == '}', __FILE__, __LINE__,
 		    "invalid bytes cut: %zu", n);
 	{
@@ -198,14 +220,14 @@ static void test_output_bound(void)
 				     .status = INT32_MIN, .signal = 64,
 				     .duration_ns = INT64_MIN, .timed_out = true,
 				     .attempt = UINT32_MAX, .failed = true };
-		size_t jcap = report_line_max(NULL, job_len);
+		size_t jcap = report_line_max(NULL, NULL, job_len);
 
-		n = json_tick(buf, jcap, &tk);
+		n = json_tick(NULL, buf, jcap, &tk);
 		tally_check(&tally, buf[n - 2] == '}' && n - 6 * job_len < REPORT_JSON_FIXED - 100,
 			    __FILE__, __LINE__, "tick fits: %zu", n);
-		n = json_exit(buf, jcap, &e);
+		n = json_exit(NULL, buf, jcap, &e);
 		tally_check(&tally, buf[n - 2] == '}', __FILE__, __LINE__, "exit fits: %zu", n);
-		n = json_clock(buf, jcap, job, INT64_MIN);
+		n = json_clock(NULL, buf, jcap, job, INT64_MIN);
 		tally_check(&tally, buf[n - 2] == '}', __FILE__, __LINE__, "clock fits: %zu", n);
 	}
 	free(line);
@@ -415,6 +437,7 @@ int main(void)
 	test_times();
 	test_format();
 	test_json();
+	test_json_replica();
 	test_json_strings();
 	test_output_bound();
 	test_local_time();
