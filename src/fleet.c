@@ -518,8 +518,9 @@ static int64_t earliest(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
-/* The first queued claim to expire, on CLOCK_MONOTONIC. */
-static int64_t claims_deadline(const struct fleet *f)
+/* When the first queued claim expires (is missed), on CLOCK_MONOTONIC:
+ * fleet_deadline's part for expire_claims. */
+static int64_t first_claim_expiry(const struct fleet *f)
 {
 	int64_t first = INT64_MAX, real = now_real(), mono = now_mono();
 
@@ -533,7 +534,7 @@ static int64_t claims_deadline(const struct fleet *f)
 
 int64_t fleet_deadline(const struct fleet *f)
 {
-	int64_t d = claims_deadline(f);
+	int64_t d = first_claim_expiry(f);
 
 	if (f->link == LINK_WAIT)
 		d = earliest(d, f->retry_at);
