@@ -284,23 +284,16 @@ void fleet_send(struct fleet *f, struct op *op)
 
 /* Answers: fleet_answer.c says what each means, and it is done here */
 
-/* The database's now() against this replica's clock, at the middle of the
- * statement's round trip; more than CLOCK_SLACK_NS apart is said once. */
+/* A clock off the database's is said once. */
 static void check_clock(struct fleet *f, int64_t db_ns)
 {
-	int64_t got = now_real(), mid = f->sent_real + (got - f->sent_real) / 2;
-	int64_t off = mid - db_ns, slack = CLOCK_SLACK_NS + (got - f->sent_real) / 2;
 	char msg[320];
 
-	if (db_ns == 0 || f->clock_warned || (off <= slack && -off <= slack))
-		return;
-	f->clock_warned = true;
-	snprintf(msg, sizeof msg, "replica %.64s: its clock is %" PRId64 ".%03" PRId64 " s %s the "
-		 "database's now(); it claims elapses at its own instants, so it runs them %s",
-		 f->replica, (off < 0 ? -off : off) / NSEC_PER_SEC,
-		 (off < 0 ? -off : off) % NSEC_PER_SEC / 1000000, off > 0 ? "ahead of" : "behind",
-		 off > 0 ? "early" : "late or not at all");
-	fleet_push_error(f, "clock", msg);
+	if (!f->clock_warned &&
+	    fleet_answer_clock(db_ns, f->sent_real, now_real(), f->replica, msg, sizeof msg)) {
+		f->clock_warned = true;
+		fleet_push_error(f, "clock", msg);
+	}
 }
 
 static void become_ready(struct fleet *f, const struct fleet_verdict *v)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "fleet_answer.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,21 @@ enum fleet_claim_row fleet_answer_claim(const struct pq *pq, const pq_result *r,
 		return FLEET_ROW_AGAIN;
 	*o = outcome_of(text);
 	return FLEET_ROW_ANSWERED;
+}
+
+bool fleet_answer_clock(int64_t db_ns, int64_t sent_real, int64_t got_real, const char *replica,
+			char *msg, size_t len)
+{
+	int64_t half = (got_real - sent_real) / 2, off = sent_real + half - db_ns;
+	int64_t abs_off = off < 0 ? -off : off;
+
+	if (db_ns == 0 || abs_off <= FLEET_CLOCK_SLACK_NS + half)
+		return false;
+	snprintf(msg, len, "replica %.64s: its clock is %" PRId64 ".%03" PRId64 " s %s the "
+		 "database's now(); it claims elapses at its own instants, so it runs them %s",
+		 replica, abs_off / NSEC_PER_SEC, abs_off % NSEC_PER_SEC / 1000000,
+		 off > 0 ? "ahead of" : "behind", off > 0 ? "early" : "late or not at all");
+	return true;
 }
 
 /* Errors */

@@ -14,6 +14,7 @@
 #include "fleet.h"
 #include "fleet_op.h"
 #include "pq.h"
+#include "timens.h"
 
 enum fleet_verdict_kind {
 	FLEET_VERDICT_DONE,        /* went through; nothing follows */
@@ -65,5 +66,17 @@ enum fleet_claim_row {
  * items), and how. */
 enum fleet_claim_row fleet_answer_claim(const struct pq *pq, const pq_result *r, int row,
 					size_t nitems, size_t *item, enum fleet_outcome *o);
+
+/* How far apart this replica's clock and the database's may be before
+ * it is said: a second (claims are keyed by the replica's instants). */
+#define FLEET_CLOCK_SLACK_NS NSEC_PER_SEC
+
+/* The database's now() in an answer (DB_NS; 0: none) against this
+ * replica's clock at the middle of the statement's round trip (sent at
+ * SENT_REAL, answered at GOT_REAL, both wall clock): more than
+ * FLEET_CLOCK_SLACK_NS apart, beyond half the round trip, is true, with
+ * what it means for REPLICA's runs in MSG. */
+bool fleet_answer_clock(int64_t db_ns, int64_t sent_real, int64_t got_real, const char *replica,
+			char *msg, size_t len);
 
 #endif

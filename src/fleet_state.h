@@ -20,7 +20,6 @@
 
 #define BACKOFF_FIRST_NS   (250 * INT64_C(1000000))
 #define BACKOFF_MAX_NS     (16 * NSEC_PER_SEC)
-#define CLOCK_SLACK_NS     NSEC_PER_SEC
 #define KEEP_EVERY_NS      (600 * NSEC_PER_SEC)
 
 enum link {

@@ -266,6 +266,30 @@ static void test_errors(void)
 	check(strcmp(v.message, "unknown error") == 0, "no message at all: %s", v.message);
 }
 
+static void test_clock(void)
+{
+	const int64_t s = NSEC_PER_SEC, sent = 1796292000 * s;
+	char msg[320] = "";
+
+	check(!fleet_answer_clock(0, sent, sent + s, "r", msg, sizeof msg),
+	      "no now() in the answer: nothing to say");
+	check(!fleet_answer_clock(sent + s / 2, sent, sent + s, "r", msg, sizeof msg),
+	      "the same instant at the round trip's middle");
+	check(!fleet_answer_clock(sent - s / 2, sent, sent + s, "r", msg, sizeof msg),
+	      "1 s off at the middle: within the slack");
+	/* A round trip of 4 s widens the slack by 2 s. */
+	check(!fleet_answer_clock(sent - s, sent, sent + 4 * s, "r", msg, sizeof msg),
+	      "3 s off, a 4 s round trip: within 1 + 2 s");
+	check(fleet_answer_clock(sent - 2 * s, sent, sent + s / 5, "r1", msg, sizeof msg) &&
+		      strcmp(msg, "replica r1: its clock is 2.100 s ahead of the database's now(); "
+				  "it claims elapses at its own instants, so it runs them early") == 0,
+	      "ahead: %s", msg);
+	check(fleet_answer_clock(sent + 90 * s, sent, sent, "r2", msg, sizeof msg) &&
+		      strstr(msg, "90.000 s behind the database's now()") &&
+		      strstr(msg, "runs them late or not at all"),
+	      "behind: %s", msg);
+}
+
 int main(void)
 {
 	test_no_result();
@@ -276,5 +300,6 @@ int main(void)
 	test_keep();
 	test_setting_up_refused();
 	test_errors();
+	test_clock();
 	return tally_finish(&tally, "fleet_answer");
 }
