@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* fleet_state: the database client's state, shared by fleet.c (the
- * connection, sending, scheduling the statements, the loop's calls) and
- * fleet_answer.c (what each answer means), and by nothing else: the loop
- * sees only fleet.h. */
+ * connection, sending, scheduling the statements, carrying out what each
+ * answer means, the loop's calls) and the files it hands parts of its
+ * work to (fleet_replica.c, fleet_wins.c), and by nothing else: the loop
+ * sees only fleet.h, and fleet_answer.c, which reads the answers, sees
+ * none of it. */
 #ifndef TFD_FLEET_STATE_H
 #define TFD_FLEET_STATE_H
 
