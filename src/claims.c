@@ -191,13 +191,6 @@ int claims_start(struct loop *l)
 	return 0;
 }
 
-/* The elapse's instant on the wall clock, as the schedule gave it: the
- * claim's key (and TFD_SCHEDULED, which runner.c derives the same way). */
-static int64_t scheduled_of(const struct tick *t)
-{
-	return t->wall_ns - t->late_ns;
-}
-
 /* A tick that this replica does not act on, printed with ACTION. */
 static void print_not_ours(struct loop *l, struct job *j, struct tick *t,
 			   enum tick_action action)
@@ -217,7 +210,7 @@ bool claims_hold(struct loop *l, struct job *j, const struct tick *t)
 	if (!c || j->reboot)
 		return false;
 	if (grow((void **)&c->held, &c->held_cap, c->nheld, sizeof *c->held) != 0 ||
-	    fleet_claim(c->f, j->name, scheduled_of(t), j->run.overlap == OVERLAP_SKIP,
+	    fleet_claim(c->f, j->name, tick_scheduled_ns(t), j->run.overlap == OVERLAP_SKIP,
 			c->next_token) != 0) {
 		/* Never run unclaimed: without memory for the claim nobody runs it. */
 		struct tick missed = *t;
@@ -334,7 +327,7 @@ void claims_run_ended(struct loop *l, struct job *j, const struct run_end *e)
 static void act_won(struct loop *l, struct job *j, struct tick *t)
 {
 	struct claims *c = l->claims;
-	int64_t scheduled_ns = scheduled_of(t);
+	int64_t scheduled_ns = tick_scheduled_ns(t);
 
 	if (j->state->removed || l->phase != PHASE_RUNNING) {
 		check_written(l, fleet_run_dropped(c->f, j->name, scheduled_ns));
@@ -408,7 +401,7 @@ static void drop_ready(struct loop *l, const struct job *j)
 
 		if (!h->j || (j && h->j != j))
 			continue;
-		check_written(l, fleet_run_dropped(c->f, h->j->name, scheduled_of(&h->t)));
+		check_written(l, fleet_run_dropped(c->f, h->j->name, tick_scheduled_ns(&h->t)));
 		h->j = NULL;
 	}
 }

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fleet_sql.h"
+#include "fleet_answer.h"
 #include "fleet_state.h"
 
 /* Decisions (see also FLEET in tfd(1)):
@@ -122,9 +122,76 @@ void fleet_free(struct fleet *f)
 	free(f);
 }
 
+/* Queues and timers, as the policy table names them */
+
+static struct queue *queue_of(struct fleet *f, enum fleet_queue q)
+{
+	switch (q) {
+	case FLEET_QUEUE_CLAIMS:
+		return &f->claims;
+	case FLEET_QUEUE_WRITES:
+		return &f->writes;
+	case FLEET_QUEUE_CHORES:
+		return &f->chores;
+	case FLEET_QUEUE_NONE:
+		break;
+	}
+	return NULL;
+}
+
+void fleet_enqueue(struct fleet *f, struct op *op)
+{
+	fleet_queue_push(queue_of(f, fleet_policy(op->kind)->queue), op);
+}
+
+/* T is due at once (AT_ONCE), or at its next period. */
+static void timer_due(struct fleet *f, enum fleet_timer t, bool at_once)
+{
+	int64_t now = now_mono(), period = f->cfg.lease_ns / 6;
+
+	switch (t) {
+	case FLEET_TIMER_RENEW:
+		f->renew_at = at_once ? now : now + period;
+		break;
+	case FLEET_TIMER_BEAT:
+		f->beat_at = at_once ? now : now + period;
+		break;
+	case FLEET_TIMER_REWRITE:
+		f->rewrite_due = true;
+		break;
+	case FLEET_TIMER_KEEP:
+		f->keep_at = at_once ? now : now + KEEP_EVERY_NS;
+		break;
+	case FLEET_TIMER_NONE:
+		break;
+	}
+}
+
+/* OP's statement did not go through; AGAIN, its row's word for how,
+ * says whether it is sent again. */
+static void send_again(struct fleet *f, struct op *op, enum fleet_again again)
+{
+	const struct fleet_policy *p = fleet_policy(op->kind);
+	struct queue *q = queue_of(f, p->queue);
+
+	if (again == FLEET_AGAIN_RESENT)
+		for (size_t i = 0; i < op->nitems; i++)
+			op->items[i]->resent = true;
+	if ((again == FLEET_AGAIN_REQUEUE || again == FLEET_AGAIN_RESENT) && q) {
+		if (p->batch)
+			fleet_batch_requeue(q, op);
+		else
+			fleet_queue_push_front(q, op);
+		return;
+	}
+	if (again == FLEET_AGAIN_DUE)
+		timer_due(f, p->timer, true);
+	fleet_op_free(op);
+}
+
 /* The outage: the connection is given up; what was in flight goes back to
- * the front of its queue, marked as possibly carried out; the next try
- * comes after a backoff. One report per outage. */
+ * the front of its queue or is dropped, as its row's "lost" says; the
+ * next try comes after a backoff. One report per outage. */
 void fleet_lose_connection(struct fleet *f, const char *why)
 {
 	struct op *op = f->in_flight;
@@ -135,20 +202,8 @@ void fleet_lose_connection(struct fleet *f, const char *why)
 		fleet_push_error(f, "postgresql", why);
 	drop_connection(f);
 	f->in_flight = NULL;
-	if (op && op->kind == OP_CLAIMS) {
-		for (size_t i = 0; i < op->nitems; i++)
-			op->items[i]->resent = true;
-		fleet_batch_requeue(&f->claims, op);
-	} else if (op && op->kind == OP_ENDS) {
-		fleet_batch_requeue(&f->writes, op);
-	} else if (op && (op->kind == OP_ATTEMPT || op->kind == OP_ABANDON)) {
-		fleet_queue_push_front(&f->writes, op);
-	} else {
-		/* Setup, renewal, cleanup, the recent wins, the name's renewal
-		 * and the jobs' are asked again (fleet_replica_ready); a release
-		 * at exit is not. */
-		fleet_op_free(op);
-	}
+	if (op)
+		send_again(f, op, fleet_policy(op->kind)->lost);
 	/* The next connection may reach a promoted standby that lost them. */
 	f->rewrite_due = f->boundary != NULL;
 	f->link = LINK_WAIT;
@@ -227,6 +282,168 @@ void fleet_send(struct fleet *f, struct op *op)
 		f->want_write = flushed == 1;
 }
 
+/* Answers: fleet_answer.c says what each means, and it is done here */
+
+/* A clock off the database's is said once. */
+static void check_clock(struct fleet *f, int64_t db_ns)
+{
+	char msg[320];
+
+	if (!f->clock_warned &&
+	    fleet_answer_clock(db_ns, f->sent_real, now_real(), f->replica, msg, sizeof msg)) {
+		f->clock_warned = true;
+		fleet_push_error(f, "clock", msg);
+	}
+}
+
+static void become_ready(struct fleet *f, const struct fleet_verdict *v)
+{
+	if (!f->boundary && !(f->boundary = strdup(v->boundary))) {
+		fleet_lose_connection(f, "out of memory");
+		return;
+	}
+	check_clock(f, v->db_now_ns);
+	f->link = LINK_READY;
+	f->backoff_ns = BACKOFF_FIRST_NS;
+	f->outage_reported = false;
+	fleet_replica_ready(f);
+	/* Renewed at once: leases ran on while the connection was down. The
+	 * cleanup waits a renewal period: a replica that starts has elapses
+	 * to claim first. */
+	timer_due(f, FLEET_TIMER_RENEW, true);
+	if (f->keep_at == 0)
+		f->keep_at = f->renew_at + f->cfg.lease_ns / 6;
+	fleet_events_push(&f->events, &(struct fleet_event){ .kind = FLEET_EVENT_CONNECTED }, NULL, NULL);
+}
+
+/* Each elapse of the batch as its row says; the ones to ask again go back
+ * to the front of their queue in their order, to be the next statement's
+ * (which sees what this one could not). An elapse the answer does not
+ * name is asked again too. */
+static void answer_claims(struct fleet *f, struct op *batch, const pq_result *r, int rows)
+{
+	struct queue *q = queue_of(f, fleet_policy(batch->kind)->queue);
+
+	for (int row = 0; row < rows; row++) {
+		enum fleet_outcome o = FLEET_MISSED;
+		size_t i = 0;
+		enum fleet_claim_row what = fleet_answer_claim(&f->pq, r, row, batch->nitems, &i, &o);
+		struct op *op = what == FLEET_ROW_NONE ? NULL : batch->items[i];
+
+		if (!op)
+			continue;  /* no claim of the batch, or one answered before */
+		if (what == FLEET_ROW_AGAIN) {
+			op->again = true;
+			continue;
+		}
+		if (o == FLEET_WON)
+			fleet_win_add(f, op);
+		fleet_push_outcome(f, op, o);
+		fleet_op_free(op);
+		batch->items[i] = NULL;
+	}
+	for (size_t i = batch->nitems; i > 0; i--)
+		if (batch->items[i - 1]) {
+			batch->items[i - 1]->again = true;
+			fleet_queue_push_front(q, batch->items[i - 1]);
+			batch->items[i - 1] = NULL;
+		}
+	fleet_op_free(batch);
+}
+
+/* Reported (a refusal that lasts once a connection), then given up as
+ * its row's "refused" says: never retried for ever. */
+static void answer_refused(struct fleet *f, struct op *op, const struct fleet_verdict *v)
+{
+	const struct fleet_policy *p = fleet_policy(op->kind);
+
+	if (!v->lasts || !f->refusal_reported)
+		fleet_push_error(f, "postgresql", v->message);
+	f->refusal_reported = f->refusal_reported || v->lasts;
+	if (p->refused == FLEET_REFUSED_MISS)
+		for (size_t i = 0; i < op->nitems; i++)
+			fleet_push_outcome(f, op->items[i], FLEET_MISSED);
+	else if (p->refused == FLEET_REFUSED_LATER)
+		timer_due(f, p->timer, false);
+	fleet_op_free(op);
+}
+
+/* The next step of OP (the setup's, the cleanup's) is sent at once, or
+ * waits in its queue, as its row says. */
+static void follow(struct fleet *f, struct op *op, const struct fleet_verdict *v)
+{
+	struct queue *q;
+
+	op->kind = v->next;
+	op->scheduled_ns = v->scheduled_ns;
+	op->token = v->token;
+	if ((q = queue_of(f, fleet_policy(op->kind)->queue)))
+		fleet_queue_push(q, op);
+	else
+		fleet_send(f, op);
+}
+
+/* What the verdict V on OP, the statement in flight answered by R, says
+ * to do. */
+static void carry_out(struct fleet *f, struct op *op, const pq_result *r,
+		      const struct fleet_verdict *v)
+{
+	if (v->kind == FLEET_VERDICT_LOST) {
+		if (v->refuse_claims)
+			fleet_refuse_claims(f);
+		fleet_lose_connection(f, v->message);
+		return;
+	}
+	f->in_flight = NULL;
+	switch (v->kind) {
+	case FLEET_VERDICT_NEXT:
+		follow(f, op, v);
+		return;
+	case FLEET_VERDICT_READY:
+		fleet_op_free(op);
+		become_ready(f, v);
+		return;
+	case FLEET_VERDICT_CLAIMS:
+		check_clock(f, v->db_now_ns);
+		answer_claims(f, op, r, v->rows);
+		return;
+	case FLEET_VERDICT_RENEWED:
+		check_clock(f, v->db_now_ns);
+		timer_due(f, fleet_policy(op->kind)->timer, false);
+		break;
+	case FLEET_VERDICT_REPLICA:
+		fleet_replica_answer(f, op, r);
+		return;
+	case FLEET_VERDICT_ROLLED_BACK:
+		send_again(f, op, fleet_policy(op->kind)->rolled_back);
+		return;
+	case FLEET_VERDICT_REFUSED:
+		answer_refused(f, op, v);
+		return;
+	case FLEET_VERDICT_DONE:
+	case FLEET_VERDICT_LOST:
+		break;
+	}
+	fleet_op_free(op);
+}
+
+/* The statement in flight is done (libpq has no more results for it):
+ * its answer is read and the verdict carried out. */
+static void finish_statement(struct fleet *f)
+{
+	struct op *op = f->in_flight;
+	pq_result *r = f->answer;
+	struct fleet_verdict v;
+
+	f->answer = NULL;
+	if (r)
+		fleet_check_backlog(f);  /* the server answers: is the queue behind? */
+	fleet_answer_read(&f->pq, op, r, f->pq.status(f->conn) == PQ_CONNECTION_OK, &v);
+	carry_out(f, op, r, &v);
+	if (r)
+		f->pq.clear(r);
+}
+
 /* Reads what arrived; a statement is done when libpq has no more results
  * for it. */
 static void read_answers(struct fleet *f)
@@ -239,7 +456,7 @@ static void read_answers(struct fleet *f)
 		pq_result *r = f->pq.get_result(f->conn);
 
 		if (!r) {
-			fleet_finish_statement(f);
+			finish_statement(f);
 			return;
 		}
 		if (f->answer)
@@ -304,7 +521,7 @@ static struct op *next_op(struct fleet *f)
 	if ((op = fleet_queue_pop(&f->chores)))
 		return op;
 	if (now >= f->keep_at) {
-		f->keep_at = now + KEEP_EVERY_NS;
+		timer_due(f, FLEET_TIMER_KEEP, false);
 		return fleet_op_new(OP_KEEP_CLAIM, NULL, 0);
 	}
 	return NULL;
@@ -327,9 +544,9 @@ static void expire_claims(struct fleet *f)
 			*link = op->next;
 			f->claims.n--;
 			fleet_push_outcome(f, op, FLEET_MISSED);
-			if (op->resent) {
+			if (op->resent && fleet_policy(op->kind)->abandon_if_resent) {
 				op->kind = OP_ABANDON;
-				fleet_queue_push(&f->writes, op);
+				fleet_enqueue(f, op);
 			} else {
 				fleet_op_free(op);
 			}
@@ -444,7 +661,7 @@ int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exc
 	}
 	/* Sent by the fleet_service that ends the loop's turn, with every
 	 * other elapse of this wake-up: one statement for all. */
-	fleet_queue_push(&f->claims, op);
+	fleet_enqueue(f, op);
 	return 0;
 }
 
@@ -458,7 +675,7 @@ int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, un
 	if (w)
 		w->end.attempts = attempt;
 	op->end.attempts = attempt;
-	fleet_queue_push(&f->writes, op);  /* sent as the claims are */
+	fleet_enqueue(f, op);  /* sent as the claims are */
 	return 0;
 }
 
@@ -476,7 +693,7 @@ int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 		w->end = *e;
 		w->state = op->state;
 	}
-	fleet_queue_push(&f->writes, op);  /* sent as the claims are */
+	fleet_enqueue(f, op);  /* sent as the claims are */
 	return 0;
 }
 
@@ -492,7 +709,7 @@ int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
 		w->end = (struct fleet_end){ .exit_status = -1, .attempts = w->end.attempts,
 					     .finished_ns = now_real() };
 	}
-	fleet_queue_push(&f->writes, op);  /* sent as the claims are */
+	fleet_enqueue(f, op);  /* sent as the claims are */
 	return 0;
 }
 
@@ -518,8 +735,9 @@ static int64_t earliest(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
-/* The first queued claim to expire, on CLOCK_MONOTONIC. */
-static int64_t claims_deadline(const struct fleet *f)
+/* When the first queued claim expires (is missed), on CLOCK_MONOTONIC:
+ * fleet_deadline's part for expire_claims. */
+static int64_t first_claim_expiry(const struct fleet *f)
 {
 	int64_t first = INT64_MAX, real = now_real(), mono = now_mono();
 
@@ -533,7 +751,7 @@ static int64_t claims_deadline(const struct fleet *f)
 
 int64_t fleet_deadline(const struct fleet *f)
 {
-	int64_t d = claims_deadline(f);
+	int64_t d = first_claim_expiry(f);
 
 	if (f->link == LINK_WAIT)
 		d = earliest(d, f->retry_at);

@@ -170,6 +170,8 @@ const char *fleet_statement_of(const struct fleet_config *cfg, const char *bound
 	case OP_JOBS:
 	case OP_DIFFER:
 		break;  /* fleet_replica_statement */
+	case OP_KINDS:
+		break;
 	}
 	return NULL;
 }

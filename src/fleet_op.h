@@ -13,12 +13,15 @@
 
 /* OP_CLAIM and OP_END wait in their queues and go to the database as the
  * items of one OP_CLAIMS or OP_ENDS statement; OP_REWRITE carries a
- * reconnected replica's recent wins (fleet_batch.c). */
+ * reconnected replica's recent wins (fleet_batch.c). What the fleet does
+ * with each kind (its queue, whether it is sent again, what an error
+ * means) is its row in fleet_policy.c's table. */
 enum op_kind {
 	OP_SETUP, OP_UPGRADE, OP_START, OP_CLAIM, OP_CLAIMS, OP_ATTEMPT, OP_END, OP_ENDS,
 	OP_REWRITE, OP_ABANDON, OP_RENEW, OP_KEEP_CLAIM, OP_KEEP_DELETE, OP_KEEP_END,
 	/* fleet_replica.c's: the replica's name, its jobs, and their check */
 	OP_HOLD, OP_BEAT, OP_RELEASE, OP_JOBS, OP_DIFFER,
+	OP_KINDS  /* how many kinds there are: not one */
 };
 
 /* How many elapses one claim statement asks for at most (besides the

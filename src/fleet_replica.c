@@ -58,35 +58,6 @@ void fleet_replica_free(struct fleet *f)
 	free(f->job_prints);
 }
 
-size_t fleet_op_pending(const struct op *op)
-{
-	switch (op->kind) {
-	case OP_CLAIM:
-	case OP_ATTEMPT:
-	case OP_END:
-	case OP_ABANDON:
-	case OP_RELEASE:
-		return 1;
-	case OP_CLAIMS:
-	case OP_ENDS:
-		return op->nitems;
-	case OP_SETUP:
-	case OP_UPGRADE:
-	case OP_START:
-	case OP_REWRITE:   /* rows written before: the exit need not wait */
-	case OP_RENEW:
-	case OP_KEEP_CLAIM:
-	case OP_KEEP_DELETE:
-	case OP_KEEP_END:
-	case OP_HOLD:
-	case OP_BEAT:
-	case OP_JOBS:
-	case OP_DIFFER:
-		break;
-	}
-	return 0;
-}
-
 /* Statements */
 
 static void param_text(struct fleet_statement *p, int slot, const char *fmt, int64_t v)
@@ -143,7 +114,7 @@ static void queue_op(struct fleet *f, enum op_kind kind)
 		return;
 	}
 	op->token = f->jobs_version;
-	fleet_queue_push(&f->writes, op);
+	fleet_enqueue(f, op);
 }
 
 /* The name is another process's: said once, and nothing more is claimed
@@ -339,11 +310,6 @@ void fleet_release(struct fleet *f)
 }
 
 /* Refusals */
-
-bool fleet_refusal_lasts(const char *sqlstate)
-{
-	return sqlstate && (strcmp(sqlstate, "25006") == 0 || strcmp(sqlstate, "42501") == 0);
-}
 
 void fleet_refuse_claims(struct fleet *f)
 {

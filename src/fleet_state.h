@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* fleet_state: the database client's state, shared by fleet.c (the
- * connection, sending, scheduling the statements, the loop's calls) and
- * fleet_answer.c (what each answer means), and by nothing else: the loop
- * sees only fleet.h. */
+ * connection, sending, scheduling the statements, carrying out what each
+ * answer means, the loop's calls) and the files it hands parts of its
+ * work to (fleet_replica.c, fleet_wins.c), and by nothing else: the loop
+ * sees only fleet.h, and fleet_answer.c, which reads the answers, sees
+ * none of it. */
 #ifndef TFD_FLEET_STATE_H
 #define TFD_FLEET_STATE_H
 
@@ -14,12 +16,12 @@
 #include "fleet_events.h"
 #include "fleet_op.h"
 #include "fleet_params.h"
+#include "fleet_policy.h"
 #include "pq.h"
 #include "timens.h"
 
 #define BACKOFF_FIRST_NS   (250 * INT64_C(1000000))
 #define BACKOFF_MAX_NS     (16 * NSEC_PER_SEC)
-#define CLOCK_SLACK_NS     NSEC_PER_SEC
 #define KEEP_EVERY_NS      (600 * NSEC_PER_SEC)
 
 enum link {
@@ -96,6 +98,10 @@ static inline int64_t now_real(void)
 /* fleet.c: sends OP as the statement in flight. */
 void fleet_send(struct fleet *f, struct op *op);
 
+/* fleet.c: OP waits in the queue its row of the policy table names (one
+ * of the queued kinds). */
+void fleet_enqueue(struct fleet *f, struct op *op);
+
 /* fleet.c: gives the connection up (WHY, reported once an outage); what
  * was in flight goes back to its queue. */
 void fleet_lose_connection(struct fleet *f, const char *why);
@@ -122,12 +128,6 @@ int64_t fleet_replica_deadline(const struct fleet *f);
 void fleet_check_backlog(struct fleet *f);
 /* Every queued claim is missed now, and the next ones as they come. */
 void fleet_refuse_claims(struct fleet *f);
-/* SQLSTATEs that retrying cannot mend: read-only, no privilege. */
-bool fleet_refusal_lasts(const char *sqlstate);
-/* How many of what fleet_pending counts OP carries: a claim, a run's
- * try, end or drop, the release: 1; a batch of claims or ends: its items;
- * anything else: 0. */
-size_t fleet_op_pending(const struct op *op);
 
 /* fleet_wins.c: the recent wins: a claim won; a won run's (for its try,
  * end or drop), or NULL; the rows to write again after a reconnection (up
@@ -135,9 +135,5 @@ size_t fleet_op_pending(const struct op *op);
 void fleet_win_add(struct fleet *f, const struct op *claim);
 struct win *fleet_win_find(struct fleet *f, const char *job, int64_t scheduled_ns);
 struct op *fleet_wins_rewrite(struct fleet *f);
-
-/* fleet_answer.c: the statement in flight is done (libpq has no more
- * results for it): its answer is acted on, or the connection given up. */
-void fleet_finish_statement(struct fleet *f);
 
 #endif

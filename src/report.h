@@ -43,6 +43,15 @@ struct tick {
 	bool manual;           /* tfdctl run: "trigger": "manual" */
 };
 
+/* The elapse's scheduled instant on the wall clock, as the schedule gave
+ * it: the wake-up less its lateness (exact on a realtime clock, where both
+ * are the same reading). TFD_SCHEDULED, and --fleet's claims are keyed by
+ * it, so both must read it here. */
+static inline int64_t tick_scheduled_ns(const struct tick *t)
+{
+	return t->wall_ns - t->late_ns;
+}
+
 /* How a run ended, for the "exit" event. */
 struct run_end {
 	const char *job;       /* "job"; NULL: null */

@@ -199,10 +199,7 @@ static void fill_environment(struct runner *r, const struct tick *t, unsigned at
 	snprintf(r->env_slot[4], sizeof r->env_slot[4], "TFD_LATE_US=%" PRId64,
 		 t->late_ns / 1000);
 	snprintf(r->env_slot[5], sizeof r->env_slot[5], "TFD_ATTEMPT=%u", attempt);
-	/* The elapse's scheduled instant on the wall clock: the wake-up less its
-	 * lateness (exact on a realtime clock, where both are the same
-	 * reading; --fleet's claims are keyed by it). */
-	format_unix(unix_time, t->wall_ns - t->late_ns);
+	format_unix(unix_time, tick_scheduled_ns(t));
 	snprintf(r->env_slot[6], sizeof r->env_slot[6], "TFD_SCHEDULED=%s", unix_time);
 }
 

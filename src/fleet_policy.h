@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/* fleet_policy: the fleet's rules by statement kind, in one table (as
+ * s6-supervise keeps its actions in one): where an op waits to be sent,
+ * what becomes of it when its statement does not go through (the
+ * connection lost while it was in flight, or the server rolling it back
+ * with a SQLSTATE of class 40), what a refusal means, how its answer is
+ * read and what the exit waits for. fleet.c and fleet_answer.c take every
+ * decision about a kind from here; a new kind is one more row. */
+#ifndef TFD_FLEET_POLICY_H
+#define TFD_FLEET_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fleet_op.h"
+
+/* Where an op waits before it is sent. Writes take turns with claims:
+ * a run's end, try or abandon and the name's renewal never wait behind
+ * more than one claim statement (fleet.c next_op). */
+enum fleet_queue {
+	FLEET_QUEUE_NONE,    /* none: sent at once (the setup's steps), or
+			      * made when due (the renewal, the cleanup's
+			      * first step, the rewrite of the recent wins) */
+	FLEET_QUEUE_CLAIMS,  /* the claims, up to FLEET_BATCH_MAX a statement */
+	FLEET_QUEUE_WRITES,  /* the runs' ends, tries and abandons, the name's
+			      * renewal, release and jobs */
+	FLEET_QUEUE_CHORES,  /* the cleanup's next steps: after the claims */
+};
+
+/* What becomes of an op whose statement did not go through. */
+enum fleet_again {
+	FLEET_AGAIN_DROP,     /* dropped: made again by what made it (the next
+			       * connection's setup, name, jobs, renewal and
+			       * rewrite; the next cleanup), or never (the
+			       * release at exit) */
+	FLEET_AGAIN_REQUEUE,  /* back to the front of its queue, as it was */
+	FLEET_AGAIN_RESENT,   /* back to the front of its queue, each claim it
+			       * carries marked resent: the first sending may
+			       * have been carried out (the SQL then reads the
+			       * row it may have written) */
+	FLEET_AGAIN_DUE,      /* its timer made due at once */
+};
+
+/* What a refusal means: an error while the connection stays up, other
+ * than a rollback (class 40). Each is reported (a refusal that retrying
+ * cannot mend once a connection); a statement is never retried for ever. */
+enum fleet_refused {
+	FLEET_REFUSED_DROP,       /* given up */
+	FLEET_REFUSED_MISS,       /* given up; each claim it carries is missed
+				   * at once */
+	FLEET_REFUSED_LATER,      /* given up; its timer's next period asks
+				   * again */
+	FLEET_REFUSED_RECONNECT,  /* the replica is not ready without it: the
+				   * connection is given up (and the claims
+				   * missed at once when the refusal lasts) */
+};
+
+/* The timer that makes an op (FLEET_AGAIN_DUE, FLEET_REFUSED_LATER). */
+enum fleet_timer {
+	FLEET_TIMER_NONE,
+	FLEET_TIMER_RENEW,    /* the leases' renewal, every lease/6 */
+	FLEET_TIMER_BEAT,     /* the name's renewal, every lease/6 */
+	FLEET_TIMER_REWRITE,  /* the recent wins, after a reconnection */
+	FLEET_TIMER_KEEP,     /* the cleanup, every KEEP_EVERY_NS */
+};
+
+/* How the answer of a statement that went through is read
+ * (fleet_answer.c). */
+enum fleet_reading {
+	FLEET_READ_NOTHING,     /* done */
+	FLEET_READ_NEXT,        /* done; the next step (policy's next) follows */
+	FLEET_READ_START,       /* the replica is ready: the boundary, now() */
+	FLEET_READ_CLAIMS,      /* a row for each claim answered */
+	FLEET_READ_RENEW,       /* now(): the next renewal */
+	FLEET_READ_KEEP_CLAIM,  /* the hour claimed for the cleanup, if any */
+	FLEET_READ_KEEP_DELETE, /* rows deleted: a full batch, more to delete */
+	FLEET_READ_REPLICA,     /* fleet_replica.c's: the name, the jobs */
+};
+
+/* What fleet_pending counts of an op: the exit waits for the runs' rows. */
+enum fleet_pending {
+	FLEET_PENDING_NONE,
+	FLEET_PENDING_ONE,
+	FLEET_PENDING_ITEMS,  /* a batch: each item */
+};
+
+struct fleet_policy {
+	const char *name;            /* the kind's, for tests and messages */
+	enum fleet_queue queue;
+	bool batch;                  /* carries items (fleet_batch.c) */
+	enum fleet_again lost;       /* in flight when the connection was lost */
+	enum fleet_again rolled_back;/* SQLSTATE class 40: a deadlock or a
+				      * serialization failure rolled it back */
+	enum fleet_refused refused;
+	enum fleet_timer timer;
+	enum fleet_reading reading;
+	enum op_kind next;           /* FLEET_READ_NEXT, FLEET_READ_KEEP_*: the
+				      * statement that follows */
+	bool abandon_if_resent;      /* a claim missed at its deadline after a
+				      * resending: the row it may have written
+				      * is abandoned (an OP_ABANDON), so no
+				      * replica runs the elapse */
+	enum fleet_pending pending;
+};
+
+/* KIND's row. Every kind has one (test_fleet_policy checks it). */
+const struct fleet_policy *fleet_policy(enum op_kind kind);
+
+/* How many of what fleet_pending counts OP carries. */
+size_t fleet_op_pending(const struct op *op);
+
+#endif
