@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet_pause.h"
 #include "fleet_sql.h"
 
 /* Answers */
@@ -70,6 +71,8 @@ static enum fleet_outcome outcome_of(const char *text, bool *again)
 		return FLEET_ELSEWHERE;
 	if (strcmp(text, "skipped") == 0)
 		return FLEET_SKIPPED;
+	if (strcmp(text, "paused") == 0)
+		return FLEET_PAUSED;
 	return FLEET_MISSED;
 }
 
@@ -98,6 +101,7 @@ static void answer_claims(struct fleet *f, struct op *batch, const pq_result *r)
 		}
 		if (o == FLEET_WON)
 			fleet_win_add(f, op);
+		fleet_pause_saw(f, op, o);
 		fleet_push_outcome(f, op, o);
 		fleet_op_free(op);
 		batch->items[n - 1] = NULL;
@@ -179,6 +183,11 @@ static void answer_ok(struct fleet *f, struct op *op, const pq_result *r)
 	case OP_DIFFER:
 		fleet_replica_answer(f, op, r);
 		return;
+	case OP_PAUSE:
+	case OP_RESUME:
+	case OP_VIEW:
+		fleet_pause_answer(f, op, r);
+		return;
 	}
 	fleet_op_free(op);
 }
@@ -219,7 +228,7 @@ static void error_line(const struct fleet *f, const struct op *op, const pq_resu
 		       "it in the schema; have an administrator run the statements of tfd "
 		       "--fleet-sql, and grant this role SELECT, INSERT, UPDATE and DELETE on them"
 		     : ": the role of --fleet needs SELECT, INSERT, UPDATE and DELETE on tfd_runs, "
-		       "tfd_replicas, tfd_jobs and tfd_cleanups";
+		       "tfd_replicas, tfd_jobs, tfd_cleanups and tfd_paused";
 	else if (state && strcmp(state, "25006") == 0)
 		hint = ": the database is read-only (default_transaction_read_only, or a standby); "
 		       "--fleet needs one it can write to (target_session_attrs=read-write)";
@@ -277,6 +286,7 @@ static void answer_error(struct fleet *f, struct op *op, const pq_result *r)
 		f->renew_at = now_mono() + f->cfg.lease_ns / 6;
 	if (op->kind == OP_BEAT)
 		f->beat_at = now_mono() + f->cfg.lease_ns / 6;
+	fleet_pause_refused(f, op, msg);
 	fleet_op_free(op);
 }
 

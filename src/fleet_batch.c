@@ -119,7 +119,7 @@ static void put_quoted(struct text *t, const char *s)
 /* The columns a batch can carry, each item's value as text (NULL: SQL
  * NULL, written unquoted). */
 enum column { COL_JOB, COL_SCHEDULED, COL_EXCLUSIVE, COL_RESENT, COL_STATE, COL_ATTEMPTS,
-	      COL_EXIT, COL_TIMED_OUT, COL_FINISHED };
+	      COL_EXIT, COL_TIMED_OUT, COL_FINISHED, COL_MANUAL };
 
 static const char *value_of(const struct op *op, enum column c, char *buf, size_t len)
 {
@@ -136,6 +136,8 @@ static const char *value_of(const struct op *op, enum column c, char *buf, size_
 		return op->exclusive ? "t" : "f";
 	case COL_RESENT:
 		return op->resent ? "t" : "f";
+	case COL_MANUAL:
+		return op->manual ? "t" : "f";
 	case COL_STATE:
 		return op->state;
 	case COL_ATTEMPTS:
@@ -216,6 +218,8 @@ const char *fleet_batch_statement(const struct fleet_config *cfg, const struct o
 		p->v[p->n++] = cfg->replica;
 		add_micros(p, 0, cfg->lease_ns);
 		add_micros(p, 1, cfg->deadline_ns);
+		if (!add_array(op, COL_MANUAL, p))
+			return NULL;
 		return fleet_sql_claims;
 	case OP_ENDS:
 	case OP_REWRITE:

@@ -30,13 +30,30 @@ const char fleet_sql_upgrade[] =
 	"        'tfd_runs'::regclass::text, fix);\n"
 	"    END;\n"
 	"  END IF;\n"
+	/* A table made before the column trigger: it is added (a constant
+	 * default: no rewrite of the table), by its owner only, as above. */
+	"  IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'tfd_runs'::regclass\n"
+	"                 AND attname = 'trigger' AND NOT attisdropped) THEN\n"
+	"    fix := format('ALTER TABLE %s ADD COLUMN IF NOT EXISTS trigger text NOT NULL '\n"
+	"      'DEFAULT ''schedule''', 'tfd_runs'::regclass::text);\n"
+	"    PERFORM pg_advisory_xact_lock(" UPGRADE_LOCK ");\n"
+	"    BEGIN\n"
+	"      EXECUTE fix;\n"
+	"    EXCEPTION WHEN insufficient_privilege THEN\n"
+	"      RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE = format(\n"
+	"        'table %s predates the column trigger and only its owner may add it: %s',\n"
+	"        'tfd_runs'::regclass::text, fix);\n"
+	"    END;\n"
+	"  END IF;\n"
 	"END\n"
 	"$tfd$";
 
 /* Up to FLEET_BATCH_MAX elapses claimed in one statement. $1 jobs, $2
  * instants, $3 exclusive (--overlap skip), $4 resent (its answer was lost
  * with a connection), $5 the replica, $6 the lease and $7 the deadline in
- * microseconds. One row per elapse: its place in the arrays, the outcome,
+ * microseconds, $8 manual (tfdctl run: its row's trigger is 'manual'). One
+ * row per elapse: its place in the arrays, the outcome ("paused": the job
+ * is in tfd_paused, nothing written; a manual run is never paused),
  * the holder when another replica's, the database's now().
  *
  * The claim is the insert; rows are inserted in (job, scheduled) order so
@@ -52,18 +69,21 @@ const char fleet_sql_upgrade[] =
  * statement, which sees it. */
 const char fleet_sql_claims[] =
 	"WITH item AS (\n"
-	"  SELECT i.n, i.job, i.scheduled, i.exclusive, i.resent,\n"
+	"  SELECT i.n, i.job, i.scheduled, i.exclusive, i.resent, i.manual,\n"
 	"         now() <= i.scheduled + $7::bigint * interval '1 microsecond' AS in_time,\n"
-	"         EXISTS (SELECT 1 FROM tfd_runs l WHERE l.job = i.job AND l.scheduled > i.scheduled\n"
-	"                 AND l.state <> 'skipped') AS overtaken\n"
-	"  FROM unnest($1::text[], $2::timestamptz[], $3::bool[], $4::bool[])\n"
-	"       WITH ORDINALITY AS i(job, scheduled, exclusive, resent, n)),\n"
+	"         NOT i.manual AND EXISTS (SELECT 1 FROM tfd_runs l WHERE l.job = i.job\n"
+	"                 AND l.scheduled > i.scheduled AND l.state <> 'skipped'\n"
+	"                 AND l.trigger = 'schedule') AS overtaken,\n"
+	"         NOT i.manual AND EXISTS (SELECT 1 FROM tfd_paused p WHERE p.job = i.job) AS paused\n"
+	"  FROM unnest($1::text[], $2::timestamptz[], $3::bool[], $4::bool[], $8::bool[])\n"
+	"       WITH ORDINALITY AS i(job, scheduled, exclusive, resent, manual, n)),\n"
 	"claim AS (\n"
 	"  INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at,\n"
-	"                        renewed_at, lease_until, timed_out)\n"
+	"                        renewed_at, lease_until, timed_out, trigger)\n"
 	"  SELECT job, scheduled, $5, 'running', 1, now(), now(),\n"
-	"         now() + $6::bigint * interval '1 microsecond', CASE WHEN exclusive THEN false END\n"
-	"  FROM item WHERE in_time AND NOT overtaken\n"
+	"         now() + $6::bigint * interval '1 microsecond', CASE WHEN exclusive THEN false END,\n"
+	"         CASE WHEN manual THEN 'manual' ELSE 'schedule' END\n"
+	"  FROM item WHERE in_time AND NOT overtaken AND NOT paused\n"
 	"  ORDER BY job, scheduled\n"
 	"  ON CONFLICT DO NOTHING\n"
 	"  RETURNING job, scheduled),\n"
@@ -76,9 +96,11 @@ const char fleet_sql_claims[] =
 	"  LEFT JOIN tfd_runs r ON r.job = i.job AND r.scheduled = i.scheduled),\n"
 	"skip AS (\n"
 	"  INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at,\n"
-	"                        renewed_at, lease_until, finished_at)\n"
-	"  SELECT job, scheduled, $5, 'skipped', 0, now(), now(), now(), now()\n"
-	"  FROM seen WHERE NOT won AND holder IS NULL AND in_time AND NOT overtaken AND busy\n"
+	"                        renewed_at, lease_until, finished_at, trigger)\n"
+	"  SELECT job, scheduled, $5, 'skipped', 0, now(), now(), now(), now(),\n"
+	"         CASE WHEN manual THEN 'manual' ELSE 'schedule' END\n"
+	"  FROM seen WHERE NOT won AND holder IS NULL AND in_time AND NOT overtaken AND NOT paused\n"
+	"    AND busy\n"
 	"  ORDER BY job, scheduled\n"
 	"  ON CONFLICT DO NOTHING\n"
 	"  RETURNING job, scheduled)\n"
@@ -89,6 +111,7 @@ const char fleet_sql_claims[] =
 	"                   WHEN s.holder = $5 AND s.resent AND s.held = 'running' THEN 'won'\n"
 	"                   WHEN s.holder = $5 AND s.resent THEN 'missed'\n"
 	"                   ELSE 'elsewhere' END\n"
+	"            WHEN s.paused THEN 'paused'\n"
 	"            WHEN NOT s.in_time OR s.overtaken THEN 'missed'\n"
 	"            WHEN k.job IS NOT NULL THEN 'skipped'\n"
 	"            ELSE 'again' END,\n"

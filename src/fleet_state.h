@@ -81,6 +81,7 @@ struct fleet {
 				      * the name another's): claims are missed at once */
 	int64_t ready_real;          /* when the connection was last ready (wall clock) */
 	bool refusal_reported, behind_reported, fatal;
+	struct fleet_view *view;     /* fleet_pause.c: pauses and last runs; NULL before */
 };
 
 static inline int64_t now_mono(void)
@@ -128,6 +129,10 @@ bool fleet_refusal_lasts(const char *sqlstate);
  * try, end or drop, the release: 1; a batch of claims or ends: its items;
  * anything else: 0. */
 size_t fleet_op_pending(const struct op *op);
+
+/* fleet_replica.c: a literal of a text[] parameter (N ITEMS), or NULL
+ * when memory ran out. */
+char *fleet_array_literal(size_t n, const char *const *items);
 
 /* fleet_wins.c: the recent wins: a claim won; a won run's (for its try,
  * end or drop), or NULL; the rows to write again after a reconnection (up

@@ -55,7 +55,7 @@ static const char *outcome_name(enum fleet_outcome o)
 {
 	static const char *const names[] = {
 		[FLEET_WON] = "won", [FLEET_ELSEWHERE] = "elsewhere",
-		[FLEET_SKIPPED] = "skipped", [FLEET_MISSED] = "missed",
+		[FLEET_SKIPPED] = "skipped", [FLEET_MISSED] = "missed", [FLEET_PAUSED] = "paused",
 	};
 
 	return names[o];
@@ -92,6 +92,9 @@ static void take_events(struct drive *d)
 		case FLEET_EVENT_FATAL:
 			printf("fatal %s: %s\n", ev.call, ev.message);
 			d->errored = true;
+			break;
+		case FLEET_EVENT_DONE:
+			printf("done %s\n", ev.message ? ev.message : "ok");
 			break;
 		}
 		fflush(stdout);
