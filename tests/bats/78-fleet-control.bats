@@ -77,7 +77,7 @@ list_shows() {
 }
 
 @test "fleet run: claimed like an elapse, its row's trigger manual; --wait exits with the run's status" {
-	echo '--name j --cron "0 3 * * *" -- sh -c "echo \$TFD_REPLICA >>runs; exit 3"' >jobs
+	echo '--name j --cron "0 3 * * *" -- sh -c "echo \$TFD_REPLICA >>runs; exit 3"' >./jobs
 	start_replica a
 	run --separate-stderr ctl a run j --wait
 	assert_equal "$status" 3
@@ -95,7 +95,7 @@ list_shows() {
 }
 
 @test "fleet run: skipped while the job runs on the other replica, the skip recorded as manual" {
-	echo '--name long --cron "0 3 * * *" -- sh -c "echo \$TFD_REPLICA >>runs; sleep 3"' >jobs
+	echo '--name long --cron "0 3 * * *" -- sh -c "echo \$TFD_REPLICA >>runs; sleep 3"' >./jobs
 	start_replica a
 	start_replica b
 	run ctl a run long
@@ -111,7 +111,7 @@ list_shows() {
 }
 
 @test "fleet pause: paused on A, B's elapses are paused too; it survives a restart of both; resumed from B" {
-	echo '--name p --calendar "*:*:*" -- sh -c "echo \$TFD_REPLICA >>runs"' >jobs
+	echo '--name p --calendar "*:*:*" -- sh -c "echo \$TFD_REPLICA >>runs"' >./jobs
 	start_replica a
 	start_replica b
 	wait_for_lines runs 5 1 || fail "no run before the pause"
@@ -145,7 +145,7 @@ list_shows() {
 }
 
 @test "fleet pause --all and resume --all: every job's row, one control event" {
-	printf '%s\n' '--name x --cron "0 3 * * *" -- true' '--name y --cron "0 4 * * *" -- true' >jobs
+	printf '%s\n' '--name x --cron "0 3 * * *" -- true' '--name y --cron "0 4 * * *" -- true' >./jobs
 	start_replica a
 	run ctl a pause --all
 	assert_success
@@ -164,7 +164,7 @@ list_shows() {
 }
 
 @test "fleet list: LAST and RESULT of a run made by the other replica, with that replica" {
-	echo '--name l --cron "0 3 * * *" -- sh -c "exit 4"' >jobs
+	echo '--name l --cron "0 3 * * *" -- sh -c "exit 4"' >./jobs
 	start_replica a
 	start_replica b
 	run ctl a run l --wait
