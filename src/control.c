@@ -839,6 +839,7 @@ static void pause_fleet(struct loop *l, struct control_client *c, struct job **v
 		return;
 	}
 	c->waiting = true;
+	c->wait_job = NULL;   /* a former run's: not this wait's */
 	c->fleet_token = ctl->next_token;
 	c->deadline = later(CONTROL_TIMEOUT_NS);
 }

@@ -332,8 +332,10 @@ void fleet_pause_refused(struct fleet *f, const struct op *op, const char *messa
 
 void fleet_pause_saw(struct fleet *f, const struct op *claim, enum fleet_outcome o)
 {
-	/* A manual run is never paused, and a missed elapse says nothing. */
-	if (claim->manual || o == FLEET_MISSED)
+	/* A manual run is never paused. Only a won claim says the job is
+	 * not paused: "elsewhere" or a skip may answer from a row written
+	 * before the pause, and a missed elapse says nothing. */
+	if (claim->manual || (o != FLEET_PAUSED && o != FLEET_WON))
 		return;
 	set_paused(f, claim->job, o == FLEET_PAUSED);
 }

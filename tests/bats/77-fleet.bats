@@ -252,7 +252,7 @@ wait_until() {
 	assert_each_once
 	(($(wc -l <"$RUNS") >= 3)) || fail "$(sort "$RUNS")"
 	assert_equal "$(pg_sql "SELECT string_agg(tablename, ' ' ORDER BY tablename) FROM pg_tables WHERE tablename LIKE 'tfd%'" "$DB")" \
-		'tfd_cleanups tfd_jobs tfd_replicas tfd_runs'
+		'tfd_cleanups tfd_jobs tfd_paused tfd_replicas tfd_runs'
 	# No statement of theirs failed on the server (a second CREATE, a
 	# unique violation on the table's catalogue row).
 	assert_equal "$(grep -c ERROR "$PG_DIR/log" || true)" "$log_errors"
