@@ -46,11 +46,14 @@ ready() {
 		(($(pg_sql "SELECT count(*) FROM tfd_jobs WHERE replica = '$1'" "$DB" 2>/dev/null || echo 0) > 0))
 }
 
-# Stops replica NAME (SIGTERM) and waits for its exit.
+# Stops replica NAME (SIGTERM) and waits for its exit: status 143 (as a
+# signal's), nothing on its stderr (a sanitizer's report included).
 stop_replica() {
 	local pid_var=PID_$1
 	kill -TERM "${!pid_var}"
 	wait_bg_exit "${!pid_var}" 15
+	assert_equal "$bg_status" 143
+	assert_equal "$(cat "$1.err")" ""
 }
 
 # tfdctl of replica NAME.
@@ -142,6 +145,8 @@ list_shows() {
 	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_paused" "$DB")" 0
 	wait_for_lines runs 5 1 || fail "not run after resume: $(cat a.out b.out)"
 	wait_until 5 list_shows a p state idle || fail "A's list after resume: $(ctl a list)"
+	stop_replica a
+	stop_replica b
 }
 
 @test "fleet pause --all and resume --all: every job's row, one control event" {
@@ -161,6 +166,7 @@ list_shows() {
 	run --separate-stderr ctl a pause nosuch
 	assert_equal "$status" 1
 	assert_equal "$stderr" "tfdctl: unknown job 'nosuch'"
+	stop_replica a
 }
 
 @test "fleet list: LAST and RESULT of a run made by the other replica, with that replica" {
@@ -178,6 +184,8 @@ list_shows() {
 	assert_line --partial "status 4 on a"
 	# A's own run: its own record, its own name.
 	assert_equal "$(ctl a --json list | jq -r '.jobs[0] | .replica + " " + .result')" "a status 4"
+	stop_replica a
+	stop_replica b
 }
 
 @test "fleet tables: an older tfd_runs gets trigger; one with a column more is accepted; a column of another type or missing is refused" {
