@@ -235,3 +235,24 @@ list_shows() {
 		<<<"$output" >/dev/null
 	assert_equal "$(pg_sql "SELECT count(*) FROM pg_class WHERE relname = 'tfd_paused'" "$DB")" 1
 }
+
+@test "fleet tables: a role that does not own an older tfd_runs is told the ALTER TABLE that adds trigger, its elapses missed; it runs once the owner ran it" {
+	"$TFD" --fleet-sql | "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_DIR" -p "$PG_PORT" \
+		-U postgres -d "$DB" >/dev/null
+	pg_sql "ALTER TABLE tfd_runs DROP COLUMN trigger;
+		CREATE ROLE dml_$DB LOGIN;
+		GRANT SELECT, INSERT, UPDATE, DELETE ON tfd_runs, tfd_replicas, tfd_jobs, tfd_cleanups,
+			tfd_paused TO dml_$DB" "$DB"
+	dml="host=$PG_DIR port=$PG_PORT dbname=$DB user=dml_$DB"
+	run --separate-stderr timeout 20 "$TFD" --fleet "$dml" --json --calendar '*:*:*' --count 2 -- true
+	assert_equal "$(grep -c '"action":"missed"' <<<"$output")" 2
+	assert_equal "$(grep -c '"event":"error"' <<<"$output")" 1
+	fix=$(jq -r 'select(.event == "error") | .message' <<<"$output")
+	[[ $fix == "table tfd_runs predates the column trigger and only its owner may add it: ALTER TABLE "* ]] ||
+		fail "$fix"
+	pg_sql "${fix#*may add it: }" "$DB"
+	run --separate-stderr timeout 20 "$TFD" --fleet "$dml" --json --calendar '*:*:*' --count 2 -- true
+	assert_success
+	refute_output --partial '"event":"error"'
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE trigger = 'schedule' AND state = 'succeeded'" "$DB")" 2
+}
