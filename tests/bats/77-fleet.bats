@@ -175,17 +175,6 @@ count_action() {
 		"flaky|failed|2|3"
 }
 
-# Waits up to SECONDS for COMMAND... to succeed.
-wait_until() {
-	local seconds=$1 i
-	shift
-	for ((i = 0; i < seconds * 20; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 @test "fleet: a connection cut silently (a stopped proxy) while a run holds its claim is noticed, reported once, its elapses missed, and tfd goes on after" {
 	pg_proxy_start
 	CONN="host=127.0.0.1 port=$PROXY_PORT dbname=$DB user=postgres connect_timeout=2"

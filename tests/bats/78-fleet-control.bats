@@ -63,17 +63,6 @@ ctl() {
 	"$TFDCTL" --control="$BATS_TEST_TMPDIR/$name.sock" "$@"
 }
 
-# Waits up to SECONDS for COMMAND... to succeed.
-wait_until() {
-	local seconds=$1 i
-	shift
-	for ((i = 0; i < seconds * 20; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # Replica NAME's list shows JOB's "FIELD" as VALUE (jq's text of it).
 list_shows() {
 	[[ $(ctl "$1" --json list | jq -r ".jobs[] | select(.job == \"$2\") | .$3") == "$4" ]]

@@ -47,17 +47,6 @@ start_replica() {
 	eval "PID_$name=\$!"
 }
 
-# Waits up to SECONDS for COMMAND... to succeed.
-wait_until() {
-	local seconds=$1 i
-	shift
-	for ((i = 0; i < seconds * 20; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # Runs tfd with CONNINFO ($1) and the environment before it, for one elapse
 # a second from now, and fails when anything it printed (stdout, stderr,
 # the metrics file) holds a piece of the password. Its status in
