@@ -472,6 +472,7 @@ int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 		return -1;
 	op->end = *e;
 	op->state = e->failed ? "failed" : "succeeded";
+	op->manual = w && w->manual;  /* its row, if written again, says so */
 	if (w) {
 		w->end = *e;
 		w->state = op->state;

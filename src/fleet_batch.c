@@ -226,10 +226,12 @@ const char *fleet_batch_statement(const struct fleet_config *cfg, const struct o
 		if (!add_arrays(op, rows, sizeof rows / sizeof *rows, p))
 			return NULL;
 		p->v[p->n++] = cfg->replica;
-		if (op->kind == OP_ENDS)
-			return fleet_sql_ends;
-		add_micros(p, 0, cfg->lease_ns);
-		return fleet_sql_rewrite;
+		if (op->kind == OP_REWRITE)
+			add_micros(p, 0, cfg->lease_ns);
+		/* Last, after the parameters that came before it. */
+		if (!add_array(op, COL_MANUAL, p))
+			return NULL;
+		return op->kind == OP_ENDS ? fleet_sql_ends : fleet_sql_rewrite;
 	default:
 		return NULL;
 	}

@@ -120,7 +120,8 @@ const char fleet_sql_claims[] =
 	"FROM seen s LEFT JOIN skip k ON k.job = s.job AND k.scheduled = s.scheduled";
 
 /* Runs' ends, up to FLEET_BATCH_MAX: $1 jobs, $2 instants, $3 states, $4
- * tries, $5 exit statuses, $6 timed out, $7 ends, $8 the replica. An end
+ * tries, $5 exit statuses, $6 timed out, $7 ends, $8 the replica, $9
+ * manual (the trigger of a row inserted again). An end
  * is written even over 'abandoned' (the run did end; the row is its
  * history); an end whose row is gone (lost with a failover's unreplicated
  * WAL) is inserted again, claimed at its instant, unless another
@@ -128,8 +129,8 @@ const char fleet_sql_claims[] =
 const char fleet_sql_ends[] =
 	"WITH e AS (\n"
 	"  SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::int[], $5::int[],\n"
-	"                       $6::bool[], $7::timestamptz[])\n"
-	"         AS e(job, scheduled, state, attempts, exit_status, timed_out, finished_at)),\n"
+	"                       $6::bool[], $7::timestamptz[], $9::bool[])\n"
+	"         AS e(job, scheduled, state, attempts, exit_status, timed_out, finished_at, manual)),\n"
 	"written AS (\n"
 	"  UPDATE tfd_runs r SET state = e.state, attempts = e.attempts, exit_status = e.exit_status,\n"
 	"         timed_out = e.timed_out, finished_at = e.finished_at\n"
@@ -137,9 +138,10 @@ const char fleet_sql_ends[] =
 	"  RETURNING 1),\n"
 	"restored AS (\n"
 	"  INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at, renewed_at,\n"
-	"                        lease_until, finished_at, exit_status, timed_out)\n"
+	"                        lease_until, finished_at, exit_status, timed_out, trigger)\n"
 	"  SELECT job, scheduled, $8, state, attempts, least(scheduled, finished_at), finished_at,\n"
-	"         finished_at, finished_at, exit_status, timed_out\n"
+	"         finished_at, finished_at, exit_status, timed_out,\n"
+	"         CASE WHEN manual THEN 'manual' ELSE 'schedule' END\n"
 	"  FROM e WHERE NOT EXISTS (SELECT 1 FROM tfd_runs r\n"
 	"                           WHERE r.job = e.job AND r.scheduled = e.scheduled)\n"
 	"  ORDER BY job, scheduled\n"
@@ -152,14 +154,15 @@ const char fleet_sql_ends[] =
  * received them lost them, and another replica would claim those elapses
  * again. A row that is there, or a key another replica holds now, is left
  * as it is. $1-$7 as for the ends (a running row: state 'running', no
- * end), $8 the replica, $9 the lease in microseconds. */
+ * end), $8 the replica, $9 the lease in microseconds, $10 manual. */
 const char fleet_sql_rewrite[] =
 	"INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at, renewed_at,\n"
-	"                      lease_until, finished_at, exit_status, timed_out)\n"
+	"                      lease_until, finished_at, exit_status, timed_out, trigger)\n"
 	"SELECT job, scheduled, $8, state, attempts, now(), now(),\n"
-	"       now() + $9::bigint * interval '1 microsecond', finished_at, exit_status, timed_out\n"
+	"       now() + $9::bigint * interval '1 microsecond', finished_at, exit_status, timed_out,\n"
+	"       CASE WHEN manual THEN 'manual' ELSE 'schedule' END\n"
 	"FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::int[], $5::int[], $6::bool[],\n"
-	"            $7::timestamptz[])\n"
-	"     AS w(job, scheduled, state, attempts, exit_status, timed_out, finished_at)\n"
+	"            $7::timestamptz[], $10::bool[])\n"
+	"     AS w(job, scheduled, state, attempts, exit_status, timed_out, finished_at, manual)\n"
 	"ORDER BY job, scheduled\n"
 	"ON CONFLICT DO NOTHING";

@@ -36,6 +36,7 @@ struct win {
 	char *job;
 	int64_t scheduled_ns, won_real;
 	bool exclusive;
+	bool manual;                 /* tfdctl run's: its row's trigger is 'manual' */
 	const char *state;           /* "running" until its end */
 	struct fleet_end end;
 };

@@ -245,3 +245,15 @@ list_shows() {
 	refute_output --partial '"event":"error"'
 	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE trigger = 'schedule' AND state = 'succeeded'" "$DB")" 2
 }
+
+@test "fleet run: a manual run's row, lost while it ran (a failover), is written again at its end with trigger manual" {
+	echo '--name r --cron "0 3 * * *" -- sh -c "echo go >>runs; sleep 1"' >./jobs
+	start_replica a
+	run ctl a run r
+	assert_success
+	wait_for_lines runs 5 1
+	pg_sql "DELETE FROM tfd_runs WHERE job = 'r'" "$DB"
+	wait_until 5 eval '[[ $(pg_sql "SELECT state, trigger FROM tfd_runs WHERE job = '"'r'"'" "$DB") == "succeeded|manual" ]]' ||
+		fail "$(pg_sql "SELECT * FROM tfd_runs" "$DB")"
+	stop_replica a
+}

@@ -138,7 +138,9 @@ static void test_rows_text(void)
 	items[1]->exclusive = false;
 	items[1]->end = (struct fleet_end){ .exit_status = 0, .attempts = 1 };
 	b = batch_of(OP_REWRITE, items, 2);
-	check(fleet_batch_statement(&cfg, b, &p) != NULL && p.n == 9, "rewrite: 9 parameters");
+	items[0]->manual = true;
+	check(fleet_batch_statement(&cfg, b, &p) != NULL && p.n == 10, "rewrite: 10 parameters");
+	check(strcmp(p.v[9], "{\"t\",\"f\"}") == 0, "manual (the rows' trigger): %s", p.v[9]);
 	check(strcmp(p.v[2], "{\"failed\",\"running\"}") == 0, "states: %s", p.v[2]);
 	check(strcmp(p.v[3], "{\"2\",\"1\"}") == 0, "tries: %s", p.v[3]);
 	check(strcmp(p.v[4], "{\"3\",NULL}") == 0, "exit statuses: %s", p.v[4]);
