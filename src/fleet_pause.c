@@ -299,11 +299,8 @@ static void answer_view(struct fleet *f, const pq_result *r)
 		job_free(&v->v[i]);
 	free(v->v);
 	v->v = fresh;
-	v->n = v->cap = rows ? rows : 0;
-	if (!rows) {
-		free(fresh);
-		v->v = NULL;
-	}
+	v->n = rows;
+	v->cap = rows ? rows : 1;
 	v->changed = true;
 }
 

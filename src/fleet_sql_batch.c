@@ -62,7 +62,8 @@ const char fleet_sql_upgrade[] =
  * the statement sees: one already there (held, skipped, or this replica's
  * own when re-sent: won only while still running), the deadline passed, a
  * later elapse of the job already claimed (overtaken: never run after
- * it), or another of the job's runs going on (the skip, recorded as a
+ * it; a manual run's row, at the instant of its request, overtakes no
+ * elapse), the job paused, or another of the job's runs going on (the skip, recorded as a
  * 'skipped' row so every replica that asks later hears the same). A
  * conflict with a row that another replica committed while this statement
  * ran is invisible to it: that elapse is "again", asked in the next
