@@ -257,3 +257,25 @@ list_shows() {
 		fail "$(pg_sql "SELECT * FROM tfd_runs" "$DB")"
 	stop_replica a
 }
+
+@test "fleet claims: a manual run's row overtakes no elapse; a paused job's elapse is answered paused and nothing written, its manual run won" {
+	drive=$REPO/build/fleet_drive
+	[[ -x $drive ]] || skip "no $drive: run make build/fleet_drive first"
+	now=$(date +%s)
+	run --separate-stderr env FLEET_REPLICA=a "$drive" "$CONN" connected \
+		manual j $((now + 5)) parallel claim j "$now" skip end j "$now" 0 \
+		pause j claim j $((now + 1)) skip manual j $((now + 6)) parallel \
+		resume j claim j $((now + 2)) skip flushed
+	assert_success
+	assert_equal "$output" "up
+claim j $((now + 5)) won
+claim j $now won
+done ok
+claim j $((now + 1)) paused
+claim j $((now + 6)) won
+done ok
+claim j $((now + 2)) won"
+	assert_equal "$(pg_sql "SELECT extract(epoch FROM scheduled)::bigint - $now, trigger FROM tfd_runs
+		WHERE job = 'j' ORDER BY scheduled" "$DB")" $'0|schedule\n2|schedule\n5|manual\n6|manual'
+	assert_equal "$(pg_sql "SELECT paused_by FROM tfd_paused" "$DB")" ""
+}
