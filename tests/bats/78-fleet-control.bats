@@ -279,3 +279,18 @@ claim j $((now + 2)) won"
 		WHERE job = 'j' ORDER BY scheduled" "$DB")" $'0|schedule\n2|schedule\n5|manual\n6|manual'
 	assert_equal "$(pg_sql "SELECT paused_by FROM tfd_paused" "$DB")" ""
 }
+
+@test "fleet pause: a database that does not answer within 5 s is said so; the pause is written once it answers" {
+	pg_proxy_start
+	CONN="host=127.0.0.1 port=$PROXY_PORT dbname=$DB user=postgres connect_timeout=20"
+	echo '--name s --cron "0 3 * * *" -- true' >./jobs
+	start_replica a
+	pg_proxy_signal STOP
+	run --separate-stderr ctl a pause s
+	pg_proxy_signal CONT
+	assert_equal "$status" 1
+	assert_equal "$stderr" "tfdctl: the fleet's database did not answer within 5 s: the change is sent when it answers"
+	wait_until 10 eval '[[ $(pg_sql "SELECT job FROM tfd_paused" "$DB") == s ]]' || fail "not written"
+	wait_until 5 list_shows a s state paused || fail "$(ctl a list)"
+	stop_replica a
+}
