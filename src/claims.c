@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "claims_control.h"
+#include "control.h"
 #include "fleet.h"
+#include "fleet_pause.h"
 #include "jobstate.h"
 #include "metrics.h"
 #include "runs.h"
@@ -198,8 +201,12 @@ static void print_not_ours(struct loop *l, struct job *j, struct tick *t,
 	t->action = action;
 	if (action == TICK_SKIP)
 		j->state->metrics.skipped++;
+	if (action == TICK_PAUSED)
+		j->state->metrics.paused_total++;
 	events_tick(&l->ev, j->format, t);
 	l->metrics_dirty = true;
+	if (t->manual)
+		control_claimed(l, j, t);
 }
 
 bool claims_hold(struct loop *l, struct job *j, const struct tick *t)
@@ -210,8 +217,9 @@ bool claims_hold(struct loop *l, struct job *j, const struct tick *t)
 	if (!c || j->reboot)
 		return false;
 	if (grow((void **)&c->held, &c->held_cap, c->nheld, sizeof *c->held) != 0 ||
-	    fleet_claim(c->f, j->name, tick_scheduled_ns(t), j->run.overlap == OVERLAP_SKIP,
-			c->next_token) != 0) {
+	    (t->manual ? fleet_claim_manual : fleet_claim)(c->f, j->name, tick_scheduled_ns(t),
+							   j->run.overlap == OVERLAP_SKIP,
+							   c->next_token) != 0) {
 		/* Never run unclaimed: without memory for the claim nobody runs it. */
 		struct tick missed = *t;
 
@@ -246,6 +254,11 @@ bool claims_waiting(const struct loop *l)
 const struct fleet_metrics *claims_metrics(const struct loop *l)
 {
 	return l->claims ? &l->claims->m : NULL;
+}
+
+struct fleet *claims_fleet(const struct loop *l)
+{
+	return l->claims ? l->claims->f : NULL;
 }
 
 /* Won elapses */
@@ -334,7 +347,10 @@ static void act_won(struct loop *l, struct job *j, struct tick *t)
 		return;
 	}
 	t->action = TICK_ACTION_NONE;
-	tick_elapse_act(l, j, t);
+	if (t->manual)
+		tick_act_manual(l, j, t);  /* tfdctl run: now, as without --fleet */
+	else
+		tick_elapse_act(l, j, t);
 	if ((j->state->pending && j->state->pending_tick.seq == t->seq) ||
 	    t->action == TICK_RUN) {
 		if (track_won(l, j, t->seq, scheduled_ns) != 0)
@@ -347,6 +363,8 @@ static void act_won(struct loop *l, struct job *j, struct tick *t)
 	} else {
 		check_written(l, fleet_run_dropped(c->f, j->name, scheduled_ns));
 	}
+	if (t->manual)
+		control_claimed(l, j, t);
 }
 
 /* The fleet's events */
@@ -410,14 +428,15 @@ static void answered(struct loop *l, const struct fleet_event *ev)
 {
 	static const enum tick_action actions[] = {
 		[FLEET_ELSEWHERE] = TICK_ELSEWHERE, [FLEET_SKIPPED] = TICK_SKIP,
-		[FLEET_MISSED] = TICK_MISSED,
+		[FLEET_MISSED] = TICK_MISSED, [FLEET_PAUSED] = TICK_PAUSED,
 	};
 	struct claims *c = l->claims;
 	struct held h;
 
 	if (!take_held(c, ev->token, &h))
 		return;
-	c->m.claims[ev->outcome]++;
+	if (ev->outcome != FLEET_PAUSED)  /* counted as the job's paused elapse */
+		c->m.claims[ev->outcome]++;
 	l->metrics_dirty = true;
 	if (!h.j) {
 		if (ev->outcome == FLEET_WON)
@@ -453,6 +472,9 @@ static void take_events(struct loop *l)
 			loop_set_status(l, 1);
 			loop_shutdown(l, SIGTERM);
 			break;
+		case FLEET_EVENT_DONE:
+			control_fleet_done(l, ev.token, ev.message);
+			break;
 		case FLEET_EVENT_CONNECTED:
 		case FLEET_EVENT_DISCONNECTED:
 			c->m.connected = ev.kind == FLEET_EVENT_CONNECTED;
@@ -471,6 +493,8 @@ void claims_service(struct loop *l, short revents)
 	fleet_claims_coming(l->claims->f, runs_starts_ready(l));
 	fleet_service(l->claims->f, revents);
 	take_events(l);
+	if (l->claims && fleet_view_changed(l->claims->f))
+		claims_view_sync(l);
 	act_ready(l);
 }
 

@@ -59,4 +59,7 @@ void claims_free(struct loop *l);
 /* --metrics: the fleet's figures, or NULL without --fleet. */
 const struct fleet_metrics *claims_metrics(const struct loop *l);
 
+/* The fleet, or NULL without --fleet (claims_control.c). */
+struct fleet *claims_fleet(const struct loop *l);
+
 #endif

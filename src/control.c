@@ -15,6 +15,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "claims.h"
+#include "claims_control.h"
 #include "jobview.h"
 #include "json.h"
 #include "jsonw.h"
@@ -53,6 +55,9 @@ struct control_client {
 	size_t out_off;
 	int64_t deadline;         /* monotonic: idle or unfinished past it ends it */
 	bool waiting;             /* run --wait: the answer comes at the run's end */
+	bool claiming;            /* --fleet: a run waits for its claim's answer */
+	bool wait_end;            /* and then for its end (run --wait) */
+	uint64_t fleet_token;     /* --fleet: a pause waits for the database; 0: none */
 	struct listing *list;     /* a list answer being written, or NULL */
 	struct job *wait_job;
 	uint64_t wait_seq;
@@ -67,6 +72,7 @@ struct control {
 	struct control_client *closed;
 	struct jsonw answer;      /* the answer being built */
 	int64_t accept_after;     /* monotonic: accept failed (EMFILE); 0: none */
+	uint64_t next_token;      /* --fleet: the last pause's, for its answer */
 };
 
 /* How long the listening socket rests after accept failed for want of a
@@ -265,7 +271,7 @@ static void serve_lines(struct loop *l, struct control_client *c);
 
 /* The next slice of C's list into its output, and the list's end after
  * the last. Returns -1 when memory ran out (the client is dropped). */
-static int list_slice(struct control *ctl, struct control_client *c)
+static int list_slice(const struct loop *l, struct control *ctl, struct control_client *c)
 {
 	struct listing *ls = c->list;
 	size_t end = ls->next + CONTROL_LIST_SLICE < ls->n ? ls->next + CONTROL_LIST_SLICE : ls->n;
@@ -277,7 +283,7 @@ static int list_slice(struct control *ctl, struct control_client *c)
 	for (; ls->next < end; ls->next++) {
 		if (!ls->jobs[ls->next])
 			continue;
-		jobview_list_job(&ctl->answer, ls->jobs[ls->next], ls->now);
+		jobview_list_job(&ctl->answer, l, ls->jobs[ls->next], ls->now);
 		ls->written++;
 	}
 	if (ls->next == ls->n)
@@ -299,10 +305,10 @@ static int list_slice(struct control *ctl, struct control_client *c)
 /* C's list goes on while the client has less than the window unread.
  * At most one slice a call: the loop comes back when the socket takes
  * more. */
-static void list_more(struct control *ctl, struct control_client *c)
+static void list_more(const struct loop *l, struct control *ctl, struct control_client *c)
 {
 	if (c->list && c->out.len - c->out_off < CONTROL_LIST_WINDOW)
-		list_slice(ctl, c);
+		list_slice(l, ctl, c);
 }
 
 /* Writes what the socket takes now. Returns -1 when the client is gone. */
@@ -477,7 +483,7 @@ static void cmd_list(struct loop *l, struct control_client *c)
 	ls->now = clock_now_ns(CLOCK_REALTIME);
 	c->list = ls;
 	jsonw_raw(&c->out, JOBVIEW_LIST_HEAD, strlen(JOBVIEW_LIST_HEAD));
-	list_more(l->control, c);
+	list_more(l, l->control, c);
 	if (c->fd >= 0)
 		flush_client(l->control, c);
 }
@@ -504,13 +510,13 @@ static int record_exit(const struct run_record *r)
 /* The answer of a run that started (or was queued), and of one refused
  * by --overlap skip. */
 static void answer_started(struct control *ctl, struct control_client *c,
-			   const struct job *j, enum tick_action a)
+			   const struct job *j, uint64_t seq, enum tick_action a)
 {
 	answer_begin(ctl, true);
 	jsonw_key(&ctl->answer, "job");
 	jsonw_string(&ctl->answer, j->name);
 	jsonw_key(&ctl->answer, "seq");
-	jsonw_u64(&ctl->answer, j->state->seq);
+	jsonw_u64(&ctl->answer, seq);
 	jsonw_key(&ctl->answer, "action");
 	jsonw_string(&ctl->answer, tick_action_name(a));
 	jsonw_end_object(&ctl->answer);
@@ -531,7 +537,79 @@ static void answer_skipped(struct control *ctl, struct control_client *c)
 static void stop_waiting(struct control_client *c)
 {
 	c->waiting = false;
+	c->claiming = false;
+	c->fleet_token = 0;
 	c->deadline = later(CONTROL_TIMEOUT_NS);
+}
+
+/* run under --fleet: claimed as an elapse is, its row's trigger 'manual';
+ * the answer (or, with --wait, the run's end) comes with the claim's
+ * (control_claimed), within CONTROL_TIMEOUT_NS. */
+static void run_claimed(struct loop *l, struct control_client *c, struct job *j, bool wait)
+{
+	struct tick t;
+
+	if (!claims_connected(l)) {
+		answer_error(l->control, c, "the fleet's database is not connected: a run now "
+			     "must be claimed");
+		return;
+	}
+	control_event(l, c, "run", j->name);
+	tick_manual(l, j, &t);
+	c->waiting = true;
+	c->claiming = true;
+	c->wait_end = wait;
+	c->wait_job = j;
+	c->wait_seq = t.seq;
+	c->deadline = later(CONTROL_TIMEOUT_NS);
+	claims_hold(l, j, &t);
+}
+
+void control_claimed(struct loop *l, struct job *j, const struct tick *t)
+{
+	struct control *ctl = l->control;
+	enum tick_action a = t->action;
+
+	for (size_t i = 0; ctl && i < ctl->n; i++) {
+		struct control_client *c = ctl->c[i];
+
+		if (!c->claiming || c->wait_job != j || c->wait_seq != t->seq)
+			continue;
+		c->claiming = false;
+		if ((a == TICK_RUN || a == TICK_QUEUE) && c->wait_end) {
+			c->deadline = INT64_MAX;   /* control_run_ended answers */
+			return;
+		}
+		stop_waiting(c);
+		if (a == TICK_RUN || a == TICK_QUEUE || a == TICK_KILL)
+			answer_started(ctl, c, j, t->seq, a);
+		else if (a == TICK_SKIP)
+			answer_skipped(ctl, c);
+		else if (a == TICK_ACTION_NONE)
+			answer_error(ctl, c, "the run could not be started");
+		else
+			answer_error(ctl, c, "the fleet's claim of the run was %s: not run here",
+				     tick_action_name(a));
+		return;
+	}
+}
+
+void control_fleet_done(struct loop *l, uint64_t token, const char *message)
+{
+	struct control *ctl = l->control;
+
+	for (size_t i = 0; ctl && token && i < ctl->n; i++) {
+		struct control_client *c = ctl->c[i];
+
+		if (!c->waiting || c->fleet_token != token)
+			continue;
+		stop_waiting(c);
+		if (message)
+			answer_error(ctl, c, "%s", message);
+		else
+			answer_ok(ctl, c);
+		return;
+	}
 }
 
 /* run, and run --wait: the client waits before the run starts, since a
@@ -554,11 +632,8 @@ static void cmd_run(struct loop *l, struct control_client *c, const struct reque
 		answer_error(ctl, c, "tfd is shutting down");
 		return;
 	}
-	/* A run here would be unclaimed: another replica could run the
-	 * same job at once. Claimed manual runs are to come. */
-	if (l->claims) {
-		answer_error(ctl, c, "run is not available under --fleet yet: the run would "
-			     "not be claimed");
+	if (claims_decide(l, j)) {
+		run_claimed(l, c, j, wait);
 		return;
 	}
 	control_event(l, c, "run", j->name);
@@ -576,7 +651,7 @@ static void cmd_run(struct loop *l, struct control_client *c, const struct reque
 		else
 			answer_error(ctl, c, "the run could not be started");
 	} else if (!wait) {
-		answer_started(ctl, c, j, a);
+		answer_started(ctl, c, j, j->state->seq, a);
 	}
 }
 
@@ -616,6 +691,8 @@ void control_run_ended(struct loop *l, struct job *j, const struct run_record *r
 
 		if (!c->waiting || c->wait_job != j || c->wait_seq != r->seq)
 			continue;
+		/* Under --fleet also while its claim's answer is on its way
+		 * (a start refused ends the run before): it is this answer. */
 		stop_waiting(c);
 		answer_ended(ctl, c, j, r);
 		/* Requests that came while it waited are served when poll
@@ -670,13 +747,6 @@ static void set_paused(struct loop *l, struct job *j, bool paused)
 	l->metrics_dirty = true;
 }
 
-static void pause_all(struct loop *l, bool paused)
-{
-	for (size_t i = 0; i < l->njobs; i++)
-		if (!l->jobs[i]->state->removed)
-			set_paused(l, l->jobs[i], paused);
-}
-
 /* The names of the array at JOBS, each a job of the table; else the
  * first that is not, answered. */
 static bool names_known(struct loop *l, struct control_client *c, const struct json_doc *d,
@@ -695,50 +765,108 @@ static bool names_known(struct loop *l, struct control_client *c, const struct j
 	return true;
 }
 
-/* pause and resume: "all": true, or "jobs": [names] (or "job"). Every name
- * is checked before any job changes. */
+/* The jobs that pause or resume names: "all": true (every job of the
+ * table), "jobs": [names] or "job"; every name checked before any job
+ * changes. NULL (answered) when one is unknown or none is named; *ALL
+ * says "all". */
+static struct job **pause_targets(struct loop *l, struct control_client *c,
+				  const struct request *rq, const char *command, size_t *n,
+				  bool *all)
+{
+	const struct json_doc *d = &rq->d;
+	size_t jobs = json_get(d, 0, "jobs");
+	bool listed = jobs && d->v[jobs].type == JSON_ARRAY && d->v[jobs].count > 0;
+	struct job **v = calloc(l->njobs + 1, sizeof *v);
+	struct job *j;
+
+	*n = 0;
+	*all = false;
+	json_bool(d, json_get(d, 0, "all"), all);
+	if (!v) {
+		answer_error(l->control, c, "out of memory");
+	} else if (*all) {
+		for (size_t i = 0; i < l->njobs; i++)
+			if (!l->jobs[i]->state->removed)
+				v[(*n)++] = l->jobs[i];
+		return v;
+	} else if (!listed && rq->job) {
+		if ((j = find_job(l, c, rq->job))) {
+			v[(*n)++] = j;
+			return v;
+		}
+	} else if (!listed) {
+		answer_error(l->control, c, "%s needs \"jobs\" (names) or \"all\": true", command);
+	} else if (names_known(l, c, d, jobs)) {
+		for (size_t i = jobs + 1; i < d->v[jobs].next && *n < l->njobs; i = d->v[i].next) {
+			char *name = json_string(d, i);
+
+			if (name && (j = jobview_find(l, name)))
+				v[(*n)++] = j;
+			free(name);
+		}
+		return v;
+	}
+	free(v);
+	return NULL;
+}
+
+/* Under --fleet: the pause is the fleet's, written to tfd_paused; the
+ * answer waits for the database (control_fleet_done), within
+ * CONTROL_TIMEOUT_NS. An @reboot job, which each replica runs unclaimed,
+ * is paused here only. */
+static void pause_fleet(struct loop *l, struct control_client *c, struct job **v, size_t n,
+			bool paused)
+{
+	struct control *ctl = l->control;
+	size_t claimed = 0;
+
+	if (!claims_connected(l)) {
+		answer_error(ctl, c, "the fleet's database is not connected: a pause is written "
+			     "to tfd_paused");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (claims_decide(l, v[i]))
+			v[claimed++] = v[i];
+		else
+			set_paused(l, v[i], paused);
+	if (claimed == 0) {
+		answer_ok(ctl, c);
+		return;
+	}
+	if (claims_pause(l, v, claimed, paused, (unsigned)c->uid, ++ctl->next_token) != 0) {
+		answer_error(ctl, c, "out of memory");
+		return;
+	}
+	c->waiting = true;
+	c->wait_job = NULL;   /* a former run's: not this wait's */
+	c->fleet_token = ctl->next_token;
+	c->deadline = later(CONTROL_TIMEOUT_NS);
+}
+
+/* pause and resume: each change a "control" event ("all": one). */
 static void cmd_pause(struct loop *l, struct control_client *c, const struct request *rq,
 		      bool paused)
 {
 	const char *command = paused ? "pause" : "resume";
-	const struct json_doc *d = &rq->d;
-	size_t jobs = json_get(d, 0, "jobs");
-	struct job *j;
-	bool all = false;
+	size_t n;
+	bool all;
+	struct job **v = pause_targets(l, c, rq, command, &n, &all);
 
-	/* A fleet's pause is the fleet's (SPEC: a table of its own), not
-	 * one replica's: until then, refused rather than half done. */
-	if (l->claims) {
-		answer_error(l->control, c, "%s is not available under --fleet yet: a pause "
-			     "would hold on this replica only", command);
+	if (!v)
 		return;
-	}
-	json_bool(d, json_get(d, 0, "all"), &all);
-	if (all) {
-		pause_all(l, paused);
+	for (size_t i = 0; !all && i < n; i++)
+		control_event(l, c, command, v[i]->name);
+	if (all)
 		control_event(l, c, command, NULL);
-	} else if ((!jobs || d->v[jobs].type != JSON_ARRAY || d->v[jobs].count == 0) && rq->job) {
-		if (!(j = find_job(l, c, rq->job)))
-			return;
-		set_paused(l, j, paused);
-		control_event(l, c, command, j->name);
-	} else if (!jobs || d->v[jobs].type != JSON_ARRAY || d->v[jobs].count == 0) {
-		answer_error(l->control, c, "%s needs \"jobs\" (names) or \"all\": true", command);
-		return;
-	} else if (!names_known(l, c, d, jobs)) {
-		return;
+	if (l->claims) {
+		pause_fleet(l, c, v, n, paused);
 	} else {
-		for (size_t i = jobs + 1; i < d->v[jobs].next; i = d->v[i].next) {
-			char *name = json_string(d, i);
-
-			if (name && (j = jobview_find(l, name))) {
-				set_paused(l, j, paused);
-				control_event(l, c, command, j->name);
-			}
-			free(name);
-		}
+		for (size_t i = 0; i < n; i++)
+			set_paused(l, v[i], paused);
+		answer_ok(l->control, c);
 	}
-	answer_ok(l->control, c);
+	free(v);
 }
 
 static void cmd_reload(struct loop *l, struct control_client *c)
@@ -881,7 +1009,7 @@ void control_serve(struct loop *l, struct control_client *c)
 	if (c->fd >= 0 && c->out.len > c->out_off)
 		flush_client(l->control, c);
 	if (c->fd >= 0 && c->list)
-		list_more(l->control, c);
+		list_more(l, l->control, c);
 	/* Requests that came while a list was written or a run waited for. */
 	if (has_request(c))
 		serve_lines(l, c);
@@ -931,10 +1059,21 @@ void control_expire(struct loop *l, int64_t now)
 	if (ctl && ctl->accept_after && ctl->accept_after <= now)
 		ctl->accept_after = 0;
 	for (size_t i = 0; ctl && i < ctl->n;) {
-		if (ctl->c[i]->deadline <= now)
-			close_client(ctl, ctl->c[i]);
-		else
+		struct control_client *c = ctl->c[i];
+
+		if (c->deadline > now) {
 			i++;
+		} else if (c->claiming || c->fleet_token) {
+			/* The fleet's database did not answer in time: told so,
+			 * the client is not left without an answer. */
+			const char *what = c->claiming ? "the run's claim" : "the change";
+
+			stop_waiting(c);
+			answer_error(ctl, c, "the fleet's database did not answer within %d s: %s is "
+				     "sent when it answers", (int)(CONTROL_TIMEOUT_NS / 1000000000), what);
+		} else {
+			close_client(ctl, c);
+		}
 	}
 }
 

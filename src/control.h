@@ -63,4 +63,11 @@ void control_expire(struct loop *l, int64_t now);
 void control_run_ended(struct loop *l, struct job *j, const struct run_record *r, bool final);
 void control_job_gone(struct loop *l, struct job *j);
 
+/* --fleet: the claim of tfdctl run's tick T of J was answered and acted
+ * on (T's action); a pause or resume written (MESSAGE NULL) or refused,
+ * TOKEN's. Each answers the client that waits for it. */
+struct tick;
+void control_claimed(struct loop *l, struct job *j, const struct tick *t);
+void control_fleet_done(struct loop *l, uint64_t token, const char *message);
+
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fleet_answer.h"
+#include "fleet_pause.h"
 #include "fleet_state.h"
 
 /* Decisions (see also FLEET in tfd(1)):
@@ -338,6 +339,7 @@ static void answer_claims(struct fleet *f, struct op *batch, const pq_result *r,
 		}
 		if (o == FLEET_WON)
 			fleet_win_add(f, op);
+		fleet_pause_saw(f, op, o);
 		fleet_push_outcome(f, op, o);
 		fleet_op_free(op);
 		batch->items[i] = NULL;
@@ -365,6 +367,7 @@ static void answer_refused(struct fleet *f, struct op *op, const struct fleet_ve
 			fleet_push_outcome(f, op->items[i], FLEET_MISSED);
 	else if (p->refused == FLEET_REFUSED_LATER)
 		timer_due(f, p->timer, false);
+	fleet_pause_refused(f, op, v->message);
 	fleet_op_free(op);
 }
 
@@ -413,6 +416,9 @@ static void carry_out(struct fleet *f, struct op *op, const pq_result *r,
 		break;
 	case FLEET_VERDICT_REPLICA:
 		fleet_replica_answer(f, op, r);
+		return;
+	case FLEET_VERDICT_PAUSE:
+		fleet_pause_answer(f, op, r);
 		return;
 	case FLEET_VERDICT_ROLLED_BACK:
 		send_again(f, op, fleet_policy(op->kind)->rolled_back);
@@ -689,6 +695,7 @@ int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 		return -1;
 	op->end = *e;
 	op->state = e->failed ? "failed" : "succeeded";
+	op->manual = w && w->manual;  /* its row, if written again, says so */
 	if (w) {
 		w->end = *e;
 		w->state = op->state;

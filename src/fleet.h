@@ -51,6 +51,7 @@ enum fleet_outcome {
 	FLEET_ELSEWHERE,    /* another replica claimed it */
 	FLEET_SKIPPED,      /* the job's run is still going on some replica (--overlap skip) */
 	FLEET_MISSED,       /* not claimed within the deadline: nobody runs it */
+	FLEET_PAUSED,       /* the job is paused fleet-wide (tfd_paused): not run */
 };
 
 enum fleet_event_kind {
@@ -62,6 +63,8 @@ enum fleet_event_kind {
 	FLEET_EVENT_DISCONNECTED, /* the connection was lost; claims wait */
 	FLEET_EVENT_FATAL,        /* call, message: this replica's name is another
 				   * process's: tfd must stop, status 1 */
+	FLEET_EVENT_DONE,         /* token, message (NULL: done): a pause or resume
+				   * written (fleet_pause.h) */
 };
 
 /* The strings are the fleet's, valid until its next call. */

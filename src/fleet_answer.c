@@ -93,6 +93,9 @@ static void read_ok(const struct pq *pq, const struct op *op, const pq_result *r
 	case FLEET_READ_REPLICA:
 		v->kind = FLEET_VERDICT_REPLICA;
 		break;
+	case FLEET_READ_PAUSE:
+		v->kind = FLEET_VERDICT_PAUSE;
+		break;
 	}
 }
 
@@ -104,6 +107,8 @@ static enum fleet_outcome outcome_of(const char *text)
 		return FLEET_ELSEWHERE;
 	if (strcmp(text, "skipped") == 0)
 		return FLEET_SKIPPED;
+	if (strcmp(text, "paused") == 0)
+		return FLEET_PAUSED;
 	return FLEET_MISSED;
 }
 
@@ -173,7 +178,7 @@ static void error_line(const struct pq *pq, const struct op *op, const pq_result
 		       "it in the schema; have an administrator run the statements of tfd "
 		       "--fleet-sql, and grant this role SELECT, INSERT, UPDATE and DELETE on them"
 		     : ": the role of --fleet needs SELECT, INSERT, UPDATE and DELETE on tfd_runs, "
-		       "tfd_replicas, tfd_jobs and tfd_cleanups";
+		       "tfd_replicas, tfd_jobs, tfd_cleanups and tfd_paused";
 	else if (state && strcmp(state, "25006") == 0)
 		hint = ": the database is read-only (default_transaction_read_only, or a standby); "
 		       "--fleet needs one it can write to (target_session_attrs=read-write)";

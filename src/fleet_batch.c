@@ -119,7 +119,7 @@ static void put_quoted(struct text *t, const char *s)
 /* The columns a batch can carry, each item's value as text (NULL: SQL
  * NULL, written unquoted). */
 enum column { COL_JOB, COL_SCHEDULED, COL_EXCLUSIVE, COL_RESENT, COL_STATE, COL_ATTEMPTS,
-	      COL_EXIT, COL_TIMED_OUT, COL_FINISHED };
+	      COL_EXIT, COL_TIMED_OUT, COL_FINISHED, COL_MANUAL };
 
 static const char *value_of(const struct op *op, enum column c, char *buf, size_t len)
 {
@@ -136,6 +136,8 @@ static const char *value_of(const struct op *op, enum column c, char *buf, size_
 		return op->exclusive ? "t" : "f";
 	case COL_RESENT:
 		return op->resent ? "t" : "f";
+	case COL_MANUAL:
+		return op->manual ? "t" : "f";
 	case COL_STATE:
 		return op->state;
 	case COL_ATTEMPTS:
@@ -216,16 +218,20 @@ const char *fleet_batch_statement(const struct fleet_config *cfg, const struct o
 		p->v[p->n++] = cfg->replica;
 		add_micros(p, 0, cfg->lease_ns);
 		add_micros(p, 1, cfg->deadline_ns);
+		if (!add_array(op, COL_MANUAL, p))
+			return NULL;
 		return fleet_sql_claims;
 	case OP_ENDS:
 	case OP_REWRITE:
 		if (!add_arrays(op, rows, sizeof rows / sizeof *rows, p))
 			return NULL;
 		p->v[p->n++] = cfg->replica;
-		if (op->kind == OP_ENDS)
-			return fleet_sql_ends;
-		add_micros(p, 0, cfg->lease_ns);
-		return fleet_sql_rewrite;
+		if (op->kind == OP_REWRITE)
+			add_micros(p, 0, cfg->lease_ns);
+		/* Last, after the parameters that came before it. */
+		if (!add_array(op, COL_MANUAL, p))
+			return NULL;
+		return op->kind == OP_ENDS ? fleet_sql_ends : fleet_sql_rewrite;
 	default:
 		return NULL;
 	}

@@ -169,7 +169,10 @@ const char *fleet_statement_of(const struct fleet_config *cfg, const char *bound
 	case OP_RELEASE:
 	case OP_JOBS:
 	case OP_DIFFER:
-		break;  /* fleet_replica_statement */
+	case OP_PAUSE:
+	case OP_RESUME:
+	case OP_VIEW:
+		break;  /* fleet_replica_statement, fleet_pause_statement */
 	case OP_KINDS:
 		break;
 	}

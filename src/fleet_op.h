@@ -21,6 +21,8 @@ enum op_kind {
 	OP_REWRITE, OP_ABANDON, OP_RENEW, OP_KEEP_CLAIM, OP_KEEP_DELETE, OP_KEEP_END,
 	/* fleet_replica.c's: the replica's name, its jobs, and their check */
 	OP_HOLD, OP_BEAT, OP_RELEASE, OP_JOBS, OP_DIFFER,
+	/* fleet_pause.c's: tfd_paused written, and the view read back */
+	OP_PAUSE, OP_RESUME, OP_VIEW,
 	OP_KINDS  /* how many kinds there are: not one */
 };
 
@@ -39,6 +41,7 @@ struct op {
 	bool exclusive;
 	bool resent;             /* its first sending may have been carried out */
 	bool again;              /* a claim whose conflict its statement could not see */
+	bool manual;             /* a claim of tfdctl run's (trigger 'manual') */
 	struct fleet_end end;    /* OP_END; OP_ATTEMPT uses end.attempts */
 	const char *state;       /* OP_END and OP_REWRITE's items: the row's state */
 	struct op **items;       /* OP_CLAIMS, OP_ENDS, OP_REWRITE: the rows, owned */

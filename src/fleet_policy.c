@@ -77,6 +77,19 @@ static const struct fleet_policy policies[OP_KINDS] = {
 		      .rolled_back = FLEET_AGAIN_REQUEUE, .reading = FLEET_READ_REPLICA },
 	[OP_DIFFER] = { .name = "differ", .queue = FLEET_QUEUE_WRITES,
 			.rolled_back = FLEET_AGAIN_REQUEUE, .reading = FLEET_READ_REPLICA },
+
+	/* tfdctl pause and resume (fleet_pause.c): written in turns with the
+	 * claims; one lost with the connection is not sent again (its client
+	 * was told it is not done); the exit waits for one asked for. The
+	 * view of the fleet's pauses and last runs is read after the claims,
+	 * each connection and each renewal period asks for it anew. */
+	[OP_PAUSE] = { .name = "pause", .queue = FLEET_QUEUE_WRITES,
+		       .rolled_back = FLEET_AGAIN_REQUEUE, .reading = FLEET_READ_PAUSE,
+		       .pending = FLEET_PENDING_ONE },
+	[OP_RESUME] = { .name = "resume", .queue = FLEET_QUEUE_WRITES,
+			.rolled_back = FLEET_AGAIN_REQUEUE, .reading = FLEET_READ_PAUSE,
+			.pending = FLEET_PENDING_ONE },
+	[OP_VIEW] = { .name = "view", .queue = FLEET_QUEUE_CHORES, .reading = FLEET_READ_PAUSE },
 };
 
 const struct fleet_policy *fleet_policy(enum op_kind kind)

@@ -75,6 +75,7 @@ enum fleet_reading {
 	FLEET_READ_KEEP_CLAIM,  /* the hour claimed for the cleanup, if any */
 	FLEET_READ_KEEP_DELETE, /* rows deleted: a full batch, more to delete */
 	FLEET_READ_REPLICA,     /* fleet_replica.c's: the name, the jobs */
+	FLEET_READ_PAUSE,       /* fleet_pause.c's: a pause, a resume, the view */
 };
 
 /* What fleet_pending counts of an op: the exit waits for the runs' rows. */

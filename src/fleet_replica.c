@@ -13,6 +13,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "fleet_pause.h"
 #include "fleet_sql.h"
 
 /* Decisions:
@@ -56,6 +57,7 @@ void fleet_replica_free(struct fleet *f)
 	free(f->differ_told);
 	free(f->job_names);
 	free(f->job_prints);
+	fleet_pause_free(f);
 }
 
 /* Statements */
@@ -101,7 +103,7 @@ const char *fleet_replica_statement(struct fleet *f, const struct op *op,
 		param_text(p, 0, "%" PRId64, f->cfg.lease_ns / 1000);
 		return fleet_sql_differ;
 	default:
-		return NULL;
+		return fleet_pause_statement(f, op, p);
 	}
 }
 
@@ -215,6 +217,7 @@ void fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r)
 		f->beat_at = now_mono() + f->cfg.lease_ns / 6;
 		if (f->job_names)
 			queue_op(f, f->jobs_written == f->jobs_version ? OP_DIFFER : OP_JOBS);
+		fleet_pause_refresh(f);
 		break;
 	case OP_JOBS:
 		f->jobs_written = op->token;
@@ -241,11 +244,11 @@ void fleet_replica_ready(struct fleet *f)
 	f->jobs_written = 0;
 	if (f->job_names)
 		queue_op(f, OP_JOBS);
+	fleet_pause_refresh(f);
 }
 
-/* A literal of a text[] parameter: every element quoted, '"' and '\'
- * escaped. NULL when memory ran out. */
-static char *array_literal(size_t n, const char *const *items)
+/* (fleet_state.h) Every element quoted, '"' and '\' escaped. */
+char *fleet_array_literal(size_t n, const char *const *items)
 {
 	size_t len = 3;
 	char *s, *o;
@@ -283,8 +286,8 @@ int fleet_set_jobs(struct fleet *f, size_t n, const char *const *names,
 			snprintf(hex[i], sizeof hex[i], "%016" PRIx64, fingerprints[i]);
 			prints[i] = hex[i];
 		}
-		nl = array_literal(n, names);
-		pl = array_literal(n, prints);
+		nl = fleet_array_literal(n, names);
+		pl = fleet_array_literal(n, prints);
 	}
 	free(hex);
 	free(prints);

@@ -24,6 +24,7 @@
 	  "  finished_at timestamptz,\n" \
 	  "  exit_status int,\n" \
 	  "  timed_out bool,\n" \
+	  "  trigger text NOT NULL DEFAULT 'schedule',\n" \
 	  "  PRIMARY KEY (job, scheduled),\n" \
 	  "  CHECK (state IN ('running', 'succeeded', 'failed', 'abandoned', 'skipped')))") \
 	X("tfd_replicas", \
@@ -48,7 +49,12 @@
 	  "  replica text NOT NULL,\n" \
 	  "  claimed_at timestamptz NOT NULL,\n" \
 	  "  finished_at timestamptz,\n" \
-	  "  deleted bigint)")
+	  "  deleted bigint)") \
+	X("tfd_paused", \
+	  "CREATE TABLE tfd_paused (\n" \
+	  "  job text PRIMARY KEY,\n" \
+	  "  paused_at timestamptz NOT NULL,\n" \
+	  "  paused_by text NOT NULL)")
 
 #define FLEET_INDEXES(X) \
 	X("tfd_runs_one_running", \
@@ -73,6 +79,15 @@
 	"    IF NOT " EXISTS_SQL(name) " THEN\n" ddl ";\n    END IF;\n"
 #define DDL(name, ddl) ddl ";\n"
 
+/* tfd_runs' columns that every version since the first has, with their
+ * types as format_type names them. */
+#define RUNS_COLUMNS \
+	"'job text', 'scheduled timestamp with time zone', 'replica text', 'state text', " \
+	"'attempts integer', 'claimed_at timestamp with time zone', " \
+	"'renewed_at timestamp with time zone', 'lease_until timestamp with time zone', " \
+	"'finished_at timestamp with time zone', 'exit_status integer', 'timed_out boolean'"
+#define RUNS_NCOLUMNS "11"
+
 /* Least privilege: a statement that would create what exists still needs
  * CREATE on the schema (PostgreSQL checks it before IF NOT EXISTS), so the
  * catalogue is asked first and only what is missing is created; a role
@@ -80,7 +95,7 @@
  * creates nothing and takes no lock. */
 const char fleet_sql_setup[] =
 	"DO $tfd$\n"
-	"DECLARE shape text;\n"
+	"DECLARE shape text; have int;\n"
 	"BEGIN\n"
 	"  IF false" FLEET_TABLES(MISSING) " THEN\n"
 	"    PERFORM pg_advisory_xact_lock(" SETUP_LOCK ");\n"
@@ -89,17 +104,24 @@ const char fleet_sql_setup[] =
 	"  SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)\n"
 	"    INTO shape FROM pg_attribute\n"
 	"    WHERE attrelid = 'tfd_runs'::regclass AND attnum > 0 AND NOT attisdropped;\n"
-	"  IF shape IS DISTINCT FROM 'job text, scheduled timestamp with time zone, replica text, "
-	"state text, attempts integer, claimed_at timestamp with time zone, renewed_at timestamp "
-	"with time zone, lease_until timestamp with time zone, finished_at timestamp with time "
-	"zone, exit_status integer, timed_out boolean'\n"
+	/* Columns beyond tfd's are a later version's: accepted. Each of
+	 * tfd's must be there with its type; trigger may be missing (the
+	 * upgrade adds it) but not of another type. */
+	"  SELECT count(*) INTO have FROM pg_attribute\n"
+	"    WHERE attrelid = 'tfd_runs'::regclass AND attnum > 0 AND NOT attisdropped\n"
+	"      AND attname || ' ' || format_type(atttypid, atttypmod) = ANY (ARRAY[" RUNS_COLUMNS "]);\n"
+	"  IF have <> " RUNS_NCOLUMNS "\n"
+	"     OR EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'tfd_runs'::regclass\n"
+	"                AND attname = 'trigger' AND NOT attisdropped\n"
+	"                AND format_type(atttypid, atttypmod) <> 'text')\n"
 	"     OR NOT EXISTS (SELECT 1 FROM pg_index WHERE indrelid = 'tfd_runs'::regclass\n"
 	"                    AND indisprimary AND indkey::text = '1 2') THEN\n"
 	"    RAISE EXCEPTION 'table % is not tfd''s: its columns are (%)%', "
 	"'tfd_runs'::regclass::text, shape,\n"
 	"      ' and tfd needs (job text, scheduled timestamptz, replica text, state text, "
 	"attempts int, claimed_at timestamptz, renewed_at timestamptz, lease_until timestamptz, "
-	"finished_at timestamptz, exit_status int, timed_out bool, PRIMARY KEY (job, scheduled)): "
+	"finished_at timestamptz, exit_status int, timed_out bool, trigger text (added when "
+	"missing), PRIMARY KEY (job, scheduled); other columns may follow): "
 	"rename or drop it, or give --fleet another schema';\n"
 	"  END IF;\n"
 	"  IF false" FLEET_INDEXES(MISSING) " THEN\n"
@@ -114,7 +136,7 @@ const char fleet_sql_ddl[] =
 	"-- may create in the schema that --fleet's connection uses, then let the\n"
 	"-- role of --fleet use them:\n"
 	"--   GRANT SELECT, INSERT, UPDATE, DELETE\n"
-	"--     ON tfd_runs, tfd_replicas, tfd_jobs, tfd_cleanups TO that_role;\n"
+	"--     ON tfd_runs, tfd_replicas, tfd_jobs, tfd_cleanups, tfd_paused TO that_role;\n"
 	"BEGIN;\n"
 	FLEET_TABLES(DDL)
 	FLEET_INDEXES(DDL)
@@ -257,3 +279,32 @@ const char fleet_sql_differ[] =
 	"JOIN tfd_replicas r ON r.replica = o.replica\n"
 	"  AND r.seen_at >= now() - $2::bigint * interval '1 microsecond'\n"
 	"WHERE m.replica = $1 ORDER BY o.job, o.replica LIMIT " FLEET_DIFFER_ROWS;
+
+/* tfd_paused and the replica's view (fleet_pause.c) */
+
+/* $1 the jobs (text[]), $2 the caller's uid, $3 the replica; in the
+ * jobs' order, so that two replicas pausing the same jobs never wait for
+ * each other in a deadlock. A job paused already keeps its row. */
+const char fleet_sql_pause[] =
+	"WITH put AS (\n"
+	"  INSERT INTO tfd_paused (job, paused_at, paused_by)\n"
+	"  SELECT DISTINCT job, now(), format('uid %s on replica %s', $2::text, $3::text)\n"
+	"  FROM unnest($1::text[]) AS j(job) ORDER BY job\n"
+	"  ON CONFLICT (job) DO NOTHING RETURNING 1)\n"
+	"SELECT count(*) FROM put";
+
+const char fleet_sql_resume[] =
+	"WITH gone AS (DELETE FROM tfd_paused WHERE job = ANY ($1::text[]) RETURNING 1)\n"
+	"SELECT count(*) FROM gone";
+
+/* For each of the replica's jobs ($1): whether it is paused, and its last
+ * row that is not a skip (the primary key's index, read backwards), in
+ * byte order of the names. */
+const char fleet_sql_view[] =
+	"SELECT j.job, EXISTS (SELECT 1 FROM tfd_paused p WHERE p.job = j.job), r.replica, r.state,\n"
+	"       (extract(epoch FROM r.claimed_at) * 1000000)::bigint,\n"
+	"       (extract(epoch FROM r.finished_at) * 1000000)::bigint, r.exit_status, r.timed_out\n"
+	"FROM unnest($1::text[]) AS j(job)\n"
+	"LEFT JOIN LATERAL (SELECT * FROM tfd_runs t WHERE t.job = j.job AND t.state <> 'skipped'\n"
+	"                   ORDER BY t.scheduled DESC LIMIT 1) r ON true\n"
+	"ORDER BY j.job COLLATE \"C\"";

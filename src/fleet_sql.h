@@ -29,5 +29,8 @@ extern const char fleet_sql_beat[];
 extern const char fleet_sql_release[];
 extern const char fleet_sql_jobs[];
 extern const char fleet_sql_differ[];
+extern const char fleet_sql_pause[];
+extern const char fleet_sql_resume[];
+extern const char fleet_sql_view[];
 
 #endif

@@ -30,13 +30,30 @@ const char fleet_sql_upgrade[] =
 	"        'tfd_runs'::regclass::text, fix);\n"
 	"    END;\n"
 	"  END IF;\n"
+	/* A table made before the column trigger: it is added (a constant
+	 * default: no rewrite of the table), by its owner only, as above. */
+	"  IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'tfd_runs'::regclass\n"
+	"                 AND attname = 'trigger' AND NOT attisdropped) THEN\n"
+	"    fix := format('ALTER TABLE %s ADD COLUMN IF NOT EXISTS trigger text NOT NULL '\n"
+	"      'DEFAULT ''schedule''', 'tfd_runs'::regclass::text);\n"
+	"    PERFORM pg_advisory_xact_lock(" UPGRADE_LOCK ");\n"
+	"    BEGIN\n"
+	"      EXECUTE fix;\n"
+	"    EXCEPTION WHEN insufficient_privilege THEN\n"
+	"      RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE = format(\n"
+	"        'table %s predates the column trigger and only its owner may add it: %s',\n"
+	"        'tfd_runs'::regclass::text, fix);\n"
+	"    END;\n"
+	"  END IF;\n"
 	"END\n"
 	"$tfd$";
 
 /* Up to FLEET_BATCH_MAX elapses claimed in one statement. $1 jobs, $2
  * instants, $3 exclusive (--overlap skip), $4 resent (its answer was lost
  * with a connection), $5 the replica, $6 the lease and $7 the deadline in
- * microseconds. One row per elapse: its place in the arrays, the outcome,
+ * microseconds, $8 manual (tfdctl run: its row's trigger is 'manual'). One
+ * row per elapse: its place in the arrays, the outcome ("paused": the job
+ * is in tfd_paused, nothing written; a manual run is never paused),
  * the holder when another replica's, the database's now().
  *
  * The claim is the insert; rows are inserted in (job, scheduled) order so
@@ -45,25 +62,29 @@ const char fleet_sql_upgrade[] =
  * the statement sees: one already there (held, skipped, or this replica's
  * own when re-sent: won only while still running), the deadline passed, a
  * later elapse of the job already claimed (overtaken: never run after
- * it), or another of the job's runs going on (the skip, recorded as a
+ * it; a manual run's row, at the instant of its request, overtakes no
+ * elapse), the job paused, or another of the job's runs going on (the skip, recorded as a
  * 'skipped' row so every replica that asks later hears the same). A
  * conflict with a row that another replica committed while this statement
  * ran is invisible to it: that elapse is "again", asked in the next
  * statement, which sees it. */
 const char fleet_sql_claims[] =
 	"WITH item AS (\n"
-	"  SELECT i.n, i.job, i.scheduled, i.exclusive, i.resent,\n"
+	"  SELECT i.n, i.job, i.scheduled, i.exclusive, i.resent, i.manual,\n"
 	"         now() <= i.scheduled + $7::bigint * interval '1 microsecond' AS in_time,\n"
-	"         EXISTS (SELECT 1 FROM tfd_runs l WHERE l.job = i.job AND l.scheduled > i.scheduled\n"
-	"                 AND l.state <> 'skipped') AS overtaken\n"
-	"  FROM unnest($1::text[], $2::timestamptz[], $3::bool[], $4::bool[])\n"
-	"       WITH ORDINALITY AS i(job, scheduled, exclusive, resent, n)),\n"
+	"         NOT i.manual AND EXISTS (SELECT 1 FROM tfd_runs l WHERE l.job = i.job\n"
+	"                 AND l.scheduled > i.scheduled AND l.state <> 'skipped'\n"
+	"                 AND l.trigger = 'schedule') AS overtaken,\n"
+	"         NOT i.manual AND EXISTS (SELECT 1 FROM tfd_paused p WHERE p.job = i.job) AS paused\n"
+	"  FROM unnest($1::text[], $2::timestamptz[], $3::bool[], $4::bool[], $8::bool[])\n"
+	"       WITH ORDINALITY AS i(job, scheduled, exclusive, resent, manual, n)),\n"
 	"claim AS (\n"
 	"  INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at,\n"
-	"                        renewed_at, lease_until, timed_out)\n"
+	"                        renewed_at, lease_until, timed_out, trigger)\n"
 	"  SELECT job, scheduled, $5, 'running', 1, now(), now(),\n"
-	"         now() + $6::bigint * interval '1 microsecond', CASE WHEN exclusive THEN false END\n"
-	"  FROM item WHERE in_time AND NOT overtaken\n"
+	"         now() + $6::bigint * interval '1 microsecond', CASE WHEN exclusive THEN false END,\n"
+	"         CASE WHEN manual THEN 'manual' ELSE 'schedule' END\n"
+	"  FROM item WHERE in_time AND NOT overtaken AND NOT paused\n"
 	"  ORDER BY job, scheduled\n"
 	"  ON CONFLICT DO NOTHING\n"
 	"  RETURNING job, scheduled),\n"
@@ -76,9 +97,11 @@ const char fleet_sql_claims[] =
 	"  LEFT JOIN tfd_runs r ON r.job = i.job AND r.scheduled = i.scheduled),\n"
 	"skip AS (\n"
 	"  INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at,\n"
-	"                        renewed_at, lease_until, finished_at)\n"
-	"  SELECT job, scheduled, $5, 'skipped', 0, now(), now(), now(), now()\n"
-	"  FROM seen WHERE NOT won AND holder IS NULL AND in_time AND NOT overtaken AND busy\n"
+	"                        renewed_at, lease_until, finished_at, trigger)\n"
+	"  SELECT job, scheduled, $5, 'skipped', 0, now(), now(), now(), now(),\n"
+	"         CASE WHEN manual THEN 'manual' ELSE 'schedule' END\n"
+	"  FROM seen WHERE NOT won AND holder IS NULL AND in_time AND NOT overtaken AND NOT paused\n"
+	"    AND busy\n"
 	"  ORDER BY job, scheduled\n"
 	"  ON CONFLICT DO NOTHING\n"
 	"  RETURNING job, scheduled)\n"
@@ -89,6 +112,7 @@ const char fleet_sql_claims[] =
 	"                   WHEN s.holder = $5 AND s.resent AND s.held = 'running' THEN 'won'\n"
 	"                   WHEN s.holder = $5 AND s.resent THEN 'missed'\n"
 	"                   ELSE 'elsewhere' END\n"
+	"            WHEN s.paused THEN 'paused'\n"
 	"            WHEN NOT s.in_time OR s.overtaken THEN 'missed'\n"
 	"            WHEN k.job IS NOT NULL THEN 'skipped'\n"
 	"            ELSE 'again' END,\n"
@@ -97,7 +121,8 @@ const char fleet_sql_claims[] =
 	"FROM seen s LEFT JOIN skip k ON k.job = s.job AND k.scheduled = s.scheduled";
 
 /* Runs' ends, up to FLEET_BATCH_MAX: $1 jobs, $2 instants, $3 states, $4
- * tries, $5 exit statuses, $6 timed out, $7 ends, $8 the replica. An end
+ * tries, $5 exit statuses, $6 timed out, $7 ends, $8 the replica, $9
+ * manual (the trigger of a row inserted again). An end
  * is written even over 'abandoned' (the run did end; the row is its
  * history); an end whose row is gone (lost with a failover's unreplicated
  * WAL) is inserted again, claimed at its instant, unless another
@@ -105,8 +130,8 @@ const char fleet_sql_claims[] =
 const char fleet_sql_ends[] =
 	"WITH e AS (\n"
 	"  SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::int[], $5::int[],\n"
-	"                       $6::bool[], $7::timestamptz[])\n"
-	"         AS e(job, scheduled, state, attempts, exit_status, timed_out, finished_at)),\n"
+	"                       $6::bool[], $7::timestamptz[], $9::bool[])\n"
+	"         AS e(job, scheduled, state, attempts, exit_status, timed_out, finished_at, manual)),\n"
 	"written AS (\n"
 	"  UPDATE tfd_runs r SET state = e.state, attempts = e.attempts, exit_status = e.exit_status,\n"
 	"         timed_out = e.timed_out, finished_at = e.finished_at\n"
@@ -114,9 +139,10 @@ const char fleet_sql_ends[] =
 	"  RETURNING 1),\n"
 	"restored AS (\n"
 	"  INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at, renewed_at,\n"
-	"                        lease_until, finished_at, exit_status, timed_out)\n"
+	"                        lease_until, finished_at, exit_status, timed_out, trigger)\n"
 	"  SELECT job, scheduled, $8, state, attempts, least(scheduled, finished_at), finished_at,\n"
-	"         finished_at, finished_at, exit_status, timed_out\n"
+	"         finished_at, finished_at, exit_status, timed_out,\n"
+	"         CASE WHEN manual THEN 'manual' ELSE 'schedule' END\n"
 	"  FROM e WHERE NOT EXISTS (SELECT 1 FROM tfd_runs r\n"
 	"                           WHERE r.job = e.job AND r.scheduled = e.scheduled)\n"
 	"  ORDER BY job, scheduled\n"
@@ -129,14 +155,15 @@ const char fleet_sql_ends[] =
  * received them lost them, and another replica would claim those elapses
  * again. A row that is there, or a key another replica holds now, is left
  * as it is. $1-$7 as for the ends (a running row: state 'running', no
- * end), $8 the replica, $9 the lease in microseconds. */
+ * end), $8 the replica, $9 the lease in microseconds, $10 manual. */
 const char fleet_sql_rewrite[] =
 	"INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at, renewed_at,\n"
-	"                      lease_until, finished_at, exit_status, timed_out)\n"
+	"                      lease_until, finished_at, exit_status, timed_out, trigger)\n"
 	"SELECT job, scheduled, $8, state, attempts, now(), now(),\n"
-	"       now() + $9::bigint * interval '1 microsecond', finished_at, exit_status, timed_out\n"
+	"       now() + $9::bigint * interval '1 microsecond', finished_at, exit_status, timed_out,\n"
+	"       CASE WHEN manual THEN 'manual' ELSE 'schedule' END\n"
 	"FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::int[], $5::int[], $6::bool[],\n"
-	"            $7::timestamptz[])\n"
-	"     AS w(job, scheduled, state, attempts, exit_status, timed_out, finished_at)\n"
+	"            $7::timestamptz[], $10::bool[])\n"
+	"     AS w(job, scheduled, state, attempts, exit_status, timed_out, finished_at, manual)\n"
 	"ORDER BY job, scheduled\n"
 	"ON CONFLICT DO NOTHING";

@@ -38,6 +38,7 @@ struct win {
 	char *job;
 	int64_t scheduled_ns, won_real;
 	bool exclusive;
+	bool manual;                 /* tfdctl run's: its row's trigger is 'manual' */
 	const char *state;           /* "running" until its end */
 	struct fleet_end end;
 };
@@ -83,6 +84,7 @@ struct fleet {
 				      * the name another's): claims are missed at once */
 	int64_t ready_real;          /* when the connection was last ready (wall clock) */
 	bool refusal_reported, behind_reported, fatal;
+	struct fleet_view *view;     /* fleet_pause.c: pauses and last runs; NULL before */
 };
 
 static inline int64_t now_mono(void)
@@ -128,6 +130,10 @@ int64_t fleet_replica_deadline(const struct fleet *f);
 void fleet_check_backlog(struct fleet *f);
 /* Every queued claim is missed now, and the next ones as they come. */
 void fleet_refuse_claims(struct fleet *f);
+
+/* fleet_replica.c: a literal of a text[] parameter (N ITEMS), or NULL
+ * when memory ran out. */
+char *fleet_array_literal(size_t n, const char *const *items);
 
 /* fleet_wins.c: the recent wins: a claim won; a won run's (for its try,
  * end or drop), or NULL; the rows to write again after a reconnection (up

@@ -46,7 +46,7 @@ void fleet_win_add(struct fleet *f, const struct op *claim)
 		return;
 	f->wins[f->nwins++] = (struct win){ .job = job, .scheduled_ns = claim->scheduled_ns,
 					    .won_real = now_real(), .exclusive = claim->exclusive,
-					    .state = "running", .end = { .attempts = 1 } };
+					    .manual = claim->manual, .state = "running", .end = { .attempts = 1 } };
 }
 
 /* The newest first: a run's end is usually of a recent win. */
@@ -77,6 +77,7 @@ struct op *fleet_wins_rewrite(struct fleet *f)
 		if (!(items[i] = fleet_op_new(OP_END, w->job, w->scheduled_ns)))
 			break;
 		items[i]->exclusive = w->exclusive;
+		items[i]->manual = w->manual;
 		items[i]->state = w->state;
 		items[i]->end = w->end;
 	}

@@ -42,6 +42,7 @@ void job_state_free(struct job *j)
 	if (j->state->history)
 		free(j->state->history->tail);
 	free(j->state->history);
+	free(j->state->fleet_seen);
 	if (!j->state->in_block)
 		free(j->state);
 	j->state = NULL;

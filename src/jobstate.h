@@ -46,6 +46,14 @@ struct job_history {
 	size_t tail_len, tail_head; /* bytes kept; where the oldest begins */
 };
 
+/* --fleet: a job's last run as the fleet's table has it, on whichever
+ * replica (claims_control.c keeps it; tfdctl list shows it). */
+struct fleet_seen {
+	struct run_record last;     /* start_ns: the claim's; no duration while running */
+	bool running;
+	char replica[256];          /* a --replica is at most 255 bytes */
+};
+
 struct job_state {
 	struct runner *runner;      /* its runs; NULL when the job only prints */
 	uint64_t seq;               /* wake-ups so far */
@@ -63,6 +71,7 @@ struct job_state {
 	bool in_block;              /* one of job_states_attach's: not freed alone */
 	bool paused;                /* tfdctl pause: elapses are printed, not run */
 	struct job_history *history; /* its last runs; NULL until one ended */
+	struct fleet_seen *fleet_seen; /* --fleet: its last run in tfd_runs; NULL: none known */
 };
 
 /* Gives J a state of its own: no runs, no schedule yet. Returns 0, or -1

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "claims.h"
+#include "fleet_pause.h"
 #include "jobsfile.h"
 #include "loopstate.h"
 #include "options.h"
@@ -78,11 +80,42 @@ static const char *state_name(const struct job *j, size_t running)
 	return "idle";
 }
 
-/* The fields `list` shows, inside the job's object. */
-static void put_summary(struct jsonw *w, const struct job *j, int64_t now)
+/* Under --fleet: the fleet's last run of J, when it is later than this
+ * replica's own by more than a second (the clocks' allowed skew: a run of
+ * this replica's is claimed before it starts), else NULL. */
+static const struct fleet_seen *fleet_later(const struct job *j)
 {
-	const struct run_record *last = job_history_get(j, 0);
-	int64_t next = tick_next_run_wall(j), start = j->state->metrics.last_start_ns;
+	const struct fleet_seen *s = j->state->fleet_seen;
+	int64_t own = j->state->metrics.last_start_ns;
+
+	return s && (own == 0 || s->last.start_ns > own + NSEC_PER_SEC) ? s : NULL;
+}
+
+/* "replica": who ran the last run, under --fleet only. */
+static void put_replica(struct jsonw *w, const struct loop *l, const struct fleet_seen *seen,
+			int64_t start)
+{
+	const struct fleet *f = claims_fleet(l);
+
+	if (!f)
+		return;
+	jsonw_key(w, "replica");
+	if (seen)
+		jsonw_string(w, seen->replica);
+	else if (start)
+		jsonw_string(w, fleet_self(f));
+	else
+		jsonw_null(w);
+}
+
+/* The fields `list` shows, inside the job's object. */
+static void put_summary(struct jsonw *w, const struct loop *l, const struct job *j, int64_t now)
+{
+	const struct fleet_seen *seen = fleet_later(j);
+	const struct run_record *last = !seen          ? job_history_get(j, 0)
+					: seen->running ? NULL : &seen->last;
+	int64_t next = tick_next_run_wall(j);
+	int64_t start = seen ? seen->last.start_ns : j->state->metrics.last_start_ns;
 	pid_t pids[PIDS_SHOWN];
 	size_t npids = j->state->runner ? runner_pids(j->state->runner, pids, PIDS_SHOWN) : 0;
 	char result[64];
@@ -101,6 +134,7 @@ static void put_summary(struct jsonw *w, const struct job *j, int64_t now)
 		jsonw_null(w);
 	}
 	put_span_or_null(w, "duration", last != NULL, last ? last->duration_ns : 0);
+	put_replica(w, l, seen, start);
 	jsonw_key(w, "state");
 	jsonw_string(w, state_name(j, npids));
 	jsonw_key(w, "pids");
@@ -147,10 +181,10 @@ struct job **jobview_sorted(const struct loop *l, size_t *n)
 	return jobs;
 }
 
-void jobview_list_job(struct jsonw *w, const struct job *j, int64_t now)
+void jobview_list_job(struct jsonw *w, const struct loop *l, const struct job *j, int64_t now)
 {
 	jsonw_object(w);
-	put_summary(w, j, now);
+	put_summary(w, l, j, now);
 	jsonw_end_object(w);
 }
 
@@ -171,7 +205,7 @@ void jobview_list(struct jsonw *w, const struct loop *l)
 	jsonw_key(w, "jobs");
 	jsonw_array(w);
 	for (size_t i = 0; i < n; i++)
-		jobview_list_job(w, jobs[i], now);
+		jobview_list_job(w, l, jobs[i], now);
 	jsonw_end_array(w);
 	jsonw_end_object(w);
 	free(jobs);
@@ -352,7 +386,7 @@ int jobview_status(struct jsonw *w, const struct loop *l, const char *name)
 	jsonw_bool(w, true);
 	jsonw_key(w, "job");
 	jsonw_object(w);
-	put_summary(w, j, clock_now_ns(CLOCK_REALTIME));
+	put_summary(w, l, j, clock_now_ns(CLOCK_REALTIME));
 	jsonw_key(w, "schedule");
 	schedule = schedule_as_written(j);
 	jsonw_string(w, schedule);

@@ -19,7 +19,10 @@ struct job;
  * (null: none), "left" (seconds), "last" and "last_unix" (the last run's
  * start; null: none), "passed", "result" ("success", "failure",
  * "status N", "signal NAME", "timeout"; null: no run ended), "duration",
- * "state" ("idle", "running", "paused", "retrying") and "pids". */
+ * "state" ("idle", "running", "paused", "retrying") and "pids"; under
+ * --fleet, "last", "passed", "result" and "duration" are the fleet's last
+ * run (tfd_runs) when another replica ran it later than this one, and
+ * "replica" names the replica of that run (null: none). */
 void jobview_list(struct jsonw *w, const struct loop *l);
 
 /* The same list in parts, for an answer written as its reader takes it
@@ -31,7 +34,7 @@ void jobview_list(struct jsonw *w, const struct loop *l);
 #define JOBVIEW_LIST_HEAD "{\"ok\":true,\"jobs\":["
 #define JOBVIEW_LIST_TAIL "]}"
 struct job **jobview_sorted(const struct loop *l, size_t *n);
-void jobview_list_job(struct jsonw *w, const struct job *j, int64_t now);
+void jobview_list_job(struct jsonw *w, const struct loop *l, const struct job *j, int64_t now);
 
 /* {"ok":true,"job":{...}}: the list's fields and "schedule" (as written),
  * "clock", "command", policies ("overlap", "timeout", "retry",

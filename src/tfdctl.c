@@ -317,13 +317,26 @@ struct row {
 	char cell[COLS][CELL];
 };
 
+/* RESULT, and under --fleet the replica that ran the run: "success on b". */
+static void result_field(char *buf, size_t len, const struct json_doc *d, size_t job)
+{
+	char *replica = json_string(d, json_get(d, job, "replica"));
+	size_t used;
+
+	field_text(buf, len, d, job, "result");
+	used = strlen(buf);
+	if (replica && strcmp(buf, "-") != 0 && used < len)
+		snprintf(buf + used, len - used, " on %s", replica);
+	free(replica);
+}
+
 static void list_row(const struct json_doc *d, size_t job, struct row *r)
 {
 	instant_text(r->cell[0], CELL, d, json_get(d, job, "next_unix"));
 	span_field(r->cell[1], CELL, d, job, "left", " left");
 	instant_text(r->cell[2], CELL, d, json_get(d, job, "last_unix"));
 	span_field(r->cell[3], CELL, d, job, "passed", " ago");
-	field_text(r->cell[4], CELL, d, job, "result");
+	result_field(r->cell[4], CELL, d, job);
 	span_field(r->cell[5], CELL, d, job, "duration", "");
 	state_text(r->cell[6], CELL, d, job);
 	field_text(r->cell[7], CELL, d, job, "job");

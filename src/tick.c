@@ -9,6 +9,7 @@
 #include <sys/timerfd.h>
 
 #include "claims.h"
+#include "claims_control.h"
 #include "metrics.h"
 #include "persist.h"
 #include "runs.h"
@@ -341,6 +342,20 @@ void tick_elapse_act(struct loop *l, struct job *j, struct tick *t)
 
 enum tick_action tick_run_now(struct loop *l, struct job *j)
 {
+	struct tick t;
+
+	tick_manual(l, j, &t);
+	act(l, j, &t);
+	return t.action;
+}
+
+void tick_act_manual(struct loop *l, struct job *j, struct tick *t)
+{
+	act(l, j, t);
+}
+
+void tick_manual(struct loop *l, struct job *j, struct tick *out)
+{
 	struct tick t = { .job = j->name, .local = l->cfg->local, .manual = true };
 
 	j->state->seq++;
@@ -354,8 +369,7 @@ enum tick_action tick_run_now(struct loop *l, struct job *j)
 
 		t.next_in_ns = left > 0 ? left : 0;
 	}
-	act(l, j, &t);
-	return t.action;
+	*out = t;
 }
 
 /* Settings */
@@ -437,8 +451,9 @@ void tick_act(struct loop *l, struct job *j, struct tick *t)
 
 	if (j->state->removed)
 		return;
-	/* An elapse is due. Under --fleet it acts once claimed (claims.h). */
-	if (j->state->paused && j->state->runner)
+	/* An elapse is due. Under --fleet it acts once claimed (claims.h),
+	 * and the claim says whether the job is paused. */
+	if (j->state->paused && j->state->runner && !claims_decide(l, j))
 		elapse_paused(l, j, t);
 	else if (!claims_hold(l, j, t))
 		tick_elapse_act(l, j, t);

@@ -54,6 +54,11 @@ void tick_deadline_due(struct loop *l, struct job *j, int64_t now);
  * TICK_ACTION_NONE when the loop failed; the run's seq is J's seq after. */
 enum tick_action tick_run_now(struct loop *l, struct job *j);
 
+/* tick_run_now in two steps, for a run that a fleet claims first: the
+ * manual tick of J made into OUT (J's seq advanced), then acted on. */
+void tick_manual(struct loop *l, struct job *j, struct tick *out);
+void tick_act_manual(struct loop *l, struct job *j, struct tick *t);
+
 /* Wall-clock time of J's next expiration (0: none), and of AT_NS, an
  * instant on J's clock. */
 int64_t tick_next_run_wall(const struct job *j);

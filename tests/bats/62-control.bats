@@ -449,17 +449,17 @@ ask() {
 	assert_output one
 }
 
-@test "under --fleet, run and pause are refused (not claimed, not fleet-wide yet); list and status answer" {
+@test "under --fleet with its database unreachable, run and pause are refused (neither can be claimed or written); list and status answer" {
 	echo '--name f --cron "0 3 * * *" -- true' >./jobs
 	# No server at all: the fleet's database is unreachable, the loop runs.
 	start_bg "$TFD" --jobs=jobs --fleet "host=$BATS_TEST_TMPDIR dbname=none" --control="$SOCK" >out 2>err
 	wait_for_socket
 	run --separate-stderr "$TFDCTL" run f
 	assert_equal "$status" 1
-	assert_equal "$stderr" "tfdctl: run is not available under --fleet yet: the run would not be claimed"
+	assert_equal "$stderr" "tfdctl: the fleet's database is not connected: a run now must be claimed"
 	run --separate-stderr "$TFDCTL" pause --all
 	assert_equal "$status" 1
-	assert_equal "$stderr" "tfdctl: pause is not available under --fleet yet: a pause would hold on this replica only"
+	assert_equal "$stderr" "tfdctl: the fleet's database is not connected: a pause is written to tfd_paused"
 	run "$TFDCTL" list --names
 	assert_output f
 	run "$TFDCTL" --json status f

@@ -175,17 +175,6 @@ count_action() {
 		"flaky|failed|2|3"
 }
 
-# Waits up to SECONDS for COMMAND... to succeed.
-wait_until() {
-	local seconds=$1 i
-	shift
-	for ((i = 0; i < seconds * 20; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 @test "fleet: a connection cut silently (a stopped proxy) while a run holds its claim is noticed, reported once, its elapses missed, and tfd goes on after" {
 	pg_proxy_start
 	CONN="host=127.0.0.1 port=$PROXY_PORT dbname=$DB user=postgres connect_timeout=2"
@@ -252,7 +241,7 @@ wait_until() {
 	assert_each_once
 	(($(wc -l <"$RUNS") >= 3)) || fail "$(sort "$RUNS")"
 	assert_equal "$(pg_sql "SELECT string_agg(tablename, ' ' ORDER BY tablename) FROM pg_tables WHERE tablename LIKE 'tfd%'" "$DB")" \
-		'tfd_cleanups tfd_jobs tfd_replicas tfd_runs'
+		'tfd_cleanups tfd_jobs tfd_paused tfd_replicas tfd_runs'
 	# No statement of theirs failed on the server (a second CREATE, a
 	# unique violation on the table's catalogue row).
 	assert_equal "$(grep -c ERROR "$PG_DIR/log" || true)" "$log_errors"

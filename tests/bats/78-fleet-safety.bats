@@ -47,17 +47,6 @@ start_replica() {
 	eval "PID_$name=\$!"
 }
 
-# Waits up to SECONDS for COMMAND... to succeed.
-wait_until() {
-	local seconds=$1 i
-	shift
-	for ((i = 0; i < seconds * 20; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # Runs tfd with CONNINFO ($1) and the environment before it, for one elapse
 # a second from now, and fails when anything it printed (stdout, stderr,
 # the metrics file) holds a piece of the password. Its status in
@@ -136,7 +125,7 @@ run_printed() {
 		<<<"$output" >/dev/null
 	# First without INSERT on tfd_runs: each claim is refused, missed at
 	# once, and reported once.
-	pg_sql "GRANT SELECT, INSERT, UPDATE, DELETE ON tfd_replicas, tfd_jobs, tfd_cleanups TO dml_$DB;
+	pg_sql "GRANT SELECT, INSERT, UPDATE, DELETE ON tfd_replicas, tfd_jobs, tfd_cleanups, tfd_paused TO dml_$DB;
 		GRANT SELECT, UPDATE, DELETE ON tfd_runs TO dml_$DB" "$DB"
 	start_replica c --fleet-deadline 30s --calendar '*:*:*' --count 2 -- sh -c "$LOG"
 	wait_bg_exit "$PID_c" 15
@@ -167,7 +156,7 @@ run_printed() {
 	pg_sql "ALTER TABLE tfd_runs DROP CONSTRAINT tfd_runs_state_check, ADD CONSTRAINT tfd_runs_state_check
 			CHECK (state IN ('running', 'succeeded', 'failed', 'abandoned'));
 		CREATE ROLE dml_$DB LOGIN;
-		GRANT SELECT, INSERT, UPDATE, DELETE ON tfd_runs, tfd_replicas, tfd_jobs, tfd_cleanups
+		GRANT SELECT, INSERT, UPDATE, DELETE ON tfd_runs, tfd_replicas, tfd_jobs, tfd_cleanups, tfd_paused
 			TO dml_$DB" "$DB"
 	CONN="host=$PG_DIR port=$PG_PORT dbname=$DB user=dml_$DB"
 	start_replica a --calendar '*:*:*' --count 2 -- sh -c "$LOG"

@@ -91,17 +91,6 @@ count_action() {
 	done
 }
 
-# Waits up to SECONDS for COMMAND... to succeed.
-wait_until() {
-	local seconds=$1 i
-	shift
-	for ((i = 0; i < seconds * 20; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 @test "fleet scale: a run's end is in its row within a second while claims flow" {
 	# Claims are slowed down on the server (each insert of a "c" job takes
 	# 2 ms, a statement of 300 of them 0.6 s) and flow every second; the

@@ -11,6 +11,10 @@
  *                                claim JOB's elapse at Unix SECONDS and wait
  *                                for the answer: prints "claim JOB SECONDS won"
  *                                (elsewhere, skipped, missed)
+ *   manual JOB SECONDS skip|parallel
+ *                                as claim, for tfdctl run (trigger 'manual')
+ *   pause JOB, resume JOB        write tfd_paused and wait for the answer:
+ *                                prints "done ok" (or the error)
  *   claims N SECONDS JOB...      claim N jobs' elapses at SECONDS at once
  *                                (skip), as one wake-up does; wait for all
  *   end JOB SECONDS STATUS       the run ended with exit STATUS (0 succeeded)
@@ -31,6 +35,7 @@
 #include <string.h>
 
 #include "fleet.h"
+#include "fleet_pause.h"
 #include "runner.h"
 #include "timens.h"
 
@@ -39,7 +44,7 @@
 
 struct drive {
 	struct fleet *fleet;
-	bool up, answered, errored;
+	bool up, answered, errored, done;
 	long unanswered;             /* claims still waiting (claims N) */
 };
 
@@ -55,7 +60,7 @@ static const char *outcome_name(enum fleet_outcome o)
 {
 	static const char *const names[] = {
 		[FLEET_WON] = "won", [FLEET_ELSEWHERE] = "elsewhere",
-		[FLEET_SKIPPED] = "skipped", [FLEET_MISSED] = "missed",
+		[FLEET_SKIPPED] = "skipped", [FLEET_MISSED] = "missed", [FLEET_PAUSED] = "paused",
 	};
 
 	return names[o];
@@ -92,6 +97,10 @@ static void take_events(struct drive *d)
 		case FLEET_EVENT_FATAL:
 			printf("fatal %s: %s\n", ev.call, ev.message);
 			d->errored = true;
+			break;
+		case FLEET_EVENT_DONE:
+			printf("done %s\n", ev.message ? ev.message : "ok");
+			d->done = true;
 			break;
 		}
 		fflush(stdout);
@@ -133,6 +142,7 @@ static bool wait_for(struct drive *d, bool (*done)(const struct drive *))
 static bool is_up(const struct drive *d) { return d->up; }
 static bool has_answer(const struct drive *d) { return d->answered; }
 static bool has_error(const struct drive *d) { return d->errored; }
+static bool is_done(const struct drive *d) { return d->done; }
 static bool is_flushed(const struct drive *d) { return fleet_pending(d->fleet) == 0; }
 static bool all_answered(const struct drive *d) { return d->unanswered <= 0; }
 
@@ -166,8 +176,9 @@ static void serve(struct drive *d, int64_t ns)
 static bool step(struct drive *d, char **argv, int argc, int *i)
 {
 	const char *s = argv[(*i)++];
-	int need = strcmp(s, "claim") == 0 || strcmp(s, "end") == 0 ? 3
-		 : strcmp(s, "drop") == 0 ? 2 : strcmp(s, "serve") == 0;
+	int need = strcmp(s, "claim") == 0 || strcmp(s, "end") == 0 || strcmp(s, "manual") == 0 ? 3
+		 : strcmp(s, "drop") == 0 ? 2
+		 : strcmp(s, "serve") == 0 || strcmp(s, "pause") == 0 || strcmp(s, "resume") == 0;
 
 	if (strcmp(s, "claims") == 0)
 		return claim_many(d, argv, argc, i);
@@ -184,14 +195,22 @@ static bool step(struct drive *d, char **argv, int argc, int *i)
 		serve(d, strtoll(argv[*i - 1], NULL, 10) * MS);
 		return true;
 	}
+	if (strcmp(s, "pause") == 0 || strcmp(s, "resume") == 0) {
+		const char *job = argv[*i - 1];
+
+		d->done = false;
+		return fleet_pause_write(d->fleet, 1, &job, strcmp(s, "pause") == 0, 0, 1) == 0 &&
+		       wait_for(d, is_done);
+	}
 	if (strcmp(s, "drop") == 0)
 		return fleet_run_dropped(d->fleet, argv[*i - 2],
 					 strtoll(argv[*i - 1], NULL, 10) * NSEC_PER_SEC) == 0;
 	int64_t at = strtoll(argv[*i - 2], NULL, 10) * NSEC_PER_SEC;
-	if (strcmp(s, "claim") == 0) {
+	if (strcmp(s, "claim") == 0 || strcmp(s, "manual") == 0) {
 		d->answered = false;
-		return fleet_claim(d->fleet, argv[*i - 3], at, strcmp(argv[*i - 1], "skip") == 0,
-				   0) == 0 && wait_for(d, has_answer);
+		return (strcmp(s, "manual") == 0 ? fleet_claim_manual : fleet_claim)(
+			       d->fleet, argv[*i - 3], at, strcmp(argv[*i - 1], "skip") == 0, 0) == 0 &&
+		       wait_for(d, has_answer);
 	}
 	if (strcmp(s, "end") == 0) {
 		int status = atoi(argv[*i - 1]);

@@ -104,12 +104,13 @@ static void test_claims_text(void)
 		items[i] = fleet_op_new(OP_CLAIM, names[i], INT64_C(1796292001000123456));
 		items[i]->exclusive = i % 2 == 0;
 		items[i]->resent = i == 3;
+		items[i]->manual = i == 1;
 	}
 	b = batch_of(OP_CLAIMS, items, 4);
 	sql = fleet_batch_statement(&cfg, b, &p);
-	check(sql && strstr(sql, "unnest($1::text[], $2::timestamptz[], $3::bool[], $4::bool[])"),
-	      "the claims' statement");
-	check(p.n == 7, "7 parameters, got %d", p.n);
+	check(sql && strstr(sql, "unnest($1::text[], $2::timestamptz[], $3::bool[], $4::bool[], "
+			    "$8::bool[])"), "the claims' statement");
+	check(p.n == 8, "8 parameters, got %d", p.n);
 	check(strcmp(p.v[0], "{\"NULL\",\"{a,b}\",\"x\\\"y\\\\z\",\"\"}") == 0, "names: %s", p.v[0]);
 	check(strcmp(p.v[1], "{\"2026-12-03 10:00:01.000123+00\",\"2026-12-03 10:00:01.000123+00\","
 			     "\"2026-12-03 10:00:01.000123+00\",\"2026-12-03 10:00:01.000123+00\"}") == 0,
@@ -118,6 +119,7 @@ static void test_claims_text(void)
 	check(strcmp(p.v[3], "{\"f\",\"f\",\"f\",\"t\"}") == 0, "resent: %s", p.v[3]);
 	check(strcmp(p.v[4], "r1") == 0 && strcmp(p.v[5], "60000000") == 0 &&
 		      strcmp(p.v[6], "5000000") == 0, "replica, lease, deadline (µs)");
+	check(strcmp(p.v[7], "{\"f\",\"t\",\"f\",\"f\"}") == 0, "manual (tfdctl run): %s", p.v[7]);
 	fleet_statement_free(&p);
 	fleet_op_free(b);
 }
@@ -136,7 +138,9 @@ static void test_rows_text(void)
 	items[1]->exclusive = false;
 	items[1]->end = (struct fleet_end){ .exit_status = 0, .attempts = 1 };
 	b = batch_of(OP_REWRITE, items, 2);
-	check(fleet_batch_statement(&cfg, b, &p) != NULL && p.n == 9, "rewrite: 9 parameters");
+	items[0]->manual = true;
+	check(fleet_batch_statement(&cfg, b, &p) != NULL && p.n == 10, "rewrite: 10 parameters");
+	check(strcmp(p.v[9], "{\"t\",\"f\"}") == 0, "manual (the rows' trigger): %s", p.v[9]);
 	check(strcmp(p.v[2], "{\"failed\",\"running\"}") == 0, "states: %s", p.v[2]);
 	check(strcmp(p.v[3], "{\"2\",\"1\"}") == 0, "tries: %s", p.v[3]);
 	check(strcmp(p.v[4], "{\"3\",NULL}") == 0, "exit statuses: %s", p.v[4]);
