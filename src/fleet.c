@@ -13,6 +13,7 @@
 #include "fleet_answer.h"
 #include "fleet_pause.h"
 #include "fleet_state.h"
+#include "fleet_statement.h"
 
 /* Decisions (see also FLEET in tfd(1)):
  * - The key is (job, scheduled instant): replicas whose clocks or wake-ups

@@ -72,12 +72,6 @@ void fleet_queue_push_front(struct queue *q, struct op *op);
 struct op *fleet_queue_pop(struct queue *q);
 void fleet_queue_free(struct queue *q);
 
-/* OP's SQL, with its parameters filled into P (which starts empty):
- * CFG's replica, lease and keep, and the replica's BOUNDARY (ISO text, or
- * NULL before the first connection). */
-const char *fleet_statement_of(const struct fleet_config *cfg, const char *boundary,
-			       const struct op *op, struct fleet_statement *p);
-void fleet_statement_free(struct fleet_statement *p);
 
 /* fleet_batch.c: a batch of OP_CLAIMs (KIND OP_CLAIMS) or OP_ENDs (OP_ENDS)
  * taken from the head of Q: claims up to FLEET_BATCH_MAX new ones plus

@@ -6,6 +6,7 @@
  * what has no value, a running row's end left out). No database: the SQL
  * itself runs against PostgreSQL in tests/bats/76-fleet-client.bats. */
 #include "fleet_op.h"
+#include "fleet_statement.h"
 #include "harness.h"
 #include "tsv.h"
 
