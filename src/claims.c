@@ -167,7 +167,7 @@ static void tell_jobs(struct loop *l)
 			prints[n++] = job_fingerprint(j);
 		}
 	if (!names || !prints || fleet_set_jobs(l->claims->f, n, names, prints) != 0)
-		loop_fail_oom(l);
+		status_fail_oom(&l->st, &l->ev);
 	free(names);
 	free(prints);
 }
@@ -336,7 +336,7 @@ static void act_won(struct loop *l, struct job *j, struct tick *t)
 	struct claims *c = l->claims;
 	int64_t scheduled_ns = scheduled_of(t);
 
-	if (j->state->removed || l->phase != PHASE_RUNNING) {
+	if (j->state->removed || l->st.phase != PHASE_RUNNING) {
 		check_written(l, fleet_run_dropped(c->f, j->name, scheduled_ns));
 		return;
 	}
@@ -345,7 +345,7 @@ static void act_won(struct loop *l, struct job *j, struct tick *t)
 	if ((j->state->pending && j->state->pending_tick.seq == t->seq) ||
 	    t->action == TICK_RUN) {
 		if (track_won(l, j, t->seq, scheduled_ns) != 0)
-			loop_fail_oom(l);
+			status_fail_oom(&l->st, &l->ev);
 	} else if (!j->state->runner) {
 		struct fleet_end done = { .attempts = 1,
 					  .finished_ns = clock_now_ns(CLOCK_REALTIME) };
@@ -452,13 +452,13 @@ static void take_events(struct loop *l)
 			break;
 		case FLEET_EVENT_LOST:
 			/* A lost answer would hold its tick for ever. */
-			loop_fail_oom(l);
+			status_fail_oom(&l->st, &l->ev);
 			return;
 		case FLEET_EVENT_FATAL:
 			/* Another process holds this replica's name. */
 			events_error(&l->ev, NULL, ev.call, ev.message);
-			loop_set_status(l, 1);
-			loop_shutdown(l, SIGTERM);
+			status_set(&l->st, 1);
+			status_stop(&l->st, SIGTERM);
 			break;
 		case FLEET_EVENT_CONNECTED:
 		case FLEET_EVENT_DISCONNECTED:

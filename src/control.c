@@ -550,7 +550,7 @@ static void cmd_run(struct loop *l, struct control_client *c, const struct reque
 		answer_error(ctl, c, "job '%s' has no command to run", j->name);
 		return;
 	}
-	if (l->phase != PHASE_RUNNING) {
+	if (l->st.phase != PHASE_RUNNING) {
 		answer_error(ctl, c, "tfd is shutting down");
 		return;
 	}
@@ -747,7 +747,7 @@ static void cmd_reload(struct loop *l, struct control_client *c)
 	struct reload_counts counts;
 	char err[1024];
 
-	if (!l->cfg->jobs_path || !l->cfg->reload || l->phase != PHASE_RUNNING) {
+	if (!l->cfg->jobs_path || !l->cfg->reload || l->st.phase != PHASE_RUNNING) {
 		answer_error(ctl, c, "reload needs a tfd started with --jobs");
 		return;
 	}

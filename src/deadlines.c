@@ -24,7 +24,7 @@ void deadlines_arm(struct loop *l)
 	if (control_deadline(l) < d)
 		d = control_deadline(l);
 	if (timer_arm(&l->deadline, d, 0, false) != 0)
-		loop_fail(l, "timerfd_settime");
+		status_fail(&l->st, &l->ev, "timerfd_settime");
 }
 
 void deadlines_due(struct loop *l)
@@ -33,9 +33,11 @@ void deadlines_due(struct loop *l)
 	size_t budget = l->aux.n;
 
 	if (timer_read(&l->deadline) == TIMER_READ_ERROR)
-		loop_fail(l, "read (timerfd)");
+		status_fail(&l->st, &l->ev, "read (timerfd)");
 	timer_forget(&l->deadline);
-	for (; budget > 0 && heap_min_key(&l->aux) <= now; budget--)
+	/* A stop asked for (a failed start under -E) is carried out before
+	 * the next job's deadline: the loop arms the timer again, at once. */
+	for (; budget > 0 && heap_min_key(&l->aux) <= now && !l->st.stop_sig; budget--)
 		tick_deadline_due(l, heap_top(&l->aux)->item, now);
 	if (l->reload_due <= now)
 		reload_now(l);

@@ -60,7 +60,7 @@ static const char *not_ready(const struct loop *l, const char **detail)
 	const struct fleet_metrics *fleet = claims_metrics(l);
 
 	*detail = NULL;
-	if (l->phase == PHASE_SHUTDOWN)
+	if (l->st.phase == PHASE_SHUTDOWN)
 		return "stopping: the schedules have ended";
 	if (reload_waits(l))
 		return "no jobs loaded: the jobs files hold no job";

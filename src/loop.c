@@ -27,39 +27,45 @@
 
 /* Status and failure */
 
-void loop_set_status(struct loop *l, int status)
-{
-	if (!l->status_final) {
-		l->status = status;
-		l->status_final = true;
-	}
-}
-
-void loop_shutdown(struct loop *l, int sig)
+/* Ends every schedule and sends SIG to every run (SIGKILL after the
+ * grace); tfd exits once they are gone. */
+static void stop_all(struct loop *l, int sig)
 {
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
 
-	if (l->phase != PHASE_SHUTDOWN && !l->status_final)
-		l->status = 128 + sig;
-	l->phase = PHASE_SHUTDOWN;
 	runs_drop_starts(l, NULL);
 	mailer_stop(&l->mailer, now);
 	for (size_t i = 0; i < l->njobs; i++)
 		tick_stop_job(l, l->jobs[i], sig, now);
 }
 
-/* Failures of the loop's own calls end tfd with status 1. */
-void loop_fail(struct loop *l, const char *call)
+/* What the handler just run left in the loop's status, acted on: a line
+ * of output or a mail that found no memory fails the loop; a stop asked
+ * for is carried out. Returns true when it carried out a stop. */
+static bool settle(struct loop *l)
 {
-	events_failure(&l->ev, call, errno);
-	loop_set_status(l, 1);
-	loop_shutdown(l, SIGTERM);
+	int sig;
+
+	if (l->readers.oom || l->mailer.oom) {
+		l->readers.oom = l->mailer.oom = false;
+		status_fail_oom(&l->st, &l->ev);
+	}
+	sig = status_take_stop(&l->st);
+	if (sig)
+		stop_all(l, sig);
+	return sig != 0;
 }
 
-void loop_fail_oom(struct loop *l)
+static void loop_shutdown(struct loop *l, int sig)
 {
-	errno = ENOMEM;
-	loop_fail(l, "malloc");
+	status_stop(&l->st, sig);
+	settle(l);
+}
+
+static void loop_fail(struct loop *l, const char *call)
+{
+	status_fail(&l->st, &l->ev, call);
+	settle(l);
 }
 
 /* stdout went away (EPIPE: quietly) or failed (status 1): nothing more is
@@ -69,7 +75,7 @@ static void stdout_lost(void *arg, int error)
 	struct loop *l = arg;
 
 	if (error)
-		loop_set_status(l, 1);
+		status_set(&l->st, 1);
 	tick_end_all_schedules(l);
 }
 
@@ -103,14 +109,16 @@ static void on_signal(struct loop *l)
 		int sig = (int)si[i].ssi_signo;
 
 		if (sig == SIGCHLD)
-			runs_reap(l);
+			do
+				runs_reap(l);
+			while (settle(l));
 		else if (sig == SIGUSR1)
 			print_settings(l);
 		else if (sig == SIGUSR2)
 			forward_signal(l, sig);
 		else if (sig == SIGTTIN || sig == SIGTTOU)
 			continue;
-		else if (sig == SIGHUP && l->cfg->jobs_path && l->phase == PHASE_RUNNING)
+		else if (sig == SIGHUP && l->cfg->jobs_path && l->st.phase == PHASE_RUNNING)
 			reload_request(l);
 		else
 			loop_shutdown(l, sig);
@@ -122,11 +130,11 @@ static void on_join_target_exit(struct loop *l, struct job *j)
 {
 	events_errf(&l->ev, "tfd: --join: the target process exited; stopping\n");
 	spawn_target_close(&j->target);
-	if (l->phase == PHASE_SHUTDOWN)
+	if (l->st.phase == PHASE_SHUTDOWN)
 		return;
 	loop_shutdown(l, SIGTERM);
-	l->status = 1;
-	l->status_final = true;
+	l->st.status = 1;
+	l->st.final = true;
 }
 
 /* Setup */
@@ -178,7 +186,8 @@ static int open_signalfd(void)
 	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-void loop_drop_job(struct loop *l, size_t i)
+/* A job left the table (its runs and readers are gone). */
+static void drop_job(struct loop *l, size_t i)
 {
 	struct job *j = l->jobs[i];
 
@@ -196,6 +205,22 @@ void loop_drop_job(struct loop *l, size_t i)
 	job_free(j);
 	memmove(&l->jobs[i], &l->jobs[i + 1], (l->njobs - i - 1) * sizeof *l->jobs);
 	l->njobs--;
+}
+
+/* Jobs a reload removed leave the table once their last run is gone
+ * (the table's tail: reload_plan puts them there). */
+static void drop_gone(struct loop *l)
+{
+	for (size_t i = l->njobs; i > 0 && l->jobs[i - 1]->state->removed; i--)
+		if (runs_gone(l, l->jobs[i - 1]))
+			drop_job(l, i - 1);
+}
+
+/* After each handler: its status acted on, the jobs it let go dropped. */
+static void after_handler(struct loop *l)
+{
+	settle(l);
+	drop_gone(l);
 }
 
 /* The signalfd and the deadline timer; stdout and stderr are open before
@@ -229,7 +254,7 @@ static bool busy(const struct loop *l)
 
 static bool finished(struct loop *l)
 {
-	if (l->phase == PHASE_SHUTDOWN)
+	if (l->st.phase == PHASE_SHUTDOWN)
 		return !busy(l);
 	if (reload_waits(l))
 		return false;
@@ -291,7 +316,7 @@ static void poll_control(struct loop *l, size_t *n)
 static size_t build_poll_set(struct loop *l)
 {
 	bool blocked = events_blocked(&l->ev);
-	bool read_pipes = !blocked || l->phase == PHASE_SHUTDOWN;
+	bool read_pipes = !blocked || l->st.phase == PHASE_SHUTDOWN;
 	size_t n = 0;
 	short fleet_events = 0;
 	int fleet_fd = claims_poll_fd(l, &fleet_events);
@@ -331,7 +356,6 @@ static size_t build_poll_set(struct loop *l)
 static void on_reader(struct loop *l, struct reader *r)
 {
 	readers_read(&l->readers, r, &l->ev);
-	runs_check_readers_oom(l);
 }
 
 /* Hands one slot's events to its owner. A handler may retire an owner
@@ -402,6 +426,7 @@ static void wait_for_events(struct loop *l)
 	deadlines_arm(l);
 	if (l->metrics_dirty)
 		tick_write_metrics(l);
+	after_handler(l);
 	n = build_poll_set(l);
 	/* Queued starts waiting their turn: a look at every descriptor
 	 * (signals first), then the next batch. */
@@ -411,11 +436,16 @@ static void wait_for_events(struct loop *l)
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (l->pfd[i].revents)
+		if (l->pfd[i].revents) {
 			dispatch_slot(l, &l->owners[i]);
-	if (l->claims)
+			after_handler(l);
+		}
+	if (l->claims) {
 		claims_service(l, fleet_revents(l, n));
+		after_handler(l);
+	}
 	runs_serve_starts(l);
+	after_handler(l);
 	if (l->claims)
 		claims_note_coming(l);
 }
@@ -529,7 +559,8 @@ int loop_run(struct loop_config *cfg)
 	if (cfg->control_fd >= 0 && !(l->control = control_new(cfg->control_fd, cfg->control_path))) {
 		close(cfg->control_fd);
 		unlink(cfg->control_path);
-		loop_fail_oom(l);
+		status_fail_oom(&l->st, &l->ev);
+		settle(l);
 	} else if (open_descriptors(l) == 0) {
 		if (cfg->precise)
 			l->precise_fd = precise_enable();
@@ -537,11 +568,12 @@ int loop_run(struct loop_config *cfg)
 		 * shutdown can wait for a run's whole process group. */
 		prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL);
 		if (claims_start(l) != 0)
-			loop_fail_oom(l);
+			status_fail_oom(&l->st, &l->ev);
 		runs_find_terminal(l);
 		reload_watch(l);
-		for (size_t i = 0; i < l->njobs && l->phase == PHASE_RUNNING; i++)
+		for (size_t i = 0; i < l->njobs && l->st.phase == PHASE_RUNNING; i++)
 			tick_start_job(l, l->jobs[i]);
+		after_handler(l);
 		tick_write_metrics(l);
 		while (!finished(l))
 			wait_for_events(l);
@@ -551,9 +583,9 @@ int loop_run(struct loop_config *cfg)
 			tick_write_metrics(l);
 		if (cfg->stats)
 			events_stats(&l->ev, &l->stats);
-		events_drain(&l->ev, l->phase == PHASE_SHUTDOWN);
+		events_drain(&l->ev, l->st.phase == PHASE_SHUTDOWN);
 	}
-	status = l->status;
+	status = l->st.status;
 	if (status == 0 && l->ev.write_failed)
 		status = 1;
 	/* The server outlives the loop (tfd.c closes it): it must not

@@ -18,7 +18,8 @@
 #include "heap.h"
 #include "job.h"
 #include "jobstate.h"
-#include "loop.h"
+#include "loopconfig.h"
+#include "loopstatus.h"
 #include "mailer.h"
 #include "pidmap.h"
 #include "readers.h"
@@ -26,11 +27,6 @@
 #include "timers.h"
 #include "watch.h"
 #include "writers.h"
-
-enum phase {
-	PHASE_RUNNING,   /* schedules go on (some may have ended) */
-	PHASE_SHUTDOWN,  /* a signal or a failure: runs were sent a signal */
-};
 
 /* The timer of one clock, armed at the earliest elapse of its jobs. */
 struct clock_timer {
@@ -114,27 +110,11 @@ struct loop {
 	struct pollfd *pfd;       /* the poll set, and who owns each slot */
 	struct poll_owner *owners;
 	size_t pfd_cap;
-	enum phase phase;
-	int status;
-	bool status_final;        /* -E or a failure fixed the status */
+	struct loop_status st;    /* the phase and exit status: written below, acted on by loop.c */
 	bool metrics_dirty;
 	struct stats stats;
 	struct claims *claims;    /* --fleet: held ticks and won elapses; NULL without */
 	struct control *control;  /* --control: the socket and its clients; NULL without */
 };
-
-/* tfd ends with STATUS whatever happens later (-E, a failure). */
-void loop_set_status(struct loop *l, int status);
-
-/* One of the loop's own calls failed (errno says why): tfd ends with 1. */
-void loop_fail(struct loop *l, const char *call);
-void loop_fail_oom(struct loop *l);
-
-/* Ends every schedule and sends SIG to every run (SIGKILL after the
- * grace); tfd exits once they are gone. */
-void loop_shutdown(struct loop *l, int sig);
-
-/* A job left the table (its runs and readers are gone). */
-void loop_drop_job(struct loop *l, size_t i);
 
 #endif

@@ -247,7 +247,7 @@ int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *
 	events_reload(&l->ev, &p.counts, NULL);
 	note_reload(l, NULL);
 	reload_plan_free(&p);
-	runs_drop_finished_removed(l);
+	runs_end_removed_groups(l);
 	tick_write_metrics(l);
 	return 0;
 }
@@ -259,7 +259,7 @@ void reload_now(struct loop *l)
 	bool forced = l->reload_forced;
 
 	l->reload_due = INT64_MAX;
-	if (l->phase != PHASE_RUNNING || !l->cfg->reload || waits_for_writers(l))
+	if (l->st.phase != PHASE_RUNNING || !l->cfg->reload || waits_for_writers(l))
 		return;
 	l->reload_forced = false;
 	reload_run(l, forced, &counts, err, sizeof err);

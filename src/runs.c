@@ -80,7 +80,7 @@ static bool start_fits(const struct loop *l, const struct start *s)
 
 bool runs_starts_ready(const struct loop *l)
 {
-	return l->starts.n > 0 && l->phase == PHASE_RUNNING &&
+	return l->starts.n > 0 && l->st.phase == PHASE_RUNNING &&
 	       start_fits(l, &l->starts.q[l->starts.head]);
 }
 
@@ -114,7 +114,7 @@ void runs_drop_starts(struct loop *l, const struct job *j)
 static void run_started(struct loop *l, struct job *j, const struct run_started *s)
 {
 	if (pidmap_put(&l->pids, s->pid, j) != 0)
-		loop_fail_oom(l);
+		status_fail_oom(&l->st, &l->ev);
 	/* Another user's run has a session of its own, not the terminal. */
 	if (l->tty_fd >= 0 && !j->target.session)
 		l->tty_owner = s->pid;
@@ -124,7 +124,7 @@ static void run_started(struct loop *l, struct job *j, const struct run_started 
 	if (s->out_fd >= 0 &&
 	    readers_add_run(&l->readers, j, j->name, s->pid, s->seq, j->mail != NULL,
 			    s->out_fd, s->err_fd) != 0)
-		loop_fail_oom(l);
+		status_fail_oom(&l->st, &l->ev);
 }
 
 void runs_output_collected(void *arg, struct job *j, const char *name, uint64_t seq,
@@ -136,7 +136,6 @@ void runs_output_collected(void *arg, struct job *j, const char *name, uint64_t 
 
 	mailer_send(&l->mailer, j->mail, &as, name, seq, body, &l->ev,
 		    clock_now_ns(CLOCK_MONOTONIC));
-	runs_check_mailer_oom(l);
 }
 
 void runs_output_bytes(void *arg, struct job *j, const char *buf, size_t n)
@@ -145,13 +144,7 @@ void runs_output_bytes(void *arg, struct job *j, const char *buf, size_t n)
 	job_history_tail_add(j, buf, n);
 }
 
-void runs_check_mailer_oom(struct loop *l)
-{
-	if (l->mailer.oom) {
-		l->mailer.oom = false;
-		loop_fail_oom(l);
-	}
-}
+
 
 /* A start the kernel refused is a run of the history, and of --wait. */
 static void record_start_failure(struct loop *l, struct job *j, const struct start_failure *f)
@@ -177,9 +170,9 @@ static void start_failed(struct loop *l, struct job *j, const struct start_failu
 		return;
 	j->state->metrics.runs_failure++;
 	l->metrics_dirty = true;
-	if (l->cfg->exit_on_error && l->phase == PHASE_RUNNING) {
-		loop_set_status(l, 1);
-		loop_shutdown(l, SIGTERM);
+	if (l->cfg->exit_on_error && l->st.phase == PHASE_RUNNING) {
+		status_set(&l->st, 1);
+		status_stop(&l->st, SIGTERM);
 	}
 }
 
@@ -231,26 +224,20 @@ void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
 	runs_count_end(&j->state->metrics, e, clock_now_ns(CLOCK_REALTIME));
 	l->metrics_dirty = true;
 	claims_run_ended(l, j, e);
-	if (l->phase == PHASE_SHUTDOWN || l->status_final)
+	if (l->st.phase == PHASE_SHUTDOWN || l->st.final)
 		return;
 	if (!l->cfg->jobs_path && !schedule_repeats(&j->schedule))
-		l->status = run_status(e);
+		l->st.status = run_status(e);
 	/* -E ends tfd: the other runs, of this job or any other, are ended as
 	 * a SIGTERM to tfd would end them, not waited for (a long job's run
 	 * would keep tfd up long after the failure). */
 	if (l->cfg->exit_on_error && e->failed) {
-		loop_set_status(l, run_status(e));
-		loop_shutdown(l, SIGTERM);
+		status_set(&l->st, run_status(e));
+		status_stop(&l->st, SIGTERM);
 	}
 }
 
-void runs_check_readers_oom(struct loop *l)
-{
-	if (l->readers.oom) {
-		l->readers.oom = false;
-		loop_fail_oom(l);
-	}
-}
+
 
 /* ^Z stopped the run that holds the terminal: tfd takes the terminal
  * back and stops too, as a shell's job does; `fg` continues tfd, which
@@ -291,7 +278,7 @@ static void leader_ended(struct loop *l, struct job *j, const struct run_end *e)
 		not_started(l, j, e);
 	runs_finish(l, j, e);
 	if (held && (e->signal == SIGINT || e->signal == SIGQUIT))
-		loop_shutdown(l, e->signal);
+		status_stop(&l->st, e->signal);
 }
 
 /* A run's leader was reaped and its group may live on: J joins the jobs
@@ -305,7 +292,7 @@ static void note_groups(struct loop *l, struct job *j)
 		struct job **g = realloc(l->grouped, cap * sizeof *g);
 
 		if (!g) {
-			loop_fail_oom(l);
+			status_fail_oom(&l->st, &l->ev);
 			return;
 		}
 		l->grouped = g;
@@ -346,25 +333,28 @@ static void reap_unknown(struct loop *l, pid_t pid, int wstatus)
 	}
 }
 
-void runs_drop_finished_removed(struct loop *l)
+void runs_end_removed_groups(struct loop *l)
 {
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
 
 	/* Removed jobs are the table's tail (reload_plan puts them there):
-	 * only they are visited, not every job at every reap. */
+	 * only they are visited, not every job at every reap. A removed
+	 * job's schedule has ended: the groups its runs leave behind are
+	 * ended, as at the end of every schedule. */
 	for (size_t i = l->njobs; i > 0 && l->jobs[i - 1]->state->removed; i--) {
 		struct job *j = l->jobs[i - 1];
 
-		/* A removed job's schedule has ended: the groups its runs
-		 * leave behind are ended, as at the end of every schedule. */
 		if (j->state->runner) {
 			runner_finish_groups(j->state->runner, now);
 			tick_update_deadline(l, j);
 		}
-		if (!(j->state->runner && runner_busy(j->state->runner)) &&
-		    !readers_pending_for(&l->readers, j))
-			loop_drop_job(l, i - 1);
 	}
+}
+
+bool runs_gone(const struct loop *l, const struct job *j)
+{
+	return !(j->state->runner && runner_busy(j->state->runner)) &&
+	       !readers_pending_for(&l->readers, j);
 }
 
 void runs_reap(struct loop *l)
@@ -372,17 +362,17 @@ void runs_reap(struct loop *l)
 	int wstatus;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &wstatus, WNOHANG | WUNTRACED)) > 0) {
+	/* A stop asked for (-E, ^C) is carried out by the loop before the
+	 * next child is reaped: it calls again. */
+	while (!l->st.stop_sig && (pid = waitpid(-1, &wstatus, WNOHANG | WUNTRACED)) > 0) {
 		struct job *j = pidmap_get(&l->pids, pid);
 		struct run_end end = { 0 };
 		struct run_start start;
 		const char *failed = NULL;
 		enum reaped what;
 
-		if (!j && mailer_reaped(&l->mailer, pid, wstatus, &l->ev)) {
-			runs_check_mailer_oom(l);
+		if (!j && mailer_reaped(&l->mailer, pid, wstatus, &l->ev))
 			continue;
-		}
 		if (!j) {
 			if (!WIFSTOPPED(wstatus))
 				reap_unknown(l, pid, wstatus);
@@ -397,12 +387,11 @@ void runs_reap(struct loop *l)
 		else if (what == REAPED_STOPPED)
 			run_stopped(l, pid);
 		if (failed)
-			loop_fail(l, failed);
+			status_fail(&l->st, &l->ev, failed);
 		tick_update_deadline(l, j);
 	}
 	readers_close_gone(&l->readers, &l->ev);
-	runs_check_readers_oom(l);
-	runs_drop_finished_removed(l);
+	runs_end_removed_groups(l);
 }
 
 void runs_finish_groups(struct loop *l)

@@ -49,17 +49,13 @@ void runs_output_collected(void *arg, struct job *j, const char *name, uint64_t 
  * status). ARG is the loop. */
 void runs_output_bytes(void *arg, struct job *j, const char *buf, size_t n);
 
-/* Printing a mail that failed found no memory: tfd ends (status 1). */
-void runs_check_mailer_oom(struct loop *l);
-
-/* SIGCHLD: reaps every child (runs, sendmails) that changed state. */
+/* SIGCHLD: reaps every child (runs, sendmails) that changed state; it
+ * returns early when a run's end asked for a stop (l->st.stop_sig), for
+ * the loop to carry it out and call again. */
 void runs_reap(struct loop *l);
 
 /* A run's end, once its output (if captured) has all been written. */
 void runs_finish(struct loop *l, struct job *j, const struct run_end *e);
-
-/* A line of a run's output found no memory: tfd ends (status 1). */
-void runs_check_readers_oom(struct loop *l);
 
 /* In the foreground of a terminal, runs get it in turn (and tfd back):
  * the loop's tty_fd, or -1 elsewhere. */
@@ -72,11 +68,14 @@ void runs_take_terminal(struct loop *l);
  * too (unless a timeout will): a one-shot tfd leaves nothing running. */
 void runs_finish_groups(struct loop *l);
 
-/* Jobs a reload removed leave the table once their last run is gone;
- * the process groups their runs left behind are ended first (SIGTERM,
- * SIGKILL after the grace), at the removal or when a run still going
- * ends. */
-void runs_drop_finished_removed(struct loop *l);
+/* The process groups that runs of jobs a reload removed left behind are
+ * ended (SIGTERM, SIGKILL after the grace), at the removal or when a run
+ * still going ends. */
+void runs_end_removed_groups(struct loop *l);
+
+/* Whether J, removed, has nothing left (no run, no output to read): the
+ * loop then drops it from the table. */
+bool runs_gone(const struct loop *l, const struct job *j);
 
 /* The job outcome counters of END: success, failure, timeout, killed. */
 void runs_count_end(struct job_metrics *m, const struct run_end *e, int64_t wall_now);

@@ -70,7 +70,7 @@ static void arm_clock(struct loop *l, struct clock_timer *ct)
 {
 	if (timer_arm(&ct->t, heap_min_key(&ct->heap), kernel_period(ct),
 		      clock_is_realtime(ct->t.clock)) != 0)
-		loop_fail(l, "timerfd_settime");
+		status_fail(&l->st, &l->ev, "timerfd_settime");
 }
 
 void tick_arm_clocks(struct loop *l)
@@ -100,7 +100,7 @@ void tick_update_deadline(struct loop *l, struct job *j)
 	if (d == INT64_MAX)
 		heap_remove(&l->aux, &j->state->aux_node);
 	else if (heap_set(&l->aux, &j->state->aux_node, d) != 0)
-		loop_fail_oom(l);
+		status_fail_oom(&l->st, &l->ev);
 }
 
 /* Schedules */
@@ -134,7 +134,7 @@ static void set_due(struct loop *l, struct job *j, int walked)
 		return;
 	}
 	if (!ct || heap_set(&ct->heap, &j->state->due_node, j->state->walk.at_ns) != 0)
-		loop_fail_oom(l);
+		status_fail_oom(&l->st, &l->ev);
 }
 
 /* The first expiration as the user gave it: an --at in the past fires at
@@ -274,7 +274,7 @@ static enum tick_action run_tick(struct loop *l, struct job *j, const struct tic
 
 	runs_note_start(l, j, &start);
 	if (a == TICK_ACTION_NONE)
-		loop_fail(l, what);
+		status_fail(&l->st, &l->ev, what);
 	return a;
 }
 
@@ -456,7 +456,7 @@ static void clock_was_set(struct loop *l, struct clock_timer *ct)
 	struct job **moved = calloc(n + 1, sizeof *moved);
 
 	if (!moved) {
-		loop_fail_oom(l);
+		status_fail_oom(&l->st, &l->ev);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -482,7 +482,7 @@ void tick_on_clock(struct loop *l, struct clock_timer *ct)
 	if (r == TIMER_READ_CLOCK_SET) {
 		clock_was_set(l, ct);
 	} else if (r == TIMER_READ_ERROR) {
-		loop_fail(l, "read (timerfd)");
+		status_fail(&l->st, &l->ev, "read (timerfd)");
 		return;
 	}
 	now = clock_now_ns(ct->t.read_clock);
@@ -490,7 +490,7 @@ void tick_on_clock(struct loop *l, struct clock_timer *ct)
 	/* Each due job is moved past NOW, so this ends; the budget only
 	 * guards against a schedule that would not move. */
 	for (budget = ct->heap.n; budget > 0 && heap_min_key(&ct->heap) <= now &&
-				  l->phase == PHASE_RUNNING && !runs_queue_full(l); budget--)
+				  l->st.phase == PHASE_RUNNING && !runs_queue_full(l); budget--)
 		job_wake(l, heap_top(&ct->heap)->item, now);
 	/* A full start queue leaves the rest due: the timer is armed anew
 	 * (in the past, so it fires at once) when the queue has room. */
@@ -507,7 +507,7 @@ void tick_deadline_due(struct loop *l, struct job *j, int64_t now)
 		runner_expire(j->state->runner, now, &start, &failed);
 		runs_note_start(l, j, &start);
 		if (failed)
-			loop_fail(l, failed);
+			status_fail(&l->st, &l->ev, failed);
 	}
 	if (j->state->pending && j->state->pending_due <= now) {
 		j->state->pending = false;
@@ -532,7 +532,7 @@ static int start_runner(struct loop *l, struct job *j)
 	rc.tty_fd = l->tty_fd;
 	j->state->runner = runner_new(&rc);
 	if (!j->state->runner) {
-		loop_fail_oom(l);
+		status_fail_oom(&l->st, &l->ev);
 		return -1;
 	}
 	return 0;
@@ -560,15 +560,15 @@ void tick_start_job(struct loop *l, struct job *j)
 	if (!tick_clock_for(l, j->schedule.clock)) {
 		events_errf(&l->ev, "tfd: timerfd_create (%s): %s\n", j->clock_name,
 			    strerror(errno));
-		loop_set_status(l, 1);
-		loop_shutdown(l, SIGTERM);
+		status_set(&l->st, 1);
+		status_stop(&l->st, SIGTERM);
 		return;
 	}
 	if (j->for_ns)
 		j->state->for_deadline = saturating_add(j->start_mono_ns, j->for_ns);
 	if (j->persist_catch_up)
 		catch_up(l, j);
-	if (l->phase == PHASE_RUNNING)
+	if (l->st.phase == PHASE_RUNNING)
 		schedule_first(l, j);
 	tick_update_deadline(l, j);
 	if (j->state->running)
