@@ -7,10 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "fleet.h"
 #include "jobstate.h"
 #include "metrics.h"
-#include "runs.h"
+#include "starts.h"
 #include "schedule.h"
 #include "tick.h"
 #include "timens.h"
@@ -47,7 +48,7 @@ struct claims {
 	size_t nheld, held_cap;
 	/* Won elapses not acted on yet: a burst's thousand wins start
 	 * STARTS_BATCH at a time, one batch a loop turn, as due runs do
-	 * (runs.c), so that the fleet's next answers, ends and renewals are
+	 * (due.c), so that the fleet's next answers, ends and renewals are
 	 * served in between. FIFO from ready_head. */
 	struct held *ready;
 	size_t nready, ready_head, ready_cap;
@@ -56,21 +57,6 @@ struct claims {
 	uint64_t next_token;
 	struct fleet_metrics m;
 };
-
-static int grow(void **items, size_t *cap, size_t n, size_t size)
-{
-	size_t want = *cap ? *cap * 2 : 16;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	p = realloc(*items, want * size);
-	if (!p)
-		return -1;
-	*items = p;
-	*cap = want;
-	return 0;
-}
 
 /* Job fingerprints (tfd_jobs): what must be the same on every replica
  * for a job to run once among them, taken from the built job, not its
@@ -216,7 +202,7 @@ bool claims_hold(struct loop *l, struct job *j, const struct tick *t)
 
 	if (!c || j->reboot)
 		return false;
-	if (grow((void **)&c->held, &c->held_cap, c->nheld, sizeof *c->held) != 0 ||
+	if (array_reserve(&c->held, &c->held_cap, c->nheld + 1, sizeof *c->held, SIZE_MAX) != 0 ||
 	    fleet_claim(c->f, j->name, scheduled_of(t), j->run.overlap == OVERLAP_SKIP,
 			c->next_token) != 0) {
 		/* Never run unclaimed: without memory for the claim nobody runs it. */
@@ -261,7 +247,7 @@ static int track_won(struct loop *l, struct job *j, uint64_t seq, int64_t schedu
 {
 	struct claims *c = l->claims;
 
-	if (grow((void **)&c->won, &c->won_cap, c->nwon, sizeof *c->won) != 0)
+	if (array_reserve(&c->won, &c->won_cap, c->nwon + 1, sizeof *c->won, SIZE_MAX) != 0)
 		return -1;
 	c->won[c->nwon++] = (struct won){ .j = j, .seq = seq, .scheduled_ns = scheduled_ns };
 	return 0;
@@ -341,9 +327,7 @@ static void act_won(struct loop *l, struct job *j, struct tick *t)
 		return;
 	}
 	t->action = TICK_ACTION_NONE;
-	tick_elapse_act(l, j, t);
-	if ((j->state->pending && j->state->pending_tick.seq == t->seq) ||
-	    t->action == TICK_RUN) {
+	if (tick_elapse_act(l, j, t)) {
 		if (track_won(l, j, t->seq, scheduled_ns) != 0)
 			status_fail_oom(&l->st, &l->ev);
 	} else if (!j->state->runner) {
@@ -377,7 +361,7 @@ static int queue_won(struct claims *c, const struct held *h)
 {
 	if (c->ready_head == c->nready)
 		c->ready_head = c->nready = 0;
-	if (grow((void **)&c->ready, &c->ready_cap, c->nready, sizeof *c->ready) != 0)
+	if (array_reserve(&c->ready, &c->ready_cap, c->nready + 1, sizeof *c->ready, SIZE_MAX) != 0)
 		return -1;
 	c->ready[c->nready++] = *h;
 	return 0;
@@ -473,9 +457,9 @@ void claims_service(struct loop *l, short revents)
 {
 	if (!l->claims)
 		return;
-	/* The elapses due now are claimed 64 a turn (runs.c): one statement
+	/* The elapses due now are claimed 64 a turn (due.c): one statement
 	 * for them all. */
-	fleet_claims_coming(l->claims->f, runs_starts_ready(l));
+	fleet_claims_coming(l->claims->f, starts_ready(&l->starts, l->readers.n));
 	fleet_service(l->claims->f, revents);
 	take_events(l);
 	act_ready(l);
@@ -486,7 +470,7 @@ void claims_note_coming(struct loop *l)
 	/* After this turn's starts: a claim they queued waits for more only
 	 * while more are due (a single elapse goes at once, not after
 	 * FLEET_GATHER_NS). */
-	fleet_claims_coming(l->claims->f, runs_starts_ready(l));
+	fleet_claims_coming(l->claims->f, starts_ready(&l->starts, l->readers.n));
 }
 
 void claims_job_gone(struct loop *l, struct job *j)

@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "jobdue.h"
 #include "jobview.h"
 #include "json.h"
 #include "jsonw.h"
@@ -654,7 +655,7 @@ static void cmd_stop(struct loop *l, struct control_client *c, const struct requ
 		return;
 	control_event(l, c, "stop", j->name);
 	n = j->state->runner ? runner_stop(j->state->runner, clock_now_ns(CLOCK_MONOTONIC)) : 0;
-	tick_update_deadline(l, j);
+	jobdue_update(l, j);
 	answer_begin(ctl, true);
 	jsonw_key(&ctl->answer, "job");
 	jsonw_string(&ctl->answer, j->name);
@@ -752,7 +753,6 @@ static void cmd_reload(struct loop *l, struct control_client *c)
 		return;
 	}
 	control_event(l, c, "reload", NULL);
-	l->reload_due = INT64_MAX;
 	reload_retry_watches(l);
 	if (reload_run(l, true, &counts, err, sizeof err) < 0) {
 		answer_error(ctl, c, "%s", err);

@@ -9,12 +9,24 @@
 #include "tick.h"
 #include "timens.h"
 
+void deadlines_init(struct loop *l)
+{
+	timer_init(&l->deadline);
+	heap_init(&l->aux);
+}
+
+void deadlines_free(struct loop *l)
+{
+	timer_close(&l->deadline);
+	heap_free(&l->aux);
+}
+
 void deadlines_arm(struct loop *l)
 {
 	int64_t d = heap_min_key(&l->aux);
 
-	if (l->reload_due < d)
-		d = l->reload_due;
+	if (reload_deadline(l) < d)
+		d = reload_deadline(l);
 	if (claims_deadline(l) < d)
 		d = claims_deadline(l);
 	if (mailer_deadline(&l->mailer) < d)
@@ -39,7 +51,7 @@ void deadlines_due(struct loop *l)
 	 * the next job's deadline: the loop arms the timer again, at once. */
 	for (; budget > 0 && heap_min_key(&l->aux) <= now && !l->st.stop_sig; budget--)
 		tick_deadline_due(l, heap_top(&l->aux)->item, now);
-	if (l->reload_due <= now)
+	if (reload_deadline(l) <= now)
 		reload_now(l);
 	mailer_expire(&l->mailer, now);
 	/* libmicrohttpd counts its timeouts in milliseconds from its own

@@ -9,6 +9,11 @@
 
 #include "loopstate.h"
 
+/* The timer, not open, and the heap of jobs by deadline, empty; then
+ * closed and freed. */
+void deadlines_init(struct loop *l);
+void deadlines_free(struct loop *l);
+
 /* Arms the timer at the earliest deadline (disarms it when there is none). */
 void deadlines_arm(struct loop *l);
 

@@ -12,9 +12,11 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "claims.h"
 #include "control.h"
 #include "deadlines.h"
+#include "due.h"
 #include "endpoints.h"
 #include "http.h"
 #include "loopstate.h"
@@ -33,7 +35,7 @@ static void stop_all(struct loop *l, int sig)
 {
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
 
-	runs_drop_starts(l, NULL);
+	starts_drop(&l->starts, NULL);
 	mailer_stop(&l->mailer, now);
 	for (size_t i = 0; i < l->njobs; i++)
 		tick_stop_job(l, l->jobs[i], sig, now);
@@ -199,7 +201,7 @@ static void drop_job(struct loop *l, size_t i)
 	heap_remove(&l->aux, &j->state->aux_node);
 	claims_job_gone(l, j);
 	control_job_gone(l, j);
-	runs_drop_starts(l, j);
+	starts_drop(&l->starts, j);
 	runs_forget_groups(l, j);
 	job_state_free(j);
 	job_free(j);
@@ -272,18 +274,15 @@ static void poll_slot(struct loop *l, size_t *n, int fd, short events,
 		      enum owner_kind kind, void *ptr)
 {
 	if (*n == l->pfd_cap) {
-		size_t cap = l->pfd_cap ? l->pfd_cap * 2 : 32;
-		struct pollfd *p = realloc(l->pfd, cap * sizeof *p);
-		struct poll_owner *o;
+		size_t cap = l->pfd_cap, owners_cap = l->pfd_cap;
 
-		if (!p)
+		/* Both arrays grow alike; the slots are the fewer of them. */
+		array_reserve(&l->pfd, &cap, *n + 1, sizeof *l->pfd, SIZE_MAX);
+		if (cap > *n)
+			array_reserve(&l->owners, &owners_cap, *n + 1, sizeof *l->owners, SIZE_MAX);
+		l->pfd_cap = cap < owners_cap ? cap : owners_cap;
+		if (*n == l->pfd_cap)
 			return;
-		l->pfd = p;
-		o = realloc(l->owners, cap * sizeof *o);
-		if (!o)
-			return;
-		l->owners = o;
-		l->pfd_cap = cap;
 	}
 	l->pfd[*n] = (struct pollfd){ .fd = fd, .events = events };
 	l->owners[(*n)++] = (struct poll_owner){ kind, ptr };
@@ -325,8 +324,8 @@ static size_t build_poll_set(struct loop *l)
 	poll_slot(l, &n, l->deadline.fd, POLLIN, OWNER_DEADLINES, NULL);
 	if (fleet_fd >= 0)
 		poll_slot(l, &n, fleet_fd, fleet_events, OWNER_FLEET, NULL);
-	if (l->inotify_fd >= 0)
-		poll_slot(l, &n, l->inotify_fd, POLLIN, OWNER_INOTIFY, NULL);
+	if (reload_poll_fd(l) >= 0)
+		poll_slot(l, &n, reload_poll_fd(l), POLLIN, OWNER_INOTIFY, NULL);
 	if (l->cfg->http)
 		poll_slot(l, &n, http_poll_fd(l->cfg->http), POLLIN, OWNER_HTTP, NULL);
 	if (output_pending(&l->ev.out))
@@ -334,7 +333,7 @@ static size_t build_poll_set(struct loop *l)
 	if (output_pending(&l->ev.err))
 		poll_slot(l, &n, l->ev.err.fd, POLLOUT, OWNER_STDERR, NULL);
 	/* While the start queue is full, due jobs stay due in their heaps. */
-	for (int i = 0; i < CLOCKS && !blocked && !runs_queue_full(l); i++)
+	for (int i = 0; i < CLOCKS && !blocked && !starts_full(&l->starts); i++)
 		if (l->clocks[i].t.fd >= 0)
 			poll_slot(l, &n, l->clocks[i].t.fd, POLLIN, OWNER_CLOCK, &l->clocks[i]);
 	for (size_t i = 0; i < l->njobs; i++)
@@ -425,12 +424,12 @@ static void wait_for_events(struct loop *l)
 	tick_arm_clocks(l);
 	deadlines_arm(l);
 	if (l->metrics_dirty)
-		tick_write_metrics(l);
+		tick_write_metrics(l, claims_metrics(l));
 	after_handler(l);
 	n = build_poll_set(l);
 	/* Queued starts waiting their turn: a look at every descriptor
 	 * (signals first), then the next batch. */
-	if (poll(l->pfd, n, runs_starts_ready(l) ? 0 : -1) < 0) {
+	if (poll(l->pfd, n, due_ready(l) ? 0 : -1) < 0) {
 		if (errno != EINTR)
 			loop_fail(l, "poll");
 		return;
@@ -444,16 +443,28 @@ static void wait_for_events(struct loop *l)
 		claims_service(l, fleet_revents(l, n));
 		after_handler(l);
 	}
-	runs_serve_starts(l);
+	due_serve(l);
 	after_handler(l);
 	if (l->claims)
 		claims_note_coming(l);
 }
 
+/* A run's record, for tfdctl's waiters (runs.h). */
+static void run_record(void *arg, struct job *j, const struct run_record *r, bool final)
+{
+	control_run_ended(arg, j, r, final);
+}
+
+/* A run's end, for the fleet. */
+static void run_ended(void *arg, struct job *j, const struct run_end *e)
+{
+	claims_run_ended(arg, j, e);
+}
+
 /* Everything the loop holds, from a zeroed start: what is open is closed. */
 static void free_loop(struct loop *l)
 {
-	int fds[] = { l->signal_fd, l->inotify_fd, l->tty_fd, l->precise_fd };
+	int fds[] = { l->signal_fd, l->precise_fd };
 
 	claims_free(l);
 	control_free(l);
@@ -465,25 +476,19 @@ static void free_loop(struct loop *l)
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	timer_close(&l->deadline);
-	for (int i = 0; i < CLOCKS; i++) {
-		timer_close(&l->clocks[i].t);
-		heap_free(&l->clocks[i].heap);
-	}
+	deadlines_free(l);
+	tick_clocks_free(l);
 	events_close(&l->ev);
 	for (size_t i = 0; i < l->njobs; i++) {
 		job_state_free(l->jobs[i]);
 		job_free(l->jobs[i]);
 	}
 	free(l->jobs);
-	free(l->grouped);
 	free(l->states);
-	heap_free(&l->aux);
-	pidmap_free(&l->pids);
+	runs_free(l->runs);
 	free(l->pfd);
 	free(l->owners);
-	reload_unwatch(l);
-	free(l->reload_error);
+	reload_free(l->reload);
 	free(l);
 }
 
@@ -498,6 +503,7 @@ static struct loop *new_loop(struct loop_config *cfg)
 				    .jobs_more = cfg->njobs_paths + !!cfg->user_crontabs > 1
 						 ? cfg->njobs_paths + !!cfg->user_crontabs - 1 : 0,
 				    .replica = cfg->replica };
+	size_t pipes;
 
 	if (!l || events_open(&l->ev, &ec) != 0) {
 		fputs("tfd: out of memory\n", stderr);
@@ -510,26 +516,23 @@ static struct loop *new_loop(struct loop_config *cfg)
 	l->readers.on_bytes = runs_output_bytes;
 	l->readers.arg = l;
 	l->cfg = cfg;
-	l->signal_fd = l->inotify_fd = l->tty_fd = l->precise_fd = -1;
-	for (int i = 0; i < CLOCKS; i++) {
-		timer_init(&l->clocks[i].t);
-		heap_init(&l->clocks[i].heap);
-	}
-	timer_init(&l->deadline);
-	heap_init(&l->aux);
-	pidmap_init(&l->pids);
-	l->reload_due = INT64_MAX;
-	l->pipe_fds_max = runs_pipe_fds_max();
+	l->signal_fd = l->precise_fd = -1;
+	tick_clocks_init(l);
+	deadlines_init(l);
+	pipes = starts_pipe_fds_max();
 	/* --listen's descriptors come out of the run pipes' share, so that a
 	 * storm of runs never leaves the server none to accept with. */
-	if (cfg->http && l->pipe_fds_max != SIZE_MAX)
-		l->pipe_fds_max -= l->pipe_fds_max > 2 * HTTP_FDS ? HTTP_FDS : l->pipe_fds_max / 2;
+	if (cfg->http && pipes != SIZE_MAX)
+		pipes -= pipes > 2 * HTTP_FDS ? HTTP_FDS : pipes / 2;
+	starts_init(&l->starts, pipes);
 	l->jobs = cfg->table.jobs;
 	l->njobs = cfg->table.n;
 	cfg->table = (struct job_table){ 0 };
 	stats_init(&l->stats);
 	l->states = job_states_attach(l->jobs, l->njobs);
-	if (!l->states) {
+	l->runs = runs_new(run_record, run_ended, l);
+	l->reload = reload_new();
+	if (!l->states || !l->runs || !l->reload) {
 		fputs("tfd: out of memory\n", stderr);
 		free_loop(l);
 		return NULL;
@@ -574,13 +577,13 @@ int loop_run(struct loop_config *cfg)
 		for (size_t i = 0; i < l->njobs && l->st.phase == PHASE_RUNNING; i++)
 			tick_start_job(l, l->jobs[i]);
 		after_handler(l);
-		tick_write_metrics(l);
+		tick_write_metrics(l, claims_metrics(l));
 		while (!finished(l))
 			wait_for_events(l);
 		runs_take_terminal(l);
 		claims_finish(l);
 		if (l->metrics_dirty)
-			tick_write_metrics(l);
+			tick_write_metrics(l, claims_metrics(l));
 		if (cfg->stats)
 			events_stats(&l->ev, &l->stats);
 		events_drain(&l->ev, l->st.phase == PHASE_SHUTDOWN);

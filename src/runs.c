@@ -7,117 +7,88 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
-#include "claims.h"
-#include "control.h"
-#include "tick.h"
+#include "buf.h"
+#include "jobdue.h"
+#include "pidmap.h"
 #include "timens.h"
+
+/* The runs' state, the loop's own: which pid is whose run, who holds the
+ * terminal, the jobs whose runs left process groups behind. */
+struct runs {
+	struct pidmap pids;
+	int tty_fd;               /* the terminal when tfd has it, or -1 */
+	pid_t tty_owner;          /* the run holding the terminal, or 0 */
+	struct job **grouped;     /* jobs whose runs left groups (runner_has_groups) */
+	size_t ngrouped, grouped_cap;
+	runs_record_fn on_record; /* a run's record: tfdctl's waiters */
+	runs_end_fn on_end;       /* a run's end: the fleet */
+	void *arg;
+};
 
 static int run_status(const struct run_end *e)
 {
 	return e->signal ? 128 + e->signal : e->status;
 }
 
+struct runs *runs_new(runs_record_fn on_record, runs_end_fn on_end, void *arg)
+{
+	struct runs *rs = calloc(1, sizeof *rs);
+
+	if (!rs)
+		return NULL;
+	pidmap_init(&rs->pids);
+	rs->tty_fd = -1;
+	rs->on_record = on_record;
+	rs->on_end = on_end;
+	rs->arg = arg;
+	return rs;
+}
+
+void runs_free(struct runs *rs)
+{
+	if (!rs)
+		return;
+	if (rs->tty_fd >= 0)
+		close(rs->tty_fd);
+	pidmap_free(&rs->pids);
+	free(rs->grouped);
+	free(rs);
+}
+
+int runs_tty_fd(const struct loop *l)
+{
+	return l->runs->tty_fd;
+}
+
 void runs_find_terminal(struct loop *l)
 {
 	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
-		l->tty_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+		l->runs->tty_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
 }
 
 void runs_take_terminal(struct loop *l)
 {
-	if (l->tty_fd >= 0 && l->tty_owner) {
-		tcsetpgrp(l->tty_fd, getpgrp());
-		l->tty_owner = 0;
+	struct runs *rs = l->runs;
+
+	if (rs->tty_fd >= 0 && rs->tty_owner) {
+		tcsetpgrp(rs->tty_fd, getpgrp());
+		rs->tty_owner = 0;
 	}
-}
-
-/* The start queue */
-
-/* Descriptors tfd keeps for itself beside the run pipes: its own
- * (signalfd, timerfds, inotify, the terminal) and those it opens for a
- * moment (a jobs file, --metrics, --persist, a run's input memfd). */
-#define OWN_FDS 64
-
-/* How many run pipes may be open at once under RLIMIT_NOFILE: a storm of
- * --tag-output runs waits for pipes to close rather than fail. */
-size_t runs_pipe_fds_max(void)
-{
-	struct rlimit lim;
-
-	if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
-	    lim.rlim_cur > SIZE_MAX)
-		return SIZE_MAX;
-	return lim.rlim_cur > 2 * OWN_FDS ? (size_t)lim.rlim_cur - OWN_FDS
-					  : (size_t)lim.rlim_cur / 2;
-}
-
-bool runs_queue_full(const struct loop *l)
-{
-	return l->starts.n == STARTS_MAX;
-}
-
-void runs_queue_start(struct loop *l, struct job *j, const struct tick *t)
-{
-	struct start_queue *sq = &l->starts;
-
-	sq->q[(sq->head + sq->n++) % STARTS_MAX] = (struct start){ j, *t };
-}
-
-/* Two pipes, both ends open while the run is started. */
-#define START_PIPE_FDS 4
-
-static bool start_fits(const struct loop *l, const struct start *s)
-{
-	if (!s->job->run.tag_output)
-		return true;
-	return l->readers.n + START_PIPE_FDS <= l->pipe_fds_max || l->readers.n == 0;
-}
-
-bool runs_starts_ready(const struct loop *l)
-{
-	return l->starts.n > 0 && l->st.phase == PHASE_RUNNING &&
-	       start_fits(l, &l->starts.q[l->starts.head]);
-}
-
-void runs_serve_starts(struct loop *l)
-{
-	struct start_queue *sq = &l->starts;
-
-	for (size_t served = 0; served < STARTS_BATCH && runs_starts_ready(l); served++) {
-		struct start s = sq->q[sq->head];
-
-		sq->head = (sq->head + 1) % STARTS_MAX;
-		sq->n--;
-		tick_act(l, s.job, &s.tick);
-	}
-}
-
-void runs_drop_starts(struct loop *l, const struct job *j)
-{
-	struct start_queue *sq = &l->starts;
-	size_t kept = 0;
-
-	for (size_t i = 0; i < sq->n; i++) {
-		struct start s = sq->q[(sq->head + i) % STARTS_MAX];
-
-		if (j && s.job != j)
-			sq->q[(sq->head + kept++) % STARTS_MAX] = s;
-	}
-	sq->n = kept;
 }
 
 static void run_started(struct loop *l, struct job *j, const struct run_started *s)
 {
-	if (pidmap_put(&l->pids, s->pid, j) != 0)
+	struct runs *rs = l->runs;
+
+	if (pidmap_put(&rs->pids, s->pid, j) != 0)
 		status_fail_oom(&l->st, &l->ev);
 	/* Another user's run has a session of its own, not the terminal. */
-	if (l->tty_fd >= 0 && !j->target.session)
-		l->tty_owner = s->pid;
+	if (rs->tty_fd >= 0 && !j->target.session)
+		rs->tty_owner = s->pid;
 	j->state->metrics.last_start_ns = clock_now_ns(CLOCK_REALTIME);
 	job_history_tail_reset(j);
 	l->metrics_dirty = true;
@@ -154,7 +125,7 @@ static void record_start_failure(struct loop *l, struct job *j, const struct sta
 				.manual = f->manual };
 
 	job_history_add(j, &r);
-	control_run_ended(l, j, &r, !f->retried);
+	l->runs->on_record(l->runs->arg, j, &r, !f->retried);
 }
 
 static void start_failed(struct loop *l, struct job *j, const struct start_failure *f)
@@ -214,7 +185,7 @@ static void record_end(struct loop *l, struct job *j, const struct run_end *e)
 
 	job_history_add(j, &r);
 	/* A try that will be tried again is not the run's end. */
-	control_run_ended(l, j, &r, !(run_end_unsuccessful(e) && !e->failed));
+	l->runs->on_record(l->runs->arg, j, &r, !(run_end_unsuccessful(e) && !e->failed));
 }
 
 void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
@@ -223,7 +194,7 @@ void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
 	record_end(l, j, e);
 	runs_count_end(&j->state->metrics, e, clock_now_ns(CLOCK_REALTIME));
 	l->metrics_dirty = true;
-	claims_run_ended(l, j, e);
+	l->runs->on_end(l->runs->arg, j, e);
 	if (l->st.phase == PHASE_SHUTDOWN || l->st.final)
 		return;
 	if (!l->cfg->jobs_path && !schedule_repeats(&j->schedule))
@@ -244,11 +215,13 @@ void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
  * hands the terminal back and continues the run. */
 static void run_stopped(struct loop *l, pid_t pid)
 {
-	if (l->tty_fd < 0 || l->tty_owner != pid)
+	int tty_fd = l->runs->tty_fd;
+
+	if (tty_fd < 0 || l->runs->tty_owner != pid)
 		return;
-	tcsetpgrp(l->tty_fd, getpgrp());
+	tcsetpgrp(tty_fd, getpgrp());
 	kill(getpid(), SIGSTOP);
-	tcsetpgrp(l->tty_fd, pid);
+	tcsetpgrp(tty_fd, pid);
 	kill(-pid, SIGCONT);
 }
 
@@ -267,9 +240,9 @@ static void not_started(struct loop *l, struct job *j, const struct run_end *e)
  * that held it: tfd ends as if it had been sent the signal itself. */
 static void leader_ended(struct loop *l, struct job *j, const struct run_end *e)
 {
-	bool held = l->tty_owner == e->pid;
+	bool held = l->runs->tty_owner == e->pid;
 
-	pidmap_del(&l->pids, e->pid);
+	pidmap_del(&l->runs->pids, e->pid);
 	if (held)
 		runs_take_terminal(l);
 	/* Its lines come before its "exit"; what it left running may write on. */
@@ -285,28 +258,26 @@ static void leader_ended(struct loop *l, struct job *j, const struct run_end *e)
  * that a reaped pid of no run's leader is told to. */
 static void note_groups(struct loop *l, struct job *j)
 {
+	struct runs *rs = l->runs;
+
 	if (j->state->grouped || !runner_has_groups(j->state->runner))
 		return;
-	if (l->ngrouped == l->grouped_cap) {
-		size_t cap = l->grouped_cap ? l->grouped_cap * 2 : 16;
-		struct job **g = realloc(l->grouped, cap * sizeof *g);
-
-		if (!g) {
-			status_fail_oom(&l->st, &l->ev);
-			return;
-		}
-		l->grouped = g;
-		l->grouped_cap = cap;
+	if (array_reserve(&rs->grouped, &rs->grouped_cap, rs->ngrouped + 1, sizeof *rs->grouped,
+			  SIZE_MAX) != 0) {
+		status_fail_oom(&l->st, &l->ev);
+		return;
 	}
-	l->grouped[l->ngrouped++] = j;
+	rs->grouped[rs->ngrouped++] = j;
 	j->state->grouped = true;
 }
 
 void runs_forget_groups(struct loop *l, struct job *j)
 {
-	for (size_t i = 0; j->state->grouped && i < l->ngrouped; i++)
-		if (l->grouped[i] == j) {
-			l->grouped[i] = l->grouped[--l->ngrouped];
+	struct runs *rs = l->runs;
+
+	for (size_t i = 0; j->state->grouped && i < rs->ngrouped; i++)
+		if (rs->grouped[i] == j) {
+			rs->grouped[i] = rs->grouped[--rs->ngrouped];
 			j->state->grouped = false;
 		}
 }
@@ -316,8 +287,8 @@ void runs_forget_groups(struct loop *l, struct job *j)
  * those whose groups are all gone leave the list. */
 static void reap_unknown(struct loop *l, pid_t pid, int wstatus)
 {
-	for (size_t i = 0; i < l->ngrouped;) {
-		struct job *j = l->grouped[i];
+	for (size_t i = 0; i < l->runs->ngrouped;) {
+		struct job *j = l->runs->grouped[i];
 		struct run_end end;
 		struct run_start start;
 		const char *failed = NULL;
@@ -325,7 +296,7 @@ static void reap_unknown(struct loop *l, pid_t pid, int wstatus)
 		runner_reaped(j->state->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
 			      INT64_MAX, &end, &start, &failed);
 		runs_note_start(l, j, &start);
-		tick_update_deadline(l, j);
+		jobdue_update(l, j);
 		if (runner_has_groups(j->state->runner))
 			i++;
 		else
@@ -346,7 +317,7 @@ void runs_end_removed_groups(struct loop *l)
 
 		if (j->state->runner) {
 			runner_finish_groups(j->state->runner, now);
-			tick_update_deadline(l, j);
+			jobdue_update(l, j);
 		}
 	}
 }
@@ -365,7 +336,7 @@ void runs_reap(struct loop *l)
 	/* A stop asked for (-E, ^C) is carried out by the loop before the
 	 * next child is reaped: it calls again. */
 	while (!l->st.stop_sig && (pid = waitpid(-1, &wstatus, WNOHANG | WUNTRACED)) > 0) {
-		struct job *j = pidmap_get(&l->pids, pid);
+		struct job *j = pidmap_get(&l->runs->pids, pid);
 		struct run_end end = { 0 };
 		struct run_start start;
 		const char *failed = NULL;
@@ -379,7 +350,7 @@ void runs_reap(struct loop *l)
 			continue;
 		}
 		what = runner_reaped(j->state->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
-				     tick_next_run_mono(j), &end, &start, &failed);
+				     jobdue_next_run_mono(j), &end, &start, &failed);
 		runs_note_start(l, j, &start);
 		note_groups(l, j);
 		if (what == REAPED_RUN)
@@ -388,7 +359,7 @@ void runs_reap(struct loop *l)
 			run_stopped(l, pid);
 		if (failed)
 			status_fail(&l->st, &l->ev, failed);
-		tick_update_deadline(l, j);
+		jobdue_update(l, j);
 	}
 	readers_close_gone(&l->readers, &l->ev);
 	runs_end_removed_groups(l);
@@ -405,6 +376,6 @@ void runs_finish_groups(struct loop *l)
 		if (!l->jobs[i]->state->runner)
 			continue;
 		runner_finish_groups(l->jobs[i]->state->runner, now);
-		tick_update_deadline(l, l->jobs[i]);
+		jobdue_update(l, l->jobs[i]);
 	}
 }
