@@ -48,8 +48,8 @@ static bool settle(struct loop *l)
 {
 	int sig;
 
-	if (l->readers.oom || l->mailer.oom) {
-		l->readers.oom = l->mailer.oom = false;
+	if (l->st.oom) {
+		l->st.oom = false;
 		status_fail_oom(&l->st, &l->ev);
 	}
 	sig = status_take_stop(&l->st);
@@ -218,11 +218,17 @@ static void drop_gone(struct loop *l)
 			drop_job(l, i - 1);
 }
 
-/* After each handler: its status acted on, the jobs it let go dropped. */
-static void after_handler(struct loop *l)
+/* After each handler: its status acted on, the jobs it let go dropped.
+ * Inline and two tests when there is nothing to do: it runs after every
+ * handler, on the tick path too. */
+static inline void after_handler(struct loop *l)
 {
-	settle(l);
-	drop_gone(l);
+	if (__builtin_expect(l->st.oom || l->st.stop_sig, 0))
+		settle(l);
+	if (__builtin_expect(l->st.gone, 0)) {
+		l->st.gone = false;
+		drop_gone(l);
+	}
 }
 
 /* The signalfd and the deadline timer; stdout and stderr are open before
@@ -515,6 +521,7 @@ static struct loop *new_loop(struct loop_config *cfg)
 	l->readers.on_collected = runs_output_collected;
 	l->readers.on_bytes = runs_output_bytes;
 	l->readers.arg = l;
+	l->readers.oom = l->mailer.oom = &l->st.oom;
 	l->cfg = cfg;
 	l->signal_fd = l->precise_fd = -1;
 	tick_clocks_init(l);

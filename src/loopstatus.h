@@ -24,6 +24,9 @@ struct loop_status {
 	int status;      /* tfd's exit status so far */
 	bool final;      /* -E or a failure fixed the status */
 	int stop_sig;    /* a stop asked for and not carried out yet (0: none) */
+	bool oom;        /* an allocation below failed (the readers' lines, a
+			  * mail printed): sticky until loop.c fails once */
+	bool gone;       /* removed jobs may have nothing left: loop.c looks */
 };
 
 /* tfd ends with STATUS whatever happens later (-E, a failure). */

@@ -308,6 +308,7 @@ void runs_end_removed_groups(struct loop *l)
 {
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
 
+	l->st.gone = true;   /* the loop drops those with nothing left */
 	/* Removed jobs are the table's tail (reload_plan puts them there):
 	 * only they are visited, not every job at every reap. A removed
 	 * job's schedule has ended: the groups its runs leave behind are

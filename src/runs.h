@@ -62,7 +62,8 @@ void runs_finish_groups(struct loop *l);
 
 /* The process groups that runs of jobs a reload removed left behind are
  * ended (SIGTERM, SIGKILL after the grace), at the removal or when a run
- * still going ends. */
+ * still going ends; then the loop drops those with nothing left
+ * (l->st.gone). */
 void runs_end_removed_groups(struct loop *l);
 
 /* Whether J, removed, has nothing left (no run, no output to read): the

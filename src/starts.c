@@ -9,9 +9,6 @@
  * moment (a jobs file, --metrics, --persist, a run's input memfd). */
 #define OWN_FDS 64
 
-/* Two pipes, both ends open while the run is started. */
-#define START_PIPE_FDS 4
-
 void starts_init(struct starts *sq, size_t pipe_fds_max)
 {
 	sq->head = sq->n = 0;
@@ -27,38 +24,6 @@ size_t starts_pipe_fds_max(void)
 		return SIZE_MAX;
 	return lim.rlim_cur > 2 * OWN_FDS ? (size_t)lim.rlim_cur - OWN_FDS
 					  : (size_t)lim.rlim_cur / 2;
-}
-
-bool starts_full(const struct starts *sq)
-{
-	return sq->n == STARTS_MAX;
-}
-
-void starts_push(struct starts *sq, struct job *j, const struct tick *t)
-{
-	sq->q[(sq->head + sq->n++) % STARTS_MAX] = (struct start){ j, *t };
-}
-
-static bool start_fits(const struct starts *sq, const struct start *s, size_t open_pipes)
-{
-	if (!s->job->run.tag_output)
-		return true;
-	return open_pipes + START_PIPE_FDS <= sq->pipe_fds_max || open_pipes == 0;
-}
-
-bool starts_ready(const struct starts *sq, size_t open_pipes)
-{
-	return sq->n > 0 && start_fits(sq, &sq->q[sq->head], open_pipes);
-}
-
-bool starts_pop(struct starts *sq, struct start *out)
-{
-	if (sq->n == 0)
-		return false;
-	*out = sq->q[sq->head];
-	sq->head = (sq->head + 1) % STARTS_MAX;
-	sq->n--;
-	return true;
 }
 
 void starts_drop(struct starts *sq, const struct job *j)

@@ -26,7 +26,7 @@ static void test_queue(void)
 {
 	struct starts *sq = calloc(1, sizeof *sq);
 	struct job a = { .name = "a" }, b = { .name = "b" }, tagged = { .name = "t" };
-	struct start s;
+	struct start s = { 0 };
 	size_t n = 0;
 
 	tagged.run.tag_output = true;
@@ -59,7 +59,7 @@ static void test_start_and_wake(void)
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
 	struct job *j = loopkit_job(k, "w", "%n", now + MS, 2 * MS);
 	struct clock_timer *ct;
-	struct start s;
+	struct start s = { 0 };
 
 	tick_start_job(l, j);
 	ct = tick_clock_for(l, CLOCK_MONOTONIC);
