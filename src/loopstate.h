@@ -5,8 +5,9 @@
  * ends), reload.c (the jobs file), deadlines.c (the monotonic timer),
  * due.c (the turn of due wake-ups), claims.c (--fleet), jobdue.c (a job's
  * deadline). What each module alone keeps is behind a pointer to its own
- * private struct (claims, control, reload, runs). Failures and the exit status
- * flow down through st (loopstatus.h), which only loop.c acts on.
+ * private struct (claims, control, reload, runs). Failures, stops and the
+ * exit status are written to st (loopstatus.h) by the modules and acted on
+ * by loop.c alone: none of them calls up into it.
  * Each job's own state is in jobstate.h. Output goes through events.h,
  * timerfds through timers.h, captured pipes through readers.h. */
 #ifndef TFD_LOOPSTATE_H
