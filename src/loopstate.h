@@ -75,7 +75,7 @@ struct loop {
 	size_t njobs;
 	struct job_state *states; /* the first table's job states, in one block */
 	struct clock_timer clocks[CLOCKS];
-	struct timer deadline;    /* CLOCK_MONOTONIC, at the earliest of aux and reload_due */
+	struct timer deadline;    /* CLOCK_MONOTONIC, at the earliest deadline (deadlines.c) */
 	struct heap aux;          /* jobs by their earliest deadline */
 	int signal_fd, precise_fd;
 	struct reload *reload;    /* inotify, the watches, a reload that waits (reload.c) */
