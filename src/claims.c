@@ -42,7 +42,7 @@ struct won {
 	struct fleet_end last;
 };
 
-struct claims {
+struct claims_state {
 	struct fleet *f;
 	struct held *held;
 	size_t nheld, held_cap;
@@ -197,7 +197,7 @@ static void print_not_ours(struct loop *l, struct job *j, struct tick *t,
 
 bool claims_hold(struct loop *l, struct job *j, const struct tick *t)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 	struct held *h;
 
 	if (!c || j->reboot)
@@ -245,7 +245,7 @@ const struct fleet_metrics *claims_metrics(const struct loop *l)
 
 static int track_won(struct loop *l, struct job *j, uint64_t seq, int64_t scheduled_ns)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 
 	if (array_reserve(&c->won, &c->won_cap, c->nwon + 1, sizeof *c->won, SIZE_MAX) != 0)
 		return -1;
@@ -253,7 +253,7 @@ static int track_won(struct loop *l, struct job *j, uint64_t seq, int64_t schedu
 	return 0;
 }
 
-static struct won *find_won(struct claims *c, const struct job *j, uint64_t seq)
+static struct won *find_won(struct claims_state *c, const struct job *j, uint64_t seq)
 {
 	for (size_t i = 0; i < c->nwon; i++)
 		if (c->won[i].j == j && c->won[i].seq == seq)
@@ -261,7 +261,7 @@ static struct won *find_won(struct claims *c, const struct job *j, uint64_t seq)
 	return NULL;
 }
 
-static void forget_won(struct claims *c, struct won *w)
+static void forget_won(struct claims_state *c, struct won *w)
 {
 	*w = c->won[--c->nwon];
 }
@@ -276,7 +276,7 @@ static void check_written(struct loop *l, int rc)
  * was waiting, else it never ran. */
 static void give_up_won(struct loop *l, struct won *w)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 
 	if (w->has_end)
 		check_written(l, fleet_run_ended(c->f, w->j->name, w->scheduled_ns, &w->last));
@@ -298,7 +298,7 @@ static struct fleet_end end_of(const struct run_end *e)
 
 void claims_run_ended(struct loop *l, struct job *j, const struct run_end *e)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 	struct won *w = c ? find_won(c, j, e->seq) : NULL;
 
 	if (!w)
@@ -319,7 +319,7 @@ void claims_run_ended(struct loop *l, struct job *j, const struct run_end *e)
  * job without a command has done its part; anything else will not run. */
 static void act_won(struct loop *l, struct job *j, struct tick *t)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 	int64_t scheduled_ns = scheduled_of(t);
 
 	if (j->state->removed || l->st.phase != PHASE_RUNNING) {
@@ -345,7 +345,7 @@ static void act_won(struct loop *l, struct job *j, struct tick *t)
 /* The held tick of TOKEN, taken out. The last one fills its place: their
  * order means nothing, and a burst's thousands of answers must not each
  * move the rest. */
-static bool take_held(struct claims *c, uint64_t token, struct held *out)
+static bool take_held(struct claims_state *c, uint64_t token, struct held *out)
 {
 	for (size_t i = 0; i < c->nheld; i++) {
 		if (c->held[i].token != token)
@@ -357,7 +357,7 @@ static bool take_held(struct claims *c, uint64_t token, struct held *out)
 	return false;
 }
 
-static int queue_won(struct claims *c, const struct held *h)
+static int queue_won(struct claims_state *c, const struct held *h)
 {
 	if (c->ready_head == c->nready)
 		c->ready_head = c->nready = 0;
@@ -371,7 +371,7 @@ static int queue_won(struct claims *c, const struct held *h)
  * (one whose job left the loop was dropped then: J is NULL). */
 static void act_ready(struct loop *l)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 
 	for (size_t n = 0; n < STARTS_BATCH && c->ready_head < c->nready; n++) {
 		struct held h = c->ready[c->ready_head++];
@@ -385,7 +385,7 @@ static void act_ready(struct loop *l)
  * their rows are abandoned now, while the job's name is valid. */
 static void drop_ready(struct loop *l, const struct job *j)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 
 	for (size_t i = c->ready_head; i < c->nready; i++) {
 		struct held *h = &c->ready[i];
@@ -403,7 +403,7 @@ static void answered(struct loop *l, const struct fleet_event *ev)
 		[FLEET_ELSEWHERE] = TICK_ELSEWHERE, [FLEET_SKIPPED] = TICK_SKIP,
 		[FLEET_MISSED] = TICK_MISSED,
 	};
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 	struct held h;
 
 	if (!take_held(c, ev->token, &h))
@@ -423,7 +423,7 @@ static void answered(struct loop *l, const struct fleet_event *ev)
 
 static void take_events(struct loop *l)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 	struct fleet_event ev;
 
 	while (fleet_next_event(c->f, &ev)) {
@@ -475,7 +475,7 @@ void claims_note_coming(struct loop *l)
 
 void claims_job_gone(struct loop *l, struct job *j)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 
 	if (!c)
 		return;
@@ -510,7 +510,7 @@ static void serve_once(struct loop *l, int64_t until)
 
 void claims_finish(struct loop *l)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 	int64_t until = clock_now_ns(CLOCK_MONOTONIC) + EXIT_GRACE_NS;
 	size_t pending, left;
 
