@@ -90,7 +90,7 @@ struct loop {
 	struct loop_status st;    /* the phase and exit status: written below, acted on by loop.c */
 	bool metrics_dirty;
 	struct stats stats;
-	struct claims_state *claims;    /* --fleet: held ticks and won elapses; NULL without */
+	struct claims_state *claims; /* --fleet: held ticks and won elapses; NULL without */
 	struct control *control;  /* --control: the socket and its clients; NULL without */
 };
 
