@@ -5,8 +5,9 @@
  * tfd through the loop's status; a run's end is recorded, counted, handed
  * to the loop's hooks and sets a one-shot tfd's exit status; a real run
  * started by its elapse is noted, reaped and ended by runs_reap; a removed
- * job with nothing left is gone. No call goes up into loop.c: what the
- * loop must do is in l->st. */
+ * job with nothing left is gone; a stop asked for holds the next reap
+ * back until the loop has taken it; the status's own rules. No call goes
+ * up into loop.c: what the loop must do is in l->st. */
 #include "harness.h"
 #include "loopkit.h"
 #include "runs.h"
@@ -116,9 +117,64 @@ static void test_reap(void)
 	loopkit_free(k);
 }
 
+/* A stop asked for during a reap is carried out by the loop before the
+ * next child is reaped: runs_reap leaves it waiting until the stop is
+ * taken, then reaps it. */
+static void test_reap_after_stop(void)
+{
+	static char *const argv[] = { "/bin/sh", "-c", "exit 0", NULL };
+	struct loopkit *k = loopkit_new();
+	struct loop *l = &k->l;
+	struct job *j = loopkit_job(k, "q", NULL, clock_now_ns(CLOCK_MONOTONIC) + 3600 * INT64_C(1000000000), 0);
+	struct tick t = { .job = "q", .seq = 1, .expirations = 1 };
+	siginfo_t si = { 0 };
+
+	loopkit_command(j, argv);
+	tick_start_job(l, j);
+	check(tick_elapse_act(l, j, &t), "the elapse ran");
+	check(waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) == 0, "the run exited");
+	l->st.stop_sig = SIGINT;
+	runs_reap(l);
+	check(k->ends == 0 && runner_busy(j->state->runner), "not reaped while a stop waits");
+	check(status_take_stop(&l->st) == SIGINT, "the stop is the loop's to take");
+	runs_reap(l);
+	check(k->ends == 1 && !runner_busy(j->state->runner) && k->last_record.status == 0,
+	      "then reaped");
+	loopkit_free(k);
+}
+
+/* The loop's status: the first fixed status stays; a stop's status is
+ * 128 + its signal unless one was fixed; a failure is status 1 and a stop
+ * by SIGTERM, with its line on stderr. */
+static void test_status(void)
+{
+	struct loopkit *k = loopkit_new();
+	struct loop_status s = { 0 };
+
+	status_stop(&s, SIGINT);
+	check(s.phase == PHASE_SHUTDOWN && s.status == 128 + SIGINT && !s.final,
+	      "a stop: 128 + SIGINT");
+	status_stop(&s, SIGTERM);
+	check(s.status == 128 + SIGINT && status_take_stop(&s) == SIGTERM &&
+	      status_take_stop(&s) == 0, "a second stop keeps the status, asks once more");
+	status_set(&s, 3);
+	status_set(&s, 4);
+	check(s.status == 3 && s.final, "the first fixed status stays");
+	s = (struct loop_status){ 0 };
+	errno = EBADF;
+	status_fail(&s, &k->l.ev, "read (timerfd)");
+	check(s.status == 1 && s.final && s.phase == PHASE_SHUTDOWN && s.stop_sig == SIGTERM,
+	      "a failure: status 1, a stop");
+	check(strstr(loopkit_err(k), "tfd: read (timerfd): ") != NULL, "said on stderr: '%s'",
+	      loopkit_err(k));
+	loopkit_free(k);
+}
+
 int main(void)
 {
 	alarm(30);
+	test_status();
+	test_reap_after_stop();
 	test_start_failed();
 	test_finish();
 	test_reap();
