@@ -85,15 +85,15 @@ static void test_finish(void)
 	loopkit_free(k);
 }
 
-/* A real run: the elapse starts it (runs_note_start puts its pid in the
- * map), SIGCHLD's reaping ends it, and its status is tfd's. */
-static void test_reap(void)
+/* A one-shot job of K that runs ARGV, its schedule due in an hour, whose
+ * elapse starts the run now; returns once the run has exited, not reaped
+ * (runs_reap does that). */
+static struct job *run_exited(struct loopkit *k, const char *name, char *const *argv)
 {
-	static char *const argv[] = { "/bin/sh", "-c", "exit 4", NULL };
-	struct loopkit *k = loopkit_new();
 	struct loop *l = &k->l;
-	struct job *j = loopkit_job(k, "r", NULL, clock_now_ns(CLOCK_MONOTONIC) + 3600 * INT64_C(1000000000), 0);
-	struct tick t = { .job = "r", .seq = 1, .expirations = 1 };
+	struct job *j = loopkit_job(k, name, NULL,
+				    clock_now_ns(CLOCK_MONOTONIC) + 3600 * INT64_C(1000000000), 0);
+	struct tick t = { .job = name, .seq = 1, .expirations = 1 };
 	siginfo_t si = { 0 };
 
 	loopkit_command(j, argv);
@@ -101,8 +101,19 @@ static void test_reap(void)
 	check(j->state->runner != NULL && l->st.phase == PHASE_RUNNING, "started with a runner");
 	check(tick_elapse_act(l, j, &t) && t.action == TICK_RUN, "the elapse ran");
 	check(runner_active(j->state->runner) == 1, "one run going");
-	/* Wait for it without reaping it: runs_reap does that. */
 	check(waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) == 0 && si.si_pid > 0, "the run exited");
+	return j;
+}
+
+/* A real run: the elapse starts it (runs_note_start puts its pid in the
+ * map), SIGCHLD's reaping ends it, and its status is tfd's. */
+static void test_reap(void)
+{
+	static char *const argv[] = { "/bin/sh", "-c", "exit 4", NULL };
+	struct loopkit *k = loopkit_new();
+	struct loop *l = &k->l;
+	struct job *j = run_exited(k, "r", argv);
+
 	runs_reap(l);
 	check(!runner_busy(j->state->runner) && k->ends == 1 && k->finals == 1,
 	      "reaped and ended: %zu", k->ends);
@@ -125,14 +136,8 @@ static void test_reap_after_stop(void)
 	static char *const argv[] = { "/bin/sh", "-c", "exit 0", NULL };
 	struct loopkit *k = loopkit_new();
 	struct loop *l = &k->l;
-	struct job *j = loopkit_job(k, "q", NULL, clock_now_ns(CLOCK_MONOTONIC) + 3600 * INT64_C(1000000000), 0);
-	struct tick t = { .job = "q", .seq = 1, .expirations = 1 };
-	siginfo_t si = { 0 };
+	struct job *j = run_exited(k, "q", argv);
 
-	loopkit_command(j, argv);
-	tick_start_job(l, j);
-	check(tick_elapse_act(l, j, &t), "the elapse ran");
-	check(waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) == 0, "the run exited");
 	l->st.stop_sig = SIGINT;
 	runs_reap(l);
 	check(k->ends == 0 && runner_busy(j->state->runner), "not reaped while a stop waits");
