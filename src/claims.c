@@ -4,16 +4,16 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "claims_control.h"
-#include "control.h"
+#include "buf.h"
 #include "fleet.h"
 #include "fleet_pause.h"
 #include "jobstate.h"
 #include "metrics.h"
-#include "runs.h"
+#include "starts.h"
 #include "schedule.h"
 #include "tick.h"
 #include "timens.h"
@@ -44,13 +44,13 @@ struct won {
 	struct fleet_end last;
 };
 
-struct claims {
+struct claims_state {
 	struct fleet *f;
 	struct held *held;
 	size_t nheld, held_cap;
 	/* Won elapses not acted on yet: a burst's thousand wins start
 	 * STARTS_BATCH at a time, one batch a loop turn, as due runs do
-	 * (runs.c), so that the fleet's next answers, ends and renewals are
+	 * (due.c), so that the fleet's next answers, ends and renewals are
 	 * served in between. FIFO from ready_head. */
 	struct held *ready;
 	size_t nready, ready_head, ready_cap;
@@ -58,22 +58,8 @@ struct claims {
 	size_t nwon, won_cap;
 	uint64_t next_token;
 	struct fleet_metrics m;
+	struct claims_hooks hooks;
 };
-
-static int grow(void **items, size_t *cap, size_t n, size_t size)
-{
-	size_t want = *cap ? *cap * 2 : 16;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	p = realloc(*items, want * size);
-	if (!p)
-		return -1;
-	*items = p;
-	*cap = want;
-	return 0;
-}
 
 /* Job fingerprints (tfd_jobs): what must be the same on every replica
  * for a job to run once among them, taken from the built job, not its
@@ -170,7 +156,7 @@ static void tell_jobs(struct loop *l)
 			prints[n++] = job_fingerprint(j);
 		}
 	if (!names || !prints || fleet_set_jobs(l->claims->f, n, names, prints) != 0)
-		loop_fail_oom(l);
+		status_fail_oom(&l->st, &l->ev);
 	free(names);
 	free(prints);
 }
@@ -181,7 +167,7 @@ void claims_jobs_changed(struct loop *l)
 		tell_jobs(l);
 }
 
-int claims_start(struct loop *l)
+int claims_start(struct loop *l, const struct claims_hooks *hooks)
 {
 	if (!l->cfg->fleet)
 		return 0;
@@ -189,6 +175,7 @@ int claims_start(struct loop *l)
 	if (!l->claims)
 		return -1;
 	l->claims->f = l->cfg->fleet;
+	l->claims->hooks = *hooks;
 	tell_jobs(l);
 	fleet_start(l->claims->f);
 	return 0;
@@ -206,17 +193,17 @@ static void print_not_ours(struct loop *l, struct job *j, struct tick *t,
 	events_tick(&l->ev, j->format, t);
 	l->metrics_dirty = true;
 	if (t->manual)
-		control_claimed(l, j, t);
+		l->claims->hooks.manual_answered(l->claims->hooks.arg, j, t);
 }
 
 bool claims_hold(struct loop *l, struct job *j, const struct tick *t)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 	struct held *h;
 
 	if (!c || j->reboot)
 		return false;
-	if (grow((void **)&c->held, &c->held_cap, c->nheld, sizeof *c->held) != 0 ||
+	if (array_reserve(&c->held, &c->held_cap, c->nheld + 1, sizeof *c->held, SIZE_MAX) != 0 ||
 	    (t->manual ? fleet_claim_manual : fleet_claim)(c->f, j->name, tick_scheduled_ns(t),
 							   j->run.overlap == OVERLAP_SKIP,
 							   c->next_token) != 0) {
@@ -261,19 +248,78 @@ struct fleet *claims_fleet(const struct loop *l)
 	return l->claims ? l->claims->f : NULL;
 }
 
+/* The fleet's view: its pauses and its last runs */
+
+bool claims_fleet_record(const struct fleet_last *f, struct run_record *out)
+{
+	bool running = strcmp(f->state, "running") == 0;
+
+	*out = (struct run_record){ .start_ns = f->start_ns, .status = f->exit_status };
+	if (running)
+		return false;
+	out->duration_ns = f->end_ns > f->start_ns ? f->end_ns - f->start_ns : 0;
+	if (strcmp(f->state, "abandoned") == 0) {
+		out->start_failed = true;   /* its replica died: no result */
+	} else if (f->timed_out) {
+		out->timed_out = true;
+	} else if (strcmp(f->state, "succeeded") == 0) {
+		out->status = 0;
+	} else if (f->exit_status > 128 && f->exit_status < 128 + 65) {
+		out->status = -1;           /* the fleet writes 128+N for signal N */
+		out->signal = f->exit_status - 128;
+	} else if (f->exit_status <= 0) {
+		out->start_failed = true;   /* failed without a status: never started */
+	}
+	return true;
+}
+
+/* J's last run as the fleet has it, into its state (made when first
+ * known). */
+static void take_last(struct loop *l, struct job *j, struct fleet *f)
+{
+	struct fleet_last last;
+	struct fleet_seen *seen = j->state->fleet_seen;
+
+	if (!fleet_job_last(f, j->name, &last))
+		return;
+	if (!seen && !(seen = j->state->fleet_seen = calloc(1, sizeof *seen))) {
+		status_fail_oom(&l->st, &l->ev);
+		return;
+	}
+	seen->running = !claims_fleet_record(&last, &seen->last);
+	snprintf(seen->replica, sizeof seen->replica, "%s", last.replica);
+}
+
+/* The fleet's view changed: each job's paused flag and last run are
+ * taken from it. */
+static void claims_view_sync(struct loop *l)
+{
+	struct fleet *f = claims_fleet(l);
+
+	for (size_t i = 0; f && i < l->njobs; i++) {
+		struct job *j = l->jobs[i];
+
+		if (j->state->removed || j->reboot)
+			continue;
+		j->state->paused = fleet_job_paused(f, j->name);
+		take_last(l, j, f);
+	}
+	l->metrics_dirty = true;
+}
+
 /* Won elapses */
 
 static int track_won(struct loop *l, struct job *j, uint64_t seq, int64_t scheduled_ns)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 
-	if (grow((void **)&c->won, &c->won_cap, c->nwon, sizeof *c->won) != 0)
+	if (array_reserve(&c->won, &c->won_cap, c->nwon + 1, sizeof *c->won, SIZE_MAX) != 0)
 		return -1;
 	c->won[c->nwon++] = (struct won){ .j = j, .seq = seq, .scheduled_ns = scheduled_ns };
 	return 0;
 }
 
-static struct won *find_won(struct claims *c, const struct job *j, uint64_t seq)
+static struct won *find_won(struct claims_state *c, const struct job *j, uint64_t seq)
 {
 	for (size_t i = 0; i < c->nwon; i++)
 		if (c->won[i].j == j && c->won[i].seq == seq)
@@ -281,7 +327,7 @@ static struct won *find_won(struct claims *c, const struct job *j, uint64_t seq)
 	return NULL;
 }
 
-static void forget_won(struct claims *c, struct won *w)
+static void forget_won(struct claims_state *c, struct won *w)
 {
 	*w = c->won[--c->nwon];
 }
@@ -296,7 +342,7 @@ static void check_written(struct loop *l, int rc)
  * was waiting, else it never ran. */
 static void give_up_won(struct loop *l, struct won *w)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 
 	if (w->has_end)
 		check_written(l, fleet_run_ended(c->f, w->j->name, w->scheduled_ns, &w->last));
@@ -318,7 +364,7 @@ static struct fleet_end end_of(const struct run_end *e)
 
 void claims_run_ended(struct loop *l, struct job *j, const struct run_end *e)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 	struct won *w = c ? find_won(c, j, e->seq) : NULL;
 
 	if (!w)
@@ -339,22 +385,18 @@ void claims_run_ended(struct loop *l, struct job *j, const struct run_end *e)
  * job without a command has done its part; anything else will not run. */
 static void act_won(struct loop *l, struct job *j, struct tick *t)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 	int64_t scheduled_ns = tick_scheduled_ns(t);
 
-	if (j->state->removed || l->phase != PHASE_RUNNING) {
+	if (j->state->removed || l->st.phase != PHASE_RUNNING) {
 		check_written(l, fleet_run_dropped(c->f, j->name, scheduled_ns));
 		return;
 	}
 	t->action = TICK_ACTION_NONE;
-	if (t->manual)
-		tick_act_manual(l, j, t);  /* tfdctl run: now, as without --fleet */
-	else
-		tick_elapse_act(l, j, t);
-	if ((j->state->pending && j->state->pending_tick.seq == t->seq) ||
-	    t->action == TICK_RUN) {
+	/* tfdctl run: now, as without --fleet. */
+	if (t->manual ? tick_act_manual(l, j, t) : tick_elapse_act(l, j, t)) {
 		if (track_won(l, j, t->seq, scheduled_ns) != 0)
-			loop_fail_oom(l);
+			status_fail_oom(&l->st, &l->ev);
 	} else if (!j->state->runner) {
 		struct fleet_end done = { .attempts = 1,
 					  .finished_ns = clock_now_ns(CLOCK_REALTIME) };
@@ -364,7 +406,7 @@ static void act_won(struct loop *l, struct job *j, struct tick *t)
 		check_written(l, fleet_run_dropped(c->f, j->name, scheduled_ns));
 	}
 	if (t->manual)
-		control_claimed(l, j, t);
+		c->hooks.manual_answered(c->hooks.arg, j, t);
 }
 
 /* The fleet's events */
@@ -372,7 +414,7 @@ static void act_won(struct loop *l, struct job *j, struct tick *t)
 /* The held tick of TOKEN, taken out. The last one fills its place: their
  * order means nothing, and a burst's thousands of answers must not each
  * move the rest. */
-static bool take_held(struct claims *c, uint64_t token, struct held *out)
+static bool take_held(struct claims_state *c, uint64_t token, struct held *out)
 {
 	for (size_t i = 0; i < c->nheld; i++) {
 		if (c->held[i].token != token)
@@ -384,11 +426,11 @@ static bool take_held(struct claims *c, uint64_t token, struct held *out)
 	return false;
 }
 
-static int queue_won(struct claims *c, const struct held *h)
+static int queue_won(struct claims_state *c, const struct held *h)
 {
 	if (c->ready_head == c->nready)
 		c->ready_head = c->nready = 0;
-	if (grow((void **)&c->ready, &c->ready_cap, c->nready, sizeof *c->ready) != 0)
+	if (array_reserve(&c->ready, &c->ready_cap, c->nready + 1, sizeof *c->ready, SIZE_MAX) != 0)
 		return -1;
 	c->ready[c->nready++] = *h;
 	return 0;
@@ -398,7 +440,7 @@ static int queue_won(struct claims *c, const struct held *h)
  * (one whose job left the loop was dropped then: J is NULL). */
 static void act_ready(struct loop *l)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 
 	for (size_t n = 0; n < STARTS_BATCH && c->ready_head < c->nready; n++) {
 		struct held h = c->ready[c->ready_head++];
@@ -412,7 +454,7 @@ static void act_ready(struct loop *l)
  * their rows are abandoned now, while the job's name is valid. */
 static void drop_ready(struct loop *l, const struct job *j)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 
 	for (size_t i = c->ready_head; i < c->nready; i++) {
 		struct held *h = &c->ready[i];
@@ -430,7 +472,7 @@ static void answered(struct loop *l, const struct fleet_event *ev)
 		[FLEET_ELSEWHERE] = TICK_ELSEWHERE, [FLEET_SKIPPED] = TICK_SKIP,
 		[FLEET_MISSED] = TICK_MISSED, [FLEET_PAUSED] = TICK_PAUSED,
 	};
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 	struct held h;
 
 	if (!take_held(c, ev->token, &h))
@@ -451,7 +493,7 @@ static void answered(struct loop *l, const struct fleet_event *ev)
 
 static void take_events(struct loop *l)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 	struct fleet_event ev;
 
 	while (fleet_next_event(c->f, &ev)) {
@@ -464,16 +506,16 @@ static void take_events(struct loop *l)
 			break;
 		case FLEET_EVENT_LOST:
 			/* A lost answer would hold its tick for ever. */
-			loop_fail_oom(l);
+			status_fail_oom(&l->st, &l->ev);
 			return;
 		case FLEET_EVENT_FATAL:
 			/* Another process holds this replica's name. */
 			events_error(&l->ev, NULL, ev.call, ev.message);
-			loop_set_status(l, 1);
-			loop_shutdown(l, SIGTERM);
+			status_set(&l->st, 1);
+			status_stop(&l->st, SIGTERM);
 			break;
 		case FLEET_EVENT_DONE:
-			control_fleet_done(l, ev.token, ev.message);
+			c->hooks.pause_answered(c->hooks.arg, ev.token, ev.message);
 			break;
 		case FLEET_EVENT_CONNECTED:
 		case FLEET_EVENT_DISCONNECTED:
@@ -488,9 +530,9 @@ void claims_service(struct loop *l, short revents)
 {
 	if (!l->claims)
 		return;
-	/* The elapses due now are claimed 64 a turn (runs.c): one statement
+	/* The elapses due now are claimed 64 a turn (due.c): one statement
 	 * for them all. */
-	fleet_claims_coming(l->claims->f, runs_starts_ready(l));
+	fleet_claims_coming(l->claims->f, starts_ready(&l->starts, l->readers.n));
 	fleet_service(l->claims->f, revents);
 	take_events(l);
 	if (l->claims && fleet_view_changed(l->claims->f))
@@ -503,12 +545,12 @@ void claims_note_coming(struct loop *l)
 	/* After this turn's starts: a claim they queued waits for more only
 	 * while more are due (a single elapse goes at once, not after
 	 * FLEET_GATHER_NS). */
-	fleet_claims_coming(l->claims->f, runs_starts_ready(l));
+	fleet_claims_coming(l->claims->f, starts_ready(&l->starts, l->readers.n));
 }
 
 void claims_job_gone(struct loop *l, struct job *j)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 
 	if (!c)
 		return;
@@ -543,7 +585,7 @@ static void serve_once(struct loop *l, int64_t until)
 
 void claims_finish(struct loop *l)
 {
-	struct claims *c = l->claims;
+	struct claims_state *c = l->claims;
 	int64_t until = clock_now_ns(CLOCK_MONOTONIC) + EXIT_GRACE_NS;
 	size_t pending, left;
 

@@ -13,11 +13,25 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fleet_pause.h"
+#include "jobstate.h"
 #include "loopstate.h"
 
-/* Sets up l->claims when the loop has a fleet and begins connecting.
- * Returns -1 when memory ran out. */
-int claims_start(struct loop *l);
+/* What the fleet's answers to tfdctl are handed to (control.c, which is
+ * above: the loop sets them, as it sets runs.h's hooks). ARG is the
+ * loop's. */
+struct claims_hooks {
+	/* The claim of tfdctl run's tick T of J was answered and acted on
+	 * (T's action). */
+	void (*manual_answered)(void *arg, struct job *j, const struct tick *t);
+	/* A pause or resume, TOKEN's, written (MESSAGE NULL) or refused. */
+	void (*pause_answered)(void *arg, uint64_t token, const char *message);
+	void *arg;
+};
+
+/* Sets up l->claims when the loop has a fleet and begins connecting; the
+ * answers to tfdctl go to HOOKS. Returns -1 when memory ran out. */
+int claims_start(struct loop *l, const struct claims_hooks *hooks);
 
 /* The loop's jobs changed (a reload): the fleet is told their
  * fingerprints. */
@@ -61,5 +75,10 @@ const struct fleet_metrics *claims_metrics(const struct loop *l);
 
 /* The fleet, or NULL without --fleet (claims_control.c). */
 struct fleet *claims_fleet(const struct loop *l);
+
+/* The fleet's last row of a job (F) as a run record: "success", "status
+ * N", "signal NAME" (128+N), "timeout", "failure" (abandoned). Returns
+ * false while it runs (no result yet; the start is still set). */
+bool claims_fleet_record(const struct fleet_last *f, struct run_record *out);
 
 #endif

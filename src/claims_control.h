@@ -29,13 +29,4 @@ bool claims_connected(const struct loop *l);
 int claims_pause(struct loop *l, struct job *const *jobs, size_t n, bool paused, unsigned uid,
 		 uint64_t token);
 
-/* The fleet's view changed: each job's paused flag and last run are
- * taken from it. */
-void claims_view_sync(struct loop *l);
-
-/* The fleet's last row of a job (F) as a run record: "success", "status
- * N", "signal NAME" (128+N), "timeout", "failure" (abandoned). Returns
- * false while it runs (no result yet; the start is still set). */
-bool claims_fleet_record(const struct fleet_last *f, struct run_record *out);
-
 #endif

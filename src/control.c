@@ -17,6 +17,7 @@
 
 #include "claims.h"
 #include "claims_control.h"
+#include "jobdue.h"
 #include "jobview.h"
 #include "json.h"
 #include "jsonw.h"
@@ -628,7 +629,7 @@ static void cmd_run(struct loop *l, struct control_client *c, const struct reque
 		answer_error(ctl, c, "job '%s' has no command to run", j->name);
 		return;
 	}
-	if (l->phase != PHASE_RUNNING) {
+	if (l->st.phase != PHASE_RUNNING) {
 		answer_error(ctl, c, "tfd is shutting down");
 		return;
 	}
@@ -731,7 +732,7 @@ static void cmd_stop(struct loop *l, struct control_client *c, const struct requ
 		return;
 	control_event(l, c, "stop", j->name);
 	n = j->state->runner ? runner_stop(j->state->runner, clock_now_ns(CLOCK_MONOTONIC)) : 0;
-	tick_update_deadline(l, j);
+	jobdue_update(l, j);
 	answer_begin(ctl, true);
 	jsonw_key(&ctl->answer, "job");
 	jsonw_string(&ctl->answer, j->name);
@@ -875,12 +876,11 @@ static void cmd_reload(struct loop *l, struct control_client *c)
 	struct reload_counts counts;
 	char err[1024];
 
-	if (!l->cfg->jobs_path || !l->cfg->reload || l->phase != PHASE_RUNNING) {
+	if (!l->cfg->jobs_path || !l->cfg->reload || l->st.phase != PHASE_RUNNING) {
 		answer_error(ctl, c, "reload needs a tfd started with --jobs");
 		return;
 	}
 	control_event(l, c, "reload", NULL);
-	l->reload_due = INT64_MAX;
 	reload_retry_watches(l);
 	if (reload_run(l, true, &counts, err, sizeof err) < 0) {
 		answer_error(ctl, c, "%s", err);

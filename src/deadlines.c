@@ -9,12 +9,24 @@
 #include "tick.h"
 #include "timens.h"
 
+void deadlines_init(struct loop *l)
+{
+	timer_init(&l->deadline);
+	heap_init(&l->aux);
+}
+
+void deadlines_free(struct loop *l)
+{
+	timer_close(&l->deadline);
+	heap_free(&l->aux);
+}
+
 void deadlines_arm(struct loop *l)
 {
 	int64_t d = heap_min_key(&l->aux);
 
-	if (l->reload_due < d)
-		d = l->reload_due;
+	if (reload_deadline(l) < d)
+		d = reload_deadline(l);
 	if (claims_deadline(l) < d)
 		d = claims_deadline(l);
 	if (mailer_deadline(&l->mailer) < d)
@@ -24,7 +36,7 @@ void deadlines_arm(struct loop *l)
 	if (control_deadline(l) < d)
 		d = control_deadline(l);
 	if (timer_arm(&l->deadline, d, 0, false) != 0)
-		loop_fail(l, "timerfd_settime");
+		status_fail(&l->st, &l->ev, "timerfd_settime");
 }
 
 void deadlines_due(struct loop *l)
@@ -33,11 +45,13 @@ void deadlines_due(struct loop *l)
 	size_t budget = l->aux.n;
 
 	if (timer_read(&l->deadline) == TIMER_READ_ERROR)
-		loop_fail(l, "read (timerfd)");
+		status_fail(&l->st, &l->ev, "read (timerfd)");
 	timer_forget(&l->deadline);
-	for (; budget > 0 && heap_min_key(&l->aux) <= now; budget--)
+	/* A stop asked for (a failed start under -E) is carried out before
+	 * the next job's deadline: the loop arms the timer again, at once. */
+	for (; budget > 0 && heap_min_key(&l->aux) <= now && !l->st.stop_sig; budget--)
 		tick_deadline_due(l, heap_top(&l->aux)->item, now);
-	if (l->reload_due <= now)
+	if (reload_deadline(l) <= now)
 		reload_now(l);
 	mailer_expire(&l->mailer, now);
 	/* libmicrohttpd counts its timeouts in milliseconds from its own

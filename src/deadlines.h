@@ -2,12 +2,17 @@
 /* deadlines: the loop's one CLOCK_MONOTONIC timerfd (struct loop's
  * deadline), armed at the earliest of what waits on the monotonic clock:
  * the jobs' deadlines (timeouts, kill graces, retries, --random-delay,
- * --for: the heap of jobs by tick_update_deadline), a reload's settle and
+ * --for: the heap of jobs by jobdue_update), a reload's settle and
  * the fleet's timeouts, --listen's connections. Each owner acts on its own when the timer fires. */
 #ifndef TFD_DEADLINES_H
 #define TFD_DEADLINES_H
 
 #include "loopstate.h"
+
+/* The timer, not open, and the heap of jobs by deadline, empty; then
+ * closed and freed. */
+void deadlines_init(struct loop *l);
+void deadlines_free(struct loop *l);
 
 /* Arms the timer at the earliest deadline (disarms it when there is none). */
 void deadlines_arm(struct loop *l);

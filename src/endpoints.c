@@ -43,7 +43,7 @@ static void free_metrics(void *arg)
  * other work. */
 static void answer_metrics(struct loop *l, struct http_answer *a)
 {
-	struct metrics_snapshot *s = tick_metrics_snapshot(l);
+	struct metrics_snapshot *s = tick_metrics_snapshot(l, claims_metrics(l));
 
 	if (!s) {
 		answer_oom(a);
@@ -58,14 +58,16 @@ static void answer_metrics(struct loop *l, struct http_answer *a)
 static const char *not_ready(const struct loop *l, const char **detail)
 {
 	const struct fleet_metrics *fleet = claims_metrics(l);
+	bool refused;
+	const char *why = reload_refusal(l, &refused);
 
 	*detail = NULL;
-	if (l->phase == PHASE_SHUTDOWN)
+	if (l->st.phase == PHASE_SHUTDOWN)
 		return "stopping: the schedules have ended";
 	if (reload_waits(l))
 		return "no jobs loaded: the jobs files hold no job";
-	if (l->reload_refused) {
-		*detail = l->reload_error;
+	if (refused) {
+		*detail = why;
 		return "the last reload was refused; the jobs run as they were";
 	}
 	if (fleet && !fleet->connected)

@@ -12,9 +12,11 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "claims.h"
 #include "control.h"
 #include "deadlines.h"
+#include "due.h"
 #include "endpoints.h"
 #include "http.h"
 #include "loopstate.h"
@@ -27,39 +29,45 @@
 
 /* Status and failure */
 
-void loop_set_status(struct loop *l, int status)
-{
-	if (!l->status_final) {
-		l->status = status;
-		l->status_final = true;
-	}
-}
-
-void loop_shutdown(struct loop *l, int sig)
+/* Ends every schedule and sends SIG to every run (SIGKILL after the
+ * grace); tfd exits once they are gone. */
+static void stop_all(struct loop *l, int sig)
 {
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
 
-	if (l->phase != PHASE_SHUTDOWN && !l->status_final)
-		l->status = 128 + sig;
-	l->phase = PHASE_SHUTDOWN;
-	runs_drop_starts(l, NULL);
+	starts_drop(&l->starts, NULL);
 	mailer_stop(&l->mailer, now);
 	for (size_t i = 0; i < l->njobs; i++)
 		tick_stop_job(l, l->jobs[i], sig, now);
 }
 
-/* Failures of the loop's own calls end tfd with status 1. */
-void loop_fail(struct loop *l, const char *call)
+/* What the handler just run left in the loop's status, acted on: a line
+ * of output or a mail that found no memory fails the loop; a stop asked
+ * for is carried out. Returns true when it carried out a stop. */
+static bool settle(struct loop *l)
 {
-	events_failure(&l->ev, call, errno);
-	loop_set_status(l, 1);
-	loop_shutdown(l, SIGTERM);
+	int sig;
+
+	if (l->st.oom) {
+		l->st.oom = false;
+		status_fail_oom(&l->st, &l->ev);
+	}
+	sig = status_take_stop(&l->st);
+	if (sig)
+		stop_all(l, sig);
+	return sig != 0;
 }
 
-void loop_fail_oom(struct loop *l)
+static void loop_shutdown(struct loop *l, int sig)
 {
-	errno = ENOMEM;
-	loop_fail(l, "malloc");
+	status_stop(&l->st, sig);
+	settle(l);
+}
+
+static void loop_fail(struct loop *l, const char *call)
+{
+	status_fail(&l->st, &l->ev, call);
+	settle(l);
 }
 
 /* stdout went away (EPIPE: quietly) or failed (status 1): nothing more is
@@ -69,7 +77,7 @@ static void stdout_lost(void *arg, int error)
 	struct loop *l = arg;
 
 	if (error)
-		loop_set_status(l, 1);
+		status_set(&l->st, 1);
 	tick_end_all_schedules(l);
 }
 
@@ -103,14 +111,16 @@ static void on_signal(struct loop *l)
 		int sig = (int)si[i].ssi_signo;
 
 		if (sig == SIGCHLD)
-			runs_reap(l);
+			do
+				runs_reap(l);
+			while (settle(l));
 		else if (sig == SIGUSR1)
 			print_settings(l);
 		else if (sig == SIGUSR2)
 			forward_signal(l, sig);
 		else if (sig == SIGTTIN || sig == SIGTTOU)
 			continue;
-		else if (sig == SIGHUP && l->cfg->jobs_path && l->phase == PHASE_RUNNING)
+		else if (sig == SIGHUP && l->cfg->jobs_path && l->st.phase == PHASE_RUNNING)
 			reload_request(l);
 		else
 			loop_shutdown(l, sig);
@@ -122,11 +132,11 @@ static void on_join_target_exit(struct loop *l, struct job *j)
 {
 	events_errf(&l->ev, "tfd: --join: the target process exited; stopping\n");
 	spawn_target_close(&j->target);
-	if (l->phase == PHASE_SHUTDOWN)
+	if (l->st.phase == PHASE_SHUTDOWN)
 		return;
 	loop_shutdown(l, SIGTERM);
-	l->status = 1;
-	l->status_final = true;
+	l->st.status = 1;
+	l->st.final = true;
 }
 
 /* Setup */
@@ -178,7 +188,8 @@ static int open_signalfd(void)
 	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-void loop_drop_job(struct loop *l, size_t i)
+/* A job left the table (its runs and readers are gone). */
+static void drop_job(struct loop *l, size_t i)
 {
 	struct job *j = l->jobs[i];
 
@@ -190,12 +201,34 @@ void loop_drop_job(struct loop *l, size_t i)
 	heap_remove(&l->aux, &j->state->aux_node);
 	claims_job_gone(l, j);
 	control_job_gone(l, j);
-	runs_drop_starts(l, j);
+	starts_drop(&l->starts, j);
 	runs_forget_groups(l, j);
 	job_state_free(j);
 	job_free(j);
 	memmove(&l->jobs[i], &l->jobs[i + 1], (l->njobs - i - 1) * sizeof *l->jobs);
 	l->njobs--;
+}
+
+/* Jobs a reload removed leave the table once their last run is gone
+ * (the table's tail: reload_plan puts them there). */
+static void drop_gone(struct loop *l)
+{
+	for (size_t i = l->njobs; i > 0 && l->jobs[i - 1]->state->removed; i--)
+		if (runs_gone(l, l->jobs[i - 1]))
+			drop_job(l, i - 1);
+}
+
+/* After each handler: its status acted on, the jobs it let go dropped.
+ * Inline and two tests when there is nothing to do: it runs after every
+ * handler, on the tick path too. */
+static inline void after_handler(struct loop *l)
+{
+	if (__builtin_expect(l->st.oom || l->st.stop_sig, 0))
+		settle(l);
+	if (__builtin_expect(l->st.gone, 0)) {
+		l->st.gone = false;
+		drop_gone(l);
+	}
 }
 
 /* The signalfd and the deadline timer; stdout and stderr are open before
@@ -229,7 +262,7 @@ static bool busy(const struct loop *l)
 
 static bool finished(struct loop *l)
 {
-	if (l->phase == PHASE_SHUTDOWN)
+	if (l->st.phase == PHASE_SHUTDOWN)
 		return !busy(l);
 	if (reload_waits(l))
 		return false;
@@ -247,18 +280,15 @@ static void poll_slot(struct loop *l, size_t *n, int fd, short events,
 		      enum owner_kind kind, void *ptr)
 {
 	if (*n == l->pfd_cap) {
-		size_t cap = l->pfd_cap ? l->pfd_cap * 2 : 32;
-		struct pollfd *p = realloc(l->pfd, cap * sizeof *p);
-		struct poll_owner *o;
+		size_t cap = l->pfd_cap, owners_cap = l->pfd_cap;
 
-		if (!p)
+		/* Both arrays grow alike; the slots are the fewer of them. */
+		array_reserve(&l->pfd, &cap, *n + 1, sizeof *l->pfd, SIZE_MAX);
+		if (cap > *n)
+			array_reserve(&l->owners, &owners_cap, *n + 1, sizeof *l->owners, SIZE_MAX);
+		l->pfd_cap = cap < owners_cap ? cap : owners_cap;
+		if (*n == l->pfd_cap)
 			return;
-		l->pfd = p;
-		o = realloc(l->owners, cap * sizeof *o);
-		if (!o)
-			return;
-		l->owners = o;
-		l->pfd_cap = cap;
 	}
 	l->pfd[*n] = (struct pollfd){ .fd = fd, .events = events };
 	l->owners[(*n)++] = (struct poll_owner){ kind, ptr };
@@ -291,7 +321,7 @@ static void poll_control(struct loop *l, size_t *n)
 static size_t build_poll_set(struct loop *l)
 {
 	bool blocked = events_blocked(&l->ev);
-	bool read_pipes = !blocked || l->phase == PHASE_SHUTDOWN;
+	bool read_pipes = !blocked || l->st.phase == PHASE_SHUTDOWN;
 	size_t n = 0;
 	short fleet_events = 0;
 	int fleet_fd = claims_poll_fd(l, &fleet_events);
@@ -300,8 +330,8 @@ static size_t build_poll_set(struct loop *l)
 	poll_slot(l, &n, l->deadline.fd, POLLIN, OWNER_DEADLINES, NULL);
 	if (fleet_fd >= 0)
 		poll_slot(l, &n, fleet_fd, fleet_events, OWNER_FLEET, NULL);
-	if (l->inotify_fd >= 0)
-		poll_slot(l, &n, l->inotify_fd, POLLIN, OWNER_INOTIFY, NULL);
+	if (reload_poll_fd(l) >= 0)
+		poll_slot(l, &n, reload_poll_fd(l), POLLIN, OWNER_INOTIFY, NULL);
 	if (l->cfg->http)
 		poll_slot(l, &n, http_poll_fd(l->cfg->http), POLLIN, OWNER_HTTP, NULL);
 	if (output_pending(&l->ev.out))
@@ -309,7 +339,7 @@ static size_t build_poll_set(struct loop *l)
 	if (output_pending(&l->ev.err))
 		poll_slot(l, &n, l->ev.err.fd, POLLOUT, OWNER_STDERR, NULL);
 	/* While the start queue is full, due jobs stay due in their heaps. */
-	for (int i = 0; i < CLOCKS && !blocked && !runs_queue_full(l); i++)
+	for (int i = 0; i < CLOCKS && !blocked && !starts_full(&l->starts); i++)
 		if (l->clocks[i].t.fd >= 0)
 			poll_slot(l, &n, l->clocks[i].t.fd, POLLIN, OWNER_CLOCK, &l->clocks[i]);
 	for (size_t i = 0; i < l->njobs; i++)
@@ -331,7 +361,6 @@ static size_t build_poll_set(struct loop *l)
 static void on_reader(struct loop *l, struct reader *r)
 {
 	readers_read(&l->readers, r, &l->ev);
-	runs_check_readers_oom(l);
 }
 
 /* Hands one slot's events to its owner. A handler may retire an owner
@@ -401,29 +430,58 @@ static void wait_for_events(struct loop *l)
 	tick_arm_clocks(l);
 	deadlines_arm(l);
 	if (l->metrics_dirty)
-		tick_write_metrics(l);
+		tick_write_metrics(l, claims_metrics(l));
+	after_handler(l);
 	n = build_poll_set(l);
 	/* Queued starts waiting their turn: a look at every descriptor
 	 * (signals first), then the next batch. */
-	if (poll(l->pfd, n, runs_starts_ready(l) ? 0 : -1) < 0) {
+	if (poll(l->pfd, n, due_ready(l) ? 0 : -1) < 0) {
 		if (errno != EINTR)
 			loop_fail(l, "poll");
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (l->pfd[i].revents)
+		if (l->pfd[i].revents) {
 			dispatch_slot(l, &l->owners[i]);
-	if (l->claims)
+			after_handler(l);
+		}
+	if (l->claims) {
 		claims_service(l, fleet_revents(l, n));
-	runs_serve_starts(l);
+		after_handler(l);
+	}
+	due_serve(l);
+	after_handler(l);
 	if (l->claims)
 		claims_note_coming(l);
+}
+
+/* The fleet's answers to tfdctl's run and pause (claims.h). */
+static void manual_answered(void *arg, struct job *j, const struct tick *t)
+{
+	control_claimed(arg, j, t);
+}
+
+static void pause_answered(void *arg, uint64_t token, const char *message)
+{
+	control_fleet_done(arg, token, message);
+}
+
+/* A run's record, for tfdctl's waiters (runs.h). */
+static void run_record(void *arg, struct job *j, const struct run_record *r, bool final)
+{
+	control_run_ended(arg, j, r, final);
+}
+
+/* A run's end, for the fleet. */
+static void run_ended(void *arg, struct job *j, const struct run_end *e)
+{
+	claims_run_ended(arg, j, e);
 }
 
 /* Everything the loop holds, from a zeroed start: what is open is closed. */
 static void free_loop(struct loop *l)
 {
-	int fds[] = { l->signal_fd, l->inotify_fd, l->tty_fd, l->precise_fd };
+	int fds[] = { l->signal_fd, l->precise_fd };
 
 	claims_free(l);
 	control_free(l);
@@ -435,25 +493,19 @@ static void free_loop(struct loop *l)
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	timer_close(&l->deadline);
-	for (int i = 0; i < CLOCKS; i++) {
-		timer_close(&l->clocks[i].t);
-		heap_free(&l->clocks[i].heap);
-	}
+	deadlines_free(l);
+	tick_clocks_free(l);
 	events_close(&l->ev);
 	for (size_t i = 0; i < l->njobs; i++) {
 		job_state_free(l->jobs[i]);
 		job_free(l->jobs[i]);
 	}
 	free(l->jobs);
-	free(l->grouped);
 	free(l->states);
-	heap_free(&l->aux);
-	pidmap_free(&l->pids);
+	runs_free(l->runs);
 	free(l->pfd);
 	free(l->owners);
-	reload_unwatch(l);
-	free(l->reload_error);
+	reload_free(l->reload);
 	free(l);
 }
 
@@ -468,6 +520,7 @@ static struct loop *new_loop(struct loop_config *cfg)
 				    .jobs_more = cfg->njobs_paths + !!cfg->user_crontabs > 1
 						 ? cfg->njobs_paths + !!cfg->user_crontabs - 1 : 0,
 				    .replica = cfg->replica };
+	size_t pipes;
 
 	if (!l || events_open(&l->ev, &ec) != 0) {
 		fputs("tfd: out of memory\n", stderr);
@@ -479,27 +532,25 @@ static struct loop *new_loop(struct loop_config *cfg)
 	l->readers.on_collected = runs_output_collected;
 	l->readers.on_bytes = runs_output_bytes;
 	l->readers.arg = l;
+	l->readers.oom = l->mailer.oom = &l->st.oom;
 	l->cfg = cfg;
-	l->signal_fd = l->inotify_fd = l->tty_fd = l->precise_fd = -1;
-	for (int i = 0; i < CLOCKS; i++) {
-		timer_init(&l->clocks[i].t);
-		heap_init(&l->clocks[i].heap);
-	}
-	timer_init(&l->deadline);
-	heap_init(&l->aux);
-	pidmap_init(&l->pids);
-	l->reload_due = INT64_MAX;
-	l->pipe_fds_max = runs_pipe_fds_max();
+	l->signal_fd = l->precise_fd = -1;
+	tick_clocks_init(l);
+	deadlines_init(l);
+	pipes = starts_pipe_fds_max();
 	/* --listen's descriptors come out of the run pipes' share, so that a
 	 * storm of runs never leaves the server none to accept with. */
-	if (cfg->http && l->pipe_fds_max != SIZE_MAX)
-		l->pipe_fds_max -= l->pipe_fds_max > 2 * HTTP_FDS ? HTTP_FDS : l->pipe_fds_max / 2;
+	if (cfg->http && pipes != SIZE_MAX)
+		pipes -= pipes > 2 * HTTP_FDS ? HTTP_FDS : pipes / 2;
+	starts_init(&l->starts, pipes);
 	l->jobs = cfg->table.jobs;
 	l->njobs = cfg->table.n;
 	cfg->table = (struct job_table){ 0 };
 	stats_init(&l->stats);
 	l->states = job_states_attach(l->jobs, l->njobs);
-	if (!l->states) {
+	l->runs = runs_new(run_record, run_ended, l);
+	l->reload = reload_new();
+	if (!l->states || !l->runs || !l->reload) {
 		fputs("tfd: out of memory\n", stderr);
 		free_loop(l);
 		return NULL;
@@ -529,31 +580,33 @@ int loop_run(struct loop_config *cfg)
 	if (cfg->control_fd >= 0 && !(l->control = control_new(cfg->control_fd, cfg->control_path))) {
 		close(cfg->control_fd);
 		unlink(cfg->control_path);
-		loop_fail_oom(l);
+		status_fail_oom(&l->st, &l->ev);
+		settle(l);
 	} else if (open_descriptors(l) == 0) {
 		if (cfg->precise)
 			l->precise_fd = precise_enable();
 		/* Orphans of a run become ours, so none is left a zombie and
 		 * shutdown can wait for a run's whole process group. */
 		prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL);
-		if (claims_start(l) != 0)
-			loop_fail_oom(l);
+		if (claims_start(l, &(struct claims_hooks){ manual_answered, pause_answered, l }) != 0)
+			status_fail_oom(&l->st, &l->ev);
 		runs_find_terminal(l);
 		reload_watch(l);
-		for (size_t i = 0; i < l->njobs && l->phase == PHASE_RUNNING; i++)
+		for (size_t i = 0; i < l->njobs && l->st.phase == PHASE_RUNNING; i++)
 			tick_start_job(l, l->jobs[i]);
-		tick_write_metrics(l);
+		after_handler(l);
+		tick_write_metrics(l, claims_metrics(l));
 		while (!finished(l))
 			wait_for_events(l);
 		runs_take_terminal(l);
 		claims_finish(l);
 		if (l->metrics_dirty)
-			tick_write_metrics(l);
+			tick_write_metrics(l, claims_metrics(l));
 		if (cfg->stats)
 			events_stats(&l->ev, &l->stats);
-		events_drain(&l->ev, l->phase == PHASE_SHUTDOWN);
+		events_drain(&l->ev, l->st.phase == PHASE_SHUTDOWN);
 	}
-	status = l->status;
+	status = l->st.status;
 	if (status == 0 && l->ev.write_failed)
 		status = 1;
 	/* The server outlives the loop (tfd.c closes it): it must not

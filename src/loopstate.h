@@ -2,7 +2,12 @@
 /* loopstate: the state of one event loop, shared by the loop's own modules
  * and by no one else: loop.c (setup, the poll set, dispatch, signals and
  * shutdown), tick.c (what a job does over time), runs.c (run starts and
- * ends), reload.c (the jobs file), deadlines.c (the monotonic timer).
+ * ends), reload.c (the jobs file), deadlines.c (the monotonic timer),
+ * due.c (the turn of due wake-ups), claims.c (--fleet), jobdue.c (a job's
+ * deadline). What each module alone keeps is behind a pointer to its own
+ * private struct (claims, control, reload, runs). Failures, stops and the
+ * exit status are written to st (loopstatus.h) by the modules and acted on
+ * by loop.c alone: none of them calls up into it.
  * Each job's own state is in jobstate.h. Output goes through events.h,
  * timerfds through timers.h, captured pipes through readers.h. */
 #ifndef TFD_LOOPSTATE_H
@@ -18,19 +23,13 @@
 #include "heap.h"
 #include "job.h"
 #include "jobstate.h"
-#include "loop.h"
+#include "loopconfig.h"
+#include "loopstatus.h"
 #include "mailer.h"
-#include "pidmap.h"
 #include "readers.h"
+#include "starts.h"
 #include "stats.h"
 #include "timers.h"
-#include "watch.h"
-#include "writers.h"
-
-enum phase {
-	PHASE_RUNNING,   /* schedules go on (some may have ended) */
-	PHASE_SHUTDOWN,  /* a signal or a failure: runs were sent a signal */
-};
 
 /* The timer of one clock, armed at the earliest elapse of its jobs. */
 struct clock_timer {
@@ -65,76 +64,34 @@ struct poll_owner {
 	void *ptr;
 };
 
-/* A wake-up whose action (the tick line and the run it starts) waits its
- * turn: the loop serves these in bounded batches between polls, so that
- * signals, reaping and pipes are served during a storm of due runs. The
- * clocks feed it; so may anything else that decides a run is due (a
- * fleet's claim, answered later). A ring of STARTS_MAX entries: while it
- * is full, due jobs stay due in their clock's heap. */
-struct start {
-	struct job *job;
-	struct tick tick;
-};
-
-#define STARTS_MAX 256
-#define STARTS_BATCH 64
-
-struct start_queue {
-	struct start q[STARTS_MAX];
-	size_t head, n;
-};
+struct claims_state;
+struct control;
+struct reload;
+struct runs;
 
 struct loop {
 	struct loop_config *cfg;
 	struct job **jobs;        /* the table, then removed jobs with runs left */
 	size_t njobs;
 	struct job_state *states; /* the first table's job states, in one block */
-	struct job **grouped;     /* jobs whose runs left groups (runner_has_groups) */
-	size_t ngrouped, grouped_cap;
 	struct clock_timer clocks[CLOCKS];
-	struct timer deadline;    /* CLOCK_MONOTONIC, at the earliest of aux and reload_due */
+	struct timer deadline;    /* CLOCK_MONOTONIC, at the earliest deadline (deadlines.c) */
 	struct heap aux;          /* jobs by their earliest deadline */
-	int signal_fd, inotify_fd, tty_fd, precise_fd;
-	struct watch *watches;    /* one a --jobs PATH, then --user-crontabs, on inotify_fd */
-	size_t nwatches;
-	struct link_watch *links; /* the targets of links among them (reload.c) */
-	size_t nlinks;
-	struct writers writers;   /* jobs files written, not yet closed */
-	int64_t reload_due;       /* monotonic; INT64_MAX: none */
-	bool reload_forced;       /* SIGHUP: reload even an unchanged file */
-	bool reload_refused;      /* the last reload was refused: the jobs are older */
-	char *reload_error;       /* why (NULL: no memory to say) */
+	int signal_fd, precise_fd;
+	struct reload *reload;    /* inotify, the watches, a reload that waits (reload.c) */
 	struct events ev;
-	struct pidmap pids;
-	pid_t tty_owner;          /* the run holding the terminal, or 0 */
+	struct runs *runs;        /* pids, the terminal, groups left behind (runs.c) */
 	struct readers readers;
 	struct mailer mailer;     /* MAILTO: the sendmails on their way */
-	struct start_queue starts;
-	size_t pipe_fds_max;      /* run pipes open at once: from RLIMIT_NOFILE */
+	struct starts starts;     /* due wake-ups waiting their turn (starts.h) */
 	struct pollfd *pfd;       /* the poll set, and who owns each slot */
 	struct poll_owner *owners;
 	size_t pfd_cap;
-	enum phase phase;
-	int status;
-	bool status_final;        /* -E or a failure fixed the status */
+	struct loop_status st;    /* the phase and exit status: written below, acted on by loop.c */
 	bool metrics_dirty;
 	struct stats stats;
-	struct claims *claims;    /* --fleet: held ticks and won elapses; NULL without */
+	struct claims_state *claims; /* --fleet: held ticks and won elapses; NULL without */
 	struct control *control;  /* --control: the socket and its clients; NULL without */
 };
-
-/* tfd ends with STATUS whatever happens later (-E, a failure). */
-void loop_set_status(struct loop *l, int status);
-
-/* One of the loop's own calls failed (errno says why): tfd ends with 1. */
-void loop_fail(struct loop *l, const char *call);
-void loop_fail_oom(struct loop *l);
-
-/* Ends every schedule and sends SIG to every run (SIGKILL after the
- * grace); tfd exits once they are gone. */
-void loop_shutdown(struct loop *l, int sig);
-
-/* A job left the table (its runs and readers are gone). */
-void loop_drop_job(struct loop *l, size_t i);
 
 #endif

@@ -35,6 +35,12 @@ static void print_line(void *arg, const char *line, size_t len)
 		t->oom = true;
 }
 
+static void note_oom(struct mailer *ms, bool oom)
+{
+	if (oom && ms->oom)
+		*ms->oom = true;
+}
+
 /* Prints BODY as run SEQ of JOB's lines, then the cut note if some was
  * cut. */
 static void print_body(struct mailer *ms, const char *job, uint64_t seq,
@@ -52,7 +58,7 @@ static void print_body(struct mailer *ms, const char *job, uint64_t seq,
 
 		print_line(&t, note, mail_cut_note(b, note, sizeof note));
 	}
-	ms->oom = ms->oom || t.oom;
+	note_oom(ms, t.oom);
 }
 
 /* The mail failed (WHY): an "error" event, and the output on stdout. */
@@ -201,7 +207,7 @@ void mailer_send(struct mailer *ms, const struct mail_job *m, const struct mail_
 	}
 	if (!s || !s->job || !s->sendmail) {
 		print_body(ms, job, seq, s ? &s->body : body, ev);
-		ms->oom = true;
+		note_oom(ms, true);
 	} else if (mail_body_empty(&s->body)) {
 		/* Nothing printed, nothing mailed: as cron. */
 	} else if (ms->closing) {

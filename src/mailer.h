@@ -66,7 +66,8 @@ struct mailer {
 	size_t n, cap;
 	bool closing;           /* tfd exits: output is printed, not mailed */
 	bool stopping;          /* tfd was told to stop: sendmails have a grace */
-	bool oom;               /* printed output found no memory */
+	bool *oom;              /* set when printed output finds no memory (sticky:
+				 * the loop's one failure flag); NULL: not noted */
 };
 
 /* Mails the output BODY of run SEQ of JOB as M says, sent by AS (or,

@@ -75,6 +75,12 @@ struct line_target {
 	bool oom;
 };
 
+static void note_oom(struct readers *rs, bool oom)
+{
+	if (oom && rs->oom)
+		*rs->oom = true;
+}
+
 static void captured_line(void *arg, const char *line, size_t len)
 {
 	struct line_target *t = arg;
@@ -89,7 +95,7 @@ static void close_reader(struct readers *rs, struct reader *r, struct events *ev
 	struct line_target t = { ev, r, false };
 
 	capture_finish(&r->cap, captured_line, &t);
-	rs->oom = rs->oom || t.oom;
+	note_oom(rs, t.oom);
 	capture_free(&r->cap);
 	close(r->fd);
 	r->fd = -1;
@@ -118,13 +124,13 @@ static enum read_result read_some(struct readers *rs, struct reader *r, struct e
 		/* Bytes past the cap are counted: the run never blocks. */
 		if (mail_body_add(r->run->mail, buf, (size_t)n) != 0)
 			t.oom = true;
-		rs->oom = rs->oom || t.oom;
+		note_oom(rs, t.oom);
 		return READ_SOME;
 	}
 	if (n > 0) {
 		if (capture_feed(&r->cap, buf, (size_t)n, captured_line, &t) != 0)
 			t.oom = true;
-		rs->oom = rs->oom || t.oom;
+		note_oom(rs, t.oom);
 		return READ_SOME;
 	}
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))

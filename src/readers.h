@@ -49,7 +49,8 @@ struct reader {
 struct readers {
 	struct reader **r;
 	size_t n, cap;
-	bool oom;              /* a line found no memory: the caller says so */
+	bool *oom;             /* set when a line finds no memory (sticky: the
+				* loop's one failure flag, loopstatus.h); NULL: not noted */
 	struct reader *closed; /* closed while a poll set may still name them */
 	/* A mailed run's pipes are all closed: its output, for the callee
 	 * to take (BODY's contents; the struct is freed after). */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "claims.h"
 #include "hash.h"
 #include "jobsdir.h"
@@ -35,6 +36,21 @@
 struct link_watch {
 	struct watch w;
 	char *path;                /* what w watches (owned) */
+};
+
+/* The jobs files' watches and the reload that waits: the loop's, kept
+ * here alone. */
+struct reload {
+	int inotify_fd;
+	struct watch *watches;    /* one a --jobs PATH, then --user-crontabs, on inotify_fd */
+	size_t nwatches;
+	struct link_watch *links; /* the targets of links among them */
+	size_t nlinks;
+	struct writers writers;   /* jobs files written, not yet closed */
+	int64_t due;              /* monotonic; INT64_MAX: none */
+	bool forced;              /* SIGHUP: reload even an unchanged file */
+	bool refused;             /* the last reload was refused: the jobs are older */
+	char *error;              /* why (NULL: no memory to say) */
 };
 
 /* The plan */
@@ -189,9 +205,9 @@ static bool waits_for_writers(struct loop *l)
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
 	char still[WATCH_DIR_MAX + NAME_MAX + 2];
 
-	switch (writers_check(&l->writers, now, still, sizeof still)) {
+	switch (writers_check(&l->reload->writers, now, still, sizeof still)) {
 	case WRITERS_WAIT:
-		l->reload_due = now + RELOAD_WRITERS_POLL_NS;
+		l->reload->due = now + RELOAD_WRITERS_POLL_NS;
 		return true;
 	case WRITERS_GAVE_UP:
 		events_errf(&l->ev, "tfd: warning: '%s' is still open for writing after %d s: "
@@ -208,9 +224,9 @@ static void watch_links(struct loop *l);
  * was applied (a copy that finds no memory is the refusal without why). */
 static void note_reload(struct loop *l, const char *err)
 {
-	free(l->reload_error);
-	l->reload_error = err ? strdup(err) : NULL;
-	l->reload_refused = err != NULL;
+	free(l->reload->error);
+	l->reload->error = err ? strdup(err) : NULL;
+	l->reload->refused = err != NULL;
 }
 
 int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *err,
@@ -221,6 +237,7 @@ int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *
 	int rc;
 
 	*counts = (struct reload_counts){ 0 };
+	l->reload->due = INT64_MAX;
 	/* Before the read: a link changed after it is seen again. */
 	watch_links(l);
 	rc = l->cfg->reload(l->cfg->reload_arg, &t, forced, warn_queued, l, err, errlen);
@@ -247,8 +264,8 @@ int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *
 	events_reload(&l->ev, &p.counts, NULL);
 	note_reload(l, NULL);
 	reload_plan_free(&p);
-	runs_drop_finished_removed(l);
-	tick_write_metrics(l);
+	runs_end_removed_groups(l);
+	tick_write_metrics(l, claims_metrics(l));
 	return 0;
 }
 
@@ -256,12 +273,12 @@ void reload_now(struct loop *l)
 {
 	struct reload_counts counts;
 	char err[1024];
-	bool forced = l->reload_forced;
+	bool forced = l->reload->forced;
 
-	l->reload_due = INT64_MAX;
-	if (l->phase != PHASE_RUNNING || !l->cfg->reload || waits_for_writers(l))
+	l->reload->due = INT64_MAX;
+	if (l->st.phase != PHASE_RUNNING || !l->cfg->reload || waits_for_writers(l))
 		return;
-	l->reload_forced = false;
+	l->reload->forced = false;
 	reload_run(l, forced, &counts, err, sizeof err);
 }
 
@@ -284,8 +301,8 @@ static void reload_after_settling(struct loop *l)
 
 	if (__builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC), RELOAD_SETTLE_NS, &at))
 		at = INT64_MAX;
-	if (at < l->reload_due)
-		l->reload_due = at;
+	if (at < l->reload->due)
+		l->reload->due = at;
 }
 
 static void watch_lost_warning(struct loop *l, const struct watch *w)
@@ -311,12 +328,12 @@ static void on_news(struct loop *l, const struct watch *w, enum watch_news news)
 /* The watch, among every one, that EV is about, or NULL. */
 static const struct watch *owner_of(const struct loop *l, const struct inotify_event *ev)
 {
-	for (size_t i = 0; i < l->nwatches; i++)
-		if (watch_owns_name(&l->watches[i], ev))
-			return &l->watches[i];
-	for (size_t i = 0; i < l->nlinks; i++)
-		if (watch_owns_name(&l->links[i].w, ev))
-			return &l->links[i].w;
+	for (size_t i = 0; i < l->reload->nwatches; i++)
+		if (watch_owns_name(&l->reload->watches[i], ev))
+			return &l->reload->watches[i];
+	for (size_t i = 0; i < l->reload->nlinks; i++)
+		if (watch_owns_name(&l->reload->links[i].w, ev))
+			return &l->reload->links[i].w;
 	return NULL;
 }
 
@@ -327,7 +344,7 @@ static void note_writer(struct loop *l, const struct inotify_event *ev)
 
 	if (ev->mask & (IN_MODIFY | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM))
 		w = owner_of(l, ev);
-	writers_note(&l->writers, ev, w ? w->dir : NULL);
+	writers_note(&l->reload->writers, ev, w ? w->dir : NULL);
 }
 
 /* What an event says of a link's target: a change reloads; a target gone
@@ -344,18 +361,18 @@ void reload_on_inotify(struct loop *l)
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t n;
 
-	while ((n = read(l->inotify_fd, buf, sizeof buf)) > 0) {
+	while ((n = read(l->reload->inotify_fd, buf, sizeof buf)) > 0) {
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
 			note_writer(l, ev);
 			/* Every watch sees every event: two may share a
 			 * directory, each taking its own part. */
-			for (size_t i = 0; i < l->nwatches; i++)
-				on_news(l, &l->watches[i],
-					watch_event(&l->watches[i], l->inotify_fd, ev));
-			for (size_t i = 0; i < l->nlinks; i++)
-				on_link_news(l, watch_event(&l->links[i].w, l->inotify_fd, ev));
+			for (size_t i = 0; i < l->reload->nwatches; i++)
+				on_news(l, &l->reload->watches[i],
+					watch_event(&l->reload->watches[i], l->reload->inotify_fd, ev));
+			for (size_t i = 0; i < l->reload->nlinks; i++)
+				on_link_news(l, watch_event(&l->reload->links[i].w, l->reload->inotify_fd, ev));
 			p += sizeof *ev + ev->len;
 		}
 	}
@@ -363,15 +380,15 @@ void reload_on_inotify(struct loop *l)
 
 void reload_retry_watches(struct loop *l)
 {
-	for (size_t i = 0; l->inotify_fd >= 0 && i < l->nwatches; i++)
-		watch_retry(&l->watches[i], l->inotify_fd);
+	for (size_t i = 0; l->reload->inotify_fd >= 0 && i < l->reload->nwatches; i++)
+		watch_retry(&l->reload->watches[i], l->reload->inotify_fd);
 }
 
 void reload_request(struct loop *l)
 {
 	reload_retry_watches(l);
-	l->reload_due = clock_now_ns(CLOCK_MONOTONIC);
-	l->reload_forced = true;
+	l->reload->due = clock_now_ns(CLOCK_MONOTONIC);
+	l->reload->forced = true;
 }
 
 /* Watches PATH: a directory for its files (by a spool's names when
@@ -400,15 +417,8 @@ struct link_list {
  * (by a spool's names when SPOOL). */
 static void link_add(struct link_list *ls, const char *path, bool dir, bool spool)
 {
-	if (ls->n == ls->cap) {
-		size_t cap = ls->cap ? ls->cap * 2 : 4;
-		struct link_watch *more = realloc(ls->v, cap * sizeof *more);
-
-		if (!more)
-			return;   /* not watched: SIGHUP still reloads */
-		ls->v = more;
-		ls->cap = cap;
-	}
+	if (array_reserve(&ls->v, &ls->cap, ls->n + 1, sizeof *ls->v, SIZE_MAX) != 0)
+		return;   /* not watched: SIGHUP still reloads */
 	ls->v[ls->n] = (struct link_watch){ .path = strdup(path) };
 	if (ls->v[ls->n].path) {
 		ls->v[ls->n].w.whole_dir = dir;
@@ -466,7 +476,7 @@ static void watch_links(struct loop *l)
 {
 	struct link_list ls = { 0 };
 
-	if (l->inotify_fd < 0)
+	if (l->reload->inotify_fd < 0)
 		return;
 	for (size_t i = 0; i < l->cfg->njobs_paths; i++)
 		links_of_source(&ls, l->cfg->jobs_paths[i], false);
@@ -479,25 +489,55 @@ static void watch_links(struct loop *l)
 		/* A target that cannot be watched now is looked for again at
 		 * the next reload. */
 		if (lw->w.whole_dir) {
-			watch_open_dir(&lw->w, l->inotify_fd, lw->path);
+			watch_open_dir(&lw->w, l->reload->inotify_fd, lw->path);
 			lw->w.spool = spool;
 		} else {
-			watch_open(&lw->w, l->inotify_fd, lw->path);
+			watch_open(&lw->w, l->reload->inotify_fd, lw->path);
 		}
 	}
-	links_free(l->links, l->nlinks);
-	l->links = ls.v;
-	l->nlinks = ls.n;
+	links_free(l->reload->links, l->reload->nlinks);
+	l->reload->links = ls.v;
+	l->reload->nlinks = ls.n;
 }
 
-void reload_unwatch(struct loop *l)
+struct reload *reload_new(void)
 {
-	links_free(l->links, l->nlinks);
-	l->links = NULL;
-	l->nlinks = 0;
-	writers_free(&l->writers);
-	free(l->watches);
-	l->watches = NULL;
+	struct reload *r = calloc(1, sizeof *r);
+
+	if (!r)
+		return NULL;
+	r->inotify_fd = -1;
+	r->due = INT64_MAX;
+	return r;
+}
+
+void reload_free(struct reload *r)
+{
+	if (!r)
+		return;
+	links_free(r->links, r->nlinks);
+	writers_free(&r->writers);
+	free(r->watches);
+	if (r->inotify_fd >= 0)
+		close(r->inotify_fd);
+	free(r->error);
+	free(r);
+}
+
+int reload_poll_fd(const struct loop *l)
+{
+	return l->reload->inotify_fd;
+}
+
+int64_t reload_deadline(const struct loop *l)
+{
+	return l->reload->due;
+}
+
+const char *reload_refusal(const struct loop *l, bool *refused)
+{
+	*refused = l->reload->refused;
+	return l->reload->error;
 }
 
 void reload_watch(struct loop *l)
@@ -506,20 +546,20 @@ void reload_watch(struct loop *l)
 
 	if (!l->cfg->jobs_path)
 		return;
-	l->watches = calloc(n, sizeof *l->watches);
-	l->inotify_fd = l->watches ? inotify_init1(IN_NONBLOCK | IN_CLOEXEC) : -1;
-	if (l->inotify_fd < 0) {
+	l->reload->watches = calloc(n, sizeof *l->reload->watches);
+	l->reload->inotify_fd = l->reload->watches ? inotify_init1(IN_NONBLOCK | IN_CLOEXEC) : -1;
+	if (l->reload->inotify_fd < 0) {
 		/* SIGHUP still reloads. */
 		events_errf(&l->ev, "tfd: warning: inotify: %s; reload with SIGHUP\n",
-			    l->watches ? strerror(errno) : "out of memory");
+			    l->reload->watches ? strerror(errno) : "out of memory");
 		return;
 	}
-	l->nwatches = n;
+	l->reload->nwatches = n;
 	for (size_t i = 0; i < n; i++) {
-		struct watch *w = &l->watches[i];
+		struct watch *w = &l->reload->watches[i];
 		bool spool = i == l->cfg->njobs_paths;
 
-		if (watch_path(w, l->inotify_fd, spool ? l->cfg->user_crontabs : l->cfg->jobs_paths[i],
+		if (watch_path(w, l->reload->inotify_fd, spool ? l->cfg->user_crontabs : l->cfg->jobs_paths[i],
 			       spool) == 0)
 			continue;
 		if (errno == ENOENT || errno == ENOTDIR)

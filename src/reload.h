@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "events.h"
 #include "job.h"
@@ -51,12 +52,23 @@ void reload_plan_free(struct reload_plan *p);
  * never ends tfd. */
 bool reload_waits(const struct loop *l);
 
+/* The state of the watches and of a reload that waits (l->reload), or
+ * NULL when memory ran out; freed with its descriptor. */
+struct reload *reload_new(void);
+void reload_free(struct reload *r);
+
 /* Watches the jobs file's directory (a warning when it cannot: SIGHUP
  * still reloads). */
 void reload_watch(struct loop *l);
 
-/* Frees the watches (the descriptor is the loop's to close). */
-void reload_unwatch(struct loop *l);
+/* The inotify descriptor for the poll set (-1: none), and the monotonic
+ * time a reload is due (INT64_MAX: none). */
+int reload_poll_fd(const struct loop *l);
+int64_t reload_deadline(const struct loop *l);
+
+/* Whether the last reload was refused (REFUSED) and why (NULL: applied,
+ * or no memory to say), for --listen's /readyz. */
+const char *reload_refusal(const struct loop *l, bool *refused);
 
 /* inotify said something changed: a reload once it settles. */
 void reload_on_inotify(struct loop *l);

@@ -7,124 +7,95 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
-#include "claims.h"
-#include "control.h"
-#include "tick.h"
+#include "buf.h"
+#include "jobdue.h"
+#include "pidmap.h"
 #include "timens.h"
+
+/* The runs' state, the loop's own: which pid is whose run, who holds the
+ * terminal, the jobs whose runs left process groups behind. */
+struct runs {
+	struct pidmap pids;
+	int tty_fd;               /* the terminal when tfd has it, or -1 */
+	pid_t tty_owner;          /* the run holding the terminal, or 0 */
+	struct job **grouped;     /* jobs whose runs left groups (runner_has_groups) */
+	size_t ngrouped, grouped_cap;
+	runs_record_fn on_record; /* a run's record: tfdctl's waiters */
+	runs_end_fn on_end;       /* a run's end: the fleet */
+	void *arg;
+};
 
 static int run_status(const struct run_end *e)
 {
 	return e->signal ? 128 + e->signal : e->status;
 }
 
+struct runs *runs_new(runs_record_fn on_record, runs_end_fn on_end, void *arg)
+{
+	struct runs *rs = calloc(1, sizeof *rs);
+
+	if (!rs)
+		return NULL;
+	pidmap_init(&rs->pids);
+	rs->tty_fd = -1;
+	rs->on_record = on_record;
+	rs->on_end = on_end;
+	rs->arg = arg;
+	return rs;
+}
+
+void runs_free(struct runs *rs)
+{
+	if (!rs)
+		return;
+	if (rs->tty_fd >= 0)
+		close(rs->tty_fd);
+	pidmap_free(&rs->pids);
+	free(rs->grouped);
+	free(rs);
+}
+
+int runs_tty_fd(const struct loop *l)
+{
+	return l->runs->tty_fd;
+}
+
 void runs_find_terminal(struct loop *l)
 {
 	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
-		l->tty_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+		l->runs->tty_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
 }
 
 void runs_take_terminal(struct loop *l)
 {
-	if (l->tty_fd >= 0 && l->tty_owner) {
-		tcsetpgrp(l->tty_fd, getpgrp());
-		l->tty_owner = 0;
+	struct runs *rs = l->runs;
+
+	if (rs->tty_fd >= 0 && rs->tty_owner) {
+		tcsetpgrp(rs->tty_fd, getpgrp());
+		rs->tty_owner = 0;
 	}
-}
-
-/* The start queue */
-
-/* Descriptors tfd keeps for itself beside the run pipes: its own
- * (signalfd, timerfds, inotify, the terminal) and those it opens for a
- * moment (a jobs file, --metrics, --persist, a run's input memfd). */
-#define OWN_FDS 64
-
-/* How many run pipes may be open at once under RLIMIT_NOFILE: a storm of
- * --tag-output runs waits for pipes to close rather than fail. */
-size_t runs_pipe_fds_max(void)
-{
-	struct rlimit lim;
-
-	if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
-	    lim.rlim_cur > SIZE_MAX)
-		return SIZE_MAX;
-	return lim.rlim_cur > 2 * OWN_FDS ? (size_t)lim.rlim_cur - OWN_FDS
-					  : (size_t)lim.rlim_cur / 2;
-}
-
-bool runs_queue_full(const struct loop *l)
-{
-	return l->starts.n == STARTS_MAX;
-}
-
-void runs_queue_start(struct loop *l, struct job *j, const struct tick *t)
-{
-	struct start_queue *sq = &l->starts;
-
-	sq->q[(sq->head + sq->n++) % STARTS_MAX] = (struct start){ j, *t };
-}
-
-/* Two pipes, both ends open while the run is started. */
-#define START_PIPE_FDS 4
-
-static bool start_fits(const struct loop *l, const struct start *s)
-{
-	if (!s->job->run.tag_output)
-		return true;
-	return l->readers.n + START_PIPE_FDS <= l->pipe_fds_max || l->readers.n == 0;
-}
-
-bool runs_starts_ready(const struct loop *l)
-{
-	return l->starts.n > 0 && l->phase == PHASE_RUNNING &&
-	       start_fits(l, &l->starts.q[l->starts.head]);
-}
-
-void runs_serve_starts(struct loop *l)
-{
-	struct start_queue *sq = &l->starts;
-
-	for (size_t served = 0; served < STARTS_BATCH && runs_starts_ready(l); served++) {
-		struct start s = sq->q[sq->head];
-
-		sq->head = (sq->head + 1) % STARTS_MAX;
-		sq->n--;
-		tick_act(l, s.job, &s.tick);
-	}
-}
-
-void runs_drop_starts(struct loop *l, const struct job *j)
-{
-	struct start_queue *sq = &l->starts;
-	size_t kept = 0;
-
-	for (size_t i = 0; i < sq->n; i++) {
-		struct start s = sq->q[(sq->head + i) % STARTS_MAX];
-
-		if (j && s.job != j)
-			sq->q[(sq->head + kept++) % STARTS_MAX] = s;
-	}
-	sq->n = kept;
 }
 
 static void run_started(struct loop *l, struct job *j, const struct run_started *s)
 {
-	if (pidmap_put(&l->pids, s->pid, j) != 0)
-		loop_fail_oom(l);
+	struct runs *rs = l->runs;
+
+	if (pidmap_put(&rs->pids, s->pid, j) != 0)
+		status_fail_oom(&l->st, &l->ev);
 	/* Another user's run has a session of its own, not the terminal. */
-	if (l->tty_fd >= 0 && !j->target.session)
-		l->tty_owner = s->pid;
+	if (rs->tty_fd >= 0 && !j->target.session)
+		rs->tty_owner = s->pid;
 	j->state->metrics.last_start_ns = clock_now_ns(CLOCK_REALTIME);
 	job_history_tail_reset(j);
 	l->metrics_dirty = true;
 	if (s->out_fd >= 0 &&
 	    readers_add_run(&l->readers, j, j->name, s->pid, s->seq, j->mail != NULL,
 			    s->out_fd, s->err_fd) != 0)
-		loop_fail_oom(l);
+		status_fail_oom(&l->st, &l->ev);
 }
 
 void runs_output_collected(void *arg, struct job *j, const char *name, uint64_t seq,
@@ -136,7 +107,6 @@ void runs_output_collected(void *arg, struct job *j, const char *name, uint64_t 
 
 	mailer_send(&l->mailer, j->mail, &as, name, seq, body, &l->ev,
 		    clock_now_ns(CLOCK_MONOTONIC));
-	runs_check_mailer_oom(l);
 }
 
 void runs_output_bytes(void *arg, struct job *j, const char *buf, size_t n)
@@ -145,13 +115,7 @@ void runs_output_bytes(void *arg, struct job *j, const char *buf, size_t n)
 	job_history_tail_add(j, buf, n);
 }
 
-void runs_check_mailer_oom(struct loop *l)
-{
-	if (l->mailer.oom) {
-		l->mailer.oom = false;
-		loop_fail_oom(l);
-	}
-}
+
 
 /* A start the kernel refused is a run of the history, and of --wait. */
 static void record_start_failure(struct loop *l, struct job *j, const struct start_failure *f)
@@ -161,7 +125,7 @@ static void record_start_failure(struct loop *l, struct job *j, const struct sta
 				.manual = f->manual };
 
 	job_history_add(j, &r);
-	control_run_ended(l, j, &r, !f->retried);
+	l->runs->on_record(l->runs->arg, j, &r, !f->retried);
 }
 
 static void start_failed(struct loop *l, struct job *j, const struct start_failure *f)
@@ -177,9 +141,9 @@ static void start_failed(struct loop *l, struct job *j, const struct start_failu
 		return;
 	j->state->metrics.runs_failure++;
 	l->metrics_dirty = true;
-	if (l->cfg->exit_on_error && l->phase == PHASE_RUNNING) {
-		loop_set_status(l, 1);
-		loop_shutdown(l, SIGTERM);
+	if (l->cfg->exit_on_error && l->st.phase == PHASE_RUNNING) {
+		status_set(&l->st, 1);
+		status_stop(&l->st, SIGTERM);
 	}
 }
 
@@ -221,7 +185,7 @@ static void record_end(struct loop *l, struct job *j, const struct run_end *e)
 
 	job_history_add(j, &r);
 	/* A try that will be tried again is not the run's end. */
-	control_run_ended(l, j, &r, !(run_end_unsuccessful(e) && !e->failed));
+	l->runs->on_record(l->runs->arg, j, &r, !(run_end_unsuccessful(e) && !e->failed));
 }
 
 void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
@@ -230,38 +194,34 @@ void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
 	record_end(l, j, e);
 	runs_count_end(&j->state->metrics, e, clock_now_ns(CLOCK_REALTIME));
 	l->metrics_dirty = true;
-	claims_run_ended(l, j, e);
-	if (l->phase == PHASE_SHUTDOWN || l->status_final)
+	l->runs->on_end(l->runs->arg, j, e);
+	if (l->st.phase == PHASE_SHUTDOWN || l->st.final)
 		return;
 	if (!l->cfg->jobs_path && !schedule_repeats(&j->schedule))
-		l->status = run_status(e);
+		l->st.status = run_status(e);
 	/* -E ends tfd: the other runs, of this job or any other, are ended as
 	 * a SIGTERM to tfd would end them, not waited for (a long job's run
 	 * would keep tfd up long after the failure). */
 	if (l->cfg->exit_on_error && e->failed) {
-		loop_set_status(l, run_status(e));
-		loop_shutdown(l, SIGTERM);
+		status_set(&l->st, run_status(e));
+		status_stop(&l->st, SIGTERM);
 	}
 }
 
-void runs_check_readers_oom(struct loop *l)
-{
-	if (l->readers.oom) {
-		l->readers.oom = false;
-		loop_fail_oom(l);
-	}
-}
+
 
 /* ^Z stopped the run that holds the terminal: tfd takes the terminal
  * back and stops too, as a shell's job does; `fg` continues tfd, which
  * hands the terminal back and continues the run. */
 static void run_stopped(struct loop *l, pid_t pid)
 {
-	if (l->tty_fd < 0 || l->tty_owner != pid)
+	int tty_fd = l->runs->tty_fd;
+
+	if (tty_fd < 0 || l->runs->tty_owner != pid)
 		return;
-	tcsetpgrp(l->tty_fd, getpgrp());
+	tcsetpgrp(tty_fd, getpgrp());
 	kill(getpid(), SIGSTOP);
-	tcsetpgrp(l->tty_fd, pid);
+	tcsetpgrp(tty_fd, pid);
 	kill(-pid, SIGCONT);
 }
 
@@ -280,9 +240,9 @@ static void not_started(struct loop *l, struct job *j, const struct run_end *e)
  * that held it: tfd ends as if it had been sent the signal itself. */
 static void leader_ended(struct loop *l, struct job *j, const struct run_end *e)
 {
-	bool held = l->tty_owner == e->pid;
+	bool held = l->runs->tty_owner == e->pid;
 
-	pidmap_del(&l->pids, e->pid);
+	pidmap_del(&l->runs->pids, e->pid);
 	if (held)
 		runs_take_terminal(l);
 	/* Its lines come before its "exit"; what it left running may write on. */
@@ -291,35 +251,33 @@ static void leader_ended(struct loop *l, struct job *j, const struct run_end *e)
 		not_started(l, j, e);
 	runs_finish(l, j, e);
 	if (held && (e->signal == SIGINT || e->signal == SIGQUIT))
-		loop_shutdown(l, e->signal);
+		status_stop(&l->st, e->signal);
 }
 
 /* A run's leader was reaped and its group may live on: J joins the jobs
  * that a reaped pid of no run's leader is told to. */
 static void note_groups(struct loop *l, struct job *j)
 {
+	struct runs *rs = l->runs;
+
 	if (j->state->grouped || !runner_has_groups(j->state->runner))
 		return;
-	if (l->ngrouped == l->grouped_cap) {
-		size_t cap = l->grouped_cap ? l->grouped_cap * 2 : 16;
-		struct job **g = realloc(l->grouped, cap * sizeof *g);
-
-		if (!g) {
-			loop_fail_oom(l);
-			return;
-		}
-		l->grouped = g;
-		l->grouped_cap = cap;
+	if (array_reserve(&rs->grouped, &rs->grouped_cap, rs->ngrouped + 1, sizeof *rs->grouped,
+			  SIZE_MAX) != 0) {
+		status_fail_oom(&l->st, &l->ev);
+		return;
 	}
-	l->grouped[l->ngrouped++] = j;
+	rs->grouped[rs->ngrouped++] = j;
 	j->state->grouped = true;
 }
 
 void runs_forget_groups(struct loop *l, struct job *j)
 {
-	for (size_t i = 0; j->state->grouped && i < l->ngrouped; i++)
-		if (l->grouped[i] == j) {
-			l->grouped[i] = l->grouped[--l->ngrouped];
+	struct runs *rs = l->runs;
+
+	for (size_t i = 0; j->state->grouped && i < rs->ngrouped; i++)
+		if (rs->grouped[i] == j) {
+			rs->grouped[i] = rs->grouped[--rs->ngrouped];
 			j->state->grouped = false;
 		}
 }
@@ -329,8 +287,8 @@ void runs_forget_groups(struct loop *l, struct job *j)
  * those whose groups are all gone leave the list. */
 static void reap_unknown(struct loop *l, pid_t pid, int wstatus)
 {
-	for (size_t i = 0; i < l->ngrouped;) {
-		struct job *j = l->grouped[i];
+	for (size_t i = 0; i < l->runs->ngrouped;) {
+		struct job *j = l->runs->grouped[i];
 		struct run_end end;
 		struct run_start start;
 		const char *failed = NULL;
@@ -338,7 +296,7 @@ static void reap_unknown(struct loop *l, pid_t pid, int wstatus)
 		runner_reaped(j->state->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
 			      INT64_MAX, &end, &start, &failed);
 		runs_note_start(l, j, &start);
-		tick_update_deadline(l, j);
+		jobdue_update(l, j);
 		if (runner_has_groups(j->state->runner))
 			i++;
 		else
@@ -346,25 +304,29 @@ static void reap_unknown(struct loop *l, pid_t pid, int wstatus)
 	}
 }
 
-void runs_drop_finished_removed(struct loop *l)
+void runs_end_removed_groups(struct loop *l)
 {
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
 
+	l->st.gone = true;   /* the loop drops those with nothing left */
 	/* Removed jobs are the table's tail (reload_plan puts them there):
-	 * only they are visited, not every job at every reap. */
+	 * only they are visited, not every job at every reap. A removed
+	 * job's schedule has ended: the groups its runs leave behind are
+	 * ended, as at the end of every schedule. */
 	for (size_t i = l->njobs; i > 0 && l->jobs[i - 1]->state->removed; i--) {
 		struct job *j = l->jobs[i - 1];
 
-		/* A removed job's schedule has ended: the groups its runs
-		 * leave behind are ended, as at the end of every schedule. */
 		if (j->state->runner) {
 			runner_finish_groups(j->state->runner, now);
-			tick_update_deadline(l, j);
+			jobdue_update(l, j);
 		}
-		if (!(j->state->runner && runner_busy(j->state->runner)) &&
-		    !readers_pending_for(&l->readers, j))
-			loop_drop_job(l, i - 1);
 	}
+}
+
+bool runs_gone(const struct loop *l, const struct job *j)
+{
+	return !(j->state->runner && runner_busy(j->state->runner)) &&
+	       !readers_pending_for(&l->readers, j);
 }
 
 void runs_reap(struct loop *l)
@@ -372,24 +334,24 @@ void runs_reap(struct loop *l)
 	int wstatus;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &wstatus, WNOHANG | WUNTRACED)) > 0) {
-		struct job *j = pidmap_get(&l->pids, pid);
+	/* A stop asked for (-E, ^C) is carried out by the loop before the
+	 * next child is reaped: it calls again. */
+	while (!l->st.stop_sig && (pid = waitpid(-1, &wstatus, WNOHANG | WUNTRACED)) > 0) {
+		struct job *j = pidmap_get(&l->runs->pids, pid);
 		struct run_end end = { 0 };
 		struct run_start start;
 		const char *failed = NULL;
 		enum reaped what;
 
-		if (!j && mailer_reaped(&l->mailer, pid, wstatus, &l->ev)) {
-			runs_check_mailer_oom(l);
+		if (!j && mailer_reaped(&l->mailer, pid, wstatus, &l->ev))
 			continue;
-		}
 		if (!j) {
 			if (!WIFSTOPPED(wstatus))
 				reap_unknown(l, pid, wstatus);
 			continue;
 		}
 		what = runner_reaped(j->state->runner, pid, wstatus, clock_now_ns(CLOCK_MONOTONIC),
-				     tick_next_run_mono(j), &end, &start, &failed);
+				     jobdue_next_run_mono(j), &end, &start, &failed);
 		runs_note_start(l, j, &start);
 		note_groups(l, j);
 		if (what == REAPED_RUN)
@@ -397,12 +359,11 @@ void runs_reap(struct loop *l)
 		else if (what == REAPED_STOPPED)
 			run_stopped(l, pid);
 		if (failed)
-			loop_fail(l, failed);
-		tick_update_deadline(l, j);
+			status_fail(&l->st, &l->ev, failed);
+		jobdue_update(l, j);
 	}
 	readers_close_gone(&l->readers, &l->ev);
-	runs_check_readers_oom(l);
-	runs_drop_finished_removed(l);
+	runs_end_removed_groups(l);
 }
 
 void runs_finish_groups(struct loop *l)
@@ -416,6 +377,6 @@ void runs_finish_groups(struct loop *l)
 		if (!l->jobs[i]->state->runner)
 			continue;
 		runner_finish_groups(l->jobs[i]->state->runner, now);
-		tick_update_deadline(l, l->jobs[i]);
+		jobdue_update(l, l->jobs[i]);
 	}
 }

@@ -10,26 +10,18 @@
 
 #include "loopstate.h"
 
-/* The start queue (struct start_queue): J's wake-up T acts when its turn
- * comes. The caller checks runs_queue_full first. */
-void runs_queue_start(struct loop *l, struct job *j, const struct tick *t);
-bool runs_queue_full(const struct loop *l);
+/* Who hears of a run: its record (R; FINAL: no retry follows), for
+ * tfdctl's waiters, and its end (E), for the fleet. The loop, above, sets
+ * them: runs.c calls nothing above it. ARG is runs_new's. */
+typedef void (*runs_record_fn)(void *arg, struct job *j, const struct run_record *r, bool final);
+typedef void (*runs_end_fn)(void *arg, struct job *j, const struct run_end *e);
 
-/* How many run pipes may be open at once under RLIMIT_NOFILE (struct
- * loop's pipe_fds_max): a storm of --tag-output runs waits for pipes to
- * close rather than fail. */
-size_t runs_pipe_fds_max(void);
+/* The runs' own state (l->runs), or NULL when memory ran out. */
+struct runs *runs_new(runs_record_fn on_record, runs_end_fn on_end, void *arg);
+void runs_free(struct runs *rs);
 
-/* True when the next queued start can be served now: the loop then polls
- * without waiting. A --tag-output run waits while the pipes of other runs
- * hold as many descriptors as tfd may open. */
-bool runs_starts_ready(const struct loop *l);
-
-/* Serves at most STARTS_BATCH queued starts (none in shutdown). */
-void runs_serve_starts(struct loop *l);
-
-/* Forgets the queued starts of J (NULL: of every job). */
-void runs_drop_starts(struct loop *l, const struct job *j);
+/* The terminal runs are handed (-1: none), for their runners. */
+int runs_tty_fd(const struct loop *l);
 
 /* What a call of J's runner started (runner.h): a run's pid goes in the
  * pid map, its pipes to the readers, the terminal to its group; a failed
@@ -49,20 +41,16 @@ void runs_output_collected(void *arg, struct job *j, const char *name, uint64_t 
  * status). ARG is the loop. */
 void runs_output_bytes(void *arg, struct job *j, const char *buf, size_t n);
 
-/* Printing a mail that failed found no memory: tfd ends (status 1). */
-void runs_check_mailer_oom(struct loop *l);
-
-/* SIGCHLD: reaps every child (runs, sendmails) that changed state. */
+/* SIGCHLD: reaps every child (runs, sendmails) that changed state; it
+ * returns early when a run's end asked for a stop (l->st.stop_sig), for
+ * the loop to carry it out and call again. */
 void runs_reap(struct loop *l);
 
 /* A run's end, once its output (if captured) has all been written. */
 void runs_finish(struct loop *l, struct job *j, const struct run_end *e);
 
-/* A line of a run's output found no memory: tfd ends (status 1). */
-void runs_check_readers_oom(struct loop *l);
-
 /* In the foreground of a terminal, runs get it in turn (and tfd back):
- * the loop's tty_fd, or -1 elsewhere. */
+ * runs_tty_fd then says which. */
 void runs_find_terminal(struct loop *l);
 
 /* tfd takes the terminal back from the run holding it. */
@@ -72,11 +60,15 @@ void runs_take_terminal(struct loop *l);
  * too (unless a timeout will): a one-shot tfd leaves nothing running. */
 void runs_finish_groups(struct loop *l);
 
-/* Jobs a reload removed leave the table once their last run is gone;
- * the process groups their runs left behind are ended first (SIGTERM,
- * SIGKILL after the grace), at the removal or when a run still going
- * ends. */
-void runs_drop_finished_removed(struct loop *l);
+/* The process groups that runs of jobs a reload removed left behind are
+ * ended (SIGTERM, SIGKILL after the grace), at the removal or when a run
+ * still going ends; then the loop drops those with nothing left
+ * (l->st.gone). */
+void runs_end_removed_groups(struct loop *l);
+
+/* Whether J, removed, has nothing left (no run, no output to read): the
+ * loop then drops it from the table. */
+bool runs_gone(const struct loop *l, const struct job *j);
 
 /* The job outcome counters of END: success, failure, timeout, killed. */
 void runs_count_end(struct job_metrics *m, const struct run_end *e, int64_t wall_now);

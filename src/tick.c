@@ -8,25 +8,34 @@
 #include <sys/random.h>
 #include <sys/timerfd.h>
 
-#include "claims.h"
-#include "claims_control.h"
+#include "jobdue.h"
 #include "metrics.h"
 #include "persist.h"
 #include "runs.h"
+#include "starts.h"
 #include "timens.h"
 
 /* How many elapses of a calendar or cron schedule one wake-up may count as
  * missed (after a long suspend); beyond this they are not enumerated. */
 #define MISSED_ELAPSES_CAP 100000
 
-static int64_t saturating_add(int64_t a, int64_t b)
-{
-	int64_t sum;
+/* Clocks */
 
-	return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
+void tick_clocks_init(struct loop *l)
+{
+	for (int i = 0; i < CLOCKS; i++) {
+		timer_init(&l->clocks[i].t);
+		heap_init(&l->clocks[i].heap);
+	}
 }
 
-/* Clocks */
+void tick_clocks_free(struct loop *l)
+{
+	for (int i = 0; i < CLOCKS; i++) {
+		timer_close(&l->clocks[i].t);
+		heap_free(&l->clocks[i].heap);
+	}
+}
 
 struct clock_timer *tick_clock_for(struct loop *l, clockid_t clock)
 {
@@ -71,7 +80,7 @@ static void arm_clock(struct loop *l, struct clock_timer *ct)
 {
 	if (timer_arm(&ct->t, heap_min_key(&ct->heap), kernel_period(ct),
 		      clock_is_realtime(ct->t.clock)) != 0)
-		loop_fail(l, "timerfd_settime");
+		status_fail(&l->st, &l->ev, "timerfd_settime");
 }
 
 void tick_arm_clocks(struct loop *l)
@@ -79,29 +88,6 @@ void tick_arm_clocks(struct loop *l)
 	for (int i = 0; i < CLOCKS; i++)
 		if (l->clocks[i].t.fd >= 0)
 			arm_clock(l, &l->clocks[i]);
-}
-
-/* Deadlines */
-
-static int64_t job_deadline(const struct job *j)
-{
-	int64_t d = j->state->runner ? runner_deadline(j->state->runner) : INT64_MAX;
-
-	if (j->state->pending && j->state->pending_due < d)
-		d = j->state->pending_due;
-	if (j->state->running && j->state->for_deadline < d)
-		d = j->state->for_deadline;
-	return d;
-}
-
-void tick_update_deadline(struct loop *l, struct job *j)
-{
-	int64_t d = job_deadline(j);
-
-	if (d == INT64_MAX)
-		heap_remove(&l->aux, &j->state->aux_node);
-	else if (heap_set(&l->aux, &j->state->aux_node, d) != 0)
-		loop_fail_oom(l);
 }
 
 /* Schedules */
@@ -113,7 +99,7 @@ void tick_end_schedule(struct loop *l, struct job *j)
 	j->state->running = false;
 	if (ct)
 		heap_remove(&ct->heap, &j->state->due_node);
-	tick_update_deadline(l, j);
+	jobdue_update(l, j);
 	l->metrics_dirty = true;
 }
 
@@ -135,7 +121,7 @@ static void set_due(struct loop *l, struct job *j, int walked)
 		return;
 	}
 	if (!ct || heap_set(&ct->heap, &j->state->due_node, j->state->walk.at_ns) != 0)
-		loop_fail_oom(l);
+		status_fail_oom(&l->st, &l->ev);
 }
 
 /* The first expiration as the user gave it: an --at in the past fires at
@@ -147,19 +133,6 @@ static void schedule_first(struct loop *l, struct job *j)
 	set_due(l, j, schedule_walk_first(&j->state->walk, clock_now_ns(j->read_clock)));
 }
 
-int64_t tick_next_run_mono(const struct job *j)
-{
-	int64_t now_clock, mono, left;
-
-	if (!j->state->running)
-		return INT64_MAX;
-	now_clock = clock_now_ns(j->read_clock);
-	mono = clock_now_ns(CLOCK_MONOTONIC);
-	if (__builtin_sub_overflow(j->state->walk.at_ns, now_clock, &left))
-		return INT64_MAX;
-	return saturating_add(mono, left);
-}
-
 int64_t tick_wall_of(const struct job *j, int64_t at_ns)
 {
 	int64_t left;
@@ -168,7 +141,7 @@ int64_t tick_wall_of(const struct job *j, int64_t at_ns)
 		return at_ns;
 	if (__builtin_sub_overflow(at_ns, clock_now_ns(j->read_clock), &left))
 		return 0;
-	return saturating_add(clock_now_ns(CLOCK_REALTIME), left);
+	return jobdue_add(clock_now_ns(CLOCK_REALTIME), left);
 }
 
 /* Wall-clock time of J's next expiration, for metrics (0: none). */
@@ -182,7 +155,7 @@ static int64_t next_run_wall(const struct job *j)
 		return j->state->walk.at_ns;
 	if (__builtin_sub_overflow(j->state->walk.at_ns, clock_now_ns(j->read_clock), &left))
 		return 0;
-	return saturating_add(clock_now_ns(CLOCK_REALTIME), left);
+	return jobdue_add(clock_now_ns(CLOCK_REALTIME), left);
 }
 
 int64_t tick_next_run_wall(const struct job *j)
@@ -221,7 +194,7 @@ static int collect_metrics(struct loop *l, const char ***names_out,
 	return 0;
 }
 
-void tick_write_metrics(struct loop *l)
+void tick_write_metrics(struct loop *l, const struct fleet_metrics *fm)
 {
 	const char **names;
 	struct job_metrics *m;
@@ -233,14 +206,14 @@ void tick_write_metrics(struct loop *l)
 		return;
 	if (collect_metrics(l, &names, &m, &n) != 0)
 		events_error(&l->ev, NULL, "malloc", "--metrics: out of memory");
-	else if (metrics_write(l->cfg->metrics_path, names, m, n, claims_metrics(l), err,
+	else if (metrics_write(l->cfg->metrics_path, names, m, n, fm, err,
 			       sizeof err) != 0)
 		events_error(&l->ev, NULL, "metrics", err);
 	free(names);
 	free(m);
 }
 
-struct metrics_snapshot *tick_metrics_snapshot(struct loop *l)
+struct metrics_snapshot *tick_metrics_snapshot(struct loop *l, const struct fleet_metrics *fm)
 {
 	const char **names;
 	struct job_metrics *m;
@@ -248,7 +221,7 @@ struct metrics_snapshot *tick_metrics_snapshot(struct loop *l)
 	struct metrics_snapshot *s = NULL;
 
 	if (collect_metrics(l, &names, &m, &n) == 0)
-		s = metrics_snapshot_new(names, m, n, claims_metrics(l));
+		s = metrics_snapshot_new(names, m, n, fm);
 	free(names);
 	free(m);
 	return s;
@@ -271,11 +244,11 @@ static enum tick_action run_tick(struct loop *l, struct job *j, const struct tic
 	struct run_start start;
 	const char *what = NULL;
 	enum tick_action a = runner_tick(j->state->runner, t, clock_now_ns(CLOCK_MONOTONIC),
-					 tick_next_run_mono(j), &start, &what);
+					 jobdue_next_run_mono(j), &start, &what);
 
 	runs_note_start(l, j, &start);
 	if (a == TICK_ACTION_NONE)
-		loop_fail(l, what);
+		status_fail(&l->st, &l->ev, what);
 	return a;
 }
 
@@ -291,7 +264,7 @@ static void act(struct loop *l, struct job *j, struct tick *t)
 		skipped = t->action == TICK_SKIP;
 		if (skipped)
 			j->state->metrics.skipped++;
-		tick_update_deadline(l, j);
+		jobdue_update(l, j);
 	}
 	if (!skipped)
 		persist_now(l, j, t->wall_ns);
@@ -325,19 +298,21 @@ static void act_later(struct loop *l, struct job *j, const struct tick *t)
 		bound = t->next_in_ns - 1;
 	j->state->pending = true;
 	j->state->pending_tick = *t;
-	j->state->pending_due = saturating_add(clock_now_ns(CLOCK_MONOTONIC), random_upto(bound));
-	tick_update_deadline(l, j);
+	j->state->pending_due = jobdue_add(clock_now_ns(CLOCK_MONOTONIC), random_upto(bound));
+	jobdue_update(l, j);
 }
 
-void tick_elapse_act(struct loop *l, struct job *j, struct tick *t)
+bool tick_elapse_act(struct loop *l, struct job *j, struct tick *t)
 {
 	if (j->state->pending)
 		act(l, j, &j->state->pending_tick);
 	j->state->pending = false;
-	if (j->random_delay_ns)
+	if (j->random_delay_ns) {
 		act_later(l, j, t);
-	else
-		act(l, j, t);
+		return true;
+	}
+	act(l, j, t);
+	return t->action == TICK_RUN;
 }
 
 enum tick_action tick_run_now(struct loop *l, struct job *j)
@@ -349,9 +324,10 @@ enum tick_action tick_run_now(struct loop *l, struct job *j)
 	return t.action;
 }
 
-void tick_act_manual(struct loop *l, struct job *j, struct tick *t)
+bool tick_act_manual(struct loop *l, struct job *j, struct tick *t)
 {
 	act(l, j, t);
+	return t->action == TICK_RUN;
 }
 
 void tick_manual(struct loop *l, struct job *j, struct tick *out)
@@ -433,11 +409,10 @@ static void job_wake(struct loop *l, struct job *j, int64_t now)
 		t.next_in_ns = j->state->walk.at_ns > now ? j->state->walk.at_ns - now : 0;
 	if (l->cfg->stats)
 		stats_add(&l->stats, n, t.late_ns);
-	runs_queue_start(l, j, &t);
+	starts_push(&l->starts, j, &t);
 }
 
-/* A paused job's elapse: printed and counted, not run. */
-static void elapse_paused(struct loop *l, struct job *j, struct tick *t)
+void tick_elapse_paused(struct loop *l, struct job *j, struct tick *t)
 {
 	t->action = TICK_PAUSED;
 	j->state->metrics.paused_total++;
@@ -445,19 +420,11 @@ static void elapse_paused(struct loop *l, struct job *j, struct tick *t)
 	events_tick(&l->ev, j->format, t);
 }
 
-void tick_act(struct loop *l, struct job *j, struct tick *t)
+void tick_note_setting(struct loop *l, struct job *j, uint64_t seq)
 {
 	struct setting_of s = { l, j };
 
-	if (j->state->removed)
-		return;
-	/* An elapse is due. Under --fleet it acts once claimed (claims.h),
-	 * and the claim says whether the job is paused. */
-	if (j->state->paused && j->state->runner && !claims_decide(l, j))
-		elapse_paused(l, j, t);
-	else if (!claims_hold(l, j, t))
-		tick_elapse_act(l, j, t);
-	events_tick_setting(&l->ev, j->name, t->seq, job_setting, &s);
+	events_tick_setting(&l->ev, j->name, seq, job_setting, &s);
 }
 
 /* The realtime clock was set: elapses that the step skipped are counted
@@ -471,7 +438,7 @@ static void clock_was_set(struct loop *l, struct clock_timer *ct)
 	struct job **moved = calloc(n + 1, sizeof *moved);
 
 	if (!moved) {
-		loop_fail_oom(l);
+		status_fail_oom(&l->st, &l->ev);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -497,7 +464,7 @@ void tick_on_clock(struct loop *l, struct clock_timer *ct)
 	if (r == TIMER_READ_CLOCK_SET) {
 		clock_was_set(l, ct);
 	} else if (r == TIMER_READ_ERROR) {
-		loop_fail(l, "read (timerfd)");
+		status_fail(&l->st, &l->ev, "read (timerfd)");
 		return;
 	}
 	now = clock_now_ns(ct->t.read_clock);
@@ -505,7 +472,7 @@ void tick_on_clock(struct loop *l, struct clock_timer *ct)
 	/* Each due job is moved past NOW, so this ends; the budget only
 	 * guards against a schedule that would not move. */
 	for (budget = ct->heap.n; budget > 0 && heap_min_key(&ct->heap) <= now &&
-				  l->phase == PHASE_RUNNING && !runs_queue_full(l); budget--)
+				  l->st.phase == PHASE_RUNNING && !starts_full(&l->starts); budget--)
 		job_wake(l, heap_top(&ct->heap)->item, now);
 	/* A full start queue leaves the rest due: the timer is armed anew
 	 * (in the past, so it fires at once) when the queue has room. */
@@ -522,7 +489,7 @@ void tick_deadline_due(struct loop *l, struct job *j, int64_t now)
 		runner_expire(j->state->runner, now, &start, &failed);
 		runs_note_start(l, j, &start);
 		if (failed)
-			loop_fail(l, failed);
+			status_fail(&l->st, &l->ev, failed);
 	}
 	if (j->state->pending && j->state->pending_due <= now) {
 		j->state->pending = false;
@@ -530,7 +497,7 @@ void tick_deadline_due(struct loop *l, struct job *j, int64_t now)
 	}
 	if (j->state->running && j->state->for_deadline <= now)
 		tick_end_schedule(l, j);
-	tick_update_deadline(l, j);
+	jobdue_update(l, j);
 }
 
 /* Starting and retiring */
@@ -544,10 +511,10 @@ static int start_runner(struct loop *l, struct job *j)
 	rc.name = j->name;
 	rc.envp = j->envp;
 	rc.exit_on_error = l->cfg->exit_on_error;
-	rc.tty_fd = l->tty_fd;
+	rc.tty_fd = runs_tty_fd(l);
 	j->state->runner = runner_new(&rc);
 	if (!j->state->runner) {
-		loop_fail_oom(l);
+		status_fail_oom(&l->st, &l->ev);
 		return -1;
 	}
 	return 0;
@@ -575,17 +542,17 @@ void tick_start_job(struct loop *l, struct job *j)
 	if (!tick_clock_for(l, j->schedule.clock)) {
 		events_errf(&l->ev, "tfd: timerfd_create (%s): %s\n", j->clock_name,
 			    strerror(errno));
-		loop_set_status(l, 1);
-		loop_shutdown(l, SIGTERM);
+		status_set(&l->st, 1);
+		status_stop(&l->st, SIGTERM);
 		return;
 	}
 	if (j->for_ns)
-		j->state->for_deadline = saturating_add(j->start_mono_ns, j->for_ns);
+		j->state->for_deadline = jobdue_add(j->start_mono_ns, j->for_ns);
 	if (j->persist_catch_up)
 		catch_up(l, j);
-	if (l->phase == PHASE_RUNNING)
+	if (l->st.phase == PHASE_RUNNING)
 		schedule_first(l, j);
-	tick_update_deadline(l, j);
+	jobdue_update(l, j);
 	if (j->state->running)
 		events_verbose_setting(&l->ev, j->name, "armed", job_setting, &s);
 }
@@ -597,7 +564,7 @@ void tick_stop_job(struct loop *l, struct job *j, int sig, int64_t now)
 	j->state->pending = false;
 	if (j->state->runner)
 		runner_signal_all(j->state->runner, sig, now);
-	tick_update_deadline(l, j);
+	jobdue_update(l, j);
 }
 
 void tick_retire_job(struct loop *l, struct job *j)
@@ -608,5 +575,5 @@ void tick_retire_job(struct loop *l, struct job *j)
 	j->state->pending = false;
 	if (j->state->runner)
 		runner_drop_waiting(j->state->runner);
-	tick_update_deadline(l, j);
+	jobdue_update(l, j);
 }

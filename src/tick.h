@@ -3,17 +3,22 @@
  * (first elapse, advance, missed counts, a realtime clock being set), the
  * action of a wake-up (a run per --overlap, the tick line, --persist),
  * --random-delay, --for, catch-up after downtime, its deadline in the
- * loop's deadline heap, the metrics snapshot. tick_act() is the one
- * place where "an elapse is due and would act" becomes "act now or later":
- * whatever must agree before a run starts (a fleet's claim) goes there. */
+ * loop's deadline heap (jobdue.h), the metrics snapshot. Due wake-ups go
+ * to the start queue (starts.h); due.c decides whether they act now. */
 #ifndef TFD_TICK_H
 #define TFD_TICK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
 #include "loopstate.h"
 #include "metrics.h"
+
+/* The clocks' timers, none open, and their heaps, empty; then closed
+ * and freed. */
+void tick_clocks_init(struct loop *l);
+void tick_clocks_free(struct loop *l);
 
 /* The timer of CLOCK, opened on first use. NULL with errno when it could
  * not be opened. */
@@ -25,9 +30,11 @@ void tick_arm_clocks(struct loop *l);
 /* A clock's timer went off: every job due by now wakes. */
 void tick_on_clock(struct loop *l, struct clock_timer *ct);
 
-/* The wake-up T of J acts: its run (per --overlap and --random-delay)
- * and its tick line. The start queue calls it when T's turn comes. */
-void tick_act(struct loop *l, struct job *j, struct tick *t);
+/* A paused job's elapse T: printed and counted, not run. */
+void tick_elapse_paused(struct loop *l, struct job *j, struct tick *t);
+
+/* The setting of J after its wake-up SEQ, for --verbose. */
+void tick_note_setting(struct loop *l, struct job *j, uint64_t seq);
 
 /* Starts J's schedule (and its runner, catch-up, --for). */
 void tick_start_job(struct loop *l, struct job *j);
@@ -42,9 +49,8 @@ void tick_retire_job(struct loop *l, struct job *j);
 void tick_end_schedule(struct loop *l, struct job *j);
 void tick_end_all_schedules(struct loop *l);
 
-/* J's earliest deadline (runs, retries, delayed action, --for) into the
- * deadline heap, and what is due of them at NOW. */
-void tick_update_deadline(struct loop *l, struct job *j);
+/* What is due at NOW of J's deadlines (runs, retries, delayed action,
+ * --for). */
 void tick_deadline_due(struct loop *l, struct job *j, int64_t now);
 
 /* tfdctl run: a wake-up of J now, outside its schedule (which goes on),
@@ -55,32 +61,32 @@ void tick_deadline_due(struct loop *l, struct job *j, int64_t now);
 enum tick_action tick_run_now(struct loop *l, struct job *j);
 
 /* tick_run_now in two steps, for a run that a fleet claims first: the
- * manual tick of J made into OUT (J's seq advanced), then acted on. */
+ * manual tick of J made into OUT (J's seq advanced), then acted on
+ * (true: a run started). */
 void tick_manual(struct loop *l, struct job *j, struct tick *out);
-void tick_act_manual(struct loop *l, struct job *j, struct tick *t);
+bool tick_act_manual(struct loop *l, struct job *j, struct tick *t);
 
 /* Wall-clock time of J's next expiration (0: none), and of AT_NS, an
  * instant on J's clock. */
 int64_t tick_next_run_wall(const struct job *j);
 int64_t tick_wall_of(const struct job *j, int64_t at_ns);
 
-/* Monotonic time of J's next scheduled run (INT64_MAX: none). */
-int64_t tick_next_run_mono(const struct job *j);
-
 /* An elapse of J is due and acts: a delayed action still waiting goes
- * first, then this one acts now or after its random delay. T's action
- * says what it did when it acted now. Under --fleet, claims.c calls it
- * once this replica won the elapse. */
-void tick_elapse_act(struct loop *l, struct job *j, struct tick *t);
+ * first, then this one acts now or after its random delay. Returns true
+ * when a run came of it (started now) or may (it waits for its random
+ * delay); T's action says what it did when it acted now. Under --fleet,
+ * claims.c calls it once this replica won the elapse. */
+bool tick_elapse_act(struct loop *l, struct job *j, struct tick *t);
 
 /* J's setting on stderr (SIGUSR1). */
 void tick_print_setting(struct loop *l, struct job *j);
 
-/* The --metrics file, from every job's counters now. */
-void tick_write_metrics(struct loop *l);
+/* The --metrics file, from every job's counters now and the fleet's FM
+ * (NULL without --fleet: claims_metrics). */
+void tick_write_metrics(struct loop *l, const struct fleet_metrics *fm);
 
-/* Every job's figures and the fleet's, taken now, for --listen's
+/* Every job's figures and the fleet's FM, taken now, for --listen's
  * /metrics to read in parts (NULL when memory ran out). */
-struct metrics_snapshot *tick_metrics_snapshot(struct loop *l);
+struct metrics_snapshot *tick_metrics_snapshot(struct loop *l, const struct fleet_metrics *fm);
 
 #endif

@@ -3,7 +3,7 @@
  * (tfd_runs, as the replica's view read it) as the run record that
  * tfdctl list shows: each state and exit status to its RESULT, the
  * duration from claimed_at to finished_at, a running row without one. */
-#include "claims_control.h"
+#include "claims.h"
 #include "harness.h"
 
 #include <string.h>

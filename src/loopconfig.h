@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* loopconfig: what tfd.c hands the event loop (loop_run), apart from the
+ * loop itself, so that the loop's own modules (loopstate.h) read their
+ * settings without depending on loop.h, the module above them. */
+#ifndef TFD_LOOPCONFIG_H
+#define TFD_LOOPCONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job.h"
+#include "jobtable.h"
+#include "tz.h"
+
+/* Reads the jobs file again into a new table (built and opened, nothing
+ * armed). Returns 0; 1 when the file is as it was last read and FORCED is
+ * false (nothing to do); or -1 with one line in err: the table stays.
+ * Warnings (files or lines passed over) go to WARN, with WARN_ARG. */
+typedef int (*loop_reload_fn)(void *arg, struct job_table *out, bool forced,
+			      jobs_warn_fn warn, void *warn_arg, char *err, size_t errlen);
+
+struct fleet;
+struct http;
+
+struct loop_config {
+	struct job_table table;      /* the loop takes the jobs over */
+	int64_t start_mono_ns;       /* when tfd started, for %s */
+	bool json;                   /* events as JSON (unless quiet for ticks) */
+	bool quiet;
+	bool verbose;
+	bool stats;
+	bool precise;
+	bool exit_on_error;
+	const struct tz *local;      /* for %T */
+	const char *metrics_path;
+	const char *jobs_path;       /* the first --jobs PATH; NULL for one job */
+	char *const *jobs_paths;     /* every --jobs PATH (file or directory), watched */
+	size_t njobs_paths;
+	const char *user_crontabs;   /* --user-crontabs DIR, watched; or NULL */
+	loop_reload_fn reload;
+	void *reload_arg;
+	struct fleet *fleet;         /* --fleet: elapses are claimed; NULL without */
+	const char *replica;         /* --fleet: "replica" in every JSON object */
+	struct http *http;           /* --listen: served from the loop; NULL without */
+	int control_fd;              /* --control: the listening socket (control_listen); -1 without */
+	const char *control_path;    /* removed at exit */
+};
+
+#endif
