@@ -167,8 +167,7 @@ int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
 	return 0;
 }
 
-/* (fleet_state.h) A claim still waiting in the queue past its deadline
- * is missed: the
+/* A claim still waiting in the queue past its deadline is missed: the
  * loop hears it at the deadline, not when the database is back. One whose
  * insert may have been carried out (sent on a connection lost before the
  * answer) has its row, if any, abandoned when the database is back. */
@@ -198,7 +197,7 @@ void fleet_claims_expire(struct fleet *f)
 	}
 }
 
-/* (fleet_state.h) fleet_deadline's part for fleet_claims_expire. */
+/* fleet_deadline's part for fleet_claims_expire. */
 int64_t fleet_claims_expiry(const struct fleet *f)
 {
 	int64_t first = INT64_MAX, real = now_real(), mono = now_mono();
