@@ -37,28 +37,6 @@
  *   the deadline, and never run unclaimed. */
 
 
-/* Events */
-
-/* Every message goes out scrubbed of the passwords' fragments: libpq's
- * messages quote its input, which may hold one (fleet_secrets.h). */
-void fleet_push_error(struct fleet *f, const char *call, const char *message)
-{
-	char clean[2048];
-
-	fleet_secrets_scrub(&f->params.secrets, message ? message : "unknown error", clean,
-			    sizeof clean);
-	fleet_events_push(&f->events, &(struct fleet_event){ .kind = FLEET_EVENT_ERROR, .call = call },
-			  NULL, clean);
-}
-
-void fleet_push_outcome(struct fleet *f, const struct op *op, enum fleet_outcome o)
-{
-	fleet_events_push(&f->events,
-			  &(struct fleet_event){ .kind = FLEET_EVENT_CLAIM, .token = op->token,
-						 .scheduled_ns = op->scheduled_ns, .outcome = o },
-			  op->job, NULL);
-}
-
 /* Life */
 
 struct fleet *fleet_new(const struct fleet_config *c, int *status, char *err, size_t errlen)
@@ -126,26 +104,6 @@ void fleet_free(struct fleet *f)
 
 /* Queues and timers, as the policy table names them */
 
-static struct queue *queue_of(struct fleet *f, enum fleet_queue q)
-{
-	switch (q) {
-	case FLEET_QUEUE_CLAIMS:
-		return &f->claims;
-	case FLEET_QUEUE_WRITES:
-		return &f->writes;
-	case FLEET_QUEUE_CHORES:
-		return &f->chores;
-	case FLEET_QUEUE_NONE:
-		break;
-	}
-	return NULL;
-}
-
-void fleet_enqueue(struct fleet *f, struct op *op)
-{
-	fleet_queue_push(queue_of(f, fleet_policy(op->kind)->queue), op);
-}
-
 /* T is due at once (AT_ONCE), or at its next period. */
 static void timer_due(struct fleet *f, enum fleet_timer t, bool at_once)
 {
@@ -174,7 +132,7 @@ static void timer_due(struct fleet *f, enum fleet_timer t, bool at_once)
 static void send_again(struct fleet *f, struct op *op, enum fleet_again again)
 {
 	const struct fleet_policy *p = fleet_policy(op->kind);
-	struct queue *q = queue_of(f, p->queue);
+	struct queue *q = fleet_queue_of(f, p->queue);
 
 	if (again == FLEET_AGAIN_RESENT)
 		for (size_t i = 0; i < op->nitems; i++)
@@ -194,7 +152,7 @@ static void send_again(struct fleet *f, struct op *op, enum fleet_again again)
 /* The outage: the connection is given up; what was in flight goes back to
  * the front of its queue or is dropped, as its row's "lost" says; the
  * next try comes after a backoff. One report per outage. */
-void fleet_lose_connection(struct fleet *f, const char *why)
+static void lose_connection(struct fleet *f, const char *why)
 {
 	struct op *op = f->in_flight;
 	bool was_ready = f->link == LINK_READY;
@@ -219,7 +177,7 @@ void fleet_lose_connection(struct fleet *f, const char *why)
 
 static void lose_connection_pq(struct fleet *f)
 {
-	fleet_lose_connection(f, f->conn ? f->pq.error_message(f->conn) : "connection lost");
+	lose_connection(f, f->conn ? f->pq.error_message(f->conn) : "connection lost");
 }
 
 /* libpq's notices ("relation already exists, skipping") would go to
@@ -238,7 +196,7 @@ static void begin_connecting(struct fleet *f)
 	f->want_write = true;  /* libpq: before the first PQconnectPoll, wait to write */
 	f->waited_from = now_mono();
 	if (!f->conn) {
-		fleet_lose_connection(f, "out of memory");
+		lose_connection(f, "out of memory");
 		return;
 	}
 	f->pq.set_notice_processor(f->conn, ignore_notice, NULL);
@@ -254,7 +212,8 @@ void fleet_start(struct fleet *f)
 
 /* Statements */
 
-void fleet_send(struct fleet *f, struct op *op)
+/* OP goes out as the statement in flight. */
+static void send_op(struct fleet *f, struct op *op)
 {
 	struct fleet_statement p = { .n = 0 };
 	const char *sql = fleet_replica_statement(f, op, &p);
@@ -267,7 +226,7 @@ void fleet_send(struct fleet *f, struct op *op)
 	f->sent_real = now_real();
 	if (!sql) {
 		fleet_statement_free(&p);
-		fleet_lose_connection(f, "out of memory");
+		lose_connection(f, "out of memory");
 		return;
 	}
 	/* libpq copies the parameters into its output buffer. */
@@ -301,7 +260,7 @@ static void check_clock(struct fleet *f, int64_t db_ns)
 static void become_ready(struct fleet *f, const struct fleet_verdict *v)
 {
 	if (!f->boundary && !(f->boundary = strdup(v->boundary))) {
-		fleet_lose_connection(f, "out of memory");
+		lose_connection(f, "out of memory");
 		return;
 	}
 	check_clock(f, v->db_now_ns);
@@ -324,7 +283,7 @@ static void become_ready(struct fleet *f, const struct fleet_verdict *v)
  * name is asked again too. */
 static void answer_claims(struct fleet *f, struct op *batch, const pq_result *r, int rows)
 {
-	struct queue *q = queue_of(f, fleet_policy(batch->kind)->queue);
+	struct queue *q = fleet_queue_of(f, fleet_policy(batch->kind)->queue);
 
 	for (int row = 0; row < rows; row++) {
 		enum fleet_outcome o = FLEET_MISSED;
@@ -381,10 +340,21 @@ static void follow(struct fleet *f, struct op *op, const struct fleet_verdict *v
 	op->kind = v->next;
 	op->scheduled_ns = v->scheduled_ns;
 	op->token = v->token;
-	if ((q = queue_of(f, fleet_policy(op->kind)->queue)))
+	if ((q = fleet_queue_of(f, fleet_policy(op->kind)->queue)))
 		fleet_queue_push(q, op);
 	else
-		fleet_send(f, op);
+		send_op(f, op);
+}
+
+/* A sub-module's step (fleet_replica.h) returned RC and, maybe, the
+ * statement NEXT to send at once. The step is called first, apart: it
+ * sets NEXT, and a call's arguments are evaluated in no set order. */
+static void send_step(struct fleet *f, int rc, struct op *next)
+{
+	if (rc < 0)
+		lose_connection(f, "out of memory");
+	else if (next)
+		send_op(f, next);
 }
 
 /* What the verdict V on OP, the statement in flight answered by R, says
@@ -392,10 +362,13 @@ static void follow(struct fleet *f, struct op *op, const struct fleet_verdict *v
 static void carry_out(struct fleet *f, struct op *op, const pq_result *r,
 		      const struct fleet_verdict *v)
 {
+	struct op *next;
+	int rc;
+
 	if (v->kind == FLEET_VERDICT_LOST) {
 		if (v->refuse_claims)
 			fleet_refuse_claims(f);
-		fleet_lose_connection(f, v->message);
+		lose_connection(f, v->message);
 		return;
 	}
 	f->in_flight = NULL;
@@ -416,7 +389,8 @@ static void carry_out(struct fleet *f, struct op *op, const pq_result *r,
 		timer_due(f, fleet_policy(op->kind)->timer, false);
 		break;
 	case FLEET_VERDICT_REPLICA:
-		fleet_replica_answer(f, op, r);
+		rc = fleet_replica_answer(f, op, r, &next);
+		send_step(f, rc, next);
 		return;
 	case FLEET_VERDICT_PAUSE:
 		fleet_pause_answer(f, op, r);
@@ -534,36 +508,6 @@ static struct op *next_op(struct fleet *f)
 	return NULL;
 }
 
-/* A claim still waiting in the queue past its deadline is missed: the
- * loop hears it at the deadline, not when the database is back. One whose
- * insert may have been carried out (sent on a connection lost before the
- * answer) has its row, if any, abandoned when the database is back. */
-static void expire_claims(struct fleet *f)
-{
-	int64_t now = now_real();
-	struct op **link = &f->claims.head;
-
-	f->claims.tail = NULL;
-	while (*link) {
-		struct op *op = *link;
-
-		if (op->kind == OP_CLAIM && now > op->scheduled_ns + f->cfg.deadline_ns) {
-			*link = op->next;
-			f->claims.n--;
-			fleet_push_outcome(f, op, FLEET_MISSED);
-			if (op->resent && fleet_policy(op->kind)->abandon_if_resent) {
-				op->kind = OP_ABANDON;
-				fleet_enqueue(f, op);
-			} else {
-				fleet_op_free(op);
-			}
-			continue;
-		}
-		f->claims.tail = op;
-		link = &op->next;
-	}
-}
-
 static void step_connecting(struct fleet *f, short revents)
 {
 	bool ready = revents & (f->want_write ? POLLOUT : POLLIN);
@@ -587,7 +531,7 @@ static void step_connecting(struct fleet *f, short revents)
 			lose_connection_pq(f);
 			return;
 		}
-		fleet_send(f, op);
+		send_op(f, op);
 		break;
 	}
 	default:
@@ -603,7 +547,7 @@ static void send_next(struct fleet *f)
 
 		if (!op)
 			break;
-		fleet_send(f, op);
+		send_op(f, op);
 	}
 }
 
@@ -625,8 +569,12 @@ static void step_connected(struct fleet *f, short revents)
 
 void fleet_service(struct fleet *f, short revents)
 {
-	expire_claims(f);
-	fleet_replica_service(f);
+	struct op *next;
+	int rc;
+
+	fleet_claims_expire(f);
+	rc = fleet_replica_service(f, &next);
+	send_step(f, rc, next);
 	if (f->link == LINK_WAIT && now_mono() >= f->retry_at)
 		begin_connecting(f);
 	else if (f->link == LINK_CONNECTING)
@@ -642,84 +590,13 @@ void fleet_service(struct fleet *f, short revents)
 
 		snprintf(msg, sizeof msg, "no answer from the server within %" PRId64 " s",
 			 f->params.answer_ns / NSEC_PER_SEC);
-		fleet_lose_connection(f, msg);
+		lose_connection(f, msg);
 	}
 	if (f->link == LINK_WAIT && now_mono() >= f->retry_at)
 		begin_connecting(f);
 }
 
 /* What the loop sees */
-
-int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
-		uint64_t token)
-{
-	struct op *op = fleet_op_new(OP_CLAIM, job, scheduled_ns);
-
-	if (!op)
-		return -1;
-	op->exclusive = exclusive;
-	op->token = token;
-	op->queued_mono = now_mono();
-	if (f->claims_refused) {
-		/* The server refused claims for good (fleet_refuse_claims). */
-		fleet_push_outcome(f, op, FLEET_MISSED);
-		fleet_op_free(op);
-		return 0;
-	}
-	/* Sent by the fleet_service that ends the loop's turn, with every
-	 * other elapse of this wake-up: one statement for all. */
-	fleet_enqueue(f, op);
-	return 0;
-}
-
-int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, unsigned attempt)
-{
-	struct op *op = fleet_op_new(OP_ATTEMPT, job, scheduled_ns);
-	struct win *w = fleet_win_find(f, job, scheduled_ns);
-
-	if (!op)
-		return -1;
-	if (w)
-		w->end.attempts = attempt;
-	op->end.attempts = attempt;
-	fleet_enqueue(f, op);  /* sent as the claims are */
-	return 0;
-}
-
-int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
-		    const struct fleet_end *e)
-{
-	struct op *op = fleet_op_new(OP_END, job, scheduled_ns);
-	struct win *w = fleet_win_find(f, job, scheduled_ns);
-
-	if (!op)
-		return -1;
-	op->end = *e;
-	op->state = e->failed ? "failed" : "succeeded";
-	op->manual = w && w->manual;  /* its row, if written again, says so */
-	if (w) {
-		w->end = *e;
-		w->state = op->state;
-	}
-	fleet_enqueue(f, op);  /* sent as the claims are */
-	return 0;
-}
-
-int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
-{
-	struct op *op = fleet_op_new(OP_ABANDON, job, scheduled_ns);
-	struct win *w = fleet_win_find(f, job, scheduled_ns);
-
-	if (!op)
-		return -1;
-	if (w) {
-		w->state = "abandoned";
-		w->end = (struct fleet_end){ .exit_status = -1, .attempts = w->end.attempts,
-					     .finished_ns = now_real() };
-	}
-	fleet_enqueue(f, op);  /* sent as the claims are */
-	return 0;
-}
 
 int fleet_poll_fd(const struct fleet *f, short *events)
 {
@@ -743,23 +620,9 @@ static int64_t earliest(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
-/* When the first queued claim expires (is missed), on CLOCK_MONOTONIC:
- * fleet_deadline's part for expire_claims. */
-static int64_t first_claim_expiry(const struct fleet *f)
-{
-	int64_t first = INT64_MAX, real = now_real(), mono = now_mono();
-
-	for (const struct op *op = f->claims.head; op; op = op->next)
-		if (op->kind == OP_CLAIM)
-			first = earliest(first, op->scheduled_ns + f->cfg.deadline_ns);
-	if (first == INT64_MAX)
-		return INT64_MAX;
-	return mono + (first - real) + 1;
-}
-
 int64_t fleet_deadline(const struct fleet *f)
 {
-	int64_t d = first_claim_expiry(f);
+	int64_t d = fleet_claims_expiry(f);
 
 	if (f->link == LINK_WAIT)
 		d = earliest(d, f->retry_at);

@@ -24,7 +24,10 @@
  *   retry;
  *   at exit: fleet_service until fleet_pending is 0 or a grace period
  *   passed without an answer and with no statement in flight
- *   (fleet_answering), then fleet_free. */
+ *   (fleet_answering), then fleet_free.
+ * The calls about claims and runs are in fleet_wins.h, the replica's jobs
+ * and name in fleet_replica.h: both included here, and carried out by
+ * files below fleet.c. */
 #ifndef TFD_FLEET_H
 #define TFD_FLEET_H
 
@@ -32,59 +35,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* What --fleet and its options said, checked (fleet_config_check). */
-struct fleet_config {
-	const char *conninfo;       /* libpq's connection string or URI */
-	const char *replica;        /* this replica's name */
-	int64_t lease_ns;           /* a running claim's lease; renewed every lease/6 */
-	int64_t deadline_ns;        /* how late after its instant an elapse may be claimed */
-	int64_t keep_ns;            /* finished rows older than this are deleted */
-};
-
-#define FLEET_LEASE_DEFAULT_NS    (INT64_C(60) * 1000000000)
-#define FLEET_DEADLINE_DEFAULT_NS (INT64_C(60) * 1000000000)
-#define FLEET_KEEP_DEFAULT_NS     (INT64_C(30) * 86400 * 1000000000)
-
-/* The answer to a claim. */
-enum fleet_outcome {
-	FLEET_WON,          /* this replica runs the elapse */
-	FLEET_ELSEWHERE,    /* another replica claimed it */
-	FLEET_SKIPPED,      /* the job's run is still going on some replica (--overlap skip) */
-	FLEET_MISSED,       /* not claimed within the deadline: nobody runs it */
-	FLEET_PAUSED,       /* the job is paused fleet-wide (tfd_paused): not run */
-};
-
-enum fleet_event_kind {
-	FLEET_EVENT_CLAIM,        /* token, job, scheduled_ns, outcome */
-	FLEET_EVENT_ERROR,        /* call ("postgresql", "clock"), message: one line */
-	FLEET_EVENT_LOST,         /* an event could not be queued (out of memory):
-				   * a claim may never be answered, tfd must stop */
-	FLEET_EVENT_CONNECTED,    /* the table is ready: claims go through */
-	FLEET_EVENT_DISCONNECTED, /* the connection was lost; claims wait */
-	FLEET_EVENT_FATAL,        /* call, message: this replica's name is another
-				   * process's: tfd must stop, status 1 */
-	FLEET_EVENT_DONE,         /* token, message (NULL: done): a pause or resume
-				   * written (fleet_pause.h) */
-};
-
-/* The strings are the fleet's, valid until its next call. */
-struct fleet_event {
-	enum fleet_event_kind kind;
-	uint64_t token;
-	const char *job;
-	int64_t scheduled_ns;
-	enum fleet_outcome outcome;
-	const char *call, *message;
-};
-
-/* How a run that this replica claimed ended. */
-struct fleet_end {
-	bool failed;                /* counts as a failure after retries */
-	int exit_status;            /* 128+N for signal N; -1 unknown */
-	unsigned attempts;          /* tries, from 1 */
-	bool timed_out;
-	int64_t finished_ns;        /* wall clock */
-};
+#include "fleet_replica.h"
+#include "fleet_types.h"
+#include "fleet_wins.h"
 
 struct fleet;
 
@@ -99,34 +52,12 @@ void fleet_free(struct fleet *f);
  * fleet retries with backoff). */
 void fleet_start(struct fleet *f);
 
-/* Asks for the elapse of JOB at SCHEDULED_NS (wall clock, the instant the
- * schedule gave, not the wake-up's). EXCLUSIVE: --overlap skip, which then
- * holds across the fleet. TOKEN comes back in the answer. Queued: the next
- * fleet_service sends every elapse queued since, up to 1,000 in one
- * statement. Returns 0, or -1 when memory ran out (then nobody runs it:
- * treat as missed). */
-int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
-		uint64_t token);
-
 /* COMING: the loop has more elapses to claim in its next turns (due
  * elapses wait their turn, 64 at a time): queued claims wait for them, so
  * that one statement carries them all, until 1,000 wait or the oldest
  * has waited FLEET_GATHER_NS. */
 void fleet_claims_coming(struct fleet *f, bool coming);
 #define FLEET_GATHER_NS (INT64_C(50) * 1000000)
-
-/* A won elapse's run is tried again (ATTEMPT from 2); and it ended. They
- * are written by the next fleet_service, before any claim, or when the
- * database is back. Return -1 when memory
- * ran out. */
-int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, unsigned attempt);
-int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
-		    const struct fleet_end *e);
-
-/* A won elapse that will not run after all (its job was removed by a
- * reload, tfd is stopping): its row is marked abandoned, so no replica
- * runs it. Instead of fleet_run_ended. Returns -1 when memory ran out. */
-int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns);
 
 /* The descriptor to poll and its events, or -1 (between connections). */
 int fleet_poll_fd(const struct fleet *f, short *events);
@@ -142,19 +73,6 @@ void fleet_service(struct fleet *f, short revents);
 
 /* The next thing the loop must hear of; false when there is none. */
 bool fleet_next_event(struct fleet *f, struct fleet_event *out);
-
-
-/* This replica's jobs, for tfd_jobs: their names and fingerprints (of
- * schedule, command and policies), written at once or when the database
- * is back; a job that another live replica defines otherwise is reported
- * once (an error event, call "fleet"). Again after each reload. Returns
- * -1 when memory ran out. */
-int fleet_set_jobs(struct fleet *f, size_t n, const char *const *names,
-		   const uint64_t *fingerprints);
-
-/* At exit: the replica's name is let go (a restart takes it at once);
- * counted by fleet_pending. */
-void fleet_release(struct fleet *f);
 
 /* Claims and writes not yet answered: at exit, the loop waits for 0 (within
  * a grace period) so that the runs' ends are written. */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fleet.h"
+#include "fleet_types.h"
 #include "fleet_op.h"
 #include "pq.h"
 #include "timens.h"

@@ -46,6 +46,25 @@ int fleet_events_push(struct fleet_events *q, const struct fleet_event *ev, cons
 	return 0;
 }
 
+void fleet_events_error(struct fleet_events *q, const struct fleet_secrets *secrets,
+			const char *call, const char *message)
+{
+	char clean[2048];
+
+	fleet_secrets_scrub(secrets, message ? message : "unknown error", clean, sizeof clean);
+	fleet_events_push(q, &(struct fleet_event){ .kind = FLEET_EVENT_ERROR, .call = call }, NULL,
+			  clean);
+}
+
+void fleet_events_outcome(struct fleet_events *q, uint64_t token, const char *job,
+			  int64_t scheduled_ns, enum fleet_outcome o)
+{
+	fleet_events_push(q,
+			  &(struct fleet_event){ .kind = FLEET_EVENT_CLAIM, .token = token,
+						 .scheduled_ns = scheduled_ns, .outcome = o },
+			  job, NULL);
+}
+
 bool fleet_events_next(struct fleet_events *q, struct fleet_event *out)
 {
 	struct fleet_event_node *e = q->head;

@@ -15,6 +15,33 @@ void fleet_format_instant(char *buf, size_t len, int64_t ns)
 	civil_format_utc_us(buf, len, ns, ' ', "+00");
 }
 
+/* Every element quoted, '"' and '\' escaped. */
+char *fleet_array_literal(size_t n, const char *const *items)
+{
+	size_t len = 3;
+	char *s, *o;
+
+	for (size_t i = 0; i < n; i++)
+		len += 2 * strlen(items[i]) + 3;
+	if (!(o = s = malloc(len)))
+		return NULL;
+	*o++ = '{';
+	for (size_t i = 0; i < n; i++) {
+		*o++ = '"';
+		for (const char *c = items[i]; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				*o++ = '\\';
+			*o++ = *c;
+		}
+		*o++ = '"';
+		if (i + 1 < n)
+			*o++ = ',';
+	}
+	*o++ = '}';
+	*o = '\0';
+	return s;
+}
+
 /* Queues */
 
 void fleet_queue_push(struct queue *q, struct op *op)

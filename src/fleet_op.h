@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fleet.h"
+#include "fleet_types.h"
 
 /* OP_CLAIM and OP_END wait in their queues and go to the database as the
  * items of one OP_CLAIMS or OP_ENDS statement; OP_REWRITE carries a
@@ -91,5 +91,9 @@ const char *fleet_batch_statement(const struct fleet_config *cfg, const struct o
 /* A wall-clock instant as timestamptz input, to the microsecond (the
  * column's resolution): "2026-12-03 10:00:01.000123+00". */
 void fleet_format_instant(char *buf, size_t len, int64_t ns);
+
+/* A literal of a text[] parameter (N ITEMS), or NULL when memory ran
+ * out. */
+char *fleet_array_literal(size_t n, const char *const *items);
 
 #endif

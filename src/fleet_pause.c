@@ -8,6 +8,7 @@
 
 #include "fleet_sql.h"
 #include "fleet_state.h"
+#include "fleet_wins.h"
 
 /* Decisions:
  * - The claim decides: a paused job's elapse is left unclaimed by the
@@ -33,7 +34,7 @@ struct fleet_view {
 	bool changed;          /* since fleet_view_changed was last asked */
 };
 
-static void job_free(struct view_job *e)
+static void view_job_free(struct view_job *e)
 {
 	free(e->job);
 	free(e->replica);
@@ -44,7 +45,7 @@ void fleet_pause_free(struct fleet *f)
 	if (!f->view)
 		return;
 	for (size_t i = 0; i < f->view->n; i++)
-		job_free(&f->view->v[i]);
+		view_job_free(&f->view->v[i]);
 	free(f->view->v);
 	free(f->view);
 	f->view = NULL;
@@ -287,7 +288,7 @@ static void answer_view(struct fleet *f, const pq_result *r)
 	for (size_t i = 0; i < rows; i++)
 		if (read_row(f, r, (int)i, &fresh[i]) != 0) {
 			for (size_t k = 0; k <= i; k++)
-				job_free(&fresh[k]);
+				view_job_free(&fresh[k]);
 			free(fresh);
 			f->events.lost = true;
 			return;
@@ -296,7 +297,7 @@ static void answer_view(struct fleet *f, const pq_result *r)
 	 * order place_of searches. */
 	qsort(fresh, rows, sizeof *fresh, by_job);
 	for (size_t i = 0; i < v->n; i++)
-		job_free(&v->v[i]);
+		view_job_free(&v->v[i]);
 	free(v->v);
 	v->v = fresh;
 	v->n = rows;

@@ -22,8 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fleet.h"
+#include "fleet_types.h"
 #include "pq.h"
+
+struct fleet;
 
 /* The loop's calls */
 

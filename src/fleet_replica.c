@@ -4,8 +4,9 @@
  * renewed every lease/6; it writes its jobs' fingerprints to tfd_jobs and
  * compares them with the other live replicas'. Also the claims that the
  * server refuses for good, and a claim queue that falls behind. */
-#include "fleet_state.h"
+#include "fleet_replica.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "fleet_pause.h"
 #include "fleet_sql.h"
+#include "fleet_state.h"
 
 /* Decisions:
  * - A name is another process's while its holder renews it: a second
@@ -141,28 +143,24 @@ static bool first_is_true(const struct fleet *f, const pq_result *r)
 	return f->pq.ntuples(r) > 0 && strcmp(f->pq.get_value(r, 0, 0), "t") == 0;
 }
 
-/* The name taken: the setup goes on. Held by another: asked again after
- * lease/3 with the holder's seen_at, which a dead holder leaves as it
- * was; a second refusal is the end. */
-static void answer_hold(struct fleet *f, const pq_result *r)
+/* The name taken: the setup goes on (its next statement in *SEND).
+ * Held by another: asked again after lease/3 with the holder's seen_at,
+ * which a dead holder leaves as it was; a second refusal is the end. */
+static int answer_hold(struct fleet *f, const pq_result *r, struct op **send)
 {
-	struct op *op;
-
 	if (first_is_true(f, r)) {
 		f->holder_seen_us = -1;
 		f->hold_retry_at = 0;
-		if (!(op = fleet_op_new(OP_START, NULL, 0)))
-			fleet_lose_connection(f, "out of memory");
-		else
-			fleet_send(f, op);
-		return;
+		*send = fleet_op_new(OP_START, NULL, 0);
+		return *send ? 0 : -ENOMEM;
 	}
 	if (f->holder_seen_us >= 0 || f->pq.ntuples(r) < 1 || f->pq.get_is_null(r, 0, 3)) {
 		fatal_holder(f, r, 1);
-		return;
+		return 0;
 	}
 	f->holder_seen_us = strtoll(f->pq.get_value(r, 0, 3), NULL, 10);
 	f->hold_retry_at = now_mono() + f->cfg.lease_ns / 3;
+	return 0;
 }
 
 static bool told_before(struct fleet *f, const char *job, const char *replica, const char *print)
@@ -203,11 +201,14 @@ static void answer_differ(struct fleet *f, const pq_result *r)
 	}
 }
 
-void fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r)
+int fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r, struct op **send)
 {
+	int rc = 0;
+
+	*send = NULL;
 	switch (op->kind) {
 	case OP_HOLD:
-		answer_hold(f, r);
+		rc = answer_hold(f, r, send);
 		break;
 	case OP_BEAT:
 		if (!first_is_true(f, r)) {
@@ -230,6 +231,7 @@ void fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r)
 		break;
 	}
 	fleet_op_free(op);
+	return rc;
 }
 
 void fleet_replica_ready(struct fleet *f)
@@ -245,33 +247,6 @@ void fleet_replica_ready(struct fleet *f)
 	if (f->job_names)
 		queue_op(f, OP_JOBS);
 	fleet_pause_refresh(f);
-}
-
-/* (fleet_state.h) Every element quoted, '"' and '\' escaped. */
-char *fleet_array_literal(size_t n, const char *const *items)
-{
-	size_t len = 3;
-	char *s, *o;
-
-	for (size_t i = 0; i < n; i++)
-		len += 2 * strlen(items[i]) + 3;
-	if (!(o = s = malloc(len)))
-		return NULL;
-	*o++ = '{';
-	for (size_t i = 0; i < n; i++) {
-		*o++ = '"';
-		for (const char *c = items[i]; *c; c++) {
-			if (*c == '"' || *c == '\\')
-				*o++ = '\\';
-			*o++ = *c;
-		}
-		*o++ = '"';
-		if (i + 1 < n)
-			*o++ = ',';
-	}
-	*o++ = '}';
-	*o = '\0';
-	return s;
 }
 
 int fleet_set_jobs(struct fleet *f, size_t n, const char *const *names,
@@ -366,23 +341,22 @@ void fleet_check_backlog(struct fleet *f)
 	fleet_push_error(f, "fleet", msg);
 }
 
-void fleet_replica_service(struct fleet *f)
+int fleet_replica_service(struct fleet *f, struct op **send)
 {
 	int64_t now = now_mono();
 
+	*send = NULL;
 	if (f->link == LINK_SETUP && !f->in_flight && f->hold_retry_at && now >= f->hold_retry_at) {
-		struct op *op = fleet_op_new(OP_HOLD, NULL, 0);
-
 		f->hold_retry_at = 0;
-		if (op)
-			fleet_send(f, op);
-		else
-			fleet_lose_connection(f, "out of memory");
+		/* The name asked for again: the setup's statement, sent at once. */
+		if (!(*send = fleet_op_new(OP_HOLD, NULL, 0)))
+			return -ENOMEM;
 	}
 	if (f->link == LINK_READY && !f->fatal && now >= f->beat_at) {
 		f->beat_at = INT64_MAX;  /* until its answer */
 		queue_op(f, OP_BEAT);
 	}
+	return 0;
 }
 
 int64_t fleet_replica_deadline(const struct fleet *f)

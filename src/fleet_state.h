@@ -2,9 +2,10 @@
 /* fleet_state: the database client's state, shared by fleet.c (the
  * connection, sending, scheduling the statements, carrying out what each
  * answer means, the loop's calls) and the files it hands parts of its
- * work to (fleet_replica.c, fleet_wins.c), and by nothing else: the loop
- * sees only fleet.h, and fleet_answer.c, which reads the answers, sees
- * none of it. */
+ * work to (fleet_replica.c, fleet_pause.c, fleet_wins.c), and by nothing
+ * else: the loop sees only fleet.h, and fleet_answer.c, which reads the
+ * answers, sees none of it. Those files sit below fleet.c: they call
+ * nothing of it; what they need sent or given up they return. */
 #ifndef TFD_FLEET_STATE_H
 #define TFD_FLEET_STATE_H
 
@@ -12,11 +13,13 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "fleet.h"
 #include "fleet_events.h"
 #include "fleet_op.h"
 #include "fleet_params.h"
 #include "fleet_policy.h"
+#include "fleet_replica.h"
+#include "fleet_types.h"
+#include "fleet_wins.h"
 #include "pq.h"
 #include "timens.h"
 
@@ -97,49 +100,40 @@ static inline int64_t now_real(void)
 	return clock_now_ns(CLOCK_REALTIME);
 }
 
-/* fleet.c: sends OP as the statement in flight. */
-void fleet_send(struct fleet *f, struct op *op);
+/* The queue Q of the policy table (NULL for FLEET_QUEUE_NONE: an op sent
+ * at once). */
+static inline struct queue *fleet_queue_of(struct fleet *f, enum fleet_queue q)
+{
+	switch (q) {
+	case FLEET_QUEUE_CLAIMS:
+		return &f->claims;
+	case FLEET_QUEUE_WRITES:
+		return &f->writes;
+	case FLEET_QUEUE_CHORES:
+		return &f->chores;
+	case FLEET_QUEUE_NONE:
+		break;
+	}
+	return NULL;
+}
 
-/* fleet.c: OP waits in the queue its row of the policy table names (one
- * of the queued kinds). */
-void fleet_enqueue(struct fleet *f, struct op *op);
+/* OP waits in the queue its row of the policy table names (one of the
+ * queued kinds). */
+static inline void fleet_enqueue(struct fleet *f, struct op *op)
+{
+	fleet_queue_push(fleet_queue_of(f, fleet_policy(op->kind)->queue), op);
+}
 
-/* fleet.c: gives the connection up (WHY, reported once an outage); what
- * was in flight goes back to its queue. */
-void fleet_lose_connection(struct fleet *f, const char *why);
+/* An error event (scrubbed of the passwords), or a claim's outcome, for
+ * the loop (fleet_events.c). */
+static inline void fleet_push_error(struct fleet *f, const char *call, const char *message)
+{
+	fleet_events_error(&f->events, &f->params.secrets, call, message);
+}
 
-/* fleet.c: queues an error event, or a claim's outcome, for the loop. */
-void fleet_push_error(struct fleet *f, const char *call, const char *message);
-void fleet_push_outcome(struct fleet *f, const struct op *op, enum fleet_outcome o);
-
-/* fleet_replica.c: the replica's name in tfd_replicas, its jobs in
- * tfd_jobs and their comparison with the other replicas', the claims
- * missed at once when the server refuses them for good, the backlog. */
-void fleet_replica_init(struct fleet *f);
-void fleet_replica_free(struct fleet *f);
-/* OP's SQL when it is one of fleet_replica.c's kinds, else NULL. */
-const char *fleet_replica_statement(struct fleet *f, const struct op *op,
-				    struct fleet_statement *p);
-void fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r);
-/* The table is ready: the name was held, the jobs are written again. */
-void fleet_replica_ready(struct fleet *f);
-/* Each service: the renewal of the name, its retry. */
-void fleet_replica_service(struct fleet *f);
-int64_t fleet_replica_deadline(const struct fleet *f);
-/* At each answer: a claim queue that falls behind is told. */
-void fleet_check_backlog(struct fleet *f);
-/* Every queued claim is missed now, and the next ones as they come. */
-void fleet_refuse_claims(struct fleet *f);
-
-/* fleet_replica.c: a literal of a text[] parameter (N ITEMS), or NULL
- * when memory ran out. */
-char *fleet_array_literal(size_t n, const char *const *items);
-
-/* fleet_wins.c: the recent wins: a claim won; a won run's (for its try,
- * end or drop), or NULL; the rows to write again after a reconnection (up
- * to FLEET_BATCH_MAX, the newest: an OP_REWRITE), or NULL when none. */
-void fleet_win_add(struct fleet *f, const struct op *claim);
-struct win *fleet_win_find(struct fleet *f, const char *job, int64_t scheduled_ns);
-struct op *fleet_wins_rewrite(struct fleet *f);
+static inline void fleet_push_outcome(struct fleet *f, const struct op *op, enum fleet_outcome o)
+{
+	fleet_events_outcome(&f->events, op->token, op->job, op->scheduled_ns, o);
+}
 
 #endif

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* fleet_wins: the elapses this replica won lately, and what became of
- * each (running, its end, dropped), so that a replica that reconnects,
+/* fleet_wins: the loop's claims and what becomes of them: queued (missed
+ * when still queued past the deadline), won, tried again, ended or
+ * dropped. The elapses this replica won lately are kept, with what became
+ * of each (running, its end, dropped), so that a replica that reconnects,
  * perhaps to a promoted standby that never received their rows, writes
- * them again before any new claim (SPEC: "Database failover"). Kept for
+ * them again before any new claim (SPEC: "Database failover"): for
  * --fleet-deadline after the win, and while the run goes on. */
-#include "fleet_state.h"
+#include "fleet_wins.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "fleet_state.h"
 
 /* Ended wins older than the deadline are forgotten: no replica claims
  * their elapses any more. Running ones are kept until they end. */
@@ -50,7 +54,7 @@ void fleet_win_add(struct fleet *f, const struct op *claim)
 }
 
 /* The newest first: a run's end is usually of a recent win. */
-struct win *fleet_win_find(struct fleet *f, const char *job, int64_t scheduled_ns)
+static struct win *win_find(struct fleet *f, const char *job, int64_t scheduled_ns)
 {
 	for (size_t i = f->nwins; i > 0; i--) {
 		struct win *w = &f->wins[i - 1];
@@ -88,4 +92,120 @@ struct op *fleet_wins_rewrite(struct fleet *f)
 		return NULL;
 	}
 	return batch;
+}
+
+/* The claims */
+
+int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
+		uint64_t token)
+{
+	struct op *op = fleet_op_new(OP_CLAIM, job, scheduled_ns);
+
+	if (!op)
+		return -1;
+	op->exclusive = exclusive;
+	op->token = token;
+	op->queued_mono = now_mono();
+	if (f->claims_refused) {
+		/* The server refused claims for good (fleet_refuse_claims). */
+		fleet_push_outcome(f, op, FLEET_MISSED);
+		fleet_op_free(op);
+		return 0;
+	}
+	/* Sent by the fleet_service that ends the loop's turn, with every
+	 * other elapse of this wake-up: one statement for all. */
+	fleet_enqueue(f, op);
+	return 0;
+}
+
+int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, unsigned attempt)
+{
+	struct op *op = fleet_op_new(OP_ATTEMPT, job, scheduled_ns);
+	struct win *w = win_find(f, job, scheduled_ns);
+
+	if (!op)
+		return -1;
+	if (w)
+		w->end.attempts = attempt;
+	op->end.attempts = attempt;
+	fleet_enqueue(f, op);  /* sent as the claims are */
+	return 0;
+}
+
+int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
+		    const struct fleet_end *e)
+{
+	struct op *op = fleet_op_new(OP_END, job, scheduled_ns);
+	struct win *w = win_find(f, job, scheduled_ns);
+
+	if (!op)
+		return -1;
+	op->end = *e;
+	op->state = e->failed ? "failed" : "succeeded";
+	op->manual = w && w->manual;  /* its row, if written again, says so */
+	if (w) {
+		w->end = *e;
+		w->state = op->state;
+	}
+	fleet_enqueue(f, op);  /* sent as the claims are */
+	return 0;
+}
+
+int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
+{
+	struct op *op = fleet_op_new(OP_ABANDON, job, scheduled_ns);
+	struct win *w = win_find(f, job, scheduled_ns);
+
+	if (!op)
+		return -1;
+	if (w) {
+		w->state = "abandoned";
+		w->end = (struct fleet_end){ .exit_status = -1, .attempts = w->end.attempts,
+					     .finished_ns = now_real() };
+	}
+	fleet_enqueue(f, op);  /* sent as the claims are */
+	return 0;
+}
+
+/* A claim still waiting in the queue past its deadline is missed: the
+ * loop hears it at the deadline, not when the database is back. One whose
+ * insert may have been carried out (sent on a connection lost before the
+ * answer) has its row, if any, abandoned when the database is back. */
+void fleet_claims_expire(struct fleet *f)
+{
+	int64_t now = now_real();
+	struct op **link = &f->claims.head;
+
+	f->claims.tail = NULL;
+	while (*link) {
+		struct op *op = *link;
+
+		if (op->kind == OP_CLAIM && now > op->scheduled_ns + f->cfg.deadline_ns) {
+			*link = op->next;
+			f->claims.n--;
+			fleet_push_outcome(f, op, FLEET_MISSED);
+			if (op->resent && fleet_policy(op->kind)->abandon_if_resent) {
+				op->kind = OP_ABANDON;
+				fleet_enqueue(f, op);
+			} else {
+				fleet_op_free(op);
+			}
+			continue;
+		}
+		f->claims.tail = op;
+		link = &op->next;
+	}
+}
+
+/* fleet_deadline's part for fleet_claims_expire. */
+int64_t fleet_claims_expiry(const struct fleet *f)
+{
+	int64_t first = INT64_MAX, real = now_real(), mono = now_mono();
+
+	for (const struct op *op = f->claims.head; op; op = op->next)
+		if (op->kind == OP_CLAIM && op->scheduled_ns + f->cfg.deadline_ns < first)
+			first = op->scheduled_ns + f->cfg.deadline_ns;
+	if (first == INT64_MAX)
+		return INT64_MAX;
+	return mono + (first - real) + 1;
 }
