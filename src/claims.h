@@ -17,7 +17,7 @@
 #include "jobstate.h"
 #include "loopstate.h"
 
-/* What the fleet's answers to tfdctl are handed to (control.c, which is
+/* What the fleet's answers to tfdctl are handed to (control_cmds.c, which is
  * above: the loop sets them, as it sets runs.h's hooks). ARG is the
  * loop's. */
 struct claims_hooks {

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/* control_state: the control socket's state, private to its two files
+ * and seen by nothing else (the loop sees only control.h). control.c is
+ * the lower one: the socket, its clients' buffers, limits and deadlines,
+ * and the answers' framing (control_send_answer and the calls below it).
+ * control_cmds.c reads the requests and answers them: the commands and
+ * the clients that wait for a run or the fleet. control.c calls it only
+ * to serve a request line (control_serve_request). */
+#ifndef TFD_CONTROL_STATE_H
+#define TFD_CONTROL_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "control.h"
+#include "jsonw.h"
+
+/* A list answer on its way (jobview_sorted's jobs; a job that leaves the
+ * table is NULL here, and left out). */
+struct listing {
+	struct job **jobs;
+	size_t n, next;
+	size_t written;           /* jobs written so far */
+	int64_t now;              /* the wall clock at the request */
+};
+
+struct control_client {
+	int fd;                   /* -1: closed, freed at control_collect */
+	uid_t uid;
+	char *in;                 /* a request's bytes until its newline */
+	size_t in_len;
+	bool in_closed;           /* the client shut its side: answer, then close */
+	bool ended;               /* a request too big: its answer, then no more */
+	struct jsonw out;         /* answers not yet written */
+	size_t out_off;
+	int64_t deadline;         /* monotonic: idle or unfinished past it ends it */
+	bool waiting;             /* run --wait: the answer comes at the run's end */
+	bool claiming;            /* --fleet: a run waits for its claim's answer */
+	bool wait_end;            /* and then for its end (run --wait) */
+	uint64_t fleet_token;     /* --fleet: a pause waits for the database; 0: none */
+	struct listing *list;     /* a list answer being written, or NULL */
+	struct job *wait_job;
+	uint64_t wait_seq;
+	struct control_client *next_closed;
+};
+
+struct control {
+	int fd;
+	char *path;
+	struct control_client *c[CONTROL_CLIENTS];
+	size_t n;
+	struct control_client *closed;
+	struct jsonw answer;      /* the answer being built */
+	int64_t accept_after;     /* monotonic: accept failed (EMFILE); 0: none */
+	uint64_t next_token;      /* --fleet: the last pause's, for its answer */
+};
+
+/* control.c, for control_cmds.c */
+
+/* The monotonic instant SPAN from now (INT64_MAX past the end). */
+int64_t control_later(int64_t span);
+
+/* The answer built in ctl->answer: begun (its "ok"), sent to C with its
+ * newline, or an error sent. A client whose unread answers would pass
+ * CONTROL_UNREAD_MAX is dropped; C may be closed after any of them. */
+void control_answer_begin(struct control *ctl, bool ok);
+void control_send_answer(struct control *ctl, struct control_client *c);
+void control_answer_error(struct control *ctl, struct control_client *c, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* C's list goes on (a slice at most); C's output written as the socket
+ * takes it (-1: the client is gone). */
+void control_list_more(const struct loop *l, struct control *ctl, struct control_client *c);
+int control_flush(struct control *ctl, struct control_client *c);
+
+/* C waits no more: its deadline is the idle one again. */
+void control_stop_waiting(struct control_client *c);
+
+/* control_cmds.c, for control.c: one request line (without its newline)
+ * read, carried out and answered. */
+void control_serve_request(struct loop *l, struct control_client *c, const char *line,
+			   size_t len);
+
+#endif
