@@ -59,12 +59,12 @@ struct control {
 
 /* control.c, for control_cmds.c */
 
-/* The monotonic instant SPAN from now (INT64_MAX past the end). */
+/* The monotonic instant SPAN from now (INT64_MAX when that overflows). */
 int64_t control_later(int64_t span);
 
 /* The answer built in ctl->answer: begun (its "ok"), sent to C with its
  * newline, or an error sent. A client whose unread answers would pass
- * CONTROL_UNREAD_MAX is dropped; C may be closed after any of them. */
+ * CONTROL_UNREAD_MAX is dropped: C may be closed after a send. */
 void control_answer_begin(struct control *ctl, bool ok);
 void control_send_answer(struct control *ctl, struct control_client *c);
 void control_answer_error(struct control *ctl, struct control_client *c, const char *fmt, ...)
