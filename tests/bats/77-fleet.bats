@@ -22,26 +22,7 @@ teardown_file() {
 # A database of the test's own (pg_test_db); the runs' log; a job's command.
 setup() {
 	pg_test_db
-	RUNS=$BATS_TEST_TMPDIR/runs
-	LOG='echo "$TFD_JOB $TFD_SCHEDULED $TFD_REPLICA" >>'"$RUNS"
-	: >"$RUNS"
-}
-
-# Starts replica NAME (its JSON events in $BATS_TEST_TMPDIR/NAME.out) with
-# the rest as tfd's arguments.
-start_replica() {
-	local name=$1
-	shift
-	start_bg "$TFD" --fleet "$CONN" --replica "$name" --json "$@" \
-		>"$BATS_TEST_TMPDIR/$name.out" 2>"$BATS_TEST_TMPDIR/$name.err"
-	eval "PID_$name=\$!"
-}
-
-# Fails when some (job, instant) ran more than once.
-assert_each_once() {
-	local doubled
-	doubled=$(cut -d' ' -f1,2 "$RUNS" | sort | uniq -d)
-	[[ -z $doubled ]] || fail "run more than once: $doubled"$'\n'"$(sort "$RUNS")"
+	fleet_runs_log
 }
 
 # The ticks of every replica with ACTION.

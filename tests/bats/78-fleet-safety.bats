@@ -32,19 +32,7 @@ teardown_file() {
 
 setup() {
 	pg_test_db
-	RUNS=$BATS_TEST_TMPDIR/runs
-	LOG='echo "$TFD_JOB $TFD_SCHEDULED $TFD_REPLICA" >>'"$RUNS"
-	: >"$RUNS"
-}
-
-# Starts replica NAME (its JSON events in $BATS_TEST_TMPDIR/NAME.out) with
-# the rest as tfd's arguments.
-start_replica() {
-	local name=$1
-	shift
-	start_bg "$TFD" --fleet "$CONN" --replica "$name" --json "$@" \
-		>"$BATS_TEST_TMPDIR/$name.out" 2>"$BATS_TEST_TMPDIR/$name.err"
-	eval "PID_$name=\$!"
+	fleet_runs_log
 }
 
 # Runs tfd with CONNINFO ($1) and the environment before it, for one elapse

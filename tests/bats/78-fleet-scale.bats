@@ -24,10 +24,15 @@ teardown_file() {
 setup() {
 	pg_test_db
 	pg_sql "ALTER DATABASE $DB SET log_statement = 'all'" postgres
-	RUNS=$BATS_TEST_TMPDIR/runs
-	LOG='echo "$TFD_JOB $TFD_SCHEDULED $TFD_REPLICA" >>'"$RUNS"
-	: >"$RUNS"
+	fleet_runs_log
 	LOG_FROM=$(($(stat -c %s "$PG_DIR/log") + 1))
+}
+
+# Starts replica NAME as start_replica does, its connections carrying
+# application_name NAME, which the server's log names.
+start_named_replica() {
+	local CONN="$CONN application_name=$1"
+	start_replica "$@"
 }
 
 # The server's log since the test began.
@@ -39,22 +44,6 @@ server_log() {
 # batch statement, which begins "WITH item AS").
 claim_statements() {
 	server_log | grep -c "app=$1 LOG:  execute [^:]*: WITH item AS" || true
-}
-
-# Starts replica NAME (its JSON events in $BATS_TEST_TMPDIR/NAME.out) with
-# the rest as tfd's arguments; its connections carry application_name NAME.
-start_replica() {
-	local name=$1
-	shift
-	start_bg "$TFD" --fleet "$CONN application_name=$name" --replica "$name" --json "$@" \
-		>"$BATS_TEST_TMPDIR/$name.out" 2>"$BATS_TEST_TMPDIR/$name.err"
-	eval "PID_$name=\$!"
-}
-
-assert_each_once() {
-	local doubled
-	doubled=$(cut -d' ' -f1,2 "$RUNS" | sort | uniq -d | head -5)
-	[[ -z $doubled ]] || fail "run more than once: $doubled"
 }
 
 count_action() {
@@ -70,7 +59,7 @@ count_action() {
 		printf '%s\n' "--name j$i --clock realtime --at @$at -- sh -c '$LOG'"
 	done >"$jobs"
 	for r in a b c; do
-		start_replica "$r" --jobs "$jobs" --fleet-deadline 30s
+		start_named_replica "$r" --jobs "$jobs" --fleet-deadline 30s
 	done
 	for r in a b c; do
 		wait_bg_exit "$(eval echo "\$PID_$r")" 60
@@ -108,7 +97,7 @@ count_action() {
 	at=$(($(date +%s) + 3))
 	ended=$BATS_TEST_TMPDIR/ended
 	printf '%s\n' "--name short --clock realtime --at @$at -- sh -c 'sleep 0.7; date +%s.%N >$ended'" >>"$jobs"
-	start_replica a --jobs "$jobs"
+	start_named_replica a --jobs "$jobs"
 	wait_until 20 test -s "$ended" || fail "short did not end"
 	end_ns=$(to_ns "$(cat "$ended")")
 	row_ns=
@@ -132,7 +121,7 @@ count_action() {
 	run "$TFD" --fleet "$CONN" --at now --count 1 -q
 	pg_sql "INSERT INTO tfd_runs VALUES ('j', to_timestamp($at + 10), 'b', 'succeeded', 1,
 		now(), now(), now(), now(), 0, false)" "$DB"
-	start_replica a --name j --clock realtime --at "@$at" -- sh -c "$LOG"
+	start_named_replica a --name j --clock realtime --at "@$at" -- sh -c "$LOG"
 	wait_bg_exit "$PID_a" 20
 	assert_equal "$bg_status" 0
 	assert_equal "$(count_action missed)" 1

@@ -133,3 +133,29 @@ wait_until() {
 	done
 	return 1
 }
+
+# The runs' log of a fleet test: each run appends "JOB SCHEDULED REPLICA"
+# to $RUNS; $LOG is the command that does it, for a job's line.
+fleet_runs_log() {
+	RUNS=$BATS_TEST_TMPDIR/runs
+	# shellcheck disable=SC2016,SC2034 # expanded by the job's shell; the test files use it
+	LOG='echo "$TFD_JOB $TFD_SCHEDULED $TFD_REPLICA" >>'"$RUNS"
+	: >"$RUNS"
+}
+
+# Starts replica NAME on $CONN (its JSON events in $BATS_TEST_TMPDIR/NAME.out,
+# its pid in $PID_NAME) with the rest as tfd's arguments.
+start_replica() {
+	local name=$1
+	shift
+	start_bg "$TFD" --fleet "$CONN" --replica "$name" --json "$@" \
+		>"$BATS_TEST_TMPDIR/$name.out" 2>"$BATS_TEST_TMPDIR/$name.err"
+	eval "PID_$name=\$!"
+}
+
+# Fails when some (job, instant) of $RUNS ran more than once.
+assert_each_once() {
+	local doubled
+	doubled=$(cut -d' ' -f1,2 "$RUNS" | sort | uniq -d | head -5)
+	[[ -z $doubled ]] || fail "run more than once: $doubled"$'\n'"$(sort "$RUNS" | head -40)"
+}
