@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "jsonesc.h"
 #include "report.h"
 #include "utf8.h"
 
@@ -111,21 +112,9 @@ void jsonw_end_array(struct jsonw *w)
 
 static void escaped_byte(struct jsonw *w, unsigned char c)
 {
-	static const char hex[] = "0123456789abcdef";
-	char esc[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
+	char e[6];
 
-	switch (c) {
-	case '"': raw_str(w, "\\\""); break;
-	case '\\': raw_str(w, "\\\\"); break;
-	case '\n': raw_str(w, "\\n"); break;
-	case '\r': raw_str(w, "\\r"); break;
-	case '\t': raw_str(w, "\\t"); break;
-	default:
-		if (c < 0x20 || c == 0x7f)
-			jsonw_raw(w, esc, 6);
-		else
-			jsonw_raw(w, (const char *)&c, 1);
-	}
+	jsonw_raw(w, e, json_escape_byte(c, e));
 }
 
 /* A byte that stands for itself in a JSON string. */

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "civil.h"
+#include "jsonesc.h"
 #include "timens.h"
 #include "utf8.h"
 
@@ -79,23 +80,9 @@ static void put_unix(struct out *o, int64_t wall_ns)
 
 static void put_escaped_byte(struct out *o, unsigned char c)
 {
-	static const char hex[] = "0123456789abcdef";
-	char esc[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
+	char e[6];
 
-	switch (c) {
-	case '"': put(o, "\\\"", 2); break;
-	case '\\': put(o, "\\\\", 2); break;
-	case '\b': put(o, "\\b", 2); break;
-	case '\f': put(o, "\\f", 2); break;
-	case '\n': put(o, "\\n", 2); break;
-	case '\r': put(o, "\\r", 2); break;
-	case '\t': put(o, "\\t", 2); break;
-	default:
-		if (c < 0x20 || c == 0x7f)
-			put(o, esc, 6);
-		else
-			put(o, (const char *)&c, 1);
-	}
+	put(o, e, json_escape_byte(c, e));
 }
 
 /* S (N bytes) as a JSON string, quotes included. The one escaper every

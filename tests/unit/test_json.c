@@ -124,6 +124,9 @@ static void test_writer(void)
 	      "written: %s", w.text);
 	jsonw_reset(&w);
 	check(w.len == 0 && w.text[0] == '\0', "reset");
+	/* Backspace and form feed as the events write them (jsonesc.h). */
+	jsonw_text(&w, "\b\f", 2);
+	check(!w.failed && strcmp(w.text, "\"\\b\\f\"") == 0, "\\b, \\f: %s", w.text);
 	jsonw_free(&w);
 }
 
