@@ -22,6 +22,9 @@ void mhd_unload(struct mhd *m)
 #else
 
 #include <dlfcn.h>
+#include <stddef.h>
+
+#include "dlsyms.h"
 
 /* Debian's libmicrohttpd12: the soname, not the development link. */
 #define MHD_LIBRARY "libmicrohttpd.so.12"
@@ -36,8 +39,14 @@ void mhd_unload(struct mhd *m)
 	X(add_response_header, MHD_add_response_header) \
 	X(queue_response, MHD_queue_response) X(destroy_response, MHD_destroy_response)
 
+#define MHD_SLOT(slot, symbol) { #symbol, offsetof(struct mhd, slot) },
+static const struct dl_symbol mhd_symbols[] = { MHD_SYMBOLS(MHD_SLOT) };
+#undef MHD_SLOT
+
 int mhd_load(struct mhd *m, char *err, size_t errlen)
 {
+	const char *missing;
+
 	*m = (struct mhd){ 0 };
 	m->handle = dlopen(MHD_LIBRARY, RTLD_NOW | RTLD_LOCAL);
 	if (!m->handle) {
@@ -45,21 +54,13 @@ int mhd_load(struct mhd *m, char *err, size_t errlen)
 			 "libmicrohttpd12): %s", dlerror());
 		return -1;
 	}
-	/* A function pointer is assigned through memcpy: ISO C has no
-	 * conversion from dlsym's void *, POSIX guarantees the bits. */
-#define MHD_RESOLVE(slot, symbol) \
-	{ \
-		void *p = dlsym(m->handle, #symbol); \
-		if (!p) { \
-			snprintf(err, errlen, "--listen: %s has no %s", MHD_LIBRARY, #symbol); \
-			dlclose(m->handle); \
-			mhd_unload(m); \
-			return -1; \
-		} \
-		memcpy(&m->slot, &p, sizeof p); \
+	missing = dl_resolve(m->handle, m, mhd_symbols, sizeof mhd_symbols / sizeof mhd_symbols[0]);
+	if (missing) {
+		snprintf(err, errlen, "--listen: %s has no %s", MHD_LIBRARY, missing);
+		dlclose(m->handle);
+		mhd_unload(m);
+		return -1;
 	}
-	MHD_SYMBOLS(MHD_RESOLVE)
-#undef MHD_RESOLVE
 	return 0;
 }
 

@@ -22,6 +22,8 @@ const struct pam_library *pam_load(struct pam_loader *loader)
 
 #include <dlfcn.h>
 
+#include "dlsyms.h"
+
 /* libpam0g's soname, not the development link only libpam0g-dev installs. */
 #define PAM_LIBRARY "libpam.so.0"
 
@@ -31,20 +33,9 @@ const struct pam_library *pam_load(struct pam_loader *loader)
 	X(open_session, pam_open_session) X(close_session, pam_close_session) \
 	X(getenvlist, pam_getenvlist) X(strerror, pam_strerror)
 
-static bool resolve_all(struct pam_library *pam)
-{
-	/* Function pointers through memcpy, as pq.c explains. */
-#define PAM_RESOLVE(slot, symbol) \
-	{ \
-		void *p = dlsym(pam->handle, #symbol); \
-		if (!p) \
-			return false; \
-		memcpy(&pam->slot, &p, sizeof p); \
-	}
-	PAM_SYMBOLS(PAM_RESOLVE)
-#undef PAM_RESOLVE
-	return true;
-}
+#define PAM_SLOT(slot, symbol) { #symbol, offsetof(struct pam_library, slot) },
+static const struct dl_symbol pam_symbols[] = { PAM_SYMBOLS(PAM_SLOT) };
+#undef PAM_SLOT
 
 /* One library for the process, loaded once, as the dynamic linker keeps
  * it, before any run's child is started. */
@@ -62,7 +53,7 @@ const struct pam_library *pam_load(struct pam_loader *loader)
 			"session\n", dlerror());
 		return NULL;
 	}
-	if (!resolve_all(pam)) {
+	if (dl_resolve(pam->handle, pam, pam_symbols, sizeof pam_symbols / sizeof pam_symbols[0])) {
 		fprintf(stderr, "tfd: warning: %s lacks a function of Linux-PAM's; runs as "
 			"another user open no PAM session\n", PAM_LIBRARY);
 		dlclose(pam->handle);

@@ -22,6 +22,9 @@ void pq_unload(struct pq *pq)
 #else
 
 #include <dlfcn.h>
+#include <stddef.h>
+
+#include "dlsyms.h"
 
 /* Debian's libpq5 and every distribution's libpq: the soname, not the
  * development link libpq.so, which only libpq-dev installs. */
@@ -40,8 +43,14 @@ void pq_unload(struct pq *pq)
 	X(result_error_field, PQresultErrorField) X(ntuples, PQntuples) X(nfields, PQnfields) \
 	X(get_value, PQgetvalue) X(get_is_null, PQgetisnull) X(clear, PQclear)
 
+#define PQ_SLOT(slot, symbol) { #symbol, offsetof(struct pq, slot) },
+static const struct dl_symbol pq_symbols[] = { PQ_SYMBOLS(PQ_SLOT) };
+#undef PQ_SLOT
+
 int pq_load(struct pq *pq, char *err, size_t errlen)
 {
+	const char *missing;
+
 	*pq = (struct pq){ 0 };
 	pq->handle = dlopen(PQ_LIBRARY, RTLD_NOW | RTLD_LOCAL);
 	if (!pq->handle) {
@@ -49,21 +58,13 @@ int pq_load(struct pq *pq, char *err, size_t errlen)
 			 "Debian's libpq5): %s", dlerror());
 		return -1;
 	}
-	/* A function pointer is assigned through memcpy: ISO C has no
-	 * conversion from dlsym's void *, POSIX guarantees the bits. */
-#define PQ_RESOLVE(slot, symbol) \
-	{ \
-		void *p = dlsym(pq->handle, #symbol); \
-		if (!p) { \
-			snprintf(err, errlen, "--fleet: %s has no %s: libpq 12 or later is needed", \
-				 PQ_LIBRARY, #symbol); \
-			pq_unload(pq); \
-			return -1; \
-		} \
-		memcpy(&pq->slot, &p, sizeof p); \
+	missing = dl_resolve(pq->handle, pq, pq_symbols, sizeof pq_symbols / sizeof pq_symbols[0]);
+	if (missing) {
+		snprintf(err, errlen, "--fleet: %s has no %s: libpq 12 or later is needed",
+			 PQ_LIBRARY, missing);
+		pq_unload(pq);
+		return -1;
 	}
-	PQ_SYMBOLS(PQ_RESOLVE)
-#undef PQ_RESOLVE
 	return 0;
 }
 
