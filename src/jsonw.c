@@ -113,8 +113,9 @@ void jsonw_end_array(struct jsonw *w)
 static void escaped_byte(struct jsonw *w, unsigned char c)
 {
 	char e[6];
+	size_t n = json_escape_byte(c, e);
 
-	jsonw_raw(w, e, json_escape_byte(c, e));
+	jsonw_raw(w, e, n);
 }
 
 /* A byte that stands for itself in a JSON string. */

@@ -81,8 +81,9 @@ static void put_unix(struct out *o, int64_t wall_ns)
 static void put_escaped_byte(struct out *o, unsigned char c)
 {
 	char e[6];
+	size_t n = json_escape_byte(c, e);
 
-	put(o, e, json_escape_byte(c, e));
+	put(o, e, n);
 }
 
 /* S (N bytes) as a JSON string, quotes included. The one escaper every
