@@ -26,6 +26,11 @@
  * keeps tfd up no longer than this. */
 #define EXIT_GRACE_NS (INT64_C(2) * NSEC_PER_SEC)
 
+/* How long after its instant a won elapse may wait for the rest of its
+ * instant's elapses to be handed over to the fleet before it starts
+ * anyway (claims_service): a bound for elapses that keep coming. */
+#define WON_HOLD_NS NSEC_PER_SEC
+
 /* A tick held until the fleet answers its claim. J is NULL once the job
  * left the loop: a won answer is then given up. */
 struct held {
@@ -526,18 +531,43 @@ static void take_events(struct loop *l)
 	}
 }
 
+/* Due elapses wait their turn in the start queue while the loop runs
+ * (due.c serves them 64 a turn, as due_ready says; claims sits below due
+ * and cannot ask it): their claims are coming. */
+static bool elapses_coming(const struct loop *l)
+{
+	return l->st.phase == PHASE_RUNNING && starts_ready(&l->starts, l->readers.n);
+}
+
+/* The oldest won elapse that waits has waited WON_HOLD_NS past its
+ * instant. */
+static bool won_waited_long(const struct claims_state *c)
+{
+	return c->ready_head < c->nready &&
+	       clock_now_ns(CLOCK_REALTIME) - tick_scheduled_ns(&c->ready[c->ready_head].t) >
+		       WON_HOLD_NS;
+}
+
 void claims_service(struct loop *l, short revents)
 {
+	bool coming;
+
 	if (!l->claims)
 		return;
 	/* The elapses due now are claimed 64 a turn (due.c): one statement
 	 * for them all. */
-	fleet_claims_coming(l->claims->f, starts_ready(&l->starts, l->readers.n));
+	coming = elapses_coming(l);
+	fleet_claims_coming(l->claims->f, coming);
 	fleet_service(l->claims->f, revents);
 	take_events(l);
 	if (l->claims && fleet_view_changed(l->claims->f))
 		claims_view_sync(l);
-	act_ready(l);
+	/* Won runs start once the instant's elapses are all handed over, so
+	 * that every claim statement of the instant is sent before the loop
+	 * spends its time forking (the server works through them meanwhile);
+	 * never later than WON_HOLD_NS after their instant. */
+	if (l->claims && (!coming || won_waited_long(l->claims)))
+		act_ready(l);
 }
 
 void claims_note_coming(struct loop *l)
@@ -545,7 +575,7 @@ void claims_note_coming(struct loop *l)
 	/* After this turn's starts: a claim they queued waits for more only
 	 * while more are due (a single elapse goes at once, not after
 	 * FLEET_GATHER_NS). */
-	fleet_claims_coming(l->claims->f, starts_ready(&l->starts, l->readers.n));
+	fleet_claims_coming(l->claims->f, elapses_coming(l));
 }
 
 void claims_job_gone(struct loop *l, struct job *j)

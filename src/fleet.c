@@ -82,11 +82,17 @@ static void drop_connection(struct fleet *f)
 
 void fleet_free(struct fleet *f)
 {
+	struct op *op, *next;
+
 	if (!f)
 		return;
 	if (f->pq.handle)
 		drop_connection(f);
-	fleet_op_free(f->in_flight);
+	for (op = fleet_pipe_take_back(&f->pipe); op; op = next) {
+		next = op->next;
+		fleet_op_free(op);
+	}
+	fleet_queue_free(&f->runs);
 	fleet_queue_free(&f->claims);
 	fleet_queue_free(&f->writes);
 	fleet_queue_free(&f->chores);
@@ -149,21 +155,25 @@ static void send_again(struct fleet *f, struct op *op, enum fleet_again again)
 	fleet_op_free(op);
 }
 
-/* The outage: the connection is given up; what was in flight goes back to
- * the front of its queue or is dropped, as its row's "lost" says; the
- * next try comes after a backoff. One report per outage. */
+/* The outage: the connection is given up; every statement in flight goes
+ * back to the front of its queue, in the order it was sent, or is
+ * dropped, as its row's "lost" says (the server may have carried out any
+ * of them: those sent again read what they may have written); the next
+ * try comes after a backoff. One report per outage. */
 static void lose_connection(struct fleet *f, const char *why)
 {
-	struct op *op = f->in_flight;
+	struct op *op, *next;
 	bool was_ready = f->link == LINK_READY;
 
 	/* WHY may be libpq's, freed with the connection. */
 	if (!f->outage_reported)
 		fleet_push_error(f, "postgresql", why);
 	drop_connection(f);
-	f->in_flight = NULL;
-	if (op)
+	/* Newest first: each goes to the front of its queue. */
+	for (op = fleet_pipe_take_back(&f->pipe); op; op = next) {
+		next = op->next;
 		send_again(f, op, fleet_policy(op->kind)->lost);
+	}
 	/* The next connection may reach a promoted standby that lost them. */
 	f->rewrite_due = f->boundary != NULL;
 	f->link = LINK_WAIT;
@@ -212,7 +222,8 @@ void fleet_start(struct fleet *f)
 
 /* Statements */
 
-/* OP goes out as the statement in flight. */
+/* OP goes out into the pipeline, with a sync of its own: a transaction
+ * of its own, whose error aborts nothing else (fleet_pipe.h). */
 static void send_op(struct fleet *f, struct op *op)
 {
 	struct fleet_statement p = { .n = 0 };
@@ -221,16 +232,20 @@ static void send_op(struct fleet *f, struct op *op)
 
 	if (!sql)
 		sql = fleet_statement_of(&f->cfg, f->boundary, op, &p);
-	f->in_flight = op;
-	f->waited_from = now_mono();
-	f->sent_real = now_real();
+	/* The answer timeout runs from the last answer while any is owed. */
+	if (!fleet_pipe_awaits(&f->pipe))
+		f->waited_from = now_mono();
+	op->sent_real = now_real();
+	fleet_pipe_sent(&f->pipe, op);
 	if (!sql) {
 		fleet_statement_free(&p);
 		lose_connection(f, "out of memory");
 		return;
 	}
-	/* libpq copies the parameters into its output buffer. */
-	sent = f->pq.send_query_params(f->conn, sql, p.n, NULL, p.v, NULL, NULL, 0);
+	/* libpq copies the parameters into its output buffer; the sync
+	 * pushes what is buffered towards the server. */
+	sent = f->pq.send_query_params(f->conn, sql, p.n, NULL, p.v, NULL, NULL, 0) &&
+	       f->pq.pipeline_sync(f->conn);
 	fleet_statement_free(&p);
 	if (!sent) {
 		lose_connection_pq(f);
@@ -368,10 +383,9 @@ static void carry_out(struct fleet *f, struct op *op, const pq_result *r,
 	if (v->kind == FLEET_VERDICT_LOST) {
 		if (v->refuse_claims)
 			fleet_refuse_claims(f);
-		lose_connection(f, v->message);
+		lose_connection(f, v->message);  /* OP among the others */
 		return;
 	}
-	f->in_flight = NULL;
 	switch (v->kind) {
 	case FLEET_VERDICT_NEXT:
 		follow(f, op, v);
@@ -408,43 +422,65 @@ static void carry_out(struct fleet *f, struct op *op, const pq_result *r,
 	fleet_op_free(op);
 }
 
-/* The statement in flight is done (libpq has no more results for it):
- * its answer is read and the verdict carried out. */
+/* The oldest statement in flight is done (libpq has no more results for
+ * it): its answer is read and the verdict carried out. It is taken out
+ * of the pipe first, unless the connection is to be given up: then it
+ * goes back to its queue with the others, the first of them. */
 static void finish_statement(struct fleet *f)
 {
-	struct op *op = f->in_flight;
+	struct op *op = fleet_pipe_oldest(&f->pipe);
 	pq_result *r = f->answer;
 	struct fleet_verdict v;
 
 	f->answer = NULL;
+	f->sent_real = op->sent_real;
 	if (r)
 		fleet_check_backlog(f);  /* the server answers: is the queue behind? */
 	fleet_answer_read(&f->pq, op, r, f->pq.status(f->conn) == PQ_CONNECTION_OK, &v);
+	if (v.kind != FLEET_VERDICT_LOST)
+		fleet_pipe_take_answered(&f->pipe);
 	carry_out(f, op, r, &v);
 	if (r)
 		f->pq.clear(r);
 }
 
-/* Reads what arrived; a statement is done when libpq has no more results
- * for it. */
+/* One result R (NULL: libpq's end of a statement's results) of the
+ * pipeline, as fleet_pipe.h reads it: the first of its statement's kept,
+ * its statement answered, or its sync. */
+static void take_result(struct fleet *f, pq_result *r)
+{
+	f->waited_from = now_mono();  /* the server answers */
+	switch (fleet_pipe_read(&f->pipe, r ? f->pq.result_status(r) : -1)) {
+	case FLEET_PIPE_RESULT:
+		if (f->answer)
+			f->pq.clear(r);
+		else
+			f->answer = r;
+		return;
+	case FLEET_PIPE_ANSWERED:
+		finish_statement(f);
+		return;
+	case FLEET_PIPE_SYNCED:
+		f->pq.clear(r);
+		return;
+	case FLEET_PIPE_CONFUSED:
+		if (r)
+			f->pq.clear(r);
+		lose_connection(f, "the server's answers do not match the statements sent");
+		return;
+	}
+}
+
+/* Reads what arrived: every result libpq has whole, while the pipeline
+ * owes any (an idle connection's PQgetResult is NULL too). */
 static void read_answers(struct fleet *f)
 {
 	if (!f->pq.consume_input(f->conn) || f->pq.status(f->conn) != PQ_CONNECTION_OK) {
 		lose_connection_pq(f);
 		return;
 	}
-	while (f->conn && f->in_flight && !f->pq.is_busy(f->conn)) {
-		pq_result *r = f->pq.get_result(f->conn);
-
-		if (!r) {
-			finish_statement(f);
-			return;
-		}
-		if (f->answer)
-			f->pq.clear(r);
-		else
-			f->answer = r;
-	}
+	while (f->conn && fleet_pipe_awaits(&f->pipe) && !f->pq.is_busy(f->conn))
+		take_result(f, f->pq.get_result(f->conn));
 }
 
 /* Scheduling the statements */
@@ -464,23 +500,24 @@ void fleet_claims_coming(struct fleet *f, bool coming)
 	f->claims_coming = coming;
 }
 
-static struct op *next_write(struct fleet *f)
+/* A run's rows: its ends many to a statement, a try or an abandon alone. */
+static struct op *next_run_row(struct fleet *f)
 {
-	struct op *op = fleet_batch_take(&f->writes, OP_ENDS);
+	struct op *op = fleet_batch_take(&f->runs, OP_ENDS);
 
-	return op ? op : fleet_queue_pop(&f->writes);
+	return op ? op : fleet_queue_pop(&f->runs);
 }
 
-/* A reconnected replica's recent wins first (before any claim could take
- * their keys), then the renewal when due; then the runs' ends, tries and
- * abandons and the claims, many to a statement, in turns when both wait:
- * an end never waits behind more than one claim statement (an unwritten
- * end holds its job's next elapses skipped), and a burst's runs that end
- * one after another never hold the claims back. The cleanup last. */
+/* What waits, in the order of the queues (fleet_policy.h), all of it sent
+ * at once: a reconnected replica's recent wins (before any claim could
+ * take their keys); the runs' rows (an unwritten end holds its job's next
+ * elapses skipped); the renewal when due; the claims, many to a
+ * statement, unless they gather; and once the claims of an instant are
+ * all sent, the bookkeeping, the chores and the cleanup, which would
+ * otherwise hold the later claims back on the server. */
 static struct op *next_op(struct fleet *f)
 {
 	int64_t now = now_mono();
-	bool write_turn = !f->wrote_last || !f->claims.head;
 	struct op *op;
 
 	if (f->rewrite_due) {
@@ -488,18 +525,15 @@ static struct op *next_op(struct fleet *f)
 		if ((op = fleet_wins_rewrite(f)))
 			return op;
 	}
+	if ((op = next_run_row(f)))
+		return op;
 	if (now >= f->renew_at) {
 		f->renew_at = INT64_MAX;  /* until its answer */
 		return fleet_op_new(OP_RENEW, NULL, 0);
 	}
-	f->wrote_last = false;
-	if (write_turn && (op = next_write(f))) {
-		f->wrote_last = true;
-		return op;
-	}
-	if (!claims_gather(f, now) && (op = fleet_batch_take(&f->claims, OP_CLAIMS)))
-		return op;
-	if ((op = fleet_queue_pop(&f->chores)))
+	if (f->claims.head || f->claims_coming)
+		return claims_gather(f, now) ? NULL : fleet_batch_take(&f->claims, OP_CLAIMS);
+	if ((op = fleet_queue_pop(&f->writes)) || (op = fleet_queue_pop(&f->chores)))
 		return op;
 	if (now >= f->keep_at) {
 		timer_due(f, FLEET_TIMER_KEEP, false);
@@ -526,7 +560,8 @@ static void step_connecting(struct fleet *f, short revents)
 
 		f->link = LINK_SETUP;
 		f->want_write = false;
-		if (f->pq.set_nonblocking(f->conn, 1) != 0 || !op) {
+		if (f->pq.set_nonblocking(f->conn, 1) != 0 ||
+		    !f->pq.enter_pipeline_mode(f->conn) || !op) {
 			fleet_op_free(op);
 			lose_connection_pq(f);
 			return;
@@ -539,10 +574,10 @@ static void step_connecting(struct fleet *f, short revents)
 	}
 }
 
-/* Sends what is queued while the connection is idle. */
+/* Sends what is queued, without waiting for the answers owed. */
 static void send_next(struct fleet *f)
 {
-	while (f->link == LINK_READY && !f->in_flight) {
+	while (f->link == LINK_READY) {
 		struct op *op = next_op(f);
 
 		if (!op)
@@ -584,7 +619,7 @@ void fleet_service(struct fleet *f, short revents)
 	/* A connection being made, or a statement sent, that stays silent past
 	 * the timeout is dead, even when TCP has not noticed (a peer that was
 	 * stopped still acknowledges). */
-	if ((f->link == LINK_CONNECTING || f->in_flight) && f->conn &&
+	if ((f->link == LINK_CONNECTING || fleet_pipe_awaits(&f->pipe)) && f->conn &&
 	    now_mono() - f->waited_from > f->params.answer_ns) {
 		char msg[200];
 
@@ -626,11 +661,11 @@ int64_t fleet_deadline(const struct fleet *f)
 
 	if (f->link == LINK_WAIT)
 		d = earliest(d, f->retry_at);
-	if (f->link == LINK_CONNECTING || f->in_flight)
+	if (f->link == LINK_CONNECTING || fleet_pipe_awaits(&f->pipe))
 		d = earliest(d, f->waited_from + f->params.answer_ns + 1);
-	if (f->link == LINK_READY && !f->in_flight) {
+	if (f->link == LINK_READY) {
 		d = earliest(d, earliest(f->renew_at, f->keep_at));
-		if (f->writes.head || f->chores.head || f->rewrite_due ||
+		if (f->runs.head || f->writes.head || f->chores.head || f->rewrite_due ||
 		    (f->claims.head && !claims_gather(f, now_mono())))
 			d = now_mono();  /* queued since the last fleet_service */
 		else if (f->claims.head)
@@ -650,17 +685,23 @@ bool fleet_next_event(struct fleet *f, struct fleet_event *out)
 	return fleet_events_next(&f->events, out);
 }
 
+static size_t pending_in(const struct queue *q)
+{
+	size_t n = 0;
+
+	for (const struct op *op = q->head; op; op = op->next)
+		n += fleet_op_pending(op);
+	return n;
+}
+
 size_t fleet_pending(const struct fleet *f)
 {
-	size_t n = f->claims.n;
-	const struct op *in = f->in_flight;
-
-	for (const struct op *op = f->writes.head; op; op = op->next)
-		n += fleet_op_pending(op);
-	return n + (in ? fleet_op_pending(in) : 0);
+	return f->claims.n + pending_in(&f->runs) + pending_in(&f->writes) +
+	       pending_in(&f->pipe.sent);
 }
 
 bool fleet_answering(const struct fleet *f)
 {
-	return f->in_flight && f->conn && (f->link == LINK_READY || f->link == LINK_SETUP);
+	return fleet_pipe_awaits(&f->pipe) && f->conn &&
+	       (f->link == LINK_READY || f->link == LINK_SETUP);
 }

@@ -55,7 +55,8 @@ void fleet_start(struct fleet *f);
 /* COMING: the loop has more elapses to claim in its next turns (due
  * elapses wait their turn, 64 at a time): queued claims wait for them, so
  * that one statement carries them all, until 1,000 wait or the oldest
- * has waited FLEET_GATHER_NS. */
+ * has waited FLEET_GATHER_NS; and the bookkeeping and chores wait until
+ * the claims are all sent. */
 void fleet_claims_coming(struct fleet *f, bool coming);
 #define FLEET_GATHER_NS (INT64_C(50) * 1000000)
 
@@ -67,8 +68,9 @@ int fleet_poll_fd(const struct fleet *f, short *events);
  * INT64_MAX. */
 int64_t fleet_deadline(const struct fleet *f);
 
-/* Does what is due: reads answers (REVENTS from poll, or 0), sends the
- * next statement, reconnects, renews leases. Never blocks. */
+/* Does what is due: reads answers (REVENTS from poll, or 0), sends what
+ * waits (all of it, in libpq's pipeline mode: no statement waits for the
+ * answers before it), reconnects, renews leases. Never blocks. */
 void fleet_service(struct fleet *f, short revents);
 
 /* The next thing the loop must hear of; false when there is none. */

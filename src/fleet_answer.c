@@ -185,10 +185,22 @@ static void error_line(const struct pq *pq, const struct op *op, const pq_result
 	snprintf(out, len, "%s%s", primary ? primary : "unknown error", hint);
 }
 
-/* A statement failed. The connection is given up when it is down, when
- * the table is not what the setup left, or while setting up (until a
- * setup goes through, claims wait for it, or are missed at once when the
- * server refused it for good). Otherwise it is the statement's own fault
+/* The server ends the session with this error (FATAL: an administrator's
+ * pg_terminate_backend, a shutdown): in the pipeline its statement's
+ * results end before libpq has read that the connection closed, so the
+ * connection may still look up. */
+static bool ends_session(const struct pq *pq, const pq_result *r)
+{
+	const char *severity = pq->result_error_field(r, PQ_DIAG_SEVERITY);
+
+	return severity && (strcmp(severity, "FATAL") == 0 || strcmp(severity, "PANIC") == 0);
+}
+
+/* A statement failed. The connection is given up when it is down or
+ * going down, when the table is not what the setup left, or while
+ * setting up (until a setup goes through, claims wait for it, or are
+ * missed at once when the server refused it for good). Otherwise it is
+ * the statement's own fault
  * (a job name that is not valid in the database's encoding), a refusal
  * that retrying cannot mend (read-only, no privilege), or a deadlock or
  * serialization failure (a renewal and another replica's sweep crossing
@@ -201,7 +213,7 @@ static void read_error(const struct pq *pq, const struct op *op, const pq_result
 
 	v->lasts = refusal_lasts(state);
 	error_line(pq, op, r, state, v->message, sizeof v->message);
-	if (setting_up || needs_setup(state) || !conn_ok) {
+	if (setting_up || needs_setup(state) || !conn_ok || ends_session(pq, r)) {
 		v->kind = FLEET_VERDICT_LOST;
 		v->refuse_claims = v->lasts && setting_up;
 	} else if (state && strncmp(state, "40", 2) == 0) {
@@ -209,6 +221,17 @@ static void read_error(const struct pq *pq, const struct op *op, const pq_result
 	} else {
 		v->kind = FLEET_VERDICT_REFUSED;
 	}
+}
+
+/* A statement aborted in the pipeline was not run (an earlier statement
+ * of its transaction failed): as a rollback, sent again as its row says;
+ * while setting up, the connection is given up, as for any error then. */
+static void read_aborted(const struct op *op, struct fleet_verdict *v)
+{
+	bool setting_up = fleet_policy(op->kind)->refused == FLEET_REFUSED_RECONNECT;
+
+	v->kind = setting_up ? FLEET_VERDICT_LOST : FLEET_VERDICT_ROLLED_BACK;
+	snprintf(v->message, sizeof v->message, "the statement was aborted in the pipeline");
 }
 
 void fleet_answer_read(const struct pq *pq, const struct op *op, const pq_result *r, bool conn_ok,
@@ -222,6 +245,8 @@ void fleet_answer_read(const struct pq *pq, const struct op *op, const pq_result
 		snprintf(v->message, sizeof v->message, "the server sent no result");
 	} else if (st == PQ_COMMAND_OK || st == PQ_TUPLES_OK) {
 		read_ok(pq, op, r, v);
+	} else if (st == PQ_RESULT_ABORTED) {
+		read_aborted(op, v);
 	} else {
 		read_error(pq, op, r, conn_ok, v);
 	}

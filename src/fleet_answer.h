@@ -30,7 +30,8 @@ enum fleet_verdict_kind {
 	FLEET_VERDICT_LOST,        /* the connection is given up (MESSAGE);
 				    * REFUSE_CLAIMS: and the claims missed
 				    * at once, the refusal lasting */
-	FLEET_VERDICT_ROLLED_BACK, /* SQLSTATE class 40: as its row's rolled_back */
+	FLEET_VERDICT_ROLLED_BACK, /* SQLSTATE class 40, or aborted in the
+				    * pipeline: as its row's rolled_back */
 	FLEET_VERDICT_REFUSED,     /* reported (MESSAGE; once a connection
 				    * when it LASTS), then as its row's refused */
 };

@@ -37,6 +37,8 @@ struct op {
 	char *job;
 	int64_t scheduled_ns;
 	int64_t queued_mono;     /* a claim: when it was queued */
+	int64_t sent_real;       /* when it was sent (wall clock): the clock's
+				  * check takes the middle of its round trip */
 	uint64_t token;          /* a claim's; the cleanup: rows deleted so far */
 	bool exclusive;
 	bool resent;             /* its first sending may have been carried out */

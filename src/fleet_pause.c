@@ -342,8 +342,11 @@ void fleet_pause_refresh(struct fleet *f)
 {
 	struct op *op;
 
-	if (!f->job_names || (f->in_flight && f->in_flight->kind == OP_VIEW))
+	if (!f->job_names)
 		return;
+	for (op = fleet_pipe_oldest(&f->pipe); op; op = op->next)
+		if (op->kind == OP_VIEW)
+			return;   /* one is being read */
 	for (op = f->chores.head; op; op = op->next)
 		if (op->kind == OP_VIEW)
 			return;   /* one is waiting already */

@@ -30,16 +30,16 @@ static const struct fleet_policy policies[OP_KINDS] = {
 			.pending = FLEET_PENDING_ITEMS },
 
 	/* A won run's rows: written whatever happens to the connection (an
-	 * unwritten end holds the job's next elapses skipped), in turns with
-	 * the claims. */
-	[OP_ATTEMPT] = { .name = "attempt", .queue = FLEET_QUEUE_WRITES,
+	 * unwritten end holds the job's next elapses skipped), before
+	 * anything else that waits. */
+	[OP_ATTEMPT] = { .name = "attempt", .queue = FLEET_QUEUE_RUNS,
 			 .lost = FLEET_AGAIN_REQUEUE, .rolled_back = FLEET_AGAIN_REQUEUE,
 			 .pending = FLEET_PENDING_ONE },
-	[OP_END] = { .name = "end", .queue = FLEET_QUEUE_WRITES, .pending = FLEET_PENDING_ONE },
-	[OP_ENDS] = { .name = "ends", .queue = FLEET_QUEUE_WRITES, .batch = true,
+	[OP_END] = { .name = "end", .queue = FLEET_QUEUE_RUNS, .pending = FLEET_PENDING_ONE },
+	[OP_ENDS] = { .name = "ends", .queue = FLEET_QUEUE_RUNS, .batch = true,
 		      .lost = FLEET_AGAIN_REQUEUE, .rolled_back = FLEET_AGAIN_REQUEUE,
 		      .pending = FLEET_PENDING_ITEMS },
-	[OP_ABANDON] = { .name = "abandon", .queue = FLEET_QUEUE_WRITES,
+	[OP_ABANDON] = { .name = "abandon", .queue = FLEET_QUEUE_RUNS,
 			 .lost = FLEET_AGAIN_REQUEUE, .rolled_back = FLEET_AGAIN_REQUEUE,
 			 .pending = FLEET_PENDING_ONE },
 	/* The recent wins, written again after a reconnection: each
@@ -78,8 +78,8 @@ static const struct fleet_policy policies[OP_KINDS] = {
 	[OP_DIFFER] = { .name = "differ", .queue = FLEET_QUEUE_WRITES,
 			.rolled_back = FLEET_AGAIN_REQUEUE, .reading = FLEET_READ_REPLICA },
 
-	/* tfdctl pause and resume (fleet_pause.c): written in turns with the
-	 * claims; one lost with the connection is not sent again (its client
+	/* tfdctl pause and resume (fleet_pause.c): written after the claims;
+	 * one lost with the connection is not sent again (its client
 	 * was told it is not done); the exit waits for one asked for. The
 	 * view of the fleet's pauses and last runs is read after the claims,
 	 * each connection and each renewal period asks for it anew. */

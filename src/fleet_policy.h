@@ -14,20 +14,32 @@
 
 #include "fleet_op.h"
 
-/* Where an op waits before it is sent. Writes take turns with claims:
- * a run's end, try or abandon and the name's renewal never wait behind
- * more than one claim statement (fleet.c next_op). */
+/* Where an op waits before it is sent. The connection is a pipeline
+ * (fleet_pipe.h): whatever waits is sent at once, the queues in this
+ * order, and the server answers in the order sent; so a run's end goes
+ * out before the renewal, the claims, the bookkeeping and the chores that
+ * wait with it (fleet.c next_op), and waits on the server only behind
+ * the statements already sent. */
 enum fleet_queue {
 	FLEET_QUEUE_NONE,    /* none: sent at once (the setup's steps), or
-			      * made when due (the renewal, the cleanup's
-			      * first step, the rewrite of the recent wins) */
+			      * made when due (the rewrite of the recent
+			      * wins, first; the renewal, after the runs'
+			      * rows; the cleanup's first step, last) */
+	FLEET_QUEUE_RUNS,    /* a won run's rows: its tries, its end (many
+			      * to a statement) or its abandon, first */
 	FLEET_QUEUE_CLAIMS,  /* the claims, up to FLEET_BATCH_MAX a statement */
-	FLEET_QUEUE_WRITES,  /* the runs' ends, tries and abandons, the name's
-			      * renewal, release and jobs */
-	FLEET_QUEUE_CHORES,  /* the cleanup's next steps: after the claims */
+	FLEET_QUEUE_WRITES,  /* the bookkeeping: the name's renewal, release
+			      * and jobs, tfdctl's pauses; once the claims
+			      * of an instant are all sent */
+	FLEET_QUEUE_CHORES,  /* the cleanup's next steps and the fleet's view:
+			      * last, once the claims are all sent */
 };
 
-/* What becomes of an op whose statement did not go through. */
+/* What becomes of an op whose statement did not go through: the
+ * connection was lost before its answer (it may have been carried out),
+ * or it was rolled back (a SQLSTATE of class 40) or aborted in the
+ * pipeline (PGRES_PIPELINE_ABORTED: an earlier statement of its
+ * transaction failed), in both of which it was not carried out. */
 enum fleet_again {
 	FLEET_AGAIN_DROP,     /* dropped: made again by what made it (the next
 			       * connection's setup, name, jobs, renewal and
@@ -91,7 +103,8 @@ struct fleet_policy {
 	bool batch;                  /* carries items (fleet_batch.c) */
 	enum fleet_again lost;       /* in flight when the connection was lost */
 	enum fleet_again rolled_back;/* SQLSTATE class 40: a deadlock or a
-				      * serialization failure rolled it back */
+				      * serialization failure rolled it back;
+				      * or aborted in the pipeline */
 	enum fleet_refused refused;
 	enum fleet_timer timer;
 	enum fleet_reading reading;

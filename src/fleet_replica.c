@@ -302,16 +302,17 @@ void fleet_refuse_claims(struct fleet *f)
 
 /* Service */
 
-/* The oldest elapse waiting to be claimed, queued or in the batch being
- * asked (a queue is in the order of the elapses, and that batch was its
- * head), or NULL. */
+/* The oldest elapse waiting to be claimed, queued or in a batch being
+ * asked (a queue is in the order of the elapses, and those batches were
+ * its head), or NULL. */
 static const struct op *oldest_waiting(const struct fleet *f)
 {
-	const struct op *in = f->in_flight, *head = f->claims.head;
+	const struct op *head = f->claims.head;
 
-	for (size_t i = 0; in && in->kind == OP_CLAIMS && i < in->nitems; i++)
-		if (!head || in->items[i]->scheduled_ns < head->scheduled_ns)
-			head = in->items[i];
+	for (const struct op *in = fleet_pipe_oldest(&f->pipe); in; in = in->next)
+		for (size_t i = 0; in->kind == OP_CLAIMS && i < in->nitems; i++)
+			if (!head || in->items[i]->scheduled_ns < head->scheduled_ns)
+				head = in->items[i];
 	return head;
 }
 
@@ -346,7 +347,7 @@ int fleet_replica_service(struct fleet *f, struct op **send)
 	int64_t now = now_mono();
 
 	*send = NULL;
-	if (f->link == LINK_SETUP && !f->in_flight && f->hold_retry_at && now >= f->hold_retry_at) {
+	if (f->link == LINK_SETUP && !fleet_pipe_awaits(&f->pipe) && f->hold_retry_at && now >= f->hold_retry_at) {
 		f->hold_retry_at = 0;
 		/* The name asked for again: the setup's statement, sent at once. */
 		if (!(*send = fleet_op_new(OP_HOLD, NULL, 0)))
@@ -363,7 +364,7 @@ int64_t fleet_replica_deadline(const struct fleet *f)
 {
 	if (f->events.head)
 		return now_mono();  /* events to take: served at once */
-	if (f->link == LINK_SETUP && !f->in_flight && f->hold_retry_at)
+	if (f->link == LINK_SETUP && !fleet_pipe_awaits(&f->pipe) && f->hold_retry_at)
 		return f->hold_retry_at;
 	if (f->link == LINK_READY && !f->fatal)
 		return f->beat_at;

@@ -16,6 +16,7 @@
 #include "fleet_events.h"
 #include "fleet_op.h"
 #include "fleet_params.h"
+#include "fleet_pipe.h"
 #include "fleet_policy.h"
 #include "fleet_replica.h"
 #include "fleet_types.h"
@@ -55,18 +56,22 @@ struct fleet {
 	pq_conn *conn;
 	enum link link;
 	bool want_write;             /* connecting: poll for POLLOUT; ready: output to flush */
-	int64_t retry_at, backoff_ns, waited_from;
-	int64_t sent_real;
-	struct op *in_flight;
-	pq_result *answer;           /* the in-flight statement's first result */
-	struct queue claims, writes;  /* writes (ends, tries, abandons, the name's
-				       * renewal and the jobs') take turns with claims */
-	struct queue chores;          /* the cleanup's statements: after the claims */
+	int64_t retry_at, backoff_ns;
+	int64_t waited_from;         /* since when the server has been silent while
+				      * it owes an answer (connecting: since the
+				      * connection began) */
+	int64_t sent_real;           /* when the statement being answered was sent */
+	struct fleet_pipe pipe;      /* the statements sent, not answered yet */
+	pq_result *answer;           /* the oldest statement's first result */
+	/* What waits to be sent, a queue by enum fleet_queue: the runs' rows
+	 * (tries, ends, abandons), the claims, the bookkeeping (the name's
+	 * renewal and release, the jobs, tfdctl's pauses), the chores (the
+	 * cleanup's steps, the fleet's view). */
+	struct queue runs, claims, writes, chores;
 	struct win *wins;
 	size_t nwins, wins_cap;
 	bool rewrite_due;             /* reconnected: the recent wins are written first */
 	bool claims_coming;           /* fleet_claims_coming */
-	bool wrote_last;              /* the last statement sent was a write: claims' turn */
 	int64_t renew_at, keep_at;
 	char *boundary;              /* ISO text; NULL before the first connection */
 
@@ -105,6 +110,8 @@ static inline int64_t now_real(void)
 static inline struct queue *fleet_queue_of(struct fleet *f, enum fleet_queue q)
 {
 	switch (q) {
+	case FLEET_QUEUE_RUNS:
+		return &f->runs;
 	case FLEET_QUEUE_CLAIMS:
 		return &f->claims;
 	case FLEET_QUEUE_WRITES:

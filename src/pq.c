@@ -37,6 +37,7 @@ void pq_unload(struct pq *pq)
 	X(connect_poll, PQconnectPoll) X(status, PQstatus) X(socket, PQsocket) \
 	X(error_message, PQerrorMessage) X(finish, PQfinish) \
 	X(set_nonblocking, PQsetnonblocking) X(set_notice_processor, PQsetNoticeProcessor) \
+	X(enter_pipeline_mode, PQenterPipelineMode) X(pipeline_sync, PQpipelineSync) \
 	X(send_query_params, PQsendQueryParams) X(flush, PQflush) \
 	X(consume_input, PQconsumeInput) X(is_busy, PQisBusy) X(get_result, PQgetResult) \
 	X(result_status, PQresultStatus) X(result_error_message, PQresultErrorMessage) \
@@ -60,7 +61,8 @@ int pq_load(struct pq *pq, char *err, size_t errlen)
 	}
 	missing = dl_resolve(pq->handle, pq, pq_symbols, sizeof pq_symbols / sizeof pq_symbols[0]);
 	if (missing) {
-		snprintf(err, errlen, "--fleet: %s has no %s: libpq 12 or later is needed",
+		snprintf(err, errlen, "--fleet: %s has no %s: libpq 14 or later is needed "
+			 "(its pipeline mode; the server may be PostgreSQL 12 or later)",
 			 PQ_LIBRARY, missing);
 		pq_unload(pq);
 		return -1;

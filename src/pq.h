@@ -27,10 +27,13 @@ struct pq_option {
  * used here. */
 enum { PQ_CONNECTION_OK = 0, PQ_CONNECTION_BAD = 1 };
 enum { PQ_POLLING_FAILED = 0, PQ_POLLING_READING = 1, PQ_POLLING_WRITING = 2, PQ_POLLING_OK = 3 };
-enum { PQ_COMMAND_OK = 1, PQ_TUPLES_OK = 2 };
-/* PG_DIAG_SQLSTATE, PG_DIAG_MESSAGE_PRIMARY */
+/* PGRES_PIPELINE_SYNC and PGRES_PIPELINE_ABORTED (libpq's PQ_PIPELINE_*
+ * names are its PGpipelineStatus's). */
+enum { PQ_COMMAND_OK = 1, PQ_TUPLES_OK = 2, PQ_RESULT_SYNC = 10, PQ_RESULT_ABORTED = 11 };
+/* PG_DIAG_SQLSTATE, PG_DIAG_MESSAGE_PRIMARY, PG_DIAG_SEVERITY_NONLOCALIZED */
 #define PQ_DIAG_SQLSTATE 'C'
 #define PQ_DIAG_MESSAGE_PRIMARY 'M'
+#define PQ_DIAG_SEVERITY 'V'
 
 struct pq {
 	void *handle;
@@ -45,6 +48,10 @@ struct pq {
 	char *(*error_message)(const pq_conn *conn);
 	void (*finish)(pq_conn *conn);
 	int (*set_nonblocking)(pq_conn *conn, int arg);
+	/* Pipeline mode (libpq 14 and later): statements sent without waiting
+	 * for the answers of those before them, each followed by a sync. */
+	int (*enter_pipeline_mode)(pq_conn *conn);
+	int (*pipeline_sync)(pq_conn *conn);
 	pq_notice_fn (*set_notice_processor)(pq_conn *conn, pq_notice_fn proc, void *arg);
 	int (*send_query_params)(pq_conn *conn, const char *command, int n, const pq_oid *types,
 				 const char *const *values, const int *lengths, const int *formats,
@@ -64,8 +71,8 @@ struct pq {
 };
 
 /* Loads libpq.so.5 and resolves every function above. Returns 0, or -1
- * with err saying why (not installed, a symbol missing, a build without
- * the fleet). */
+ * with err saying why (not installed, a symbol missing: a libpq older
+ * than 14, which has no pipeline mode; a build without the fleet). */
 int pq_load(struct pq *pq, char *err, size_t errlen);
 void pq_unload(struct pq *pq);
 

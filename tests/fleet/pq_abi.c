@@ -28,8 +28,11 @@ SAME_VALUE(PGRES_POLLING_WRITING, PQ_POLLING_WRITING);
 SAME_VALUE(PGRES_POLLING_OK, PQ_POLLING_OK);
 SAME_VALUE(PGRES_COMMAND_OK, PQ_COMMAND_OK);
 SAME_VALUE(PGRES_TUPLES_OK, PQ_TUPLES_OK);
+SAME_VALUE(PGRES_PIPELINE_SYNC, PQ_RESULT_SYNC);
+SAME_VALUE(PGRES_PIPELINE_ABORTED, PQ_RESULT_ABORTED);
 _Static_assert(PG_DIAG_SQLSTATE == PQ_DIAG_SQLSTATE, "sqlstate");
 _Static_assert(PG_DIAG_MESSAGE_PRIMARY == PQ_DIAG_MESSAGE_PRIMARY, "primary message");
+_Static_assert(PG_DIAG_SEVERITY_NONLOCALIZED == PQ_DIAG_SEVERITY, "severity");
 _Static_assert(sizeof(Oid) == sizeof(pq_oid), "oid");
 
 /* The slots whose types name no enum must take libpq's functions as they
@@ -47,6 +50,8 @@ int main(void)
 	pq.finish = PQfinish;
 	pq.set_nonblocking = PQsetnonblocking;
 	pq.set_notice_processor = PQsetNoticeProcessor;
+	pq.enter_pipeline_mode = PQenterPipelineMode;
+	pq.pipeline_sync = PQpipelineSync;
 	pq.send_query_params = PQsendQueryParams;
 	pq.flush = PQflush;
 	pq.consume_input = PQconsumeInput;

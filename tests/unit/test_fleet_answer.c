@@ -17,6 +17,7 @@
 struct pg_result {
 	int status;                               /* PQ_COMMAND_OK, PQ_TUPLES_OK, or an error */
 	const char *sqlstate, *primary, *message; /* an error's fields */
+	const char *severity;                     /* NULL: ERROR, as libpq gives it */
 	int rows, fields;
 	const char *cells[MAX_ROWS][MAX_FIELDS];  /* NULL: SQL null */
 };
@@ -35,6 +36,8 @@ static char *result_error_field(const pq_result *r, int field)
 {
 	if (field == PQ_DIAG_SQLSTATE)
 		return (char *)r->sqlstate;
+	if (field == PQ_DIAG_SEVERITY)
+		return (char *)(r->severity ? r->severity : "ERROR");
 	return field == PQ_DIAG_MESSAGE_PRIMARY ? (char *)r->primary : NULL;
 }
 
@@ -290,9 +293,43 @@ static void test_clock(void)
 	      "behind: %s", msg);
 }
 
+/* A statement aborted in the pipeline was not run: sent again as after a
+ * rollback, or, while setting up, the connection given up. */
+static void test_aborted(void)
+{
+	struct pg_result r = { .status = PQ_RESULT_ABORTED };
+	static const enum op_kind queued[] = { OP_CLAIMS, OP_ENDS, OP_ATTEMPT, OP_RENEW, OP_BEAT };
+
+	for (size_t i = 0; i < sizeof queued / sizeof *queued; i++)
+		check(read_answer(queued[i], &r, true).kind == FLEET_VERDICT_ROLLED_BACK,
+		      "kind %d aborted: as rolled back", queued[i]);
+	check(read_answer(OP_SETUP, &r, true).kind == FLEET_VERDICT_LOST &&
+		      read_answer(OP_START, &r, true).kind == FLEET_VERDICT_LOST,
+	      "a setup step aborted: the connection is given up");
+}
+
+/* A FATAL error ends the session: in the pipeline its statement is
+ * answered before libpq sees the connection close. */
+static void test_fatal(void)
+{
+	struct pg_result r = error("57P01", "terminating connection due to administrator command");
+	struct fleet_verdict v;
+
+	r.severity = "FATAL";
+	v = read_answer(OP_ENDS, &r, true);
+	check(v.kind == FLEET_VERDICT_LOST && strcmp(v.message, "terminating connection due to "
+							      "administrator command") == 0,
+	      "FATAL: lost, the connection looking up or not (%d, %s)", v.kind, v.message);
+	r.severity = "ERROR";
+	check(read_answer(OP_ENDS, &r, true).kind == FLEET_VERDICT_REFUSED,
+	      "the same SQLSTATE as an ERROR: the statement's own");
+}
+
 int main(void)
 {
 	test_no_result();
+	test_aborted();
+	test_fatal();
 	test_setup_steps();
 	test_start();
 	test_claims();

@@ -2,7 +2,7 @@
 /* Unit tests for fleet_policy: every statement kind has its row, the rows
  * agree with each other (a kind sent again has a queue to go back to, one
  * made due again has a timer), and the fleet's rules as SPEC and tfd(1)
- * state them: ends and renewals never wait behind claims, a claim whose
+ * state them: a run's rows go before renewals, claims and chores, a claim whose
  * answer was lost is sent again marked resent and abandoned if missed, a
  * rollback is retried, a refused batch of claims misses them at once, a
  * refusal while setting up gives the connection up. */
@@ -62,20 +62,31 @@ static void test_rows_agree(void)
 
 static void test_queues(void)
 {
-	static const enum op_kind writes[] = { OP_END, OP_ENDS, OP_ATTEMPT, OP_ABANDON,
-					       OP_BEAT, OP_RELEASE, OP_JOBS, OP_DIFFER };
+	static const enum op_kind runs[] = { OP_END, OP_ENDS, OP_ATTEMPT, OP_ABANDON };
+	static const enum op_kind writes[] = { OP_BEAT, OP_RELEASE, OP_JOBS, OP_DIFFER, OP_PAUSE,
+					       OP_RESUME };
 
+	/* The queues are sent in the order of enum fleet_queue (fleet.c
+	 * next_op): a run's rows before the claims, the bookkeeping and the
+	 * chores. */
+	check(FLEET_QUEUE_RUNS < FLEET_QUEUE_CLAIMS && FLEET_QUEUE_CLAIMS < FLEET_QUEUE_WRITES &&
+		      FLEET_QUEUE_WRITES < FLEET_QUEUE_CHORES,
+	      "the queues in the order they are sent");
+	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++)
+		check(row(runs[i])->queue == FLEET_QUEUE_RUNS,
+		      "%s goes first, before renewals, claims and chores", row(runs[i])->name);
 	for (size_t i = 0; i < sizeof writes / sizeof *writes; i++)
 		check(row(writes[i])->queue == FLEET_QUEUE_WRITES,
-		      "%s takes turns with the claims, never behind them", row(writes[i])->name);
+		      "%s: bookkeeping, after the claims", row(writes[i])->name);
 	check(row(OP_RENEW)->queue == FLEET_QUEUE_NONE && row(OP_RENEW)->timer == FLEET_TIMER_RENEW,
-	      "the leases' renewal waits in no queue: sent first when due");
+	      "the leases' renewal waits in no queue: sent after the runs' rows when due");
 	check(row(OP_CLAIM)->queue == FLEET_QUEUE_CLAIMS && row(OP_CLAIMS)->queue ==
 							     FLEET_QUEUE_CLAIMS,
 	      "claims wait in theirs");
 	check(row(OP_KEEP_DELETE)->queue == FLEET_QUEUE_CHORES &&
-		      row(OP_KEEP_END)->queue == FLEET_QUEUE_CHORES,
-	      "the cleanup after the claims");
+		      row(OP_KEEP_END)->queue == FLEET_QUEUE_CHORES &&
+		      row(OP_VIEW)->queue == FLEET_QUEUE_CHORES,
+	      "the cleanup and the view after the claims");
 }
 
 static void test_sent_again(void)
