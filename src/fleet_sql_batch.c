@@ -126,7 +126,10 @@ const char fleet_sql_claims[] =
  * is written even over 'abandoned' (the run did end; the row is its
  * history); an end whose row is gone (lost with a failover's unreplicated
  * WAL) is inserted again, claimed at its instant, unless another
- * replica's row holds the key now. */
+ * replica's row holds the key now. A row never finishes before it was
+ * claimed: an end is the replica's clock, a claim the database's, and a
+ * replica whose clock is behind would write a run that ended before it
+ * began; its end is then the claim's instant. */
 const char fleet_sql_ends[] =
 	"WITH e AS (\n"
 	"  SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::int[], $5::int[],\n"
@@ -134,7 +137,7 @@ const char fleet_sql_ends[] =
 	"         AS e(job, scheduled, state, attempts, exit_status, timed_out, finished_at, manual)),\n"
 	"written AS (\n"
 	"  UPDATE tfd_runs r SET state = e.state, attempts = e.attempts, exit_status = e.exit_status,\n"
-	"         timed_out = e.timed_out, finished_at = e.finished_at\n"
+	"         timed_out = e.timed_out, finished_at = greatest(e.finished_at, r.claimed_at)\n"
 	"  FROM e WHERE r.job = e.job AND r.scheduled = e.scheduled AND r.replica = $8\n"
 	"  RETURNING 1),\n"
 	"restored AS (\n"
@@ -155,12 +158,19 @@ const char fleet_sql_ends[] =
  * received them lost them, and another replica would claim those elapses
  * again. A row that is there, or a key another replica holds now, is left
  * as it is. $1-$7 as for the ends (a running row: state 'running', no
- * end), $8 the replica, $9 the lease in microseconds, $10 manual. */
+ * end), $8 the replica, $9 the lease in microseconds, $10 manual. A run
+ * still going is claimed and renewed now (after the replica's boundary,
+ * so that its renewals find it); one that ended is written as the ends
+ * insert a row that is gone: claimed at its instant, renewed and its
+ * lease over at its end, never claimed after it finished. */
 const char fleet_sql_rewrite[] =
 	"INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at, renewed_at,\n"
 	"                      lease_until, finished_at, exit_status, timed_out, trigger)\n"
-	"SELECT job, scheduled, $8, state, attempts, now(), now(),\n"
-	"       now() + $9::bigint * interval '1 microsecond', finished_at, exit_status, timed_out,\n"
+	"SELECT job, scheduled, $8, state, attempts,\n"
+	"       CASE WHEN finished_at IS NULL THEN now() ELSE least(scheduled, finished_at) END,\n"
+	"       coalesce(finished_at, now()),\n"
+	"       coalesce(finished_at, now() + $9::bigint * interval '1 microsecond'),\n"
+	"       finished_at, exit_status, timed_out,\n"
 	"       CASE WHEN manual THEN 'manual' ELSE 'schedule' END\n"
 	"FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::int[], $5::int[], $6::bool[],\n"
 	"            $7::timestamptz[], $10::bool[])\n"
