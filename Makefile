@@ -148,6 +148,11 @@ build/fleet_drive: tests/fleet/fleet_drive.c $(LIB_OBJS) $(HDRS)
 	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(CFLAGS) \
 		-o $@ $< $(LIB_OBJS) $(LDFLAGS) $(POPT_LIBS)
 
+# A TCP proxy that delays every byte (a slow link), for the same file.
+build/delay_proxy: tests/fleet/delay_proxy.c
+	@mkdir -p build
+	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
+
 # Unit tests take the corpus folder (skipped when absent, as in a user's
 # clone) and the project's own vectors.
 unit: $(UNIT_BINS)
@@ -283,7 +288,7 @@ bats-unclocked: tfd tfdctl
 bats-asan-unclocked: build/tfd-asan tfdctl
 	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(filter-out $(CLOCK_BATS) $(FLEET_BATS),$(ASAN_BATS))
 
-bats-fleet: tfd build/tfd-asan build/fleet_drive
+bats-fleet: tfd build/tfd-asan build/fleet_drive build/delay_proxy
 	TFD=$(CURDIR)/tfd $(BATS) $(FLEET_BATS)
 	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(filter $(FLEET_BATS),$(ASAN_BATS))
 
@@ -293,7 +298,7 @@ bats-clock: tfd build/tfd-asan
 
 check:
 	$(MAKE) tfd tfdctl build/tfd-asan $(UNIT_BINS) $(ASAN_BINS) build/tfd-valgrind \
-		build/fleet_drive
+		build/fleet_drive build/delay_proxy
 	$(MAKE) -j1 unit unit-asan analyze
 	$(MAKE) -j3 --output-sync=target bats-unclocked bats-asan-unclocked bats-fleet
 	$(MAKE) -j1 bats-clock bats-valgrind fuzz

@@ -149,3 +149,22 @@ NOWHERE='host=/nonexistent dbname=tfd'
 		"$REPO/tests/fleet/pq_abi.c"
 	assert_success
 }
+
+@test "a libpq without pipeline mode (before 14) is refused, saying which function it lacks and what is needed" {
+	require_command cc
+	# A libpq.so.5 with every function tfd loads but the pipeline's.
+	lib=$BATS_TEST_TMPDIR/lib
+	mkdir -p "$lib"
+	for f in PQconninfoParse PQconninfoFree PQfreemem PQconnectStartParams PQconnectPoll \
+		PQstatus PQsocket PQerrorMessage PQfinish PQsetnonblocking PQsetNoticeProcessor \
+		PQsendQueryParams PQflush PQconsumeInput PQisBusy PQgetResult PQresultStatus \
+		PQresultErrorMessage PQresultErrorField PQntuples PQnfields PQgetvalue \
+		PQgetisnull PQclear; do
+		printf 'void %s(void) {}\n' "$f"
+	done >"$lib/old.c"
+	cc -shared -fPIC -o "$lib/libpq.so.5" "$lib/old.c"
+	LD_LIBRARY_PATH=$lib run --separate-stderr "$TFD" --fleet "$NOWHERE" --at now -- true
+	assert_failure 1
+	[[ $stderr == *"libpq.so.5 has no PQenterPipelineMode: libpq 14 or later is needed"* ]] ||
+		fail "$stderr"
+}

@@ -3,7 +3,9 @@
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
 # The fleet's database client (src/fleet.c) against a real PostgreSQL of
 # this file's own (pg_helper.bash), driven by build/fleet_drive, a poll
-# loop of its own around fleet.h: claims, the table, leases, outages.
+# loop of its own around fleet.h: claims, the table, leases, outages, the
+# pipeline (over build/delay_proxy, a slow link, where what is sent at once
+# costs one round trip).
 
 load test_helper
 load pg_helper
@@ -11,7 +13,7 @@ load pg_helper
 DRIVE=$REPO/build/fleet_drive
 
 setup_file() {
-	make -s -C "$REPO" build/fleet_drive >&2
+	make -s -C "$REPO" build/fleet_drive build/delay_proxy >&2
 	pg_start
 }
 
@@ -322,4 +324,194 @@ setup() {
 	refute_output --partial error
 	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'j' ORDER BY scheduled" "$DB")" \
 		$'running\nskipped'
+}
+
+# The backend of application_name $1 sleeps in pg_sleep.
+backend_sleeps() {
+	[[ $(pg_sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = '$1'
+		AND wait_event = 'PgSleep'" "$DB") == 1 ]]
+}
+
+# ms between the first two "mark" lines of $output.
+marks_apart() {
+	awk '$1 == "mark" { m[n++] = $2 } END { print m[1] - m[0] }' <<<"$output"
+}
+
+@test "fleet client: every claim statement of an instant goes out at once: 2,500 claims over a link of 1 s each way take about one round trip" {
+	pg_delay_proxy_start 1000
+	mapfile -t names < <(seq -f 'j%g' 2500)
+	run --separate-stderr "$DRIVE" "host=127.0.0.1 port=$DELAY_PORT dbname=$DB user=postgres" \
+		connected mark claims 2500 "$NOW" "${names[@]}" mark
+	assert_success
+	assert_equal "$(grep -c " $NOW won$" <<<"$output")" 2500
+	# One round trip is 2 s; a statement at a time, 3 statements took 6.
+	(($(marks_apart) < 5000)) || fail "answered in $(marks_apart) ms"
+	# Still 3 statements, each a transaction of its own (its own now()).
+	assert_equal "$(pg_sql "SELECT count(DISTINCT claimed_at) FROM tfd_runs WHERE job LIKE 'j%'" "$DB")" 3
+}
+
+@test "fleet client: an error inside a pipeline is its statement's alone: the others go through, a rollback is sent again, a refusal reported" {
+	run "$DRIVE" "$CONN" connected
+	pg_sql "CREATE SEQUENCE rolls;
+		CREATE FUNCTION check_end() RETURNS trigger LANGUAGE plpgsql AS \$\$
+		BEGIN
+			IF NEW.state <> 'running' AND NEW.job = 'bad' THEN
+				RAISE EXCEPTION 'no end for job bad';
+			END IF;
+			IF NEW.state <> 'running' AND NEW.job = 'roll' AND nextval('rolls') = 1 THEN
+				RAISE EXCEPTION 'rolled back once' USING ERRCODE = 'serialization_failure';
+			END IF;
+			RETURN NEW;
+		END \$\$;
+		CREATE TRIGGER check_end BEFORE UPDATE ON tfd_runs
+			FOR EACH ROW EXECUTE FUNCTION check_end();" "$DB"
+	pg_delay_proxy_start 500
+	# Queued together, sent in one pass: the end of bad, a try of k, the
+	# end of roll, the claim of x, four statements (a try breaks the ends'
+	# batch), in one round trip of 1 s; roll's end again in a second. One
+	# at a time, they took five.
+	run --separate-stderr "$DRIVE" "host=127.0.0.1 port=$DELAY_PORT dbname=$DB user=postgres" \
+		connected claim bad "$NOW" skip claim k "$NOW" skip claim roll "$NOW" skip \
+		mark end bad "$NOW" 0 attempt k "$NOW" 2 end roll "$NOW" 0 claims 1 "$NOW" x flushed mark
+	assert_success
+	assert_line "claim x $NOW won"
+	assert_equal "$(grep -c '^error ' <<<"$output")" 1
+	assert_line "error postgresql: no end for job bad"
+	refute_output --partial "rolled back once"
+	(($(marks_apart) < 3500)) || fail "written in $(marks_apart) ms: not two round trips"
+	run pg_sql "SELECT job, state, attempts FROM tfd_runs ORDER BY job" "$DB"
+	assert_output $'bad|running|1\nk|running|2\nroll|succeeded|1\nx|running|1'
+}
+
+@test "fleet client: a connection lost with statements in flight: each sent again as its kind says, nothing twice" {
+	run "$DRIVE" "$CONN" connected
+	pg_sql "CREATE SEQUENCE sleeps;
+		CREATE FUNCTION slow_end() RETURNS trigger LANGUAGE plpgsql AS \$\$
+		BEGIN
+			IF NEW.state <> 'running' AND NEW.job = 'slow' AND nextval('sleeps') = 1 THEN
+				PERFORM pg_sleep(30);
+			END IF;
+			RETURN NEW;
+		END \$\$;
+		CREATE TRIGGER slow_end BEFORE UPDATE ON tfd_runs
+			FOR EACH ROW EXECUTE FUNCTION slow_end();" "$DB"
+	out=$BATS_TEST_TMPDIR/out
+	# The end of slow holds the server; the try and the claims behind it
+	# in the pipeline wait for it when the connection is cut.
+	FLEET_REPLICA=a start_bg "$DRIVE" "$CONN application_name=cut" connected \
+		claim slow "$NOW" skip claim k "$NOW" skip \
+		end slow "$NOW" 0 attempt k "$NOW" 2 claims 2 "$NOW" x y flushed >"$out"
+	wait_until 30 backend_sleeps cut || fail "the end of slow never reached the server"
+	pg_sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cut'" "$DB" >/dev/null
+	wait "${BG_PIDS[0]}"
+	BG_PIDS=()
+	run cat "$out"
+	assert_line --partial "error postgresql: "
+	assert_line down
+	assert_line "claim x $NOW won"
+	assert_line "claim y $NOW won"
+	assert_equal "$(grep -c '^claim [xy] ' <<<"$output")" 2
+	run pg_sql "SELECT job, replica, state, attempts FROM tfd_runs ORDER BY job" "$DB"
+	assert_output $'k|a|running|2\nslow|a|succeeded|1\nx|a|running|1\ny|a|running|1'
+}
+
+@test "fleet client: the answer timeout counts from the last answer: slow statements in a row are waited for, a silent one is given up" {
+	run "$DRIVE" "$CONN" connected
+	pg_sql "CREATE SEQUENCE sleeps;
+		CREATE FUNCTION slow_end() RETURNS trigger LANGUAGE plpgsql AS \$\$
+		BEGIN
+			IF NEW.state <> 'running' AND NEW.job LIKE 's%' THEN
+				PERFORM pg_sleep(1.2);
+			END IF;
+			IF NEW.state <> 'running' AND NEW.job = 'stuck' AND nextval('sleeps') = 1 THEN
+				PERFORM pg_sleep(4);
+			END IF;
+			RETURN NEW;
+		END \$\$;
+		CREATE TRIGGER slow_end BEFORE UPDATE ON tfd_runs
+			FOR EACH ROW EXECUTE FUNCTION slow_end();" "$DB"
+	# Three ends of 1.2 s each, sent at once (a try between each breaks
+	# their batch): 3.6 s in all, each answered within 2 s of the one
+	# before it.
+	run "$DRIVE" "$CONN connect_timeout=2" connected claim s1 "$NOW" skip claim s2 "$NOW" skip \
+		claim s3 "$NOW" skip claim k "$NOW" skip end s1 "$NOW" 0 attempt k "$NOW" 2 \
+		end s2 "$NOW" 0 attempt k "$NOW" 3 end s3 "$NOW" 0 flushed
+	assert_success
+	refute_output --partial "error"
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job LIKE 's%' AND state = 'succeeded'" "$DB")" 3
+	# The first end of stuck is silent for 4 s: given up after 2, sent
+	# again on a new connection, with the claim behind it.
+	run "$DRIVE" "$CONN connect_timeout=2" connected claim stuck "$NOW" skip \
+		end stuck "$NOW" 0 claims 1 "$NOW" z flushed
+	assert_success
+	assert_line "error postgresql: no answer from the server within 2 s"
+	assert_line "claim z $NOW won"
+	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'stuck'" "$DB")" succeeded
+}
+
+@test "fleet client: a run's end goes out before the renewal that came due with it" {
+	# A loop busy for 1.2 s (idle) lets the renewal (every lease/6 =
+	# 0.5 s) come due beside the end of a: the end is sent first, so the
+	# renewal finds a ended and renews b alone; sent after the renewal, the
+	# end would leave a renewed with b, at the same now().
+	FLEET_LEASE_MS=3000 run --separate-stderr "$DRIVE" "$CONN" connected claim a "$NOW" skip \
+		claim b "$NOW" skip idle 1200 end a "$NOW" 0 flushed
+	assert_success
+	run pg_sql "SELECT a.state, b.state, a.renewed_at < b.renewed_at FROM tfd_runs a, tfd_runs b
+		WHERE a.job = 'a' AND b.job = 'b'" "$DB"
+	assert_output "succeeded|running|t"
+}
+
+@test "fleet client: over a link of 1 s each way, a run's end lands within about one way's delay, not behind renewals and bookkeeping" {
+	run "$DRIVE" "$CONN" connected
+	pg_sql "CREATE TABLE landed (job text, at timestamptz);
+		CREATE FUNCTION note_end() RETURNS trigger LANGUAGE plpgsql AS \$\$
+		BEGIN
+			IF NEW.state <> 'running' AND OLD.state = 'running' THEN
+				INSERT INTO landed VALUES (NEW.job, clock_timestamp());
+			END IF;
+			RETURN NEW;
+		END \$\$;
+		CREATE TRIGGER note_end AFTER UPDATE ON tfd_runs
+			FOR EACH ROW EXECUTE FUNCTION note_end();" "$DB"
+	pg_delay_proxy_start 1000
+	# A 6 s lease: the leases and the name renewed every second, each a
+	# round trip of 2 s; three runs end a second apart meanwhile.
+	FLEET_LEASE_MS=6000 run --separate-stderr "$DRIVE" \
+		"host=127.0.0.1 port=$DELAY_PORT dbname=$DB user=postgres" connected \
+		claims 4 "$NOW" a b c d serve 2500 end a "$NOW" 0 serve 1000 end b "$NOW" 0 \
+		serve 1000 end c "$NOW" 0 flushed
+	assert_success
+	run pg_sql "SELECT r.job, round(extract(epoch FROM l.at - r.finished_at)::numeric, 2)
+		FROM tfd_runs r JOIN landed l USING (job) ORDER BY r.job" "$DB"
+	assert_equal "${#lines[@]}" 3
+	awk -F'|' '$2 >= 1.8 { bad = 1 } END { exit bad }' <<<"$output" ||
+		fail "an end landed 1.8 s or more after it was written (job|s): $output"
+}
+
+@test "fleet client: a row is never finished before it was claimed: the failover's rewrite, a clock behind" {
+	out=$BATS_TEST_TMPDIR/out
+	# The run of j ends while the database is down, after its row was lost
+	# (a failover to a standby that never had it): the reconnected replica
+	# writes the row again, ended.
+	FLEET_REPLICA=a start_bg "$DRIVE" "$CONN" connected claim j "$NOW" skip disconnected \
+		end j "$NOW" 0 flushed >"$out"
+	wait_for_lines "$out" 30 2
+	pg_sql "DELETE FROM tfd_runs WHERE job = 'j'" "$DB"
+	pg_down
+	wait_for_lines "$out" 30 4
+	pg_up
+	wait "${BG_PIDS[0]}"
+	BG_PIDS=()
+	run pg_sql "SELECT replica, state, claimed_at <= finished_at, renewed_at <= finished_at
+		FROM tfd_runs WHERE job = 'j'" "$DB"
+	assert_output "a|succeeded|t|t"
+	# A replica whose clock is 3 s behind the database's ends a run of a
+	# moment "before" the database's claim: the end is the claim's instant.
+	require_command faketime
+	FAKETIME_DONT_FAKE_MONOTONIC=1 run faketime -f '-3s' "$DRIVE" "$CONN" connected \
+		claim k "$NOW" skip end k "$NOW" 0 flushed
+	assert_success
+	assert_equal "$(pg_sql "SELECT state, claimed_at <= finished_at FROM tfd_runs WHERE job = 'k'" "$DB")" \
+		"succeeded|t"
 }

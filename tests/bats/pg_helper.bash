@@ -13,8 +13,8 @@
 # database "tfd" over the socket), pg_sql SQL [DATABASE] (one query, rows as
 # "a|b" lines), pg_restart, pg_down / pg_up, pg_test_db, pg_proxy_start /
 # pg_proxy_signal (a socat proxy to the server that a test can stop: a
-# network gone silent); and wait_until SECONDS COMMAND..., which the fleet's
-# tests poll with.
+# network gone silent), pg_delay_proxy_start (a slow link); and wait_until
+# SECONDS COMMAND..., which the fleet's tests poll with.
 
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 
@@ -121,6 +121,20 @@ pg_proxy_start() {
 
 pg_proxy_signal() {
 	kill -"$1" -- -"$PROXY_PID"
+}
+
+# A TCP proxy from 127.0.0.1:DELAY_PORT to the server that delays every
+# byte by MS milliseconds each way (build/delay_proxy: a slow link, where a
+# round trip costs 2 * MS); ended by test_helper's teardown (BG_PIDS).
+pg_delay_proxy_start() {
+	DELAY_PORT=$(pg_free_port)
+	"$REPO/build/delay_proxy" "$DELAY_PORT" "$PG_PORT" "$1" 3>&- &
+	BG_PIDS+=("$!")
+	for _ in $(seq 100); do
+		ss -Htln "sport = :$DELAY_PORT" | grep -q . && return 0
+		sleep 0.05
+	done
+	fail "the delaying proxy does not listen on $DELAY_PORT"
 }
 
 # Waits up to SECONDS for COMMAND... to succeed.

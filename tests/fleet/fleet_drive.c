@@ -18,10 +18,19 @@
  *   claims N SECONDS JOB...      claim N jobs' elapses at SECONDS at once
  *                                (skip), as one wake-up does; wait for all
  *   end JOB SECONDS STATUS       the run ended with exit STATUS (0 succeeded)
+ *   attempt JOB SECONDS N        the run is tried again: its row counts N tries
  *   drop JOB SECONDS             the won elapse will not run
+ *                                (end, attempt and drop queue their row and
+ *                                go on: the steps up to the next that serves
+ *                                the fleet are sent together, in one pipeline)
  *   flushed                      wait until every claim and end is written
  *   error                        wait for an error event
+ *   disconnected                 wait until the connection is lost ("down")
  *   serve MS                     serve the fleet for MS milliseconds
+ *   idle MS                      do not serve it for MS milliseconds (as a
+ *                                loop busy elsewhere: what comes due meanwhile
+ *                                is sent together at the next service)
+ *   mark                         print "mark MS", the monotonic clock in ms
  * Events print as "up", "down", "error CALL: MESSAGE", "fatal CALL: MESSAGE".
  * At the end the replica's name is let go (fleet_release), as tfd does. The environment
  * gives FLEET_REPLICA (default HOSTNAME:PID), FLEET_LEASE_MS,
@@ -33,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fleet.h"
 #include "fleet_pause.h"
@@ -140,6 +150,7 @@ static bool wait_for(struct drive *d, bool (*done)(const struct drive *))
 }
 
 static bool is_up(const struct drive *d) { return d->up; }
+static bool is_down(const struct drive *d) { return !d->up; }
 static bool has_answer(const struct drive *d) { return d->answered; }
 static bool has_error(const struct drive *d) { return d->errored; }
 static bool is_done(const struct drive *d) { return d->done; }
@@ -176,9 +187,11 @@ static void serve(struct drive *d, int64_t ns)
 static bool step(struct drive *d, char **argv, int argc, int *i)
 {
 	const char *s = argv[(*i)++];
-	int need = strcmp(s, "claim") == 0 || strcmp(s, "end") == 0 || strcmp(s, "manual") == 0 ? 3
+	int need = strcmp(s, "claim") == 0 || strcmp(s, "end") == 0 || strcmp(s, "manual") == 0 ||
+			   strcmp(s, "attempt") == 0 ? 3
 		 : strcmp(s, "drop") == 0 ? 2
-		 : strcmp(s, "serve") == 0 || strcmp(s, "pause") == 0 || strcmp(s, "resume") == 0;
+		 : strcmp(s, "serve") == 0 || strcmp(s, "idle") == 0 || strcmp(s, "pause") == 0 ||
+		   strcmp(s, "resume") == 0;
 
 	if (strcmp(s, "claims") == 0)
 		return claim_many(d, argv, argc, i);
@@ -191,8 +204,22 @@ static bool step(struct drive *d, char **argv, int argc, int *i)
 		return wait_for(d, is_flushed);
 	if (strcmp(s, "error") == 0)
 		return wait_for(d, has_error);
+	if (strcmp(s, "disconnected") == 0)
+		return wait_for(d, is_down);
 	if (strcmp(s, "serve") == 0) {
 		serve(d, strtoll(argv[*i - 1], NULL, 10) * MS);
+		return true;
+	}
+	if (strcmp(s, "idle") == 0) {
+		int64_t ns = strtoll(argv[*i - 1], NULL, 10) * MS;
+
+		nanosleep(&(struct timespec){ .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC },
+			  NULL);
+		return true;
+	}
+	if (strcmp(s, "mark") == 0) {
+		printf("mark %lld\n", (long long)(clock_now_ns(CLOCK_MONOTONIC) / MS));
+		fflush(stdout);
 		return true;
 	}
 	if (strcmp(s, "pause") == 0 || strcmp(s, "resume") == 0) {
@@ -212,6 +239,9 @@ static bool step(struct drive *d, char **argv, int argc, int *i)
 			       d->fleet, argv[*i - 3], at, strcmp(argv[*i - 1], "skip") == 0, 0) == 0 &&
 		       wait_for(d, has_answer);
 	}
+	if (strcmp(s, "attempt") == 0)
+		return fleet_run_attempt(d->fleet, argv[*i - 3], at,
+					 (unsigned)strtoul(argv[*i - 1], NULL, 10)) == 0;
 	if (strcmp(s, "end") == 0) {
 		int status = atoi(argv[*i - 1]);
 		struct fleet_end e = { .failed = status != 0, .exit_status = status, .attempts = 1,
