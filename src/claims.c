@@ -27,9 +27,14 @@
 #define EXIT_GRACE_NS (INT64_C(2) * NSEC_PER_SEC)
 
 /* How long after its instant a won elapse may wait for the rest of its
- * instant's elapses to be handed over to the fleet before it starts
- * anyway (claims_service): a bound for elapses that keep coming. */
-#define WON_HOLD_NS NSEC_PER_SEC
+ * instant's claims before it starts anyway (claims_service): a bound for
+ * a slow server, or elapses that keep coming. */
+#define WON_HOLD_NS (INT64_C(2) * NSEC_PER_SEC)
+
+/* How many won runs start in one turn of the loop while claims wait for
+ * their answers (STARTS_BATCH otherwise): the answers are read, and what
+ * they ask again is sent, between every few forks. */
+#define WON_BATCH_CLAIMING 8
 
 /* A tick held until the fleet answers its claim. J is NULL once the job
  * left the loop: a won answer is then given up. */
@@ -229,13 +234,49 @@ int claims_poll_fd(const struct loop *l, short *events)
 	return l->claims ? fleet_poll_fd(l->claims->f, events) : -1;
 }
 
+/* Due elapses wait their turn in the start queue while the loop runs
+ * (due.c serves them 64 a turn, as due_ready says; claims sits below due
+ * and cannot ask it): their claims are coming. */
+static bool elapses_coming(const struct loop *l)
+{
+	return l->st.phase == PHASE_RUNNING && starts_ready(&l->starts, l->readers.n);
+}
+
+/* When the oldest won elapse that waits starts whatever else waits:
+ * WON_HOLD_NS past its instant (monotonic; INT64_MAX: none waits). */
+static int64_t wins_hold_end(const struct claims_state *c)
+{
+	int64_t real = clock_now_ns(CLOCK_REALTIME), mono = clock_now_ns(CLOCK_MONOTONIC);
+
+	if (c->ready_head == c->nready)
+		return INT64_MAX;
+	return mono + (tick_scheduled_ns(&c->ready[c->ready_head].t) + WON_HOLD_NS - real);
+}
+
+/* Won runs start once their instant's elapses are all handed over and a
+ * storm's claims answered, all but one statement's (fleet.h): every
+ * claim statement is sent, and every answer read and asked again at
+ * once, while the loop does not spend its turns (nor the machine its
+ * CPU) forking; never later than WON_HOLD_NS after their instant. */
+static bool wins_held(const struct loop *l)
+{
+	const struct claims_state *c = l->claims;
+
+	return (elapses_coming(l) || fleet_claims_waiting(c->f) > FLEET_BATCH_MAX) &&
+	       clock_now_ns(CLOCK_MONOTONIC) < wins_hold_end(c);
+}
+
 int64_t claims_deadline(const struct loop *l)
 {
-	if (!l->claims)
+	const struct claims_state *c = l->claims;
+	int64_t d;
+
+	if (!c)
 		return INT64_MAX;
-	if (l->claims->nready > l->claims->ready_head)
+	if (c->nready > c->ready_head && !wins_held(l))
 		return clock_now_ns(CLOCK_MONOTONIC);  /* wins wait their turn */
-	return fleet_deadline(l->claims->f);
+	d = fleet_deadline(c->f);
+	return d < wins_hold_end(c) ? d : wins_hold_end(c);
 }
 
 bool claims_waiting(const struct loop *l)
@@ -442,12 +483,14 @@ static int queue_won(struct claims_state *c, const struct held *h)
 }
 
 /* One batch of the won elapses that wait, acted on as without --fleet
- * (one whose job left the loop was dropped then: J is NULL). */
+ * (one whose job left the loop was dropped then: J is NULL): a few while
+ * claims wait for answers, STARTS_BATCH otherwise. */
 static void act_ready(struct loop *l)
 {
 	struct claims_state *c = l->claims;
+	size_t batch = fleet_claims_waiting(c->f) ? WON_BATCH_CLAIMING : STARTS_BATCH;
 
-	for (size_t n = 0; n < STARTS_BATCH && c->ready_head < c->nready; n++) {
+	for (size_t n = 0; n < batch && c->ready_head < c->nready; n++) {
 		struct held h = c->ready[c->ready_head++];
 
 		if (h.j)
@@ -531,42 +574,18 @@ static void take_events(struct loop *l)
 	}
 }
 
-/* Due elapses wait their turn in the start queue while the loop runs
- * (due.c serves them 64 a turn, as due_ready says; claims sits below due
- * and cannot ask it): their claims are coming. */
-static bool elapses_coming(const struct loop *l)
-{
-	return l->st.phase == PHASE_RUNNING && starts_ready(&l->starts, l->readers.n);
-}
-
-/* The oldest won elapse that waits has waited WON_HOLD_NS past its
- * instant. */
-static bool won_waited_long(const struct claims_state *c)
-{
-	return c->ready_head < c->nready &&
-	       clock_now_ns(CLOCK_REALTIME) - tick_scheduled_ns(&c->ready[c->ready_head].t) >
-		       WON_HOLD_NS;
-}
-
 void claims_service(struct loop *l, short revents)
 {
-	bool coming;
-
 	if (!l->claims)
 		return;
 	/* The elapses due now are claimed 64 a turn (due.c): one statement
 	 * for them all. */
-	coming = elapses_coming(l);
-	fleet_claims_coming(l->claims->f, coming);
+	fleet_claims_coming(l->claims->f, elapses_coming(l));
 	fleet_service(l->claims->f, revents);
 	take_events(l);
 	if (l->claims && fleet_view_changed(l->claims->f))
 		claims_view_sync(l);
-	/* Won runs start once the instant's elapses are all handed over, so
-	 * that every claim statement of the instant is sent before the loop
-	 * spends its time forking (the server works through them meanwhile);
-	 * never later than WON_HOLD_NS after their instant. */
-	if (l->claims && (!coming || won_waited_long(l->claims)))
+	if (l->claims && !wins_held(l))
 		act_ready(l);
 }
 

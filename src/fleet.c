@@ -495,6 +495,36 @@ static bool claims_gather(const struct fleet *f, int64_t now)
 	       now - first->queued_mono < FLEET_GATHER_NS;
 }
 
+/* A claim statement of new claims short of FLEET_BATCH_MAX is in
+ * flight. */
+static bool partial_claims_sent(const struct fleet *f)
+{
+	for (const struct op *op = fleet_pipe_oldest(&f->pipe); op; op = op->next)
+		if (op->kind == OP_CLAIMS && !op->at_once)
+			return true;
+	return false;
+}
+
+/* The queued claims wait: gathering, or, short of a full statement of
+ * new ones, while another such is in flight (its answer will wake the
+ * loop). So a storm's full statements go at once, and so do the claims
+ * its answers ask again; other new claims one statement at a time: a
+ * slow server or link gets fewer and larger statements rather than a
+ * growing pipeline, and an end sent meanwhile waits on the server behind
+ * one claim statement at most (a storm's aside). */
+static bool claims_wait(const struct fleet *f, int64_t now)
+{
+	return claims_gather(f, now) ||
+	       (partial_claims_sent(f) && !fleet_batch_at_once(&f->claims));
+}
+
+/* Claims are queued or coming: the bookkeeping, the chores and the
+ * cleanup wait until they are all sent. */
+static bool claims_first(const struct fleet *f)
+{
+	return f->claims.head || f->claims_coming;
+}
+
 void fleet_claims_coming(struct fleet *f, bool coming)
 {
 	f->claims_coming = coming;
@@ -531,8 +561,8 @@ static struct op *next_op(struct fleet *f)
 		f->renew_at = INT64_MAX;  /* until its answer */
 		return fleet_op_new(OP_RENEW, NULL, 0);
 	}
-	if (f->claims.head || f->claims_coming)
-		return claims_gather(f, now) ? NULL : fleet_batch_take(&f->claims, OP_CLAIMS);
+	if (claims_first(f))
+		return claims_wait(f, now) ? NULL : fleet_batch_take(&f->claims, OP_CLAIMS);
 	if ((op = fleet_queue_pop(&f->writes)) || (op = fleet_queue_pop(&f->chores)))
 		return op;
 	if (now >= f->keep_at) {
@@ -655,6 +685,24 @@ static int64_t earliest(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
+/* When next_op has something to send (queued since the last
+ * fleet_service, or coming due); claims that wait for an answer in
+ * flight are woken by it, not by a time. */
+static int64_t next_send(const struct fleet *f)
+{
+	int64_t now = now_mono();
+
+	if (f->rewrite_due || f->runs.head)
+		return now;
+	if (!claims_first(f))
+		return f->writes.head || f->chores.head ? now : earliest(f->renew_at, f->keep_at);
+	if (f->claims.head && !claims_wait(f, now))
+		return now;
+	if (f->claims.head && claims_gather(f, now))
+		return earliest(f->renew_at, f->claims.head->queued_mono + FLEET_GATHER_NS);
+	return f->renew_at;
+}
+
 int64_t fleet_deadline(const struct fleet *f)
 {
 	int64_t d = fleet_claims_expiry(f);
@@ -663,14 +711,8 @@ int64_t fleet_deadline(const struct fleet *f)
 		d = earliest(d, f->retry_at);
 	if (f->link == LINK_CONNECTING || fleet_pipe_awaits(&f->pipe))
 		d = earliest(d, f->waited_from + f->params.answer_ns + 1);
-	if (f->link == LINK_READY) {
-		d = earliest(d, earliest(f->renew_at, f->keep_at));
-		if (f->runs.head || f->writes.head || f->chores.head || f->rewrite_due ||
-		    (f->claims.head && !claims_gather(f, now_mono())))
-			d = now_mono();  /* queued since the last fleet_service */
-		else if (f->claims.head)
-			d = earliest(d, f->claims.head->queued_mono + FLEET_GATHER_NS);
-	}
+	if (f->link == LINK_READY)
+		d = earliest(d, next_send(f));
 	return earliest(d, fleet_replica_deadline(f));
 }
 
@@ -698,6 +740,16 @@ size_t fleet_pending(const struct fleet *f)
 {
 	return f->claims.n + pending_in(&f->runs) + pending_in(&f->writes) +
 	       pending_in(&f->pipe.sent);
+}
+
+size_t fleet_claims_waiting(const struct fleet *f)
+{
+	size_t n = f->claims.n;
+
+	for (const struct op *op = fleet_pipe_oldest(&f->pipe); op; op = op->next)
+		if (op->kind == OP_CLAIMS)
+			n += op->nitems;
+	return n;
 }
 
 bool fleet_answering(const struct fleet *f)

@@ -85,4 +85,11 @@ size_t fleet_pending(const struct fleet *f);
  * after the answer timeout (connect_timeout). */
 bool fleet_answering(const struct fleet *f);
 
+/* How many claims wait to be sent or answered: while a storm's do (more
+ * than FLEET_BATCH_MAX), the loop holds its won runs back, and while any
+ * do it starts them a few at a time (claims.c), so that forking them
+ * takes no time from the answers still to be read and asked again, nor
+ * CPU from the server. */
+size_t fleet_claims_waiting(const struct fleet *f);
+
 #endif

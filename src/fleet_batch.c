@@ -37,13 +37,23 @@ static bool takes(const struct op *op, enum op_kind kind, size_t fresh)
 	return (kind == OP_CLAIMS && op->again) || fresh < FLEET_BATCH_MAX;
 }
 
+/* How many ops at Q's head one statement of KIND takes, and how many of
+ * them are new (*FRESH). */
+static size_t taken(const struct queue *q, enum op_kind kind, size_t *fresh)
+{
+	size_t n = 0;
+
+	*fresh = 0;
+	for (const struct op *op = q->head; op && takes(op, kind, *fresh); op = op->next, n++)
+		*fresh += !(kind == OP_CLAIMS && op->again);
+	return n;
+}
+
 struct op *fleet_batch_take(struct queue *q, enum op_kind kind)
 {
-	size_t n = 0, fresh = 0;
+	size_t fresh, n = taken(q, kind, &fresh);
 	struct op **items, *batch;
 
-	for (const struct op *op = q->head; op && takes(op, kind, fresh); op = op->next, n++)
-		fresh += !(kind == OP_CLAIMS && op->again);
 	if (n == 0 || !(items = malloc(n * sizeof *items)))
 		return NULL;
 	if (!(batch = fleet_batch_new(kind, items, n))) {
@@ -52,7 +62,16 @@ struct op *fleet_batch_take(struct queue *q, enum op_kind kind)
 	}
 	for (size_t i = 0; i < n; i++)
 		items[i] = fleet_queue_pop(q);
+	batch->at_once = kind == OP_CLAIMS && (fresh == FLEET_BATCH_MAX || fresh == 0);
 	return batch;
+}
+
+bool fleet_batch_at_once(const struct queue *q)
+{
+	size_t fresh;
+
+	taken(q, OP_CLAIMS, &fresh);
+	return fresh == FLEET_BATCH_MAX || fresh == 0;
 }
 
 void fleet_batch_requeue(struct queue *q, struct op *batch)

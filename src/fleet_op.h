@@ -26,11 +26,6 @@ enum op_kind {
 	OP_KINDS  /* how many kinds there are: not one */
 };
 
-/* How many elapses one claim statement asks for at most (besides the
- * previous statement's that it asks again); also the most ends and
- * rewritten rows in one statement. */
-#define FLEET_BATCH_MAX 1000
-
 struct op {
 	struct op *next;
 	enum op_kind kind;
@@ -44,6 +39,9 @@ struct op {
 	bool resent;             /* its first sending may have been carried out */
 	bool again;              /* a claim whose conflict its statement could not see */
 	bool manual;             /* a claim of tfdctl run's (trigger 'manual') */
+	bool at_once;            /* OP_CLAIMS: sent beside others in flight: full
+				  * (FLEET_BATCH_MAX new claims, a storm's), or
+				  * asking again only */
 	struct fleet_end end;    /* OP_END; OP_ATTEMPT uses end.attempts */
 	const char *state;       /* OP_END and OP_REWRITE's items: the row's state */
 	struct op **items;       /* OP_CLAIMS, OP_ENDS, OP_REWRITE: the rows, owned */
@@ -80,6 +78,10 @@ void fleet_queue_free(struct queue *q);
  * every one to ask again; ends up to FLEET_BATCH_MAX in a row. NULL when
  * Q's head is not of that kind, or out of memory (Q unchanged). */
 struct op *fleet_batch_take(struct queue *q, enum op_kind kind);
+/* Whether the claims at Q's head go at once, beside the statements in
+ * flight: they fill a statement (FLEET_BATCH_MAX new ones, besides those
+ * to ask again), or only ask again. */
+bool fleet_batch_at_once(const struct queue *q);
 /* A batch of ITEMS (owned from now on) of KIND, or NULL (items unchanged). */
 struct op *fleet_batch_new(enum op_kind kind, struct op **items, size_t n);
 /* A batch's items back at the front of Q, in their order; the batch is

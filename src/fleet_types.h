@@ -22,6 +22,11 @@ struct fleet_config {
 #define FLEET_DEADLINE_DEFAULT_NS (INT64_C(60) * 1000000000)
 #define FLEET_KEEP_DEFAULT_NS     (INT64_C(30) * 86400 * 1000000000)
 
+/* How many elapses one claim statement asks for at most (besides the
+ * previous statement's that it asks again); also the most ends and
+ * rewritten rows in one statement. */
+#define FLEET_BATCH_MAX 1000
+
 /* The answer to a claim. */
 enum fleet_outcome {
 	FLEET_WON,          /* this replica runs the elapse */

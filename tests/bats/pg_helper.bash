@@ -112,11 +112,17 @@ pg_proxy_start() {
 	# Ended by a signal: no "Killed" line from bash when it is reaped.
 	disown "$PROXY_PID"
 	BG_PIDS+=("-$PROXY_PID")
+	pg_wait_listen "$PROXY_PORT" "the proxy"
+}
+
+# Waits up to 5 s for something to listen on 127.0.0.1:PORT; fails the
+# test naming WHAT otherwise.
+pg_wait_listen() {
 	for _ in $(seq 100); do
-		ss -Htln "sport = :$PROXY_PORT" | grep -q . && return 0
+		ss -Htln "sport = :$1" | grep -q . && return 0
 		sleep 0.05
 	done
-	fail "the proxy does not listen on $PROXY_PORT"
+	fail "$2 does not listen on $1"
 }
 
 pg_proxy_signal() {
@@ -130,11 +136,7 @@ pg_delay_proxy_start() {
 	DELAY_PORT=$(pg_free_port)
 	"$REPO/build/delay_proxy" "$DELAY_PORT" "$PG_PORT" "$1" 3>&- &
 	BG_PIDS+=("$!")
-	for _ in $(seq 100); do
-		ss -Htln "sport = :$DELAY_PORT" | grep -q . && return 0
-		sleep 0.05
-	done
-	fail "the delaying proxy does not listen on $DELAY_PORT"
+	pg_wait_listen "$DELAY_PORT" "the delaying proxy"
 }
 
 # Waits up to SECONDS for COMMAND... to succeed.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests for fleet_batch: which queued claims and ends one statement
  * takes (1,000 new claims at most, besides every claim to ask again; ends
- * in a row only), giving a batch back in its order, and the array
+ * in a row only), whether it is full, giving a batch back in its order, and the array
  * parameters' text (every element quoted, '"' and '\' escaped, NULL for
  * what has no value, a running row's end left out). No database: the SQL
  * itself runs against PostgreSQL in tests/bats/76-fleet-client.bats. */
@@ -58,18 +58,30 @@ static void test_take_claims(void)
 		snprintf(name, sizeof name, "j%d", i);
 		fleet_queue_push(&q, claim(name, false));
 	}
+	check(fleet_batch_at_once(&q), "3 again and 2,500 new fill a statement");
 	b = fleet_batch_take(&q, OP_CLAIMS);
 	check(b && b->kind == OP_CLAIMS && b->nitems == 1003, "first batch: 3 again + 1000 new, got %zu",
 	      b ? b->nitems : 0);
+	check(b && b->at_once, "a full statement: a storm's, sent beside others");
 	check(b && b->items[0]->again && strcmp(b->items[3]->job, "j0") == 0 &&
 		      strcmp(b->items[1002]->job, "j999") == 0, "in queue order");
 	check(q.n == 1500 && strcmp(q.head->job, "j1000") == 0, "the rest waits: %zu", q.n);
 	/* Given back (the connection was lost): first again, in order. */
 	fleet_batch_requeue(&q, b);
 	check(q.n == 2503 && q.head->again && strcmp(q.tail->job, "j2499") == 0, "requeued: %zu", q.n);
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 2; k++)
 		fleet_op_free(fleet_batch_take(&q, OP_CLAIMS));
+	check(q.n == 500 && !fleet_batch_at_once(&q), "500 left: short of a statement");
+	b = fleet_batch_take(&q, OP_CLAIMS);
+	check(b && b->nitems == 500 && !b->at_once, "a statement short of 1,000: one at a time");
+	fleet_op_free(b);
 	check(q.n == 0 && !q.head && !q.tail, "3 statements took 2,503 claims");
+	fleet_queue_push(&q, claim("again", true));
+	fleet_queue_push(&q, claim("again", true));
+	check(fleet_batch_at_once(&q), "claims asked again only go at once");
+	b = fleet_batch_take(&q, OP_CLAIMS);
+	check(b && b->nitems == 2 && b->at_once, "a statement that only asks again: at once");
+	fleet_op_free(b);
 	check(fleet_batch_take(&q, OP_CLAIMS) == NULL, "an empty queue gives no batch");
 }
 
