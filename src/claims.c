@@ -26,9 +26,8 @@
  * keeps tfd up no longer than this. */
 #define EXIT_GRACE_NS (INT64_C(2) * NSEC_PER_SEC)
 
-/* How long after its instant a won elapse may wait for the rest of its
- * instant's claims before it starts anyway (claims_service): a bound for
- * a slow server, or elapses that keep coming. */
+/* How long a storm of claims holds the won runs back (claims_service):
+ * a bound for a slow server, or elapses that keep coming. */
 #define WON_HOLD_NS (INT64_C(2) * NSEC_PER_SEC)
 
 /* How many won runs start in one turn of the loop while claims wait for
@@ -64,6 +63,7 @@ struct claims_state {
 	 * served in between. FIFO from ready_head. */
 	struct held *ready;
 	size_t nready, ready_head, ready_cap;
+	int64_t hold_since;          /* a storm of claims began (monotonic); 0: none */
 	struct won *won;
 	size_t nwon, won_cap;
 	uint64_t next_token;
@@ -242,28 +242,39 @@ static bool elapses_coming(const struct loop *l)
 	return l->st.phase == PHASE_RUNNING && starts_ready(&l->starts, l->readers.n);
 }
 
-/* When the oldest won elapse that waits starts whatever else waits:
- * WON_HOLD_NS past its instant (monotonic; INT64_MAX: none waits). */
-static int64_t wins_hold_end(const struct claims_state *c)
+/* A storm of claims: the loop hands due elapses over (64 a turn), or
+ * more claims wait for their answers than one statement carries
+ * (fleet.h). */
+static bool storm(const struct loop *l)
 {
-	int64_t real = clock_now_ns(CLOCK_REALTIME), mono = clock_now_ns(CLOCK_MONOTONIC);
-
-	if (c->ready_head == c->nready)
-		return INT64_MAX;
-	return mono + (tick_scheduled_ns(&c->ready[c->ready_head].t) + WON_HOLD_NS - real);
+	return elapses_coming(l) || fleet_claims_waiting(l->claims->f) > FLEET_BATCH_MAX;
 }
 
-/* Won runs start once their instant's elapses are all handed over and a
- * storm's claims answered, all but one statement's (fleet.h): every
- * claim statement is sent, and every answer read and asked again at
- * once, while the loop does not spend its turns (nor the machine its
- * CPU) forking; never later than WON_HOLD_NS after their instant. */
-static bool wins_held(const struct loop *l)
+/* The storm's start, noted when it begins, forgotten when it ends. */
+static void note_storm(struct loop *l)
 {
-	const struct claims_state *c = l->claims;
+	struct claims_state *c = l->claims;
 
-	return (elapses_coming(l) || fleet_claims_waiting(c->f) > FLEET_BATCH_MAX) &&
-	       clock_now_ns(CLOCK_MONOTONIC) < wins_hold_end(c);
+	if (!storm(l))
+		c->hold_since = 0;
+	else if (!c->hold_since)
+		c->hold_since = clock_now_ns(CLOCK_MONOTONIC);
+}
+
+/* When the won runs start again: WON_HOLD_NS after the storm began
+ * (monotonic; 0: they are not held). A storm holds them, new or left
+ * from an earlier minute, so that every claim statement is sent, and
+ * every answer read and asked again at once, while the loop does not
+ * spend its turns (nor the machine its CPU) forking: runs that cannot
+ * all start before the next storm leave its claims alone. */
+static int64_t wins_held_until(const struct claims_state *c)
+{
+	return c->hold_since ? c->hold_since + WON_HOLD_NS : 0;
+}
+
+static bool wins_held(const struct claims_state *c)
+{
+	return clock_now_ns(CLOCK_MONOTONIC) < wins_held_until(c);
 }
 
 int64_t claims_deadline(const struct loop *l)
@@ -273,10 +284,12 @@ int64_t claims_deadline(const struct loop *l)
 
 	if (!c)
 		return INT64_MAX;
-	if (c->nready > c->ready_head && !wins_held(l))
+	if (c->nready > c->ready_head && !wins_held(c))
 		return clock_now_ns(CLOCK_MONOTONIC);  /* wins wait their turn */
 	d = fleet_deadline(c->f);
-	return d < wins_hold_end(c) ? d : wins_hold_end(c);
+	if (c->nready > c->ready_head && wins_held_until(c) < d)
+		d = wins_held_until(c);
+	return d;
 }
 
 bool claims_waiting(const struct loop *l)
@@ -585,7 +598,10 @@ void claims_service(struct loop *l, short revents)
 	take_events(l);
 	if (l->claims && fleet_view_changed(l->claims->f))
 		claims_view_sync(l);
-	if (l->claims && !wins_held(l))
+	if (!l->claims)
+		return;
+	note_storm(l);
+	if (!wins_held(l->claims))
 		act_ready(l);
 }
 

@@ -34,7 +34,16 @@
  *   gets its real value when the run ends. The table keeps the columns the
  *   contract names and no others.
  * - An elapse is claimed late (the database was unreachable) only within
- *   the deadline, and never run unclaimed. */
+ *   the deadline, and never run unclaimed.
+ * - Statements go out in libpq's pipeline mode, each with a sync of its
+ *   own (fleet_pipe.h), rather than one at a time: the server never
+ *   waits for a loop busy forking, a slow link costs one round trip, not
+ *   one a statement, and each statement stays a transaction of its own
+ *   (its error, rollback and locks are its own, as before). What waits is
+ *   sent in the order of the queues (fleet_policy.h), which is the order
+ *   the server runs them in; only new claims short of a full statement
+ *   wait client-side for the one before (claims_wait), so that a slow
+ *   server gets larger statements instead of a longer pipeline. */
 
 
 /* Life */
