@@ -26,14 +26,15 @@
  * keeps tfd up no longer than this. */
 #define EXIT_GRACE_NS (INT64_C(2) * NSEC_PER_SEC)
 
-/* How long a storm of claims holds the won runs back (claims_service):
- * a bound for a slow server, or elapses that keep coming. */
+/* How long a storm's claims hold the won runs back once its elapses are
+ * all handed over (claims_service): a bound for a slow server. */
 #define WON_HOLD_NS (INT64_C(2) * NSEC_PER_SEC)
 
-/* How many won runs start in one turn of the loop while claims wait for
- * their answers (STARTS_BATCH otherwise): the answers are read, and what
- * they ask again is sent, between every few forks. */
-#define WON_BATCH_CLAIMING 8
+/* How many won runs start in one turn of the loop (due runs start
+ * STARTS_BATCH a turn): the fleet's answers are read, what they ask
+ * again is sent, and a storm that falls due is handed over, between
+ * every few forks, which a loaded machine makes slow. */
+#define WON_BATCH 8
 
 /* A tick held until the fleet answers its claim. J is NULL once the job
  * left the loop: a won answer is then given up. */
@@ -58,12 +59,13 @@ struct claims_state {
 	struct held *held;
 	size_t nheld, held_cap;
 	/* Won elapses not acted on yet: a burst's thousand wins start
-	 * STARTS_BATCH at a time, one batch a loop turn, as due runs do
+	 * WON_BATCH at a time, one batch a loop turn, as due runs do
 	 * (due.c), so that the fleet's next answers, ends and renewals are
 	 * served in between. FIFO from ready_head. */
 	struct held *ready;
 	size_t nready, ready_head, ready_cap;
-	int64_t hold_since;          /* a storm of claims began (monotonic); 0: none */
+	int64_t handed_over;         /* a storm's elapses were all handed over
+				      * (monotonic); 0: no storm */
 	struct won *won;
 	size_t nwon, won_cap;
 	uint64_t next_token;
@@ -242,34 +244,30 @@ static bool elapses_coming(const struct loop *l)
 	return l->st.phase == PHASE_RUNNING && starts_ready(&l->starts, l->readers.n);
 }
 
-/* A storm of claims: the loop hands due elapses over (64 a turn), or
- * more claims wait for their answers than one statement carries
- * (fleet.h). */
-static bool storm(const struct loop *l)
-{
-	return elapses_coming(l) || fleet_claims_waiting(l->claims->f) > FLEET_BATCH_MAX;
-}
-
-/* The storm's start, noted when it begins, forgotten when it ends. */
+/* A storm of claims holds the won runs back, new or left from an earlier
+ * minute, so that every claim statement is sent, and every answer read
+ * and asked again at once, while the loop does not spend its turns (nor
+ * the machine its CPU) forking: runs that cannot all start before the
+ * next storm leave its claims alone. It lasts while the loop hands due
+ * elapses over (64 a turn, no fork between), then while more claims
+ * wait for their answers than one statement carries (fleet.h), for
+ * WON_HOLD_NS at most. Noted each service: when the elapses were all
+ * handed over, or 0 when no storm holds anything. */
 static void note_storm(struct loop *l)
 {
 	struct claims_state *c = l->claims;
+	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
 
-	if (!storm(l))
-		c->hold_since = 0;
-	else if (!c->hold_since)
-		c->hold_since = clock_now_ns(CLOCK_MONOTONIC);
+	if (elapses_coming(l))
+		c->handed_over = now;
+	else if (fleet_claims_waiting(c->f) <= FLEET_BATCH_MAX)
+		c->handed_over = 0;
 }
 
-/* When the won runs start again: WON_HOLD_NS after the storm began
- * (monotonic; 0: they are not held). A storm holds them, new or left
- * from an earlier minute, so that every claim statement is sent, and
- * every answer read and asked again at once, while the loop does not
- * spend its turns (nor the machine its CPU) forking: runs that cannot
- * all start before the next storm leave its claims alone. */
+/* When the won runs start again (monotonic; 0: they are not held). */
 static int64_t wins_held_until(const struct claims_state *c)
 {
-	return c->hold_since ? c->hold_since + WON_HOLD_NS : 0;
+	return c->handed_over ? c->handed_over + WON_HOLD_NS : 0;
 }
 
 static bool wins_held(const struct claims_state *c)
@@ -496,14 +494,12 @@ static int queue_won(struct claims_state *c, const struct held *h)
 }
 
 /* One batch of the won elapses that wait, acted on as without --fleet
- * (one whose job left the loop was dropped then: J is NULL): a few while
- * claims wait for answers, STARTS_BATCH otherwise. */
+ * (one whose job left the loop was dropped then: J is NULL). */
 static void act_ready(struct loop *l)
 {
 	struct claims_state *c = l->claims;
-	size_t batch = fleet_claims_waiting(c->f) ? WON_BATCH_CLAIMING : STARTS_BATCH;
 
-	for (size_t n = 0; n < batch && c->ready_head < c->nready; n++) {
+	for (size_t n = 0; n < WON_BATCH && c->ready_head < c->nready; n++) {
 		struct held h = c->ready[c->ready_head++];
 
 		if (h.j)

@@ -41,9 +41,10 @@
  *   one a statement, and each statement stays a transaction of its own
  *   (its error, rollback and locks are its own, as before). What waits is
  *   sent in the order of the queues (fleet_policy.h), which is the order
- *   the server runs them in; only new claims short of a full statement
- *   wait client-side for the one before (claims_wait), so that a slow
- *   server gets larger statements instead of a longer pipeline. */
+ *   the server runs them in; only new claims short of a full statement,
+ *   outside a storm, wait client-side for the one before (claims_wait),
+ *   so that a slow server gets larger statements instead of a longer
+ *   pipeline. */
 
 
 /* Life */
@@ -514,17 +515,36 @@ static bool partial_claims_sent(const struct fleet *f)
 	return false;
 }
 
+/* The loop hands over a storm: more claims than one statement carries
+ * wait, and more are coming. */
+static bool storm(const struct fleet *f)
+{
+	return f->claims_coming && fleet_claims_waiting(f) > FLEET_BATCH_MAX;
+}
+
 /* The queued claims wait: gathering, or, short of a full statement of
- * new ones, while another such is in flight (its answer will wake the
- * loop). So a storm's full statements go at once, and so do the claims
- * its answers ask again; other new claims one statement at a time: a
- * slow server or link gets fewer and larger statements rather than a
- * growing pipeline, and an end sent meanwhile waits on the server behind
- * one claim statement at most (a storm's aside). */
+ * new ones and outside a storm, while another such is in flight (its
+ * answer will wake the loop). So a storm's statements go at once, and so
+ * do the claims an answer asks again; other new claims one statement at
+ * a time: a slow server or link gets fewer and larger statements rather
+ * than a growing pipeline, and an end sent meanwhile waits on the server
+ * behind one claim statement at most (a storm's aside). */
 static bool claims_wait(const struct fleet *f, int64_t now)
 {
 	return claims_gather(f, now) ||
-	       (partial_claims_sent(f) && !fleet_batch_at_once(&f->claims));
+	       (!storm(f) && partial_claims_sent(f) && !fleet_batch_at_once(&f->claims));
+}
+
+/* The next claim statement; a storm's goes beside the others in flight,
+ * full or not. */
+static struct op *next_claims(struct fleet *f)
+{
+	bool in_storm = storm(f);
+	struct op *op = fleet_batch_take(&f->claims, OP_CLAIMS);
+
+	if (op && in_storm)
+		op->at_once = true;
+	return op;
 }
 
 /* Claims are queued or coming: the bookkeeping, the chores and the
@@ -571,7 +591,7 @@ static struct op *next_op(struct fleet *f)
 		return fleet_op_new(OP_RENEW, NULL, 0);
 	}
 	if (claims_first(f))
-		return claims_wait(f, now) ? NULL : fleet_batch_take(&f->claims, OP_CLAIMS);
+		return claims_wait(f, now) ? NULL : next_claims(f);
 	if ((op = fleet_queue_pop(&f->writes)) || (op = fleet_queue_pop(&f->chores)))
 		return op;
 	if (now >= f->keep_at) {

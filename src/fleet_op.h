@@ -40,8 +40,8 @@ struct op {
 	bool again;              /* a claim whose conflict its statement could not see */
 	bool manual;             /* a claim of tfdctl run's (trigger 'manual') */
 	bool at_once;            /* OP_CLAIMS: sent beside others in flight: full
-				  * (FLEET_BATCH_MAX new claims, a storm's), or
-				  * asking again only */
+				  * (FLEET_BATCH_MAX new claims), asking again
+				  * only, or a storm's */
 	struct fleet_end end;    /* OP_END; OP_ATTEMPT uses end.attempts */
 	const char *state;       /* OP_END and OP_REWRITE's items: the row's state */
 	struct op **items;       /* OP_CLAIMS, OP_ENDS, OP_REWRITE: the rows, owned */
