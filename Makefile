@@ -161,9 +161,9 @@ bats: tfd tfdctl
 
 # The whole suite once more against tfd built with ASan+UBSan.
 # The files that only check packaging (completions, install, the static
-# build, the metrics text, the Dockerfile, the licence lines, the Debian
-# package) run tfd too little to gain from it; the package builds its own
-# tfd.
+# build, the metrics text, the Dockerfiles, install-deps and the clock
+# tests' gate, the licence lines, the Debian package) run tfd too little
+# to gain from it; the package builds its own tfd.
 # 76-fleet-client drives the client through build/fleet_drive, not $TFD:
 # a second pass would run the same programs again. Of the fleet's files,
 # 75 and 78-fleet-safety run the client under ASan; 77's faults and
@@ -173,7 +173,8 @@ ASAN_BATS = $(filter-out tests/bats/76-fleet-client.bats \
 	    tests/bats/77-fleet.bats tests/bats/78-fleet-scale.bats \
 	    tests/bats/80-completion.bats tests/bats/85-install.bats \
 	    tests/bats/90-static.bats tests/bats/91-metrics-format.bats \
-	    tests/bats/92-dockerfile.bats tests/bats/94-licence.bats \
+	    tests/bats/92-dockerfile.bats tests/bats/93-host-safety.bats \
+	    tests/bats/94-licence.bats \
 	    tests/bats/95-package.bats,$(wildcard tests/bats/*.bats))
 bats-asan: build/tfd-asan
 	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(ASAN_BATS)
@@ -268,7 +269,9 @@ fuzz:
 # The two bats passes (the normal build and ASan's) run side by side, each
 # file after file, and the fleet's files as a third stream: their tests
 # mostly wait on timers and on PostgreSQL, so three streams fit two cores. 60-clock sets the realtime clock, which would move
-# the other stream's realtime schedules: it runs alone, after both.
+# the other stream's realtime schedules: it runs alone, after both, and
+# only where CI or TFD_CLOCK_TESTS=1 is set (.ci/run sets it); elsewhere
+# its tests are skipped, saying why.
 CLOCK_BATS = tests/bats/60-clock.bats
 
 # The fleet's files, against a PostgreSQL of their own, mostly wait on the

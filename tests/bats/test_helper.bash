@@ -75,6 +75,16 @@ assert_usage_error() {
 	assert_equal "${#stderr_lines[@]}" 2
 }
 
+# Skips the test unless it may set the realtime clock. A step of the clock
+# moves every realtime timer of the machine, not only tfd's: a person's
+# desktop, the other tests running beside it. Allowed where CI is set (a
+# machine made for the run and thrown away: .ci/run) or TFD_CLOCK_TESTS=1.
+require_clock_tests() {
+	[[ -n ${CI-} || ${TFD_CLOCK_TESTS-} == 1 ]] ||
+		skip "sets the realtime clock: runs only with CI or TFD_CLOCK_TESTS=1 set"
+	((EUID == 0)) || skip "setting the clock needs root"
+}
+
 # Skips the test unless command $1 is installed.
 require_command() {
 	command -v "$1" >/dev/null || skip "$1 is not installed"
