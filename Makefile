@@ -278,7 +278,7 @@ CLOCK_BATS = tests/bats/60-clock.bats
 # server and on leases: they are a third stream beside the two passes
 # (make check runs the three at once), with the ASan build's fleet files
 # after the normal build's.
-FLEET_BATS = $(wildcard tests/bats/7[5-8]-*.bats)
+FLEET_BATS = $(wildcard tests/bats/7[5-9]-*.bats)
 
 bats-unclocked: tfd tfdctl
 	TFD=$(CURDIR)/tfd $(BATS) $(filter-out $(CLOCK_BATS) $(FLEET_BATS),$(wildcard tests/bats/*.bats))
