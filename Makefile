@@ -495,4 +495,9 @@ bench-cron: tfd
 bench-http: tfd
 	TFD=./tfd bash bench/http.sh
 
-.PHONY: bench bench-peers bench-fleet bench-http bench-cron
+# How long make -j2 check takes, quiet and beside two busy loops (about
+# twice the suite's time; HACKING.md, "Benchmarks").
+bench-suite:
+	bash bench/suite-time.sh
+
+.PHONY: bench bench-peers bench-fleet bench-http bench-cron bench-suite
