@@ -471,8 +471,8 @@ job_lines() {
 @test "a file with no job is valid: tfd waits for a reload that brings some" {
 	printf '# nothing yet\nA=1\n\n' >jobfile
 	start_bg "$TFD" --jobs jobfile
-	sleep 0.3
-	[[ -d /proc/${BG_PIDS[0]} ]] || fail "tfd exited with no job"
+	# Loaded and watching (a tfd that exited fails the wait).
+	wait_for_watch "${BG_PIDS[0]}"
 	printf '%s\n' '--delay 0 --exec "echo \$A > ran"' 'A=1' | save jobfile
 	wait_for_lines ran
 	# That one-shot job done, tfd has nothing left to do.
@@ -630,7 +630,7 @@ job_lines() {
 	mkdir dir
 	echo '--name a --interval 1h -- true' >dir/jobs
 	start_bg "$TFD" --jobs dir/jobs --json >ev.json 2>err
-	sleep 0.2
+	wait_for_watch "${BG_PIDS[0]}"
 	# An editor's save: a new file renamed over the old.
 	printf '%s\n' '--name a --interval 1h -- true' '--name b --interval 1h -- true' | save dir/jobs
 	wait_for_reloads ev.json 1
@@ -682,7 +682,8 @@ job_lines() {
 	ln -s ..2026_a cm/..data
 	ln -s ..data/jobs cm/jobs
 	start_bg "$TFD" --jobs cm/jobs --json >ev.json 2>err
-	sleep 0.2
+	# Two watches: the ConfigMap's directory and the one its link reaches.
+	wait_for_watch "${BG_PIDS[0]}" 20 2
 	# What the kubelet does: a new timestamped directory, a temporary link
 	# to it renamed over ..data, the old directory removed.
 	mkdir cm/..2026_b

@@ -124,9 +124,13 @@ ask() {
 	assert_equal "$(jq -r '[.jobs[].job] | join(" ")' <<<"$output")" "true true-2"
 	assert_equal "$("$TFDCTL" --json status true | jq -r .job.schedule)" "0 3 * * *"
 	assert_equal "$("$TFDCTL" --json status true-2 | jq -r .job.schedule)" "@weekly"
+	# The first tfd gone (its socket with it) before the second takes the
+	# path, and the second answering for its own job: a loaded machine
+	# may take seconds for either.
 	kill "${BG_PIDS[0]}"
+	wait_bg_exit "${BG_PIDS[0]}" 20
 	start_bg "$TFD" --clock boottime --delay 1h --interval 2h --name one --control="$SOCK" -- true >out 2>err
-	for ((i = 0; i < 100; i++)); do "$TFDCTL" list >/dev/null 2>&1 && break; sleep 0.05; done
+	for ((i = 0; i < 400; i++)); do "$TFDCTL" status one >/dev/null 2>&1 && break; sleep 0.05; done
 	assert_equal "$("$TFDCTL" --json status one | jq -r '.job.schedule, .job.clock')" $'--clock \'boottime\' --delay \'1h\' --interval \'2h\'\nboottime'
 }
 

@@ -13,8 +13,8 @@
 # database "tfd" over the socket), pg_sql SQL [DATABASE] (one query, rows as
 # "a|b" lines), pg_restart, pg_down / pg_up, pg_test_db, pg_proxy_start /
 # pg_proxy_signal (a socat proxy to the server that a test can stop: a
-# network gone silent); and wait_until SECONDS COMMAND..., which the fleet's
-# tests poll with.
+# network gone silent). The fleet's tests poll with test_helper.bash's
+# wait_until SECONDS COMMAND....
 
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 
@@ -121,17 +121,6 @@ pg_proxy_start() {
 
 pg_proxy_signal() {
 	kill -"$1" -- -"$PROXY_PID"
-}
-
-# Waits up to SECONDS for COMMAND... to succeed.
-wait_until() {
-	local seconds=$1 i
-	shift
-	for ((i = 0; i < seconds * 20; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
 }
 
 # The runs' log of a fleet test: each run appends "JOB SCHEDULED REPLICA"

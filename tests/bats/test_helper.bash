@@ -48,10 +48,10 @@ teardown() {
 	BG_PIDS=()
 }
 
-# Waits up to $2 seconds (default 5) for file $1 to hold at least $3 lines
+# Waits up to $2 seconds (default 20) for file $1 to hold at least $3 lines
 # (default 1): timing in these tests is generous, the machines are noisy.
 wait_for_lines() {
-	local file=$1 timeout=${2:-5} want=${3:-1} i
+	local file=$1 timeout=${2:-20} want=${3:-1} i
 	for ((i = 0; i < timeout * 20; i++)); do
 		if [[ -f $file ]] && (($(wc -l <"$file") >= want)); then
 			return 0
@@ -174,13 +174,13 @@ assert_wakeups() {
 	assert_count_reached "$want" "$sum" "$before"
 }
 
-# Waits up to $2 seconds (default 10) for background process $1 (started
+# Waits up to $2 seconds (default 30) for background process $1 (started
 # with start_bg in this shell) to end and sets bg_status to its exit status;
 # fails if it is still running. Unlike a bare `wait`, a tfd that never ends
 # fails the test instead of hanging the suite.
 # shellcheck disable=SC2034 # bg_status is the tests' to read.
 wait_bg_exit() {
-	local pid=$1 timeout=${2:-10} i state
+	local pid=$1 timeout=${2:-30} i state
 	for ((i = 0; i < timeout * 20; i++)); do
 		state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
 		if [[ -z $state || $state == Z ]]; then
@@ -193,13 +193,37 @@ wait_bg_exit() {
 	fail "process $pid still running after ${timeout}s"
 }
 
-# Waits up to $2 seconds (default 5) for a process whose command line
+# Waits up to SECONDS for COMMAND... to succeed (a state the test checks:
+# poll it, never sleep a fixed time); false if it never does.
+wait_until() {
+	local seconds=$1 i
+	shift
+	for ((i = 0; i < seconds * 20; i++)); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# True when no process's command line matches the extended regex $1.
+no_process_matches() {
+	! pgrep -f "$1" >/dev/null
+}
+
+# Waits up to $2 seconds (default 20) until no process's command line
+# matches the extended regex $1.
+wait_for_no_process() {
+	wait_until "${2:-20}" no_process_matches "$1" ||
+		fail "still running after ${2:-20}s: $(pgrep -af "$1")"
+}
+
+# Waits up to $2 seconds (default 20) for a process whose command line
 # matches the extended regex $1.
 wait_for_process() {
 	local i
-	for ((i = 0; i < ${2:-5} * 20; i++)); do
+	for ((i = 0; i < ${2:-20} * 20; i++)); do
 		pgrep -f "$1" >/dev/null && return 0
 		sleep 0.05
 	done
-	fail "no process matching '$1' after ${2:-5}s"
+	fail "no process matching '$1' after ${2:-20}s"
 }
