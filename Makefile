@@ -64,7 +64,7 @@ tfd: $(PROG_OBJS)
 tfdctl: $(CTL_SRCS:src/%.c=build/obj/%.o)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(POPT_LIBS)
 
-# A fully static ./tfd-static for containers (README: Containers): glibc's
+# A fully static ./tfd-static for containers (README: In containers): glibc's
 # and popt's archives, unused code and data dropped, stripped. It needs no
 # file of the system at run time: not the loader, no NSS, no locale.
 # A static binary cannot dlopen libpq or libmicrohttpd: that build has no

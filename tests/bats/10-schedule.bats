@@ -81,7 +81,7 @@ elapsed_ms() {
 	start=$(now_ns)
 	run --separate-stderr timeout 10 "$TFD" --at @1 -f '%n %e %l'
 	assert_success
-	(($(elapsed_ms "$start") < 3000)) || fail "took $(elapsed_ms "$start") ms"
+	(($(elapsed_ms "$start") < 8000)) || fail "took $(elapsed_ms "$start") ms"
 	assert_equal "${#lines[@]}" 1
 	local -a f
 	read -ra f <<<"$output"
@@ -154,7 +154,7 @@ elapsed_ms() {
 	run --separate-stderr timeout 5 "$TFD" --clock monotonic --at @0 -f '%n %e'
 	assert_success
 	assert_output "1 1"
-	(($(elapsed_ms "$start") < 3000)) || fail "took $(elapsed_ms "$start") ms"
+	(($(elapsed_ms "$start") < 8000)) || fail "took $(elapsed_ms "$start") ms"
 }
 
 @test "--at @0 on the realtime clock (the epoch itself) fires at once" {
@@ -181,10 +181,10 @@ elapsed_ms() {
 @test "--delay 0 fires at once, before the first interval" {
 	local start
 	start=$(now_ns)
-	run --separate-stderr timeout 20 "$TFD" -d 0 -i 10s -n 1 -f '%n %e'
+	run --separate-stderr timeout 70 "$TFD" -d 0 -i 60s -n 1 -f '%n %e'
 	assert_success
 	assert_output "1 1"
-	(($(elapsed_ms "$start") < 5000)) || fail "took $(elapsed_ms "$start") ms: waited for the interval"
+	(($(elapsed_ms "$start") < 20000)) || fail "took $(elapsed_ms "$start") ms: waited for the interval"
 }
 
 @test "--interval alone: the first expiration is one interval from now, then every interval" {
@@ -358,12 +358,12 @@ elapsed_ms() {
 @test "--dry-run arms nothing and runs nothing" {
 	local start
 	start=$(now_ns)
-	run --separate-stderr timeout 10 "$TFD" -d 30s -i 1s --dry-run=2 -f '%n' \
+	run --separate-stderr timeout 30 "$TFD" -d 120s -i 1s --dry-run=2 -f '%n' \
 		--exec "touch '$BATS_TEST_TMPDIR/ran'"
 	assert_success
 	assert_equal "$output" "1
 2"
-	(($(elapsed_ms "$start") < 5000)) || fail "took $(elapsed_ms "$start") ms: it waited"
+	(($(elapsed_ms "$start") < 20000)) || fail "took $(elapsed_ms "$start") ms: it waited"
 	[[ ! -e $BATS_TEST_TMPDIR/ran ]] || fail "the command ran in a dry run"
 }
 

@@ -369,7 +369,7 @@ exit_name_lengths() {
 	local out=$BATS_TEST_TMPDIR/out
 	# shellcheck disable=SC2016 # the inner shell expands $1 and $2.
 	start_bg bash -c '"$1" -i 200ms -n 5 | cat >"$2"' _ "$TFD" "$out"
-	wait_for_lines "$out" 5 1 || fail "no line within 5 s"
+	wait_for_lines "$out" 20 1 || fail "no line within 5 s"
 	# The first line arrived while tfd still had expirations to go.
 	(($(wc -l <"$out") < 5)) || fail "all lines arrived together"
 	kill -0 "${BG_PIDS[0]}" || fail "tfd had already exited"
@@ -393,7 +393,7 @@ exit_name_lengths() {
 @test "missed ticks: a stopped tfd reports e > 1 and %E still sums %e" {
 	local out=$BATS_TEST_TMPDIR/out
 	start_bg "$TFD" -i 10ms -n 50 -f '%e %E' --stats >"$out" 2>"$BATS_TEST_TMPDIR/err"
-	wait_for_lines "$out" 5 1 || fail "no first line"
+	wait_for_lines "$out" 20 1 || fail "no first line"
 	kill -STOP "${BG_PIDS[0]}"
 	sleep 0.2
 	kill -CONT "${BG_PIDS[0]}"

@@ -510,7 +510,7 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 	start_bg "$TFD" -i 100ms --overlap queue --json \
 		--exec "echo \"\$TFD_SEQ\" >>runs; exec sleep $MARK" >out
 	# The second tick queues a run behind the first.
-	wait_for_lines out 5 2 || fail "no second tick: $(cat out)"
+	wait_for_lines out 20 2 || fail "no second tick: $(cat out)"
 	kill -TERM "${BG_PIDS[-1]}"
 	wait_bg_exit "${BG_PIDS[-1]}"
 	assert_equal "$bg_status" 143

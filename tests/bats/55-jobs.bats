@@ -50,7 +50,7 @@ assert_counts_on() {
 start_ticking() {
 	echo '--name a --interval 0.1s --exec "echo \$TFD_SEQ >> a.out"' >jobfile
 	start_bg "$TFD" --jobs jobfile --json >ev.json 2>err
-	wait_for_lines a.out 5 2
+	wait_for_lines a.out 20 2
 }
 
 # Asserts that the tfd of start_ticking still runs a, with no run lost, and
@@ -58,7 +58,7 @@ start_ticking() {
 assert_ticks_on_and_ends() {
 	local before
 	before=$(wc -l <a.out)
-	wait_for_lines a.out 5 $((before + 3)) || fail "a stopped ticking"
+	wait_for_lines a.out 20 $((before + 3)) || fail "a stopped ticking"
 	kill -TERM "${BG_PIDS[0]}"
 	wait_bg_exit "${BG_PIDS[0]}" 5
 	assert_equal "$bg_status" 143
@@ -557,7 +557,7 @@ job_lines() {
 	# that inotify on dir/ does not see, so only SIGHUP reloads it.
 	ln dir/jobs other/jobs
 	start_bg "$TFD" --jobs dir/jobs --json >ev.json 2>err
-	wait_for_lines a.out 5 3
+	wait_for_lines a.out 20 3
 	wait_for_lines c.out
 	cat >other/jobs <<-'EOF'
 		--name b --interval 0.2s --exec 'echo $TFD_SEQ >> b.out'
@@ -570,7 +570,7 @@ job_lines() {
 	wait_for_reloads ev.json 1
 	run reloads ev.json
 	assert_output "ok 1 1 1"
-	wait_for_lines b.out 5 2
+	wait_for_lines b.out 20 2
 	# The removed job's run was not ended: it finishes, and is reported.
 	wait_for_match c.out '^end$'
 	wait_for_match ev.json '"event":"exit","job":"c",.*"status":0,'
@@ -587,7 +587,7 @@ job_lines() {
 	wait_for_reloads ev.json 3
 	local before
 	before=$(wc -l <a.out)
-	wait_for_lines a.out 5 $((before + 2))
+	wait_for_lines a.out 20 $((before + 2))
 	kill -TERM "${BG_PIDS[0]}"
 	wait_bg_exit "${BG_PIDS[0]}"
 	assert_equal "$bg_status" 143

@@ -49,7 +49,7 @@ assert_alive() {
 	sleep 0.5
 	assert_alive
 	echo '--name c --delay 0 --exec "touch ran"' >./jobs
-	wait_for_lines ran 5 0 || fail "c did not run"
+	wait_for_lines ran 20 0 || fail "c did not run"
 	wait_bg_exit "${BG_PIDS[0]}"
 	assert_equal "$bg_status" 0
 	run reloads ev.json
@@ -193,7 +193,7 @@ first_tick() {
 	wait_for_reloads ev.json 2
 	# The parent too: the nearest directory left is watched meanwhile.
 	rm -rf top
-	wait_for_lines err 5 3 || fail "no warning: $(cat err)"
+	wait_for_lines err 20 3 || fail "no warning: $(cat err)"
 	mkdir -p top/d
 	wait_for_reloads ev.json 3
 	printf '%s\n' '--name a --interval 1h -- true' '--name c --interval 1h -- true' | save top/d/jobs

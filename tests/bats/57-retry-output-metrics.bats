@@ -50,14 +50,6 @@ wait_for_metric() {
 	fail "$1 in $2 is '$v' after ${3:-20}s, want at least ${4:-1}"
 }
 
-# True when process $1 has written 64 KiB, a pipe's worth: its stdout is
-# stuck when nothing reads it.
-pipe_full() {
-	local w
-	w=$(awk '$1 == "wchar:" { print $2 }' "/proc/$1/io" 2>/dev/null)
-	((${w:-0} >= 65536))
-}
-
 # The realtime clock now as decimal seconds.
 now_s() {
 	date +%s.%N

@@ -260,12 +260,11 @@ make_user() {
 	printf -- '--name a --interval 1h -- /bin/true\n--name half --interv' >&5
 	echo '--name b --interval 1h -- /bin/true' | save d/b
 	local before
-	before=$(jq -s '[.[] | select(.event == "exit" and .job == "tick")] | length' ev.json)
-	sleep 1
+	before=$(job_exits ev.json tick)
+	wait_until 20 job_exits_above ev.json tick $((before + 2)) ||
+		fail "the jobs stopped while the reload waited"
 	run reloads ev.json
 	assert_output ""
-	(($(jq -s '[.[] | select(.event == "exit" and .job == "tick")] | length' ev.json) > before + 2)) ||
-		fail "the jobs stopped while the reload waited"
 	printf 'al 1h -- /bin/true\n' >&5
 	exec 5>&-
 	wait_for_reloads ev.json 1

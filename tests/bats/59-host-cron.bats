@@ -100,23 +100,17 @@ make_dir() {
 	echo '--name one --interval 1h -- /bin/true' >d/one
 	echo '--name top --interval 1h -- /bin/true' >f
 	start_bg "$TFD" --json --jobs f --jobs d >events
-	sleep 0.3
+	# Loaded (a SIGHUP before the signal is caught would end tfd).
+	wait_for_watch "${BG_PIDS[0]}" 20 2
 	echo '--name two --interval 1h -- /bin/true' >d/two
 	kill -HUP "${BG_PIDS[0]}"
-	local i
-	for ((i = 0; i < 100; i++)); do
-		grep -q '"event":"reload"' events && break
-		sleep 0.05
-	done
+	wait_for_match events '"event":"reload"'
 	run jq -r 'select(.event == "reload") | "\(.ok) \(.added) \(.removed) \(.kept)"' events
 	assert_output "true 1 0 2"
 	# A bad file: the reload is refused, naming it; the jobs run on.
 	echo 'nonsense' >d/three
 	kill -HUP "${BG_PIDS[0]}"
-	for ((i = 0; i < 100; i++)); do
-		(($(grep -c '"event":"reload"' events) >= 2)) && break
-		sleep 0.05
-	done
+	wait_for_reloads events 2
 	run jq -r 'select(.event == "reload" and .ok == false) | .error' events
 	[[ $output == "d/three:1: bad line 'nonsense'"* ]] || fail "$output"
 	kill -0 "${BG_PIDS[0]}"
@@ -285,9 +279,8 @@ make_dir() {
 	[[ $output == "error d/three:3: "*"nonsense here"* ]] || fail "$output"
 	# The jobs run on as they were: "tick" still runs, none was added.
 	local before
-	before=$(jq -s '[.[] | select(.event == "exit" and .job == "tick")] | length' ev.json)
-	sleep 0.6
-	(($(jq -s '[.[] | select(.event == "exit" and .job == "tick")] | length' ev.json) > before)) ||
+	before=$(job_exits ev.json tick)
+	wait_until 20 job_exits_above ev.json tick "$before" ||
 		fail "the jobs stopped after a refused reload"
 	kill -0 "${BG_PIDS[0]}"
 	# Mended, the reload takes all of them.

@@ -112,10 +112,12 @@ late_max_us() {
 	assert_equal "$(grep '^# TYPE' "$BATS_TEST_TMPDIR/a.prom")" \
 		"$(grep '^# TYPE' "$BATS_TEST_TMPDIR/file.prom")"
 	# Current at the request: the runs go on between two scrapes.
-	sleep 0.5
-	curl -s -o "$BATS_TEST_TMPDIR/b.prom" "$URL/metrics"
 	count() { sed -n 's/^tfd_runs_total{job_name="j",result="success"} //p' "$1"; }
-	(($(count "$BATS_TEST_TMPDIR/b.prom") > $(count "$BATS_TEST_TMPDIR/a.prom"))) ||
+	more_runs() {
+		curl -s -o "$BATS_TEST_TMPDIR/b.prom" "$URL/metrics" &&
+			(($(count "$BATS_TEST_TMPDIR/b.prom") > $(count "$BATS_TEST_TMPDIR/a.prom")))
+	}
+	wait_until 20 more_runs ||
 		fail "$(count "$BATS_TEST_TMPDIR/a.prom") then $(count "$BATS_TEST_TMPDIR/b.prom")"
 	grep -q '^tfd_next_run_timestamp_seconds{job_name="j"} [0-9]' "$BATS_TEST_TMPDIR/b.prom"
 }
@@ -253,7 +255,8 @@ late_max_us() {
 @test "--listen: runs inherit neither the listening socket, a connection nor the epoll descriptor" {
 	start_http --name j -i 200ms -n 300 -q -- sh -c 'ls -l /proc/$$/fd | grep -Ec "socket:|eventpoll" || true'
 	exec {sock}<>"/dev/tcp/127.0.0.1/$PORT"
-	sleep 0.5
+	# Runs start while the connection is open.
+	wait_for_lines "$OUT" 20 2
 	exec {sock}>&-
 	grep -qx 0 "$OUT" || fail "$(cat "$OUT")"
 	run grep -vx 0 "$OUT"

@@ -51,6 +51,18 @@ wait_for_match() {
 	fail "no line matching '$2' in $1 after ${3:-20}s: $(cat "$1" 2>/dev/null)"
 }
 
+# The count of "exit" events of job $2 in the --json file $1: its runs
+# ended so far.
+job_exits() {
+	jq -s --arg j "$2" '[.[] | select(.event == "exit" and .job == $j)] | length' "$1"
+}
+
+# True when job $2 of the --json file $1 has more than $3 runs ended: the
+# jobs run on (wait_until polls it).
+job_exits_above() {
+	(($(job_exits "$1" "$2") > $3))
+}
+
 # The "reload" events of the --json file $1, one a line: "ok ADDED REMOVED
 # KEPT" or "error MESSAGE".
 reloads() {

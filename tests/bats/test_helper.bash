@@ -205,6 +205,15 @@ wait_until() {
 	return 1
 }
 
+# True when process $1 has written 60 KiB, nearly a pipe's worth (64 KiB,
+# which takes no further line of 1 KiB): its stdout is stuck when nothing
+# reads it.
+pipe_full() {
+	local w
+	w=$(awk '$1 == "wchar:" { print $2 }' "/proc/$1/io" 2>/dev/null)
+	((${w:-0} >= 61440))
+}
+
 # True when no process's command line matches the extended regex $1.
 no_process_matches() {
 	! pgrep -f "$1" >/dev/null
