@@ -27,11 +27,9 @@ busy_pids=()
 sampler=
 
 stop_busy() {
-	local pid
-	for pid in "${busy_pids[@]}"; do
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
+	((${#busy_pids[@]})) || return 0
+	kill "${busy_pids[@]}" 2>/dev/null
+	wait "${busy_pids[@]}" 2>/dev/null
 	busy_pids=()
 }
 

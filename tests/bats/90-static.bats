@@ -66,7 +66,8 @@ add_busybox() {
 	in_root -- -i 10ms -n 3
 	assert_success
 	assert_equal "$stderr" ""
-	assert_equal "${#lines[@]}" 3
+	# 3 expirations, in 3 wake-ups or fewer (a loaded machine may read
+	# two at once).
 	assert_wakeups 3
 }
 
