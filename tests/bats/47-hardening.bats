@@ -42,7 +42,7 @@ PAD=$(printf '%01000d' 0)
 	start_bg env --default-signal=INT "$TFD" -i 1ms -f "%n $PAD" >"$BATS_TEST_TMPDIR/fifo"
 	wait_until 20 pipe_full "${BG_PIDS[1]}" || fail "tfd's stdout never filled"
 	kill -TERM "${BG_PIDS[1]}"
-	wait_bg_exit "${BG_PIDS[1]}" 10
+	wait_bg_exit "${BG_PIDS[1]}" 20
 	assert_equal "$bg_status" 143
 }
 
@@ -73,7 +73,7 @@ zombies_of() {
 	start_stuck_reader 2
 	run sh -c "exec '$TFD' -i 10ms -n 300 -f '%e %E $PAD' >'$BATS_TEST_TMPDIR/fifo'"
 	assert_success
-	wait_bg_exit "${BG_PIDS[0]}" 10
+	wait_bg_exit "${BG_PIDS[0]}" 20
 	run awk -v pad="$PAD" '$3 != pad || NF != 3 { bad++ } $1 > 1 { missed++ }
 		END { print bad + 0, (missed > 0) }' "$OUT"
 	assert_output "0 1"

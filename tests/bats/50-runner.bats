@@ -376,16 +376,16 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 }
 
 @test "--persist replaces the file atomically with each run's time" {
-	date +%s.%N >stamp
+	# A stamp a minute ahead: no run is due before tfd starts, however
+	# late a loaded machine starts it (then run 0 would make one up).
+	echo "$(($(date +%s) + 60)).000000000" >stamp
 	# A second link keeps the old inode (and its number) alive: a file
 	# replaced by rename leaves it untouched, one rewritten in place not.
 	ln stamp old
 	cp stamp old.content
 	local inode
 	inode=$(stat -c %i stamp)
-	# The stamp is younger than the interval even if tfd starts late on a
-	# loaded machine: no catch-up run.
-	run --separate-stderr "$TFD" -d 50ms -i 2s -n 2 --persist stamp \
+	run --separate-stderr "$TFD" -d 50ms -i 1s -n 2 --persist stamp \
 		--exec 'echo "$TFD_SEQ" >>runs; echo "$TFD_TIME" >last'
 	assert_success
 	assert_equal "$stderr" ""
