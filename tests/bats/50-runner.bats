@@ -264,9 +264,9 @@ exec sleep $MARK"
 # --exit-on-error
 
 @test "--exit-on-error stops at the first failing run with its status" {
-	# --overlap queue: on a loaded machine run 1 may still be going at
-	# tick 2, which would otherwise be skipped.
-	run --separate-stderr "$TFD" -i 100ms -n 20 -E --overlap queue --json \
+	# A second apart: a loaded machine can neither merge tick 2 into
+	# tick 1 nor find run 1 still going at tick 2.
+	run --separate-stderr "$TFD" -i 1s -n 20 -E --json \
 		--exec 'echo $$ >pid.$TFD_SEQ; [ "$TFD_SEQ" -lt 2 ] || exit 3'
 	assert_equal "$status" 3
 	printf '%s\n' "$output" >out.json
