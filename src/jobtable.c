@@ -175,6 +175,7 @@ struct building {
 	bool *dropped;               /* lines a host's cron passes over */
 	size_t n;
 	struct run_user_cache users; /* each --user looked up once a load */
+	struct job_envs envs;        /* the runs' environments, shared */
 	struct warnings *warnings;
 	struct names *unknown;       /* the users found missing */
 };
@@ -244,6 +245,7 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	ctx.in_file = true;
 	ctx.cron_file = b->src->system || b->lines[i].user != NULL;
 	ctx.env = e->env;
+	ctx.envs = &b->envs;
 	/* The file's SHELL runs its crontab lines; --exec is /bin/sh's, as on
 	 * the command line. */
 	ctx.shell = e->kind == JOBS_TFD ? NULL : e->shell;
@@ -459,6 +461,7 @@ static int build_loaded(struct jobs_source *src, struct loaded *l, struct job_ta
 	free(b.lines);
 	free(b.dropped);
 	run_user_cache_free(&b.users);
+	job_envs_free(&b.envs);
 	if (status != 0) {
 		struct job_table t = { b.jobs, b.n };
 
