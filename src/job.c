@@ -506,8 +506,8 @@ static void job_user_name(const struct job *j, char *buf, size_t len)
 {
 	const struct passwd *pw;
 
-	if (j->user.spec) {
-		snprintf(buf, len, "%s", j->user.name);
+	if (j->run_as) {
+		snprintf(buf, len, "%s", j->run_as);
 		return;
 	}
 	pw = getpwuid(geteuid());
@@ -777,6 +777,7 @@ static int build_user(struct job *j, const struct job_options *o,
 		snprintf(err, errlen, "--%s", why);
 	if (status != 0)
 		return status;
+	j->run_as = j->user.name;
 	j->target.set_user = j->user.change;
 	j->target.uid = j->user.uid;
 	j->target.gid = j->user.gid;
@@ -809,6 +810,7 @@ int job_build(const struct job_options *o, const struct job_context *ctx,
 	if (!j)
 		return out_of_memory(err, errlen);
 	j->target = (struct spawn_target){ .cgroup_fd = -1, .join_pidfd = -1 };
+	j->run_as = ctx->own_user;
 	if ((status = build_limits(j, o, err, errlen)) ||
 	    (status = build_schedule(j, o, ctx, err, errlen)) ||
 	    (status = check_runner_options(o, ctx, err, errlen)) ||
@@ -900,6 +902,7 @@ void job_free(struct job *j)
 	tz_free(j->zone);
 	free(j->name);
 	free(j->name_base);
+	free(j->file);
 	free(j->identity);
 	free(j->schedule_text);
 	free(j->format);

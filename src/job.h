@@ -62,6 +62,8 @@ struct job_context {
 	const char *shell;          /* the shell of a crontab line; NULL: /bin/sh */
 	const char *input;          /* a crontab line's stdin ('%'), or NULL */
 	const char *replica;        /* TFD_REPLICA (--replica, or HOSTNAME:PID) */
+	const char *own_user;       /* tfd's own user's name, looked up once, for the
+				     * jobs without --user; NULL: not looked up */
 	bool fleet;                 /* --fleet: the job's instants must agree across replicas */
 	bool reboot;                /* an @reboot line: run by each replica, unclaimed */
 	const struct run_user *user; /* --user already looked up (a jobs file's
@@ -86,7 +88,11 @@ struct job {
 	uint16_t line_hash;         /* the first 16 bits of the line's FNV-1a hash */
 	char *identity;             /* a jobs file's line and environment, not its
 				     * name: kept on reload when equal */
+	char *file;                 /* the jobs file of its line; NULL on the command line */
 	unsigned line;              /* in the jobs file; 0 on the command line */
+	const char *run_as;         /* the name of the user its runs run as: --user's
+				     * (in user), else job_context.own_user; NULL:
+				     * not known */
 	bool reboot;                /* @reboot: one run at start, no schedule */
 	struct schedule schedule;
 	char *schedule_text;        /* the command line's schedule options as

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -46,6 +47,7 @@ struct setup {
 	struct job_table table;
 	struct jobs_source source;
 	char replica[RUNNER_REPLICA_MAX + 1]; /* --replica, or HOSTNAME:PID */
+	char own_user[256];        /* tfd's user's name, or its uid */
 	struct fleet_config fleet_config;
 	struct pam_loader pam;     /* libpam, for every job as another user */
 	struct fleet *fleet;       /* --fleet: libpq loaded, CONNINFO checked */
@@ -318,11 +320,25 @@ static int build_table(struct setup *st, const struct options *o)
 	return status;
 }
 
+/* Who runs a job that names no user, as tfdctl and the mails show it:
+ * looked up once, not by each job nor in the loop. */
+static void find_own_user(struct setup *st)
+{
+	const struct passwd *pw = getpwuid(geteuid());
+
+	if (pw)
+		snprintf(st->own_user, sizeof st->own_user, "%s", pw->pw_name);
+	else
+		snprintf(st->own_user, sizeof st->own_user, "%lu", (unsigned long)geteuid());
+	st->ctx.own_user = st->own_user;
+}
+
 static int build_setup(struct setup *st, const struct options *o)
 {
 	int status;
 
 	st->ctx.pam = &st->pam;
+	find_own_user(st);
 	if ((status = load_local_zone(st)) || (status = check_process_options(st, o)) ||
 	    (status = check_fleet_options(st, o)) || (status = take_now(st, o)))
 		return status;

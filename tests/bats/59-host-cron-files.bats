@@ -160,6 +160,25 @@ make_user() {
 		fail "$stderr"
 }
 
+@test "--user-crontabs: a user's jobs are USER/WORD; status shows the schedule as written, the user and FILE:LINE" {
+	local user tfdctl=$REPO/tfdctl sock=$PWD/sock k
+	[[ -x $tfdctl ]] || skip "no $tfdctl: run make tfdctl first"
+	make_user user
+	mkdir spool
+	printf 'MAILTO=""\n0 4 * * 1-5 true\n@daily true\n' >"spool/$user"
+	chown "$user" "spool/$user"
+	chmod 600 "spool/$user"
+	start_bg "$TFD" --user-crontabs spool --control="$sock" 2>err
+	for ((k = 0; k < 100; k++)); do [[ -S $sock ]] && break; sleep 0.05; done
+	run "$tfdctl" --control="$sock" --json status "$user/true"
+	assert_success
+	assert_equal "$(jq -r '.job | "\(.schedule)|\(.user)|\(.file):\(.line)"' <<<"$output")" \
+		"0 4 * * 1-5|$user|spool/$user:2"
+	run "$tfdctl" --control="$sock" status "$user/true-2"
+	assert_line --index 0 "$user/true-2: @daily (realtime clock)"
+	assert_line --index 1 "      From: spool/$user:3, as $user"
+}
+
 @test "--user-crontabs: crontab -e (a temporary file renamed into place) reloads; a user's bad line is passed over" {
 	local user
 	make_user user
@@ -196,8 +215,8 @@ make_user() {
 	run --separate-stderr "$TFD" --system-crontab --jobs cron.d --base-time "$BASE" --dry-run=2
 	assert_success
 	assert_output - <<-'EOF'
-		2026-12-03T01:00:00.000000Z true
-		2026-12-04T01:00:00.000000Z true
+		2026-12-03T01:00:00.000000Z a/true
+		2026-12-04T01:00:00.000000Z a/true
 	EOF
 	assert_equal "$stderr" "tfd: warning: cron.d/a:2: not run: no such user '$user' (a reload that finds the user runs the line)"
 	# The same under --user-crontabs: the crontab of a user not there yet.
