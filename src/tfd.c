@@ -27,6 +27,7 @@
 #include "metrics.h"
 #include "options.h"
 #include "parse_time.h"
+#include "reboot.h"
 #include "report.h"
 #include "runner.h"
 #include "spawn.h"
@@ -393,6 +394,37 @@ static int open_control(struct setup *st, const struct options *o, char *path, s
 	return *fd < 0 ? 2 : 0;
 }
 
+/* Whether the @reboot lines run at this start: at the first start of
+ * these jobs since the machine booted (reboot.h), as cron runs them, and
+ * always as PID 1. A record that cannot be read or written is a warning,
+ * and they run. */
+static bool reboot_lines_run(const struct setup *st, const struct options *o)
+{
+	char path[4096], key[REBOOT_KEY_LEN], cwd[4096], err[4096 + 512];
+	size_t n = 0;
+	int first;
+
+	for (size_t i = 0; i < st->table.n; i++)
+		n += st->table.jobs[i]->reboot;
+	if (n == 0 || getpid() == 1)
+		return true;
+	const struct reboot_instance in = { o->jobs_all, o->jobs_n, o->system_crontab,
+					    o->user_crontabs, o->replica };
+
+	reboot_key(&in, getcwd(cwd, sizeof cwd), key);
+	if (reboot_record_path(path, sizeof path, err, sizeof err) != 0)
+		first = -1;
+	else
+		first = reboot_first_start(path, key, err, sizeof err);
+	if (first < 0)
+		fprintf(stderr, "tfd: warning: @reboot: this start is not recorded (%s): the "
+			"@reboot lines run, and will run again at the next start\n", err);
+	else if (first == 0)
+		fprintf(stderr, "tfd: not running %zu @reboot job%s: not the first start since "
+			"boot (%s)\n", n, n == 1 ? "" : "s", path);
+	return first != 0;
+}
+
 /* --dry-run: the table's next expirations on stdout. */
 static int dry_run(struct setup *st, const struct options *o)
 {
@@ -438,6 +470,7 @@ static int run(const struct options *o)
 			.fleet = st.fleet, .replica = st.fleet ? st.fleet_config.replica : NULL,
 			.http = st.http,
 			.control_fd = control_fd, .control_path = control_path,
+			.reboot_done = !reboot_lines_run(&st, o),
 		};
 		st.table = (struct job_table){ 0 };
 		status = loop_run(&lc);

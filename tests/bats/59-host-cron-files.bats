@@ -145,7 +145,9 @@ make_user() {
 	# A user's line naming a user is not a system crontab's: "root" is the
 	# command there, never the user it runs as.
 	printf 'MAILTO=""\n@reboot root echo as root\n' >"spool/$user"
+	rm "$TFD_REBOOT_FILE"   # another boot: @reboot runs again
 	run --separate-stderr "$TFD" --user-crontabs spool
+	[[ $stderr == *"root: not found"* ]] || fail "the line did not run: $stderr"
 	[[ $output != *"as root"* ]] || fail "a user's line ran as root: $output"
 	# A spool that is not there; a command beside it; --system-crontab
 	# (the user field) is for --jobs files only.
