@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -310,6 +311,10 @@ static int build_table(struct setup *st, const struct options *o)
 		if (jobs_source_load(&st->source, &st->table, true, warn_now, NULL, &status,
 				     st->err, sizeof st->err) < 0)
 			return status;
+		/* What the reading took and gave back (every file's text and
+		 * parse) lies between the jobs: its pages go back to the
+		 * system before tfd settles, as after each reload. */
+		malloc_trim(0);
 		return 0;
 	}
 	status = job_table_single(&o->job, &st->ctx, &st->table, st->err, sizeof st->err);
