@@ -610,14 +610,16 @@ crond_reloads() {
 	printf '%s\n' "$orig" >"$dir/f00000"
 }
 
+# memory_row WHAT KEY UNIT TARGET LIMIT: the medians of KEY over NEW_RUNS
+# and OLD_RUNS, their ratio judged against LIMIT (none: "report").
 memory_row() {
-	local what=$1 key=$2 unit=$3 target=$4 limit=$5 n o r
-	n=$(for x in "${NEW_RUNS[@]}"; do kv "$key" "$x"; done | paste -sd' ')
-	o=$(for x in "${OLD_RUNS[@]}"; do kv "$key" "$x"; done | paste -sd' ')
-	# shellcheck disable=SC2086 # one figure a word
-	r=$(ratio "$(median $n)" "$(median $o)")
-	row "$what ($unit; new $n; $MEMORY_COMMIT $o)" "$(median $n)" "$(median $o)" "$r" "$target" \
-		"$( [[ -n $limit ]] && at_most "$r" "$limit" || printf report)"
+	local what=$1 key=$2 unit=$3 target=$4 limit=$5 n o mn mo r
+	n=$(for x in "${NEW_RUNS[@]}"; do kv "$key" "$x"; done)
+	o=$(for x in "${OLD_RUNS[@]}"; do kv "$key" "$x"; done)
+	mn=$(median "$n") mo=$(median "$o")
+	r=$(ratio "$mn" "$mo")
+	row "$what ($unit; new $(paste -sd' ' <<<"$n"); $MEMORY_COMMIT $(paste -sd' ' <<<"$o"))" \
+		"$mn" "$mo" "$r" "$target" "$(if [[ -n $limit ]]; then at_most "$r" "$limit"; else printf report; fi)"
 }
 
 memory_section() {
@@ -632,19 +634,23 @@ memory_section() {
 		say "memory: pair $k/$PAIRS: $JOBS_N jobs in one file, plain and as cron.d lines"
 		a=$(jobs_probe -- "$TFD" --jobs "$file") b=$(jobs_probe -- "$old" --jobs "$file")
 		detail "memory $JOBS_N jobs, new: $a; old: $b"
-		NEW_RUNS+=("$a file_hwm=$(kv vmhwm_kb "$a")") OLD_RUNS+=("$b file_hwm=$(kv vmhwm_kb "$b")")
+		NEW_RUNS+=("file_hwm=$(kv vmhwm_kb "$a") file_cpu=$(kv idle_cpu_ms "$a")")
+		OLD_RUNS+=("file_hwm=$(kv vmhwm_kb "$b") file_cpu=$(kv idle_cpu_ms "$b")")
 		a=$(jobs_probe -- "$TFD" --system-crontab --jobs "$crond")
 		b=$(jobs_probe -- "$old" --system-crontab --jobs "$crond")
 		detail "memory $JOBS_N cron.d lines, new: $a; old: $b"
-		NEW_RUNS[-1]+=" crond_hwm=$(kv vmhwm_kb "$a")" OLD_RUNS[-1]+=" crond_hwm=$(kv vmhwm_kb "$b")"
+		NEW_RUNS[-1]+=" crond_hwm=$(kv vmhwm_kb "$a") crond_cpu=$(kv idle_cpu_ms "$a")"
+		OLD_RUNS[-1]+=" crond_hwm=$(kv vmhwm_kb "$b") crond_cpu=$(kv idle_cpu_ms "$b")"
 	done
 	memory_row "$JOBS_N jobs in one file (half crontab, half --calendar): peak RSS once armed, VmHWM" file_hwm "kB, medians" "≤ 0.75× of $MEMORY_COMMIT" 0.75
+	memory_row "$JOBS_N jobs in one file: tfd's own CPU from exec to asleep in poll" file_cpu "ms, medians" "report" ""
 	memory_row "$JOBS_N crontab lines of root's in one --system-crontab file: peak RSS once armed, VmHWM" crond_hwm "kB, medians" "report" ""
+	memory_row "$JOBS_N crontab lines of root's: tfd's own CPU from exec to asleep in poll" crond_cpu "ms, medians" "report" ""
 	if [[ $(id -u) != 0 ]]; then
 		say "memory: the cron.d files need root (--system-crontab loads root's files alone)"
 		return
 	fi
-	dir=$BUILD/crond-files
+	dir=$BUILD/crond-files-$JOBS_N
 	crond_files "$dir" "$JOBS_N"
 	NEW_RUNS=() OLD_RUNS=()
 	for ((k = 1; k <= PAIRS; k++)); do
@@ -657,6 +663,7 @@ memory_section() {
 	memory_row "$JOBS_N cron.d files of one line: RSS once loaded, VmRSS" load_kb "kB, medians" "report" ""
 	memory_row "$JOBS_N cron.d files: RSS after 1 one-file reload" r1_kb "kB, medians" "report" ""
 	memory_row "$JOBS_N cron.d files: RSS after $MEMORY_RELOADS one-file reloads" rN_kb "kB, medians" "report" ""
+	memory_row "$JOBS_N cron.d files: peak RSS over the load and the reloads, VmHWM" hwm_kb "kB, medians" "report" ""
 	local g
 	g=$(median "$(for x in "${NEW_RUNS[@]}"; do kv growth "$x"; done)")
 	row "$JOBS_N cron.d files: RSS after $MEMORY_RELOADS one-file reloads over RSS once loaded, new (old: $(for x in "${OLD_RUNS[@]}"; do kv growth "$x"; done | paste -sd' '))" \
