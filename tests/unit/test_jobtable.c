@@ -269,6 +269,26 @@ static void test_names_fleet(void)
 	tz_free(utc);
 }
 
+/* The jobs of one section (no environment line between them) share one
+ * runs' environment, with the section's variables in it; the lines below
+ * an environment line share another. */
+static void test_shared_environment(void)
+{
+	struct tz *utc = tz_load_utc();
+	struct job_table t = { 0 };
+
+	if (load("A=1\n@daily echo x\n@daily echo y\n--delay 1s -- /bin/true\nA=2\n@daily echo z\n",
+		 utc, &t) == 4) {
+		check(t.jobs[0]->env == t.jobs[1]->env && t.jobs[1]->env == t.jobs[2]->env,
+		      "one section, one environment");
+		check(t.jobs[2]->env != t.jobs[3]->env, "another section, another");
+		check(t.jobs[0]->file_env && strcmp(t.jobs[0]->file_env[0], "A=1") == 0 &&
+		      strcmp(t.jobs[3]->file_env[0], "A=2") == 0, "each its own variables");
+	}
+	job_table_free(&t);
+	tz_free(utc);
+}
+
 int main(void)
 {
 	harness_start(tmpdir, 60);
@@ -279,6 +299,7 @@ int main(void)
 	test_names_one_file();
 	test_names_scoped();
 	test_names_fleet();
+	test_shared_environment();
 	harness_remove_tree(tmpdir);
 	return tally_finish(&tally, "jobtable");
 }
