@@ -67,15 +67,23 @@ static size_t line_len(const char *p, const char *end)
 	return (size_t)((nl ? nl : end) - p);
 }
 
+/* The length of the key of the line at P (LEN bytes): up to its space. */
+static size_t key_len(const char *p, size_t len)
+{
+	const char *space = memchr(p, ' ', len);
+
+	return space ? (size_t)(space - p) : len;
+}
+
 /* Whether the line at P (LEN bytes) is "KEY BOOT"; a NULL KEY matches
  * any key. */
 static bool line_is(const char *p, size_t len, const char *key, const char *boot)
 {
-	size_t k = key ? strlen(key) : strcspn(p, " \n"), b = strlen(boot);
+	size_t k = key_len(p, len), b = strlen(boot);
 
-	if (k > len || (key && memcmp(p, key, k) != 0))
+	if (key && (k != strlen(key) || memcmp(p, key, k) != 0))
 		return false;
-	return len == k + 1 + b && p[k] == ' ' && memcmp(p + k + 1, boot, b) == 0;
+	return len == k + 1 + b && memcmp(p + k + 1, boot, b) == 0;
 }
 
 bool reboot_seen(const char *text, size_t len, const char *key, const char *boot)
@@ -100,10 +108,9 @@ char *reboot_record_set(const char *text, size_t len, const char *key, const cha
 
 	for (const char *p = text; p < end;) {
 		size_t n = line_len(p, end);
-		size_t k = strcspn(p, " \n");
 
 		/* Only this boot's lines of other keys stay. */
-		if (line_is(p, n, NULL, boot) && !(k == strlen(key) && memcmp(p, key, k) == 0)) {
+		if (line_is(p, n, NULL, boot) && !line_is(p, n, key, boot)) {
 			buf_put(&b, p, n);
 			buf_put(&b, "\n", 1);
 		}

@@ -405,6 +405,8 @@ static int open_control(struct setup *st, const struct options *o, char *path, s
  * and they run. */
 static bool reboot_lines_run(const struct setup *st, const struct options *o)
 {
+	const struct reboot_instance in = { o->jobs_all, o->jobs_n, o->system_crontab,
+					    o->user_crontabs, o->replica };
 	char path[4096], key[REBOOT_KEY_LEN], cwd[4096], err[4096 + 512];
 	size_t n = 0;
 	int first;
@@ -413,9 +415,6 @@ static bool reboot_lines_run(const struct setup *st, const struct options *o)
 		n += st->table.jobs[i]->reboot;
 	if (n == 0 || getpid() == 1)
 		return true;
-	const struct reboot_instance in = { o->jobs_all, o->jobs_n, o->system_crontab,
-					    o->user_crontabs, o->replica };
-
 	reboot_key(&in, getcwd(cwd, sizeof cwd), key);
 	if (reboot_record_path(path, sizeof path, err, sizeof err) != 0)
 		first = -1;
