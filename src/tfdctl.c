@@ -656,8 +656,8 @@ static int read_options(int argc, const char **argv, struct ctl *c, poptContext 
 		fputs("tfdctl: out of memory\n", stderr);
 		return EXIT_FAILED;
 	}
-	poptSetOtherOptionHelp(ctx, "[OPTION...] list [--wide]|status JOB|run JOB [--wait]|stop JOB|"
-				    "pause JOB...|--all|resume JOB...|--all|reload");
+	poptSetOtherOptionHelp(ctx, "[OPTION...] list [--wide]|status JOB|run JOB [--wait]|"
+				    "stop JOB|pause JOB...|--all|resume JOB...|--all|reload");
 	while ((rc = poptGetNextOpt(ctx)) >= 0)
 		;
 	if (rc < -1) {

@@ -170,6 +170,18 @@ static void check_names(const struct job_table *t, const char *want, const char 
 	check(strcmp(names_of(t), want) == 0, "%s: got '%s', want '%s'", what, names_of(t), want);
 }
 
+/* The names of the table of PATHS (N), loaded with --fleet when FLEET,
+ * are WANT. */
+static void check_loaded_names(char **paths, size_t n, bool fleet, struct tz *utc,
+			       const char *want, const char *what)
+{
+	struct job_table t = { 0 };
+
+	load_paths(paths, n, fleet, utc, &t);
+	check_names(&t, want, what);
+	job_table_free(&t);
+}
+
 static bool same_job(const struct job *a, const struct job *b)
 {
 	return strcmp(a->identity, b->identity) == 0;
@@ -211,7 +223,6 @@ static void test_names_one_file(void)
 static void test_names_scoped(void)
 {
 	struct tz *utc = tz_load_utc();
-	struct job_table t = { 0 };
 	char dir[480], a[512], b[512], f[512], *paths[2] = { dir, NULL };
 
 	snprintf(dir, sizeof dir, "%s", harness_path("d"));
@@ -221,20 +232,14 @@ static void test_names_scoped(void)
 	if (mkdir(dir, 0755) != 0)
 		check(0, "mkdir: %s", strerror(errno));
 	put_text(b, "@daily echo x\n@daily echo y\n@daily true\n");
-	if (load_paths(paths, 1, false, utc, &t) == 3)
-		check_names(&t, "b/echo b/echo-2 b/true", "a directory");
-	job_table_free(&t);
+	check_loaded_names(paths, 1, false, utc, "b/echo b/echo-2 b/true", "a directory");
 	put_text(a, "@hourly echo z\n");
-	if (load_paths(paths, 1, false, utc, &t) == 4)
-		check_names(&t, "a/echo b/echo b/echo-2 b/true", "a file sorting first");
-	job_table_free(&t);
+	check_loaded_names(paths, 1, false, utc, "a/echo b/echo b/echo-2 b/true", "a file sorting first");
 	/* Two --jobs files: each its own SOURCE, the base name. */
 	put_text(f, "@daily echo f\n");
 	paths[0] = f;
 	paths[1] = b;
-	if (load_paths(paths, 2, false, utc, &t) == 4)
-		check_names(&t, "f/echo b/echo b/echo-2 b/true", "two files");
-	job_table_free(&t);
+	check_loaded_names(paths, 2, false, utc, "f/echo b/echo b/echo-2 b/true", "two files");
 	unlink(a);
 	unlink(b);
 	unlink(f);
@@ -249,22 +254,16 @@ static void test_names_scoped(void)
 static void test_names_fleet(void)
 {
 	struct tz *utc = tz_load_utc();
-	struct job_table t = { 0 };
 	char path[512], *paths[1] = { path };
 
 	snprintf(path, sizeof path, "%s", harness_path("jobs"));
 	put_text(path, "@daily echo x\n@daily echo y\n@hourly echo z\n");
-	if (load_paths(paths, 1, true, utc, &t) == 3)
-		check_names(&t, "echo echo-67e5 echo-0651", "--fleet");
-	job_table_free(&t);
+	check_loaded_names(paths, 1, true, utc, "echo echo-67e5 echo-0651", "--fleet");
 	put_text(path, "@daily true\n@daily echo x\n@hourly echo z\n@daily echo y\n");
-	if (load_paths(paths, 1, true, utc, &t) == 4)
-		check_names(&t, "true echo echo-0651 echo-67e5", "--fleet, lines moved and added");
-	job_table_free(&t);
+	check_loaded_names(paths, 1, true, utc, "true echo echo-0651 echo-67e5",
+			   "--fleet, lines moved and added");
 	put_text(path, "@daily echo x\n@daily echo y\n@daily echo y\n");
-	if (load_paths(paths, 1, true, utc, &t) == 3)
-		check_names(&t, "echo echo-67e5 echo-67e5-2", "--fleet, a line twice");
-	job_table_free(&t);
+	check_loaded_names(paths, 1, true, utc, "echo echo-67e5 echo-67e5-2", "--fleet, a line twice");
 	unlink(path);
 	tz_free(utc);
 }
