@@ -21,8 +21,13 @@
 #include "shellword.h"
 
 /* Arena blocks hold at least this much; a larger request gets a block of
- * its own. */
+ * its own. A small file's blocks are smaller: a host's cron parses ten
+ * thousand one-line cron.d files at each reload, and a 64 KiB block each,
+ * mostly untouched, leaves the heap's free pages scattered, to be touched
+ * anew by the next reload's blocks (RSS 100 MB to 650 MB over 20 reloads). */
 #define BLOCK_MIN 65536
+#define BLOCK_PER_BYTE 4
+#define BLOCK_SMALL 256
 /* How much of a bad line an error message shows. */
 #define SHOWN_MAX 80
 
@@ -38,6 +43,7 @@ struct parser {
 	size_t errlen;
 	struct jobs_file *f;
 	size_t cap;                 /* entries allocated in f->entries */
+	size_t block;               /* an arena block's size, by the file's */
 	unsigned line;              /* the line at hand, from 1 */
 	const char *text;           /* that line in the arena, for messages */
 	char **env;                 /* the environment so far ("NAME=VALUE") */
@@ -112,7 +118,7 @@ static void *alloc_block(struct parser *ps, size_t size)
 	b->size = size;
 	/* The head block is the one being filled: a large request goes behind
 	 * it, so that the head's room is not given up for it. */
-	if (ps->f->blocks && size > BLOCK_MIN) {
+	if (ps->f->blocks && size > ps->block) {
 		b->next = ps->f->blocks->next;
 		ps->f->blocks->next = b;
 	} else {
@@ -131,7 +137,7 @@ static void *arena_alloc(struct parser *ps, size_t size, size_t align)
 	if (b)
 		at = (b->used + align - 1) & ~(align - 1);
 	if (!b || at > b->size || b->size - at < size) {
-		b = alloc_block(ps, size > BLOCK_MIN ? size : BLOCK_MIN);
+		b = alloc_block(ps, size > ps->block ? size : ps->block);
 		if (!b)
 			return NULL;
 		at = 0;
@@ -510,6 +516,9 @@ static int parse_file(const struct jobs_alloc *alloc, unsigned flags, const char
 	if (!f)
 		return out_of_memory(&ps);
 	*f = (struct jobs_file){ .alloc = *alloc };
+	/* What the lines' strings take is a few times their text. */
+	ps.block = len < (BLOCK_MIN - BLOCK_SMALL) / BLOCK_PER_BYTE
+			   ? len * BLOCK_PER_BYTE + BLOCK_SMALL : BLOCK_MIN;
 	while (rc == 0 && at < len) {
 		const char *nl = memchr(text + at, '\n', len - at);
 		size_t end = nl ? (size_t)(nl - text) : len;

@@ -101,7 +101,7 @@ static void default_name(const struct job_options *o, char *buf, size_t len)
  * remembers where the search for BASE stopped. */
 static char *unique_name(struct hash_set *ns, const char *base)
 {
-	char name[NAME_MAX_LEN + 24];
+	char name[2 * NAME_MAX_LEN + 32];
 	struct hash_entry *entry = hash_set_find(ns, base);
 	size_t k;
 
@@ -114,6 +114,21 @@ static char *unique_name(struct hash_set *ns, const char *base)
 	}
 	entry->value = k + 1;
 	return strdup(name);
+}
+
+/* Under --fleet a default name is a claim's key, which must not hang on
+ * the order of lines: a job whose BASE another has takes BASE-HASH (the
+ * first four hex digits of its line's hash), the same on every replica
+ * whatever lines come before it; only the same line twice (or two lines
+ * of one hash) falls back to -2. Elsewhere BASE-2, BASE-3, ... */
+static char *default_name_of(struct hash_set *ns, const struct job *j)
+{
+	char hashed[2 * NAME_MAX_LEN + 8];
+
+	if (!j->name_by_line || !name_taken(ns, j->name_base))
+		return unique_name(ns, j->name_base);
+	snprintf(hashed, sizeof hashed, "%s-%04x", j->name_base, (unsigned)j->line_hash);
+	return unique_name(ns, hashed);
 }
 
 int job_names_default(struct job **jobs, size_t n)
@@ -129,7 +144,7 @@ int job_names_default(struct job **jobs, size_t n)
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (jobs[i]->name || !jobs[i]->name_base)
 			continue;
-		if (!(jobs[i]->name = unique_name(&ns, jobs[i]->name_base)))
+		if (!(jobs[i]->name = default_name_of(&ns, jobs[i])))
 			rc = -1;
 		else
 			name_add(&ns, jobs[i]->name);
@@ -138,10 +153,11 @@ int job_names_default(struct job **jobs, size_t n)
 	return rc;
 }
 
-/* What a reload compares: the line, what it sees, and the user whose
- * crontab holds it (USER, or NULL): the same line moved from one user's
- * crontab to another's is another job. Not the name: a default name
- * changes when a line above takes it. */
+/* What a reload compares: the line (first, as jobview reads it back),
+ * the user whose crontab holds it (USER, or NULL: the same line moved
+ * from one user's crontab to another's is another job), and what it
+ * sees. Not the name: a default name changes when a line above takes
+ * it. */
 static char *identity_of(const struct jobs_entry *e, const char *user)
 {
 	size_t len = strlen(e->text) + 2 + (user ? strlen(user) + 2 : 0);
@@ -152,7 +168,7 @@ static char *identity_of(const struct jobs_entry *e, const char *user)
 	id = malloc(len);
 	if (!id)
 		return NULL;
-	p = id + sprintf(id, "%s%s%s\n", user ? user : "", user ? ":\n" : "", e->text);
+	p = id + sprintf(id, "%s\n%s%s", e->text, user ? user : "", user ? ":\n" : "");
 	for (size_t i = 0; e->env && e->env[i]; i++)
 		p += sprintf(p, "%s\n", e->env[i]);
 	return id;
@@ -175,8 +191,10 @@ struct building {
 	bool *dropped;               /* lines a host's cron passes over */
 	size_t n;
 	struct run_user_cache users; /* each --user looked up once a load */
+	struct job_envs envs;        /* the runs' environments, shared */
 	struct warnings *warnings;
 	struct names *unknown;       /* the users found missing */
+	bool scoped;                 /* default names are SOURCE/WORD */
 };
 
 /* How much of a line a message that quotes nothing else shows. */
@@ -244,6 +262,7 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	ctx.in_file = true;
 	ctx.cron_file = b->src->system || b->lines[i].user != NULL;
 	ctx.env = e->env;
+	ctx.envs = &b->envs;
 	/* The file's SHELL runs its crontab lines; --exec is /bin/sh's, as on
 	 * the command line. */
 	ctx.shell = e->kind == JOBS_TFD ? NULL : e->shell;
@@ -266,11 +285,38 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	if (status != 0)
 		return line_failed(b, i, status, why, err, errlen);
 	b->jobs[i]->line = e->line;
+	if (!(b->jobs[i]->file = strdup(b->lines[i].file)))
+		return line_error(b, i, 1, "out of memory", err, errlen);
 	b->jobs[i]->reboot = e->kind == JOBS_REBOOT;
 	if (!b->jobs[i]->format && b->src->tick_format &&
 	    !(b->jobs[i]->format = strdup(b->src->tick_format)))
 		return line_error(b, i, 1, "out of memory", err, errlen);
 	return 0;
+}
+
+/* Whether default names say their file (SOURCE/WORD): whenever more than
+ * one file may be read, so that adding, removing or renaming a file never
+ * renames another's jobs. One --jobs FILE alone keeps bare names; a file
+ * that is not a --jobs PATH itself came from a directory. */
+static bool names_scoped(const struct jobs_source *src, const struct loaded *l)
+{
+	return src->system || src->user_crontabs || src->npaths > 1 || l->nfiles > 1 ||
+	       (l->nfiles == 1 && strcmp(l->files[0].path, src->paths[0]) != 0);
+}
+
+/* Line I's default name before any suffix: its command's word, after
+ * SOURCE/ (its file's base name, a user's crontab's user) when scoped. */
+static void base_name(const struct building *b, size_t i, char *buf, size_t len)
+{
+	const char *file = b->lines[i].file, *slash = strrchr(file, '/');
+	const char *source = b->lines[i].user ? b->lines[i].user : slash ? slash + 1 : file;
+	char word[NAME_MAX_LEN];
+
+	default_name(&b->opts[i], word, sizeof word);
+	if (b->scoped)
+		snprintf(buf, len, "%s/%s", source, word);
+	else
+		snprintf(buf, len, "%s", word);
 }
 
 /* Explicit names first (twice is an error), then the default ones. */
@@ -301,13 +347,15 @@ static int assign_names(struct building *b, char *err, size_t errlen)
 	}
 	hash_set_free(&explicit);
 	for (size_t i = 0; i < b->n; i++) {
-		char base[NAME_MAX_LEN];
+		char base[2 * NAME_MAX_LEN];
 
 		if (b->jobs[i]->name)
 			continue;
-		default_name(&b->opts[i], base, sizeof base);
+		base_name(b, i, base, sizeof base);
 		if (!(b->jobs[i]->name_base = strdup(base)))
 			return line_error(b, i, 1, "out of memory", err, errlen);
+		if ((b->jobs[i]->name_by_line = b->src->ctx.fleet))
+			b->jobs[i]->line_hash = (uint16_t)(hash_text(b->lines[i].e->text) >> 48);
 	}
 	if (job_names_default(b->jobs, b->n) != 0)
 		return snprintf(err, errlen, "out of memory"), 1;
@@ -448,7 +496,8 @@ static bool same_text(const struct jobs_source *src, const struct loaded *l)
 static int build_loaded(struct jobs_source *src, struct loaded *l, struct job_table *out,
 			char *err, size_t errlen)
 {
-	struct building b = { .src = src, .warnings = &l->warnings, .unknown = &l->unknown };
+	struct building b = { .src = src, .warnings = &l->warnings, .unknown = &l->unknown,
+			      .scoped = names_scoped(src, l) };
 	int status = 2;
 
 	if (parse_files(src, l, &b, err, errlen) == 0)
@@ -459,6 +508,7 @@ static int build_loaded(struct jobs_source *src, struct loaded *l, struct job_ta
 	free(b.lines);
 	free(b.dropped);
 	run_user_cache_free(&b.users);
+	job_envs_free(&b.envs);
 	if (status != 0) {
 		struct job_table t = { b.jobs, b.n };
 

@@ -108,6 +108,21 @@ static void put_replica(struct jsonw *w, const struct loop *l, const struct flee
 		jsonw_null(w);
 }
 
+/* "user" its runs run as, and the "file" and "line" it comes from (null
+ * on the command line): `list --wide` and `status` show them. */
+static void put_origin(struct jsonw *w, const struct job *j)
+{
+	jsonw_key(w, "user");
+	jsonw_string(w, j->run_as);
+	jsonw_key(w, "file");
+	jsonw_string(w, j->file);
+	jsonw_key(w, "line");
+	if (j->file)
+		jsonw_u64(w, j->line);
+	else
+		jsonw_null(w);
+}
+
 /* The fields `list` shows, inside the job's object. */
 static void put_summary(struct jsonw *w, const struct loop *l, const struct job *j, int64_t now)
 {
@@ -122,6 +137,7 @@ static void put_summary(struct jsonw *w, const struct loop *l, const struct job 
 
 	jsonw_key(w, "job");
 	jsonw_string(w, j->name);
+	put_origin(w, j);
 	put_instant(w, "next", next);
 	put_span_or_null(w, "left", next != 0, next > now ? next - now : 0);
 	put_instant(w, "last", start);

@@ -593,7 +593,8 @@ int loop_run(struct loop_config *cfg)
 		runs_find_terminal(l);
 		reload_watch(l);
 		for (size_t i = 0; i < l->njobs && l->st.phase == PHASE_RUNNING; i++)
-			tick_start_job(l, l->jobs[i]);
+			if (!(l->jobs[i]->reboot && cfg->reboot_done))
+				tick_start_job(l, l->jobs[i]);
 		after_handler(l);
 		tick_write_metrics(l, claims_metrics(l));
 		while (!finished(l))

@@ -45,6 +45,8 @@ struct loop_config {
 	struct http *http;           /* --listen: served from the loop; NULL without */
 	int control_fd;              /* --control: the listening socket (control_listen); -1 without */
 	const char *control_path;    /* removed at exit */
+	bool reboot_done;            /* the @reboot jobs ran in this boot already
+					(reboot.h): they are not started */
 };
 
 #endif

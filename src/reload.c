@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,6 +265,10 @@ int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *
 	events_reload(&l->ev, &p.counts, NULL);
 	note_reload(l, NULL);
 	reload_plan_free(&p);
+	/* The reading's copies of the kept jobs are freed by now, their pages
+	 * scattered between the jobs that stay: given back, or each reload
+	 * of a large table would leave tfd's RSS a table larger. */
+	malloc_trim(0);
 	runs_end_removed_groups(l);
 	tick_write_metrics(l, claims_metrics(l));
 	return 0;

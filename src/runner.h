@@ -53,10 +53,35 @@ struct run_start {
 	struct start_failure failure;   /* RUN_START_FAILED */
 };
 
+/* The environment the runs of one or more jobs start from: a base
+ * without TFD_* (a jobs file's section as one user sees it, or tfd's own),
+ * with room after it for the TFD_* variables. Every job that sees the
+ * same base holds the same one (ten thousand lines of one section cost
+ * one copy): a run's start writes its TFD_* values there just before its
+ * clone and takes them away after it, which is safe because runs start
+ * one at a time and each started run has its own copy (it has exec'd, or
+ * is a forked copy of tfd). Counted: the last runner_env_drop frees it. */
+struct runner_env;
+
+/* A new environment of BASE's entries (NULL-terminated; NULL: tfd's own
+ * environ as it is now), which are not copied; it owns and frees OWNED
+ * (NULL-terminated strings, or NULL), which BASE may point into. NULL
+ * when memory ran out (OWNED is freed then too). */
+struct runner_env *runner_env_new(char *const *base, char **owned);
+struct runner_env *runner_env_hold(struct runner_env *e);
+void runner_env_drop(struct runner_env *e);
+
+/* The base alone, NULL-terminated (between two starts). */
+char *const *runner_env_base(const struct runner_env *e);
+
+/* The strings it owns (runner_env_new's OWNED), NULL-terminated, or NULL. */
+char *const *runner_env_owned(const struct runner_env *e);
+
 struct runner_config {
 	const char *path;               /* resolved executable */
 	char *const *argv;
-	char *const *envp;              /* without TFD_*; NULL = tfd's environment */
+	struct runner_env *env;         /* held by the runner; NULL: its own of
+					   tfd's environment */
 	const char *name;               /* TFD_JOB */
 	const char *replica;            /* TFD_REPLICA; NULL: HOSTNAME:PID */
 	const char *input;              /* every run's stdin, or NULL to inherit */

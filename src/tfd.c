@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -26,6 +28,7 @@
 #include "metrics.h"
 #include "options.h"
 #include "parse_time.h"
+#include "reboot.h"
 #include "report.h"
 #include "runner.h"
 #include "spawn.h"
@@ -46,6 +49,7 @@ struct setup {
 	struct job_table table;
 	struct jobs_source source;
 	char replica[RUNNER_REPLICA_MAX + 1]; /* --replica, or HOSTNAME:PID */
+	char own_user[256];        /* tfd's user's name, or its uid */
 	struct fleet_config fleet_config;
 	struct pam_loader pam;     /* libpam, for every job as another user */
 	struct fleet *fleet;       /* --fleet: libpq loaded, CONNINFO checked */
@@ -307,6 +311,10 @@ static int build_table(struct setup *st, const struct options *o)
 		if (jobs_source_load(&st->source, &st->table, true, warn_now, NULL, &status,
 				     st->err, sizeof st->err) < 0)
 			return status;
+		/* What the reading took and gave back (every file's text and
+		 * parse) lies between the jobs: its pages go back to the
+		 * system before tfd settles, as after each reload. */
+		malloc_trim(0);
 		return 0;
 	}
 	status = job_table_single(&o->job, &st->ctx, &st->table, st->err, sizeof st->err);
@@ -318,11 +326,25 @@ static int build_table(struct setup *st, const struct options *o)
 	return status;
 }
 
+/* Who runs a job that names no user, as tfdctl and the mails show it:
+ * looked up once, not by each job nor in the loop. */
+static void find_own_user(struct setup *st)
+{
+	const struct passwd *pw = getpwuid(geteuid());
+
+	if (pw)
+		snprintf(st->own_user, sizeof st->own_user, "%s", pw->pw_name);
+	else
+		snprintf(st->own_user, sizeof st->own_user, "%lu", (unsigned long)geteuid());
+	st->ctx.own_user = st->own_user;
+}
+
 static int build_setup(struct setup *st, const struct options *o)
 {
 	int status;
 
 	st->ctx.pam = &st->pam;
+	find_own_user(st);
 	if ((status = load_local_zone(st)) || (status = check_process_options(st, o)) ||
 	    (status = check_fleet_options(st, o)) || (status = take_now(st, o)))
 		return status;
@@ -377,6 +399,36 @@ static int open_control(struct setup *st, const struct options *o, char *path, s
 	return *fd < 0 ? 2 : 0;
 }
 
+/* Whether the @reboot lines run at this start: at the first start of
+ * these jobs since the machine booted (reboot.h), as cron runs them, and
+ * always as PID 1. A record that cannot be read or written is a warning,
+ * and they run. */
+static bool reboot_lines_run(const struct setup *st, const struct options *o)
+{
+	const struct reboot_instance in = { o->jobs_all, o->jobs_n, o->system_crontab,
+					    o->user_crontabs, o->replica };
+	char path[4096], key[REBOOT_KEY_LEN], cwd[4096], err[4096 + 512];
+	size_t n = 0;
+	int first;
+
+	for (size_t i = 0; i < st->table.n; i++)
+		n += st->table.jobs[i]->reboot;
+	if (n == 0 || getpid() == 1)
+		return true;
+	reboot_key(&in, getcwd(cwd, sizeof cwd), key);
+	if (reboot_record_path(path, sizeof path, err, sizeof err) != 0)
+		first = -1;
+	else
+		first = reboot_first_start(path, key, err, sizeof err);
+	if (first < 0)
+		fprintf(stderr, "tfd: warning: @reboot: this start is not recorded (%s): the "
+			"@reboot lines run, and will run again at the next start\n", err);
+	else if (first == 0)
+		fprintf(stderr, "tfd: not running %zu @reboot job%s: not the first start since "
+			"boot (%s)\n", n, n == 1 ? "" : "s", path);
+	return first != 0;
+}
+
 /* --dry-run: the table's next expirations on stdout. */
 static int dry_run(struct setup *st, const struct options *o)
 {
@@ -422,6 +474,7 @@ static int run(const struct options *o)
 			.fleet = st.fleet, .replica = st.fleet ? st.fleet_config.replica : NULL,
 			.http = st.http,
 			.control_fd = control_fd, .control_path = control_path,
+			.reboot_done = !reboot_lines_run(&st, o),
 		};
 		st.table = (struct job_table){ 0 };
 		status = loop_run(&lc);

@@ -25,6 +25,7 @@ struct ctl {
 	const char *path;
 	bool json;
 	bool names;       /* list --names: one job name a line (completions) */
+	bool wide;        /* list --wide: each job's user and FILE:LINE too */
 	bool wait;        /* run --wait */
 	const char *command;
 };
@@ -77,7 +78,7 @@ static int pause_request(const char *cmd, const char **args, struct jsonw *w)
 }
 
 /* The other commands: at most one job name (status, run and stop need
- * it), run's --wait and list's --names. */
+ * it), run's --wait and list's --names and --wide. */
 static int job_request(struct ctl *c, const char **args, struct jsonw *w)
 {
 	const char *cmd = c->command, *job = NULL;
@@ -89,6 +90,8 @@ static int job_request(struct ctl *c, const char **args, struct jsonw *w)
 			c->wait = true;
 		else if (strcmp(cmd, "list") == 0 && strcmp(args[i], "--names") == 0)
 			c->names = true;
+		else if (strcmp(cmd, "list") == 0 && strcmp(args[i], "--wide") == 0)
+			c->wide = true;
 		else if (args[i][0] == '-' || job || !needs_job)
 			return usage("%s: unexpected argument", args[i]);
 		else
@@ -311,7 +314,29 @@ static void state_text(char *buf, size_t len, const struct json_doc *d, size_t o
 	}
 }
 
-enum { COLS = 8, CELL = 96 };
+/* "FILE:LINE" of a job's line, or "-" on the command line; a path too
+ * long for its cell keeps its end, which names the file. */
+static void origin_text(char *buf, size_t len, const struct json_doc *d, size_t obj)
+{
+	char *file = json_string(d, json_get(d, obj, "file"));
+	int64_t line = 0;
+	size_t n;
+
+	json_int(d, json_get(d, obj, "line"), &line);
+	if (!file) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	n = strlen(file);
+	if (n + 24 > len)
+		snprintf(buf, len, "...%s:%" PRId64, file + n - (len - 28), line);
+	else
+		snprintf(buf, len, "%s:%" PRId64, file, line);
+	free(file);
+}
+
+/* The columns; USER and FILE:LINE with --wide only. */
+enum { COLS = 10, CELL = 96, USER_COL = 7, ORIGIN_COL = 8, JOB_COL = 9 };
 
 struct row {
 	char cell[COLS][CELL];
@@ -339,13 +364,17 @@ static void list_row(const struct json_doc *d, size_t job, struct row *r)
 	result_field(r->cell[4], CELL, d, job);
 	span_field(r->cell[5], CELL, d, job, "duration", "");
 	state_text(r->cell[6], CELL, d, job);
-	field_text(r->cell[7], CELL, d, job, "job");
+	field_text(r->cell[USER_COL], CELL, d, job, "user");
+	origin_text(r->cell[ORIGIN_COL], CELL, d, job);
+	field_text(r->cell[JOB_COL], CELL, d, job, "job");
 }
 
-static void print_row(const struct row *r, const size_t *width)
+static void print_row(const struct ctl *ctl, const struct row *r, const size_t *width)
 {
 	for (int c = 0; c < COLS; c++) {
-		if (c == COLS - 1)
+		if ((c == USER_COL || c == ORIGIN_COL) && !ctl->wide)
+			continue;
+		if (c == JOB_COL)
 			printf("%s\n", r->cell[c]);
 		else
 			printf("%-*s  ", (int)width[c], r->cell[c]);
@@ -355,7 +384,7 @@ static void print_row(const struct row *r, const size_t *width)
 static int show_list(const struct ctl *c, const struct json_doc *d)
 {
 	static const struct row header = { { "NEXT", "LEFT", "LAST", "PASSED", "RESULT",
-					     "DURATION", "STATE", "JOB" } };
+					     "DURATION", "STATE", "USER", "FILE:LINE", "JOB" } };
 	size_t jobs = json_get(d, 0, "jobs"), n = jobs ? d->v[jobs].count : 0, k = 0;
 	struct row *rows = calloc(n + 1, sizeof *rows);
 	size_t width[COLS] = { 0 };
@@ -366,13 +395,13 @@ static int show_list(const struct ctl *c, const struct json_doc *d)
 	}
 	for (size_t i = jobs + 1; jobs && i < d->v[jobs].next; i = d->v[i].next) {
 		if (c->names)
-			field_text(rows[k].cell[7], CELL, d, i, "job");
+			field_text(rows[k].cell[JOB_COL], CELL, d, i, "job");
 		else
 			list_row(d, i, &rows[k]);
 		k++;
 	}
 	for (size_t i = 0; i < k && c->names; i++)
-		printf("%s\n", rows[i].cell[7]);
+		printf("%s\n", rows[i].cell[JOB_COL]);
 	for (int col = 0; col < COLS && !c->names; col++) {
 		width[col] = strlen(header.cell[col]);
 		for (size_t i = 0; i < k; i++)
@@ -380,9 +409,9 @@ static int show_list(const struct ctl *c, const struct json_doc *d)
 				width[col] = strlen(rows[i].cell[col]);
 	}
 	if (!c->names) {
-		print_row(&header, width);
+		print_row(c, &header, width);
 		for (size_t i = 0; i < k; i++)
-			print_row(&rows[i], width);
+			print_row(c, &rows[i], width);
 		printf("\n%zu job%s listed.\n", k, k == 1 ? "" : "s");
 	}
 	free(rows);
@@ -469,6 +498,9 @@ static int show_status(const struct json_doc *d)
 	field_text(b, sizeof b, d, job, "schedule");
 	field_text(e, sizeof e, d, job, "clock");
 	printf("%s: %s (%s clock)\n", a, b, e);
+	origin_text(a, sizeof a, d, job);
+	field_text(b, sizeof b, d, job, "user");
+	printf("      From: %s, as %s\n", a, b);
 	show_command(d, job);
 	state_text(a, sizeof a, d, job);
 	printf("     State: %s\n", a);
@@ -624,8 +656,8 @@ static int read_options(int argc, const char **argv, struct ctl *c, poptContext 
 		fputs("tfdctl: out of memory\n", stderr);
 		return EXIT_FAILED;
 	}
-	poptSetOtherOptionHelp(ctx, "[OPTION...] list|status JOB|run JOB [--wait]|stop JOB|"
-				    "pause JOB...|--all|resume JOB...|--all|reload");
+	poptSetOtherOptionHelp(ctx, "[OPTION...] list [--wide]|status JOB|run JOB [--wait]|"
+				    "stop JOB|pause JOB...|--all|resume JOB...|--all|reload");
 	while ((rc = poptGetNextOpt(ctx)) >= 0)
 		;
 	if (rc < -1) {

@@ -509,7 +509,6 @@ static int start_runner(struct loop *l, struct job *j)
 	if (!j->path)
 		return 0;
 	rc.name = j->name;
-	rc.envp = j->envp;
 	rc.exit_on_error = l->cfg->exit_on_error;
 	rc.tty_fd = runs_tty_fd(l);
 	j->state->runner = runner_new(&rc);

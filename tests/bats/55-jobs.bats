@@ -181,6 +181,64 @@ job_lines() {
 	assert_equal "$bg_status" 143
 }
 
+@test "@reboot runs at the first start of its jobs in a boot: a restart says it runs none; another boot, other jobs, another replica, PID 1 run them" {
+	echo '@reboot echo ran' >rb
+	run --separate-stderr "$TFD" --jobs rb
+	assert_success
+	assert_output ran
+	assert_equal "$stderr" ""
+	# The record: a key of the jobs' sources and this boot's id.
+	run cat "$TFD_REBOOT_FILE"
+	assert_output --regexp "^[0-9a-f]{16} $(cat /proc/sys/kernel/random/boot_id)\$"
+	run --separate-stderr "$TFD" --jobs rb
+	assert_success
+	assert_output ""
+	assert_equal "$stderr" "tfd: not running 1 @reboot job: not the first start since boot ($TFD_REBOOT_FILE)"
+	# Other sources are another tfd (a tfd@NAME unit): its first start
+	# runs them; so does another replica's of the same jobs.
+	cp rb rb2
+	run "$TFD" --jobs rb2
+	assert_output ran
+	run "$TFD" --jobs rb --replica other
+	assert_output ran
+	run "$TFD" --jobs rb --replica other
+	assert_output --partial "not running 1 @reboot job"
+	# A record of another boot: this start is the first of this boot.
+	sed -i 's/ .*/ 00000000-0000-0000-0000-000000000000/' "$TFD_REBOOT_FILE"
+	run "$TFD" --jobs rb
+	assert_output ran
+	# As PID 1 (a container's start is its boot): always.
+	if unshare -p -f true 2>/dev/null; then
+		run unshare -p -f "$TFD" --jobs rb
+		assert_output ran
+	fi
+}
+
+# Not root, no TFD_REBOOT_FILE: the record goes under XDG_RUNTIME_DIR, or,
+# without it, under HOME.
+@test "@reboot's record as another user: \$XDG_RUNTIME_DIR/tfd/reboot, else \$HOME/.local/state/tfd/reboot" {
+	local dir
+	dir=$(mktemp -d)
+	chmod 755 "$dir"
+	mkdir "$dir/xdg" "$dir/home"
+	chown nobody "$dir/xdg" "$dir/home"
+	echo "@reboot echo ran" >"$dir/rb"
+	as_nobody() {
+		env -u TFD_REBOOT_FILE "$@" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			"$TFD" --jobs "$dir/rb"
+	}
+	run as_nobody XDG_RUNTIME_DIR="$dir/xdg" HOME=/nonexistent
+	assert_output ran
+	run as_nobody XDG_RUNTIME_DIR="$dir/xdg" HOME=/nonexistent
+	assert_output "tfd: not running 1 @reboot job: not the first start since boot ($dir/xdg/tfd/reboot)"
+	run as_nobody -u XDG_RUNTIME_DIR HOME="$dir/home"
+	assert_output ran
+	run as_nobody -u XDG_RUNTIME_DIR HOME="$dir/home"
+	assert_output "tfd: not running 1 @reboot job: not the first start since boot ($dir/home/.local/state/tfd/reboot)"
+	[[ -s $dir/home/.local/state/tfd/reboot ]] || fail "no record under HOME"
+	rm -rf "$dir"
+}
+
 @test "a jobs file of @reboot and one-shot jobs exits 0 once they are done" {
 	cat >jobfile <<-'EOF'
 		@reboot echo boot >> out
@@ -357,6 +415,8 @@ job_lines() {
 	assert_equal "${#lines[@]}" 4
 	run sort names.out
 	assert_output $'alpha\necho'
+	# @reboot runs at the first start in a boot: the record gone is another boot.
+	rm "$TFD_REBOOT_FILE"
 	run_clean timeout 10 "$TFD" --jobs jobfile --format '%j %n'
 	run sort <<<"$output"
 	assert_output $'alpha 1\necho 1'
@@ -748,6 +808,7 @@ job_lines() {
 		--name fine --interval 0.1s -- true
 		@reboot sleep 0.3; exit 9
 	EOF
+	rm "$TFD_REBOOT_FILE"   # another boot: @reboot runs again
 	run --separate-stderr timeout 20 "$TFD" --jobs jobfile -E
 	assert_equal "$status" 9
 }

@@ -146,7 +146,9 @@ require_mta() {
 	assert_line empty
 	run ls
 	refute_output --partial mail.
-	# The same with --tag-output: tagged lines, still no mail.
+	# The same with --tag-output (in another boot, for @reboot to run
+	# again): tagged lines, still no mail.
+	rm "$TFD_REBOOT_FILE"
 	run_clean timeout 10 "$TFD" --jobs jobfile --tag-output
 	assert_line "echo[1]: unset"
 	assert_line "echo-2[1]: empty"

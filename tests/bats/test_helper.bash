@@ -19,6 +19,11 @@ TFD=${TFD:-$BATS_TEST_DIRNAME/../../tfd}
 REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 export TFD REPO
 
+# @reboot lines run at the first start of their jobs in a boot, recorded
+# in /run/tfd/reboot (tfd(1)): each test keeps its own record instead, so
+# no test stands for another's first start, nor writes in /run.
+export TFD_REBOOT_FILE=$BATS_TEST_TMPDIR/tfd-reboot
+
 # Background processes a test starts must close fd 3 (`3>&-`) or bats waits
 # for them; they are recorded here and ended in teardown.
 BG_PIDS=()

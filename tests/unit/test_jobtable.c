@@ -5,7 +5,9 @@
  * size says less (a file that grows, a /proc file); a FIFO, a device or a
  * directory is refused without blocking. And for the identity a reload
  * keeps jobs by, as jobs_source_load gives it: a line and the environment
- * it sees, not its line number. */
+ * it sees, not its line number; and for the default names it gives: bare
+ * in one file, SOURCE/WORD numbered within its file wherever more files
+ * may be read, a line's hash rather than -2 under --fleet. */
 #include "harness.h"
 #include "jobtable.h"
 
@@ -104,22 +106,29 @@ static void test_not_regular(void)
 	unlink(harness_path("fifo"));
 }
 
-/* The table of the jobs file TEXT, loaded as tfd --jobs --dry-run does. */
-static int load(const char *text, struct tz *utc, struct job_table *t)
+/* Writes TEXT to PATH. */
+static void put_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* The table of every --jobs PATH of PATHS (N), loaded as tfd --jobs
+ * --dry-run does (with --fleet when FLEET). */
+static int load_paths(char **paths, size_t n, bool fleet, struct tz *utc, struct job_table *t)
 {
 	struct job_options defaults = { 0 };
 	struct jobs_source src = {
-		.path = harness_path("jobs"), .defaults = &defaults,
-		.ctx = { .local = utc, .dry_run = true },
+		.path = paths[0], .paths = paths, .npaths = n, .defaults = &defaults,
+		.ctx = { .local = utc, .dry_run = true, .fleet = fleet },
 	};
 	char err[512];
 	int status = 0;
-	FILE *f = fopen(src.path, "w");
 
-	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-		perror(src.path);
-		exit(1);
-	}
 	src.ctx.zones = tz_cache_new();
 	if (jobs_source_load(&src, t, true, NULL, NULL, &status, err, sizeof err) != 0) {
 		check(0, "load: %s", err);
@@ -127,8 +136,50 @@ static int load(const char *text, struct tz *utc, struct job_table *t)
 	}
 	tz_cache_free(src.ctx.zones);
 	jobs_source_free(&src);
-	unlink(harness_path("jobs"));
 	return (int)t->n;
+}
+
+/* The table of the jobs file TEXT, loaded as tfd --jobs --dry-run does. */
+static int load(const char *text, struct tz *utc, struct job_table *t)
+{
+	char path[512], *paths[1] = { path };
+	int n;
+
+	snprintf(path, sizeof path, "%s", harness_path("jobs"));
+	put_text(path, text);
+	n = load_paths(paths, 1, false, utc, t);
+	unlink(path);
+	return n;
+}
+
+/* The jobs' names, joined by spaces, in table order. */
+static const char *names_of(const struct job_table *t)
+{
+	static char buf[1024];
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < t->n && used < sizeof buf; i++)
+		used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "",
+					 t->jobs[i]->name);
+	return buf;
+}
+
+static void check_names(const struct job_table *t, const char *want, const char *what)
+{
+	check(strcmp(names_of(t), want) == 0, "%s: got '%s', want '%s'", what, names_of(t), want);
+}
+
+/* The names of the table of PATHS (N), loaded with --fleet when FLEET,
+ * are WANT. */
+static void check_loaded_names(char **paths, size_t n, bool fleet, struct tz *utc,
+			       const char *want, const char *what)
+{
+	struct job_table t = { 0 };
+
+	load_paths(paths, n, fleet, utc, &t);
+	check_names(&t, want, what);
+	job_table_free(&t);
 }
 
 static bool same_job(const struct job *a, const struct job *b)
@@ -154,6 +205,89 @@ static void test_identity(void)
 	tz_free(utc);
 }
 
+/* One --jobs FILE keeps bare names, numbered in its order. */
+static void test_names_one_file(void)
+{
+	struct tz *utc = tz_load_utc();
+	struct job_table t = { 0 };
+
+	if (load("@daily echo x\n@daily echo y\n--name echo-2 --delay 1s -- /bin/true\n", utc,
+		 &t) == 3)
+		check_names(&t, "echo echo-3 echo-2", "one file");
+	job_table_free(&t);
+	tz_free(utc);
+}
+
+/* A directory: SOURCE/WORD, numbered within each file alone, so a file
+ * that sorts first renames nothing. */
+static void test_names_scoped(void)
+{
+	struct tz *utc = tz_load_utc();
+	char dir[480], a[512], b[512], f[512], *paths[2] = { dir, NULL };
+
+	snprintf(dir, sizeof dir, "%s", harness_path("d"));
+	snprintf(a, sizeof a, "%s/a", dir);
+	snprintf(b, sizeof b, "%s/b", dir);
+	snprintf(f, sizeof f, "%s", harness_path("f"));
+	if (mkdir(dir, 0755) != 0)
+		check(0, "mkdir: %s", strerror(errno));
+	put_text(b, "@daily echo x\n@daily echo y\n@daily true\n");
+	check_loaded_names(paths, 1, false, utc, "b/echo b/echo-2 b/true", "a directory");
+	put_text(a, "@hourly echo z\n");
+	check_loaded_names(paths, 1, false, utc, "a/echo b/echo b/echo-2 b/true", "a file sorting first");
+	/* Two --jobs files: each its own SOURCE, the base name. */
+	put_text(f, "@daily echo f\n");
+	paths[0] = f;
+	paths[1] = b;
+	check_loaded_names(paths, 2, false, utc, "f/echo b/echo b/echo-2 b/true", "two files");
+	unlink(a);
+	unlink(b);
+	unlink(f);
+	rmdir(dir);
+	tz_free(utc);
+}
+
+/* --fleet: a default name another line has takes the first four hex
+ * digits of the FNV-1a hash of its line as written (computed apart:
+ * "@daily echo y" is 67e5..., "@hourly echo z" 0651...), whatever lines
+ * come before it; the same line twice falls back to -2. */
+static void test_names_fleet(void)
+{
+	struct tz *utc = tz_load_utc();
+	char path[512], *paths[1] = { path };
+
+	snprintf(path, sizeof path, "%s", harness_path("jobs"));
+	put_text(path, "@daily echo x\n@daily echo y\n@hourly echo z\n");
+	check_loaded_names(paths, 1, true, utc, "echo echo-67e5 echo-0651", "--fleet");
+	put_text(path, "@daily true\n@daily echo x\n@hourly echo z\n@daily echo y\n");
+	check_loaded_names(paths, 1, true, utc, "true echo echo-0651 echo-67e5",
+			   "--fleet, lines moved and added");
+	put_text(path, "@daily echo x\n@daily echo y\n@daily echo y\n");
+	check_loaded_names(paths, 1, true, utc, "echo echo-67e5 echo-67e5-2", "--fleet, a line twice");
+	unlink(path);
+	tz_free(utc);
+}
+
+/* The jobs of one section (no environment line between them) share one
+ * runs' environment, with the section's variables in it; the lines below
+ * an environment line share another. */
+static void test_shared_environment(void)
+{
+	struct tz *utc = tz_load_utc();
+	struct job_table t = { 0 };
+
+	if (load("A=1\n@daily echo x\n@daily echo y\n--delay 1s -- /bin/true\nA=2\n@daily echo z\n",
+		 utc, &t) == 4) {
+		check(t.jobs[0]->env == t.jobs[1]->env && t.jobs[1]->env == t.jobs[2]->env,
+		      "one section, one environment");
+		check(t.jobs[2]->env != t.jobs[3]->env, "another section, another");
+		check(t.jobs[0]->file_env && strcmp(t.jobs[0]->file_env[0], "A=1") == 0 &&
+		      strcmp(t.jobs[3]->file_env[0], "A=2") == 0, "each its own variables");
+	}
+	job_table_free(&t);
+	tz_free(utc);
+}
+
 int main(void)
 {
 	harness_start(tmpdir, 60);
@@ -161,6 +295,10 @@ int main(void)
 	test_size_says_less();
 	test_not_regular();
 	test_identity();
+	test_names_one_file();
+	test_names_scoped();
+	test_names_fleet();
+	test_shared_environment();
 	harness_remove_tree(tmpdir);
 	return tally_finish(&tally, "jobtable");
 }
