@@ -150,13 +150,14 @@ static void put_unknown_job(struct jsonw *w, const char *name)
 	free(text);
 }
 
-/* /jobs/NAME: tfdctl --json status NAME's answer, or 404 with the control
- * socket's error. */
+/* /jobs/NAME: tfdctl --json status NAME's answer without what may hold
+ * secrets (jobview_status_public), or 404 with the control socket's
+ * error. */
 static void answer_job(const struct loop *l, const char *name, struct http_answer *a)
 {
 	struct jsonw w = { 0 };
 
-	if (jobview_status(&w, l, name) == 0) {
+	if (jobview_status_public(&w, l, name) == 0) {
 		answer_json(a, 200, &w);
 		return;
 	}

@@ -374,7 +374,9 @@ static char *schedule_as_written(const struct job *j)
 	return text;
 }
 
-int jobview_status(struct jsonw *w, const struct loop *l, const char *name)
+/* The status of NAME; SECRETS: with what only the control socket shows
+ * (jobview_status_public). */
+static int put_status(struct jsonw *w, const struct loop *l, const char *name, bool secrets)
 {
 	char *schedule;
 	const struct job *j = jobview_find(l, name);
@@ -393,13 +395,25 @@ int jobview_status(struct jsonw *w, const struct loop *l, const char *name)
 	free(schedule);
 	jsonw_key(w, "clock");
 	jsonw_string(w, j->clock_name);
-	put_command(w, j);
+	if (secrets)
+		put_command(w, j);
 	put_policies(w, j);
 	put_counters(w, j);
 	put_next_elapses(w, j);
 	put_runs(w, j);
-	put_tail(w, j);
+	if (secrets)
+		put_tail(w, j);
 	jsonw_end_object(w);
 	jsonw_end_object(w);
 	return 0;
+}
+
+int jobview_status(struct jsonw *w, const struct loop *l, const char *name)
+{
+	return put_status(w, l, name, true);
+}
+
+int jobview_status_public(struct jsonw *w, const struct loop *l, const char *name)
+{
+	return put_status(w, l, name, false);
 }

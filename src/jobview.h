@@ -46,6 +46,12 @@ void jobview_list_job(struct jsonw *w, const struct loop *l, const struct job *j
  * written). */
 int jobview_status(struct jsonw *w, const struct loop *l, const char *name);
 
+/* The same for anyone who may reach HTTP's /jobs/NAME, without
+ * authentication: "command" and "output_tail" are left out (a command
+ * line and a run's output may hold secrets; the 0600 control socket
+ * shows them), as the environment always is. */
+int jobview_status_public(struct jsonw *w, const struct loop *l, const char *name);
+
 /* The job of the table named NAME (not a removed one), or NULL. */
 struct job *jobview_find(const struct loop *l, const char *name);
 

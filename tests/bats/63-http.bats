@@ -160,10 +160,12 @@ late_max_us() {
 	# The runs of "a b" go on between the two: compare what stays.
 	stable='del(.. | objects | .last?, .last_unix?, .next?, .next_unix?, .duration?)'
 	assert_equal "$(jq -S "$stable" <<<"$http")" "$(jq -S "$stable" <<<"$ctl_list")"
+	# Over HTTP without what may hold secrets (the next test).
 	get /jobs/c
 	assert_equal "$code" 200
 	assert_equal "$(jq -S "$moving" <<<"$body")" \
-		"$("$TFDCTL" --control "$ctl" --json status c | jq -S "$moving")"
+		"$("$TFDCTL" --control "$ctl" --json status c |
+			jq -S "$moving | del(.job.command, .job.output_tail)")"
 	# A name with a space, percent-encoded in the URL.
 	get /jobs/a%20b
 	assert_equal "$code" 200
@@ -173,6 +175,35 @@ late_max_us() {
 	assert_equal "$body" '{"ok":false,"error":"unknown job '"'nope'"'"}'
 	get /jobs/
 	assert_equal "$code" 404
+}
+
+@test "--listen: /jobs, /jobs/NAME and /metrics never show a job's command, environment or output tail; the control socket does" {
+	require_command jq
+	TFDCTL=${TFDCTL:-$REPO/tfdctl}
+	[[ -x $TFDCTL ]] || skip "no $TFDCTL: run make tfdctl first"
+	ctl=$BATS_TEST_TMPDIR/control
+	jobs=$BATS_TEST_TMPDIR/jobs
+	printf '%s\n' 'API_TOKEN=env-s3cret-1' \
+		'--name leak --tag-output -i 100ms -- sh -c '"'"'echo "token=out-s3cret-2 $API_TOKEN"; : arg-s3cret-3'"'"'' \
+		'* * * * * echo cron-s3cret-4' >"$jobs"
+	start_http --jobs "$jobs" --control "$ctl" -q
+	# Once a run's output is in the tail, the socket shows all three.
+	for _ in $(seq 100); do
+		run "$TFDCTL" --control "$ctl" --json status leak
+		[[ $output == *out-s3cret-2*env-s3cret-1* ]] && break
+		sleep 0.1
+	done
+	assert_output --partial '"output_tail":"token=out-s3cret-2 env-s3cret-1\n'
+	assert_output --partial arg-s3cret-3
+	name=$("$TFDCTL" --control "$ctl" --json list | jq -r '.jobs[].job | select(. != "leak")')
+	for path in /jobs /jobs/leak "/jobs/$name" /metrics; do
+		get "$path"
+		assert_equal "$code" 200
+		[[ $body != *s3cret* ]] || fail "$path shows it: $body"
+	done
+	get /jobs/leak
+	assert_equal "$(jq -r '.job | has("command"), has("output_tail"), .job' <<<"$body")" \
+		"$(printf '%s\n' false false leak)"
 }
 
 @test "--listen: HEAD answers the headers alone; other methods are 405 with Allow; a body is refused" {
