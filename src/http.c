@@ -19,6 +19,7 @@ struct http {
 	int epoll_fd;
 	http_answer_fn answer;
 	void *arg;
+	bool held;                /* a streamed body said HTTP_STREAM_LATER */
 };
 
 /* The listening socket */
@@ -95,6 +96,7 @@ static bool has_body(struct http *h, struct MHD_Connection *c)
 
 /* A streamed body's source, as libmicrohttpd's reader sees it. */
 struct stream {
+	struct http *h;
 	http_stream_fn read;
 	void (*free)(void *arg);
 	void *arg;
@@ -106,6 +108,10 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 	long n = s->read(s->arg, buf, max);
 
 	(void)pos;
+	if (n == HTTP_STREAM_LATER) {
+		s->h->held = true;
+		return 0;
+	}
 	if (n < 0)
 		return MHD_SHIM_READER_ERROR;
 	return n == 0 ? MHD_SHIM_READER_END : (ssize_t)n;
@@ -130,7 +136,7 @@ static struct MHD_Response *stream_response(struct http *h, struct http_answer *
 		a->stream_free(a->stream_arg);
 		return NULL;
 	}
-	*s = (struct stream){ a->stream, a->stream_free, a->stream_arg };
+	*s = (struct stream){ h, a->stream, a->stream_free, a->stream_arg };
 	r = h->mhd.create_response_from_callback(MHD_SHIM_SIZE_UNKNOWN, HTTP_STREAM_BLOCK,
 						 stream_read, s, stream_free);
 	if (!r)
@@ -266,12 +272,19 @@ int http_poll_fd(const struct http *h)
 	return h->epoll_fd;
 }
 
+bool http_held(const struct http *h)
+{
+	return h->held;
+}
+
 int64_t http_deadline(const struct http *h)
 {
 	unsigned long long ms;
 	int64_t at;
 
-	if (h->mhd.get_timeout(h->daemon, &ms) != MHD_SHIM_YES ||
+	/* A body held back makes libmicrohttpd want a run at once, always;
+	 * the caller, who said later, says when (http_held). */
+	if (h->held || h->mhd.get_timeout(h->daemon, &ms) != MHD_SHIM_YES ||
 	    ms > (unsigned long long)(INT64_MAX / 1000000) ||
 	    __builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC), (int64_t)ms * 1000000, &at))
 		return INT64_MAX;
@@ -290,6 +303,7 @@ void http_service(struct http *h)
 {
 	unsigned before = connections(h);
 
+	h->held = false;
 	h->mhd.run(h->daemon);
 	/* At the limit, libmicrohttpd takes its listening socket out of its
 	 * epoll set, and puts it back only at the start of a later run: a

@@ -11,6 +11,7 @@
 #include "jobsfile.h"
 #include "loopstate.h"
 #include "options.h"
+#include "slices.h"
 #include "tick.h"
 
 #define PIDS_SHOWN 16
@@ -144,6 +145,14 @@ static void put_summary(struct jsonw *w, const struct loop *l, const struct job 
 	jsonw_end_array(w);
 }
 
+/* One job's object in a list. */
+static void put_listed(struct jsonw *w, const struct loop *l, const struct job *j, int64_t now)
+{
+	jsonw_object(w);
+	put_summary(w, l, j, now);
+	jsonw_end_object(w);
+}
+
 /* List order: by next elapse, none last, then by name. */
 struct listed {
 	const struct job *j;
@@ -160,10 +169,12 @@ static int by_next(const void *a, const void *b)
 	return strcmp(x->j->name, y->j->name);
 }
 
-struct job **jobview_sorted(const struct loop *l, size_t *n)
+/* The table's jobs in list order (*N of them), or NULL when memory ran
+ * out. */
+static const struct job **sorted_jobs(const struct loop *l, size_t *n)
 {
 	struct listed *v = calloc(l->njobs + 1, sizeof *v);
-	struct job **jobs = calloc(l->njobs + 1, sizeof *jobs);
+	const struct job **jobs = calloc(l->njobs + 1, sizeof *jobs);
 
 	*n = 0;
 	if (!v || !jobs) {
@@ -176,39 +187,138 @@ struct job **jobview_sorted(const struct loop *l, size_t *n)
 			v[(*n)++] = (struct listed){ l->jobs[i], tick_next_run_wall(l->jobs[i]) };
 	qsort(v, *n, sizeof *v, by_next);
 	for (size_t i = 0; i < *n; i++)
-		jobs[i] = (struct job *)v[i].j;
+		jobs[i] = v[i].j;
 	free(v);
 	return jobs;
 }
 
-void jobview_list_job(struct jsonw *w, const struct loop *l, const struct job *j, int64_t now)
+/* A list in parts */
+
+#define LIST_HEAD "{\"ok\":true,\"jobs\":["
+#define LIST_TAIL "]}\n"
+
+struct jobview_listing {
+	const struct loop *l;
+	const struct job **jobs;  /* sorted at the first part; NULL: left out */
+	size_t n, next;
+	size_t written;           /* jobs written so far */
+	int64_t now;              /* the wall clock at the sort */
+	uint64_t dropped;         /* l->jobs_dropped when jobs was last checked */
+	struct jsonw part;        /* the last part made */
+};
+
+struct jobview_listing *jobview_listing_new(const struct loop *l)
 {
-	jsonw_object(w);
-	put_summary(w, l, j, now);
-	jsonw_end_object(w);
+	struct jobview_listing *ls = calloc(1, sizeof *ls);
+
+	if (ls)
+		ls->l = l;
+	return ls;
 }
 
-void jobview_list(struct jsonw *w, const struct loop *l)
+void jobview_listing_free(struct jobview_listing *ls)
 {
-	int64_t now = clock_now_ns(CLOCK_REALTIME);
-	size_t n;
-	struct job **jobs = jobview_sorted(l, &n);
-
-	if (!jobs) {
-		w->failed = true;
+	if (!ls)
 		return;
+	free(ls->jobs);
+	jsonw_free(&ls->part);
+	free(ls);
+}
+
+static int by_address(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const struct job *const *)a;
+	uintptr_t y = (uintptr_t)*(const struct job *const *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Jobs were freed since LS last looked: those of its jobs that are no
+ * more in the table are left out, by one pass over the table (a reload
+ * that drops thousands of jobs costs each list under way one pass, not
+ * one per job). Returns -1 when memory ran out. */
+static int forget_dropped(struct jobview_listing *ls)
+{
+	const struct loop *l = ls->l;
+	const struct job **live = malloc((l->njobs + 1) * sizeof *live);
+
+	if (!live)
+		return -1;
+	memcpy(live, l->jobs, l->njobs * sizeof *live);
+	qsort(live, l->njobs, sizeof *live, by_address);
+	for (size_t k = ls->next; k < ls->n; k++)
+		if (ls->jobs[k] && !bsearch(&ls->jobs[k], live, l->njobs, sizeof *live, by_address))
+			ls->jobs[k] = NULL;
+	free(live);
+	ls->dropped = l->jobs_dropped;
+	return 0;
+}
+
+/* The first part: the sort (a pass over the table) and the head. */
+static int begin_list(struct jobview_listing *ls)
+{
+	ls->jobs = sorted_jobs(ls->l, &ls->n);
+	if (!ls->jobs)
+		return -1;
+	ls->now = clock_now_ns(CLOCK_REALTIME);
+	ls->dropped = ls->l->jobs_dropped;
+	jsonw_raw(&ls->part, LIST_HEAD, strlen(LIST_HEAD));
+	return 0;
+}
+
+/* Whole jobs until the part holds MAX bytes, and the tail after the
+ * last. */
+static void put_jobs(struct jobview_listing *ls, size_t max)
+{
+	for (; ls->next < ls->n && ls->part.len < max; ls->next++) {
+		const struct job *j = ls->jobs[ls->next];
+
+		if (!j || j->state->removed)
+			continue;
+		/* Between two parts; inside one, the writer puts the commas. */
+		if (ls->written > 0 && ls->part.len == 0)
+			jsonw_raw(&ls->part, ",", 1);
+		put_listed(&ls->part, ls->l, j, ls->now);
+		ls->written++;
 	}
-	/* The text of JOBVIEW_LIST_HEAD, the jobs, JOBVIEW_LIST_TAIL. */
-	jsonw_object(w);
-	jsonw_key(w, "ok");
-	jsonw_bool(w, true);
-	jsonw_key(w, "jobs");
-	jsonw_array(w);
-	for (size_t i = 0; i < n; i++)
-		jobview_list_job(w, l, jobs[i], now);
-	jsonw_end_array(w);
-	jsonw_end_object(w);
-	free(jobs);
+	if (ls->next == ls->n)
+		jsonw_raw(&ls->part, LIST_TAIL, strlen(LIST_TAIL));
+}
+
+int jobview_listing_part(struct jobview_listing *ls, struct slice_budget *b, size_t max,
+			 const char **text, size_t *len)
+{
+	int64_t began;
+
+	jsonw_reset(&ls->part);
+	*text = "";
+	*len = 0;
+	if (slice_budget_spent(b))
+		return 0;
+	began = slice_begin();
+	if (!ls->jobs) {
+		int rc = begin_list(ls);
+
+		slice_end(b, began);
+		if (rc != 0 || ls->part.failed)
+			return -1;
+		/* The sort was this slice; the jobs follow in the next. */
+		if (slice_budget_spent(b)) {
+			*text = ls->part.text;
+			*len = ls->part.len;
+			return 0;
+		}
+		began = slice_begin();
+	}
+	if (ls->dropped != ls->l->jobs_dropped && forget_dropped(ls) != 0)
+		return -1;
+	put_jobs(ls, max);
+	slice_end(b, began);
+	if (ls->part.failed)
+		return -1;
+	*text = ls->part.text;
+	*len = ls->part.len;
+	return ls->next == ls->n;
 }
 
 /* Status */

@@ -5,7 +5,8 @@
 # --listen=[ADDR:]PORT: tfd's read-only HTTP through libmicrohttpd, loaded
 # only for --listen and served from tfd's own poll loop (no thread). Spoken
 # to with curl and with bash's /dev/tcp for what curl cannot do (idle
-# connections, a client that sends a byte a second).
+# connections, a client that sends a byte a second); tests/http/load.c is
+# clients that ask for large answers without end.
 #
 # Ports: HTTP_TEST_PORTS (default 19180-19199), tried in a random order
 # until tfd binds one, so two passes of the suite at once (make check runs
@@ -15,6 +16,11 @@ load test_helper
 load pg_helper
 
 HTTP_TEST_PORTS=${HTTP_TEST_PORTS:-19180-19199}
+
+setup_file() {
+	cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$BATS_FILE_TMPDIR/load" \
+		"$REPO/tests/http/load.c"
+}
 
 teardown_file() {
 	PG_DIR=$BATS_FILE_TMPDIR/pg pg_stop
@@ -157,8 +163,9 @@ late_max_us() {
 	http=$(jq -S "$moving" <<<"$output")
 	ctl_list=$("$TFDCTL" --control "$ctl" --json list | jq -S "$moving")
 	assert_equal "$(jq -r '[.jobs[].job] | join(",")' <<<"$http")" "a b,c"
-	# The runs of "a b" go on between the two: compare what stays.
-	stable='del(.. | objects | .last?, .last_unix?, .next?, .next_unix?, .duration?)'
+	# The runs of "a b" go on between the two (it may be running in one
+	# and idle in the other): compare what stays.
+	stable='del(.. | objects | .last?, .last_unix?, .next?, .next_unix?, .duration?, .state?, .pids?)'
 	assert_equal "$(jq -S "$stable" <<<"$http")" "$(jq -S "$stable" <<<"$ctl_list")"
 	# Over HTTP without what may hold secrets (the next test).
 	get /jobs/c
@@ -204,6 +211,91 @@ late_max_us() {
 	get /jobs/leak
 	assert_equal "$(jq -r '.job | has("command"), has("output_tail"), .job' <<<"$body")" \
 		"$(printf '%s\n' false false leak)"
+}
+
+# The longest gap between two ticks of the job "tick" in $OUT (ms), and
+# the expirations they missed: "GAP MISSED".
+tick_gaps() {
+	grep -a '"job":"tick"' "$OUT" | grep -a '"event":"tick"' |
+		sed 's/.*"expirations":\([0-9]*\).*"unix":\([0-9.]*\).*/\1 \2/' |
+		awk 'NR > 1 && ($2 - prev) * 1000 > gap { gap = ($2 - prev) * 1000 }
+			{ prev = $2; missed += $1 - 1 } END { printf "%d %d\n", gap, missed }'
+}
+
+@test "--listen, --control: clients asking 10,000 jobs' /jobs, /metrics and list without end leave a 10 ms job's ticks on time" {
+	chrt -f 10 true 2>/dev/null || skip "no real-time policy here (chrt -f 10)"
+	jobs=$BATS_TEST_TMPDIR/jobs
+	awk 'BEGIN { for (i = 0; i < 10000; i++)
+		printf "--name job%05d --cron \047%d %d * * *\047 -- true\n", i, i % 60, (i / 60) % 24 }' >"$jobs"
+	echo '--name tick --interval 10ms -- true' >>"$jobs"
+	# Real-time, so that the machine's other load is not what is
+	# measured: only what tfd itself does between two ticks.
+	wrapper=$BATS_TEST_TMPDIR/tfd-rt
+	printf '#!/bin/bash\nexec chrt -f 10 %q "$@"\n' "$TFD" >"$wrapper"
+	chmod +x "$wrapper"
+	TFD=$wrapper start_http --jobs "$jobs" --control "$BATS_TEST_TMPDIR/control" --json
+	sleep 0.5
+	: >"$OUT"
+	load=$BATS_FILE_TMPDIR/load
+	"$load" -c 32 -a 2 -t 4 "$URL/jobs" >"$BATS_TEST_TMPDIR/jobs.load" 3>&- &
+	loads=("$!")
+	"$load" -c 32 -a 2 -b 127.0.0.3 -t 4 "$URL/metrics" >"$BATS_TEST_TMPDIR/metrics.load" 3>&- &
+	loads+=("$!")
+	"$load" -c 16 -t 4 "unix:$BATS_TEST_TMPDIR/control" >"$BATS_TEST_TMPDIR/list.load" 3>&-
+	wait "${loads[@]}"
+	read -r gap missed < <(tick_gaps)
+	# The spec's bound is 50 ms with no tick missed (bench/http.sh
+	# measures it); a loaded machine's share is left to it here. Whole
+	# answers made in one turn held the ticks for a second.
+	((gap < 150)) || fail "a gap of $gap ms, $missed expirations missed"
+	# And the clients were served meanwhile (under ASan, the answers of
+	# /metrics, 5 MB each, take turns longer than the test).
+	for what in jobs metrics list; do
+		grep -Eq '^done=[0-9]+ bytes=[0-9]{7}' "$BATS_TEST_TMPDIR/$what.load" ||
+			fail "$what: $(cat "$BATS_TEST_TMPDIR/$what.load")"
+	done
+}
+
+@test "--listen, --control: a reload that drops jobs while a list of them is being sent leaves them out of it, the JSON whole" {
+	require_command jq socat
+	jobs=$BATS_TEST_TMPDIR/jobs
+	ctl=$BATS_TEST_TMPDIR/control
+	# Long names: HTTP's answer (6 MB) is more than the kernel holds of
+	# it for a reader that waits (4 MB on loopback), so it is still
+	# being made when the reload comes.
+	pad=$(printf 'x%.0s' $(seq 400))
+	awk -v pad="$pad" 'BEGIN { for (i = 0; i < 10000; i++)
+		printf "--name job%05d-%s --cron \047%d %d * * *\047 -- true\n", i, pad, i % 60, (i / 60) % 24 }' >"$jobs"
+	start_http --jobs "$jobs" --control "$ctl" --json
+	# Two readers that stop reading after the first bytes, for 3 s.
+	(curl -s "$URL/jobs" | { sleep 3; cat; } >"$BATS_TEST_TMPDIR/http.json") 3>&- &
+	readers=("$!")
+	({ echo '{"command":"list"}'; sleep 6; } | socat -t 1 - "UNIX-CONNECT:$ctl" |
+		{ sleep 3; cat; } >"$BATS_TEST_TMPDIR/ctl.json") 3>&- &
+	readers+=("$!")
+	sleep 1
+	head -100 "$jobs" >"$jobs.new"
+	mv "$jobs.new" "$jobs"
+	kill -HUP "$TFD_PID"
+	for _ in $(seq 100); do
+		grep -q '"event":"reload"' "$OUT" && break
+		sleep 0.05
+	done
+	grep -q '"event":"reload","job":null,"ok":true,"added":0,"removed":9900,"kept":100' "$OUT" ||
+		fail "$(grep reload "$OUT")"
+	wait "${readers[@]}"
+	for answer in http ctl; do
+		run jq '.jobs | length' "$BATS_TEST_TMPDIR/$answer.json"
+		assert_success
+		# Some were sent before the reload, the rest of the 9,900 left
+		# out; the 100 kept are there.
+		((output > 100 && output < 10000)) || fail "$answer: $output jobs"
+		run jq -r '.jobs[].job' "$BATS_TEST_TMPDIR/$answer.json"
+		for kept in $(seq -f 'job%05g' 0 99); do
+			[[ $output == *"$kept-"* ]] || fail "$answer: $kept is missing"
+		done
+	done
+	kill -0 "$TFD_PID"
 }
 
 @test "--listen: HEAD answers the headers alone; other methods are 405 with Allow; a body is refused" {
