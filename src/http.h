@@ -19,9 +19,16 @@
 
 #include "listen_addr.h"
 
-/* At most this many connections at once; one idle this long is closed. */
+/* At most this many connections at once, of which this many from one
+ * client address (so that one address cannot take every slot); one idle
+ * this long is closed, and so is one whose request is not whole this
+ * long after the connection began or its last answer ended, however it
+ * trickles (a byte now and then would keep an idle timeout from ever
+ * passing). */
 #define HTTP_CONNECTIONS_MAX 64
+#define HTTP_PER_ADDRESS_MAX 16
 #define HTTP_IDLE_SECONDS 10
+#define HTTP_REQUEST_SECONDS 10
 
 /* The descriptors the server may hold at once: its connections, the
  * listening socket and the epoll descriptor. */
@@ -76,7 +83,8 @@ void http_serve(struct http *h, http_answer_fn answer, void *arg);
 int http_poll_fd(const struct http *h);
 
 /* The CLOCK_MONOTONIC time by which http_service must be called (an idle
- * connection's timeout, data that libmicrohttpd holds), or INT64_MAX. */
+ * connection's timeout, a request's, data that libmicrohttpd holds), or
+ * INT64_MAX. */
 int64_t http_deadline(const struct http *h);
 
 /* Whether a streamed body said HTTP_STREAM_LATER at the last
@@ -84,7 +92,8 @@ int64_t http_deadline(const struct http *h);
  * (http_deadline leaves that time to it). */
 bool http_held(const struct http *h);
 
-/* Accepts, reads, answers and times out what is ready. Never blocks. */
+/* Accepts, reads, answers and times out what is ready; ends the
+ * connections whose request is late. Never blocks. */
 void http_service(struct http *h);
 
 /* Closes every connection and the listening socket. NULL is ignored. */
