@@ -8,6 +8,7 @@
 
 #include "claims.h"
 #include "fleet_pause.h"
+#include "jobrefs.h"
 #include "jobsfile.h"
 #include "loopstate.h"
 #include "options.h"
@@ -169,27 +170,25 @@ static int by_next(const void *a, const void *b)
 	return strcmp(x->j->name, y->j->name);
 }
 
-/* The table's jobs in list order (*N of them), or NULL when memory ran
- * out. */
-static const struct job **sorted_jobs(const struct loop *l, size_t *n)
+/* The table's jobs now, in list order. Returns -1 when memory ran out. */
+static int sorted_jobs(const struct loop *l, struct jobrefs *r)
 {
-	struct listed *v = calloc(l->njobs + 1, sizeof *v);
-	const struct job **jobs = calloc(l->njobs + 1, sizeof *jobs);
+	struct listed *v;
 
-	*n = 0;
-	if (!v || !jobs) {
-		free(v);
-		free(jobs);
-		return NULL;
+	if (jobrefs_take(r, l) != 0)
+		return -1;
+	v = calloc(r->n + 1, sizeof *v);
+	if (!v) {
+		jobrefs_free(r);
+		return -1;
 	}
-	for (size_t i = 0; i < l->njobs; i++)
-		if (!l->jobs[i]->state->removed)
-			v[(*n)++] = (struct listed){ l->jobs[i], tick_next_run_wall(l->jobs[i]) };
-	qsort(v, *n, sizeof *v, by_next);
-	for (size_t i = 0; i < *n; i++)
-		jobs[i] = v[i].j;
+	for (size_t i = 0; i < r->n; i++)
+		v[i] = (struct listed){ r->jobs[i], tick_next_run_wall(r->jobs[i]) };
+	qsort(v, r->n, sizeof *v, by_next);
+	for (size_t i = 0; i < r->n; i++)
+		r->jobs[i] = v[i].j;
 	free(v);
-	return jobs;
+	return 0;
 }
 
 /* A list in parts */
@@ -199,11 +198,11 @@ static const struct job **sorted_jobs(const struct loop *l, size_t *n)
 
 struct jobview_listing {
 	const struct loop *l;
-	const struct job **jobs;  /* sorted at the first part; NULL: left out */
-	size_t n, next;
+	struct jobrefs jobs;      /* sorted at the first part */
+	bool begun;
+	size_t next;
 	size_t written;           /* jobs written so far */
 	int64_t now;              /* the wall clock at the sort */
-	uint64_t dropped;         /* l->jobs_dropped when jobs was last checked */
 	struct jsonw part;        /* the last part made */
 };
 
@@ -220,48 +219,18 @@ void jobview_listing_free(struct jobview_listing *ls)
 {
 	if (!ls)
 		return;
-	free(ls->jobs);
+	jobrefs_free(&ls->jobs);
 	jsonw_free(&ls->part);
 	free(ls);
-}
-
-static int by_address(const void *a, const void *b)
-{
-	uintptr_t x = (uintptr_t)*(const struct job *const *)a;
-	uintptr_t y = (uintptr_t)*(const struct job *const *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Jobs were freed since LS last looked: those of its jobs that are no
- * more in the table are left out, by one pass over the table (a reload
- * that drops thousands of jobs costs each list under way one pass, not
- * one per job). Returns -1 when memory ran out. */
-static int forget_dropped(struct jobview_listing *ls)
-{
-	const struct loop *l = ls->l;
-	const struct job **live = malloc((l->njobs + 1) * sizeof *live);
-
-	if (!live)
-		return -1;
-	memcpy(live, l->jobs, l->njobs * sizeof *live);
-	qsort(live, l->njobs, sizeof *live, by_address);
-	for (size_t k = ls->next; k < ls->n; k++)
-		if (ls->jobs[k] && !bsearch(&ls->jobs[k], live, l->njobs, sizeof *live, by_address))
-			ls->jobs[k] = NULL;
-	free(live);
-	ls->dropped = l->jobs_dropped;
-	return 0;
 }
 
 /* The first part: the sort (a pass over the table) and the head. */
 static int begin_list(struct jobview_listing *ls)
 {
-	ls->jobs = sorted_jobs(ls->l, &ls->n);
-	if (!ls->jobs)
+	if (sorted_jobs(ls->l, &ls->jobs) != 0)
 		return -1;
+	ls->begun = true;
 	ls->now = clock_now_ns(CLOCK_REALTIME);
-	ls->dropped = ls->l->jobs_dropped;
 	jsonw_raw(&ls->part, LIST_HEAD, strlen(LIST_HEAD));
 	return 0;
 }
@@ -270,8 +239,8 @@ static int begin_list(struct jobview_listing *ls)
  * last. */
 static void put_jobs(struct jobview_listing *ls, size_t max)
 {
-	for (; ls->next < ls->n && ls->part.len < max; ls->next++) {
-		const struct job *j = ls->jobs[ls->next];
+	for (; ls->next < ls->jobs.n && ls->part.len < max; ls->next++) {
+		const struct job *j = ls->jobs.jobs[ls->next];
 
 		if (!j || j->state->removed)
 			continue;
@@ -281,7 +250,7 @@ static void put_jobs(struct jobview_listing *ls, size_t max)
 		put_listed(&ls->part, ls->l, j, ls->now);
 		ls->written++;
 	}
-	if (ls->next == ls->n)
+	if (ls->next == ls->jobs.n)
 		jsonw_raw(&ls->part, LIST_TAIL, strlen(LIST_TAIL));
 }
 
@@ -296,7 +265,7 @@ int jobview_listing_part(struct jobview_listing *ls, struct slice_budget *b, siz
 	if (slice_budget_spent(b))
 		return 0;
 	began = slice_begin();
-	if (!ls->jobs) {
+	if (!ls->begun) {
 		int rc = begin_list(ls);
 
 		slice_end(b, began);
@@ -310,7 +279,7 @@ int jobview_listing_part(struct jobview_listing *ls, struct slice_budget *b, siz
 		}
 		began = slice_begin();
 	}
-	if (ls->dropped != ls->l->jobs_dropped && forget_dropped(ls) != 0)
+	if (jobrefs_check(&ls->jobs, ls->l, ls->next) != 0)
 		return -1;
 	put_jobs(ls, max);
 	slice_end(b, began);
@@ -318,7 +287,7 @@ int jobview_listing_part(struct jobview_listing *ls, struct slice_budget *b, siz
 		return -1;
 	*text = ls->part.text;
 	*len = ls->part.len;
-	return ls->next == ls->n;
+	return ls->next == ls->jobs.n;
 }
 
 /* Status */

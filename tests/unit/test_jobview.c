@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for the list made in parts (jobview.h) on a bare loop
- * (loopkit.h) and for the budget it is made within (slices.h): the parts
- * put together are the whole list, valid JSON, in list order, each part
- * at most a job past its size; nothing is made while the budget is spent,
- * and what a part took is spent from it; jobs a reload frees between two
- * parts (or before the first) are left out and never read again (run
- * under ASan by make unit-asan), one it marks removed is left out too; a
- * budget renews once a period is over, pays a debt over the periods, and
- * says when an answer that waits for it may go on. */
+/* Unit tests for the answers made in slices across turns, on a bare loop
+ * (loopkit.h): the list in parts (jobview.h), /metrics' figures copied a
+ * slice of jobs at a time (jobrefs.h, tick_metrics_copy), and the budget
+ * they are made within (slices.h). The parts put together are the whole
+ * list, valid JSON, in list order, each part at most a job past its size;
+ * nothing is made while the budget is spent, and what a part took is
+ * spent from it; jobs a reload frees between two slices (or before the
+ * first) are left out and never read again (run under ASan by make
+ * unit-asan), one it marks removed is left out too; a budget renews once
+ * a period is over, pays a debt over the periods, and says when an answer
+ * that waits for it may go on. */
 #include "harness.h"
+#include "jobrefs.h"
 #include "jobview.h"
 #include "json.h"
 #include "loopkit.h"
 #include "slices.h"
+#include "tick.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +182,39 @@ static void test_dropped(void)
 	loopkit_free(k);
 }
 
+/* The figures copied in two slices with half the jobs freed between
+ * them: those copied first stay, those freed after are left out. */
+static void test_metrics_copy(void)
+{
+	struct loopkit *k = table();
+	struct jobrefs r;
+	struct metrics_snapshot *s;
+	static char text[1 << 22];
+	long n, len = 0;
+	int jobs = 0;
+
+	check(jobrefs_take(&r, &k->l) == 0 && r.n == JOBS, "the table's jobs taken");
+	s = metrics_snapshot_new(r.n, NULL);
+	check(s && tick_metrics_copy(s, r.jobs, 100) == 0, "the first slice");
+	for (size_t i = JOBS; i-- > 0;)
+		if (i % 2)
+			drop(k, i);
+	check(jobrefs_check(&r, &k->l, 100) == 0, "the freed found");
+	check(tick_metrics_copy(s, r.jobs + 100, r.n - 100) == 0, "the rest");
+	while ((n = metrics_snapshot_read(s, text + len, sizeof text - 1 - (size_t)len)) > 0)
+		len += n;
+	text[len] = '\0';
+	for (const char *p = text; (p = strstr(p, "tfd_runs_total{job_name=\"")); p++)
+		jobs++;
+	check(jobs == 4 * (100 + (JOBS - 100) / 2), "100, then every other of the rest: %d",
+	      jobs / 4);
+	check(strstr(text, "job_name=\"j099\"") && !strstr(text, "job_name=\"j101\""),
+	      "j099 copied before, j101 freed after");
+	metrics_snapshot_free(s);
+	jobrefs_free(&r);
+	loopkit_free(k);
+}
+
 static void test_renew(void)
 {
 	struct slice_budget b = { 0 };
@@ -202,6 +239,7 @@ int main(void)
 	test_whole();
 	test_budget();
 	test_dropped();
+	test_metrics_copy();
 	test_renew();
 	return tally_finish(&tally, "test_jobview");
 }
