@@ -46,6 +46,16 @@ closed() {
 	grep -c '^closed' "$BATS_TEST_TMPDIR/$1" || true
 }
 
+# need_tfdctl: jq and tfdctl ($TFDCTL) there, or the test is skipped; ctl
+# and jobs are paths for the control socket and a jobs file.
+need_tfdctl() {
+	require_command jq
+	TFDCTL=${TFDCTL:-$REPO/tfdctl}
+	[[ -x $TFDCTL ]] || skip "no $TFDCTL: run make tfdctl first"
+	ctl=$BATS_TEST_TMPDIR/control
+	jobs=$BATS_TEST_TMPDIR/jobs
+}
+
 # The ports of HTTP_TEST_PORTS that nothing listens on, shuffled.
 free_ports() {
 	local port
@@ -166,11 +176,7 @@ late_max_us() {
 }
 
 @test "--listen: /jobs and /jobs/NAME are tfdctl --json list and status NAME; an unknown job is 404" {
-	require_command jq
-	TFDCTL=${TFDCTL:-$REPO/tfdctl}
-	[[ -x $TFDCTL ]] || skip "no $TFDCTL: run make tfdctl first"
-	ctl=$BATS_TEST_TMPDIR/control
-	jobs=$BATS_TEST_TMPDIR/jobs
+	need_tfdctl
 	printf '%s\n' '--name "a b" -i 100ms -- true' '--name c --cron "0 0 1 1 *" -- false' >"$jobs"
 	start_http --jobs "$jobs" --control "$ctl" -q
 	sleep 0.5
@@ -205,11 +211,7 @@ late_max_us() {
 }
 
 @test "--listen: /jobs, /jobs/NAME and /metrics never show a job's command, environment or output tail; the control socket does" {
-	require_command jq
-	TFDCTL=${TFDCTL:-$REPO/tfdctl}
-	[[ -x $TFDCTL ]] || skip "no $TFDCTL: run make tfdctl first"
-	ctl=$BATS_TEST_TMPDIR/control
-	jobs=$BATS_TEST_TMPDIR/jobs
+	need_tfdctl
 	printf '%s\n' 'API_TOKEN=env-s3cret-1' \
 		'--name leak --tag-output -i 100ms -- sh -c '"'"'echo "token=out-s3cret-2 $API_TOKEN"; : arg-s3cret-3'"'"'' \
 		'* * * * * echo cron-s3cret-4' >"$jobs"
