@@ -24,11 +24,11 @@
 /* The answer buffer kept for the next answer, at most. */
 #define CONTROL_KEEP_MAX (64 * 1024)
 
-/* A list is written a slice of jobs at a time, while its client has less
- * than a window of it unread: ten thousand jobs are megabytes and tens
- * of milliseconds, which no elapse waits for, and a client that reads
- * slowly holds no more than the window. */
-#define CONTROL_LIST_SLICE 256
+/* A list is made a slice at a time (jobview.h), within the loop's
+ * budget (slices.h), while its client has less than a window of it
+ * unread: ten thousand jobs are megabytes and tens of milliseconds, which
+ * no elapse waits for, and a client that reads slowly holds no more than
+ * the window. */
 #define CONTROL_LIST_WINDOW (256 * 1024)
 
 /* How long the listening socket rests after accept failed for want of a
@@ -190,9 +190,7 @@ static bool has_request(const struct control_client *c)
 
 static void free_listing(struct control_client *c)
 {
-	if (c->list)
-		free(c->list->jobs);
-	free(c->list);
+	jobview_listing_free(c->list);
 	c->list = NULL;
 }
 
@@ -214,6 +212,11 @@ void control_collect(struct loop *l)
 		ctl->closed = c->next_closed;
 		free_client(c);
 	}
+	/* The clients take turns at the head of the poll set: the first
+	 * served has the turn's budget for lists, and a list under way
+	 * must never wait on others until its deadline passes. */
+	if (ctl)
+		ctl->first++;
 }
 
 int64_t control_later(int64_t span)
@@ -223,43 +226,29 @@ int64_t control_later(int64_t span)
 	return __builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC), span, &at) ? INT64_MAX : at;
 }
 
-/* The next slice of C's list into its output, and the list's end after
- * the last. Returns -1 when memory ran out (the client is dropped). */
-static int list_slice(const struct loop *l, struct control *ctl, struct control_client *c)
+/* The next slice of C's list into its output. Returns -1 when memory
+ * ran out (the client is dropped). */
+static int list_slice(struct loop *l, struct control *ctl, struct control_client *c)
 {
-	struct listing *ls = c->list;
-	size_t end = ls->next + CONTROL_LIST_SLICE < ls->n ? ls->next + CONTROL_LIST_SLICE : ls->n;
-	bool failed;
+	const char *text;
+	size_t len;
+	int rc = jobview_listing_part(c->list, &l->control_slices, SLICE_PART_BYTES, &text, &len);
 
-	jsonw_reset(&ctl->answer);
-	if (ls->written > 0)
-		jsonw_raw(&ctl->answer, ",", 1);
-	for (; ls->next < end; ls->next++) {
-		if (!ls->jobs[ls->next])
-			continue;
-		jobview_list_job(&ctl->answer, l, ls->jobs[ls->next], ls->now);
-		ls->written++;
-	}
-	if (ls->next == ls->n)
-		jsonw_raw(&ctl->answer, JOBVIEW_LIST_TAIL "\n", strlen(JOBVIEW_LIST_TAIL) + 1);
-	if (!ctl->answer.failed)
-		jsonw_raw(&c->out, ctl->answer.text, ctl->answer.len);
-	failed = ctl->answer.failed || c->out.failed;
-	if (ctl->answer.cap > CONTROL_KEEP_MAX)
-		jsonw_free(&ctl->answer);
-	if (failed) {
+	if (rc >= 0)
+		jsonw_raw(&c->out, text, len);
+	if (rc < 0 || c->out.failed) {
 		close_client(ctl, c);
 		return -1;
 	}
-	if (ls->next == ls->n)
+	if (rc == 1)
 		free_listing(c);
 	return 0;
 }
 
 /* C's list goes on while the client has less than the window unread.
  * At most one slice a call: the loop comes back when the socket takes
- * more. */
-void control_list_more(const struct loop *l, struct control *ctl, struct control_client *c)
+ * more, or at its next turn when the budget was spent. */
+void control_list_more(struct loop *l, struct control *ctl, struct control_client *c)
 {
 	if (c->list && c->out.len - c->out_off < CONTROL_LIST_WINDOW)
 		list_slice(l, ctl, c);
@@ -478,18 +467,28 @@ int control_listen_fd(const struct loop *l)
 	return l->control->fd;
 }
 
+/* C's list waits for the budget's renewal (slices.h) to go on. */
+static bool list_waits(const struct loop *l, const struct control_client *c)
+{
+	return c->list && c->out.len - c->out_off < CONTROL_LIST_WINDOW &&
+	       slice_budget_spent(&l->control_slices);
+}
+
 int control_client_fd(const struct loop *l, size_t i, short *events,
 		      struct control_client **c)
 {
 	if (!l->control || i >= l->control->n)
 		return -1;
-	*c = l->control->c[i];
+	*c = l->control->c[(i + l->control->first) % l->control->n];
 	*events = 0;
 	if ((!(*c)->in_closed && (*c)->in_len < CONTROL_REQUEST_MAX) || (*c)->ended)
 		*events |= POLLIN;
-	/* POLLOUT also for a list to go on, and for requests that waited
-	 * behind an answer (the socket is writable: served at once). */
-	if ((*c)->out.len > (*c)->out_off || (*c)->list || has_request(*c))
+	/* POLLOUT also for a list to go on while there is budget for it
+	 * (else the loop wakes at its renewal: slices.h), and for requests
+	 * that waited behind an answer (the socket is writable: served at
+	 * once). */
+	if ((*c)->out.len > (*c)->out_off || ((*c)->list && !list_waits(l, *c)) ||
+	    has_request(*c))
 		*events |= POLLOUT;
 	return (*c)->fd;
 }
@@ -498,9 +497,14 @@ int64_t control_deadline(const struct loop *l)
 {
 	int64_t d = l->control && l->control->accept_after ? l->control->accept_after : INT64_MAX;
 
-	for (size_t i = 0; l->control && i < l->control->n; i++)
-		if (l->control->c[i]->deadline < d)
-			d = l->control->c[i]->deadline;
+	for (size_t i = 0; l->control && i < l->control->n; i++) {
+		const struct control_client *c = l->control->c[i];
+
+		if (c->deadline < d)
+			d = c->deadline;
+		if (list_waits(l, c) && l->control_slices.renew_at < d)
+			d = l->control_slices.renew_at;
+	}
 	return d;
 }
 

@@ -55,23 +55,17 @@ static struct job *find_job(struct loop *l, struct control_client *c, const char
 	return j;
 }
 
-/* list: its head now, its jobs a slice at a time (list_more). */
+/* list: made a slice at a time (control_list_more), from now if the
+ * turn's budget allows. */
 static void cmd_list(struct loop *l, struct control_client *c)
 {
-	struct listing *ls = calloc(1, sizeof *ls);
-
-	if (ls)
-		ls->jobs = jobview_sorted(l, &ls->n);
-	if (!ls || !ls->jobs) {
-		free(ls);
+	c->list = jobview_listing_new(l);
+	if (!c->list) {
 		jsonw_reset(&l->control->answer);
 		l->control->answer.failed = true;
 		control_send_answer(l->control, c);
 		return;
 	}
-	ls->now = clock_now_ns(CLOCK_REALTIME);
-	c->list = ls;
-	jsonw_raw(&c->out, JOBVIEW_LIST_HEAD, strlen(JOBVIEW_LIST_HEAD));
 	control_list_more(l, l->control, c);
 	if (c->fd >= 0)
 		control_flush(l->control, c);
@@ -287,10 +281,6 @@ void control_job_gone(struct loop *l, struct job *j)
 {
 	struct control *ctl = l->control;
 
-	for (size_t i = 0; ctl && i < ctl->n; i++)
-		for (size_t k = 0; ctl->c[i]->list && k < ctl->c[i]->list->n; k++)
-			if (ctl->c[i]->list->jobs[k] == j)
-				ctl->c[i]->list->jobs[k] = NULL;
 	for (size_t i = 0; ctl && i < ctl->n; i++) {
 		struct control_client *c = ctl->c[i];
 

@@ -17,15 +17,6 @@
 #include "control.h"
 #include "jsonw.h"
 
-/* A list answer on its way (jobview_sorted's jobs; a job that leaves the
- * table is NULL here, and left out). */
-struct listing {
-	struct job **jobs;
-	size_t n, next;
-	size_t written;           /* jobs written so far */
-	int64_t now;              /* the wall clock at the request */
-};
-
 struct control_client {
 	int fd;                   /* -1: closed, freed at control_collect */
 	uid_t uid;
@@ -40,7 +31,7 @@ struct control_client {
 	bool claiming;            /* --fleet: a run waits for its claim's answer */
 	bool wait_end;            /* and then for its end (run --wait) */
 	uint64_t fleet_token;     /* --fleet: a pause waits for the database; 0: none */
-	struct listing *list;     /* a list answer being written, or NULL */
+	struct jobview_listing *list; /* a list answer being made, or NULL */
 	struct job *wait_job;
 	uint64_t wait_seq;
 	struct control_client *next_closed;
@@ -51,6 +42,7 @@ struct control {
 	char *path;
 	struct control_client *c[CONTROL_CLIENTS];
 	size_t n;
+	size_t first;             /* the client the poll set starts with (turns) */
 	struct control_client *closed;
 	struct jsonw answer;      /* the answer being built */
 	int64_t accept_after;     /* monotonic: accept failed (EMFILE); 0: none */
@@ -70,9 +62,9 @@ void control_send_answer(struct control *ctl, struct control_client *c);
 void control_answer_error(struct control *ctl, struct control_client *c, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* C's list goes on (a slice at most); C's output written as the socket
- * takes it (-1: the client is gone). */
-void control_list_more(const struct loop *l, struct control *ctl, struct control_client *c);
+/* C's list goes on (a slice at most, within the turn's budget); C's
+ * output written as the socket takes it (-1: the client is gone). */
+void control_list_more(struct loop *l, struct control *ctl, struct control_client *c);
 int control_flush(struct control *ctl, struct control_client *c);
 
 /* C waits no more: its deadline is the idle one again. */

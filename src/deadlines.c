@@ -35,6 +35,9 @@ void deadlines_arm(struct loop *l)
 		d = http_deadline(l->cfg->http);
 	if (control_deadline(l) < d)
 		d = control_deadline(l);
+	/* HTTP's answers that wait for their budget (slices.h). */
+	if (l->cfg->http && http_held(l->cfg->http) && slice_budget_next(&l->http_slices) < d)
+		d = slice_budget_next(&l->http_slices);
 	if (timer_arm(&l->deadline, d, 0, false) != 0)
 		status_fail(&l->st, &l->ev, "timerfd_settime");
 }

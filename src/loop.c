@@ -205,6 +205,7 @@ static void drop_job(struct loop *l, size_t i)
 	runs_forget_groups(l, j);
 	job_state_free(j);
 	job_free(j);
+	l->jobs_dropped++;
 	memmove(&l->jobs[i], &l->jobs[i + 1], (l->njobs - i - 1) * sizeof *l->jobs);
 	l->njobs--;
 }
@@ -439,6 +440,12 @@ static void wait_for_events(struct loop *l)
 		if (errno != EINTR)
 			loop_fail(l, "poll");
 		return;
+	}
+	if (l->cfg->http || l->control) {
+		int64_t now = clock_now_ns(CLOCK_MONOTONIC);
+
+		slice_budget_renew(&l->http_slices, now);
+		slice_budget_renew(&l->control_slices, now);
 	}
 	for (size_t i = 0; i < n; i++)
 		if (l->pfd[i].revents) {

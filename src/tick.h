@@ -85,8 +85,9 @@ void tick_print_setting(struct loop *l, struct job *j);
  * (NULL without --fleet: claims_metrics). */
 void tick_write_metrics(struct loop *l, const struct fleet_metrics *fm);
 
-/* Every job's figures and the fleet's FM, taken now, for --listen's
- * /metrics to read in parts (NULL when memory ran out). */
-struct metrics_snapshot *tick_metrics_snapshot(struct loop *l, const struct fleet_metrics *fm);
+/* The figures of the N JOBS now, added to S (--listen's /metrics, which
+ * copies them a slice of jobs at a time); a NULL job (freed) or one a
+ * reload removed is left out. Returns -1 when memory ran out. */
+int tick_metrics_copy(struct metrics_snapshot *s, const struct job *const *jobs, size_t n);
 
 #endif
