@@ -176,6 +176,10 @@ static void on_signal(struct loop *l)
 			continue;
 		else if (sig == SIGHUP && l->cfg->jobs_path && l->st.phase == PHASE_RUNNING)
 			reload_request(l);
+		/* Draining, a reload (systemctl reload) loads nothing and
+		 * stops nothing. */
+		else if (sig == SIGHUP && l->cfg->jobs_path && status_draining(&l->st))
+			continue;
 		else
 			stop_on_signal(l, sig);
 	}

@@ -70,6 +70,49 @@ ms_since() {
 	assert_line --index 1 --regexp '^tfd: stopping on SIGTERM: waiting for 1 run to end \(a second signal sends it on to them\); 1 start dropped$'
 }
 
+@test "--on-stop=wait: while it waits /readyz answers 503, tfdctl run is refused, SIGHUP does nothing" {
+	[[ -e /usr/lib/x86_64-linux-gnu/libmicrohttpd.so.12 ]] || ldconfig -p | grep -q libmicrohttpd ||
+		skip "libmicrohttpd is not installed"
+	require_command curl
+	local port i code
+	run_script 30 >slow.sh
+	printf '%s\n' "--name slow --delay 0 -- sh $PWD/slow.sh" '--name other --interval 1h -- true' \
+		>jobfile
+	for ((i = 0; i < 5; i++)); do
+		port=$((20000 + RANDOM % 40000))
+		start_bg "$TFD" --jobs jobfile --on-stop=wait --listen "127.0.0.1:$port" \
+			--control="$PWD/control" >out 2>err
+		TFD_PID=${BG_PIDS[-1]}
+		wait_for_lines started 10 1 && break
+		grep -q 'Address already in use' err || fail "tfd did not start: $(cat err)"
+	done
+	code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")
+	assert_equal "$code" 200
+	kill -TERM "$TFD_PID"
+	wait_for_lines err 5 2 || fail "no stop line: $(cat err)"
+	run curl -s -w ' %{http_code}' "http://127.0.0.1:$port/readyz"
+	assert_output --regexp '^stopping.* 503$'
+	run "${TFDCTL:-$REPO/tfdctl}" --control="$PWD/control" run other
+	assert_failure
+	assert_output --partial "shutting down"
+	# A reload's signal neither reloads nor stops the runs: once SIGUSR1,
+	# sent after it, is answered, it has been served.
+	echo '--name added --delay 0 -- touch added' >>jobfile
+	kill -HUP "$TFD_PID"
+	kill -USR1 "$TFD_PID"
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'next in' err && break
+		sleep 0.05
+	done
+	grep -q 'next in' err || fail "no answer to SIGUSR1: $(cat err)"
+	run grep -E 'reloaded|stopping on SIGHUP' err
+	assert_output ""
+	[[ ! -e added && ! -e killed ]] || fail "SIGHUP reloaded or stopped: $(cat err)"
+	kill -TERM "$TFD_PID"
+	wait_bg_exit "$TFD_PID" 15
+	assert_equal "$bg_status" 143
+}
+
 @test "--on-stop=wait: a run's --timeout still holds" {
 	start_tfd --on-stop=wait -d 0 --timeout 1s --json --exec "$(run_script 30)"
 	kill -TERM "$TFD_PID"
