@@ -642,6 +642,11 @@ int calendar_parse_local(const char *spec, const struct tz *local,
 	return 0;
 }
 
+bool calendar_in_local_time(const struct calendar *cal)
+{
+	return !cal->utc && !cal->zone;
+}
+
 void calendar_free(struct calendar *cal)
 {
 	if (!cal)

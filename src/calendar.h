@@ -5,6 +5,7 @@
 #ifndef TFD_CALENDAR_H
 #define TFD_CALENDAR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,10 @@ int calendar_parse_local(const char *spec, const struct tz *local,
  * or -1 when the event never elapses again. */
 int calendar_next(const struct calendar *cal, const struct tz *local,
 		  int64_t after_ns, int64_t *next_ns);
+
+/* Whether CAL is read on the local zone's clock: it names no zone of its
+ * own ("… UTC", "… Europe/Berlin", "@SECONDS" do). */
+bool calendar_in_local_time(const struct calendar *cal);
 
 void calendar_free(struct calendar *cal);
 

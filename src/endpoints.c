@@ -121,7 +121,8 @@ static const char *not_ready(const struct loop *l, const char **detail)
 	const char *why = reload_refusal(l, &refused);
 
 	*detail = NULL;
-	if (l->st.phase == PHASE_SHUTDOWN)
+	/* Shutting down, or draining (--on-stop=wait): no new elapse runs here. */
+	if (l->st.phase != PHASE_RUNNING)
 		return "stopping: the schedules have ended";
 	if (reload_waits(l))
 		return "no jobs loaded: the jobs files hold no job";

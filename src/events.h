@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "oplog.h"
 #include "output.h"
 #include "report.h"
 #include "stats.h"
@@ -25,6 +26,9 @@ struct events_config {
 	const char *jobs_path;  /* a jobs file: messages name their job */
 	size_t jobs_more;       /* --jobs PATHs after the first, for the reload line */
 	const char *replica;    /* --fleet: "replica" in every JSON object */
+	bool log;               /* the operator's log (oplog.h): start, reload, stop */
+	bool log_runs;          /* and a line per run start and end */
+	bool journal;           /* stderr is the journal: lines carry their level */
 };
 
 struct events {
@@ -59,9 +63,20 @@ void events_flush_err(struct events *ev);
  * signal) a reader that does not read is not waited for. */
 void events_drain(struct events *ev, bool give_up);
 
-/* "tfd: ..." on stderr, as it is. */
+/* "tfd: ..." on stderr, as it is: an error, or a warning when it begins
+ * "tfd: warning:" (its level in the journal). */
 void events_errf(struct events *ev, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* The operator's log (cfg.log): the first line, once the jobs are loaded
+ * (NFILES 0: the command line's job), and the line of a stop on a signal. */
+void events_start(struct events *ev, size_t njobs, size_t nfiles);
+void events_stop(struct events *ev, const struct oplog_stop_line *s);
+
+/* A run started (cfg.log_runs): its line, naming USER when it runs as
+ * another user (NULL: tfd's). */
+void events_run_start(struct events *ev, const char *job, uint64_t seq, int pid,
+		      const char *user);
 
 /* One of tfd's own calls failed with ERRNUM: "tfd: CALL: strerror". */
 void events_failure(struct events *ev, const char *call, int errnum);
@@ -84,7 +99,8 @@ void events_verbose_setting(struct events *ev, const char *job, const char *what
 void events_tick_setting(struct events *ev, const char *job, uint64_t seq,
 			 events_setting_fn next, void *arg);
 
-/* A run ended: an "exit" event, or a line when it failed. */
+/* A run ended: an "exit" event, or a line when it failed, or always
+ * with cfg.log_runs. */
 void events_run_end(struct events *ev, const char *job, const struct run_end *e);
 
 /* One line of a run's output (STREAM 1 or 2, LEN bytes, no newline), as
@@ -98,7 +114,8 @@ int events_output_line(struct events *ev, const char *job, uint64_t seq, int str
 void events_clock_set(struct events *ev, const char *job, int64_t wall_ns);
 void events_clock_set_done(struct events *ev);
 
-/* A reload of the jobs file: ERROR, or its counts (--verbose, --json). */
+/* A reload of the jobs file: ERROR, or its counts (the log, --verbose,
+ * --json). */
 struct reload_counts {
 	size_t added, removed, kept;
 };

@@ -74,7 +74,9 @@ static int open_listener(const struct listen_addr *a, int *status, char *err, si
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
 	if (bind(fd, (const struct sockaddr *)&at->sa, at->len) != 0) {
 		snprintf(err, errlen, "--listen: bind %s: %s%s", where, strerror(errno),
-			 errno == EADDRINUSE ? " (another process listens on that port)" : "");
+			 errno == EADDRINUSE ? " (another process listens on that port)"
+			 : errno == EACCES && a->port < 1024
+			 ? " (ports below 1024 need root or CAP_NET_BIND_SERVICE)" : "");
 		*status = 2;
 		close(fd);
 		return -1;

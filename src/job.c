@@ -175,21 +175,34 @@ static int64_t clock_now_for(const struct job *j, const struct job_context *ctx)
 
 static struct time_context time_context_of(const struct job *j, const struct job_context *ctx)
 {
-	return (struct time_context){ ctx->wall_now_ns, j->zone ? j->zone : ctx->local,
-				      tz_cache_lookup, ctx->zones };
+	return (struct time_context){ .now_ns = ctx->wall_now_ns,
+				      .local = j->zone ? j->zone : ctx->local,
+				      .find_zone = tz_cache_lookup, .find_zone_arg = ctx->zones };
 }
 
 /* --at: a wall-clock timestamp on a realtime clock; on monotonic or
- * boottime only "@SECONDS", a raw reading of that clock. */
+ * boottime only "@SECONDS", a raw reading of that clock. A time of day
+ * alone is never in the past: without --interval it is its next
+ * occurrence, as at(1) reads it; with one it sets the grid's phase, and
+ * the first expiration is the grid's next (--at 00:00 --interval 1h at
+ * 03:10: 04:00), not a catch-up of the hours before. */
 static int parse_at(struct job *j, const struct job_context *ctx, const char *text,
 		    char *err, size_t errlen)
 {
 	struct time_context tc = time_context_of(j, ctx);
+	struct schedule *s = &j->schedule;
+	struct timestamp_form form;
 	char why[WHY_MAX];
 
-	if (clock_is_realtime(j->schedule.clock)) {
-		if (parse_timestamp(text, &tc, &j->schedule.first_ns, why, sizeof why) != 0)
+	tc.upcoming = s->interval_ns == 0;
+	if (clock_is_realtime(s->clock)) {
+		if (parse_timestamp_form(text, &tc, &s->first_ns, &form, why, sizeof why) != 0)
 			return usage(err, errlen, "--at: %s", why);
+		j->local_time = form.local && !j->zone;
+		if (form.time_of_day && s->interval_ns && s->first_ns < ctx->wall_now_ns &&
+		    schedule_next(s, ctx->wall_now_ns - 1, &s->first_ns) != 0)
+			return usage(err, errlen, "--at '%s': the first expiration is out of range",
+				     text);
 		return 0;
 	}
 	if (text[0] != '@')
@@ -242,6 +255,7 @@ static int build_wall_schedule(struct job *j, const struct job_options *o,
 			return usage(err, errlen, "--cron: %s", why);
 		s->cron = j->cron;
 	}
+	j->local_time = !j->zone && (!o->calendar || calendar_in_local_time(j->calendar));
 	if (schedule_next(s, ctx->wall_now_ns, &next) != 0)
 		return usage(err, errlen, "--%s '%s': the event never elapses",
 			     o->calendar ? "calendar" : "cron", o->calendar ? o->calendar : o->cron);

@@ -100,6 +100,9 @@ struct job {
 	struct calendar *calendar;  /* owned; schedule points here */
 	struct cron *cron;
 	struct tz *zone;            /* CRON_TZ's zone, owned; else tfd's */
+	bool local_time;            /* the schedule is read on tfd's zone (TZ): a
+				     * calendar event or cron line with no zone of
+				     * its own, an --at date or time written bare */
 	const char *clock_name;
 	clockid_t read_clock;       /* clock_gettime's name for the timer's clock */
 	int64_t clock_now_ns;       /* "now" on that clock when the job was built */

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cronuser.h"
 #include "hash.h"
 #include "jobsfile.h"
 #include "jobsread.h"
+#include "pathsearch.h"
 #include "runuser.h"
 #include "shellword.h"
 #include "timens.h"
@@ -435,6 +437,32 @@ static int build_table(struct building *b, char *err, size_t errlen)
 
 /* Loading every file */
 
+/* A user of this host (cronuser.h): one that is not also a command. */
+static bool host_user(void *arg, const char *word)
+{
+	char path[4096];
+	const char *why;
+	uid_t uid;
+
+	(void)arg;
+	return run_user_known(word, &uid) == 1 &&
+	       resolve_command_in(word, getenv("PATH"), path, sizeof path, &why) != 0;
+}
+
+/* A plain --jobs file whose crontab lines name a user (/etc/crontab read
+ * without --system-crontab): said once a load, at its first such line. */
+static void warn_system_like(struct loaded *l, size_t i)
+{
+	char user[64];
+	long at = cronuser_first_line(l->parsed[i], host_user, NULL, user, sizeof user);
+
+	if (at >= 0)
+		warnf(&l->warnings, "tfd: warning: %s:%u: the command begins with '%s', a user of "
+		      "this host: a system crontab's lines name their user only with "
+		      "--system-crontab (without it '%s' is run as the command)\n",
+		      l->files[i].path, l->parsed[i]->entries[at].line, user, user);
+}
+
 /* Parses file I (TEXT, LEN bytes): its environment is its own. A user's
  * crontab that does not parse is passed over with a warning. */
 static int parse_file(const struct jobs_source *src, struct loaded *l, size_t i,
@@ -443,8 +471,11 @@ static int parse_file(const struct jobs_source *src, struct loaded *l, size_t i,
 	const char *user = l->files[i].user;
 	unsigned flags = user ? JOBS_USER : src->system ? JOBS_SYSTEM : 0;
 
-	if (jobs_parse_as(l->files[i].path, text, len, flags, &l->parsed[i], err, errlen) == 0)
+	if (jobs_parse_as(l->files[i].path, text, len, flags, &l->parsed[i], err, errlen) == 0) {
+		if (!flags)
+			warn_system_like(l, i);
 		return 0;
+	}
 	if (!user || strcmp(err, "out of memory") == 0)
 		return -1;
 	warnf(&l->warnings, "tfd: warning: %s; the file is not loaded\n", err);
@@ -528,7 +559,9 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 	bool retry = names_user_found(src->unknown);
 
 	*status = 2;
+	src->read_failed = false;
 	if (jobs_read_files(&from, &l, err, errlen) != 0) {
+		src->read_failed = true;
 		warnings_give(&l.warnings, warn, warn_arg);
 		loaded_free(&l);
 		return -1;
@@ -543,6 +576,9 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 		loaded_free(&l);
 		return -1;
 	}
+	src->nfiles = 0;
+	for (size_t i = 0; i < l.nfiles; i++)
+		src->nfiles += !l.files[i].skipped;
 	free(src->last_text);
 	src->last_text = l.text.s;
 	src->last_len = l.text.len;

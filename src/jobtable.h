@@ -37,6 +37,9 @@ struct jobs_source {
 	char *last_text;            /* every file as last loaded (names and texts),
 				       to see a real change */
 	size_t last_len;
+	size_t nfiles;              /* the files the last load read (the log's count) */
+	bool read_failed;           /* the last load failed on a file it could not
+				       read, not on a line */
 };
 
 /* Reads every file of the sources (a directory stands for its files, by

@@ -29,16 +29,22 @@
 
 /* Status and failure */
 
-/* Ends every schedule and sends SIG to every run (SIGKILL after the
- * grace); tfd exits once they are gone. */
-static void stop_all(struct loop *l, int sig)
+/* Ends every schedule, drops every start that was due or waiting (how
+ * many: the return) and sends SIG to every run (SIGKILL after the grace);
+ * tfd exits once they are gone. SIG 0: the runs are left alone (--on-stop
+ * wait and leave). A sendmail on its way gets MAILER_STOP_GRACE_NS,
+ * unless tfd drains: then mail goes on as ever. */
+static size_t stop_all(struct loop *l, int sig)
 {
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
+	size_t dropped = l->starts.n;
 
 	starts_drop(&l->starts, NULL);
-	mailer_stop(&l->mailer, now);
+	if (l->st.phase == PHASE_SHUTDOWN)
+		mailer_stop(&l->mailer, now);
 	for (size_t i = 0; i < l->njobs; i++)
-		tick_stop_job(l, l->jobs[i], sig, now);
+		dropped += tick_stop_job(l, l->jobs[i], sig, now);
+	return dropped;
 }
 
 /* What the handler just run left in the loop's status, acted on: a line
@@ -83,6 +89,54 @@ static void stdout_lost(void *arg, int error)
 
 /* Signals */
 
+/* Runs going now, of every job. */
+static size_t runs_going(const struct loop *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->njobs; i++)
+		if (l->jobs[i]->state->runner)
+			n += runner_active(l->jobs[i]->state->runner);
+	return n;
+}
+
+/* What --on-stop says SIG does: SIGTERM and SIGINT follow it the first
+ * time; a second signal, and every other signal that ends tfd, forward. */
+static enum on_stop stop_for(const struct loop *l, int sig)
+{
+	if ((sig != SIGTERM && sig != SIGINT) || l->st.phase != PHASE_RUNNING)
+		return ON_STOP_FORWARD;
+	return l->cfg->on_stop;
+}
+
+/* A signal that ends tfd, carried out as --on-stop says, and said in the
+ * operator's log (a signal repeated during a forward stop is passed on
+ * again, without a line; runs once left stay left). */
+static void stop_on_signal(struct loop *l, int sig)
+{
+	enum on_stop how = stop_for(l, sig);
+	struct oplog_stop_line line = { .sig = sig, .runs = runs_going(l),
+					.kill_after_ns = l->cfg->kill_after_ns
+							 ? l->cfg->kill_after_ns
+							 : RUNNER_KILL_GRACE_NS };
+	bool again = l->st.phase == PHASE_SHUTDOWN;
+
+	if (l->st.left)
+		return;
+	if (how == ON_STOP_WAIT) {
+		status_drain(&l->st);
+		line.how = OPLOG_STOP_WAITING;
+	} else {
+		status_stop(&l->st, sig);
+		status_take_stop(&l->st);   /* carried out here */
+		l->st.left = how == ON_STOP_LEAVE;
+		line.how = l->st.left ? OPLOG_STOP_LEFT : OPLOG_STOP_SIGNALLED;
+	}
+	line.dropped = stop_all(l, how == ON_STOP_FORWARD ? sig : 0);
+	if (!again)
+		events_stop(&l->ev, &line);
+}
+
 static void forward_signal(struct loop *l, int sig)
 {
 	for (size_t i = 0; i < l->njobs; i++)
@@ -122,8 +176,12 @@ static void on_signal(struct loop *l)
 			continue;
 		else if (sig == SIGHUP && l->cfg->jobs_path && l->st.phase == PHASE_RUNNING)
 			reload_request(l);
+		/* Draining, a reload (systemctl reload) loads nothing and
+		 * stops nothing. */
+		else if (sig == SIGHUP && l->cfg->jobs_path && status_draining(&l->st))
+			continue;
 		else
-			loop_shutdown(l, sig);
+			stop_on_signal(l, sig);
 	}
 }
 
@@ -263,9 +321,12 @@ static bool busy(const struct loop *l)
 
 static bool finished(struct loop *l)
 {
+	/* Left runs are not waited for; a mail on its way is (at most
+	 * MAILER_STOP_GRACE_NS). */
 	if (l->st.phase == PHASE_SHUTDOWN)
-		return !busy(l);
-	if (reload_waits(l))
+		return l->st.left ? !mailer_busy(&l->mailer) : !busy(l);
+	/* A host's cron with no job waits for files, unless it drains. */
+	if (l->st.phase == PHASE_RUNNING && reload_waits(l))
 		return false;
 	if (events_blocked(&l->ev) || claims_waiting(l))
 		return false;
@@ -526,7 +587,8 @@ static struct loop *new_loop(struct loop_config *cfg)
 				    .verbose = cfg->verbose, .jobs_path = cfg->jobs_path,
 				    .jobs_more = cfg->njobs_paths + !!cfg->user_crontabs > 1
 						 ? cfg->njobs_paths + !!cfg->user_crontabs - 1 : 0,
-				    .replica = cfg->replica };
+				    .replica = cfg->replica, .log = cfg->log,
+				    .log_runs = cfg->log_runs, .journal = cfg->journal };
 	size_t pipes;
 
 	if (!l || events_open(&l->ev, &ec) != 0) {
@@ -599,6 +661,7 @@ int loop_run(struct loop_config *cfg)
 			status_fail_oom(&l->st, &l->ev);
 		runs_find_terminal(l);
 		reload_watch(l);
+		events_start(&l->ev, l->njobs, cfg->nfiles);
 		for (size_t i = 0; i < l->njobs && l->st.phase == PHASE_RUNNING; i++)
 			if (!(l->jobs[i]->reboot && cfg->reboot_done))
 				tick_start_job(l, l->jobs[i]);

@@ -23,6 +23,13 @@ typedef int (*loop_reload_fn)(void *arg, struct job_table *out, bool forced,
 struct fleet;
 struct http;
 
+/* What SIGTERM and SIGINT do to the runs going (--on-stop). */
+enum on_stop {
+	ON_STOP_FORWARD,  /* the signal to each run's group, SIGKILL after the grace */
+	ON_STOP_WAIT,     /* nothing new starts; the runs end on their own */
+	ON_STOP_LEAVE,    /* tfd exits at once; the runs go on */
+};
+
 struct loop_config {
 	struct job_table table;      /* the loop takes the jobs over */
 	int64_t start_mono_ns;       /* when tfd started, for %s */
@@ -32,6 +39,12 @@ struct loop_config {
 	bool stats;
 	bool precise;
 	bool exit_on_error;
+	enum on_stop on_stop;
+	int64_t kill_after_ns;       /* --kill-after; 0: RUNNER_KILL_GRACE_NS */
+	bool log;                    /* the operator's log (events.h) */
+	bool log_runs;
+	bool journal;                /* stderr is the journal (oplog.h) */
+	size_t nfiles;               /* the jobs files loaded at start (the first line) */
 	const struct tz *local;      /* for %T */
 	const char *metrics_path;
 	const char *jobs_path;       /* the first --jobs PATH; NULL for one job */

@@ -509,7 +509,13 @@ static void signal_group(const struct run *run, int sig)
 		kill(run->pid, sig);
 }
 
-static void signal_run(struct run *run, int sig, int64_t now)
+/* The grace from SIGTERM to SIGKILL: --kill-after's. */
+static int64_t kill_grace(const struct runner *r)
+{
+	return r->cfg.kill_after_ns ? r->cfg.kill_after_ns : RUNNER_KILL_GRACE_NS;
+}
+
+static void signal_run(const struct runner *r, struct run *run, int sig, int64_t now)
 {
 	signal_group(run, sig);
 	if (sig == SIGKILL) {
@@ -519,7 +525,7 @@ static void signal_run(struct run *run, int sig, int64_t now)
 	}
 	if (!run->term_sent) {
 		run->term_sent = true;
-		run->deadline = later(now, RUNNER_KILL_GRACE_NS);
+		run->deadline = later(now, kill_grace(r));
 	}
 }
 
@@ -544,7 +550,7 @@ enum tick_action runner_tick(struct runner *r, const struct tick *t, int64_t now
 		for (size_t i = 0; i < r->nruns; i++) {
 			if (!r->runs[i].reaped) {
 				r->runs[i].superseded = true;
-				signal_run(&r->runs[i], SIGTERM, now);
+				signal_run(r, &r->runs[i], SIGTERM, now);
 			}
 		}
 		r->waiting = true;
@@ -656,13 +662,23 @@ enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
 	return run ? REAPED_RUN : REAPED_NOT_OURS;
 }
 
-void runner_signal_all(struct runner *r, int sig, int64_t now)
+size_t runner_drain(struct runner *r)
 {
+	size_t dropped = (size_t)r->waiting + (size_t)r->retrying;
+
 	r->waiting = false;
 	r->retrying = false;
 	r->stopping = true;
+	return dropped;
+}
+
+size_t runner_signal_all(struct runner *r, int sig, int64_t now)
+{
+	size_t dropped = runner_drain(r);
+
 	for (size_t i = 0; i < r->nruns; i++)
-		signal_run(&r->runs[i], sig, now);
+		signal_run(r, &r->runs[i], sig, now);
+	return dropped;
 }
 
 size_t runner_stop(struct runner *r, int64_t now)
@@ -676,7 +692,7 @@ size_t runner_stop(struct runner *r, int64_t now)
 		if (run->reaped || run->term_sent)
 			continue;
 		run->overtaken = true;
-		signal_run(run, SIGTERM, now);
+		signal_run(r, run, SIGTERM, now);
 		n++;
 	}
 	return n;
@@ -704,12 +720,12 @@ void runner_expire(struct runner *r, int64_t now, struct run_start *start,
 		if (run->deadline > now)
 			continue;
 		if (run->term_sent) {
-			signal_run(run, SIGKILL, now);
+			signal_run(r, run, SIGKILL, now);
 			continue;
 		}
 		/* Only a timeout sets a deadline before SIGTERM was sent. */
 		run->timed_out = true;
-		signal_run(run, SIGTERM, now);
+		signal_run(r, run, SIGTERM, now);
 	}
 	prune_groups(r);
 	if (r->retrying && r->retry_due <= now && !r->stopping) {
@@ -741,6 +757,6 @@ void runner_finish_groups(struct runner *r, int64_t now)
 		struct run *run = &r->runs[i];
 
 		if (run->reaped && !run->term_sent && run->deadline == INT64_MAX)
-			signal_run(run, SIGTERM, now);
+			signal_run(r, run, SIGTERM, now);
 	}
 }

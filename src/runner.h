@@ -18,7 +18,8 @@
 
 enum overlap { OVERLAP_SKIP, OVERLAP_QUEUE, OVERLAP_KILL, OVERLAP_PARALLEL };
 
-/* The grace period between SIGTERM and SIGKILL (timeout, kill, shutdown). */
+/* The grace period between SIGTERM and SIGKILL (timeout, kill, tfdctl
+ * stop, shutdown, groups left behind) when --kill-after does not say. */
 #define RUNNER_KILL_GRACE_NS (INT64_C(5) * NSEC_PER_SEC)
 
 /* A run that started: its captured stdout and stderr (-1 without
@@ -87,6 +88,7 @@ struct runner_config {
 	const char *input;              /* every run's stdin, or NULL to inherit */
 	enum overlap overlap;
 	int64_t timeout_ns;             /* 0 = none */
+	int64_t kill_after_ns;          /* SIGTERM to SIGKILL; 0 = RUNNER_KILL_GRACE_NS */
 	unsigned retry;                 /* more tries of a failing run */
 	int64_t retry_delay_ns;         /* the first wait; doubles */
 	bool tag_output;                /* stdout, stderr through pipes (--tag-output, MAILTO) */
@@ -147,9 +149,15 @@ enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
 			  const char **failed);
 
 /* Sends SIG to every run's process group. With grace, SIGKILL follows
- * RUNNER_KILL_GRACE_NS later and queued runs and retries are dropped
- * (shutdown); without, the signal is only passed on (SIGUSR2, SIGCONT). */
-void runner_signal_all(struct runner *r, int sig, int64_t now);
+ * the grace later and queued runs and retries are dropped (shutdown);
+ * without, the signal is only passed on (SIGUSR2, SIGCONT). Returns how
+ * many runs were dropped (runner_drain). */
+size_t runner_signal_all(struct runner *r, int sig, int64_t now);
+
+/* Nothing new starts: a queued run and a retry waiting are dropped (how
+ * many: the return), and none follows the runs going, which go on under
+ * their own timeouts (--on-stop=wait and leave). */
+size_t runner_drain(struct runner *r);
 void runner_forward(struct runner *r, int sig);
 
 /* A reload removed the job: its queued run is dropped; its runs go on

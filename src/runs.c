@@ -89,6 +89,7 @@ static void run_started(struct loop *l, struct job *j, const struct run_started 
 	/* Another user's run has a session of its own, not the terminal. */
 	if (rs->tty_fd >= 0 && !j->target.session)
 		rs->tty_owner = s->pid;
+	events_run_start(&l->ev, j->name, s->seq, s->pid, j->user.spec ? j->user.name : NULL);
 	j->state->metrics.last_start_ns = clock_now_ns(CLOCK_REALTIME);
 	job_history_tail_reset(j);
 	l->metrics_dirty = true;

@@ -516,6 +516,7 @@ static int start_runner(struct loop *l, struct job *j)
 		return 0;
 	rc.name = j->name;
 	rc.exit_on_error = l->cfg->exit_on_error;
+	rc.kill_after_ns = l->cfg->kill_after_ns;
 	rc.tty_fd = runs_tty_fd(l);
 	j->state->runner = runner_new(&rc);
 	if (!j->state->runner) {
@@ -562,14 +563,18 @@ void tick_start_job(struct loop *l, struct job *j)
 		events_verbose_setting(&l->ev, j->name, "armed", job_setting, &s);
 }
 
-void tick_stop_job(struct loop *l, struct job *j, int sig, int64_t now)
+size_t tick_stop_job(struct loop *l, struct job *j, int sig, int64_t now)
 {
+	size_t dropped = j->state->pending;
+	struct runner *r = j->state->runner;
+
 	if (j->state->running)
 		tick_end_schedule(l, j);
 	j->state->pending = false;
-	if (j->state->runner)
-		runner_signal_all(j->state->runner, sig, now);
+	if (r)
+		dropped += sig ? runner_signal_all(r, sig, now) : runner_drain(r);
 	jobdue_update(l, j);
+	return dropped;
 }
 
 void tick_retire_job(struct loop *l, struct job *j)

@@ -39,9 +39,11 @@ void tick_note_setting(struct loop *l, struct job *j, uint64_t seq);
 /* Starts J's schedule (and its runner, catch-up, --for). */
 void tick_start_job(struct loop *l, struct job *j);
 
-/* Shutdown: J's schedule ends, its delayed action is dropped and its runs
- * are sent SIG (SIGKILL after the grace; NOW is monotonic). */
-void tick_stop_job(struct loop *l, struct job *j, int sig, int64_t now);
+/* Shutdown: J's schedule ends, its delayed action, queued run and retry
+ * are dropped (how many: the return) and its runs are sent SIG (SIGKILL
+ * after the grace; NOW is monotonic); SIG 0: they go on (--on-stop wait
+ * and leave). */
+size_t tick_stop_job(struct loop *l, struct job *j, int sig, int64_t now);
 
 /* A reload dropped J: no more elapses, no waiting run; its runs go on. */
 void tick_retire_job(struct loop *l, struct job *j);

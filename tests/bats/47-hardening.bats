@@ -248,14 +248,17 @@ process_stopped() {
 
 # Items 14-16: --persist.
 
-@test "--persist: a FIFO, a directory, '' or a missing directory is a usage error, also in a dry run" {
+@test "--persist: a FIFO, a directory, '' or a missing directory is exit 2, also in a dry run" {
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
 	mkdir "$BATS_TEST_TMPDIR/dir"
 	local p
-	for p in "$BATS_TEST_TMPDIR/fifo" "$BATS_TEST_TMPDIR/dir" "" "$BATS_TEST_TMPDIR/no/such"; do
-		assert_usage_error "--persist" -i 1h --persist "$p" --exec true
-		assert_usage_error "--persist" -i 1h --persist "$p" --exec true --dry-run
+	# What the system refuses has no hint (--help cannot mend it).
+	for p in "$BATS_TEST_TMPDIR/fifo" "$BATS_TEST_TMPDIR/dir" "$BATS_TEST_TMPDIR/no/such"; do
+		assert_system_error "--persist" -i 1h --persist "$p" --exec true
+		assert_system_error "--persist" -i 1h --persist "$p" --exec true --dry-run
 	done
+	assert_usage_error "--persist '': an empty file name" -i 1h --persist "" --exec true
+	assert_usage_error "--persist" -i 1h --persist "" --exec true --dry-run
 }
 
 @test "--persist: a corrupt file is a usage error and stays as it is" {

@@ -71,7 +71,7 @@ make_user() {
 	run --separate-stderr "$TFD" --system-crontab --jobs cron.d
 	assert_success
 	assert_output good
-	run sort <<<"$stderr"
+	run sort <<<"$(without_operator_log "$stderr")"
 	assert_output - <<-EOF
 		tfd: warning: cron.d/group: not loaded: writable by group
 		tfd: warning: cron.d/others: not loaded: writable by others
@@ -82,7 +82,7 @@ make_user() {
 	# A plain --jobs file runs as tfd's user, as supercronic's: no check.
 	echo '@reboot echo plain' >plain
 	chown "$user" plain
-	run "$TFD" --jobs plain
+	run --separate-stderr "$TFD" --jobs plain
 	assert_output plain
 }
 
@@ -134,7 +134,7 @@ make_user() {
 	run --separate-stderr "$TFD" --user-crontabs spool
 	assert_success
 	assert_output "ran as $user: $user"
-	run sort <<<"$stderr"
+	run sort <<<"$(without_operator_log "$stderr")"
 	assert_output - <<-EOF
 		tfd: warning: spool/bin:1: bad line '--name x --delay 0 -- /bin/echo bin ran': a user's crontab takes crontab lines only, not tfd lines (their options, such as --user or --persist, are the host's to give); the file is not loaded
 		tfd: warning: spool/daemon: not loaded: mode 0640 gives group or others access (crontab(1) writes 0600)
@@ -151,7 +151,7 @@ make_user() {
 	[[ $output != *"as root"* ]] || fail "a user's line ran as root: $output"
 	# A spool that is not there; a command beside it; --system-crontab
 	# (the user field) is for --jobs files only.
-	assert_usage_error "--user-crontabs 'nowhere': No such file or directory" \
+	assert_system_error "--user-crontabs 'nowhere': No such file or directory" \
 		--user-crontabs nowhere
 	assert_usage_error "a COMMAND '/bin/true' cannot be given beside --user-crontabs" \
 		--user-crontabs spool -- /bin/true
@@ -300,10 +300,10 @@ make_user() {
 	run --separate-stderr "$TFD" --system-crontab --jobs cron.d
 	assert_success
 	assert_output whole
-	assert_equal "$stderr" "tfd: warning: cron.d/x:3: not loaded: the last line has no newline (cron ignores it too)"
+	assert_equal "$(without_operator_log "$stderr")" "tfd: warning: cron.d/x:3: not loaded: the last line has no newline (cron ignores it too)"
 	# A plain jobs file's last line needs none.
 	printf '@reboot echo whole\n@reboot echo half' >plain
-	run "$TFD" --jobs plain
+	run --separate-stderr "$TFD" --jobs plain
 	run sort <<<"$output"
 	assert_output $'half\nwhole'
 }
@@ -313,7 +313,7 @@ make_user() {
 	run --separate-stderr "$TFD" --jobs F --jobs ./F
 	assert_success
 	assert_output once
-	assert_equal "$stderr" "tfd: warning: ./F: not loaded: the same file as 'F', read once"
+	assert_equal "$(without_operator_log "$stderr")" "tfd: warning: ./F: not loaded: the same file as 'F', read once"
 	# A cron.d link to the system crontab.
 	mkdir cron.d
 	printf 'MAILTO=""\n@reboot root echo system\n' >./crontab
@@ -321,7 +321,7 @@ make_user() {
 	run --separate-stderr "$TFD" --system-crontab --jobs crontab --jobs cron.d
 	assert_success
 	assert_output system
-	assert_equal "$stderr" "tfd: warning: cron.d/link: not loaded: the same file as 'crontab', read once"
+	assert_equal "$(without_operator_log "$stderr")" "tfd: warning: cron.d/link: not loaded: the same file as 'crontab', read once"
 }
 
 # VmRSS of pid $1 (kB) once it has slept in poll for half a second.

@@ -282,7 +282,7 @@ with_pam_config() {
 	assert_line --regexp "^sid $tfd_sid tty [1-9][0-9]* in /dev/pts/"
 	# A crontab line's % text is the stdin of another user's run too.
 	printf 'MAILTO=""\n@reboot %s cat%%from-percent\n' "$TEST_USER" >system.tab
-	run timeout 20 "$TFD" --system-crontab --jobs system.tab
+	run --separate-stderr timeout 20 "$TFD" --system-crontab --jobs system.tab
 	assert_output from-percent
 }
 

@@ -66,9 +66,9 @@ wait_for_lines() {
 	return 1
 }
 
-# Runs tfd expecting a usage error: status 2, a first line "tfd: ..."
-# naming the bad text, then the hint, and nothing on stdout.
-assert_usage_error() {
+# Runs tfd ("${@:2}") expecting status 2, nothing on stdout and a first
+# line "tfd: ..." on stderr naming the bad text $1.
+run_status2() {
 	local bad=$1
 	shift
 	run --separate-stderr "$TFD" "$@"
@@ -76,6 +76,12 @@ assert_usage_error() {
 	assert_equal "$output" ""
 	[[ ${stderr_lines[0]} == "tfd: "* ]] || fail "no 'tfd: ' line: $stderr"
 	[[ ${stderr_lines[0]} == *"$bad"* ]] || fail "message does not name '$bad': $stderr"
+}
+
+# Runs tfd expecting a usage error: status 2, a first line "tfd: ..."
+# naming the bad text, then the hint, and nothing on stdout.
+assert_usage_error() {
+	run_status2 "$@"
 	assert_equal "${stderr_lines[1]}" "Try 'tfd --help'."
 	assert_equal "${#stderr_lines[@]}" 2
 }
@@ -104,12 +110,33 @@ skip_under_asan() {
 	fi
 }
 
+# Text $1 without the lines of the operator's log (tfd(1), "The
+# operator's log"; 42-log.bats tests them): start, reload and stop with
+# jobs files, a run's start and its success in host modes. What is left
+# is tfd's warnings and errors (a failed run's line among them).
+without_operator_log() {
+	grep -Ev -e '^tfd [0-9]+\.[0-9]+\.[0-9]+: [0-9]+ jobs? from ' \
+		-e '^tfd: stopping on SIG[A-Z0-9]+' -e '^tfd: reloaded ' \
+		-e '^tfd: .+: run [0-9]+ \(pid [0-9]+\)( as .+)?: started$' \
+		-e '^tfd: .+: run [0-9]+: exited 0 after [0-9.]+s$' \
+		<<<"$1" || true
+}
+
 # Runs "$@" with stderr kept apart, as `run --separate-stderr` does, and
-# asserts that it exited 0 and wrote nothing on stderr.
+# asserts that it exited 0 and wrote nothing on stderr but the operator's
+# log.
 run_clean() {
 	run --separate-stderr "$@"
 	assert_success
-	assert_equal "$stderr" ""
+	assert_equal "$(without_operator_log "$stderr")" ""
+}
+
+# Runs tfd expecting an error that the system gave for what the options
+# name (a file's permissions, a port in use): status 2, one line "tfd:
+# ..." naming $1, no hint (--help cannot mend it), nothing on stdout.
+assert_system_error() {
+	run_status2 "$@"
+	assert_equal "${#stderr_lines[@]}" 1
 }
 
 # Decimal seconds as tfd prints them (`1`, `0.25`, `1796292001.000123456`)
