@@ -21,6 +21,7 @@
 #include "jobview.h"
 #include "jsonw.h"
 #include "loopstate.h"
+#include "pathdir.h"
 #include "timens.h"
 
 /* The answer buffer kept for the next answer, at most. */
@@ -39,19 +40,6 @@
 #define CONTROL_ACCEPT_REST_NS (INT64_C(100) * 1000000)
 
 /* Path and start */
-
-/* The directory of PATH into DIR ("." for a bare name). */
-static void dir_of(const char *path, char *dir, size_t len)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		snprintf(dir, len, ".");
-	else if (slash == path)
-		snprintf(dir, len, "/");
-	else
-		snprintf(dir, len, "%.*s", (int)(slash - path), path);
-}
 
 static int make_parent(const char *path, const char *dir, char *err, size_t errlen)
 {
@@ -264,7 +252,7 @@ int control_listen(const char *path, int *lock_fd, char *err, size_t errlen)
 			 sizeof dir - 12);
 		return -1;
 	}
-	dir_of(path, dir, sizeof dir);
+	path_dir(path, dir, sizeof dir);
 	if (make_parent(path, dir, err, errlen) != 0 || check_dir(path, dir, err, errlen) != 0)
 		return -1;
 	*lock_fd = take_lock(path, err, errlen);

@@ -94,36 +94,25 @@ static bool needs_escape(const char *s, size_t n)
 	return false;
 }
 
-/* $'...': the escapes of show_escaped, and \' for a quote. */
-static int put_dollar_quoted(struct buf *out, const char *s, size_t n)
+/* S quoted: OPEN, the runs between its quotes (with ESCAPED, escaped as
+ * show_escaped escapes a name), each quote as QUOTE, and a closing quote.
+ * '...' writes a quote as '\'' (the quotes closed, one escaped, opened
+ * again); $'...' as \'. */
+static int put_quoted(struct buf *out, const char *s, size_t n, const char *open,
+		      const char *quote, bool escaped)
 {
 	size_t from = 0;
 
-	if (buf_put(out, "$'", 2) != 0)
+	if (buf_put(out, open, strlen(open)) != 0)
 		return -1;
 	for (size_t i = 0; i <= n; i++) {
+		int rc;
+
 		if (i < n && s[i] != '\'')
 			continue;
-		if (show_escaped(out, s + from, i - from, false) != 0 ||
-		    (i < n && buf_put(out, "\\'", 2) != 0))
-			return -1;
-		from = i + 1;
-	}
-	return buf_put(out, "'", 1);
-}
-
-/* '...', a quote inside as '\'' (the quotes closed, one escaped, opened). */
-static int put_single_quoted(struct buf *out, const char *s, size_t n)
-{
-	size_t from = 0;
-
-	if (buf_put(out, "'", 1) != 0)
-		return -1;
-	for (size_t i = 0; i <= n; i++) {
-		if (i < n && s[i] != '\'')
-			continue;
-		if (buf_put(out, s + from, i - from) != 0 ||
-		    (i < n && buf_put(out, "'\\''", 4) != 0))
+		rc = escaped ? show_escaped(out, s + from, i - from, false)
+			     : buf_put(out, s + from, i - from);
+		if (rc != 0 || (i < n && buf_put(out, quote, strlen(quote)) != 0))
 			return -1;
 		from = i + 1;
 	}
@@ -135,6 +124,6 @@ int show_shell_word(struct buf *out, const char *s, size_t n)
 	if (plain_word(s, n))
 		return buf_put(out, s, n);
 	if (needs_escape(s, n))
-		return put_dollar_quoted(out, s, n);
-	return put_single_quoted(out, s, n);
+		return put_quoted(out, s, n, "$'", "\\'", true);
+	return put_quoted(out, s, n, "'", "'\\''", false);
 }
