@@ -39,6 +39,7 @@ SRCS      := $(filter-out src/tfdctl.c,$(wildcard src/*.c))
 LIB_SRCS  := $(filter-out src/tfd.c,$(SRCS))
 # tfdctl: its own main and the few pure modules it shares with tfd.
 CTL_SRCS  := src/tfdctl.c src/ctlpath.c src/json.c src/jsonw.c src/buf.c src/report.c \
+	     src/ctlconn.c src/showtext.c src/nearest.c src/parse_time.c \
 	     src/utf8.c src/civil.c src/tz.c src/tzrule.c
 HDRS      := $(wildcard src/*.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

@@ -20,14 +20,15 @@
 struct control_client {
 	int fd;                   /* -1: closed, freed at control_collect */
 	uid_t uid;
-	char *in;                 /* a request's bytes until its newline */
-	size_t in_len;
+	char *in;                 /* requests read: in[in_off..in_len) not yet served */
+	size_t in_off, in_len;
 	bool in_closed;           /* the client shut its side: answer, then close */
 	bool ended;               /* a request too big: its answer, then no more */
 	struct jsonw out;         /* answers not yet written */
 	size_t out_off;
 	int64_t deadline;         /* monotonic: idle or unfinished past it ends it */
-	bool waiting;             /* run --wait: the answer comes at the run's end */
+	bool waiting;             /* the answer comes later: run --wait's at the run's end */
+	bool reloading;           /* and reload's once the reload is done */
 	bool claiming;            /* --fleet: a run waits for its claim's answer */
 	bool wait_end;            /* and then for its end (run --wait) */
 	uint64_t fleet_token;     /* --fleet: a pause waits for the database; 0: none */
@@ -39,10 +40,12 @@ struct control_client {
 
 struct control {
 	int fd;
+	int lock_fd;              /* PATH.lock, held (flock) until control_free */
 	char *path;
 	struct control_client *c[CONTROL_CLIENTS];
 	size_t n;
 	size_t first;             /* the client the poll set starts with (turns) */
+	size_t max_clients;       /* CONTROL_CLIENTS, or fewer under a low RLIMIT_NOFILE */
 	struct control_client *closed;
 	struct jsonw answer;      /* the answer being built */
 	int64_t accept_after;     /* monotonic: accept failed (EMFILE); 0: none */

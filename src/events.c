@@ -119,15 +119,44 @@ static void put_err(struct events *ev, enum oplog_level level, size_t len)
 	put(ev, &ev->err, ev->line.s, len);
 }
 
+/* The stream control events go to. */
+static struct output *control_stream(struct events *ev)
+{
+	return ev->cfg.json ? &ev->out : &ev->err;
+}
+
+/* The control events dropped while their stream was stuck, said once it
+ * has taken everything queued (events_control). Not a failure of tfd's:
+ * no exit status 1 for it. */
+static void say_dropped(struct events *ev)
+{
+	char message[160];
+	uint64_t n = ev->control_dropped;
+
+	if (n == 0 || output_pending(control_stream(ev)))
+		return;
+	ev->control_dropped = 0;
+	snprintf(message, sizeof message, "%" PRIu64 " control event%s dropped: %s did not "
+		 "take them in time", n, n == 1 ? "" : "s", ev->cfg.json ? "stdout" : "stderr");
+	events_errf(ev, "tfd: %s\n", message);
+	if (ev->cfg.json) {
+		size_t cap = json_reserve(ev, strlen(message) + strlen("control"));
+
+		put_out(ev, json_error(&ev->jsonctx, ev->line.s, cap, NULL, "control", message));
+	}
+}
+
 void events_flush_out(struct events *ev)
 {
 	output_flush(&ev->out);
 	check_output(ev);
+	say_dropped(ev);
 }
 
 void events_flush_err(struct events *ev)
 {
 	output_flush(&ev->err);
+	say_dropped(ev);
 }
 
 void events_drain(struct events *ev, bool give_up)
@@ -142,6 +171,8 @@ void events_drain(struct events *ev, bool give_up)
 	output_flush(&ev->out);
 	output_flush(&ev->err);
 	check_output(ev);
+	say_dropped(ev);
+	output_flush(&ev->err);
 }
 
 /* FMT's line on stderr at LEVEL; 0: the level its text says
@@ -372,6 +403,12 @@ void events_reload(struct events *ev, const struct reload_counts *c, const char 
 
 void events_control(struct events *ev, const char *command, const char *job, unsigned uid)
 {
+	const struct output *o = control_stream(ev);
+
+	if (o->q.len - o->off > EVENTS_CONTROL_BACKLOG && output_pending(o)) {
+		ev->control_dropped++;
+		return;
+	}
 	if (ev->cfg.json) {
 		size_t cap = json_stamped(ev, name_len(command) + name_len(job));
 

@@ -37,6 +37,7 @@ struct events {
 	struct output out, err;
 	bool out_reported;      /* stdout's loss was reported */
 	bool write_failed;      /* an error was reported: exit 1 at the end */
+	uint64_t control_dropped; /* control events dropped while their stream was stuck */
 	struct buf line;        /* every line is made here (line.s), grown as needed */
 	/* stdout went away (ERROR 0: EPIPE, quietly) or failed (ERROR). */
 	void (*on_stdout_lost)(void *arg, int error);
@@ -123,7 +124,13 @@ void events_reload(struct events *ev, const struct reload_counts *c, const char 
 
 /* A change made through the control socket: COMMAND on JOB (NULL: none
  * or every job) by user UID, an event with --json, else a line on
- * stderr. */
+ * stderr. While that stream does not take its lines, past
+ * EVENTS_CONTROL_BACKLOG bytes queued there the event is dropped and
+ * counted, as a stuck stdout stops ticks from being read: requests that
+ * keep coming never grow memory without bound. The count is said (an
+ * "error" event, call "control", and a line) once the stream takes lines
+ * again. */
+#define EVENTS_CONTROL_BACKLOG (64 * 1024)
 void events_control(struct events *ev, const char *command, const char *job, unsigned uid);
 
 /* The --stats summary on stderr. */

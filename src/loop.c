@@ -368,9 +368,10 @@ static void poll_control(struct loop *l, size_t *n)
 		return;
 	if ((fd = control_listen_fd(l)) >= 0)
 		poll_slot(l, n, fd, POLLIN, OWNER_CONTROL, NULL);
+	/* A client that waits for nothing is polled all the same: its
+	 * hang-up frees its slot at once. */
 	for (size_t i = 0; (fd = control_client_fd(l, i, &events, &c)) >= 0; i++)
-		if (events)
-			poll_slot(l, n, fd, events, OWNER_CONTROL_CLIENT, c);
+		poll_slot(l, n, fd, events, OWNER_CONTROL_CLIENT, c);
 }
 
 /* The poll set, each slot with its owner. While a line waits for tfd's
@@ -546,6 +547,28 @@ static void run_ended(void *arg, struct job *j, const struct run_end *e)
 	claims_run_ended(arg, j, e);
 }
 
+/* A reload's outcome, for tfdctl reload's waiters (reload.h). */
+static void reload_done(void *arg, const struct reload_counts *counts, const char *error)
+{
+	control_reloaded(arg, counts, error);
+}
+
+/* The descriptors set aside for a server (--listen's connections,
+ * --control's clients) out of the run pipes' share, so that a storm of
+ * runs never leaves it none to accept with, nor its clients the runs none
+ * to start with: FDS, or half the share when it is under twice FDS.
+ * Returns what it took. */
+static size_t set_aside(size_t *pipes, size_t fds)
+{
+	size_t take;
+
+	if (*pipes == SIZE_MAX)
+		return fds;
+	take = *pipes > 2 * fds ? fds : *pipes / 2;
+	*pipes -= take;
+	return take;
+}
+
 /* Everything the loop holds, from a zeroed start: what is open is closed. */
 static void free_loop(struct loop *l)
 {
@@ -589,7 +612,7 @@ static struct loop *new_loop(struct loop_config *cfg)
 						 ? cfg->njobs_paths + !!cfg->user_crontabs - 1 : 0,
 				    .replica = cfg->replica, .log = cfg->log,
 				    .log_runs = cfg->log_runs, .journal = cfg->journal };
-	size_t pipes;
+	size_t pipes, control_fds = 0;
 
 	if (!l || events_open(&l->ev, &ec) != 0) {
 		fputs("tfd: out of memory\n", stderr);
@@ -607,10 +630,10 @@ static struct loop *new_loop(struct loop_config *cfg)
 	tick_clocks_init(l);
 	deadlines_init(l);
 	pipes = starts_pipe_fds_max();
-	/* --listen's descriptors come out of the run pipes' share, so that a
-	 * storm of runs never leaves the server none to accept with. */
-	if (cfg->http && pipes != SIZE_MAX)
-		pipes -= pipes > 2 * HTTP_FDS ? HTTP_FDS : pipes / 2;
+	if (cfg->http)
+		set_aside(&pipes, HTTP_FDS);
+	if (cfg->control_fd >= 0)
+		control_fds = set_aside(&pipes, CONTROL_FDS);
 	starts_init(&l->starts, pipes);
 	l->jobs = cfg->table.jobs;
 	l->njobs = cfg->table.n;
@@ -618,8 +641,12 @@ static struct loop *new_loop(struct loop_config *cfg)
 	stats_init(&l->stats);
 	l->states = job_states_attach(l->jobs, l->njobs);
 	l->runs = runs_new(run_record, run_ended, l);
-	l->reload = reload_new();
-	if (!l->states || !l->runs || !l->reload) {
+	l->reload = reload_new(reload_done, l);
+	/* The control socket's own failure closes its descriptors. */
+	if (cfg->control_fd >= 0)
+		l->control = control_new(cfg->control_fd, cfg->control_lock_fd,
+					 cfg->control_path, control_fds);
+	if (!l->states || !l->runs || !l->reload || (cfg->control_fd >= 0 && !l->control)) {
 		fputs("tfd: out of memory\n", stderr);
 		free_loop(l);
 		return NULL;
@@ -646,12 +673,7 @@ int loop_run(struct loop_config *cfg)
 		return 1;
 	if (cfg->http)
 		http_serve(cfg->http, endpoints_answer, l);
-	if (cfg->control_fd >= 0 && !(l->control = control_new(cfg->control_fd, cfg->control_path))) {
-		close(cfg->control_fd);
-		unlink(cfg->control_path);
-		status_fail_oom(&l->st, &l->ev);
-		settle(l);
-	} else if (open_descriptors(l) == 0) {
+	if (open_descriptors(l) == 0) {
 		if (cfg->precise)
 			l->precise_fd = precise_enable();
 		/* Orphans of a run become ours, so none is left a zombie and

@@ -57,6 +57,7 @@ struct loop_config {
 	const char *replica;         /* --fleet: "replica" in every JSON object */
 	struct http *http;           /* --listen: served from the loop; NULL without */
 	int control_fd;              /* --control: the listening socket (control_listen); -1 without */
+	int control_lock_fd;         /* and the lock held beside it (PATH.lock) */
 	const char *control_path;    /* removed at exit */
 	bool reboot_done;            /* the @reboot jobs ran in this boot already
 					(reboot.h): they are not started */

@@ -52,6 +52,8 @@ struct reload {
 	bool forced;              /* SIGHUP: reload even an unchanged file */
 	bool refused;             /* the last reload was refused: the jobs are older */
 	char *error;              /* why (NULL: no memory to say) */
+	reload_done_fn done;      /* told of each reload's outcome */
+	void *done_arg;
 };
 
 /* The plan */
@@ -222,12 +224,14 @@ static bool waits_for_writers(struct loop *l)
 static void watch_links(struct loop *l);
 
 /* What the last reload said, for --listen's /readyz: ERR, or NULL when it
- * was applied (a copy that finds no memory is the refusal without why). */
-static void note_reload(struct loop *l, const char *err)
+ * was applied (a copy that finds no memory is the refusal without why);
+ * and for whoever waits for it (tfdctl reload). */
+static void note_reload(struct loop *l, const struct reload_counts *counts, const char *err)
 {
 	free(l->reload->error);
 	l->reload->error = err ? strdup(err) : NULL;
 	l->reload->refused = err != NULL;
+	l->reload->done(l->reload->done_arg, counts, err);
 }
 
 int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *err,
@@ -246,7 +250,7 @@ int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *
 		return 1;   /* the file is as it was */
 	if (rc < 0) {
 		events_reload(&l->ev, counts, err);
-		note_reload(l, err);
+		note_reload(l, counts, err);
 		return -1;
 	}
 	if (reload_plan(l->jobs, l->njobs, t.jobs, t.n, &p) != 0 || attach_added(&p) != 0) {
@@ -256,14 +260,14 @@ int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *
 		job_table_free(&t);
 		snprintf(err, errlen, "reload: out of memory");
 		events_reload(&l->ev, counts, err);
-		note_reload(l, err);
+		note_reload(l, counts, err);
 		return -1;
 	}
 	free(t.jobs);
 	apply_plan(l, &p);
 	*counts = p.counts;
 	events_reload(&l->ev, &p.counts, NULL);
-	note_reload(l, NULL);
+	note_reload(l, &p.counts, NULL);
 	reload_plan_free(&p);
 	/* The reading's copies of the kept jobs are freed by now, their pages
 	 * scattered between the jobs that stay: given back, or each reload
@@ -505,7 +509,7 @@ static void watch_links(struct loop *l)
 	l->reload->nlinks = ls.n;
 }
 
-struct reload *reload_new(void)
+struct reload *reload_new(reload_done_fn done, void *arg)
 {
 	struct reload *r = calloc(1, sizeof *r);
 
@@ -513,6 +517,8 @@ struct reload *reload_new(void)
 		return NULL;
 	r->inotify_fd = -1;
 	r->due = INT64_MAX;
+	r->done = done;
+	r->done_arg = arg;
 	return r;
 }
 

@@ -53,6 +53,8 @@ struct runner {
 	struct tick retry_tick;
 	unsigned retry_attempt;   /* the attempt that waits */
 	int64_t retry_due;
+	struct run_end retry_last; /* the try that failed, for a stop (failed set) */
+	bool retry_not_started;   /* that try never started */
 	bool stopping;            /* shutdown: nothing new starts */
 	int64_t next_run;         /* the job's next scheduled run, as last told */
 	struct runner_env *env;   /* held: what its runs start from */
@@ -437,6 +439,12 @@ static void fail_start(struct runner *r, const struct tick *t, unsigned attempt,
 	start->kind = RUN_START_FAILED;
 	start->failure = (struct start_failure){ t->seq, attempt, call, error, false, t->manual };
 	start->failure.retried = plan_retry(r, &tried, now, r->next_run);
+	if (start->failure.retried) {
+		r->retry_last = (struct run_end){ .job = r->cfg.name, .seq = t->seq, .status = -1,
+						  .attempt = attempt, .failed = true,
+						  .manual = t->manual };
+		r->retry_not_started = true;
+	}
 }
 
 /* Returns 0 when the run started or its start failed for want of a
@@ -650,8 +658,13 @@ enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
 		describe_end(r, run, wstatus, now, end);
 		end->not_started = read_report(r, run);
 		run->reaped = true;
-		if (end->failed && plan_retry(r, run, now, next_run))
+		if (end->failed && plan_retry(r, run, now, next_run)) {
 			end->failed = false;
+			r->retry_last = *end;
+			r->retry_last.failed = true;
+			r->retry_last.not_started = NULL;   /* said once, at its end */
+			r->retry_not_started = false;
+		}
 		/* -E: the first failure is tfd's status; nothing queued
 		 * behind it may start and overwrite it. */
 		if (end->failed && r->cfg.exit_on_error)
@@ -681,10 +694,13 @@ size_t runner_signal_all(struct runner *r, int sig, int64_t now)
 	return dropped;
 }
 
-size_t runner_stop(struct runner *r, int64_t now)
+void runner_stop(struct runner *r, int64_t now, struct runner_stopped *out)
 {
-	size_t n = 0;
-
+	*out = (struct runner_stopped){ .queued = r->waiting, .queued_seq = r->waiting_tick.seq,
+					.retry = r->retrying,
+					.retry_not_started = r->retry_not_started,
+					.last_try = r->retry_last };
+	r->waiting = false;
 	r->retrying = false;
 	for (size_t i = 0; i < r->nruns; i++) {
 		struct run *run = &r->runs[i];
@@ -693,9 +709,8 @@ size_t runner_stop(struct runner *r, int64_t now)
 			continue;
 		run->overtaken = true;
 		signal_run(r, run, SIGTERM, now);
-		n++;
+		out->signalled++;
 	}
-	return n;
 }
 
 void runner_drop_waiting(struct runner *r)

@@ -193,11 +193,23 @@ size_t runner_pids(const struct runner *r, pid_t *pids, size_t max);
 /* A failed try waits to be tried again. */
 bool runner_retrying(const struct runner *r);
 
+/* What tfdctl stop ended besides the runs it signalled: a run queued
+ * behind them, and a failed try that waited to be tried again, whose end
+ * is now the run's (failed). */
+struct runner_stopped {
+	size_t signalled;               /* runs sent SIGTERM */
+	bool queued;                    /* a queued run (--overlap queue, kill) dropped */
+	uint64_t queued_seq;
+	bool retry;                     /* a retry dropped: */
+	bool retry_not_started;         /* its last try never started (start_failure) */
+	struct run_end last_try;        /* that try's end, failed now */
+};
+
 /* tfdctl stop: every run going now is sent SIGTERM (SIGKILL after the
  * grace), as --timeout ends one, but counts as ended by that signal, not
- * timed out; no retry of it follows and a waiting retry is dropped. The
- * schedule goes on. Returns how many runs were signalled. */
-size_t runner_stop(struct runner *r, int64_t now);
+ * timed out; no retry of it follows. Stop means stop: a queued run and a
+ * waiting retry are dropped too. The schedule goes on. */
+void runner_stop(struct runner *r, int64_t now, struct runner_stopped *out);
 
 /* The schedule ended: groups whose leader is gone but that still have
  * members are sent SIGTERM (SIGKILL after the grace) unless a timeout will

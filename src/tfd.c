@@ -532,9 +532,9 @@ static int open_http(struct setup *st)
  * tfdctl started right after tfd finds it. Returns 0 (*FD is -1 without
  * --control), or 2 with the reason in st->err. */
 static int open_control(struct setup *st, const struct options *o, char *path, size_t len,
-			int *fd)
+			int *fd, int *lock_fd)
 {
-	*fd = -1;
+	*fd = *lock_fd = -1;
 	if (!o->control_given)
 		return 0;
 	/* Another tfd's socket, a directory tfd may not write, no
@@ -544,7 +544,7 @@ static int open_control(struct setup *st, const struct options *o, char *path, s
 		snprintf(path, len, "%s", o->control);
 	else if (control_default_path(path, len, st->err, sizeof st->err) != 0)
 		return 2;
-	*fd = control_listen(path, st->err, sizeof st->err);
+	*fd = control_listen(path, lock_fd, st->err, sizeof st->err);
 	if (*fd < 0)
 		return 2;
 	st->system_error = false;
@@ -597,14 +597,15 @@ static int run(const struct options *o)
 	struct setup st = { .journal = oplog_stderr_is_journal() };
 	char control_path[4096] = "";
 	struct loop_config lc;
-	int control_fd = -1;
+	int control_fd = -1, control_lock_fd = -1;
 	int status = build_setup(&st, o);
 
 	/* HTTP first: a port in use then leaves no control socket behind. */
 	if (status == 0 && !st.dry_run && o->listen)
 		status = open_http(&st);
 	if (status == 0 && !st.dry_run)
-		status = open_control(&st, o, control_path, sizeof control_path, &control_fd);
+		status = open_control(&st, o, control_path, sizeof control_path, &control_fd,
+				      &control_lock_fd);
 
 	if (status == 0 && st.dry_run) {
 		status = dry_run(&st, o);
@@ -630,7 +631,8 @@ static int run(const struct options *o)
 			.reload_arg = &st.source,
 			.fleet = st.fleet, .replica = st.fleet ? st.fleet_config.replica : NULL,
 			.http = st.http,
-			.control_fd = control_fd, .control_path = control_path,
+			.control_fd = control_fd, .control_lock_fd = control_lock_fd,
+			.control_path = control_path,
 			.reboot_done = !reboot_lines_run(&st, o),
 		};
 		st.table = (struct job_table){ 0 };

@@ -9,32 +9,7 @@
 load test_helper
 load completion_helper
 load reload_helper
-
-TFDCTL=${TFDCTL:-$REPO/tfdctl}
-
-setup() {
-	[[ -x $TFDCTL ]] || skip "no $TFDCTL: run make tfdctl first"
-	cd "$BATS_TEST_TMPDIR" || exit 1
-	export TZ=UTC
-	SOCK=$BATS_TEST_TMPDIR/ctl/control
-	export TFD_CONTROL=$SOCK
-}
-
-# Waits up to 5 s for the socket at $SOCK.
-wait_for_socket() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[[ -S $SOCK ]] && return 0
-		sleep 0.05
-	done
-	fail "no socket at $SOCK: $(cat err 2>/dev/null)"
-}
-
-# Starts tfd on ./jobs with the control socket, --json events in ev.json.
-start_tfd() {
-	start_bg "$TFD" --jobs=jobs --json --control="$SOCK" "$@" >ev.json 2>err
-	wait_for_socket
-}
+load control_helper
 
 # tfd's ends of its clients' connections: ss shows them under the name
 # the socket was bound at before its rename, $SOCK.PID.
@@ -271,7 +246,7 @@ ask() {
 	start_tfd
 	run --separate-stderr "$TFD" --jobs=jobs --control="$SOCK"
 	assert_equal "$status" 2
-	assert_equal "${stderr_lines[0]}" "tfd: --control '$SOCK': another tfd answers there"
+	assert_equal "${stderr_lines[0]}" "tfd: --control '$SOCK': another tfd runs there (it holds '$SOCK.lock')"
 	: >file
 	run --separate-stderr "$TFD" --jobs=jobs --control="$BATS_TEST_TMPDIR/file"
 	assert_equal "$status" 2

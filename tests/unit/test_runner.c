@@ -4,7 +4,8 @@
  * clock, not the wall's), the overlap policies (skip, queue, kill,
  * parallel), a timeout and its grace, retries with their doubling delay,
  * no retry at or past the next scheduled run, shutdown, --kill-after,
- * a drain (--on-stop wait and leave), a group its leader
+ * a drain (--on-stop wait and leave), tfdctl stop (a queued run and a
+ * waiting retry dropped), a group its leader
  * left behind; and what a run's
  * end adds to its job's metrics (runs.c). The runs are
  * real processes (sh, sleep); the test reaps them itself and hands each
@@ -302,6 +303,45 @@ static void test_drain(void)
 	runner_free(r);
 }
 
+/* tfdctl stop: the run going is signalled, the run queued behind it
+ * dropped (its seq said), and a failed try's retry dropped with that
+ * try's end, failed now. */
+static void test_stop(void)
+{
+	char *sleep_argv[] = { "/bin/sleep", "30", NULL };
+	char *false_argv[] = { "/bin/false", NULL };
+	struct runner_config rc = { .overlap = OVERLAP_SKIP, .retry = 2, .retry_delay_ns = 1000 };
+	struct runner *r = runner_of(sleep_argv, OVERLAP_QUEUE);
+	struct runner_stopped st;
+	struct run_start start;
+	struct run_end end;
+	pid_t pid = tick_run(r, 1, 0, INT64_MAX);
+
+	check(tick_held(r, 2, 10) == TICK_QUEUE, "queued");
+	runner_stop(r, 20, &st);
+	check(st.signalled == 1 && st.queued && st.queued_seq == 2 && !st.retry,
+	      "one signalled, run 2 dropped: %zu %d %llu", st.signalled, st.queued,
+	      (unsigned long long)st.queued_seq);
+	reap(r, pid, 30, INT64_MAX, &end, &start);
+	check(end.signal == SIGTERM && start.kind == RUN_START_NONE && !runner_busy(r),
+	      "the queued run never starts");
+	runner_free(r);
+
+	r = runner_with(&rc, false_argv);
+	pid = tick_run(r, 5, 0, INT64_MAX);
+	reap(r, pid, 10, INT64_MAX, &end, &start);
+	check(!end.failed && runner_retrying(r), "try 1 failed: its retry waits");
+	runner_stop(r, 20, &st);
+	check(st.signalled == 0 && !st.queued && st.retry && !st.retry_not_started,
+	      "the retry dropped");
+	check(st.last_try.seq == 5 && st.last_try.attempt == 1 && st.last_try.status == 1 &&
+	      st.last_try.failed, "with try 1's end, failed now");
+	check(!runner_busy(r) && runner_deadline(r) == INT64_MAX, "nothing waits");
+	runner_stop(r, 30, &st);
+	check(!st.retry && !st.queued && st.signalled == 0, "a second stop finds nothing");
+	runner_free(r);
+}
+
 /* A leader that leaves a background child: its group outlives it, and the
  * runner keeps it (runner_has_groups) until it is ended at the end of the
  * schedule: SIGTERM, then SIGKILL after the grace. */
@@ -360,6 +400,7 @@ int main(void)
 	test_shutdown();
 	test_kill_after();
 	test_drain();
+	test_stop();
 	test_groups_left();
 	test_count_end();
 	return tally_finish(&tally, "runner");
