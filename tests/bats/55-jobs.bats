@@ -186,30 +186,30 @@ job_lines() {
 	run --separate-stderr "$TFD" --jobs rb
 	assert_success
 	assert_output ran
-	assert_equal "$stderr" ""
+	assert_equal "$(without_operator_log "$stderr")" ""
 	# The record: a key of the jobs' sources and this boot's id.
 	run cat "$TFD_REBOOT_FILE"
 	assert_output --regexp "^[0-9a-f]{16} $(cat /proc/sys/kernel/random/boot_id)\$"
 	run --separate-stderr "$TFD" --jobs rb
 	assert_success
 	assert_output ""
-	assert_equal "$stderr" "tfd: not running 1 @reboot job: not the first start since boot ($TFD_REBOOT_FILE)"
+	assert_equal "$(without_operator_log "$stderr")" "tfd: not running 1 @reboot job: not the first start since boot ($TFD_REBOOT_FILE)"
 	# Other sources are another tfd (a tfd@NAME unit): its first start
 	# runs them; so does another replica's of the same jobs.
 	cp rb rb2
-	run "$TFD" --jobs rb2
+	run output_without_log "$TFD" --jobs rb2
 	assert_output ran
-	run "$TFD" --jobs rb --replica other
+	run output_without_log "$TFD" --jobs rb --replica other
 	assert_output ran
-	run "$TFD" --jobs rb --replica other
+	run output_without_log "$TFD" --jobs rb --replica other
 	assert_output --partial "not running 1 @reboot job"
 	# A record of another boot: this start is the first of this boot.
 	sed -i 's/ .*/ 00000000-0000-0000-0000-000000000000/' "$TFD_REBOOT_FILE"
-	run "$TFD" --jobs rb
+	run output_without_log "$TFD" --jobs rb
 	assert_output ran
 	# As PID 1 (a container's start is its boot): always.
 	if unshare -p -f true 2>/dev/null; then
-		run unshare -p -f "$TFD" --jobs rb
+		run output_without_log unshare -p -f "$TFD" --jobs rb
 		assert_output ran
 	fi
 }
@@ -227,13 +227,13 @@ job_lines() {
 		env -u TFD_REBOOT_FILE "$@" setpriv --reuid=nobody --regid=nogroup --clear-groups \
 			"$TFD" --jobs "$dir/rb"
 	}
-	run as_nobody XDG_RUNTIME_DIR="$dir/xdg" HOME=/nonexistent
+	run output_without_log as_nobody XDG_RUNTIME_DIR="$dir/xdg" HOME=/nonexistent
 	assert_output ran
-	run as_nobody XDG_RUNTIME_DIR="$dir/xdg" HOME=/nonexistent
+	run output_without_log as_nobody XDG_RUNTIME_DIR="$dir/xdg" HOME=/nonexistent
 	assert_output "tfd: not running 1 @reboot job: not the first start since boot ($dir/xdg/tfd/reboot)"
-	run as_nobody -u XDG_RUNTIME_DIR HOME="$dir/home"
+	run output_without_log as_nobody -u XDG_RUNTIME_DIR HOME="$dir/home"
 	assert_output ran
-	run as_nobody -u XDG_RUNTIME_DIR HOME="$dir/home"
+	run output_without_log as_nobody -u XDG_RUNTIME_DIR HOME="$dir/home"
 	assert_output "tfd: not running 1 @reboot job: not the first start since boot ($dir/home/.local/state/tfd/reboot)"
 	[[ -s $dir/home/.local/state/tfd/reboot ]] || fail "no record under HOME"
 	rm -rf "$dir"

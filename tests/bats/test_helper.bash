@@ -122,6 +122,14 @@ without_operator_log() {
 		<<<"$1" || true
 }
 
+# Runs "$@" and prints its stdout and stderr together, as `run` keeps
+# them, without the operator's log; the status is not kept.
+output_without_log() {
+	local out
+	out=$("$@" 2>&1)
+	without_operator_log "$out"
+}
+
 # Runs "$@" with stderr kept apart, as `run --separate-stderr` does, and
 # asserts that it exited 0 and wrote nothing on stderr but the operator's
 # log.
