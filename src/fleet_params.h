@@ -29,7 +29,8 @@ int fleet_params_parse(struct fleet_params *f, const struct pq *pq, const char *
 void fleet_params_free(struct fleet_params *f);
 
 /* MSG (NULL: "unknown error") copied onto one line: libpq's messages end
- * in a newline and may have several. NULL when out of memory. */
+ * in a newline and may have several; each run of blanks and line ends
+ * becomes one space, none left at either end. NULL when out of memory. */
 char *fleet_one_line(const char *msg);
 
 #endif
