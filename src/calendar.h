@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "tz.h"
 
 struct calendar;
@@ -26,6 +27,12 @@ int calendar_parse_local(const char *spec, const struct tz *local,
  * or -1 when the event never elapses again. */
 int calendar_next(const struct calendar *cal, const struct tz *local,
 		  int64_t after_ns, int64_t *next_ns);
+
+/* CAL as parsed and normalized (each list sorted, its ranges trimmed to
+ * their last value, duplicates dropped), in one canonical text appended
+ * to OUT; its own zone, if it names one, in *ZONE (else NULL): events
+ * that mean the same write the same text ("*:0/15" and "*:00,15,30,45"). */
+void calendar_canonical(const struct calendar *cal, struct buf *out, const struct tz **zone);
 
 void calendar_free(struct calendar *cal);
 

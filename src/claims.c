@@ -11,10 +11,10 @@
 #include "buf.h"
 #include "fleet.h"
 #include "fleet_pause.h"
+#include "fleet_print.h"
 #include "jobstate.h"
 #include "metrics.h"
 #include "starts.h"
-#include "schedule.h"
 #include "tick.h"
 #include "timens.h"
 
@@ -61,84 +61,6 @@ struct claims_state {
 	struct claims_hooks hooks;
 };
 
-/* Job fingerprints (tfd_jobs): what must be the same on every replica
- * for a job to run once among them, taken from the built job, not its
- * line's text, so that spacing or the order of options does not count. */
-
-struct fnv {
-	uint64_t h;
-};
-
-static void fnv_bytes(struct fnv *h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++) {
-		h->h ^= b[i];
-		h->h *= UINT64_C(0x100000001b3);
-	}
-}
-
-static void fnv_int(struct fnv *h, int64_t v)
-{
-	fnv_bytes(h, &v, sizeof v);
-}
-
-/* A string and its end: "ab","c" differs from "a","bc". */
-static void fnv_text(struct fnv *h, const char *s)
-{
-	if (s)
-		fnv_bytes(h, s, strlen(s));
-	fnv_bytes(h, s ? "\1" : "\2", 1);
-}
-
-static void fnv_words(struct fnv *h, char *const *words)
-{
-	for (size_t i = 0; words && words[i]; i++)
-		fnv_text(h, words[i]);
-	fnv_int(h, -1);
-}
-
-/* The schedule by its instants: the next few after fixed moments (in
- * winter and summer, for the zone's offsets), whatever the calendar,
- * cron or --at that gave them. */
-static void fnv_schedule(struct fnv *h, const struct schedule *s)
-{
-	static const int64_t from[] = { INT64_C(1767225600), INT64_C(1782864000) }; /* 2026-01-01, 07-01 */
-
-	fnv_int(h, s->kind);
-	fnv_int(h, s->clock);
-	fnv_int(h, s->first_ns);
-	fnv_int(h, s->interval_ns);
-	for (size_t k = 0; k < sizeof from / sizeof from[0]; k++) {
-		int64_t at = from[k] * NSEC_PER_SEC, next;
-
-		for (int i = 0; i < 4 && schedule_next(s, at, &next) == 0; i++, at = next)
-			fnv_int(h, next);
-		fnv_int(h, -1);
-	}
-}
-
-static uint64_t job_fingerprint(const struct job *j)
-{
-	struct fnv h = { UINT64_C(0xcbf29ce484222325) };
-
-	fnv_schedule(&h, &j->schedule);
-	fnv_text(&h, j->path);
-	fnv_words(&h, j->argv);
-	fnv_words(&h, j->file_env);
-	fnv_text(&h, j->input);
-	fnv_text(&h, j->user.spec);
-	fnv_int(&h, j->run.overlap);
-	fnv_int(&h, j->run.timeout_ns);
-	fnv_int(&h, j->run.retry);
-	fnv_int(&h, j->run.retry_delay_ns);
-	fnv_int(&h, j->random_delay_ns);
-	fnv_int(&h, (int64_t)j->count);
-	fnv_int(&h, j->for_ns);
-	return h.h;
-}
-
 /* The loop's jobs (not @reboot ones, nor the removed) to the fleet. */
 static void tell_jobs(struct loop *l)
 {
@@ -153,7 +75,7 @@ static void tell_jobs(struct loop *l)
 			if (j->reboot || (j->state && j->state->removed))
 				continue;
 			names[n] = j->name;
-			prints[n++] = job_fingerprint(j);
+			prints[n++] = fleet_job_fingerprint(j);
 		}
 	if (!names || !prints || fleet_set_jobs(l->claims->f, n, names, prints) != 0)
 		status_fail_oom(&l->st, &l->ev);

@@ -252,6 +252,24 @@ run_printed() {
 	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_jobs" "$DB")" 0
 }
 
+@test "fleet replicas that disagree: schedules are compared as written, normalized: 0 * * * * and 0 0-11 * * * differ, @hourly and 0 * * * * do not" {
+	printf '%s\n' "--name hours --cron '0 * * * *' -- true" \
+		"--name same --cron '@hourly' -- true" >"$BATS_TEST_TMPDIR/a.jobs"
+	printf '%s\n' "--name hours --cron '0 0-11 * * *' -- true" \
+		"--name same --cron '0 * * * *' -- true" >"$BATS_TEST_TMPDIR/b.jobs"
+	for r in a b; do
+		start_replica "$r" --fleet-lease 3s --jobs "$BATS_TEST_TMPDIR/$r.jobs"
+	done
+	told() {
+		grep -q "\"call\":\"fleet\".*job 'hours' is defined otherwise on replica '$2'" \
+			"$BATS_TEST_TMPDIR/$1.out"
+	}
+	wait_until 20 told a b || fail "a: $(cat "$BATS_TEST_TMPDIR/a.out")"
+	wait_until 20 told b a || fail "b: $(cat "$BATS_TEST_TMPDIR/b.out")"
+	assert_equal "$(pg_sql "SELECT count(DISTINCT fingerprint) FROM tfd_jobs WHERE job = 'same'" "$DB")" 1
+	refute grep -q "job 'same'" "$BATS_TEST_TMPDIR/a.out" "$BATS_TEST_TMPDIR/b.out"
+}
+
 @test "fleet replica names: a second process under a live replica's name exits 1 naming its host and pid; after its death the name is taken" {
 	start_replica a --fleet-lease 6s --calendar '*:*:*' -- sh -c "$LOG"
 	wait_until 10 grep -q . "$RUNS" || fail "a did not run: $(cat "$BATS_TEST_TMPDIR/a.out")"
