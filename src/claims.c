@@ -40,6 +40,7 @@ struct won {
 	struct job *j;
 	uint64_t seq;
 	int64_t scheduled_ns;
+	bool started;            /* a run began (its start may wait for --random-delay) */
 	bool has_end;
 	struct fleet_end last;
 };
@@ -231,13 +232,15 @@ static void claims_view_sync(struct loop *l)
 
 /* Won elapses */
 
-static int track_won(struct loop *l, struct job *j, uint64_t seq, int64_t scheduled_ns)
+static int track_won(struct loop *l, struct job *j, uint64_t seq, int64_t scheduled_ns,
+		     bool started)
 {
 	struct claims_state *c = l->claims;
 
 	if (array_reserve(&c->won, &c->won_cap, c->nwon + 1, sizeof *c->won, SIZE_MAX) != 0)
 		return -1;
-	c->won[c->nwon++] = (struct won){ .j = j, .seq = seq, .scheduled_ns = scheduled_ns };
+	c->won[c->nwon++] = (struct won){ .j = j, .seq = seq, .scheduled_ns = scheduled_ns,
+					  .started = started };
 	return 0;
 }
 
@@ -261,13 +264,16 @@ static void check_written(struct loop *l, int rc)
 }
 
 /* A won elapse that did not end as a run: the last try's end when a retry
- * was waiting, else it never ran. */
+ * was waiting; released when its run never began (its --random-delay
+ * still waiting), for another replica to run; else dropped. */
 static void give_up_won(struct loop *l, struct won *w)
 {
 	struct claims_state *c = l->claims;
 
 	if (w->has_end)
 		check_written(l, fleet_run_ended(c->f, w->j->name, w->scheduled_ns, &w->last));
+	else if (!w->started)
+		check_written(l, fleet_run_released(c->f, w->j->name, w->scheduled_ns));
 	else
 		check_written(l, fleet_run_dropped(c->f, w->j->name, w->scheduled_ns));
 	forget_won(c, w);
@@ -302,22 +308,65 @@ void claims_run_ended(struct loop *l, struct job *j, const struct run_end *e)
 	forget_won(c, w);
 }
 
+/* The action of J's tick T that waited for --random-delay is about to
+ * start: true when it may, false when this replica no longer holds its
+ * claim by the lease (fleet_claim_held): then its row is released, T
+ * printed as "missed", and it does not start. True for an elapse that
+ * was not claimed (none of a won one's). */
+static bool delayed_start(struct loop *l, struct job *j, struct tick *t)
+{
+	struct claims_state *c = l->claims;
+	struct won *w = find_won(c, j, t->seq);
+
+	if (!w || w->started)
+		return true;
+	if (fleet_claim_held(c->f, j->name, w->scheduled_ns)) {
+		w->started = true;
+		return true;
+	}
+	/* Its lease passed while it waited (tfd was stopped, or cut off from
+	 * the database): the claim may be another's abandoned one now. */
+	check_written(l, fleet_run_released(c->f, j->name, w->scheduled_ns));
+	forget_won(c, w);
+	print_not_ours(l, j, t, TICK_MISSED);
+	return false;
+}
+
+/* J's delayed action, if it waits, is given up when its claim was lost;
+ * else it acts as it would (tick.c). */
+static void check_pending(struct loop *l, struct job *j)
+{
+	if (j->state->pending && !delayed_start(l, j, &j->state->pending_tick))
+		j->state->pending = false;
+}
+
+void claims_pending_due(struct loop *l, struct job *j, int64_t now)
+{
+	if (l->claims && j->state->pending && j->state->pending_due <= now)
+		check_pending(l, j);
+}
+
 /* This replica won the elapse: it acts as without --fleet. What the act
  * did decides the row: a run (now or after --random-delay) ends later; a
- * job without a command has done its part; anything else will not run. */
+ * job without a command has done its part; anything else will not run.
+ * One that will not start here (its job removed, tfd stopping) is
+ * released, for another replica to run. */
 static void act_won(struct loop *l, struct job *j, struct tick *t)
 {
 	struct claims_state *c = l->claims;
 	int64_t scheduled_ns = tick_scheduled_ns(t);
 
 	if (j->state->removed || l->st.phase != PHASE_RUNNING) {
-		check_written(l, fleet_run_dropped(c->f, j->name, scheduled_ns));
+		check_written(l, fleet_run_released(c->f, j->name, scheduled_ns));
 		return;
 	}
 	t->action = TICK_ACTION_NONE;
+	/* A delayed action still waiting acts first (tick_elapse_act), if
+	 * its claim is still this replica's. */
+	check_pending(l, j);
 	/* tfdctl run: now, as without --fleet. */
 	if (t->manual ? tick_act_manual(l, j, t) : tick_elapse_act(l, j, t)) {
-		if (track_won(l, j, t->seq, scheduled_ns) != 0)
+		if (track_won(l, j, t->seq, scheduled_ns, t->action == TICK_RUN) != 0)
 			status_fail_oom(&l->st, &l->ev);
 	} else if (!j->state->runner) {
 		struct fleet_end done = { .attempts = 1,
@@ -372,8 +421,8 @@ static void act_ready(struct loop *l)
 	}
 }
 
-/* The won elapses of J that wait (of every job: J NULL) will not run:
- * their rows are abandoned now, while the job's name is valid. */
+/* The won elapses of J that wait (of every job: J NULL) will not run
+ * here: their rows are released now, while the job's name is valid. */
 static void drop_ready(struct loop *l, const struct job *j)
 {
 	struct claims_state *c = l->claims;
@@ -383,7 +432,7 @@ static void drop_ready(struct loop *l, const struct job *j)
 
 		if (!h->j || (j && h->j != j))
 			continue;
-		check_written(l, fleet_run_dropped(c->f, h->j->name, tick_scheduled_ns(&h->t)));
+		check_written(l, fleet_run_released(c->f, h->j->name, tick_scheduled_ns(&h->t)));
 		h->j = NULL;
 	}
 }
@@ -404,13 +453,44 @@ static void answered(struct loop *l, const struct fleet_event *ev)
 	l->metrics_dirty = true;
 	if (!h.j) {
 		if (ev->outcome == FLEET_WON)
-			check_written(l, fleet_run_dropped(c->f, ev->job, ev->scheduled_ns));
+			check_written(l, fleet_run_released(c->f, ev->job, ev->scheduled_ns));
 	} else if (ev->outcome == FLEET_WON) {
 		if (queue_won(c, &h) != 0)
 			act_won(l, h.j, &h.t);  /* no memory to wait: now */
 	} else {
 		print_not_ours(l, h.j, &h.t, actions[ev->outcome]);
 	}
+}
+
+/* The job named NAME that the loop runs, or NULL. */
+static struct job *job_named(struct loop *l, const char *name)
+{
+	for (size_t i = 0; i < l->njobs; i++)
+		if (!l->jobs[i]->state->removed && !l->jobs[i]->reboot &&
+		    strcmp(l->jobs[i]->name, name) == 0)
+			return l->jobs[i];
+	return NULL;
+}
+
+/* An elapse another replica won and released unstarted, taken by this
+ * one: a tick of J at its instant, acted on as a won one. */
+static void taken(struct loop *l, const struct fleet_event *ev)
+{
+	struct claims_state *c = l->claims;
+	struct job *j = job_named(l, ev->job);
+	struct held h = { .j = j };
+
+	if (!j || l->st.phase != PHASE_RUNNING) {
+		check_written(l, fleet_run_released(c->f, ev->job, ev->scheduled_ns));
+		return;
+	}
+	tick_manual(l, j, &h.t);
+	h.t.manual = ev->manual;
+	h.t.late_ns = h.t.wall_ns - ev->scheduled_ns;  /* keyed by its instant */
+	c->m.claims[FLEET_WON]++;
+	l->metrics_dirty = true;
+	if (queue_won(c, &h) != 0)
+		act_won(l, j, &h.t);
 }
 
 static void take_events(struct loop *l)
@@ -439,6 +519,13 @@ static void take_events(struct loop *l)
 		case FLEET_EVENT_DONE:
 			c->hooks.pause_answered(c->hooks.arg, ev.token, ev.message);
 			break;
+		case FLEET_EVENT_TAKEN:
+			taken(l, &ev);
+			break;
+		case FLEET_EVENT_NOTE:
+			/* Not a failure: stderr only, no "error" event. */
+			events_errf(&l->ev, "tfd: %s\n", ev.message);
+			break;
 		case FLEET_EVENT_CONNECTED:
 		case FLEET_EVENT_DISCONNECTED:
 			c->m.connected = ev.kind == FLEET_EVENT_CONNECTED;
@@ -452,6 +539,9 @@ void claims_service(struct loop *l, short revents)
 {
 	if (!l->claims)
 		return;
+	/* Stopping: what was not sent is not claimed (the others take it). */
+	if (l->st.phase != PHASE_RUNNING)
+		fleet_stop_claiming(l->claims->f);
 	/* The elapses due now are claimed 64 a turn (due.c): one statement
 	 * for them all. */
 	fleet_claims_coming(l->claims->f, starts_ready(&l->starts, l->readers.n));

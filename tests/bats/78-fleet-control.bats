@@ -53,7 +53,7 @@ stop_replica() {
 	kill -TERM "${!pid_var}"
 	wait_bg_exit "${!pid_var}" 15
 	assert_equal "$bg_status" 143
-	assert_equal "$(cat "$1.err")" ""
+	assert_equal "$(fleet_stderr "$1.err")" ""
 }
 
 # tfdctl of replica NAME.
