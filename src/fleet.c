@@ -159,7 +159,7 @@ static void lose_connection(struct fleet *f, const char *why)
 	bool was_ready = f->link == LINK_READY;
 
 	/* WHY may be libpq's, freed with the connection. */
-	fleet_report_lost(f, why);
+	fleet_link_lost(f, why);
 	drop_connection(f);
 	f->in_flight = NULL;
 	if (op)

@@ -289,6 +289,55 @@ int fleet_params_parse(struct fleet_params *f, const struct pq *pq, const char *
 	return status;
 }
 
+static size_t list_length(const char *list)
+{
+	size_t n = 1;
+
+	for (const char *p = list; *p; p++)
+		n += *p == ',';
+	return n;
+}
+
+/* LIST's first element moved to its end, in place: "a,b,c" is "b,c,a".
+ * Left as it is when memory runs out. */
+static void turn_list(char *list)
+{
+	size_t len = strlen(list), first = strcspn(list, ",");
+	char *copy = strdup(list);
+
+	if (!copy || first == len) {
+		free(copy);
+		return;
+	}
+	snprintf(list, len + 1, "%s,%.*s", copy + first + 1, (int)first, copy);
+	free(copy);
+}
+
+static char *param_value(struct fleet_params *f, const char *keyword)
+{
+	for (size_t i = 0; f->keywords && f->keywords[i]; i++)
+		if (strcmp(f->keywords[i], keyword) == 0)
+			return f->values[i];
+	return NULL;
+}
+
+void fleet_params_next_host(struct fleet_params *f)
+{
+	static const char *const lists[] = { "host", "hostaddr", "port" };
+	const char *host = param_value(f, "host"), *addr = param_value(f, "hostaddr");
+	size_t hosts = host ? list_length(host) : addr ? list_length(addr) : 1;
+
+	if (hosts < 2)
+		return;
+	/* A single port is every host's. */
+	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+		char *v = param_value(f, lists[i]);
+
+		if (v && list_length(v) == hosts)
+			turn_list(v);
+	}
+}
+
 void fleet_params_free(struct fleet_params *f)
 {
 	for (size_t i = 0; f->keywords && f->keywords[i]; i++) {

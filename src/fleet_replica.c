@@ -261,7 +261,9 @@ static void note_connected(struct fleet *f)
 	fleet_events_note(&f->events, again ? "connected again" : "connected", msg);
 }
 
-void fleet_report_lost(struct fleet *f, const char *why)
+/* The outage told, once: what failed and what tfd does meanwhile, then
+ * the reason, last, as a statement to run that it may give ends it. */
+static void report_lost(struct fleet *f, const char *why)
 {
 	char msg[1400], deadline[32], *line;
 
@@ -270,18 +272,27 @@ void fleet_report_lost(struct fleet *f, const char *why)
 	if (f->outage_reported)
 		return;
 	format_seconds(deadline, f->cfg.deadline_ns);
-	/* Its end trimmed, as the line goes on after it. */
 	line = fleet_one_line(why);
-	if (line)
-		why = line;
-	snprintf(msg, sizeof msg, "%s: %s; tfd keeps trying (after 0.25 s, then twice as long, "
-		 "16 s at most): elapses wait for their claims, and one not claimed within "
-		 "--fleet-deadline (%s s) of its instant is missed",
-		 f->link == LINK_READY ? "lost the connection to the database"
-		 : f->link == LINK_SETUP ? "tfd cannot use the database"
-		 : "cannot connect to the database", why, deadline);
+	if (f->claims_refused)
+		snprintf(msg, sizeof msg, "tfd cannot use the database; it keeps trying, and misses "
+			 "every elapse at once until the database accepts its statements: %s",
+			 line ? line : why);
+	else
+		snprintf(msg, sizeof msg, "%s; tfd keeps trying (after 0.25 s, then twice as long, "
+			 "16 s at most), and an elapse not claimed within --fleet-deadline (%s s) of its "
+			 "instant is missed: %s",
+			 f->link == LINK_READY ? "lost the connection to the database"
+			 : f->link == LINK_SETUP ? "tfd cannot use the database"
+			 : "cannot connect to the database", deadline, line ? line : why);
 	free(line);
 	fleet_push_error(f, "postgresql", msg);
+}
+
+void fleet_link_lost(struct fleet *f, const char *why)
+{
+	if (f->link == LINK_CONNECTING)
+		fleet_params_next_host(&f->params);
+	report_lost(f, why);
 }
 
 void fleet_replica_ready(struct fleet *f)

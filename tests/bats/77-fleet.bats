@@ -318,7 +318,7 @@ count_action() {
 	err=$BATS_TEST_TMPDIR/a.err
 	wait_until 20 grep -q 'cannot connect' "$err" || fail "$(cat "$err")"
 	line=$(grep 'cannot connect' "$err")
-	[[ $line == "tfd: --fleet: cannot connect to the database: "*"; tfd keeps trying"*"one not claimed within --fleet-deadline (30 s) of its instant is missed" ]] ||
+	[[ $line == "tfd: --fleet: cannot connect to the database; tfd keeps trying"*"an elapse not claimed within --fleet-deadline (30 s) of its instant is missed: connection to server"* ]] ||
 		fail "$line"
 	grep -q '"event":"error","job":null,"replica":"a","call":"postgresql","message":"--fleet: cannot connect' \
 		"$BATS_TEST_TMPDIR/a.out" || fail "$(cat "$BATS_TEST_TMPDIR/a.out")"
@@ -329,7 +329,7 @@ count_action() {
 	pg_restart
 	wait_until 30 grep -q "^tfd: --fleet: connected to the database again as replica 'a', after [0-9.]* s without it$" \
 		"$err" || fail "$(cat "$err")"
-	grep -q 'lost the connection to the database: ' "$err" || fail "$(cat "$err")"
+	grep -q 'lost the connection to the database; tfd keeps trying' "$err" || fail "$(cat "$err")"
 	# A line that is no failure is no "error" event.
 	refute grep -q '"message":"--fleet: connected' "$BATS_TEST_TMPDIR/a.out"
 }
@@ -438,4 +438,25 @@ count_action() {
 	assert_equal "$(awk '$1 == "sh" { print int($2) }' "$RUNS" | sort -u | wc -l)" 14
 	grep -q '"event":"error".*"call":"clock".*ahead of the database.*waits for the database' \
 		"$BATS_TEST_TMPDIR/b.out" || fail "$(cat "$BATS_TEST_TMPDIR/b.out")"
+}
+
+@test "fleet: a multi-host CONNINFO through a proxy per server: a proxy whose server is gone holds the replica for one try, the next begins at the next host" {
+	require_command socat
+	# A proxy in front of a server that is not there (a failed primary):
+	# it accepts each connection, then closes it.
+	gone=$(pg_free_port)
+	dead=$(pg_free_port)
+	setsid socat TCP-LISTEN:"$dead",bind=127.0.0.1,reuseaddr,fork TCP:127.0.0.1:"$gone" \
+		2>/dev/null 3>&- &
+	BG_PIDS+=("-$!")
+	disown "$!"
+	wait_until 10 eval 'ss -Htln "sport = :$dead" | grep -q .' || fail "the proxy does not listen"
+	pg_proxy_start
+	CONN="host=127.0.0.1,127.0.0.1 port=$dead,$PROXY_PORT dbname=$DB user=postgres target_session_attrs=read-write"
+	start_replica a --fleet-deadline 30s --calendar '*:*:*' --count 3 -- sh -c "$LOG"
+	wait_bg_exit "$PID_a" 40
+	assert_equal "$(wc -l <"$RUNS")" 3
+	grep -q "port $dead failed" "$BATS_TEST_TMPDIR/a.err" || fail "$(cat "$BATS_TEST_TMPDIR/a.err")"
+	grep -q "connected to the database as replica 'a'" "$BATS_TEST_TMPDIR/a.err" ||
+		fail "$(cat "$BATS_TEST_TMPDIR/a.err")"
 }
