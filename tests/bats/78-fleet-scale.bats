@@ -50,14 +50,19 @@ count_action() {
 	cat "$BATS_TEST_TMPDIR"/*.out | grep '"event":"tick"' | grep -c "\"action\":\"$1\"" || true
 }
 
-@test "fleet scale: 3 replicas x 600 jobs due at one instant: each run once, none missed, one claim statement per replica and a few more" {
+# A burst: N jobs j1..jN due at one instant, far enough ahead (4 s) for
+# replicas to read them and connect on a loaded machine, each logging its
+# run; in $jobs.
+burst_jobs() {
+	local at=$(($(date +%s) + 4)) i
 	jobs=$BATS_TEST_TMPDIR/jobs
-	# Far enough ahead for 3 replicas to read 600 lines and connect on a
-	# loaded machine.
-	at=$(($(date +%s) + 4))
-	for i in $(seq 600); do
+	for i in $(seq "$1"); do
 		printf '%s\n' "--name j$i --clock realtime --at @$at -- sh -c '$LOG'"
 	done >"$jobs"
+}
+
+@test "fleet scale: 3 replicas x 600 jobs due at one instant: each run once, none missed, one claim statement per replica and a few more" {
+	burst_jobs 600
 	for r in a b c; do
 		start_named_replica "$r" --jobs "$jobs" --fleet-deadline 30s
 	done
@@ -275,11 +280,7 @@ bouncer_start() {
 @test "fleet scale: 3 replicas through pgbouncer in transaction pooling (2 server connections): each elapse of a burst and of a job every second once, none missed" {
 	bouncer_start
 	conn="host=127.0.0.1 port=$BOUNCER_PORT dbname=$DB user=postgres"
-	jobs=$BATS_TEST_TMPDIR/jobs
-	at=$(($(date +%s) + 4))
-	for i in $(seq 300); do
-		printf '%s\n' "--name j$i --clock realtime --at @$at -- sh -c '$LOG'"
-	done >"$jobs"
+	burst_jobs 300
 	printf '%s\n' "--name every --calendar '*:*:*' --count 8 -- sh -c '$LOG'" >>"$jobs"
 	for r in a b c; do
 		start_bg "$TFD" --fleet "$conn" --replica "$r" --json --jobs "$jobs" \
@@ -339,11 +340,7 @@ bouncer_start() {
 }
 
 @test "fleet scale: a replica stopped (SIGTERM) while it starts the runs it won releases the rest: another replica runs each elapse once, none abandoned" {
-	jobs=$BATS_TEST_TMPDIR/jobs
-	at=$(($(date +%s) + 4))
-	for i in $(seq 2000); do
-		printf '%s\n' "--name j$i --clock realtime --at @$at -- sh -c '$LOG'"
-	done >"$jobs"
+	burst_jobs 2000
 	# A job that keeps a replica running.
 	printf '%s\n' "--name keep --calendar 2199-01-01 -- true" >>"$jobs"
 	start_named_replica a --fleet-lease 6s --jobs "$jobs"
