@@ -36,19 +36,20 @@ setup() {
 }
 
 # Runs tfd with CONNINFO ($1) and the environment before it, for one elapse
-# a second from now, and fails when anything it printed (stdout, stderr,
-# the metrics file) holds a piece of the password. Its status in
-# $tfd_status, what it printed in $printed. tfd ends by itself once the
-# elapse ran or was missed: within --fleet-deadline ($DEADLINE, 1s), which
-# a case that connects gives room for a slow start (the instant may have
-# passed when tfd starts on a loaded machine). timeout only stops a tfd
-# that hangs.
+# at the next second after it starts, and fails when anything it printed
+# (stdout, stderr, the metrics file) holds a piece of the password. Its
+# status in $tfd_status, what it printed in $printed. tfd ends by itself
+# once the elapse ran or was missed, within --fleet-deadline ($DEADLINE,
+# 1s): a case that connects, or that waits for a server's refusal, gives
+# it room (on a loaded machine the connection may take longer, and the
+# elapse would be missed before the refusal came, tfd then ending with
+# nothing to say). timeout only stops a tfd that hangs.
 run_printed() {
 	local conninfo=$1 out=$BATS_TEST_TMPDIR/p.out err=$BATS_TEST_TMPDIR/p.err prom=$BATS_TEST_TMPDIR/p.prom
 	rm -f "$prom"
 	tfd_status=0
 	timeout 120 "$TFD" --fleet "$conninfo" --json --metrics "$prom" --fleet-deadline "${DEADLINE:-1s}" \
-		--clock realtime --at "@$(($(date +%s) + 1))" -- true >"$out" 2>"$err" || tfd_status=$?
+		--calendar '*:*:*' --count 1 -- true >"$out" 2>"$err" || tfd_status=$?
 	printed=$(cat "$out" "$err" "$prom" 2>/dev/null || true)
 	for piece in "${PIECES[@]}"; do
 		[[ $printed != *"$piece"* ]] || fail "'$piece' of the password printed for $conninfo: $printed"
@@ -85,13 +86,13 @@ run_printed() {
 	assert_equal "$tfd_status" 0
 	# A wrong password, by PGPASSWORD and by a passfile: refused, reported,
 	# never shown.
-	PGPASSWORD="${PW}x" run_printed "host=127.0.0.1 port=$PG_PORT user=fleetpw dbname=$DB connect_timeout=2"
+	PGPASSWORD="${PW}x" DEADLINE=10s run_printed "host=127.0.0.1 port=$PG_PORT user=fleetpw dbname=$DB connect_timeout=2"
 	assert_equal "$tfd_status" 1
 	[[ $printed == *"password authentication failed"* ]] || fail "$printed"
 	passfile=$BATS_TEST_TMPDIR/pgpass
 	printf '*:*:*:fleetpw:%s\n' "${PW//:/\\:}y" >"$passfile"
 	chmod 600 "$passfile"
-	PGPASSFILE=$passfile run_printed "host=127.0.0.1 port=$PG_PORT user=fleetpw dbname=$DB connect_timeout=2"
+	PGPASSFILE=$passfile DEADLINE=10s run_printed "host=127.0.0.1 port=$PG_PORT user=fleetpw dbname=$DB connect_timeout=2"
 	assert_equal "$tfd_status" 1
 	[[ $printed == *"password authentication failed"* ]] || fail "$printed"
 }
