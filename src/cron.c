@@ -297,6 +297,11 @@ int cron_parse(const char *expr, struct cron **out, char *err, size_t errlen)
 	return 0;
 }
 
+bool cron_never(const struct cron *cron)
+{
+	return cron->never;
+}
+
 void cron_free(struct cron *cron)
 {
 	free(cron);
