@@ -145,15 +145,17 @@ static void check_command(struct line_checks *c, const struct job *j, const char
 	bool fresh;
 	int status;
 
-	if (!sh_family(j->path) || !shell_command_word(script, word, sizeof word) ||
-	    line_shell_builtin(word))
+	if (c->commands == LINE_CHECK_COMMANDS_MAX || !sh_family(j->path) ||
+	    !shell_command_word(script, word, sizeof word) || line_shell_builtin(word))
 		return;
 	/* A relative path is the run's directory's (HOME, for another user). */
 	if (strchr(word, '/') && word[0] != '/')
 		return;
 	e = remember(c, 'c', word, word[0] == '/' || !dirs ? "" : dirs, &fresh);
-	if (!e || !fresh ||
-	    (status = resolve_command_in(word, dirs, found, sizeof found, &why)) == 0)
+	if (!e || !fresh)
+		return;
+	c->commands++;
+	if ((status = resolve_command_in(word, dirs, found, sizeof found, &why)) == 0)
 		return;
 	if (status == 127 && !strchr(word, '/'))
 		warnf(c->warnings, "tfd: warning: %s:%u: '%s' is not found in its PATH (%s): "

@@ -5,7 +5,8 @@
  * line or an --exec string is not there (a scratch image without
  * /bin/sh), and a crontab line's command is not found where its shell
  * will look for it (its PATH). Each shell, and each command with its PATH,
- * is looked at once a load however many lines share it, and said once. */
+ * is looked at once a load however many lines share it, and said once;
+ * LINE_CHECK_COMMANDS_MAX commands at most. */
 #ifndef TFD_LINECHECK_H
 #define TFD_LINECHECK_H
 
@@ -16,10 +17,17 @@
 #include "job.h"
 #include "jobsread.h"
 
+/* The most commands a load looks up in PATH (each a stat(2) per PATH
+ * directory, in the event loop at a reload): a host's crontabs hold far
+ * fewer; a generated file of thousands of distinct commands is not
+ * looked through. */
+#define LINE_CHECK_COMMANDS_MAX 256
+
 struct line_checks {
 	struct hash_set seen;        /* the shells and commands looked at */
 	char **keys;                 /* their keys, owned */
 	size_t nkeys, max;
+	size_t commands;             /* commands looked up so far */
 	struct warnings *warnings;
 };
 
