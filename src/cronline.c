@@ -143,16 +143,16 @@ static int split_user(struct cron_line *c, char *why, size_t len)
 		return -1;
 	}
 	/* cron looks the field up with getpwnam(3) alone: a group or a uid
-	 * there finds no user, and cron skips the line. */
+	 * there finds no user, and cron never runs the line. */
 	if (memchr(c->user, ':', c->user_len)) {
 		snprintf(why, len, "the user field '%.*s' holds a ':' (a system crontab's "
-			 "user field is a user's name alone, no group; cron skips such a line)",
+			 "user field is a user's name alone, no group; cron runs no such line)",
 			 shown, c->user);
 		return -1;
 	}
 	if (strspn(c->user, "0123456789") == c->user_len) {
 		snprintf(why, len, "the user field '%.*s' is a number (a system crontab's "
-			 "user field is a user's name, not a uid; cron skips such a line)",
+			 "user field is a user's name, not a uid; cron runs no such line)",
 			 shown, c->user);
 		return -1;
 	}

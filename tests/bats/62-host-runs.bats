@@ -307,6 +307,6 @@ with_pam_config() {
 	printf 'MAILTO=""\n@reboot %s /usr/bin/id -un\n' "$uid" >system.tab
 	run_host_cron 0 1 "$TFD" --quiet --system-crontab --jobs system.tab
 	assert_output ""
-	assert_equal "$stderr" "tfd: warning: system.tab:2: bad crontab line '@reboot $uid /usr/bin/id -un': the user field '$uid' is a number (a system crontab's user field is a user's name, not a uid; cron skips such a line); the line is not loaded"
+	assert_equal "$stderr" "tfd: warning: system.tab:2: bad crontab line '@reboot $uid /usr/bin/id -un': the user field '$uid' is a number (a system crontab's user field is a user's name, not a uid; cron runs no such line); the line is not loaded"
 	assert_usage_error "--user '4000000000': no such user" --user 4000000000 -d 0 -- /bin/true
 }

@@ -832,10 +832,10 @@ static void test_system_user_errors(void)
 	EXPECT_SYSTEM_ERROR("0 4 * * * alice:root cmd\n", "crontab:1: bad crontab line "
 			    "'0 4 * * * alice:root cmd': the user field 'alice:root' holds a "
 			    "':' (a system crontab's user field is a user's name alone, no "
-			    "group; cron skips such a line)");
+			    "group; cron runs no such line)");
 	EXPECT_SYSTEM_ERROR("@daily 0 cmd\n", "crontab:1: bad crontab line '@daily 0 cmd': "
 			    "the user field '0' is a number (a system crontab's user field is "
-			    "a user's name, not a uid; cron skips such a line)");
+			    "a user's name, not a uid; cron runs no such line)");
 	EXPECT_SYSTEM_ERROR("*/5 * * * root echo a\n", "crontab:1: bad crontab line "
 			    "'*/5 * * * root echo a': 4 time fields before 'root', expected 5 "
 			    "or an @nickname");
