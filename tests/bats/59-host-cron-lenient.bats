@@ -57,8 +57,8 @@ good_file() {
 		tfd: warning: cron.d/badpkg:3: bad tfd line '--name a --bogus -- /bin/true': --bogus: not an option of a job line; the line is not loaded
 		tfd: warning: cron.d/badpkg:4: bad tfd line '-x=1': -x=1: not an option of a job line; the line is not loaded
 		tfd: warning: cron.d/badpkg:5: bad crontab line '*/5 * * * root echo a b': 4 time fields before 'root', expected 5 or an @nickname; the line is not loaded
-		tfd: warning: cron.d/badpkg:6: bad crontab line '@reboot root:root echo as root:root': the user field 'root:root' holds a ':' (a system crontab's user field is a user's name alone, no group; cron skips such a line); the line is not loaded
-		tfd: warning: cron.d/badpkg:7: bad crontab line '@reboot 0 echo as uid 0': the user field '0' is a number (a system crontab's user field is a user's name, not a uid; cron skips such a line); the line is not loaded
+		tfd: warning: cron.d/badpkg:6: bad crontab line '@reboot root:root echo as root:root': the user field 'root:root' holds a ':' (a system crontab's user field is a user's name alone, no group; cron runs no such line); the line is not loaded
+		tfd: warning: cron.d/badpkg:7: bad crontab line '@reboot 0 echo as uid 0': the user field '0' is a number (a system crontab's user field is a user's name, not a uid; cron runs no such line); the line is not loaded
 	EOF
 	# A plain --jobs keeps its rule: a bad line refuses the load.
 	printf '@reboot echo plain\n61 * * * * echo x\n' >plain
@@ -157,17 +157,18 @@ good_file() {
 	# still loaded and run.
 	printf '%s\n' 'MAILTO=""' '--name late --delay 0 -- /bin/echo late' | save cron.d/late
 	wait_for_lines out 5 2 || fail "the file added was not run: $(cat out err)"
-	# Nothing at all: an empty cron.d and spool; a user's crontab comes.
-	mkdir empty empty-spool
+	# An empty cron.d, and a user's crontab of one @reboot line: once it
+	# ran, a file and a user's crontab added are loaded.
+	mkdir empty spool2
 	make_user user
-	start_bg "$TFD" --system-crontab --jobs empty --user-crontabs empty-spool >out2 2>err2
-	printf 'MAILTO=""\n0 1 * * * true\n' >"empty-spool/tmp.x"
-	chown "$user" empty-spool/tmp.x
-	chmod 600 empty-spool/tmp.x
-	mv empty-spool/tmp.x "empty-spool/$user"
+	printf 'MAILTO=""\n@reboot echo first\n' >"spool2/$user"
+	chown "$user" "spool2/$user"
+	chmod 600 "spool2/$user"
+	start_bg "$TFD" --system-crontab --jobs empty --user-crontabs spool2 >out2 2>err2
+	wait_for_lines out2 5 1 || fail "no @reboot run: $(cat err2)"
 	printf '%s\n' 'MAILTO=""' '--name late2 --delay 0 -- /bin/echo late2' | save empty/late
-	wait_for_lines out2 5 1 || fail "tfd ended on an empty cron.d: $(cat err2)"
-	assert_equal "$(cat out2)" late2
+	wait_for_lines out2 5 2 || fail "tfd ended after its @reboot lines: $(cat err2)"
+	assert_equal "$(cat out2)" $'first\nlate2'
 	kill -0 "${BG_PIDS[1]}"
 }
 
