@@ -185,25 +185,8 @@ static void test_fields_unchecked(void)
 	EXPECT_STR(f->entries[0].command, "cmd");
 	EXPECT_STR(f->entries[1].schedule, "0 0 30 2 *");
 	jobs_free(f);
-}
-
-/* But a word among the fields that no field is made of is a command that
- * came early (a field left out): said so, naming it, never "--cron". */
-static void test_field_left_out(void)
-{
-	EXPECT_ERROR("*/5 * * * echo a b\n", "jobs:1: bad crontab line '*/5 * * * echo a "
-		     "b': 4 time fields before 'echo', expected 5 or an @nickname");
-	EXPECT_ERROR("0 2 * * backup.sh --full\n", "jobs:1: bad crontab line '0 2 * * "
-		     "backup.sh --full': 4 time fields before 'backup.sh', expected 5 or an "
-		     "@nickname");
-	EXPECT_ERROR("0 2 * * /usr/bin/ls -l\n", "jobs:1: bad crontab line '0 2 * * "
-		     "/usr/bin/ls -l': 4 time fields before '/usr/bin/ls', expected 5 or an "
-		     "@nickname");
-	EXPECT_ERROR("0 * * php x.php\n", "jobs:1: bad crontab line '0 * * php x.php': 3 "
-		     "time fields before 'php', expected 5 or an @nickname");
 	/* Names of months and weekdays, steps, ranges and lists are fields. */
-	struct jobs_file *f = parse_ok("0 0 1-5/2 jan-mar,dec Mon-fri echo\n");
-
+	f = parse_ok("0 0 1-5/2 jan-mar,dec Mon-fri echo\n");
 	if (f)
 		EXPECT_STR(f->entries[0].schedule, "0 0 1-5/2 jan-mar,dec Mon-fri");
 	jobs_free(f);
@@ -478,6 +461,18 @@ static void test_crontab_errors(void)
 		     "3 time fields before 'backup.sh', expected 5 or an @nickname");
 	EXPECT_ERROR("* jan mon /x\n", "jobs:1: bad crontab line '* jan mon /x': 3 time "
 		     "fields before '/x', expected 5 or an @nickname");
+	/* A word among the fields that no field is made of is a command that
+	 * came early (a field left out), named, whatever follows it. */
+	EXPECT_ERROR("*/5 * * * echo a b\n", "jobs:1: bad crontab line '*/5 * * * echo a "
+		     "b': 4 time fields before 'echo', expected 5 or an @nickname");
+	EXPECT_ERROR("0 2 * * backup.sh --full\n", "jobs:1: bad crontab line '0 2 * * "
+		     "backup.sh --full': 4 time fields before 'backup.sh', expected 5 or an "
+		     "@nickname");
+	EXPECT_ERROR("0 2 * * /usr/bin/ls -l\n", "jobs:1: bad crontab line '0 2 * * "
+		     "/usr/bin/ls -l': 4 time fields before '/usr/bin/ls', expected 5 or an "
+		     "@nickname");
+	EXPECT_ERROR("0 * * php x.php\n", "jobs:1: bad crontab line '0 * * php x.php': 3 "
+		     "time fields before 'php', expected 5 or an @nickname");
 	EXPECT_ERROR("A=1\n\n1 * * * *   \n", "jobs:3: bad crontab line '1 * * * *   ': "
 		     "no command after the 5 time fields");
 	EXPECT_ERROR("*/5 *\n", "jobs:1: bad crontab line '*/5 *': 2 time fields and "
@@ -568,73 +563,53 @@ static void test_tfd_errors(void)
 
 /* Default names */
 
-/* The command word a load looks up: whole, after assignments, unquoted;
- * none where the shell would expand it or something else comes first. */
-static void test_command_word(void)
-{
-	static const struct {
-		const char *command, *want;
-	} cases[] = {
-		{ "backup.sh --full", "backup.sh" },
-		{ "/usr/bin/curl -fsS http://x/", "/usr/bin/curl" },
-		{ "  FOO=1 BAR='a b' cmd x", "cmd" },
-		{ "'/opt/my tool/run it' x", "/opt/my tool/run it" },
-		{ "make>log", "make" },
-		{ "true;false", "true" },
-		{ "cd / && run-parts x", "cd" },
-		{ "FOO=1", NULL },
-		{ "", NULL },
-		{ ">/dev/null cmd", NULL },
-		{ "$HOME/bin/x", NULL },
-		{ "A=$(x) cmd", NULL },
-		{ "~/bin/x", NULL },
-		{ "/opt/*/x", NULL },
-		{ "{a,b}", NULL },
-		{ "(cd /tmp && make)", NULL },
-		{ "'unterminated x", NULL },
-	};
-	char buf[64];
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		bool found = shell_command_word(cases[i].command, buf, sizeof(buf));
-
-		check(found == (cases[i].want != NULL), "'%s': found %d", cases[i].command, found);
-		if (found && cases[i].want)
-			EXPECT_STR(buf, cases[i].want);
-	}
-	/* Too long for the buffer: not a word to judge. */
-	check(!shell_command_word("abcdefgh", buf, 4), "a cut word taken");
-	check(shell_command_word("abc", buf, 5) && strcmp(buf, "abc") == 0, "a word that fits");
-}
-
+/* A job's default name, and the command word a load looks up (whole,
+ * after assignments, unquoted; none where the shell would expand it or
+ * something else comes first). */
 static void test_default_names(void)
 {
 	static const struct {
-		const char *command, *want;
+		const char *command, *want, *word;
 	} cases[] = {
-		{ "backup.sh --full", "backup.sh" },
-		{ "/usr/bin/curl -fsS http://x/", "curl" },
-		{ "  FOO=1 BAR='a b' cmd x", "cmd" },
-		{ "'/opt/my tool/run it' x", "run it" },
-		{ "\"./a\"b", "ab" },
-		{ "dir/sub/ x", "sub" },
-		{ "make>log", "make" },
-		{ "true;false", "true" },
-		{ "FOO=1", "job" },
-		{ "", "job" },
-		{ "   ", "job" },
-		{ "/", "job" },
-		{ "'unterminated x", "unterminated x" },
-		{ "(cd /tmp && make)", "job" },
+		{ "backup.sh --full", "backup.sh", "backup.sh" },
+		{ "/usr/bin/curl -fsS http://x/", "curl", "/usr/bin/curl" },
+		{ "  FOO=1 BAR='a b' cmd x", "cmd", "cmd" },
+		{ "'/opt/my tool/run it' x", "run it", "/opt/my tool/run it" },
+		{ "\"./a\"b", "ab", "./ab" },
+		{ "dir/sub/ x", "sub", "dir/sub/" },
+		{ "make>log", "make", "make" },
+		{ "true;false", "true", "true" },
+		{ "cd / && run-parts x", "cd", "cd" },
+		{ "FOO=1", "job", NULL },
+		{ "", "job", NULL },
+		{ "   ", "job", NULL },
+		{ "/", "job", "/" },
+		{ "'unterminated x", "unterminated x", NULL },
+		{ "(cd /tmp && make)", "job", NULL },
+		{ ">/dev/null cmd", "job", NULL },
+		{ "$HOME/bin/x", "job", NULL },
+		{ "A=$(x) cmd", "job", NULL },
+		{ "~/bin/x", "x", NULL },
+		{ "/opt/*/x", "x", NULL },
+		{ "{a,b}", "{a,b}", NULL },
 	};
 	char buf[64];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		size_t n = jobs_default_name(cases[i].command, buf, sizeof(buf));
+		bool found;
 
 		EXPECT_STR(buf, cases[i].want);
 		EXPECT_INT(n, strlen(cases[i].want));
+		found = shell_command_word(cases[i].command, buf, sizeof(buf));
+		check(found == (cases[i].word != NULL), "'%s': a word found %d", cases[i].command,
+		      found);
+		if (found && cases[i].word)
+			EXPECT_STR(buf, cases[i].word);
 	}
+	/* A word too long for the buffer is no word to judge. */
+	check(!shell_command_word("abcdefgh", buf, 4), "a cut word taken");
+	check(shell_command_word("abc", buf, 5) && strcmp(buf, "abc") == 0, "a word that fits");
 	EXPECT_INT(jobs_default_name("abcdefgh", buf, 4), 3);
 	EXPECT_STR(buf, "abc");
 	EXPECT_INT(jobs_default_name("", buf, 3), 2);
@@ -932,7 +907,6 @@ int main(void)
 	test_empty_files();
 	test_nicknames();
 	test_fields_unchecked();
-	test_field_left_out();
 	test_dont_log_mark();
 	test_comments_and_hashes();
 	test_line_ends();
@@ -948,7 +922,6 @@ int main(void)
 	test_tfd_quoting();
 	test_tfd_errors();
 	test_default_names();
-	test_command_word();
 	test_out_of_memory();
 	test_out_of_memory_lenient();
 	test_system_user_field();
