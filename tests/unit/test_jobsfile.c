@@ -681,39 +681,13 @@ static void out_of_memory_with(unsigned flags, const char *text, size_t n, size_
 	}
 }
 
-static void test_out_of_memory_lenient(void)
+static void test_out_of_memory(void)
 {
+	out_of_memory_with(0, "A=1\nB=2\n@daily a %x\n--delay 1s -- b\nA=3\n* * * * * c\n", 3, 0);
 	out_of_memory_with(JOBS_LENIENT, "A=1\n61 * * * * x\n@daily a %x\nnonsense\n"
 			   "*/5 * * * echo a b\n* * * * * c\n", 3, 2);
 	out_of_memory_with(JOBS_LENIENT | JOBS_USER, "A=1\n61 * * * * x\n@daily a\n"
 			   "-e=x\n--delay 1s -- b\n* * * * * c\n", 3, 2);
-}
-
-static void test_out_of_memory(void)
-{
-	static const char text[] = "A=1\nB=2\n@daily a %x\n--delay 1s -- b\nA=3\n"
-				   "* * * * * c\n";
-	struct failing a = { 0 };
-	struct jobs_alloc alloc = { failing_realloc, failing_free, &a };
-	struct jobs_file *f = NULL;
-	char err[256];
-	int limit, rc = -1;
-
-	for (limit = 0; limit < 1000 && rc != 0; limit++) {
-		a = (struct failing){ .limit = limit };
-		rc = jobs_parse_with(&alloc, 0, "jobs", text, sizeof(text) - 1, &f, err,
-				     sizeof(err));
-		if (rc != 0) {
-			EXPECT_STR(err, "out of memory");
-			EXPECT_INT(a.live, 0);
-		}
-	}
-	check(rc == 0 && limit > 3, "never parsed, or too few allocations (%d)", limit);
-	if (rc == 0) {
-		EXPECT_INT(f->n, 3);
-		jobs_free(f);
-		EXPECT_INT(a.live, 0);
-	}
 }
 
 /* A system crontab (JOBS_SYSTEM): the user field, as /etc/crontab and
@@ -923,7 +897,6 @@ int main(void)
 	test_tfd_errors();
 	test_default_names();
 	test_out_of_memory();
-	test_out_of_memory_lenient();
 	test_system_user_field();
 	test_system_user_errors();
 	test_user_crontab();
