@@ -332,8 +332,15 @@ bad() {
 	bad @fortnightly --cron @fortnightly
 }
 
-@test "a --cron that never elapses: 0 0 30 2 *" {
-	bad '0 0 30 2 *' --cron '0 0 30 2 *'
+@test "a --cron whose dates never come (0 0 30 2 *, cron's never) is taken with a warning: no expiration" {
+	local expr
+	for expr in '0 0 30 2 *' '0 0 31 4 *' '0 0 31 2,4,6,9,11 *'; do
+		run --separate-stderr "$TFD" --cron "$expr" --dry-run=3 -- /usr/bin/touch "$MARK"
+		assert_success
+		assert_output ""
+		assert_equal "$stderr" "tfd: warning: --cron '$expr' names no day that exists: the job never runs"
+	done
+	[[ ! -e $MARK ]] || fail "the command ran"
 }
 
 # Timestamps
