@@ -76,6 +76,7 @@ setup() {
 	# A host's cron never ends by itself: stopped once the run's end is logged.
 	host_cron_until 'grep -q ": run 1: exited " "$HOST_ERR"' "$TFD" --jobs system.tab --system-crontab
 	assert_equal "$status" 143
+	stderr=$(<"$HOST_ERR")
 	[[ $stderr =~ (^|$'\n')"tfd: echo: run 1 (pid "[0-9]+") as root: started"($'\n'|$) ]] ||
 		[[ $stderr =~ (^|$'\n')"tfd: "[^:]+": run 1 (pid "[0-9]+") as root: started"($'\n'|$) ]] ||
 		fail "$stderr"
