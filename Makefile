@@ -191,6 +191,8 @@ build/tfd-valgrind: tfd
 bats-valgrind: build/tfd-valgrind
 	TFD=$(CURDIR)/build/tfd-valgrind $(BATS) $(VALGRIND_BATS)
 
+MAN_PAGES = man/tfd.1 man/tfdctl.1 man/tfd-jobs.5 man/tfd-fleet.7 man/tfd-cron.8
+
 SHELL_FILES = .ci/run .ci/install-deps completions/tfd.bash completions/tfdctl.bash \
 	      $(wildcard tests/bats/*.bash) \
 	      $(wildcard bench/*.sh tests/fuzz/*.sh tests/vectors/*.sh tests/*.sh) \
@@ -202,7 +204,7 @@ analyze:
 		--inline-suppr src tests/unit
 	shellcheck -x $(SHELL_FILES)
 	shellcheck -s bash -S warning $(wildcard tests/bats/*.bats)
-	mandoc -Tlint -Wwarning man/tfd.1 man/tfd-jobs.5 man/tfdctl.1
+	mandoc -Tlint -Wwarning $(MAN_PAGES)
 	tests/check-version.sh
 	tests/check-spdx.sh
 	zsh -n completions/_tfd completions/_tfdctl
@@ -399,6 +401,8 @@ INSTALLED = $(DESTDIR)$(BINDIR)/tfd \
 	    $(DESTDIR)$(MANDIR)/man1/tfd.1 \
 	    $(DESTDIR)$(MANDIR)/man1/tfdctl.1 \
 	    $(DESTDIR)$(MANDIR)/man5/tfd-jobs.5 \
+	    $(DESTDIR)$(MANDIR)/man7/tfd-fleet.7 \
+	    $(DESTDIR)$(MANDIR)/man8/tfd-cron.8 \
 	    $(DESTDIR)$(DATADIR)/bash-completion/completions/tfd \
 	    $(DESTDIR)$(DATADIR)/zsh/site-functions/_tfd \
 	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfd.fish \
@@ -413,6 +417,8 @@ install: tfd tfdctl
 	$(INSTALL) -D -m 644 man/tfd.1 $(DESTDIR)$(MANDIR)/man1/tfd.1
 	$(INSTALL) -D -m 644 man/tfdctl.1 $(DESTDIR)$(MANDIR)/man1/tfdctl.1
 	$(INSTALL) -D -m 644 man/tfd-jobs.5 $(DESTDIR)$(MANDIR)/man5/tfd-jobs.5
+	$(INSTALL) -D -m 644 man/tfd-fleet.7 $(DESTDIR)$(MANDIR)/man7/tfd-fleet.7
+	$(INSTALL) -D -m 644 man/tfd-cron.8 $(DESTDIR)$(MANDIR)/man8/tfd-cron.8
 	$(INSTALL) -D -m 644 completions/tfd.bash \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/tfd
 	$(INSTALL) -D -m 644 completions/_tfd \
