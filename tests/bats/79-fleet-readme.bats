@@ -6,7 +6,8 @@
 # the role and the database, `tfd --fleet-sql | psql`, the grants, two
 # replicas, `tfd_runs` read. The commands reach the test's server through
 # PGHOST and PGPORT, `sudo -u postgres` is runuser, `tfd` is $TFD, and
-# the role is the test's user (root), as $USER names it.
+# the role is the test's user (root), as $USER names it. tfd-fleet(7)
+# shows the same six lines: 86-man.bats checks that they are README's.
 
 load test_helper
 load pg_helper

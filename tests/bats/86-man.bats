@@ -39,6 +39,7 @@ render() {
 	require_command mandoc
 	local page title missing=()
 	for page in "${PAGES[@]}"; do
+		[[ -f $REPO/man/$page ]] || missing+=("no man/$page")
 		run bash -c 'mandoc -Tascii -Owidth=200 "$1" | col -bx' _ "$REPO/man/$page"
 		while IFS= read -r title; do
 			# The source's \& (a word that would be a macro) is not shown.
