@@ -161,10 +161,10 @@ bats: tfd tfdctl
 	TFD=$(CURDIR)/tfd $(BATS) tests/bats
 
 # The whole suite once more against tfd built with ASan+UBSan.
-# The files that only check packaging (completions, install, the static
-# build, the metrics text, the Dockerfiles, install-deps and the clock
-# tests' gate, the licence lines, the Debian package) run tfd too little
-# to gain from it; the package builds its own tfd.
+# The files that only check packaging (completions, install, the man
+# pages, the static build, the metrics text, the Dockerfiles, install-deps
+# and the clock tests' gate, the licence lines, the Debian package) run
+# tfd too little to gain from it; the package builds its own tfd.
 # 76-fleet-client drives the client through build/fleet_drive, not $TFD:
 # a second pass would run the same programs again. Of the fleet's files,
 # 75 and 78-fleet-safety run the client under ASan; 77's faults and
@@ -173,6 +173,7 @@ bats: tfd tfdctl
 ASAN_BATS = $(filter-out tests/bats/76-fleet-client.bats \
 	    tests/bats/77-fleet.bats tests/bats/78-fleet-scale.bats \
 	    tests/bats/80-completion.bats tests/bats/85-install.bats \
+	    tests/bats/86-man.bats \
 	    tests/bats/90-static.bats tests/bats/91-metrics-format.bats \
 	    tests/bats/92-dockerfile.bats tests/bats/93-host-safety.bats \
 	    tests/bats/94-licence.bats \

@@ -42,16 +42,6 @@ setup() {
 	export PATH="$PWD/bin:$PG_BIN:$PATH" PGHOST=$PG_DIR PGPORT=$PG_PORT USER=root
 }
 
-# The commands of README.md's fenced block that holds `tfd --fleet-sql`,
-# one a line.
-readme_fleet_commands() {
-	awk '/^```/ {
-			if (inb && block ~ /tfd --fleet-sql/) { printf "%s", block; exit }
-			inb = !inb; block = ""; next
-		}
-		inb { block = block $0 "\n" }' "$REPO/README.md"
-}
-
 # True when two replicas are live and $1 elapses have run.
 both_ran() {
 	[[ $(pg_sql 'SELECT count(*) FROM tfd_replicas') == 2 &&

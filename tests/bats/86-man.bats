@@ -14,7 +14,7 @@ PAGES=(tfd.1 tfdctl.1 tfd-jobs.5 tfd-fleet.7 tfd-cron.8)
 
 # render PAGE: the page as man(1) shows it on an 80-column terminal.
 render() {
-	MANWIDTH=80 MAN_KEEP_FORMATTING= man -l "$REPO/man/$1" 2>/dev/null | col -bx
+	MANWIDTH=80 man -l "$REPO/man/$1" 2>/dev/null | col -bx
 }
 
 @test "the five pages exist, and groff heads each with its section's manual and foots it with tfd VERSION" {
@@ -97,16 +97,6 @@ render() {
 	assert_equal "$(grep -c '^\.Xr systemd\.timer 5' <<<"$output")" 2
 }
 
-# fenced_fleet_commands: README's fenced block that holds
-# `tfd --fleet-sql`, one command a line.
-fenced_fleet_commands() {
-	awk '/^```/ {
-			if (inb && block ~ /tfd --fleet-sql/) { printf "%s", block; exit }
-			inb = !inb; block = ""; next
-		}
-		inb { block = block $0 "\n" }' "$REPO/README.md"
-}
-
 # page_fleet_commands: tfd-fleet(7)'s literal display that holds
 # `tfd --fleet-sql`, its roff escapes read as the reader sees them.
 page_fleet_commands() {
@@ -119,14 +109,14 @@ page_fleet_commands() {
 @test "tfd-fleet(7)'s six commands are README's, which 79-fleet-readme.bats runs" {
 	run page_fleet_commands
 	assert_equal "${#lines[@]}" 6
-	assert_output "$(fenced_fleet_commands)"
+	assert_output "$(readme_fleet_commands)"
 	# And what the reader sees is those six lines, unwrapped.
 	require_command mandoc
 	local line rendered
 	rendered=$(mandoc -Tascii -Owidth=200 "$REPO/man/tfd-fleet.7" | col -bx)
 	while IFS= read -r line; do
 		grep -qF -- "$line" <<<"$rendered" || fail "not rendered as README has it: $line"
-	done < <(fenced_fleet_commands)
+	done < <(readme_fleet_commands)
 }
 
 # layout_faults: reads a list as tfdctl prints it (a header of column
@@ -176,7 +166,7 @@ page_lists() {
 	# tfdctl(1) shows list and list --wide; their columns are tfdctl's.
 	[[ -x $REPO/tfdctl ]] || skip "no $REPO/tfdctl: run make tfdctl first"
 	cd "$BATS_TEST_TMPDIR" || exit 1
-	echo '--name report --calendar daily -- true' >jobs
+	echo '--name report --calendar daily -- true' >./jobs
 	local sock=$BATS_TEST_TMPDIR/ctl/control i
 	start_bg "$TFD" --jobs=jobs --control="$sock" >out 2>err
 	for ((i = 0; i < 200; i++)); do
