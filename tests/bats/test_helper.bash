@@ -319,3 +319,14 @@ wait_for_process() {
 	done
 	fail "no process matching '$1' after ${2:-20}s"
 }
+
+# The commands of README.md's fenced block that holds `tfd --fleet-sql`,
+# one a line: the fleet in six commands (79-fleet-readme.bats runs them,
+# 86-man.bats finds them in tfd-fleet(7)).
+readme_fleet_commands() {
+	awk '/^```/ {
+			if (inb && block ~ /tfd --fleet-sql/) { printf "%s", block; exit }
+			inb = !inb; block = ""; next
+		}
+		inb { block = block $0 "\n" }' "$REPO/README.md"
+}
