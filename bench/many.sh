@@ -340,15 +340,20 @@ vcsw() { awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$1/status"; }
 
 # The tfd of OLD_COMMIT, built from git archive into bench/build/old.
 old_tfd() {
-	local dir=$BUILD/old
 	if [[ -n ${TFD_OLD-} ]]; then
 		printf '%s' "$TFD_OLD"
 		return
 	fi
-	if [[ ! -x $dir/tfd || $(cat "$dir/.commit" 2>/dev/null) != "$OLD_COMMIT" ]]; then
+	tfd_at "$OLD_COMMIT" "$BUILD/old"
+}
+
+# tfd_at COMMIT DIR: tfd built from COMMIT in DIR (once); prints its path.
+tfd_at() {
+	local dir=$2
+	if [[ ! -x $dir/tfd || $(cat "$dir/.commit" 2>/dev/null) != "$1" ]]; then
 		rm -rf "$dir" && mkdir -p "$dir" &&
-			git archive "$OLD_COMMIT" | tar -x -C "$dir" &&
-			make -C "$dir" tfd >>"$LOG" 2>&1 && printf '%s' "$OLD_COMMIT" >"$dir/.commit" ||
+			git archive "$1" | tar -x -C "$dir" &&
+			make -C "$dir" tfd >>"$LOG" 2>&1 && printf '%s' "$1" >"$dir/.commit" ||
 			return 1
 	fi
 	printf '%s' "$dir/tfd"
@@ -539,4 +544,128 @@ jobsdir_section() {
 	jobsdir_row "peak RSS once armed, VmHWM" vmhwm_kb "kB, medians"
 	jobsdir_row "wake-ups over 10 s with no job due" wake "context switches"
 	jobsdir_row "SIGHUP of the unchanged sources (+ a 1 s ticker) to the \"reload\" event" reload_ms "ms, medians; kept: $(for x in "${DIR_RUNS[@]}"; do kv kept "$x"; done | paste -sd' ')"
+}
+
+# Memory (issue 29): the tree against MEMORY_COMMIT (0.4.0's start, 0.3.0's
+# code: defee34) in the same run, pairs in turns. 10,000 jobs of one file,
+# whose runs' environments each job copied; 10,000 cron.d files of one
+# line each, reloaded 20 times one file at a time, whose parses left the
+# heap's free pages scattered. Targets: 10,000 jobs ≤ 0.75× the old RSS;
+# after 20 reloads ≤ 1.2× the load's. Needs root for the cron.d files
+# (--system-crontab loads root's files alone).
+MEMORY_COMMIT=${MEMORY_COMMIT:-defee34}
+MEMORY_RELOADS=${MEMORY_RELOADS:-20}
+
+# crond_files DIR N: N one-line cron.d files of root's, none due soon.
+crond_files() {
+	mkdir -p "$1"
+	[[ -e $1/f$(printf %05d $(($2 - 1))) ]] && return
+	jobs_lines "$2" "$PWD/$BUILD/jobbin" cron.d |
+		awk -v d="$1" '{ f = sprintf("%s/f%05d", d, NR - 1); print > f; close(f) }'
+}
+
+# Whether PID sleeps in poll or ppoll (x86_64: 7, 271; aarch64: 73).
+in_poll() {
+	local nr
+	read -r nr _ <"/proc/$1/syscall" 2>/dev/null || return 1
+	[[ $nr == 7 || $nr == 271 || $nr == 73 ]]
+}
+
+# Waits (up to 60 s) until PID has slept in poll for 0.5 s.
+wait_settled() {
+	local i quiet=0
+	for ((i = 0; i < 1200 && quiet < 10; i++)); do
+		if in_poll "$1"; then quiet=$((quiet + 1)); else quiet=0; fi
+		sleep 0.05
+	done
+}
+
+rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
+
+# crond_reloads BIN DIR: BIN on DIR's cron.d files; prints "load_kb= r1_kb=
+# rN_kb= hwm_kb=": VmRSS once settled after the load, after the first and
+# after the last of MEMORY_RELOADS one-file reloads (a line changed in
+# DIR/f00000, each reload's "reload" event waited for), VmHWM at the end.
+crond_reloads() {
+	local bin=$1 dir=$2 ev=$BUILD/crond.json pid k i load r1 rn orig
+	orig=$(cat "$dir/f00000")
+	"$bin" --system-crontab --jobs "$dir" --json >"$ev" 2>>"$LOG" &
+	pid=$!
+	wait_settled "$pid"
+	load=$(rss_kb "$pid")
+	for ((k = 1; k <= MEMORY_RELOADS; k++)); do
+		printf '%d 1 1 1 * root /bin/true %d\n' $((k % 60)) "$k" >"$dir/f00000"
+		for ((i = 0; i < 600; i++)); do
+			(($(grep -c '"event":"reload"' "$ev") >= k)) && break
+			sleep 0.1
+		done
+		wait_settled "$pid"
+		((k == 1)) && r1=$(rss_kb "$pid")
+		rn=$(rss_kb "$pid")
+	done
+	printf 'load_kb=%s r1_kb=%s rN_kb=%s hwm_kb=%s\n' "$load" "$r1" "$rn" \
+		"$(awk '/^VmHWM/ { print $2 }' "/proc/$pid/status")"
+	kill -TERM "$pid"
+	wait "$pid"
+	printf '%s\n' "$orig" >"$dir/f00000"
+}
+
+# memory_row WHAT KEY UNIT TARGET LIMIT: the medians of KEY over NEW_RUNS
+# and OLD_RUNS, their ratio judged against LIMIT (none: "report").
+memory_row() {
+	local what=$1 key=$2 unit=$3 target=$4 limit=$5 n o mn mo r
+	n=$(for x in "${NEW_RUNS[@]}"; do kv "$key" "$x"; done)
+	o=$(for x in "${OLD_RUNS[@]}"; do kv "$key" "$x"; done)
+	mn=$(median "$n") mo=$(median "$o")
+	r=$(ratio "$mn" "$mo")
+	row "$what ($unit; new $(paste -sd' ' <<<"$n"); $MEMORY_COMMIT $(paste -sd' ' <<<"$o"))" \
+		"$mn" "$mo" "$r" "$target" "$(if [[ -n $limit ]]; then at_most "$r" "$limit"; else printf report; fi)"
+}
+
+memory_section() {
+	local old file crond dir k a b
+	have_tfd || return
+	old=$(tfd_at "$MEMORY_COMMIT" "$BUILD/memory-old") || { say "memory: could not build $MEMORY_COMMIT"; return; }
+	jobs_bin "$BUILD/jobbin" "$JOBS_N"
+	file=$(jobs_file mixed "$JOBS_N" mixed)
+	crond=$(jobs_file crond "$JOBS_N" cron.d)
+	NEW_RUNS=() OLD_RUNS=()
+	for ((k = 1; k <= PAIRS; k++)); do
+		say "memory: pair $k/$PAIRS: $JOBS_N jobs in one file, plain and as cron.d lines"
+		a=$(jobs_probe -- "$TFD" --jobs "$file") b=$(jobs_probe -- "$old" --jobs "$file")
+		detail "memory $JOBS_N jobs, new: $a; old: $b"
+		NEW_RUNS+=("file_hwm=$(kv vmhwm_kb "$a") file_cpu=$(kv idle_cpu_ms "$a")")
+		OLD_RUNS+=("file_hwm=$(kv vmhwm_kb "$b") file_cpu=$(kv idle_cpu_ms "$b")")
+		a=$(jobs_probe -- "$TFD" --system-crontab --jobs "$crond")
+		b=$(jobs_probe -- "$old" --system-crontab --jobs "$crond")
+		detail "memory $JOBS_N cron.d lines, new: $a; old: $b"
+		NEW_RUNS[-1]+=" crond_hwm=$(kv vmhwm_kb "$a") crond_cpu=$(kv idle_cpu_ms "$a")"
+		OLD_RUNS[-1]+=" crond_hwm=$(kv vmhwm_kb "$b") crond_cpu=$(kv idle_cpu_ms "$b")"
+	done
+	memory_row "$JOBS_N jobs in one file (half crontab, half --calendar): peak RSS once armed, VmHWM" file_hwm "kB, medians" "≤ 0.75× of $MEMORY_COMMIT" 0.75
+	memory_row "$JOBS_N jobs in one file: tfd's own CPU from exec to asleep in poll" file_cpu "ms, medians" "report" ""
+	memory_row "$JOBS_N crontab lines of root's in one --system-crontab file: peak RSS once armed, VmHWM" crond_hwm "kB, medians" "report" ""
+	memory_row "$JOBS_N crontab lines of root's: tfd's own CPU from exec to asleep in poll" crond_cpu "ms, medians" "report" ""
+	if [[ $(id -u) != 0 ]]; then
+		say "memory: the cron.d files need root (--system-crontab loads root's files alone)"
+		return
+	fi
+	dir=$BUILD/crond-files-$JOBS_N
+	crond_files "$dir" "$JOBS_N"
+	NEW_RUNS=() OLD_RUNS=()
+	for ((k = 1; k <= PAIRS; k++)); do
+		say "memory: pair $k/$PAIRS: $JOBS_N cron.d files, $MEMORY_RELOADS one-file reloads"
+		a=$(crond_reloads "$TFD" "$dir") b=$(crond_reloads "$old" "$dir")
+		detail "memory $JOBS_N cron.d files, new: $a; old: $b"
+		NEW_RUNS+=("$a growth=$(ratio "$(kv rN_kb "$a")" "$(kv load_kb "$a")")")
+		OLD_RUNS+=("$b growth=$(ratio "$(kv rN_kb "$b")" "$(kv load_kb "$b")")")
+	done
+	memory_row "$JOBS_N cron.d files of one line: RSS once loaded, VmRSS" load_kb "kB, medians" "report" ""
+	memory_row "$JOBS_N cron.d files: RSS after 1 one-file reload" r1_kb "kB, medians" "report" ""
+	memory_row "$JOBS_N cron.d files: RSS after $MEMORY_RELOADS one-file reloads" rN_kb "kB, medians" "report" ""
+	memory_row "$JOBS_N cron.d files: peak RSS over the load and the reloads, VmHWM" hwm_kb "kB, medians" "report" ""
+	local g
+	g=$(median "$(for x in "${NEW_RUNS[@]}"; do kv growth "$x"; done)")
+	row "$JOBS_N cron.d files: RSS after $MEMORY_RELOADS one-file reloads over RSS once loaded, new (old: $(for x in "${OLD_RUNS[@]}"; do kv growth "$x"; done | paste -sd' '))" \
+		"$g" "—" "—" "≤ 1.2×" "$(at_most "$g" 1.2)"
 }

@@ -9,6 +9,8 @@
 #   SECTION: lateness drift idle spawn footprint dry precise static jobs
 #   tagout oldnew (default: all of these), storms (50,000 due runs: about
 #   4 minutes), peers (cron and snooze, about 14 minutes: make bench-peers),
+#   memory (10,000 jobs' RSS and 10,000 cron.d files reloaded 20 times,
+#   against MEMORY_COMMIT built in the same run; about 3 minutes; root),
 #   fleet (--fleet against a PostgreSQL of its own, about 14 minutes; root;
 #   FLEET_PARTS and the rest: see bench/fleet.sh), floors (the tree against
 #   the commit before issue 24's refactor: callgrind instructions, start,
@@ -666,7 +668,7 @@ main() {
 		drift | idle | spawn | footprint | precise) "$section" ;;
 		dry) dry_runs ;;
 		static) static_build ;;
-		jobs | jobsdir | tagout | peers | oldnew | storms | fleet | floors) "${section}_section" ;;
+		jobs | jobsdir | tagout | peers | oldnew | storms | fleet | floors | memory) "${section}_section" ;;
 		*) say "unknown section '$section'" && exit 2 ;;
 		esac
 	done

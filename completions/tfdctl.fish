@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: MIT
 # fish completion for tfdctl(1). Installed as
 # share/fish/vendor_completions.d/tfdctl.fish. Job names are the running
-# tfd's (`tfdctl list --names`).
+# tfd's (`tfdctl list --names`, which answers within 2 seconds or not at
+# all). A name may come from a crontab line any user wrote: it is never
+# evaluated, only printed as a candidate, which fish quotes as one word.
 
 function __fish_tfdctl_jobs
     set -l ctl
     for w in (commandline -opc)
         string match -q -- '--control=*' $w; and set ctl $w
     end
-    tfdctl $ctl list --names 2>/dev/null
+    tfdctl $ctl --timeout=2s list --names 2>/dev/null
 end
 
 set -l cmds list status run stop pause resume reload

@@ -5,9 +5,11 @@
 #ifndef TFD_CALENDAR_H
 #define TFD_CALENDAR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "tz.h"
 
 struct calendar;
@@ -26,6 +28,16 @@ int calendar_parse_local(const char *spec, const struct tz *local,
  * or -1 when the event never elapses again. */
 int calendar_next(const struct calendar *cal, const struct tz *local,
 		  int64_t after_ns, int64_t *next_ns);
+
+/* Whether CAL is read on the local zone's clock: it names no zone of its
+ * own ("… UTC", "… Europe/Berlin", "@SECONDS" do). */
+bool calendar_in_local_time(const struct calendar *cal);
+
+/* CAL as parsed and normalized (each list sorted, its ranges trimmed to
+ * their last value, duplicates dropped), in one canonical text appended
+ * to OUT; its own zone, if it names one, in *ZONE (else NULL): events
+ * that mean the same write the same text ("*:0/15" and "*:00,15,30,45"). */
+void calendar_canonical(const struct calendar *cal, struct buf *out, const struct tz **zone);
 
 void calendar_free(struct calendar *cal);
 

@@ -5,11 +5,13 @@
 #include "control.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -19,16 +21,17 @@
 #include "jobview.h"
 #include "jsonw.h"
 #include "loopstate.h"
+#include "pathdir.h"
 #include "timens.h"
 
 /* The answer buffer kept for the next answer, at most. */
 #define CONTROL_KEEP_MAX (64 * 1024)
 
-/* A list is written a slice of jobs at a time, while its client has less
- * than a window of it unread: ten thousand jobs are megabytes and tens
- * of milliseconds, which no elapse waits for, and a client that reads
- * slowly holds no more than the window. */
-#define CONTROL_LIST_SLICE 256
+/* A list is made a slice at a time (jobview.h), within the loop's
+ * budget (slices.h), while its client has less than a window of it
+ * unread: ten thousand jobs are megabytes and tens of milliseconds, which
+ * no elapse waits for, and a client that reads slowly holds no more than
+ * the window. */
 #define CONTROL_LIST_WINDOW (256 * 1024)
 
 /* How long the listening socket rests after accept failed for want of a
@@ -38,20 +41,110 @@
 
 /* Path and start */
 
-static int make_parent(const char *path, char *err, size_t errlen)
+static int make_parent(const char *path, const char *dir, char *err, size_t errlen)
 {
-	char dir[sizeof ((struct sockaddr_un *)0)->sun_path];
-	char *slash;
-
-	snprintf(dir, sizeof dir, "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;
-	*slash = '\0';
 	if (mkdir(dir, 0755) == 0 || errno == EEXIST)
 		return 0;
 	snprintf(err, errlen, "--control '%s': mkdir '%s': %s", path, dir, strerror(errno));
 	return -1;
+}
+
+/* Whoever may write in the socket's directory may move the socket aside
+ * and answer tfdctl in tfd's place, so the directory must be tfd's user's
+ * and writable by no one else. A sticky directory (/tmp) is no exception:
+ * its sticky bit keeps others from renaming tfd's socket, not from
+ * binding theirs first. */
+static int check_dir(const char *path, const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(dir, &st) != 0) {
+		snprintf(err, errlen, "--control '%s': stat '%s': %s", path, dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "--control '%s': '%s' is not a directory", path, dir);
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(err, errlen, "--control '%s': the directory '%s' belongs to uid %u, not to "
+			 "tfd's user (uid %u): its owner could answer in tfd's place; give a "
+			 "directory of tfd's user", path, dir, (unsigned)st.st_uid,
+			 (unsigned)geteuid());
+		return -1;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(err, errlen, "--control '%s': the directory '%s' is writable by %s (mode "
+			 "%04o): another user could answer in tfd's place; chmod go-w it",
+			 path, dir, st.st_mode & S_IWOTH ? "others" : "its group",
+			 (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+/* PATH.lock into BUF. */
+static int lock_path(const char *path, char *buf, size_t len, char *err, size_t errlen)
+{
+	int n = snprintf(buf, len, "%s.lock", path);
+
+	if (n < 0 || (size_t)n >= len) {
+		snprintf(err, errlen, "--control '%s': the path is too long", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Takes PATH.lock for the process's life (flock, released when tfd's
+ * descriptor closes, whatever ends tfd). The file is removed at exit, so
+ * a lock taken on a file that was removed meanwhile is no lock: the one
+ * at the path now must be the one locked. */
+static int take_lock(const char *path, char *err, size_t errlen)
+{
+	char lock[4096];
+	struct stat held, there;
+
+	if (lock_path(path, lock, sizeof lock, err, errlen) != 0)
+		return -1;
+	for (int tries = 0; tries < 100; tries++) {
+		int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+
+		if (fd < 0) {
+			snprintf(err, errlen, "--control '%s': open '%s': %s", path, lock,
+				 strerror(errno));
+			return -1;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			if (errno == EWOULDBLOCK)
+				snprintf(err, errlen, "--control '%s': another tfd runs there (it "
+					 "holds '%s')", path, lock);
+			else
+				snprintf(err, errlen, "--control '%s': flock '%s': %s", path, lock,
+					 strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (fstat(fd, &held) == 0 && stat(lock, &there) == 0 && held.st_dev == there.st_dev &&
+		    held.st_ino == there.st_ino)
+			return fd;
+		close(fd);
+	}
+	snprintf(err, errlen, "--control '%s': '%s' keeps being replaced", path, lock);
+	return -1;
+}
+
+/* The lock given up: its file removed while it is still held, then its
+ * descriptor closed. */
+static void drop_lock(const char *path, int fd)
+{
+	char lock[4096];
+	char err[64];
+
+	if (fd < 0)
+		return;
+	if (lock_path(path, lock, sizeof lock, err, sizeof err) == 0)
+		unlink(lock);
+	close(fd);
 }
 
 /* A socket file at PATH: does something answer there? */
@@ -129,18 +222,14 @@ static int bind_and_listen(int fd, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int control_listen(const char *path, char *err, size_t errlen)
+/* The directory checked, the lock taken: the socket, or -1. */
+static int open_socket(const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd;
 
-	if (!*path || strlen(path) >= sizeof sa.sun_path - 12) {
-		snprintf(err, errlen, "--control '%s': a socket path is 1 to %zu bytes", path,
-			 sizeof sa.sun_path - 12);
-		return -1;
-	}
 	memcpy(sa.sun_path, path, strlen(path));
-	if (make_parent(path, err, errlen) != 0 || clear_path(path, &sa, err, errlen) != 0)
+	if (clear_path(path, &sa, err, errlen) != 0)
 		return -1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
@@ -152,15 +241,46 @@ int control_listen(const char *path, char *err, size_t errlen)
 	return fd;
 }
 
-struct control *control_new(int fd, const char *path)
+int control_listen(const char *path, int *lock_fd, char *err, size_t errlen)
+{
+	char dir[sizeof ((struct sockaddr_un *)0)->sun_path];
+	int fd;
+
+	*lock_fd = -1;
+	if (!*path || strlen(path) >= sizeof dir - 12) {
+		snprintf(err, errlen, "--control '%s': a socket path is 1 to %zu bytes", path,
+			 sizeof dir - 12);
+		return -1;
+	}
+	path_dir(path, dir, sizeof dir);
+	if (make_parent(path, dir, err, errlen) != 0 || check_dir(path, dir, err, errlen) != 0)
+		return -1;
+	*lock_fd = take_lock(path, err, errlen);
+	if (*lock_fd < 0)
+		return -1;
+	fd = open_socket(path, err, errlen);
+	if (fd < 0) {
+		drop_lock(path, *lock_fd);
+		*lock_fd = -1;
+	}
+	return fd;
+}
+
+struct control *control_new(int fd, int lock_fd, const char *path, size_t fds)
 {
 	struct control *c = calloc(1, sizeof *c);
 
 	if (!c || !(c->path = strdup(path))) {
 		free(c);
+		close(fd);
+		unlink(path);
+		drop_lock(path, lock_fd);
 		return NULL;
 	}
 	c->fd = fd;
+	c->lock_fd = lock_fd;
+	/* The listening socket and the lock are two of them. */
+	c->max_clients = fds > CONTROL_FDS ? CONTROL_CLIENTS : fds > 3 ? fds - 2 : 1;
 	return c;
 }
 
@@ -181,18 +301,41 @@ static void close_client(struct control *ctl, struct control_client *c)
 	ctl->closed = c;
 }
 
-/* A whole request waits in C's input, and C may be served it. */
+/* C's input holds a line longer than CONTROL_REQUEST_MAX: no newline in
+ * a whole buffer of what is not yet served. */
+static bool too_big(const struct control_client *c)
+{
+	return c->in_len - c->in_off >= CONTROL_REQUEST_MAX &&
+	       !memchr(c->in + c->in_off, '\n', c->in_len - c->in_off);
+}
+
+/* A whole request (or one too big) waits in C's input, and C may be
+ * served it: no answer of C's is still on its way. */
 static bool has_request(const struct control_client *c)
 {
-	return c->fd >= 0 && !c->waiting && !c->list && !c->ended && c->in_len > 0 &&
-	       memchr(c->in, '\n', c->in_len);
+	return c->fd >= 0 && !c->waiting && !c->list && !c->ended && c->in_len > c->in_off &&
+	       (memchr(c->in + c->in_off, '\n', c->in_len - c->in_off) || too_big(c));
+}
+
+/* What poll should wait for on C's behalf: 0 when only its hang-up. */
+/* What C waits for. POLLOUT also for a list to go on (when LIST_MAY_GO:
+ * else the loop wakes at the budget's renewal, slices.h), and for
+ * requests that waited behind an answer (the socket is writable: served
+ * at once). */
+static short client_events(const struct control_client *c, bool list_may_go)
+{
+	short events = 0;
+
+	if ((!c->in_closed && c->in_len - c->in_off < CONTROL_REQUEST_MAX) || c->ended)
+		events |= POLLIN;
+	if (c->out.len > c->out_off || (c->list && list_may_go) || has_request(c))
+		events |= POLLOUT;
+	return events;
 }
 
 static void free_listing(struct control_client *c)
 {
-	if (c->list)
-		free(c->list->jobs);
-	free(c->list);
+	jobview_listing_free(c->list);
 	c->list = NULL;
 }
 
@@ -214,6 +357,11 @@ void control_collect(struct loop *l)
 		ctl->closed = c->next_closed;
 		free_client(c);
 	}
+	/* The clients take turns at the head of the poll set: the first
+	 * served has the turn's budget for lists, and a list under way
+	 * must never wait on others until its deadline passes. */
+	if (ctl)
+		ctl->first++;
 }
 
 int64_t control_later(int64_t span)
@@ -223,43 +371,29 @@ int64_t control_later(int64_t span)
 	return __builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC), span, &at) ? INT64_MAX : at;
 }
 
-/* The next slice of C's list into its output, and the list's end after
- * the last. Returns -1 when memory ran out (the client is dropped). */
-static int list_slice(const struct loop *l, struct control *ctl, struct control_client *c)
+/* The next slice of C's list into its output. Returns -1 when memory
+ * ran out (the client is dropped). */
+static int list_slice(struct loop *l, struct control *ctl, struct control_client *c)
 {
-	struct listing *ls = c->list;
-	size_t end = ls->next + CONTROL_LIST_SLICE < ls->n ? ls->next + CONTROL_LIST_SLICE : ls->n;
-	bool failed;
+	const char *text;
+	size_t len;
+	int rc = jobview_listing_part(c->list, &l->control_slices, SLICE_PART_BYTES, &text, &len);
 
-	jsonw_reset(&ctl->answer);
-	if (ls->written > 0)
-		jsonw_raw(&ctl->answer, ",", 1);
-	for (; ls->next < end; ls->next++) {
-		if (!ls->jobs[ls->next])
-			continue;
-		jobview_list_job(&ctl->answer, l, ls->jobs[ls->next], ls->now);
-		ls->written++;
-	}
-	if (ls->next == ls->n)
-		jsonw_raw(&ctl->answer, JOBVIEW_LIST_TAIL "\n", strlen(JOBVIEW_LIST_TAIL) + 1);
-	if (!ctl->answer.failed)
-		jsonw_raw(&c->out, ctl->answer.text, ctl->answer.len);
-	failed = ctl->answer.failed || c->out.failed;
-	if (ctl->answer.cap > CONTROL_KEEP_MAX)
-		jsonw_free(&ctl->answer);
-	if (failed) {
+	if (rc >= 0)
+		jsonw_raw(&c->out, text, len);
+	if (rc < 0 || c->out.failed) {
 		close_client(ctl, c);
 		return -1;
 	}
-	if (ls->next == ls->n)
+	if (rc == 1)
 		free_listing(c);
 	return 0;
 }
 
 /* C's list goes on while the client has less than the window unread.
  * At most one slice a call: the loop comes back when the socket takes
- * more. */
-void control_list_more(const struct loop *l, struct control *ctl, struct control_client *c)
+ * more, or at its next turn when the budget was spent. */
+void control_list_more(struct loop *l, struct control *ctl, struct control_client *c)
 {
 	if (c->list && c->out.len - c->out_off < CONTROL_LIST_WINDOW)
 		list_slice(l, ctl, c);
@@ -352,25 +486,56 @@ void control_answer_error(struct control *ctl, struct control_client *c, const c
 	control_send_answer(ctl, c);
 }
 
+/* Every client is full: those whose peers closed (or sent their last
+ * request and closed) are served and let go first, as the next poll
+ * would, so that clients already gone never count against the limit. */
+static void collect_gone(struct loop *l)
+{
+	struct control *ctl = l->control;
+	struct pollfd p[CONTROL_CLIENTS];
+	struct control_client *who[CONTROL_CLIENTS];
+	size_t n = ctl->n;
+
+	for (size_t i = 0; i < n; i++) {
+		who[i] = ctl->c[i];
+		p[i] = (struct pollfd){ .fd = who[i]->fd, .events = client_events(who[i], true) };
+	}
+	if (poll(p, n, 0) <= 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (p[i].revents & (POLLHUP | POLLERR | POLLIN))
+			control_serve(l, who[i]);
+}
+
+/* Another client is refused: told so at once and closed. */
+static void refuse_client(const struct control *ctl, int fd)
+{
+	char full[128];
+	int n = snprintf(full, sizeof full, "{\"ok\":false,\"error\":\"too many clients: tfd "
+			 "serves %zu at once\"}\n", ctl->max_clients);
+
+	send(fd, full, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	close(fd);
+}
+
 void control_accept(struct loop *l)
 {
 	struct control *ctl = l->control;
 	struct control_client *c;
 	struct ucred cred;
 	socklen_t clen = sizeof cred;
-	int fd = accept4(ctl->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int fd;
 
+	if (ctl->n == ctl->max_clients)
+		collect_gone(l);
+	fd = accept4(ctl->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0) {
 		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
 			ctl->accept_after = control_later(CONTROL_ACCEPT_REST_NS);
 		return;
 	}
-	if (ctl->n == CONTROL_CLIENTS) {
-		static const char full[] = "{\"ok\":false,\"error\":\"too many clients: tfd "
-					   "serves 32 at once\"}\n";
-
-		send(fd, full, sizeof full - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-		close(fd);
+	if (ctl->n == ctl->max_clients) {
+		refuse_client(ctl, fd);
 		return;
 	}
 	c = calloc(1, sizeof *c);
@@ -388,29 +553,32 @@ void control_accept(struct loop *l)
 void control_stop_waiting(struct control_client *c)
 {
 	c->waiting = false;
+	c->reloading = false;
 	c->claiming = false;
 	c->fleet_token = 0;
 	c->deadline = control_later(CONTROL_TIMEOUT_NS);
 }
 
-/* Requests complete in C's input, each answered in turn; a waiting
- * client's next request waits for the answer it waits for. */
+/* Requests complete in C's input, each answered in full before the next
+ * is read: a client that waits (run --wait, reload) or whose list is
+ * still being written is served its next request once that answer is
+ * out (control_serve). The 64 KiB limit is each line's. */
 static void serve_lines(struct loop *l, struct control_client *c)
 {
 	char *nl;
 
-	while (c->fd >= 0 && !c->waiting && !c->list && (nl = memchr(c->in, '\n', c->in_len))) {
-		size_t len = (size_t)(nl - c->in);
+	while (c->fd >= 0 && !c->waiting && !c->list && !c->ended &&
+	       (nl = memchr(c->in + c->in_off, '\n', c->in_len - c->in_off))) {
+		const char *line = c->in + c->in_off;
+		size_t len = (size_t)(nl - line);
 
-		control_serve_request(l, c, c->in, len);
-		if (c->fd < 0)
-			return;
-		memmove(c->in, nl + 1, c->in_len - len - 1);
-		c->in_len -= len + 1;
-		if (!c->waiting)
+		/* The line stays where it is until the next read. */
+		c->in_off += len + 1;
+		control_serve_request(l, c, line, len);
+		if (c->fd >= 0 && !c->waiting)
 			c->deadline = control_later(CONTROL_TIMEOUT_NS);
 	}
-	if (c->fd >= 0 && c->in_len >= CONTROL_REQUEST_MAX) {
+	if (c->fd >= 0 && has_request(c) && too_big(c)) {
 		c->ended = true;
 		control_answer_error(l->control, c, "request too big: over %d bytes",
 				     CONTROL_REQUEST_MAX);
@@ -428,7 +596,19 @@ static void discard_client(struct control *ctl, struct control_client *c)
 		close_client(ctl, c);
 }
 
-/* Reads what C sent, at most one buffer's worth a poll. */
+/* Requests served are dropped from the front of C's input, so that a
+ * whole CONTROL_REQUEST_MAX is free for the next line. */
+static void compact_input(struct control_client *c)
+{
+	if (c->in_off == 0)
+		return;
+	memmove(c->in, c->in + c->in_off, c->in_len - c->in_off);
+	c->in_len -= c->in_off;
+	c->in_off = 0;
+}
+
+/* Reads what C sent, at most one buffer's worth a poll; none while its
+ * unserved requests fill the buffer (they wait behind an answer). */
 static void read_client(struct loop *l, struct control_client *c)
 {
 	ssize_t n;
@@ -437,6 +617,7 @@ static void read_client(struct loop *l, struct control_client *c)
 		discard_client(l->control, c);
 		return;
 	}
+	compact_input(c);
 	if (c->in_closed || c->in_len >= CONTROL_REQUEST_MAX)
 		return;
 	if (!c->in && !(c->in = malloc(CONTROL_REQUEST_MAX))) {
@@ -458,6 +639,12 @@ static void read_client(struct loop *l, struct control_client *c)
 
 void control_serve(struct loop *l, struct control_client *c)
 {
+	/* Poll woke a client that asked for nothing: it hung up (closed
+	 * while it waited for a run or a reload): its slot is free now. */
+	if (c->fd >= 0 && client_events(c, true) == 0) {
+		close_client(l->control, c);
+		return;
+	}
 	if (c->fd >= 0 && c->out.len > c->out_off)
 		control_flush(l->control, c);
 	if (c->fd >= 0 && c->list)
@@ -478,19 +665,20 @@ int control_listen_fd(const struct loop *l)
 	return l->control->fd;
 }
 
+/* C's list waits for the budget's renewal (slices.h) to go on. */
+static bool list_waits(const struct loop *l, const struct control_client *c)
+{
+	return c->list && c->out.len - c->out_off < CONTROL_LIST_WINDOW &&
+	       slice_budget_spent(&l->control_slices);
+}
+
 int control_client_fd(const struct loop *l, size_t i, short *events,
 		      struct control_client **c)
 {
 	if (!l->control || i >= l->control->n)
 		return -1;
-	*c = l->control->c[i];
-	*events = 0;
-	if ((!(*c)->in_closed && (*c)->in_len < CONTROL_REQUEST_MAX) || (*c)->ended)
-		*events |= POLLIN;
-	/* POLLOUT also for a list to go on, and for requests that waited
-	 * behind an answer (the socket is writable: served at once). */
-	if ((*c)->out.len > (*c)->out_off || (*c)->list || has_request(*c))
-		*events |= POLLOUT;
+	*c = l->control->c[(i + l->control->first) % l->control->n];
+	*events = client_events(*c, !list_waits(l, *c));
 	return (*c)->fd;
 }
 
@@ -498,9 +686,14 @@ int64_t control_deadline(const struct loop *l)
 {
 	int64_t d = l->control && l->control->accept_after ? l->control->accept_after : INT64_MAX;
 
-	for (size_t i = 0; l->control && i < l->control->n; i++)
-		if (l->control->c[i]->deadline < d)
-			d = l->control->c[i]->deadline;
+	for (size_t i = 0; l->control && i < l->control->n; i++) {
+		const struct control_client *c = l->control->c[i];
+
+		if (c->deadline < d)
+			d = c->deadline;
+		if (list_waits(l, c) && l->control_slices.renew_at < d)
+			d = l->control_slices.renew_at;
+	}
 	return d;
 }
 
@@ -515,6 +708,11 @@ void control_expire(struct loop *l, int64_t now)
 
 		if (c->deadline > now) {
 			i++;
+		} else if (c->reloading) {
+			control_stop_waiting(c);
+			control_answer_error(ctl, c, "%s", l->st.phase == PHASE_RUNNING
+					     ? "the reload did not come in time"
+					     : "tfd is stopping: the reload was not done");
 		} else if (c->claiming || c->fleet_token) {
 			/* The fleet's database did not answer in time: told so,
 			 * the client is not left without an answer. */
@@ -540,13 +738,16 @@ void control_free(struct loop *l)
 	while (ctl->n > 0) {
 		struct control_client *c = ctl->c[0];
 
-		if (c->waiting)
+		if (c->reloading)
+			control_answer_error(ctl, c, "tfd is stopping: the reload was not done");
+		else if (c->waiting)
 			control_answer_error(ctl, c, "tfd exited before the run ended");
 		close_client(ctl, c);
 	}
 	control_collect(l);
 	close(ctl->fd);
 	unlink(ctl->path);
+	drop_lock(ctl->path, ctl->lock_fd);
 	free(ctl->path);
 	jsonw_free(&ctl->answer);
 	free(ctl);

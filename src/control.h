@@ -23,24 +23,37 @@
 #define CONTROL_CLIENTS 32
 #define CONTROL_TIMEOUT_NS (INT64_C(5) * 1000000000)
 
+/* The descriptors the control socket may hold at once: its clients, the
+ * listening socket and the lock beside it. The loop sets them aside from
+ * the run pipes' share, as --listen's (loop.c). */
+#define CONTROL_FDS (CONTROL_CLIENTS + 2)
+
 struct loop;
 struct job;
 struct control_client;
 
-/* At start: listens at PATH (its directory made 0755 when missing). A
- * socket there that refuses connections is stale and replaced; one where
- * a tfd answers, or anything not a socket, is refused. Returns the
- * listening descriptor, or -1 with one line in err naming PATH. */
-int control_listen(const char *path, char *err, size_t errlen);
+/* At start: listens at PATH. Its directory (made 0755 when missing) must
+ * be tfd's user's and writable by no one else, as ssh wants ~/.ssh: who
+ * may write there may move the socket aside and answer in tfd's place.
+ * PATH.lock is held (flock) for the process's life, so two tfds started
+ * at once on one PATH never both listen. A socket at PATH that refuses
+ * connections is stale and replaced; one where a tfd answers, or anything
+ * not a socket, is refused. Returns the listening descriptor, the lock's
+ * in *LOCK_FD, or -1 with one line in err naming PATH. */
+int control_listen(const char *path, int *lock_fd, char *err, size_t errlen);
 
-/* The loop's side: takes FD (from control_listen) and PATH, removed at
- * control_free. NULL when memory ran out. */
-struct control *control_new(int fd, const char *path);
+/* The loop's side: takes FD and LOCK_FD (from control_listen) and PATH,
+ * both files removed at control_free; FDS is the descriptors it may hold
+ * (at most CONTROL_FDS: fewer under a low RLIMIT_NOFILE serve fewer
+ * clients). NULL when memory ran out: then FD and LOCK_FD are closed and
+ * the files removed. */
+struct control *control_new(int fd, int lock_fd, const char *path, size_t fds);
 void control_free(struct loop *l);
 
 /* The poll set: the listening socket, then each client's descriptor and
- * the events it waits for (POLLIN, POLLOUT). I from 0 while it returns a
- * descriptor (-1: no more). */
+ * the events it waits for (POLLIN, POLLOUT; none: a client polled only
+ * for its hang-up, which frees its slot at once). I from 0 while it
+ * returns a descriptor (-1: no more). */
 int control_listen_fd(const struct loop *l);
 int control_client_fd(const struct loop *l, size_t i, short *events,
 		      struct control_client **c);
@@ -62,6 +75,11 @@ void control_expire(struct loop *l, int64_t now);
  * is answered. J leaves the table: its waiters are told. */
 void control_run_ended(struct loop *l, struct job *j, const struct run_record *r, bool final);
 void control_job_gone(struct loop *l, struct job *j);
+
+/* A reload was done (COUNTS) or refused (ERROR): `tfdctl reload`s that
+ * wait for it are answered. */
+struct reload_counts;
+void control_reloaded(struct loop *l, const struct reload_counts *counts, const char *error);
 
 /* --fleet: the claim of tfdctl run's tick T of J was answered and acted
  * on (T's action); a pause or resume written (MESSAGE NULL) or refused,

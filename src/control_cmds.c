@@ -5,6 +5,7 @@
  * for the fleet's database (a run's claim, a pause). */
 #include "control.h"
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,10 +19,14 @@
 #include "json.h"
 #include "jsonw.h"
 #include "loopstate.h"
+#include "nearest.h"
 #include "reload.h"
 #include "report.h"
+#include "runs.h"
 #include "tick.h"
 #include "timens.h"
+#include "utf8.h"
+#include "writers.h"
 
 /* Commands */
 
@@ -29,6 +34,7 @@ struct request {
 	struct json_doc d;
 	char *command;
 	char *job;
+	size_t job_len;           /* a "\u0000" in it makes it longer than strlen */
 };
 
 static void control_event(struct loop *l, struct control_client *c, const char *command,
@@ -44,34 +50,79 @@ static void answer_ok(struct control *ctl, struct control_client *c)
 	control_send_answer(ctl, c);
 }
 
-static struct job *find_job(struct loop *l, struct control_client *c, const char *name)
+/* The job named NAME (LEN bytes): its name exactly, or for a name that
+ * is not UTF-8, which a JSON request can only carry as it was shown (each
+ * invalid part U+FFFD), the one job shown so. NULL when none is, or when
+ * that shown name is several jobs'. */
+static struct job *lookup(const struct loop *l, const char *name, size_t len)
 {
-	struct job *j = name ? jobview_find(l, name) : NULL;
+	struct job *j = jobview_find(l, name), *shown = NULL;
+
+	if (j || !memmem(name, len, UTF8_REPLACEMENT, sizeof UTF8_REPLACEMENT - 1))
+		return j;
+	for (size_t i = 0; i < l->njobs; i++) {
+		j = l->jobs[i];
+		if (j->state->removed || !utf8_shown_as(j->name, strlen(j->name), name, len))
+			continue;
+		if (shown)
+			return NULL;
+		shown = j;
+	}
+	return shown;
+}
+
+/* An unknown job, answered with the nearest name of the table when one
+ * is near ("did you mean"). */
+static void answer_unknown(struct loop *l, struct control_client *c, const char *name)
+{
+	struct nearest near;
+	const char *best;
+
+	nearest_begin(&near, name);
+	for (size_t i = 0; i < l->njobs; i++)
+		if (!l->jobs[i]->state->removed)
+			nearest_offer(&near, l->jobs[i]->name);
+	best = nearest_found(&near);
+	if (best)
+		control_answer_error(l->control, c, "unknown job '%s'; did you mean '%s'?", name,
+				     best);
+	else
+		control_answer_error(l->control, c, "unknown job '%s'", name);
+}
+
+/* The job NAME (LEN bytes) names, else answered: NULL when NAME is none,
+ * holds a NUL (no job's name does: "a\u0000b" must not reach "a"), or
+ * names no job. */
+static struct job *find_named(struct loop *l, struct control_client *c, const char *name,
+			      size_t len)
+{
+	struct job *j = NULL;
 
 	if (!name)
 		control_answer_error(l->control, c, "this command needs \"job\"");
-	else if (!j)
-		control_answer_error(l->control, c, "unknown job '%s'", name);
+	else if (strlen(name) != len)
+		control_answer_error(l->control, c, "a job's name holds no NUL (\\u0000)");
+	else if (!(j = lookup(l, name, len)))
+		answer_unknown(l, c, name);
 	return j;
 }
 
-/* list: its head now, its jobs a slice at a time (list_more). */
+static struct job *find_job(struct loop *l, struct control_client *c, const struct request *rq)
+{
+	return find_named(l, c, rq->job, rq->job_len);
+}
+
+/* list: made a slice at a time (control_list_more), from now if the
+ * turn's budget allows. */
 static void cmd_list(struct loop *l, struct control_client *c)
 {
-	struct listing *ls = calloc(1, sizeof *ls);
-
-	if (ls)
-		ls->jobs = jobview_sorted(l, &ls->n);
-	if (!ls || !ls->jobs) {
-		free(ls);
+	c->list = jobview_listing_new(l);
+	if (!c->list) {
 		jsonw_reset(&l->control->answer);
 		l->control->answer.failed = true;
 		control_send_answer(l->control, c);
 		return;
 	}
-	ls->now = clock_now_ns(CLOCK_REALTIME);
-	c->list = ls;
-	jsonw_raw(&c->out, JOBVIEW_LIST_HEAD, strlen(JOBVIEW_LIST_HEAD));
 	control_list_more(l, l->control, c);
 	if (c->fd >= 0)
 		control_flush(l->control, c);
@@ -79,10 +130,12 @@ static void cmd_list(struct loop *l, struct control_client *c)
 
 static void cmd_status(struct loop *l, struct control_client *c, const struct request *rq)
 {
-	if (!find_job(l, c, rq->job))
+	const struct job *j = find_job(l, c, rq);
+
+	if (!j)
 		return;
 	jsonw_reset(&l->control->answer);
-	jobview_status(&l->control->answer, l, rq->job);
+	jobview_status(&l->control->answer, l, j->name);
 	control_send_answer(l->control, c);
 }
 
@@ -198,7 +251,7 @@ void control_fleet_done(struct loop *l, uint64_t token, const char *message)
 static void cmd_run(struct loop *l, struct control_client *c, const struct request *rq)
 {
 	struct control *ctl = l->control;
-	struct job *j = find_job(l, c, rq->job);
+	struct job *j = find_job(l, c, rq);
 	bool wait = false;
 	enum tick_action a;
 
@@ -287,10 +340,6 @@ void control_job_gone(struct loop *l, struct job *j)
 {
 	struct control *ctl = l->control;
 
-	for (size_t i = 0; ctl && i < ctl->n; i++)
-		for (size_t k = 0; ctl->c[i]->list && k < ctl->c[i]->list->n; k++)
-			if (ctl->c[i]->list->jobs[k] == j)
-				ctl->c[i]->list->jobs[k] = NULL;
 	for (size_t i = 0; ctl && i < ctl->n; i++) {
 		struct control_client *c = ctl->c[i];
 
@@ -303,22 +352,59 @@ void control_job_gone(struct loop *l, struct job *j)
 	}
 }
 
+/* A run --wait on queued run SEQ of J, which stop dropped: told so. */
+static void answer_dropped(struct loop *l, struct job *j, uint64_t seq)
+{
+	struct control *ctl = l->control;
+
+	for (size_t i = 0; i < ctl->n; i++) {
+		struct control_client *c = ctl->c[i];
+
+		if (!c->waiting || c->wait_job != j || c->wait_seq != seq)
+			continue;
+		control_stop_waiting(c);
+		control_answer_error(ctl, c, "run %" PRIu64 " of '%s' was dropped from the queue "
+				     "by tfdctl stop: it did not run", seq, j->name);
+		i = (size_t)-1;   /* C may be closed: look again */
+	}
+}
+
+/* stop: the runs going are ended (SIGTERM, SIGKILL after the grace), and
+ * what would have run next is dropped: a queued run (its waiter told), a
+ * failed try's retry (the run then ends failed: counted, printed, its
+ * waiter answered). */
 static void cmd_stop(struct loop *l, struct control_client *c, const struct request *rq)
 {
 	struct control *ctl = l->control;
-	struct job *j = find_job(l, c, rq->job);
-	size_t n;
+	struct job *j = find_job(l, c, rq);
+	struct runner_stopped st = { 0 };
 
 	if (!j)
 		return;
 	control_event(l, c, "stop", j->name);
-	n = j->state->runner ? runner_stop(j->state->runner, clock_now_ns(CLOCK_MONOTONIC)) : 0;
+	if (j->state->runner)
+		runner_stop(j->state->runner, clock_now_ns(CLOCK_MONOTONIC), &st);
+	if (st.queued)
+		answer_dropped(l, j, st.queued_seq);
+	runs_retry_dropped(l, j, &st);
 	jobdue_update(l, j);
+	if (c->fd < 0)
+		return;
 	control_answer_begin(ctl, true);
 	jsonw_key(&ctl->answer, "job");
 	jsonw_string(&ctl->answer, j->name);
 	jsonw_key(&ctl->answer, "stopped");
-	jsonw_u64(&ctl->answer, n);
+	jsonw_u64(&ctl->answer, st.signalled);
+	jsonw_key(&ctl->answer, "queued_dropped");
+	if (st.queued)
+		jsonw_u64(&ctl->answer, st.queued_seq);
+	else
+		jsonw_null(&ctl->answer);
+	jsonw_key(&ctl->answer, "retry_dropped");
+	if (st.retry)
+		jsonw_u64(&ctl->answer, st.last_try.seq);
+	else
+		jsonw_null(&ctl->answer);
 	jsonw_end_object(&ctl->answer);
 	control_send_answer(ctl, c);
 }
@@ -329,21 +415,27 @@ static void set_paused(struct loop *l, struct job *j, bool paused)
 	l->metrics_dirty = true;
 }
 
-/* The names of the array at JOBS, each a job of the table; else the
- * first that is not, answered. */
+/* The jobs the names of the array at JOBS name, into V (*N of them);
+ * else false, the first name that is no job's answered. */
 static bool names_known(struct loop *l, struct control_client *c, const struct json_doc *d,
-			size_t jobs)
+			size_t jobs, struct job **v, size_t *n)
 {
 	for (size_t i = jobs + 1; i < d->v[jobs].next; i = d->v[i].next) {
-		char *name = json_string(d, i);
-		bool known = name && jobview_find(l, name);
+		size_t len;
+		char *name = json_string_n(d, i, &len);
+		struct job *j = NULL;
 
-		if (!known)
-			control_answer_error(l->control, c, "unknown job '%s'",
-					     name ? name : "(not a string)");
+		if (!name && d->v[i].type != JSON_STRING)
+			control_answer_error(l->control, c, "\"jobs\" holds names (strings)");
+		else if (!name)
+			control_answer_error(l->control, c, "out of memory");
+		else
+			j = find_named(l, c, name, len);
 		free(name);
-		if (!known)
+		if (!j)
 			return false;
+		if (*n < l->njobs)
+			v[(*n)++] = j;
 	}
 	return true;
 }
@@ -373,21 +465,14 @@ static struct job **pause_targets(struct loop *l, struct control_client *c,
 				v[(*n)++] = l->jobs[i];
 		return v;
 	} else if (!listed && rq->job) {
-		if ((j = find_job(l, c, rq->job))) {
+		if ((j = find_job(l, c, rq))) {
 			v[(*n)++] = j;
 			return v;
 		}
 	} else if (!listed) {
 		control_answer_error(l->control, c, "%s needs \"jobs\" (names) or \"all\": true",
 				     command);
-	} else if (names_known(l, c, d, jobs)) {
-		for (size_t i = jobs + 1; i < d->v[jobs].next && *n < l->njobs; i = d->v[i].next) {
-			char *name = json_string(d, i);
-
-			if (name && (j = jobview_find(l, name)))
-				v[(*n)++] = j;
-			free(name);
-		}
+	} else if (names_known(l, c, d, jobs, v, n)) {
 		return v;
 	}
 	free(v);
@@ -453,31 +538,55 @@ static void cmd_pause(struct loop *l, struct control_client *c, const struct req
 	free(v);
 }
 
+/* reload: what SIGHUP does, answered once it is done. SIGHUP's reload
+ * waits for the jobs files still being written (reload.h), so this one
+ * waits too: the client is answered by control_reloaded, the next
+ * reload's outcome (within the writers' wait and CONTROL_TIMEOUT_NS). */
 static void cmd_reload(struct loop *l, struct control_client *c)
 {
 	struct control *ctl = l->control;
-	struct reload_counts counts;
-	char err[1024];
 
-	if (!l->cfg->jobs_path || !l->cfg->reload || l->st.phase != PHASE_RUNNING) {
+	if (l->st.phase != PHASE_RUNNING) {
+		control_answer_error(ctl, c, "tfd is stopping: no reload now");
+		return;
+	}
+	if (!l->cfg->jobs_path || !l->cfg->reload) {
 		control_answer_error(ctl, c, "reload needs a tfd started with --jobs");
 		return;
 	}
 	control_event(l, c, "reload", NULL);
-	reload_retry_watches(l);
-	if (reload_run(l, true, &counts, err, sizeof err) < 0) {
-		control_answer_error(ctl, c, "%s", err);
-		return;
+	reload_request(l);
+	c->waiting = true;
+	c->reloading = true;
+	c->wait_job = NULL;   /* a former run's: not this wait's */
+	c->deadline = control_later(WRITERS_WAIT_NS + CONTROL_TIMEOUT_NS);
+}
+
+void control_reloaded(struct loop *l, const struct reload_counts *counts, const char *error)
+{
+	struct control *ctl = l->control;
+
+	for (size_t i = 0; ctl && i < ctl->n; i++) {
+		struct control_client *c = ctl->c[i];
+
+		if (!c->reloading)
+			continue;
+		control_stop_waiting(c);
+		if (error) {
+			control_answer_error(ctl, c, "%s", error);
+		} else {
+			control_answer_begin(ctl, true);
+			jsonw_key(&ctl->answer, "added");
+			jsonw_u64(&ctl->answer, counts->added);
+			jsonw_key(&ctl->answer, "removed");
+			jsonw_u64(&ctl->answer, counts->removed);
+			jsonw_key(&ctl->answer, "kept");
+			jsonw_u64(&ctl->answer, counts->kept);
+			jsonw_end_object(&ctl->answer);
+			control_send_answer(ctl, c);
+		}
+		i = (size_t)-1;   /* C may be closed: look again */
 	}
-	control_answer_begin(ctl, true);
-	jsonw_key(&ctl->answer, "added");
-	jsonw_u64(&ctl->answer, counts.added);
-	jsonw_key(&ctl->answer, "removed");
-	jsonw_u64(&ctl->answer, counts.removed);
-	jsonw_key(&ctl->answer, "kept");
-	jsonw_u64(&ctl->answer, counts.kept);
-	jsonw_end_object(&ctl->answer);
-	control_send_answer(ctl, c);
 }
 
 static void dispatch(struct loop *l, struct control_client *c, const struct request *rq)
@@ -518,7 +627,7 @@ void control_serve_request(struct loop *l, struct control_client *c, const char 
 		control_answer_error(l->control, c,
 				     "bad request: an object with \"command\" expected");
 	} else {
-		rq.job = json_string(&rq.d, json_get(&rq.d, 0, "job"));
+		rq.job = json_string_n(&rq.d, json_get(&rq.d, 0, "job"), &rq.job_len);
 		dispatch(l, c, &rq);
 	}
 	free(rq.command);

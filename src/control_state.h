@@ -17,30 +17,22 @@
 #include "control.h"
 #include "jsonw.h"
 
-/* A list answer on its way (jobview_sorted's jobs; a job that leaves the
- * table is NULL here, and left out). */
-struct listing {
-	struct job **jobs;
-	size_t n, next;
-	size_t written;           /* jobs written so far */
-	int64_t now;              /* the wall clock at the request */
-};
-
 struct control_client {
 	int fd;                   /* -1: closed, freed at control_collect */
 	uid_t uid;
-	char *in;                 /* a request's bytes until its newline */
-	size_t in_len;
+	char *in;                 /* requests read: in[in_off..in_len) not yet served */
+	size_t in_off, in_len;
 	bool in_closed;           /* the client shut its side: answer, then close */
 	bool ended;               /* a request too big: its answer, then no more */
 	struct jsonw out;         /* answers not yet written */
 	size_t out_off;
 	int64_t deadline;         /* monotonic: idle or unfinished past it ends it */
-	bool waiting;             /* run --wait: the answer comes at the run's end */
+	bool waiting;             /* the answer comes later: run --wait's at the run's end */
+	bool reloading;           /* and reload's once the reload is done */
 	bool claiming;            /* --fleet: a run waits for its claim's answer */
 	bool wait_end;            /* and then for its end (run --wait) */
 	uint64_t fleet_token;     /* --fleet: a pause waits for the database; 0: none */
-	struct listing *list;     /* a list answer being written, or NULL */
+	struct jobview_listing *list; /* a list answer being made, or NULL */
 	struct job *wait_job;
 	uint64_t wait_seq;
 	struct control_client *next_closed;
@@ -48,9 +40,12 @@ struct control_client {
 
 struct control {
 	int fd;
+	int lock_fd;              /* PATH.lock, held (flock) until control_free */
 	char *path;
 	struct control_client *c[CONTROL_CLIENTS];
 	size_t n;
+	size_t first;             /* the client the poll set starts with (turns) */
+	size_t max_clients;       /* CONTROL_CLIENTS, or fewer under a low RLIMIT_NOFILE */
 	struct control_client *closed;
 	struct jsonw answer;      /* the answer being built */
 	int64_t accept_after;     /* monotonic: accept failed (EMFILE); 0: none */
@@ -70,9 +65,9 @@ void control_send_answer(struct control *ctl, struct control_client *c);
 void control_answer_error(struct control *ctl, struct control_client *c, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* C's list goes on (a slice at most); C's output written as the socket
- * takes it (-1: the client is gone). */
-void control_list_more(const struct loop *l, struct control *ctl, struct control_client *c);
+/* C's list goes on (a slice at most, within the turn's budget); C's
+ * output written as the socket takes it (-1: the client is gone). */
+void control_list_more(struct loop *l, struct control *ctl, struct control_client *c);
 int control_flush(struct control *ctl, struct control_client *c);
 
 /* C waits no more: its deadline is the idle one again. */

@@ -35,6 +35,9 @@ void deadlines_arm(struct loop *l)
 		d = http_deadline(l->cfg->http);
 	if (control_deadline(l) < d)
 		d = control_deadline(l);
+	/* HTTP's answers that wait for their budget (slices.h). */
+	if (l->cfg->http && http_held(l->cfg->http) && slice_budget_next(&l->http_slices) < d)
+		d = slice_budget_next(&l->http_slices);
 	if (timer_arm(&l->deadline, d, 0, false) != 0)
 		status_fail(&l->st, &l->ev, "timerfd_settime");
 }
@@ -49,8 +52,12 @@ void deadlines_due(struct loop *l)
 	timer_forget(&l->deadline);
 	/* A stop asked for (a failed start under -E) is carried out before
 	 * the next job's deadline: the loop arms the timer again, at once. */
-	for (; budget > 0 && heap_min_key(&l->aux) <= now && !l->st.stop_sig; budget--)
-		tick_deadline_due(l, heap_top(&l->aux)->item, now);
+	for (; budget > 0 && heap_min_key(&l->aux) <= now && !l->st.stop_sig; budget--) {
+		struct job *j = heap_top(&l->aux)->item;
+
+		claims_pending_due(l, j, now);
+		tick_deadline_due(l, j, now);
+	}
 	if (reload_deadline(l) <= now)
 		reload_now(l);
 	mailer_expire(&l->mailer, now);

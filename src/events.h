@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "oplog.h"
 #include "output.h"
 #include "report.h"
 #include "stats.h"
@@ -25,6 +26,9 @@ struct events_config {
 	const char *jobs_path;  /* a jobs file: messages name their job */
 	size_t jobs_more;       /* --jobs PATHs after the first, for the reload line */
 	const char *replica;    /* --fleet: "replica" in every JSON object */
+	bool log;               /* the operator's log (oplog.h): start, reload, stop */
+	bool log_runs;          /* and a line per run start and end */
+	bool journal;           /* stderr is the journal: lines carry their level */
 };
 
 struct events {
@@ -33,6 +37,7 @@ struct events {
 	struct output out, err;
 	bool out_reported;      /* stdout's loss was reported */
 	bool write_failed;      /* an error was reported: exit 1 at the end */
+	uint64_t control_dropped; /* control events dropped while their stream was stuck */
 	struct buf line;        /* every line is made here (line.s), grown as needed */
 	/* stdout went away (ERROR 0: EPIPE, quietly) or failed (ERROR). */
 	void (*on_stdout_lost)(void *arg, int error);
@@ -59,9 +64,20 @@ void events_flush_err(struct events *ev);
  * signal) a reader that does not read is not waited for. */
 void events_drain(struct events *ev, bool give_up);
 
-/* "tfd: ..." on stderr, as it is. */
+/* "tfd: ..." on stderr, as it is: an error, or a warning when it begins
+ * "tfd: warning:" (its level in the journal). */
 void events_errf(struct events *ev, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* The operator's log (cfg.log): the first line, once the jobs are loaded
+ * (NFILES 0: the command line's job), and the line of a stop on a signal. */
+void events_start(struct events *ev, size_t njobs, size_t nfiles);
+void events_stop(struct events *ev, const struct oplog_stop_line *s);
+
+/* A run started (cfg.log_runs): its line, naming USER when it runs as
+ * another user (NULL: tfd's). */
+void events_run_start(struct events *ev, const char *job, uint64_t seq, int pid,
+		      const char *user);
 
 /* One of tfd's own calls failed with ERRNUM: "tfd: CALL: strerror". */
 void events_failure(struct events *ev, const char *call, int errnum);
@@ -84,7 +100,8 @@ void events_verbose_setting(struct events *ev, const char *job, const char *what
 void events_tick_setting(struct events *ev, const char *job, uint64_t seq,
 			 events_setting_fn next, void *arg);
 
-/* A run ended: an "exit" event, or a line when it failed. */
+/* A run ended: an "exit" event, or a line when it failed, or always
+ * with cfg.log_runs. */
 void events_run_end(struct events *ev, const char *job, const struct run_end *e);
 
 /* One line of a run's output (STREAM 1 or 2, LEN bytes, no newline), as
@@ -98,7 +115,8 @@ int events_output_line(struct events *ev, const char *job, uint64_t seq, int str
 void events_clock_set(struct events *ev, const char *job, int64_t wall_ns);
 void events_clock_set_done(struct events *ev);
 
-/* A reload of the jobs file: ERROR, or its counts (--verbose, --json). */
+/* A reload of the jobs file: ERROR, or its counts (the log, --verbose,
+ * --json). */
 struct reload_counts {
 	size_t added, removed, kept;
 };
@@ -106,7 +124,13 @@ void events_reload(struct events *ev, const struct reload_counts *c, const char 
 
 /* A change made through the control socket: COMMAND on JOB (NULL: none
  * or every job) by user UID, an event with --json, else a line on
- * stderr. */
+ * stderr. While that stream does not take its lines, past
+ * EVENTS_CONTROL_BACKLOG bytes queued there the event is dropped and
+ * counted, as a stuck stdout stops ticks from being read: requests that
+ * keep coming never grow memory without bound. The count is said (an
+ * "error" event, call "control", and a line) once the stream takes lines
+ * again. */
+#define EVENTS_CONTROL_BACKLOG (64 * 1024)
 void events_control(struct events *ev, const char *command, const char *job, unsigned uid);
 
 /* The --stats summary on stderr. */

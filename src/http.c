@@ -13,12 +13,23 @@
 #include "mhd.h"
 #include "timens.h"
 
+/* A connection as libmicrohttpd announced it, and the instant by which
+ * its request must be whole: libmicrohttpd's own timeout starts again at
+ * every byte, so a client that trickles one every few seconds would keep
+ * its slot forever. */
+struct http_conn {
+	int fd;                   /* -1: a free slot */
+	int64_t request_by;       /* monotonic; INT64_MAX: a request is in */
+};
+
 struct http {
 	struct mhd mhd;
 	struct MHD_Daemon *daemon;
 	int epoll_fd;
 	http_answer_fn answer;
 	void *arg;
+	struct http_conn conns[HTTP_CONNECTIONS_MAX];
+	bool held;                /* a streamed body said HTTP_STREAM_LATER */
 };
 
 /* The listening socket */
@@ -63,7 +74,9 @@ static int open_listener(const struct listen_addr *a, int *status, char *err, si
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
 	if (bind(fd, (const struct sockaddr *)&at->sa, at->len) != 0) {
 		snprintf(err, errlen, "--listen: bind %s: %s%s", where, strerror(errno),
-			 errno == EADDRINUSE ? " (another process listens on that port)" : "");
+			 errno == EADDRINUSE ? " (another process listens on that port)"
+			 : errno == EACCES && a->port < 1024
+			 ? " (ports below 1024 need root or CAP_NET_BIND_SERVICE)" : "");
 		*status = 2;
 		close(fd);
 		return -1;
@@ -74,6 +87,96 @@ static int open_listener(const struct listen_addr *a, int *status, char *err, si
 		return -1;
 	}
 	return fd;
+}
+
+/* Connections and their requests' deadlines */
+
+static int64_t request_deadline(void)
+{
+	int64_t at;
+
+	if (__builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC),
+				   (int64_t)HTTP_REQUEST_SECONDS * NSEC_PER_SEC, &at))
+		return INT64_MAX;
+	return at;
+}
+
+static struct http_conn *free_conn(struct http *h)
+{
+	for (size_t i = 0; i < HTTP_CONNECTIONS_MAX; i++)
+		if (h->conns[i].fd < 0)
+			return &h->conns[i];
+	return NULL;
+}
+
+/* Called by libmicrohttpd as a connection begins and as it ends. One
+ * that cannot be watched (it never happens: there is a slot for each
+ * connection allowed) is ended at once rather than left without its
+ * deadline. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **context, int code)
+{
+	struct http *h = cls;
+	struct http_conn *conn = *context;
+	const union mhd_connection_info *info;
+
+	if (code == MHD_SHIM_CONNECTION_NOTIFY_CLOSED) {
+		if (conn)
+			conn->fd = -1;
+		*context = NULL;
+		return;
+	}
+	info = h->mhd.get_connection_info(c, MHD_SHIM_CONNECTION_INFO_CONNECTION_FD);
+	conn = info ? free_conn(h) : NULL;
+	if (!conn) {
+		if (info)
+			shutdown(info->connect_fd, SHUT_RDWR);
+		return;
+	}
+	*conn = (struct http_conn){ info->connect_fd, request_deadline() };
+	*context = conn;
+}
+
+/* C's request is in (its header read): no deadline while it is answered. */
+static void request_in(struct http *h, struct MHD_Connection *c)
+{
+	const union mhd_connection_info *info =
+		h->mhd.get_connection_info(c, MHD_SHIM_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct http_conn *conn = info ? info->socket_context : NULL;
+
+	if (conn)
+		conn->request_by = INT64_MAX;
+}
+
+/* A request was answered: the next one on the connection (kept alive)
+ * must be whole within the time again. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, int code)
+{
+	struct http *h = cls;
+	const union mhd_connection_info *info =
+		h->mhd.get_connection_info(c, MHD_SHIM_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct http_conn *conn = info ? info->socket_context : NULL;
+
+	(void)con_cls;
+	(void)code;
+	if (conn)
+		conn->request_by = request_deadline();
+}
+
+/* Connections whose request is late are shut down: libmicrohttpd sees
+ * their end at its next run and closes them (the client reads no
+ * answer, as from a server's header timeout). */
+static void end_late_requests(struct http *h)
+{
+	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
+
+	for (size_t i = 0; i < HTTP_CONNECTIONS_MAX; i++) {
+		struct http_conn *conn = &h->conns[i];
+
+		if (conn->fd >= 0 && conn->request_by <= now) {
+			shutdown(conn->fd, SHUT_RDWR);
+			conn->request_by = INT64_MAX;
+		}
+	}
 }
 
 /* Requests */
@@ -95,6 +198,7 @@ static bool has_body(struct http *h, struct MHD_Connection *c)
 
 /* A streamed body's source, as libmicrohttpd's reader sees it. */
 struct stream {
+	struct http *h;
 	http_stream_fn read;
 	void (*free)(void *arg);
 	void *arg;
@@ -106,6 +210,10 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 	long n = s->read(s->arg, buf, max);
 
 	(void)pos;
+	if (n == HTTP_STREAM_LATER) {
+		s->h->held = true;
+		return 0;
+	}
 	if (n < 0)
 		return MHD_SHIM_READER_ERROR;
 	return n == 0 ? MHD_SHIM_READER_END : (ssize_t)n;
@@ -130,7 +238,7 @@ static struct MHD_Response *stream_response(struct http *h, struct http_answer *
 		a->stream_free(a->stream_arg);
 		return NULL;
 	}
-	*s = (struct stream){ a->stream, a->stream_free, a->stream_arg };
+	*s = (struct stream){ h, a->stream, a->stream_free, a->stream_arg };
 	r = h->mhd.create_response_from_callback(MHD_SHIM_SIZE_UNKNOWN, HTTP_STREAM_BLOCK,
 						 stream_read, s, stream_free);
 	if (!r)
@@ -194,6 +302,7 @@ static int on_request(void *cls, struct MHD_Connection *c, const char *url, cons
 
 	(void)version;
 	(void)upload_data;
+	request_in(h, c);
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return reply_text(h, c, 405, "method not allowed: only GET and HEAD (tfd's "
 				  "HTTP is read-only)\n", "GET, HEAD");
@@ -221,6 +330,8 @@ struct http *http_open(const struct listen_addr *a, int *status, char *err, size
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	for (size_t i = 0; i < HTTP_CONNECTIONS_MAX; i++)
+		h->conns[i].fd = -1;
 	if (mhd_load(&h->mhd, err, errlen) != 0) {
 #ifdef TFD_NO_HTTP
 		*status = 2;
@@ -239,8 +350,13 @@ struct http *http_open(const struct listen_addr *a, int *status, char *err, size
 					MHD_SHIM_OPTION_LISTEN_SOCKET, fd,
 					MHD_SHIM_OPTION_CONNECTION_LIMIT,
 					(unsigned int)HTTP_CONNECTIONS_MAX,
+					MHD_SHIM_OPTION_PER_IP_CONNECTION_LIMIT,
+					(unsigned int)HTTP_PER_ADDRESS_MAX,
 					MHD_SHIM_OPTION_CONNECTION_TIMEOUT,
-					(unsigned int)HTTP_IDLE_SECONDS, MHD_SHIM_OPTION_END);
+					(unsigned int)HTTP_IDLE_SECONDS,
+					MHD_SHIM_OPTION_NOTIFY_CONNECTION, on_connection, h,
+					MHD_SHIM_OPTION_NOTIFY_COMPLETED, on_completed, h,
+					MHD_SHIM_OPTION_END);
 	info = h->daemon ? h->mhd.get_daemon_info(h->daemon, MHD_SHIM_DAEMON_INFO_EPOLL_FD) : NULL;
 	if (!info || info->epoll_fd < 0) {
 		snprintf(err, errlen, "--listen: libmicrohttpd did not start (its epoll mode "
@@ -266,16 +382,34 @@ int http_poll_fd(const struct http *h)
 	return h->epoll_fd;
 }
 
+/* The earliest of the requests' deadlines. */
+static int64_t request_due(const struct http *h)
+{
+	int64_t at = INT64_MAX;
+
+	for (size_t i = 0; i < HTTP_CONNECTIONS_MAX; i++)
+		if (h->conns[i].fd >= 0 && h->conns[i].request_by < at)
+			at = h->conns[i].request_by;
+	return at;
+}
+
+bool http_held(const struct http *h)
+{
+	return h->held;
+}
+
 int64_t http_deadline(const struct http *h)
 {
 	unsigned long long ms;
-	int64_t at;
+	int64_t at, requests = request_due(h);
 
-	if (h->mhd.get_timeout(h->daemon, &ms) != MHD_SHIM_YES ||
+	/* A body held back makes libmicrohttpd want a run at once, always;
+	 * the caller, who said later, says when (http_held). */
+	if (h->held || h->mhd.get_timeout(h->daemon, &ms) != MHD_SHIM_YES ||
 	    ms > (unsigned long long)(INT64_MAX / 1000000) ||
 	    __builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC), (int64_t)ms * 1000000, &at))
-		return INT64_MAX;
-	return at;
+		return requests;
+	return at < requests ? at : requests;
 }
 
 static unsigned connections(struct http *h)
@@ -290,6 +424,8 @@ void http_service(struct http *h)
 {
 	unsigned before = connections(h);
 
+	end_late_requests(h);
+	h->held = false;
 	h->mhd.run(h->daemon);
 	/* At the limit, libmicrohttpd takes its listening socket out of its
 	 * epoll set, and puts it back only at the start of a later run: a

@@ -13,14 +13,22 @@
 #ifndef TFD_HTTP_H
 #define TFD_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "listen_addr.h"
 
-/* At most this many connections at once; one idle this long is closed. */
+/* At most this many connections at once, of which this many from one
+ * client address (so that one address cannot take every slot); one idle
+ * this long is closed, and so is one whose request is not whole this
+ * long after the connection began or its last answer ended, however it
+ * trickles (a byte now and then would keep an idle timeout from ever
+ * passing). */
 #define HTTP_CONNECTIONS_MAX 64
+#define HTTP_PER_ADDRESS_MAX 16
 #define HTTP_IDLE_SECONDS 10
+#define HTTP_REQUEST_SECONDS 10
 
 /* The descriptors the server may hold at once: its connections, the
  * listening socket and the epoll descriptor. */
@@ -28,8 +36,11 @@
 
 /* A body made as the client takes it: puts the next bytes in BUF (at most
  * MAX, MAX > 0) and returns how many; 0 at the end, -1 to cut the
- * connection (memory ran out). */
+ * connection (memory ran out), HTTP_STREAM_LATER for nothing now (the
+ * caller's budget is spent: it is asked again at a later http_service,
+ * see http_held). */
 typedef long (*http_stream_fn)(void *arg, char *buf, size_t max);
+#define HTTP_STREAM_LATER (-2L)
 
 /* What a path answers. BODY is malloc'd and taken over (NULL with LEN 0:
  * no body), or a static text when STATIC_BODY is set, or, with STREAM,
@@ -46,9 +57,12 @@ struct http_answer {
 	void *stream_arg;
 };
 
-/* The part of a streamed body made at a time: one of them is made and
- * sent at each turn of the caller's loop. */
-#define HTTP_STREAM_BLOCK (64 * 1024)
+/* The size of a streamed body's parts when it is sent unchunked (to
+ * HTTP/1.0); chunked, a part is the size of a connection's buffer.
+ * libmicrohttpd allocates it, zeroed, with every streamed answer, chunked
+ * or not: a burst of new requests makes a burst of fresh pages for the
+ * kernel to fault in, which the loop waits for. */
+#define HTTP_STREAM_BLOCK (8 * 1024)
 
 /* Fills OUT for PATH (decoded, without the query), called only from
  * http_service. */
@@ -69,10 +83,17 @@ void http_serve(struct http *h, http_answer_fn answer, void *arg);
 int http_poll_fd(const struct http *h);
 
 /* The CLOCK_MONOTONIC time by which http_service must be called (an idle
- * connection's timeout, data that libmicrohttpd holds), or INT64_MAX. */
+ * connection's timeout, a request's, data that libmicrohttpd holds), or
+ * INT64_MAX. */
 int64_t http_deadline(const struct http *h);
 
-/* Accepts, reads, answers and times out what is ready. Never blocks. */
+/* Whether a streamed body said HTTP_STREAM_LATER at the last
+ * http_service: the caller calls it again when it has more to give
+ * (http_deadline leaves that time to it). */
+bool http_held(const struct http *h);
+
+/* Accepts, reads, answers and times out what is ready; ends the
+ * connections whose request is late. Never blocks. */
 void http_service(struct http *h);
 
 /* Closes every connection and the listening socket. NULL is ignored. */

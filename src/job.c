@@ -175,21 +175,34 @@ static int64_t clock_now_for(const struct job *j, const struct job_context *ctx)
 
 static struct time_context time_context_of(const struct job *j, const struct job_context *ctx)
 {
-	return (struct time_context){ ctx->wall_now_ns, j->zone ? j->zone : ctx->local,
-				      tz_cache_lookup, ctx->zones };
+	return (struct time_context){ .now_ns = ctx->wall_now_ns,
+				      .local = j->zone ? j->zone : ctx->local,
+				      .find_zone = tz_cache_lookup, .find_zone_arg = ctx->zones };
 }
 
 /* --at: a wall-clock timestamp on a realtime clock; on monotonic or
- * boottime only "@SECONDS", a raw reading of that clock. */
+ * boottime only "@SECONDS", a raw reading of that clock. A time of day
+ * alone is never in the past: without --interval it is its next
+ * occurrence, as at(1) reads it; with one it sets the grid's phase, and
+ * the first expiration is the grid's next (--at 00:00 --interval 1h at
+ * 03:10: 04:00), not a catch-up of the hours before. */
 static int parse_at(struct job *j, const struct job_context *ctx, const char *text,
 		    char *err, size_t errlen)
 {
 	struct time_context tc = time_context_of(j, ctx);
+	struct schedule *s = &j->schedule;
+	struct timestamp_form form;
 	char why[WHY_MAX];
 
-	if (clock_is_realtime(j->schedule.clock)) {
-		if (parse_timestamp(text, &tc, &j->schedule.first_ns, why, sizeof why) != 0)
+	tc.upcoming = s->interval_ns == 0;
+	if (clock_is_realtime(s->clock)) {
+		if (parse_timestamp_form(text, &tc, &s->first_ns, &form, why, sizeof why) != 0)
 			return usage(err, errlen, "--at: %s", why);
+		j->local_time = form.local && !j->zone;
+		if (form.time_of_day && s->interval_ns && s->first_ns < ctx->wall_now_ns &&
+		    schedule_next(s, ctx->wall_now_ns - 1, &s->first_ns) != 0)
+			return usage(err, errlen, "--at '%s': the first expiration is out of range",
+				     text);
 		return 0;
 	}
 	if (text[0] != '@')
@@ -222,6 +235,13 @@ static int build_timer(struct job *j, const struct job_options *o,
 	return 0;
 }
 
+/* Whether CTX builds a crontab line (run by its file's shell), not a tfd
+ * line nor the command line. */
+static bool crontab_line(const struct job_context *ctx)
+{
+	return ctx->in_file && ctx->shell;
+}
+
 static int build_wall_schedule(struct job *j, const struct job_options *o,
 			       const struct job_context *ctx, char *err, size_t errlen)
 {
@@ -238,14 +258,25 @@ static int build_wall_schedule(struct job *j, const struct job_options *o,
 		s->calendar = j->calendar;
 	} else {
 		s->kind = SCHEDULE_CRON;
+		/* A crontab line has no --cron to name: its fields are shown. */
 		if (cron_parse(o->cron, &j->cron, why, sizeof why) != 0)
-			return usage(err, errlen, "--cron: %s", why);
+			return usage(err, errlen, "%s%s", crontab_line(ctx) ? "" : "--cron: ", why);
 		s->cron = j->cron;
 	}
-	if (schedule_next(s, ctx->wall_now_ns, &next) != 0)
-		return usage(err, errlen, "--%s '%s': the event never elapses",
-			     o->calendar ? "calendar" : "cron", o->calendar ? o->calendar : o->cron);
-	return 0;
+	j->local_time = !j->zone && (!o->calendar || calendar_in_local_time(j->calendar));
+	if (schedule_next(s, ctx->wall_now_ns, &next) == 0)
+		return 0;
+	/* A cron expression whose dates never come (0 0 30 2 *, cron's
+	 * "never") is what crontab(1) installs and cron loads: the job is
+	 * taken and never runs (the caller warns). A calendar event that
+	 * never elapses is a mistake, as systemd takes it. */
+	if (o->cron && cron_never(j->cron)) {
+		j->never = true;
+		return 0;
+	}
+	return usage(err, errlen, "%s '%s': the event never elapses",
+		     o->calendar ? "--calendar" : crontab_line(ctx) ? "the schedule" : "--cron",
+		     o->calendar ? o->calendar : o->cron);
 }
 
 static int load_zone(struct job *j, const struct job_context *ctx, char *err, size_t errlen)
@@ -506,8 +537,8 @@ static void job_user_name(const struct job *j, char *buf, size_t len)
 {
 	const struct passwd *pw;
 
-	if (j->user.spec) {
-		snprintf(buf, len, "%s", j->user.name);
+	if (j->run_as) {
+		snprintf(buf, len, "%s", j->run_as);
 		return;
 	}
 	pw = getpwuid(geteuid());
@@ -540,7 +571,7 @@ static bool job_mails_by_default(const struct job_context *ctx)
 static int build_mail(struct job *j, const struct job_options *o,
 		      const struct job_context *ctx)
 {
-	const char *command = ctx->in_file && ctx->shell ? o->exec : NULL;
+	const char *command = crontab_line(ctx) ? o->exec : NULL;
 	bool to_user = job_mails_by_default(ctx);
 	char user[256];
 	bool none;
@@ -556,6 +587,13 @@ static int build_mail(struct job *j, const struct job_options *o,
 	return 0;
 }
 
+static void free_words(char **words)
+{
+	for (size_t i = 0; words && words[i]; i++)
+		free(words[i]);
+	free(words);
+}
+
 /* The index of the variable named like VAR ("NAME=...") in VARS (N), or N. */
 static size_t find_variable(char *const *vars, size_t n, const char *var)
 {
@@ -565,6 +603,16 @@ static size_t find_variable(char *const *vars, size_t n, const char *var)
 		if (strncmp(vars[i], var, len + 1) == 0)
 			return i;
 	return n;
+}
+
+/* Whether VARS (NULL-terminated, or NULL) sets the variable of VAR. */
+static bool sets_variable(char *const *vars, const char *var)
+{
+	size_t n = 0;
+
+	while (vars && vars[n])
+		n++;
+	return find_variable(vars, n, var) < n;
 }
 
 /* A run as another user: tfd is root and the run takes another uid. Its
@@ -578,14 +626,14 @@ static bool another_user(const struct job *j)
  * gives it: the file's SHELL, else /bin/sh; the file's PATH, else cron's. */
 static const char *const clean_defaults[] = { "SHELL=/bin/sh", "PATH=/usr/bin:/bin" };
 
-/* Appends to j->file_env (K of them) the entries of DEFAULTS (N) that it
- * does not set. Returns the new count, or -1 when out of memory. */
-static ssize_t add_defaults(struct job *j, size_t k, const char *const *defaults, size_t n)
+/* Appends to VARS (K of them) the entries of DEFAULTS (N) that it does
+ * not set. Returns the new count, or -1 when out of memory. */
+static ssize_t add_defaults(char **vars, size_t k, const char *const *defaults, size_t n)
 {
 	for (size_t d = 0; d < n; d++) {
-		if (find_variable(j->file_env, k, defaults[d]) < k)
+		if (find_variable(vars, k, defaults[d]) < k)
 			continue;
-		if (!(j->file_env[k] = strdup(defaults[d])))
+		if (!(vars[k] = strdup(defaults[d])))
 			return -1;
 		k++;
 	}
@@ -593,28 +641,27 @@ static ssize_t add_defaults(struct job *j, size_t k, const char *const *defaults
 }
 
 /* The variables a run's environment adds to tfd's (or, for another user,
- * has instead of tfd's), into j->file_env: the file's lines, then the
- * user's as cron sets them: HOME unless the file sets it, LOGNAME and USER
- * always (crontab(5): LOGNAME may not be changed). Returns how many, or -1
- * when out of memory. */
-static ssize_t added_variables(struct job *j, const struct job_context *ctx)
+ * has instead of tfd's), into VARS (room for the file's and 5 more): the
+ * file's lines, then the user's as cron sets them: HOME unless the file
+ * sets it, LOGNAME and USER always (crontab(5): LOGNAME may not be
+ * changed). Returns how many, or -1 when out of memory. */
+static ssize_t added_variables(const struct job *j, const struct job_context *ctx, char **vars)
 {
 	size_t m = 0, k;
 	ssize_t got;
 
 	while (ctx->env && ctx->env[m])
 		m++;
-	j->file_env = calloc(m + 6, sizeof *j->file_env);
-	if (!j->file_env)
-		return -1;
 	for (k = 0; k < m; k++)
-		if (!(j->file_env[k] = strdup(ctx->env[k])))
+		if (!(vars[k] = strdup(ctx->env[k])))
 			return -1;
 	if (!j->user.spec)
 		return (ssize_t)k;
-	j->session.keep_home = find_variable(j->file_env, k, "HOME=") < k;
-	if (another_user(j)) {
-		if ((got = add_defaults(j, k, clean_defaults, 2)) < 0)
+	/* Another user's runs start from cron's environment; a crontab line
+	 * of a file cron reads that runs as tfd's own user (root's lines)
+	 * gets cron's SHELL too, whatever tfd's environment has. */
+	if (another_user(j) || (ctx->cron_file && crontab_line(ctx))) {
+		if ((got = add_defaults(vars, k, clean_defaults, another_user(j) ? 2 : 1)) < 0)
 			return -1;
 		k = (size_t)got;
 	}
@@ -628,16 +675,16 @@ static ssize_t added_variables(struct job *j, const struct job_context *ctx)
 		if (!var)
 			return -1;
 		sprintf(var, "%s=%s", names[v], values[v]);
-		at = find_variable(j->file_env, k, var);
+		at = find_variable(vars, k, var);
 		if (at < k && v == 0) {
 			free(var);
 			continue;
 		}
 		if (at < k)
-			free(j->file_env[at]);
+			free(vars[at]);
 		else
 			k++;
-		j->file_env[at] = var;
+		vars[at] = var;
 	}
 	return (ssize_t)k;
 }
@@ -652,31 +699,100 @@ static bool fleet_secret(const struct job_context *ctx, const char *entry)
 
 /* The environment the runs start from: tfd's (none of it for another
  * user; no PG* with --fleet), then the file's lines and the user's
- * variables. NULL (tfd's own) when it would be tfd's as it is. */
-static int build_job_environment(struct job *j, const struct job_context *ctx)
+ * variables (owned by it). NULL when memory ran out. */
+static struct runner_env *new_environment(const struct job *j, const struct job_context *ctx)
 {
 	extern char **environ;
-	size_t n = 0, k = 0;
-	ssize_t m;
+	size_t n = 0, m = 0, k = 0;
+	char **vars, **envp;
+	struct runner_env *env;
+	ssize_t added;
 
 	if ((!ctx->env || !ctx->env[0]) && !j->user.spec && !ctx->fleet)
-		return 0;
-	m = added_variables(j, ctx);
-	if (m < 0)
-		return -1;
+		return runner_env_new(NULL, NULL);
+	while (ctx->env && ctx->env[m])
+		m++;
+	if (!(vars = calloc(m + 6, sizeof *vars)))
+		return NULL;
+	if ((added = added_variables(j, ctx, vars)) < 0) {
+		free_words(vars);
+		return NULL;
+	}
 	while (!another_user(j) && environ[n])
 		n++;
-	j->envp = calloc(n + (size_t)m + 1, sizeof *j->envp);
-	if (!j->envp)
-		return -1;
+	if (!(envp = calloc(n + (size_t)added + 1, sizeof *envp))) {
+		free_words(vars);
+		return NULL;
+	}
 	for (size_t i = 0; i < n; i++)
-		if (find_variable(j->file_env, (size_t)m, environ[i]) == (size_t)m &&
+		if (find_variable(vars, (size_t)added, environ[i]) == (size_t)added &&
 		    !fleet_secret(ctx, environ[i]))
-			j->envp[k++] = environ[i];
-	for (size_t e = 0; e < (size_t)m; e++)
-		if (!runner_variable(j->file_env[e]))
-			j->envp[k++] = j->file_env[e];
+			envp[k++] = environ[i];
+	for (size_t e = 0; e < (size_t)added; e++)
+		if (!runner_variable(vars[e]))
+			envp[k++] = vars[e];
+	env = runner_env_new(envp, vars);
+	free(envp);
+	return env;
+}
+
+/* What tells two jobs' environments apart besides their section: the
+ * user their runs run as, and whether it is another than tfd's. */
+static char *environment_user(const struct job *j)
+{
+	char *key;
+
+	if (!j->user.spec)
+		return NULL;
+	if (asprintf(&key, "%d:%lu:%s:%s", another_user(j), (unsigned long)j->user.uid,
+		     j->user.name, j->user.home) < 0)
+		return NULL;
+	return key;
+}
+
+/* The environment of J's runs: one a load already built for the same
+ * section and user (ctx->envs keeps the last few, and a section's lines
+ * come one after the other), else a new one, kept for the lines after.
+ * Returns 0, or -1 when memory ran out. */
+static int build_job_environment(struct job *j, const struct job_context *ctx)
+{
+	struct job_envs *envs = ctx->envs;
+	char *user = environment_user(j);
+	struct job_env_kept *slot;
+
+	if (j->user.spec && !user)
+		return -1;
+	for (unsigned i = 0; envs && i < JOB_ENVS_KEPT; i++) {
+		slot = &envs->kept[i];
+		if (slot->env && slot->section == ctx->env &&
+		    (slot->user && user ? strcmp(slot->user, user) == 0 : slot->user == user)) {
+			j->env = runner_env_hold(slot->env);
+			free(user);
+			return 0;
+		}
+	}
+	if (!(j->env = new_environment(j, ctx))) {
+		free(user);
+		return -1;
+	}
+	if (!envs) {
+		free(user);
+		return 0;
+	}
+	slot = &envs->kept[envs->next++ % JOB_ENVS_KEPT];
+	runner_env_drop(slot->env);
+	free(slot->user);
+	*slot = (struct job_env_kept){ ctx->env, user, runner_env_hold(j->env) };
 	return 0;
+}
+
+void job_envs_free(struct job_envs *envs)
+{
+	for (unsigned i = 0; i < JOB_ENVS_KEPT; i++) {
+		runner_env_drop(envs->kept[i].env);
+		free(envs->kept[i].user);
+	}
+	*envs = (struct job_envs){ 0 };
 }
 
 /* --user: looked up (unless the jobs file's cache did), kept by the job,
@@ -695,6 +811,7 @@ static int build_user(struct job *j, const struct job_options *o,
 		snprintf(err, errlen, "--%s", why);
 	if (status != 0)
 		return status;
+	j->run_as = j->user.name;
 	j->target.set_user = j->user.change;
 	j->target.uid = j->user.uid;
 	j->target.gid = j->user.gid;
@@ -702,6 +819,7 @@ static int build_user(struct job *j, const struct job_options *o,
 	j->target.ngroups = j->user.ngroups;
 	if (another_user(j)) {
 		j->session.user = j->user.spec;
+		j->session.uid = j->user.uid;
 		j->target.session = &j->session;
 	}
 	return 0;
@@ -727,6 +845,7 @@ int job_build(const struct job_options *o, const struct job_context *ctx,
 	if (!j)
 		return out_of_memory(err, errlen);
 	j->target = (struct spawn_target){ .cgroup_fd = -1, .join_pidfd = -1 };
+	j->run_as = ctx->own_user;
 	if ((status = build_limits(j, o, err, errlen)) ||
 	    (status = build_schedule(j, o, ctx, err, errlen)) ||
 	    (status = check_runner_options(o, ctx, err, errlen)) ||
@@ -743,11 +862,15 @@ int job_build(const struct job_options *o, const struct job_context *ctx,
 		job_free(j);
 		return out_of_memory(err, errlen);
 	}
+	j->envp = runner_env_base(j->env);
+	j->file_env = runner_env_owned(j->env);
+	j->session.keep_home = j->user.spec && sets_variable(ctx->env, "HOME=");
 	/* Another user's run never writes on tfd's terminal, where it could
 	 * push input into the shell that started tfd (TIOCSTI): its output
 	 * comes through pipes, as --tag-output reads it. */
 	if (another_user(j) && (isatty(STDOUT_FILENO) || isatty(STDERR_FILENO)))
 		j->run.tag_output = true;
+	j->run.env = j->env;
 	j->run.path = j->path;
 	j->run.argv = j->argv;
 	j->run.input = j->input;
@@ -804,13 +927,6 @@ int job_open(struct job *j, const struct job_options *o, const struct job_contex
 	return 0;
 }
 
-static void free_words(char **words)
-{
-	for (size_t i = 0; words && words[i]; i++)
-		free(words[i]);
-	free(words);
-}
-
 void job_free(struct job *j)
 {
 	if (!j)
@@ -821,13 +937,13 @@ void job_free(struct job *j)
 	tz_free(j->zone);
 	free(j->name);
 	free(j->name_base);
+	free(j->file);
 	free(j->identity);
 	free(j->schedule_text);
 	free(j->format);
 	free(j->path);
 	free_words(j->argv);
-	free(j->envp);
-	free_words(j->file_env);
+	runner_env_drop(j->env);
 	run_user_free(&j->user);
 	free(j->input);
 	free(j->persist_path);

@@ -26,6 +26,23 @@
 #include "spawn.h"
 #include "tz.h"
 
+/* The runs' environments a load built, for its next lines to share: the
+ * last JOB_ENVS_KEPT, each by the section it comes from (a jobs file's
+ * lines with no environment line between them see one array) and the
+ * user its runs run as. A section's lines come one after another, so ten
+ * thousand lines of one file, even of a few users each, hold a few. */
+#define JOB_ENVS_KEPT 8
+struct job_envs {
+	struct job_env_kept {
+		char *const *section;   /* job_context.env */
+		char *user;             /* who the runs run as; NULL: tfd's user */
+		struct runner_env *env; /* held */
+	} kept[JOB_ENVS_KEPT];
+	unsigned next;
+};
+
+void job_envs_free(struct job_envs *envs);
+
 /* What building a job needs besides its options. */
 struct job_context {
 	const struct tz *local;     /* tfd's zone (TZ) */
@@ -40,9 +57,13 @@ struct job_context {
 				     * cron's rules for it apply (job_mails_by_default) */
 	const char *zone_name;      /* CRON_TZ for this line, or NULL */
 	char *const *env;           /* the file's environment for this line, or NULL */
+	struct job_envs *envs;      /* a load's environments to share; NULL: the
+				     * job builds its own */
 	const char *shell;          /* the shell of a crontab line; NULL: /bin/sh */
 	const char *input;          /* a crontab line's stdin ('%'), or NULL */
 	const char *replica;        /* TFD_REPLICA (--replica, or HOSTNAME:PID) */
+	const char *own_user;       /* tfd's own user's name, looked up once, for the
+				     * jobs without --user; NULL: not looked up */
 	bool fleet;                 /* --fleet: the job's instants must agree across replicas */
 	bool reboot;                /* an @reboot line: run by each replica, unclaimed */
 	const struct run_user *user; /* --user already looked up (a jobs file's
@@ -62,16 +83,28 @@ struct job {
 	char *name;
 	char *name_base;            /* the default name before -2, -3 ...; NULL
 				     * when --name gave the name */
+	bool name_by_line;          /* --fleet: a name_base another job has takes
+				     * line_hash, not -2 (jobtable.c) */
+	uint16_t line_hash;         /* the first 16 bits of the line's FNV-1a hash */
 	char *identity;             /* a jobs file's line and environment, not its
 				     * name: kept on reload when equal */
+	char *file;                 /* the jobs file of its line; NULL on the command line */
 	unsigned line;              /* in the jobs file; 0 on the command line */
+	const char *run_as;         /* the name of the user its runs run as: --user's
+				     * (in user), else job_context.own_user; NULL:
+				     * not known */
 	bool reboot;                /* @reboot: one run at start, no schedule */
+	bool never;                 /* a cron schedule whose dates never come
+				     * (0 0 30 2 *): never run, never ended */
 	struct schedule schedule;
 	char *schedule_text;        /* the command line's schedule options as
 				     * written; NULL for a jobs file's line */
 	struct calendar *calendar;  /* owned; schedule points here */
 	struct cron *cron;
 	struct tz *zone;            /* CRON_TZ's zone, owned; else tfd's */
+	bool local_time;            /* the schedule is read on tfd's zone (TZ): a
+				     * calendar event or cron line with no zone of
+				     * its own, an --at date or time written bare */
 	const char *clock_name;
 	clockid_t read_clock;       /* clock_gettime's name for the timer's clock */
 	int64_t clock_now_ns;       /* "now" on that clock when the job was built */
@@ -82,9 +115,11 @@ struct job {
 	char *format;               /* the tick line; NULL prints none */
 	char *path;                 /* the command; NULL when the job only prints */
 	char **argv;
-	char **envp;                /* the runs' environment without TFD_*; NULL = tfd's */
-	char **file_env;            /* the jobs file's and the user's NAME=VALUE
-				       strings envp points to */
+	struct runner_env *env;     /* held: the runs' environment, shared with
+				     * the jobs that see the same (runner.h) */
+	char *const *envp;          /* env's base: without TFD_* */
+	char *const *file_env;      /* the jobs file's and the user's NAME=VALUE
+				       strings envp points to (env's), or NULL */
 	struct run_user user;       /* --user (its groups are the target's); spec NULL: none */
 	char *input;                /* stdin of every run, or NULL */
 	struct runner_config run;

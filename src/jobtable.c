@@ -5,9 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cronuser.h"
 #include "hash.h"
 #include "jobsfile.h"
 #include "jobsread.h"
+#include "linecheck.h"
+#include "pathsearch.h"
 #include "runuser.h"
 #include "shellword.h"
 #include "timens.h"
@@ -101,7 +104,7 @@ static void default_name(const struct job_options *o, char *buf, size_t len)
  * remembers where the search for BASE stopped. */
 static char *unique_name(struct hash_set *ns, const char *base)
 {
-	char name[NAME_MAX_LEN + 24];
+	char name[2 * NAME_MAX_LEN + 32];
 	struct hash_entry *entry = hash_set_find(ns, base);
 	size_t k;
 
@@ -114,6 +117,21 @@ static char *unique_name(struct hash_set *ns, const char *base)
 	}
 	entry->value = k + 1;
 	return strdup(name);
+}
+
+/* Under --fleet a default name is a claim's key, which must not hang on
+ * the order of lines: a job whose BASE another has takes BASE-HASH (the
+ * first four hex digits of its line's hash), the same on every replica
+ * whatever lines come before it; only the same line twice (or two lines
+ * of one hash) falls back to -2. Elsewhere BASE-2, BASE-3, ... */
+static char *default_name_of(struct hash_set *ns, const struct job *j)
+{
+	char hashed[2 * NAME_MAX_LEN + 8];
+
+	if (!j->name_by_line || !name_taken(ns, j->name_base))
+		return unique_name(ns, j->name_base);
+	snprintf(hashed, sizeof hashed, "%s-%04x", j->name_base, (unsigned)j->line_hash);
+	return unique_name(ns, hashed);
 }
 
 int job_names_default(struct job **jobs, size_t n)
@@ -129,7 +147,7 @@ int job_names_default(struct job **jobs, size_t n)
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (jobs[i]->name || !jobs[i]->name_base)
 			continue;
-		if (!(jobs[i]->name = unique_name(&ns, jobs[i]->name_base)))
+		if (!(jobs[i]->name = default_name_of(&ns, jobs[i])))
 			rc = -1;
 		else
 			name_add(&ns, jobs[i]->name);
@@ -138,21 +156,28 @@ int job_names_default(struct job **jobs, size_t n)
 	return rc;
 }
 
-/* What a reload compares: the line, what it sees, and the user whose
- * crontab holds it (USER, or NULL): the same line moved from one user's
- * crontab to another's is another job. Not the name: a default name
- * changes when a line above takes it. */
-static char *identity_of(const struct jobs_entry *e, const char *user)
+/* What a reload compares: the line (first, as jobview reads it back),
+ * the user whose crontab holds it (USER, or NULL: the same line moved
+ * from one user's crontab to another's is another job), the uid its runs
+ * take (J's: a user deleted and made again under another uid is another
+ * job, which a reload starts; the old one's runs are refused, session.h),
+ * and what it sees. Not the name: a default name changes when a line
+ * above takes it. */
+static char *identity_of(const struct jobs_entry *e, const char *user, const struct job *j)
 {
-	size_t len = strlen(e->text) + 2 + (user ? strlen(user) + 2 : 0);
+	char uid[32] = "";
+	size_t len;
 	char *id, *p;
 
+	if (j->user.spec)
+		snprintf(uid, sizeof uid, "uid %lu\n", (unsigned long)j->user.uid);
+	len = strlen(e->text) + 2 + (user ? strlen(user) + 2 : 0) + strlen(uid);
 	for (size_t i = 0; e->env && e->env[i]; i++)
 		len += strlen(e->env[i]) + 1;
 	id = malloc(len);
 	if (!id)
 		return NULL;
-	p = id + sprintf(id, "%s%s%s\n", user ? user : "", user ? ":\n" : "", e->text);
+	p = id + sprintf(id, "%s\n%s%s%s", e->text, user ? user : "", user ? ":\n" : "", uid);
 	for (size_t i = 0; e->env && e->env[i]; i++)
 		p += sprintf(p, "%s\n", e->env[i]);
 	return id;
@@ -175,8 +200,11 @@ struct building {
 	bool *dropped;               /* lines a host's cron passes over */
 	size_t n;
 	struct run_user_cache users; /* each --user looked up once a load */
+	struct job_envs envs;        /* the runs' environments, shared */
 	struct warnings *warnings;
 	struct names *unknown;       /* the users found missing */
+	bool scoped;                 /* default names are SOURCE/WORD */
+	struct line_checks checks;   /* shells and commands looked at */
 };
 
 /* How much of a line a message that quotes nothing else shows. */
@@ -217,14 +245,22 @@ static bool user_unknown(struct building *b, size_t i)
 	return true;
 }
 
-/* A line of a user's crontab that is bad is passed over with a warning, as
- * cron does: one user's mistake never stops the host's cron nor another
- * user's reload. Returns 0 then, else STATUS with the error in err. */
+/* Whether the table is a host's cron, whose bad lines are passed over. */
+static bool host_cron(const struct jobs_source *src)
+{
+	return jobs_from_host(&(struct jobs_from){ .system = src->system,
+						   .user_crontabs = src->user_crontabs });
+}
+
+/* A bad line of a host's cron is passed over with a warning, as cron
+ * does: one package's or user's mistake never stops the host's cron nor
+ * a reload. Memory running out is no line's fault. Returns 0 then, else
+ * STATUS with the error in err. */
 static int line_failed(struct building *b, size_t i, int status, const char *why, char *err,
 		       size_t errlen)
 {
 	line_error(b, i, status, why, err, errlen);
-	if (status != 2 || !b->lines[i].user)
+	if (!host_cron(b->src) || strcmp(why, "out of memory") == 0)
 		return status;
 	warnf(b->warnings, "tfd: warning: %s; the line is not loaded\n", err);
 	b->dropped[i] = true;
@@ -244,6 +280,7 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	ctx.in_file = true;
 	ctx.cron_file = b->src->system || b->lines[i].user != NULL;
 	ctx.env = e->env;
+	ctx.envs = &b->envs;
 	/* The file's SHELL runs its crontab lines; --exec is /bin/sh's, as on
 	 * the command line. */
 	ctx.shell = e->kind == JOBS_TFD ? NULL : e->shell;
@@ -258,6 +295,9 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 			b->dropped[i] = true;
 			return 0;
 		}
+		/* The user databases failed: a later reload tries again. */
+		if (status == 1 && host_cron(b->src))
+			names_add(b->unknown, b->opts[i].user);
 		/* A crontab line's user field is not an option: "user 'x'". */
 		snprintf(named, sizeof named, "%s%s", e->user || b->lines[i].user ? "" : "--", why);
 		return line_failed(b, i, status, named, err, errlen);
@@ -265,7 +305,16 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	status = job_build(&b->opts[i], &ctx, &b->jobs[i], why, sizeof why);
 	if (status != 0)
 		return line_failed(b, i, status, why, err, errlen);
+	if (b->jobs[i]->never)
+		warnf(b->warnings, "tfd: warning: %s:%u: '%s' names no day that exists: the line "
+		      "is loaded and never runs\n", b->lines[i].file, e->line, b->opts[i].cron);
+	/* A dry run often runs where the commands are not installed (CI):
+	 * it says only what no run could start without, the shell. */
+	line_checks_warn(&b->checks, b->jobs[i], b->opts[i].exec,
+			 e->kind != JOBS_TFD && !ctx.dry_run, b->lines[i].file, e->line);
 	b->jobs[i]->line = e->line;
+	if (!(b->jobs[i]->file = strdup(b->lines[i].file)))
+		return line_error(b, i, 1, "out of memory", err, errlen);
 	b->jobs[i]->reboot = e->kind == JOBS_REBOOT;
 	if (!b->jobs[i]->format && b->src->tick_format &&
 	    !(b->jobs[i]->format = strdup(b->src->tick_format)))
@@ -273,75 +322,33 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	return 0;
 }
 
-/* Explicit names first (twice is an error), then the default ones. */
-static int assign_names(struct building *b, char *err, size_t errlen)
+/* Whether default names say their file (SOURCE/WORD): whenever more than
+ * one file may be read, so that adding, removing or renaming a file never
+ * renames another's jobs. One --jobs FILE alone keeps bare names; a file
+ * that is not a --jobs PATH itself came from a directory. */
+static bool names_scoped(const struct jobs_source *src, const struct loaded *l)
 {
-	struct hash_set explicit;
-
-	if (hash_set_init(&explicit, b->n, name_key) != 0)
-		return snprintf(err, errlen, "out of memory"), 1;
-	for (size_t i = 0; i < b->n; i++) {
-		const char *name = b->opts[i].name;
-
-		if (!name)
-			continue;
-		if (!name[0] || name_taken(&explicit, name)) {
-			char why[512];
-
-			hash_set_free(&explicit);
-			snprintf(why, sizeof why, "--name '%.256s': %s", name,
-				 name[0] ? "already the name of another job" : "must not be empty");
-			return line_error(b, i, 2, why, err, errlen);
-		}
-		if (!(b->jobs[i]->name = strdup(name))) {
-			hash_set_free(&explicit);
-			return line_error(b, i, 1, "out of memory", err, errlen);
-		}
-		name_add(&explicit, b->jobs[i]->name);
-	}
-	hash_set_free(&explicit);
-	for (size_t i = 0; i < b->n; i++) {
-		char base[NAME_MAX_LEN];
-
-		if (b->jobs[i]->name)
-			continue;
-		default_name(&b->opts[i], base, sizeof base);
-		if (!(b->jobs[i]->name_base = strdup(base)))
-			return line_error(b, i, 1, "out of memory", err, errlen);
-	}
-	if (job_names_default(b->jobs, b->n) != 0)
-		return snprintf(err, errlen, "out of memory"), 1;
-	return 0;
+	return src->system || src->user_crontabs || src->npaths > 1 || l->nfiles > 1 ||
+	       (l->nfiles == 1 && strcmp(l->files[0].path, src->paths[0]) != 0);
 }
 
-static int name_jobs(struct building *b, char *err, size_t errlen)
+/* Line I's default name before any suffix: its command's word, after
+ * SOURCE/ (its file's base name, a user's crontab's user) when scoped. */
+static void base_name(const struct building *b, size_t i, char *buf, size_t len)
 {
-	int status = b->n ? assign_names(b, err, errlen) : 0;
+	const char *file = b->lines[i].file, *slash = strrchr(file, '/');
+	const char *source = b->lines[i].user ? b->lines[i].user : slash ? slash + 1 : file;
+	char word[NAME_MAX_LEN];
 
-	for (size_t i = 0; i < b->n && status == 0; i++) {
-		char why[1200];
-
-		if (!(b->jobs[i]->identity = identity_of(b->lines[i].e, b->lines[i].user)))
-			status = line_error(b, i, 1, "out of memory", err, errlen);
-		else if (job_check_fleet_name(b->jobs[i], &b->src->ctx, why, sizeof why) != 0)
-			status = line_error(b, i, 2, why, err, errlen);
-	}
-	return status;
+	default_name(&b->opts[i], word, sizeof word);
+	if (b->scoped)
+		snprintf(buf, len, "%s/%s", source, word);
+	else
+		snprintf(buf, len, "%s", word);
 }
 
-static int open_jobs(struct building *b, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < b->n; i++) {
-		char why[7680];
-		int status = job_open(b->jobs[i], &b->opts[i], &b->src->ctx, why, sizeof why);
-
-		if (status != 0)
-			return line_error(b, i, status, why, err, errlen);
-	}
-	return 0;
-}
-
-/* The lines passed over leave the table: the others close up, in order. */
+/* The lines passed over leave the table: the others close up, in order,
+ * and none is marked dropped any more. */
 static void drop_lines(struct building *b)
 {
 	size_t kept = 0;
@@ -360,7 +367,85 @@ static void drop_lines(struct building *b)
 		b->jobs[i] = NULL;
 		b->opts[i] = (struct job_options){ 0 };
 	}
+	memset(b->dropped, 0, b->n * sizeof *b->dropped);
 	b->n = kept;
+}
+
+/* Explicit names first (twice is an error), then the default ones. */
+static int assign_names(struct building *b, char *err, size_t errlen)
+{
+	struct hash_set explicit;
+
+	if (hash_set_init(&explicit, b->n, name_key) != 0)
+		return snprintf(err, errlen, "out of memory"), 1;
+	for (size_t i = 0; i < b->n; i++) {
+		const char *name = b->opts[i].name;
+
+		if (!name)
+			continue;
+		if (!name[0] || name_taken(&explicit, name)) {
+			char why[512];
+			int status;
+
+			snprintf(why, sizeof why, "--name '%.256s': %s", name,
+				 name[0] ? "already the name of another job" : "must not be empty");
+			if ((status = line_failed(b, i, 2, why, err, errlen)) != 0) {
+				hash_set_free(&explicit);
+				return status;
+			}
+			continue;
+		}
+		if (!(b->jobs[i]->name = strdup(name))) {
+			hash_set_free(&explicit);
+			return line_error(b, i, 1, "out of memory", err, errlen);
+		}
+		name_add(&explicit, b->jobs[i]->name);
+	}
+	hash_set_free(&explicit);
+	drop_lines(b);
+	for (size_t i = 0; i < b->n; i++) {
+		char base[2 * NAME_MAX_LEN];
+
+		if (b->jobs[i]->name)
+			continue;
+		base_name(b, i, base, sizeof base);
+		if (!(b->jobs[i]->name_base = strdup(base)))
+			return line_error(b, i, 1, "out of memory", err, errlen);
+		if ((b->jobs[i]->name_by_line = b->src->ctx.fleet))
+			b->jobs[i]->line_hash = (uint16_t)(hash_text(b->lines[i].e->text) >> 48);
+	}
+	if (job_names_default(b->jobs, b->n) != 0)
+		return snprintf(err, errlen, "out of memory"), 1;
+	return 0;
+}
+
+static int name_jobs(struct building *b, char *err, size_t errlen)
+{
+	int status = b->n ? assign_names(b, err, errlen) : 0;
+
+	for (size_t i = 0; i < b->n && status == 0; i++) {
+		char why[1200];
+
+		if (!(b->jobs[i]->identity = identity_of(b->lines[i].e, b->lines[i].user, b->jobs[i])))
+			status = line_error(b, i, 1, "out of memory", err, errlen);
+		else if (job_check_fleet_name(b->jobs[i], &b->src->ctx, why, sizeof why) != 0)
+			status = line_failed(b, i, 2, why, err, errlen);
+	}
+	drop_lines(b);
+	return status;
+}
+
+static int open_jobs(struct building *b, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		char why[7680];
+		int status = job_open(b->jobs[i], &b->opts[i], &b->src->ctx, why, sizeof why);
+
+		if (status != 0 && (status = line_failed(b, i, status, why, err, errlen)) != 0)
+			return status;
+	}
+	drop_lines(b);
+	return 0;
 }
 
 static int build_table(struct building *b, char *err, size_t errlen)
@@ -374,6 +459,8 @@ static int build_table(struct building *b, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return 1;
 	}
+	/* Without the memory for them, the checks are left out. */
+	line_checks_init(&b->checks, b->n, b->warnings);
 	for (size_t i = 0; i < b->n && status == 0; i++)
 		status = build_entry(b, i, err, errlen);
 	if (status == 0)
@@ -387,20 +474,49 @@ static int build_table(struct building *b, char *err, size_t errlen)
 
 /* Loading every file */
 
-/* Parses file I (TEXT, LEN bytes): its environment is its own. A user's
- * crontab that does not parse is passed over with a warning. */
+/* A user of this host (cronuser.h): one that is not also a command. */
+static bool host_user(void *arg, const char *word)
+{
+	char path[4096];
+	const char *why;
+	uid_t uid;
+
+	(void)arg;
+	return run_user_known(word, &uid) == 1 &&
+	       resolve_command_in(word, getenv("PATH"), path, sizeof path, &why) != 0;
+}
+
+/* A plain --jobs file whose crontab lines name a user (/etc/crontab read
+ * without --system-crontab): said once a load, at its first such line. */
+static void warn_system_like(struct loaded *l, size_t i)
+{
+	char user[64];
+	long at = cronuser_first_line(l->parsed[i], host_user, NULL, user, sizeof user);
+
+	if (at >= 0)
+		warnf(&l->warnings, "tfd: warning: %s:%u: the command begins with '%s', a user of "
+		      "this host: a system crontab's lines name their user only with "
+		      "--system-crontab (without it '%s' is run as the command)\n",
+		      l->files[i].path, l->parsed[i]->entries[at].line, user, user);
+}
+
+/* Parses file I (TEXT, LEN bytes): its environment is its own. A host's
+ * cron passes a bad line over with a warning, and loads the rest. */
 static int parse_file(const struct jobs_source *src, struct loaded *l, size_t i,
 		      const char *text, size_t len, char *err, size_t errlen)
 {
 	const char *user = l->files[i].user;
-	unsigned flags = user ? JOBS_USER : src->system ? JOBS_SYSTEM : 0;
+	unsigned flags = (user ? JOBS_USER : src->system ? JOBS_SYSTEM : 0) |
+			 (host_cron(src) ? JOBS_LENIENT : 0);
+	const struct jobs_file *f;
 
-	if (jobs_parse_as(l->files[i].path, text, len, flags, &l->parsed[i], err, errlen) == 0)
-		return 0;
-	if (!user || strcmp(err, "out of memory") == 0)
+	if (jobs_parse_as(l->files[i].path, text, len, flags, &l->parsed[i], err, errlen) != 0)
 		return -1;
-	warnf(&l->warnings, "tfd: warning: %s; the file is not loaded\n", err);
-	l->parsed[i] = NULL;
+	f = l->parsed[i];
+	for (size_t k = 0; k < f->nbad; k++)
+		warnf(&l->warnings, "tfd: warning: %s; the line is not loaded\n", f->bad[k].why);
+	if (!(flags & (JOBS_USER | JOBS_SYSTEM)))
+		warn_system_like(l, i);
 	return 0;
 }
 
@@ -448,7 +564,8 @@ static bool same_text(const struct jobs_source *src, const struct loaded *l)
 static int build_loaded(struct jobs_source *src, struct loaded *l, struct job_table *out,
 			char *err, size_t errlen)
 {
-	struct building b = { .src = src, .warnings = &l->warnings, .unknown = &l->unknown };
+	struct building b = { .src = src, .warnings = &l->warnings, .unknown = &l->unknown,
+			      .scoped = names_scoped(src, l) };
 	int status = 2;
 
 	if (parse_files(src, l, &b, err, errlen) == 0)
@@ -459,6 +576,8 @@ static int build_loaded(struct jobs_source *src, struct loaded *l, struct job_ta
 	free(b.lines);
 	free(b.dropped);
 	run_user_cache_free(&b.users);
+	job_envs_free(&b.envs);
+	line_checks_free(&b.checks);
 	if (status != 0) {
 		struct job_table t = { b.jobs, b.n };
 
@@ -472,14 +591,18 @@ static int build_loaded(struct jobs_source *src, struct loaded *l, struct job_ta
 int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced,
 		     jobs_warn_fn warn, void *warn_arg, int *status, char *err, size_t errlen)
 {
-	struct jobs_from from = { src->paths, src->npaths, src->system, src->user_crontabs };
+	struct jobs_from from = { src->paths, src->npaths, src->system, src->user_crontabs,
+				  src->held };
 	struct loaded l = { 0 };
 	/* A user missing at the last load may exist now: load again. */
 	bool retry = names_user_found(src->unknown);
 
+	/* A refused load says why, and nothing else: its warnings are of
+	 * jobs that do not load. */
 	*status = 2;
+	src->read_failed = false;
 	if (jobs_read_files(&from, &l, err, errlen) != 0) {
-		warnings_give(&l.warnings, warn, warn_arg);
+		src->read_failed = true;
 		loaded_free(&l);
 		return -1;
 	}
@@ -488,11 +611,14 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 		return 1;
 	}
 	*status = build_loaded(src, &l, out, err, errlen);
-	warnings_give(&l.warnings, warn, warn_arg);
 	if (*status != 0) {
 		loaded_free(&l);
 		return -1;
 	}
+	src->nfiles = 0;
+	for (size_t i = 0; i < l.nfiles; i++)
+		src->nfiles += !l.files[i].skipped;
+	warnings_give(&l.warnings, warn, warn_arg);
 	free(src->last_text);
 	src->last_text = l.text.s;
 	src->last_len = l.text.len;
@@ -504,17 +630,20 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 	return 0;
 }
 
-int jobs_source_reload(void *arg, struct job_table *out, bool forced, jobs_warn_fn warn,
-		       void *warn_arg, char *err, size_t errlen)
+int jobs_source_reload(void *arg, struct job_table *out, bool forced, char *const *held,
+		       jobs_warn_fn warn, void *warn_arg, char *err, size_t errlen)
 {
 	struct jobs_source *src = arg;
-	int status;
+	int status, rc;
 
 	/* A job the reload adds starts as at start, at the reload's instant:
 	 * its first --delay or --interval, and --for, count from now. */
 	src->ctx.wall_now_ns = clock_now_ns(CLOCK_REALTIME);
 	src->ctx.mono_now_ns = clock_now_ns(CLOCK_MONOTONIC);
-	return jobs_source_load(src, out, forced, warn, warn_arg, &status, err, errlen);
+	src->held = held;
+	rc = jobs_source_load(src, out, forced, warn, warn_arg, &status, err, errlen);
+	src->held = NULL;
+	return rc;
 }
 
 void jobs_source_free(struct jobs_source *src)

@@ -8,9 +8,11 @@
 
 #include "claims.h"
 #include "fleet_pause.h"
+#include "jobrefs.h"
 #include "jobsfile.h"
 #include "loopstate.h"
 #include "options.h"
+#include "slices.h"
 #include "tick.h"
 
 #define PIDS_SHOWN 16
@@ -108,6 +110,21 @@ static void put_replica(struct jsonw *w, const struct loop *l, const struct flee
 		jsonw_null(w);
 }
 
+/* "user" its runs run as, and the "file" and "line" it comes from (null
+ * on the command line): `list --wide` and `status` show them. */
+static void put_origin(struct jsonw *w, const struct job *j)
+{
+	jsonw_key(w, "user");
+	jsonw_string(w, j->run_as);
+	jsonw_key(w, "file");
+	jsonw_string(w, j->file);
+	jsonw_key(w, "line");
+	if (j->file)
+		jsonw_u64(w, j->line);
+	else
+		jsonw_null(w);
+}
+
 /* The fields `list` shows, inside the job's object. */
 static void put_summary(struct jsonw *w, const struct loop *l, const struct job *j, int64_t now)
 {
@@ -122,6 +139,7 @@ static void put_summary(struct jsonw *w, const struct loop *l, const struct job 
 
 	jsonw_key(w, "job");
 	jsonw_string(w, j->name);
+	put_origin(w, j);
 	put_instant(w, "next", next);
 	put_span_or_null(w, "left", next != 0, next > now ? next - now : 0);
 	put_instant(w, "last", start);
@@ -144,6 +162,14 @@ static void put_summary(struct jsonw *w, const struct loop *l, const struct job 
 	jsonw_end_array(w);
 }
 
+/* One job's object in a list. */
+static void put_listed(struct jsonw *w, const struct loop *l, const struct job *j, int64_t now)
+{
+	jsonw_object(w);
+	put_summary(w, l, j, now);
+	jsonw_end_object(w);
+}
+
 /* List order: by next elapse, none last, then by name. */
 struct listed {
 	const struct job *j;
@@ -160,55 +186,124 @@ static int by_next(const void *a, const void *b)
 	return strcmp(x->j->name, y->j->name);
 }
 
-struct job **jobview_sorted(const struct loop *l, size_t *n)
+/* The table's jobs now, in list order. Returns -1 when memory ran out. */
+static int sorted_jobs(const struct loop *l, struct jobrefs *r)
 {
-	struct listed *v = calloc(l->njobs + 1, sizeof *v);
-	struct job **jobs = calloc(l->njobs + 1, sizeof *jobs);
+	struct listed *v;
 
-	*n = 0;
-	if (!v || !jobs) {
-		free(v);
-		free(jobs);
-		return NULL;
+	if (jobrefs_take(r, l) != 0)
+		return -1;
+	v = calloc(r->n + 1, sizeof *v);
+	if (!v) {
+		jobrefs_free(r);
+		return -1;
 	}
-	for (size_t i = 0; i < l->njobs; i++)
-		if (!l->jobs[i]->state->removed)
-			v[(*n)++] = (struct listed){ l->jobs[i], tick_next_run_wall(l->jobs[i]) };
-	qsort(v, *n, sizeof *v, by_next);
-	for (size_t i = 0; i < *n; i++)
-		jobs[i] = (struct job *)v[i].j;
+	for (size_t i = 0; i < r->n; i++)
+		v[i] = (struct listed){ r->jobs[i], tick_next_run_wall(r->jobs[i]) };
+	qsort(v, r->n, sizeof *v, by_next);
+	for (size_t i = 0; i < r->n; i++)
+		r->jobs[i] = v[i].j;
 	free(v);
-	return jobs;
+	return 0;
 }
 
-void jobview_list_job(struct jsonw *w, const struct loop *l, const struct job *j, int64_t now)
+/* A list in parts */
+
+#define LIST_HEAD "{\"ok\":true,\"jobs\":["
+#define LIST_TAIL "]}\n"
+
+struct jobview_listing {
+	const struct loop *l;
+	struct jobrefs jobs;      /* sorted at the first part */
+	bool begun;
+	size_t next;
+	size_t written;           /* jobs written so far */
+	int64_t now;              /* the wall clock at the sort */
+	struct jsonw part;        /* the last part made */
+};
+
+struct jobview_listing *jobview_listing_new(const struct loop *l)
 {
-	jsonw_object(w);
-	put_summary(w, l, j, now);
-	jsonw_end_object(w);
+	struct jobview_listing *ls = calloc(1, sizeof *ls);
+
+	if (ls)
+		ls->l = l;
+	return ls;
 }
 
-void jobview_list(struct jsonw *w, const struct loop *l)
+void jobview_listing_free(struct jobview_listing *ls)
 {
-	int64_t now = clock_now_ns(CLOCK_REALTIME);
-	size_t n;
-	struct job **jobs = jobview_sorted(l, &n);
-
-	if (!jobs) {
-		w->failed = true;
+	if (!ls)
 		return;
+	jobrefs_free(&ls->jobs);
+	jsonw_free(&ls->part);
+	free(ls);
+}
+
+/* The first part: the sort (a pass over the table) and the head. */
+static int begin_list(struct jobview_listing *ls)
+{
+	if (sorted_jobs(ls->l, &ls->jobs) != 0)
+		return -1;
+	ls->begun = true;
+	ls->now = clock_now_ns(CLOCK_REALTIME);
+	jsonw_raw(&ls->part, LIST_HEAD, strlen(LIST_HEAD));
+	return 0;
+}
+
+/* Whole jobs until the part holds MAX bytes, and the tail after the
+ * last. */
+static void put_jobs(struct jobview_listing *ls, size_t max)
+{
+	for (; ls->next < ls->jobs.n && ls->part.len < max; ls->next++) {
+		const struct job *j = ls->jobs.jobs[ls->next];
+
+		if (!j || j->state->removed)
+			continue;
+		/* Between two parts; inside one, the writer puts the commas. */
+		if (ls->written > 0 && ls->part.len == 0)
+			jsonw_raw(&ls->part, ",", 1);
+		put_listed(&ls->part, ls->l, j, ls->now);
+		ls->written++;
 	}
-	/* The text of JOBVIEW_LIST_HEAD, the jobs, JOBVIEW_LIST_TAIL. */
-	jsonw_object(w);
-	jsonw_key(w, "ok");
-	jsonw_bool(w, true);
-	jsonw_key(w, "jobs");
-	jsonw_array(w);
-	for (size_t i = 0; i < n; i++)
-		jobview_list_job(w, l, jobs[i], now);
-	jsonw_end_array(w);
-	jsonw_end_object(w);
-	free(jobs);
+	if (ls->next == ls->jobs.n)
+		jsonw_raw(&ls->part, LIST_TAIL, strlen(LIST_TAIL));
+}
+
+int jobview_listing_part(struct jobview_listing *ls, struct slice_budget *b, size_t max,
+			 const char **text, size_t *len)
+{
+	int64_t began;
+
+	jsonw_reset(&ls->part);
+	*text = "";
+	*len = 0;
+	if (slice_budget_spent(b))
+		return 0;
+	began = slice_begin();
+	if (!ls->begun) {
+		int rc = begin_list(ls);
+
+		slice_end(b, began);
+		if (rc != 0 || ls->part.failed)
+			return -1;
+		/* The sort was this slice; the jobs follow in the next. */
+		if (slice_budget_spent(b)) {
+			*text = ls->part.text;
+			*len = ls->part.len;
+			return 0;
+		}
+		began = slice_begin();
+	}
+	if (jobrefs_check(&ls->jobs, ls->l, ls->next) != 0)
+		return -1;
+	put_jobs(ls, max);
+	slice_end(b, began);
+	if (ls->part.failed)
+		return -1;
+	*text = ls->part.text;
+	*len = ls->part.len;
+	return ls->next == ls->jobs.n;
 }
 
 /* Status */
@@ -374,7 +469,9 @@ static char *schedule_as_written(const struct job *j)
 	return text;
 }
 
-int jobview_status(struct jsonw *w, const struct loop *l, const char *name)
+/* The status of NAME; SECRETS: with what only the control socket shows
+ * (jobview_status_public). */
+static int put_status(struct jsonw *w, const struct loop *l, const char *name, bool secrets)
 {
 	char *schedule;
 	const struct job *j = jobview_find(l, name);
@@ -393,13 +490,25 @@ int jobview_status(struct jsonw *w, const struct loop *l, const char *name)
 	free(schedule);
 	jsonw_key(w, "clock");
 	jsonw_string(w, j->clock_name);
-	put_command(w, j);
+	if (secrets)
+		put_command(w, j);
 	put_policies(w, j);
 	put_counters(w, j);
 	put_next_elapses(w, j);
 	put_runs(w, j);
-	put_tail(w, j);
+	if (secrets)
+		put_tail(w, j);
 	jsonw_end_object(w);
 	jsonw_end_object(w);
 	return 0;
+}
+
+int jobview_status(struct jsonw *w, const struct loop *l, const char *name)
+{
+	return put_status(w, l, name, true);
+}
+
+int jobview_status_public(struct jsonw *w, const struct loop *l, const char *name)
+{
+	return put_status(w, l, name, false);
 }

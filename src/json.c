@@ -308,7 +308,7 @@ static unsigned unicode_escape(const char *p, const char *end, size_t *used)
 	return cp >= 0xd800 && cp < 0xe000 ? 0xfffd : cp;
 }
 
-char *json_string(const struct json_doc *d, size_t i)
+char *json_string_n(const struct json_doc *d, size_t i, size_t *len)
 {
 	const struct json_value *v;
 	const char *p, *end;
@@ -339,7 +339,15 @@ char *json_string(const struct json_doc *d, size_t i)
 		}
 	}
 	out[k] = '\0';
+	*len = k;
 	return out;
+}
+
+char *json_string(const struct json_doc *d, size_t i)
+{
+	size_t len;
+
+	return json_string_n(d, i, &len);
 }
 
 bool json_equals(const struct json_doc *d, size_t i, const char *s)

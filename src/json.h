@@ -45,6 +45,11 @@ size_t json_get(const struct json_doc *d, size_t obj, const char *key);
  * memory ran out, or I is no string). A \u0000 in it ends it early. */
 char *json_string(const struct json_doc *d, size_t i);
 
+/* The same, and its length in *LEN: a \u0000 in it is a NUL byte there,
+ * for a reader that must see every byte (a run's output tail) or refuse
+ * a string that holds one (a job's name). */
+char *json_string_n(const struct json_doc *d, size_t i, size_t *len);
+
 /* True when I is the string S exactly (unescaped). */
 bool json_equals(const struct json_doc *d, size_t i, const char *s);
 

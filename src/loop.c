@@ -29,16 +29,22 @@
 
 /* Status and failure */
 
-/* Ends every schedule and sends SIG to every run (SIGKILL after the
- * grace); tfd exits once they are gone. */
-static void stop_all(struct loop *l, int sig)
+/* Ends every schedule, drops every start that was due or waiting (how
+ * many: the return) and sends SIG to every run (SIGKILL after the grace);
+ * tfd exits once they are gone. SIG 0: the runs are left alone (--on-stop
+ * wait and leave). A sendmail on its way gets MAILER_STOP_GRACE_NS,
+ * unless tfd drains: then mail goes on as ever. */
+static size_t stop_all(struct loop *l, int sig)
 {
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
+	size_t dropped = l->starts.n;
 
 	starts_drop(&l->starts, NULL);
-	mailer_stop(&l->mailer, now);
+	if (l->st.phase == PHASE_SHUTDOWN)
+		mailer_stop(&l->mailer, now);
 	for (size_t i = 0; i < l->njobs; i++)
-		tick_stop_job(l, l->jobs[i], sig, now);
+		dropped += tick_stop_job(l, l->jobs[i], sig, now);
+	return dropped;
 }
 
 /* What the handler just run left in the loop's status, acted on: a line
@@ -83,6 +89,54 @@ static void stdout_lost(void *arg, int error)
 
 /* Signals */
 
+/* Runs going now, of every job. */
+static size_t runs_going(const struct loop *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->njobs; i++)
+		if (l->jobs[i]->state->runner)
+			n += runner_active(l->jobs[i]->state->runner);
+	return n;
+}
+
+/* What --on-stop says SIG does: SIGTERM and SIGINT follow it the first
+ * time; a second signal, and every other signal that ends tfd, forward. */
+static enum on_stop stop_for(const struct loop *l, int sig)
+{
+	if ((sig != SIGTERM && sig != SIGINT) || l->st.phase != PHASE_RUNNING)
+		return ON_STOP_FORWARD;
+	return l->cfg->on_stop;
+}
+
+/* A signal that ends tfd, carried out as --on-stop says, and said in the
+ * operator's log (a signal repeated during a forward stop is passed on
+ * again, without a line; runs once left stay left). */
+static void stop_on_signal(struct loop *l, int sig)
+{
+	enum on_stop how = stop_for(l, sig);
+	struct oplog_stop_line line = { .sig = sig, .runs = runs_going(l),
+					.kill_after_ns = l->cfg->kill_after_ns
+							 ? l->cfg->kill_after_ns
+							 : RUNNER_KILL_GRACE_NS };
+	bool again = l->st.phase == PHASE_SHUTDOWN;
+
+	if (l->st.left)
+		return;
+	if (how == ON_STOP_WAIT) {
+		status_drain(&l->st);
+		line.how = OPLOG_STOP_WAITING;
+	} else {
+		status_stop(&l->st, sig);
+		status_take_stop(&l->st);   /* carried out here */
+		l->st.left = how == ON_STOP_LEAVE;
+		line.how = l->st.left ? OPLOG_STOP_LEFT : OPLOG_STOP_SIGNALLED;
+	}
+	line.dropped = stop_all(l, how == ON_STOP_FORWARD ? sig : 0);
+	if (!again)
+		events_stop(&l->ev, &line);
+}
+
 static void forward_signal(struct loop *l, int sig)
 {
 	for (size_t i = 0; i < l->njobs; i++)
@@ -122,8 +176,12 @@ static void on_signal(struct loop *l)
 			continue;
 		else if (sig == SIGHUP && l->cfg->jobs_path && l->st.phase == PHASE_RUNNING)
 			reload_request(l);
+		/* Draining, a reload (systemctl reload) loads nothing and
+		 * stops nothing. */
+		else if (sig == SIGHUP && l->cfg->jobs_path && status_draining(&l->st))
+			continue;
 		else
-			loop_shutdown(l, sig);
+			stop_on_signal(l, sig);
 	}
 }
 
@@ -205,6 +263,7 @@ static void drop_job(struct loop *l, size_t i)
 	runs_forget_groups(l, j);
 	job_state_free(j);
 	job_free(j);
+	l->jobs_dropped++;
 	memmove(&l->jobs[i], &l->jobs[i + 1], (l->njobs - i - 1) * sizeof *l->jobs);
 	l->njobs--;
 }
@@ -260,16 +319,32 @@ static bool busy(const struct loop *l)
 	return l->readers.n > 0 || l->starts.n > 0 || mailer_busy(&l->mailer);
 }
 
+/* Whether tfd stays with nothing to run: a host's cron waits for files
+ * and users to come, as cron does, and a cron line whose dates never come
+ * is a schedule that never ends. */
+static bool stays(const struct loop *l)
+{
+	if (l->cfg->host_cron)
+		return true;
+	for (size_t i = 0; i < l->njobs; i++)
+		if (l->jobs[i]->never && !l->jobs[i]->state->removed)
+			return true;
+	return false;
+}
+
 static bool finished(struct loop *l)
 {
+	/* Left runs are not waited for; a mail on its way is (at most
+	 * MAILER_STOP_GRACE_NS). */
 	if (l->st.phase == PHASE_SHUTDOWN)
-		return !busy(l);
-	if (reload_waits(l))
+		return l->st.left ? !mailer_busy(&l->mailer) : !busy(l);
+	/* A host's cron with no job waits for files, unless it drains. */
+	if (l->st.phase == PHASE_RUNNING && reload_waits(l))
 		return false;
 	if (events_blocked(&l->ev) || claims_waiting(l))
 		return false;
 	if (!busy(l))
-		return true;
+		return !stays(l);
 	runs_finish_groups(l);
 	return false;
 }
@@ -306,9 +381,10 @@ static void poll_control(struct loop *l, size_t *n)
 		return;
 	if ((fd = control_listen_fd(l)) >= 0)
 		poll_slot(l, n, fd, POLLIN, OWNER_CONTROL, NULL);
+	/* A client that waits for nothing is polled all the same: its
+	 * hang-up frees its slot at once. */
 	for (size_t i = 0; (fd = control_client_fd(l, i, &events, &c)) >= 0; i++)
-		if (events)
-			poll_slot(l, n, fd, events, OWNER_CONTROL_CLIENT, c);
+		poll_slot(l, n, fd, events, OWNER_CONTROL_CLIENT, c);
 }
 
 /* The poll set, each slot with its owner. While a line waits for tfd's
@@ -440,6 +516,12 @@ static void wait_for_events(struct loop *l)
 			loop_fail(l, "poll");
 		return;
 	}
+	if (l->cfg->http || l->control) {
+		int64_t now = clock_now_ns(CLOCK_MONOTONIC);
+
+		slice_budget_renew(&l->http_slices, now);
+		slice_budget_renew(&l->control_slices, now);
+	}
 	for (size_t i = 0; i < n; i++)
 		if (l->pfd[i].revents) {
 			dispatch_slot(l, &l->owners[i]);
@@ -476,6 +558,28 @@ static void run_record(void *arg, struct job *j, const struct run_record *r, boo
 static void run_ended(void *arg, struct job *j, const struct run_end *e)
 {
 	claims_run_ended(arg, j, e);
+}
+
+/* A reload's outcome, for tfdctl reload's waiters (reload.h). */
+static void reload_done(void *arg, const struct reload_counts *counts, const char *error)
+{
+	control_reloaded(arg, counts, error);
+}
+
+/* The descriptors set aside for a server (--listen's connections,
+ * --control's clients) out of the run pipes' share, so that a storm of
+ * runs never leaves it none to accept with, nor its clients the runs none
+ * to start with: FDS, or half the share when it is under twice FDS.
+ * Returns what it took. */
+static size_t set_aside(size_t *pipes, size_t fds)
+{
+	size_t take;
+
+	if (*pipes == SIZE_MAX)
+		return fds;
+	take = *pipes > 2 * fds ? fds : *pipes / 2;
+	*pipes -= take;
+	return take;
 }
 
 /* Everything the loop holds, from a zeroed start: what is open is closed. */
@@ -519,8 +623,9 @@ static struct loop *new_loop(struct loop_config *cfg)
 				    .verbose = cfg->verbose, .jobs_path = cfg->jobs_path,
 				    .jobs_more = cfg->njobs_paths + !!cfg->user_crontabs > 1
 						 ? cfg->njobs_paths + !!cfg->user_crontabs - 1 : 0,
-				    .replica = cfg->replica };
-	size_t pipes;
+				    .replica = cfg->replica, .log = cfg->log,
+				    .log_runs = cfg->log_runs, .journal = cfg->journal };
+	size_t pipes, control_fds = 0;
 
 	if (!l || events_open(&l->ev, &ec) != 0) {
 		fputs("tfd: out of memory\n", stderr);
@@ -538,10 +643,10 @@ static struct loop *new_loop(struct loop_config *cfg)
 	tick_clocks_init(l);
 	deadlines_init(l);
 	pipes = starts_pipe_fds_max();
-	/* --listen's descriptors come out of the run pipes' share, so that a
-	 * storm of runs never leaves the server none to accept with. */
-	if (cfg->http && pipes != SIZE_MAX)
-		pipes -= pipes > 2 * HTTP_FDS ? HTTP_FDS : pipes / 2;
+	if (cfg->http)
+		set_aside(&pipes, HTTP_FDS);
+	if (cfg->control_fd >= 0)
+		control_fds = set_aside(&pipes, CONTROL_FDS);
 	starts_init(&l->starts, pipes);
 	l->jobs = cfg->table.jobs;
 	l->njobs = cfg->table.n;
@@ -549,8 +654,12 @@ static struct loop *new_loop(struct loop_config *cfg)
 	stats_init(&l->stats);
 	l->states = job_states_attach(l->jobs, l->njobs);
 	l->runs = runs_new(run_record, run_ended, l);
-	l->reload = reload_new();
-	if (!l->states || !l->runs || !l->reload) {
+	l->reload = reload_new(reload_done, l);
+	/* The control socket's own failure closes its descriptors. */
+	if (cfg->control_fd >= 0)
+		l->control = control_new(cfg->control_fd, cfg->control_lock_fd,
+					 cfg->control_path, control_fds);
+	if (!l->states || !l->runs || !l->reload || (cfg->control_fd >= 0 && !l->control)) {
 		fputs("tfd: out of memory\n", stderr);
 		free_loop(l);
 		return NULL;
@@ -577,12 +686,7 @@ int loop_run(struct loop_config *cfg)
 		return 1;
 	if (cfg->http)
 		http_serve(cfg->http, endpoints_answer, l);
-	if (cfg->control_fd >= 0 && !(l->control = control_new(cfg->control_fd, cfg->control_path))) {
-		close(cfg->control_fd);
-		unlink(cfg->control_path);
-		status_fail_oom(&l->st, &l->ev);
-		settle(l);
-	} else if (open_descriptors(l) == 0) {
+	if (open_descriptors(l) == 0) {
 		if (cfg->precise)
 			l->precise_fd = precise_enable();
 		/* Orphans of a run become ours, so none is left a zombie and
@@ -592,8 +696,10 @@ int loop_run(struct loop_config *cfg)
 			status_fail_oom(&l->st, &l->ev);
 		runs_find_terminal(l);
 		reload_watch(l);
+		events_start(&l->ev, l->njobs, cfg->nfiles);
 		for (size_t i = 0; i < l->njobs && l->st.phase == PHASE_RUNNING; i++)
-			tick_start_job(l, l->jobs[i]);
+			if (!(l->jobs[i]->reboot && cfg->reboot_done))
+				tick_start_job(l, l->jobs[i]);
 		after_handler(l);
 		tick_write_metrics(l, claims_metrics(l));
 		while (!finished(l))

@@ -16,12 +16,22 @@
 /* Reads the jobs file again into a new table (built and opened, nothing
  * armed). Returns 0; 1 when the file is as it was last read and FORCED is
  * false (nothing to do); or -1 with one line in err: the table stays.
- * Warnings (files or lines passed over) go to WARN, with WARN_ARG. */
+ * HELD (NULL-terminated, or NULL) names the files a writer still holds
+ * open: their last line without a newline is not loaded. Warnings (files
+ * or lines passed over) go to WARN, with WARN_ARG. */
 typedef int (*loop_reload_fn)(void *arg, struct job_table *out, bool forced,
-			      jobs_warn_fn warn, void *warn_arg, char *err, size_t errlen);
+			      char *const *held, jobs_warn_fn warn, void *warn_arg, char *err,
+			      size_t errlen);
 
 struct fleet;
 struct http;
+
+/* What SIGTERM and SIGINT do to the runs going (--on-stop). */
+enum on_stop {
+	ON_STOP_FORWARD,  /* the signal to each run's group, SIGKILL after the grace */
+	ON_STOP_WAIT,     /* nothing new starts; the runs end on their own */
+	ON_STOP_LEAVE,    /* tfd exits at once; the runs go on */
+};
 
 struct loop_config {
 	struct job_table table;      /* the loop takes the jobs over */
@@ -32,19 +42,30 @@ struct loop_config {
 	bool stats;
 	bool precise;
 	bool exit_on_error;
+	enum on_stop on_stop;
+	int64_t kill_after_ns;       /* --kill-after; 0: RUNNER_KILL_GRACE_NS */
+	bool log;                    /* the operator's log (events.h) */
+	bool log_runs;
+	bool journal;                /* stderr is the journal (oplog.h) */
+	size_t nfiles;               /* the jobs files loaded at start (the first line) */
 	const struct tz *local;      /* for %T */
 	const char *metrics_path;
 	const char *jobs_path;       /* the first --jobs PATH; NULL for one job */
 	char *const *jobs_paths;     /* every --jobs PATH (file or directory), watched */
 	size_t njobs_paths;
 	const char *user_crontabs;   /* --user-crontabs DIR, watched; or NULL */
+	bool host_cron;              /* --system-crontab or --user-crontabs: never
+					ends for lack of jobs */
 	loop_reload_fn reload;
 	void *reload_arg;
 	struct fleet *fleet;         /* --fleet: elapses are claimed; NULL without */
 	const char *replica;         /* --fleet: "replica" in every JSON object */
 	struct http *http;           /* --listen: served from the loop; NULL without */
 	int control_fd;              /* --control: the listening socket (control_listen); -1 without */
+	int control_lock_fd;         /* and the lock held beside it (PATH.lock) */
 	const char *control_path;    /* removed at exit */
+	bool reboot_done;            /* the @reboot jobs ran in this boot already
+					(reboot.h): they are not started */
 };
 
 #endif

@@ -27,6 +27,7 @@
 #include "loopstatus.h"
 #include "mailer.h"
 #include "readers.h"
+#include "slices.h"
 #include "starts.h"
 #include "stats.h"
 #include "timers.h"
@@ -92,6 +93,13 @@ struct loop {
 	struct stats stats;
 	struct claims_state *claims; /* --fleet: held ticks and won elapses; NULL without */
 	struct control *control;  /* --control: the socket and its clients; NULL without */
+	/* What each server's large answers may still make (slices.h),
+	 * renewed after a poll. */
+	struct slice_budget http_slices, control_slices;
+	/* Jobs freed so far (a reload's, once their runs ended): an answer
+	 * made in parts that holds jobs looks at its jobs again when this
+	 * moved (jobview.h). */
+	uint64_t jobs_dropped;
 };
 
 #endif

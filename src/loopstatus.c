@@ -22,6 +22,12 @@ void status_stop(struct loop_status *s, int sig)
 	s->stop_sig = sig;
 }
 
+void status_drain(struct loop_status *s)
+{
+	if (s->phase == PHASE_RUNNING)
+		s->phase = PHASE_DRAINING;
+}
+
 /* Failures of the loop's own calls end tfd with status 1. */
 void status_fail(struct loop_status *s, struct events *ev, const char *call)
 {

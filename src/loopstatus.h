@@ -16,7 +16,14 @@ struct events;
 
 enum phase {
 	PHASE_RUNNING,   /* schedules go on (some may have ended) */
-	PHASE_SHUTDOWN,  /* a signal or a failure: runs were sent a signal */
+	PHASE_DRAINING,  /* --on-stop=wait after a signal: every schedule has
+			  * ended and nothing new starts (no elapse, queued
+			  * run, retry, reload or tfdctl run); the runs going
+			  * end on their own, their ends are written (the
+			  * fleet's too), then tfd exits as if its schedules
+			  * had ended */
+	PHASE_SHUTDOWN,  /* a signal or a failure: runs were sent a signal
+			  * (or, left, go on without tfd) */
 };
 
 struct loop_status {
@@ -27,6 +34,7 @@ struct loop_status {
 	bool oom;        /* an allocation below failed (the readers' lines, a
 			  * mail printed): sticky until loop.c fails once */
 	bool gone;       /* removed jobs may have nothing left: loop.c looks */
+	bool left;       /* --on-stop=leave: tfd exits without its runs */
 };
 
 /* tfd ends with STATUS whatever happens later (-E, a failure). */
@@ -35,6 +43,18 @@ void status_set(struct loop_status *s, int status);
 /* tfd stops as if sent SIG: every schedule ends and the runs are sent
  * SIG (loop.c does it, once the handler returns). */
 void status_stop(struct loop_status *s, int sig);
+
+/* --on-stop=wait: tfd drains (PHASE_DRAINING), unless it is already
+ * shutting down. */
+void status_drain(struct loop_status *s);
+
+/* Whether tfd drains (--on-stop=wait after a signal): what --fleet asks
+ * to claim nothing more while the runs going end and their ends are
+ * written. (Any phase but PHASE_RUNNING starts nothing new.) */
+static inline bool status_draining(const struct loop_status *s)
+{
+	return s->phase == PHASE_DRAINING;
+}
 
 /* One of the loop's own calls failed (errno says why): a line on EV's
  * stderr, and tfd stops with status 1. */

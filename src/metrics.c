@@ -295,15 +295,16 @@ int metrics_format_fleet(struct buf *b, const struct fleet_metrics *f)
 /* A snapshot, read in parts */
 
 struct metrics_snapshot {
-	const char **names;          /* into text */
+	size_t n, cap;               /* jobs added, room for */
 	struct job_metrics *m;
-	size_t n;
+	size_t *name_at;             /* each name's offset in names_text */
+	struct buf names_text;       /* the names, one after another, NUL-ended */
+	const char **names;          /* into names_text, once reading began */
 	struct fleet_metrics fleet;
 	bool has_fleet;
-	char *text;                  /* the names, one after another */
 	struct metrics_cursor c;
 	bool done;                   /* every family and the fleet's are in pending */
-	struct buf pending;  /* made, not yet read */
+	struct buf pending;          /* made, not yet read */
 	size_t off;                  /* read of pending */
 };
 
@@ -311,55 +312,56 @@ void metrics_snapshot_free(struct metrics_snapshot *s)
 {
 	if (!s)
 		return;
-	free(s->names);
 	free(s->m);
-	free(s->text);
+	free(s->name_at);
+	free(s->names);
+	buf_free(&s->names_text);
 	buf_free(&s->pending);
 	free(s);
 }
 
-/* The names copied into one block, each NAMES[i] pointing into it. */
-static int copy_names(struct metrics_snapshot *s, const char *const *names)
-{
-	size_t total = 0, at = 0;
-
-	for (size_t i = 0; i < s->n; i++)
-		if (__builtin_add_overflow(total, strlen(names[i]) + 1, &total))
-			return -1;
-	s->text = malloc(total ? total : 1);
-	s->names = calloc(s->n + 1, sizeof *s->names);
-	if (!s->text || !s->names)
-		return -1;
-	for (size_t i = 0; i < s->n; i++) {
-		size_t len = strlen(names[i]) + 1;
-
-		memcpy(s->text + at, names[i], len);
-		s->names[i] = s->text + at;
-		at += len;
-	}
-	return 0;
-}
-
-struct metrics_snapshot *metrics_snapshot_new(const char *const *names,
-					      const struct job_metrics *m, size_t n,
-					      const struct fleet_metrics *fleet)
+struct metrics_snapshot *metrics_snapshot_new(size_t n, const struct fleet_metrics *fleet)
 {
 	struct metrics_snapshot *s = calloc(1, sizeof *s);
 
 	if (!s)
 		return NULL;
-	s->n = n;
-	s->m = malloc((n ? n : 1) * sizeof *m);
-	if (!s->m || copy_names(s, names) != 0) {
+	s->cap = n;
+	s->m = malloc((n ? n : 1) * sizeof *s->m);
+	s->name_at = malloc((n ? n : 1) * sizeof *s->name_at);
+	if (!s->m || !s->name_at) {
 		metrics_snapshot_free(s);
 		return NULL;
 	}
-	memcpy(s->m, m, n * sizeof *m);
 	if (fleet) {
 		s->fleet = *fleet;
 		s->has_fleet = true;
 	}
 	return s;
+}
+
+int metrics_snapshot_add(struct metrics_snapshot *s, const char *name,
+			 const struct job_metrics *m)
+{
+	if (s->n == s->cap || s->names)
+		return -1;
+	s->name_at[s->n] = s->names_text.len;
+	if (buf_put(&s->names_text, name, strlen(name) + 1) != 0)
+		return -1;
+	s->m[s->n++] = *m;
+	return 0;
+}
+
+/* The names as the text's maker takes them, pointing into names_text
+ * (which no longer grows). */
+static int point_names(struct metrics_snapshot *s)
+{
+	s->names = calloc(s->n + 1, sizeof *s->names);
+	if (!s->names)
+		return -1;
+	for (size_t i = 0; i < s->n; i++)
+		s->names[i] = s->names_text.s + s->name_at[i];
+	return 0;
 }
 
 /* Makes about MAX more bytes of the text into pending (all of it read). */
@@ -382,6 +384,8 @@ long metrics_snapshot_read(struct metrics_snapshot *s, char *buf, size_t max)
 
 	if (max > LONG_MAX)
 		max = LONG_MAX;
+	if (!s->names && point_names(s) != 0)
+		return -1;
 	if (s->off == s->pending.len) {
 		if (s->done)
 			return 0;

@@ -56,15 +56,19 @@ struct metrics_cursor {
 	size_t family, job;
 };
 
-/* The figures of N jobs (names copied) and the fleet's (FLEET, or NULL
- * without), taken now and read later in parts: --listen's /metrics is
- * made as the client takes it, a part of the size it asks at a time, so
- * that 10,000 jobs' text is not made in one pass of the loop. NULL when
+/* The figures of jobs and the fleet's (FLEET, or NULL without), copied
+ * and read later in parts: --listen's /metrics is made as the client
+ * takes it, a part of the size it asks at a time, so that 10,000 jobs'
+ * text is not made in one pass of the loop. Room for N jobs, added one at
+ * a time (their names copied), all before the first read; NULL when
  * memory ran out. */
 struct metrics_snapshot;
-struct metrics_snapshot *metrics_snapshot_new(const char *const *names,
-					      const struct job_metrics *m, size_t n,
-					      const struct fleet_metrics *fleet);
+struct metrics_snapshot *metrics_snapshot_new(size_t n, const struct fleet_metrics *fleet);
+
+/* Copies NAME and M as the next job. Returns 0, or -1 when memory ran
+ * out, the N jobs were added, or reading began. */
+int metrics_snapshot_add(struct metrics_snapshot *s, const char *name,
+			 const struct job_metrics *m);
 
 /* Copies the next bytes of the text (metrics_format's, then
  * metrics_format_fleet's) into BUF, at most MAX of them (MAX > 0): returns

@@ -34,6 +34,7 @@ void mhd_unload(struct mhd *m)
 	X(start_daemon, MHD_start_daemon) X(stop_daemon, MHD_stop_daemon) \
 	X(get_daemon_info, MHD_get_daemon_info) X(get_timeout, MHD_get_timeout) \
 	X(run, MHD_run) X(lookup_connection_value, MHD_lookup_connection_value) \
+	X(get_connection_info, MHD_get_connection_info) \
 	X(create_response_from_buffer, MHD_create_response_from_buffer) \
 	X(create_response_from_callback, MHD_create_response_from_callback) \
 	X(add_response_header, MHD_add_response_header) \

@@ -30,8 +30,15 @@ enum {
 	MHD_SHIM_OPTION_END = 0,
 	MHD_SHIM_OPTION_CONNECTION_LIMIT = 2,    /* unsigned int */
 	MHD_SHIM_OPTION_CONNECTION_TIMEOUT = 3,  /* unsigned int, seconds */
+	MHD_SHIM_OPTION_NOTIFY_COMPLETED = 4,    /* mhd_completed_fn, void * */
+	MHD_SHIM_OPTION_PER_IP_CONNECTION_LIMIT = 5, /* unsigned int */
 	MHD_SHIM_OPTION_LISTEN_SOCKET = 12,      /* int, bound and listening */
+	MHD_SHIM_OPTION_NOTIFY_CONNECTION = 27,  /* mhd_notify_connection_fn, void * */
 };
+
+/* enum MHD_ConnectionNotificationCode, enum MHD_ConnectionInfoType */
+enum { MHD_SHIM_CONNECTION_NOTIFY_STARTED = 0, MHD_SHIM_CONNECTION_NOTIFY_CLOSED = 1 };
+enum { MHD_SHIM_CONNECTION_INFO_CONNECTION_FD = 6, MHD_SHIM_CONNECTION_INFO_SOCKET_CONTEXT = 7 };
 
 /* enum MHD_DaemonInfoType, enum MHD_ValueKind, enum MHD_ResponseMemoryMode */
 enum { MHD_SHIM_DAEMON_INFO_EPOLL_FD = 3, MHD_SHIM_DAEMON_INFO_CURRENT_CONNECTIONS = 4 };
@@ -46,10 +53,27 @@ union mhd_daemon_info {
 	unsigned int num_connections;
 };
 
+/* union MHD_ConnectionInfo, of which the members read here (each at
+ * offset 0). */
+union mhd_connection_info {
+	int connect_fd;
+	void *socket_context;
+};
+
+/* MHD_NotifyConnectionCallback (a connection began or ended; its
+ * socket_context is the caller's) and MHD_RequestCompletedCallback (a
+ * request was answered, or its connection closed). The enums they take
+ * have the ABI of an int. */
+typedef void (*mhd_notify_connection_fn)(void *cls, struct MHD_Connection *connection,
+					 void **socket_context, int code);
+typedef void (*mhd_completed_fn)(void *cls, struct MHD_Connection *connection,
+				 void **con_cls, int code);
+
 /* MHD_ContentReaderCallback and MHD_ContentReaderFreeCallback: a body
  * made as it is sent. The reader returns the bytes put in BUF (at most
- * MAX), MHD_SHIM_READER_END at the end, MHD_SHIM_READER_ERROR to cut the
- * connection. MHD_SHIM_SIZE_UNKNOWN: the length is not known before (the
+ * MAX), 0 for none yet (it is asked again at the next MHD_run, which
+ * MHD_get_timeout then wants at once), MHD_SHIM_READER_END at the end,
+ * MHD_SHIM_READER_ERROR to cut the connection. MHD_SHIM_SIZE_UNKNOWN: the length is not known before (the
  * body is sent chunked, or until the connection closes for HTTP/1.0). */
 typedef ssize_t (*mhd_reader_fn)(void *cls, uint64_t pos, char *buf, size_t max);
 typedef void (*mhd_reader_free_fn)(void *cls);
@@ -74,6 +98,8 @@ struct mhd {
 	int (*run)(struct MHD_Daemon *daemon);
 	const char *(*lookup_connection_value)(struct MHD_Connection *connection, int kind,
 					       const char *key);
+	const union mhd_connection_info *(*get_connection_info)(struct MHD_Connection *connection,
+								 int info_type, ...);
 	struct MHD_Response *(*create_response_from_buffer)(size_t size, void *buffer, int mode);
 	struct MHD_Response *(*create_response_from_callback)(uint64_t size, size_t block_size,
 							      mhd_reader_fn reader, void *cls,

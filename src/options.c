@@ -11,6 +11,8 @@
 
 #include "buf.h"
 #include "fleet_sql.h"
+#include "oplog.h"
+#include "suggest.h"
 
 enum option_code {
 	/* per-job text options */
@@ -24,6 +26,7 @@ enum option_code {
 	OPT_USER_CRONTABS,
 	OPT_FLEET, OPT_REPLICA, OPT_FLEET_LEASE, OPT_FLEET_DEADLINE, OPT_FLEET_KEEP,
 	OPT_HELP, OPT_USAGE, OPT_VERSION, OPT_CONTROL, OPT_LISTEN, OPT_FLEET_SQL,
+	OPT_ON_STOP, OPT_KILL_AFTER, OPT_LOG_RUNS,
 };
 
 /* Where each text option lands in struct options. */
@@ -59,6 +62,8 @@ static const size_t text_field[] = {
 	[OPT_FLEET_KEEP] = offsetof(struct options, fleet_keep),
 	[OPT_CONTROL] = offsetof(struct options, control),
 	[OPT_LISTEN] = offsetof(struct options, listen),
+	[OPT_ON_STOP] = offsetof(struct options, on_stop),
+	[OPT_KILL_AFTER] = offsetof(struct options, kill_after),
 };
 
 /* Tables: the per-job ones make up a tfd line's whole vocabulary. */
@@ -88,7 +93,7 @@ static struct poptOption job_action_table[] = {
 static struct poptOption job_runner_table[] = {
 	{ "overlap", '\0', POPT_ARG_STRING, NULL, OPT_OVERLAP,
 	  "a run still going at the next wake-up: skip (default), queue, kill, parallel", "POLICY" },
-	{ "timeout", '\0', POPT_ARG_STRING, NULL, OPT_TIMEOUT, "SIGTERM a run after DURATION, SIGKILL 5 s later", "DURATION" },
+	{ "timeout", '\0', POPT_ARG_STRING, NULL, OPT_TIMEOUT, "SIGTERM a run after DURATION, SIGKILL --kill-after later", "DURATION" },
 	{ "retry", '\0', POPT_ARG_STRING, NULL, OPT_RETRY, "try a failing run up to N more times", "N" },
 	{ "retry-delay", '\0', POPT_ARG_STRING, NULL, OPT_RETRY_DELAY,
 	  "the first wait before a retry, doubling each time (default 1s)", "DURATION" },
@@ -117,6 +122,12 @@ static struct poptOption process_table[] = {
 	{ "precise", '\0', POPT_ARG_NONE, NULL, OPT_PRECISE, "SCHED_FIFO, mlockall, no C-states, 1 ns slack", NULL },
 	{ "stats", '\0', POPT_ARG_NONE, NULL, OPT_STATS, "print a lateness summary on stderr at exit", NULL },
 	{ "exit-on-error", 'E', POPT_ARG_NONE, NULL, OPT_EXIT_ON_ERROR, "stop at the first failing run", NULL },
+	{ "on-stop", '\0', POPT_ARG_STRING, NULL, OPT_ON_STOP,
+	  "what SIGTERM and SIGINT do to the runs going: forward (default), wait, leave", "HOW" },
+	{ "kill-after", '\0', POPT_ARG_STRING, NULL, OPT_KILL_AFTER,
+	  "SIGKILL a run DURATION after tfd's SIGTERM (stop, --timeout, kill; default 5s)", "DURATION" },
+	{ "log-runs", '\0', POPT_ARG_NONE, NULL, OPT_LOG_RUNS,
+	  "a line on stderr for each run's start and end, as cron logs them", NULL },
 	{ "metrics", '\0', POPT_ARG_STRING, NULL, OPT_METRICS,
 	  "keep FILE current in the Prometheus text format", "FILE" },
 	{ "control", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, NULL, OPT_CONTROL,
@@ -180,6 +191,7 @@ static bool *flag_field(struct options *o, int code)
 	case OPT_STATS: return &o->stats;
 	case OPT_EXIT_ON_ERROR: return &o->exit_on_error;
 	case OPT_SYSTEM_CRONTAB: return &o->system_crontab;
+	case OPT_LOG_RUNS: return &o->log_runs;
 	default: return NULL;
 	}
 }
@@ -269,6 +281,53 @@ static int out_of_memory(void)
 	return 1;
 }
 
+/* Did you mean */
+
+/* The long names of TABLE and the tables it includes, after the N of
+ * NAMES already there (at most MAX): how many there are now. */
+static size_t long_names(const struct poptOption *table, const char **names, size_t n,
+			 size_t max)
+{
+	for (const struct poptOption *t = table; t->longName || t->shortName || t->arg; t++) {
+		if ((t->argInfo & POPT_ARG_MASK) == POPT_ARG_INCLUDE_TABLE)
+			n = long_names(t->arg, names, n, max);
+		else if (t->longName && n < max)
+			names[n++] = t->longName;
+	}
+	return n;
+}
+
+const char *options_suggest(const char *bad, bool job_line)
+{
+	const char *names[128];
+	char word[SUGGEST_WORD_MAX + 1];
+	size_t len, n = long_names(job_line ? job_line_table : option_table, names, 0,
+				   sizeof names / sizeof names[0]);
+
+	if (strncmp(bad, "--", 2) != 0)
+		return NULL;
+	bad += 2;
+	len = strcspn(bad, "=");
+	if (len == 0 || len > SUGGEST_WORD_MAX)
+		return NULL;
+	memcpy(word, bad, len);
+	word[len] = '\0';
+	return suggest_nearest(word, names, n);
+}
+
+/* "; did you mean --interval?" after the message about BAD, or "". */
+static void put_suggestion(char *buf, size_t len, const char *bad, bool job_line)
+{
+	const char *nearest = options_suggest(bad, job_line);
+
+	if (nearest)
+		snprintf(buf, len, "; did you mean --%s?", nearest);
+	else
+		buf[0] = '\0';
+}
+
+/* Reading */
+
 int options_read(int argc, const char **argv, struct options *o)
 {
 	poptContext ctx = poptGetContext("tfd", argc, argv, option_table,
@@ -282,6 +341,11 @@ int options_read(int argc, const char **argv, struct options *o)
 	while (status == OPTIONS_GO_ON && (rc = poptGetNextOpt(ctx)) >= 0) {
 		if (rc == OPT_HELP) {
 			poptPrintHelp(ctx, stdout, 0);
+			fputs("\nMore in the manual: man tfd (options, signals, exit status),\n"
+			      "man tfd-jobs (the jobs file), man tfdctl (a running tfd),\n"
+			      "man tfd-cron (tfd as the host's cron),"
+			      " man tfd-fleet (replicas on PostgreSQL).\n",
+			      stdout);
 			status = finish_stdout();
 		} else if (rc == OPT_USAGE) {
 			poptPrintUsage(ctx, stdout, 0);
@@ -297,8 +361,13 @@ int options_read(int argc, const char **argv, struct options *o)
 		}
 	}
 	if (status == OPTIONS_GO_ON && rc < -1) {
-		fprintf(stderr, "tfd: %s: %s\nTry 'tfd --help'.\n",
-			poptBadOption(ctx, POPT_BADOPTION_NOALIAS), poptStrerror(rc));
+		const char *bad = poptBadOption(ctx, POPT_BADOPTION_NOALIAS);
+		char hint[SUGGEST_WORD_MAX + 32] = "";
+
+		if (rc == POPT_ERROR_BADOPT)
+			put_suggestion(hint, sizeof hint, bad, false);
+		oplog_stderr(OPLOG_ERR, "tfd: %s: %s%s\n", bad, poptStrerror(rc), hint);
+		oplog_stderr(OPLOG_ERR, "Try 'tfd --help'.\n");
 		status = 2;
 	}
 	if (status == OPTIONS_GO_ON && poptPeekArg(ctx)) {
@@ -339,8 +408,14 @@ int options_read_job_line(char *const *words, const struct job_options *defaults
 	while (status == 0 && (rc = poptGetNextOpt(ctx)) >= 0)
 		store(&o, rc, poptGetOptArg(ctx));
 	if (status == 0 && rc < -1) {
-		snprintf(err, errlen, "%s: %s", poptBadOption(ctx, POPT_BADOPTION_NOALIAS),
-			 rc == POPT_ERROR_BADOPT ? "not an option of a job line" : poptStrerror(rc));
+		const char *bad = poptBadOption(ctx, POPT_BADOPTION_NOALIAS);
+		char hint[SUGGEST_WORD_MAX + 32] = "";
+
+		if (rc == POPT_ERROR_BADOPT)
+			put_suggestion(hint, sizeof hint, bad, true);
+		snprintf(err, errlen, "%s: %s%s", bad,
+			 rc == POPT_ERROR_BADOPT ? "not an option of a job line" : poptStrerror(rc),
+			 hint);
 		status = -1;
 	}
 	if (status == 0 && poptPeekArg(ctx)) {
@@ -421,6 +496,8 @@ void options_free(struct options *o)
 	free(o->fleet_deadline);
 	free(o->fleet_keep);
 	free(o->listen);
+	free(o->on_stop);
+	free(o->kill_after);
 }
 
 /* The words of COMMAND joined by spaces into TEXT, cut to fit. */

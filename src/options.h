@@ -29,7 +29,9 @@ struct options {
 	char *user_crontabs;     /* --user-crontabs DIR: users' crontabs */
 	char *fleet, *replica, *fleet_lease, *fleet_deadline, *fleet_keep;
 	char *listen;            /* --listen=[ADDR:]PORT */
-	bool json, quiet, verbose, precise, stats, exit_on_error;
+	char *on_stop;           /* --on-stop=forward|wait|leave */
+	char *kill_after;        /* --kill-after=DURATION */
+	bool json, quiet, verbose, precise, stats, exit_on_error, log_runs;
 	bool dry_run_given;
 	char *control;           /* --control=PATH; NULL with control_given: the default */
 	bool control_given;
@@ -41,6 +43,12 @@ enum options_result { OPTIONS_GO_ON = -1 };
  * --usage, --version (0; a failed write is 1) or a bad option (2, with the
  * two lines of a usage error printed). */
 int options_read(int argc, const char **argv, struct options *o);
+
+/* The long name of the command line's option (JOB_LINE false) or a jobs
+ * file's tfd line's (true) nearest to the unknown option BAD
+ * ("--intreval", "--intreval=5s"): "interval", or NULL when none is near
+ * (suggest.h). */
+const char *options_suggest(const char *bad, bool job_line);
 
 /* Reads the words of a tfd line (without a program name) over a copy of
  * DEFAULTS. Returns 0, or -1 with err naming the bad word and why. */

@@ -6,14 +6,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "oplog.h"
+
 #ifdef TFD_NO_FLEET
 
 /* The static build has no dlopen (see pq.c): no PAM session. */
 const struct pam_library *pam_load(struct pam_loader *loader)
 {
 	if (!loader->tried)
-		fprintf(stderr, "tfd: warning: this build cannot load libpam: runs as "
-			"another user open no PAM session\n");
+		oplog_stderr(OPLOG_WARNING, "tfd: warning: this build cannot load libpam: runs "
+			     "as another user open no PAM session\n");
 	loader->tried = true;
 	return NULL;
 }
@@ -49,13 +51,13 @@ const struct pam_library *pam_load(struct pam_loader *loader)
 	pam->handle = dlopen(PAM_LIBRARY, RTLD_NOW | RTLD_LOCAL);
 	if (!pam->handle) {
 		/* cron without PAM would not start; tfd runs on, and says so. */
-		fprintf(stderr, "tfd: warning: %s; runs as another user open no PAM "
-			"session\n", dlerror());
+		oplog_stderr(OPLOG_WARNING, "tfd: warning: %s; runs as another user open no PAM "
+			     "session\n", dlerror());
 		return NULL;
 	}
 	if (dl_resolve(pam->handle, pam, pam_symbols, sizeof pam_symbols / sizeof pam_symbols[0])) {
-		fprintf(stderr, "tfd: warning: %s lacks a function of Linux-PAM's; runs as "
-			"another user open no PAM session\n", PAM_LIBRARY);
+		oplog_stderr(OPLOG_WARNING, "tfd: warning: %s lacks a function of Linux-PAM's; "
+			     "runs as another user open no PAM session\n", PAM_LIBRARY);
 		dlclose(pam->handle);
 		pam->handle = NULL;
 	}

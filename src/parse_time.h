@@ -5,6 +5,7 @@
 #ifndef TFD_PARSE_TIME_H
 #define TFD_PARSE_TIME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,17 @@ struct time_context {
 	const struct tz *local;   /* the zone of TZ */
 	tz_lookup_fn find_zone;   /* resolves "… Europe/Berlin"; may be NULL */
 	void *find_zone_arg;
+	bool upcoming;            /* a time of day alone ("01:00", "01:00 UTC")
+				     already past today is tomorrow's, as at(1)
+				     reads it (--at); else today's (systemd) */
+};
+
+/* What a timestamp's text was, beside its instant. */
+struct timestamp_form {
+	bool time_of_day;         /* a time of day alone: no date, weekday or day word */
+	bool local;               /* a date or time read on the local zone's clock
+				     (no "UTC", offset or zone name after it, not
+				     "@…" nor relative) */
 };
 
 /* Parses a timestamp ("2026-12-03 10:00:00", "10:00", "tomorrow", "+5min",
@@ -29,5 +41,9 @@ struct time_context {
  * or -1 with one line in err ("invalid timestamp '…': …"). */
 int parse_timestamp(const char *text, const struct time_context *ctx,
 		    int64_t *ns, char *err, size_t errlen);
+
+/* The same, and what the text was in *FORM. */
+int parse_timestamp_form(const char *text, const struct time_context *ctx, int64_t *ns,
+			 struct timestamp_form *form, char *err, size_t errlen);
 
 #endif

@@ -70,6 +70,11 @@ struct where {
 	 * compared with, as systemd compares it with tzname[0] and
 	 * tzname[1]; unused without a loaded zone. */
 	const char *abbrs[2];
+	/* What the caller asked and learns, carried from one where to the
+	 * next (where_carry). */
+	bool upcoming;                /* time_context's */
+	bool local;                   /* this is the local zone's clock */
+	struct timestamp_form *form;  /* what the text was; NULL: not asked */
 };
 
 /* W for a loaded zone or a fixed offset. The abbreviations are glibc's
@@ -91,6 +96,15 @@ static void where_init(struct where *w, const struct tz *tz, int32_t fixed,
 	w->abbrs[0] = w->abbrs[1] = NULL;
 	if (tz)
 		tz_abbrs_at(tz, secs, &w->abbrs[0], &w->abbrs[1]);
+	w->upcoming = w->local = false;
+	w->form = NULL;
+}
+
+/* TO asks what FROM asked, and tells the same caller. */
+static void where_carry(struct where *to, const struct where *from)
+{
+	to->upcoming = from->upcoming;
+	to->form = from->form;
 }
 
 /* Timestamps: absolute forms */
@@ -103,18 +117,19 @@ static const struct form {
 	const char *layout;
 	bool seconds;          /* ends in %S: a fraction may follow */
 	bool time;             /* has a time of day */
+	bool date;             /* has a date */
 } forms[] = {
-	{ "%y-%m-%d %H:%M:%S", true, true },
-	{ "%Y-%m-%d %H:%M:%S", true, true },
-	{ "%Y-%m-%dT%H:%M:%S", true, true },
-	{ "%b %d %H:%M:%S", true, true },
-	{ "%y-%m-%d %H:%M", false, true },
-	{ "%Y-%m-%d %H:%M", false, true },
-	{ "%Y-%m-%dT%H:%M", false, true },
-	{ "%y-%m-%d", false, false },
-	{ "%Y-%m-%d", false, false },
-	{ "%H:%M:%S", true, true },
-	{ "%H:%M", false, true },
+	{ "%y-%m-%d %H:%M:%S", true, true, true },
+	{ "%Y-%m-%d %H:%M:%S", true, true, true },
+	{ "%Y-%m-%dT%H:%M:%S", true, true, true },
+	{ "%b %d %H:%M:%S", true, true, true },
+	{ "%y-%m-%d %H:%M", false, true, true },
+	{ "%Y-%m-%d %H:%M", false, true, true },
+	{ "%Y-%m-%dT%H:%M", false, true, true },
+	{ "%y-%m-%d", false, false, true },
+	{ "%Y-%m-%d", false, false, true },
+	{ "%H:%M:%S", true, true, false },
+	{ "%H:%M", false, true, false },
 };
 
 /* A number as strptime(3) reads one: white space first, then up to NDIGITS
@@ -347,6 +362,7 @@ static int parse_absolute(const char *p, const char *end, const struct where *w,
 	struct civil c = w->now;
 	const struct form *form = NULL;
 	int weekday = -1, r;
+	bool time_of_day;
 
 	if (!scan_day_word(p, end, &c)) {
 		p = skip_weekday(p, end, &weekday);
@@ -359,7 +375,20 @@ static int parse_absolute(const char *p, const char *end, const struct where *w,
 	if (weekday >= 0 && c.wday != weekday)
 		return why_set(why, "the date is a %s, not a %s",
 			       civil_day_names[c.wday], civil_day_names[weekday]);
-	return civil_to_ns(&c, w, want_dst, ns, why);
+	time_of_day = form && !form->date && weekday < 0;
+	if (w->form) {
+		w->form->time_of_day = time_of_day;
+		w->form->local = w->local;
+	}
+	r = civil_to_ns(&c, w, want_dst, ns, why);
+	/* at(1): a time already past today is tomorrow's. The day is
+	 * counted on the wall clock, so a change to or from daylight saving
+	 * time between keeps the time of day. */
+	if (r == PARSED && time_of_day && w->upcoming && *ns < w->now_ns) {
+		c.mday++;
+		r = civil_to_ns(&c, w, want_dst, ns, why);
+	}
+	return r;
 }
 
 /* Turns "no form matched" into a message. */
@@ -436,6 +465,7 @@ static int parse_in_zone(const char *p, const char *end, const struct where *w,
 		return r;
 	if (has_suffix_nocase(p, end, " UTC")) {
 		where_init(&utc, NULL, 0, w->now_ns);
+		where_carry(&utc, w);
 		return finish_absolute(parse_absolute(p, end - 4, &utc, -1,
 						      false, ns, why), why);
 	}
@@ -496,8 +526,8 @@ static bool split_utc_offset(const char *p, const char *end,
  * zone's abbreviations ("GMT"), the whole text is read in that zone, as
  * systemd does. Returns NO_FORM when the last word names no zone. */
 static int parse_with_zone_name(const char *text, const char *end,
-				const struct time_context *ctx, int64_t *ns,
-				struct why *why)
+				const struct time_context *ctx, const struct where *asked,
+				int64_t *ns, struct why *why)
 {
 	const char *space = strrchr(text, ' ');
 	const struct tz *zone;
@@ -510,6 +540,7 @@ static int parse_with_zone_name(const char *text, const char *end,
 	if (!zone)
 		return NO_FORM;
 	where_init(&w, zone, 0, ctx->now_ns);
+	where_carry(&w, asked);
 	/* systemd reads this in a child that sets TZ to the zone and calls
 	 * tzset(), and nothing converts a time before the comparison: there
 	 * tzname holds the names tzset() gives. */
@@ -527,6 +558,13 @@ static int parse_with_zone_name(const char *text, const char *end,
 int parse_timestamp(const char *text, const struct time_context *ctx,
 		    int64_t *ns, char *err, size_t errlen)
 {
+	return parse_timestamp_form(text, ctx, ns, NULL, err, errlen);
+}
+
+int parse_timestamp_form(const char *text, const struct time_context *ctx, int64_t *ns,
+			 struct timestamp_form *form, char *err, size_t errlen)
+{
+	struct where asked = { .upcoming = ctx && ctx->upcoming, .form = form };
 	struct why why = { "" };
 	const char *end, *core_end;
 	struct where w;
@@ -543,16 +581,21 @@ int parse_timestamp(const char *text, const struct time_context *ctx,
 	end = text + strlen(text);
 	/* tfd's RFC 3339 forms first; text that only looks like one
 	 * ("+5 +0100" is a sum of spans) falls through to systemd's grammar. */
+	if (form)
+		*form = (struct timestamp_form){ 0 };
 	if (split_utc_offset(text, end, &core_end, &offset)) {
 		where_init(&w, NULL, offset, ctx->now_ns);
+		where_carry(&w, &asked);
 		r = parse_absolute(text, core_end, &w, -1, true, &value, &why);
 	}
 	if (r == NO_FORM) {
 		why.msg[0] = '\0';
-		r = parse_with_zone_name(text, end, ctx, &value, &why);
+		r = parse_with_zone_name(text, end, ctx, &asked, &value, &why);
 	}
 	if (r == NO_FORM) {
 		where_init(&w, ctx->local, 0, ctx->now_ns);
+		where_carry(&w, &asked);
+		w.local = true;
 		r = parse_in_zone(text, end, &w, &value, &why);
 	}
 	if (r < 0)

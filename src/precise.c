@@ -11,13 +11,15 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "oplog.h"
+
 /* cyclictest's default priority: high, yet below the kernel's own
  * threaded IRQ handlers at 50 would be too low to matter. */
 #define PRECISE_PRIORITY 80
 
 static void warn_skip(const char *part, int err)
 {
-	fprintf(stderr, "tfd: --precise: %s skipped: %s\n", part, strerror(err));
+	oplog_stderr(OPLOG_WARNING, "tfd: --precise: %s skipped: %s\n", part, strerror(err));
 }
 
 static void enable_fifo(void)

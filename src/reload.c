@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,8 @@ struct reload {
 	bool forced;              /* SIGHUP: reload even an unchanged file */
 	bool refused;             /* the last reload was refused: the jobs are older */
 	char *error;              /* why (NULL: no memory to say) */
+	reload_done_fn done;      /* told of each reload's outcome */
+	void *done_arg;
 };
 
 /* The plan */
@@ -198,8 +201,8 @@ static void warn_queued(void *arg, const char *line)
 }
 
 /* Whether the reload waits for a jobs file still being written: a half
- * file is never read. After WRITERS_WAIT_NS it reads them as they are, with
- * a warning. */
+ * file is never read. After WRITERS_WAIT_NS it reads them, with a warning,
+ * up to their last newline (writers_held). */
 static bool waits_for_writers(struct loop *l)
 {
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
@@ -211,7 +214,8 @@ static bool waits_for_writers(struct loop *l)
 		return true;
 	case WRITERS_GAVE_UP:
 		events_errf(&l->ev, "tfd: warning: '%s' is still open for writing after %d s: "
-			    "read as it is\n", still, (int)(WRITERS_WAIT_NS / 1000000000));
+			    "read up to its last newline until it is closed\n", still,
+			    (int)(WRITERS_WAIT_NS / 1000000000));
 		return false;
 	default:
 		return false;
@@ -221,12 +225,14 @@ static bool waits_for_writers(struct loop *l)
 static void watch_links(struct loop *l);
 
 /* What the last reload said, for --listen's /readyz: ERR, or NULL when it
- * was applied (a copy that finds no memory is the refusal without why). */
-static void note_reload(struct loop *l, const char *err)
+ * was applied (a copy that finds no memory is the refusal without why);
+ * and for whoever waits for it (tfdctl reload). */
+static void note_reload(struct loop *l, const struct reload_counts *counts, const char *err)
 {
 	free(l->reload->error);
 	l->reload->error = err ? strdup(err) : NULL;
 	l->reload->refused = err != NULL;
+	l->reload->done(l->reload->done_arg, counts, err);
 }
 
 int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *err,
@@ -240,12 +246,16 @@ int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *
 	l->reload->due = INT64_MAX;
 	/* Before the read: a link changed after it is seen again. */
 	watch_links(l);
-	rc = l->cfg->reload(l->cfg->reload_arg, &t, forced, warn_queued, l, err, errlen);
+	/* After a refused reload the jobs are older than the files: files as
+	 * they were last loaded (a rollback) are a reload too, which clears
+	 * the refusal. */
+	rc = l->cfg->reload(l->cfg->reload_arg, &t, forced || l->reload->refused,
+			    writers_held(&l->reload->writers), warn_queued, l, err, errlen);
 	if (rc > 0)
 		return 1;   /* the file is as it was */
 	if (rc < 0) {
 		events_reload(&l->ev, counts, err);
-		note_reload(l, err);
+		note_reload(l, counts, err);
 		return -1;
 	}
 	if (reload_plan(l->jobs, l->njobs, t.jobs, t.n, &p) != 0 || attach_added(&p) != 0) {
@@ -255,15 +265,19 @@ int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *
 		job_table_free(&t);
 		snprintf(err, errlen, "reload: out of memory");
 		events_reload(&l->ev, counts, err);
-		note_reload(l, err);
+		note_reload(l, counts, err);
 		return -1;
 	}
 	free(t.jobs);
 	apply_plan(l, &p);
 	*counts = p.counts;
 	events_reload(&l->ev, &p.counts, NULL);
-	note_reload(l, NULL);
+	note_reload(l, &p.counts, NULL);
 	reload_plan_free(&p);
+	/* The reading's copies of the kept jobs are freed by now, their pages
+	 * scattered between the jobs that stay: given back, or each reload
+	 * of a large table would leave tfd's RSS a table larger. */
+	malloc_trim(0);
 	runs_end_removed_groups(l);
 	tick_write_metrics(l, claims_metrics(l));
 	return 0;
@@ -500,7 +514,7 @@ static void watch_links(struct loop *l)
 	l->reload->nlinks = ls.n;
 }
 
-struct reload *reload_new(void)
+struct reload *reload_new(reload_done_fn done, void *arg)
 {
 	struct reload *r = calloc(1, sizeof *r);
 
@@ -508,6 +522,8 @@ struct reload *reload_new(void)
 		return NULL;
 	r->inotify_fd = -1;
 	r->due = INT64_MAX;
+	r->done = done;
+	r->done_arg = arg;
 	return r;
 }
 

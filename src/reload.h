@@ -52,9 +52,14 @@ void reload_plan_free(struct reload_plan *p);
  * never ends tfd. */
 bool reload_waits(const struct loop *l);
 
+/* Who hears of each reload's outcome, its counts or its ERROR (NULL: it
+ * was applied): tfdctl reload's waiters. The loop, above, sets it: reload.c
+ * calls nothing above it. ARG is reload_new's. */
+typedef void (*reload_done_fn)(void *arg, const struct reload_counts *counts, const char *error);
+
 /* The state of the watches and of a reload that waits (l->reload), or
  * NULL when memory ran out; freed with its descriptor. */
-struct reload *reload_new(void);
+struct reload *reload_new(reload_done_fn done, void *arg);
 void reload_free(struct reload *r);
 
 /* Watches the jobs file's directory (a warning when it cannot: SIGHUP

@@ -180,6 +180,21 @@ static void put_event(struct out *o, const struct json_context *cx, const char *
 		field_string(o, "replica", cx->replica);
 }
 
+/* The end of an event whose "time" is the one the context gives (events.c
+ * stamps it as it writes the event): every event but "tick" and "clock",
+ * whose "time" is the instant they report. It comes last, after the
+ * members each event had before it. */
+static void close_stamped_event(struct out *o, const struct json_context *cx)
+{
+	if (cx && cx->time_ns) {
+		put_key(o, "time");
+		put(o, "\"", 1);
+		put_rfc3339(o, cx->time_ns);
+		put(o, "\"", 1);
+	}
+	put_str(o, "}");
+}
+
 static void put_rfc3339_local(struct out *o, int64_t wall_ns,
 			      const struct tz *local)
 {
@@ -414,7 +429,7 @@ size_t json_exit(const struct json_context *cx, char *buf, size_t len, const str
 	field_bool(&o, "timed_out", e->timed_out);
 	field_u64(&o, "attempt", e->attempt);
 	field_bool(&o, "failed", e->failed);
-	put_str(&o, "}");
+	close_stamped_event(&o, cx);
 	return finish_line(&o);
 }
 
@@ -439,7 +454,7 @@ size_t json_output(const struct json_context *cx, char *buf, size_t len, const c
 	field_string(&o, "stream", stream);
 	put_key(&o, "line");
 	put_json_text(&o, line, line_len);
-	put_str(&o, "}");
+	close_stamped_event(&o, cx);
 	return finish_line(&o);
 }
 
@@ -457,7 +472,7 @@ size_t json_reload(const struct json_context *cx, char *buf, size_t len, bool ok
 	} else {
 		field_string(&o, "error", error);
 	}
-	put_str(&o, "}");
+	close_stamped_event(&o, cx);
 	return finish_line(&o);
 }
 
@@ -469,7 +484,7 @@ size_t json_control(const struct json_context *cx, char *buf, size_t len, const 
 	put_event(&o, cx, "control", job);
 	field_string(&o, "command", command);
 	field_u64(&o, "uid", uid);
-	put_str(&o, "}");
+	close_stamped_event(&o, cx);
 	return finish_line(&o);
 }
 
@@ -481,7 +496,7 @@ size_t json_error(const struct json_context *cx, char *buf, size_t len, const ch
 	put_event(&o, cx, "error", job);
 	field_string(&o, "call", call);
 	field_string(&o, "message", message);
-	put_str(&o, "}");
+	close_stamped_event(&o, cx);
 	return finish_line(&o);
 }
 
@@ -542,6 +557,15 @@ static void put_distance(struct out *o, int64_t at_ns, int64_t now_ns)
 	put_span(o, mag);
 	if (!ahead)
 		put_str(o, " ago");
+}
+
+size_t format_distance(char *buf, int64_t at_ns, int64_t now_ns)
+{
+	struct out o = out_init(buf, 64);
+
+	put_distance(&o, at_ns, now_ns);
+	o.buf[o.len] = '\0';
+	return o.len;
 }
 
 size_t format_dry_run_human(char *buf, size_t len, const char *job,

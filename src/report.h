@@ -89,6 +89,9 @@ static inline bool run_end_unsuccessful(const struct run_end *e)
  * the loop); a NULL context, or a zeroed one, adds nothing. */
 struct json_context {
 	const char *replica; /* "replica" (NULL: left out); outlives the events */
+	int64_t time_ns;     /* "time" of every event but "tick" and "clock"
+			      * (which carry their own instant): when it was
+			      * written, on the wall clock; 0: left out */
 };
 
 /* The one rule that sizes an event line: the buffer that always holds,
@@ -159,6 +162,10 @@ size_t json_error(const struct json_context *cx, char *buf, size_t len, const ch
  * line begins with the name and two spaces. */
 size_t format_dry_run_human(char *buf, size_t len, const char *job,
 			    int64_t at_ns, int64_t now_ns, const struct tz *local);
+
+/* "in X", "X ago" or "now": how far AT_NS is from NOW_NS, in
+ * format_dry_run_human's units. BUF holds at least 64. Returns the length. */
+size_t format_distance(char *buf, int64_t at_ns, int64_t now_ns);
 
 /* "0.25", "1", "-0.5": decimal seconds, up to 9 fraction digits, trailing
  * zeros dropped. Returns the length written (BUF holds at least 32). */

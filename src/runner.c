@@ -34,7 +34,7 @@ struct run {
 			       did not start (read when its leader is reaped) */
 };
 
-/* The variables every run sees, in the order of runner->env_slot. */
+/* The variables every run sees, in the order of runner_env's slots. */
 static const char *const env_names[] = {
 	"TFD_SEQ", "TFD_EXPIRATIONS", "TFD_TOTAL", "TFD_TIME", "TFD_LATE_US",
 	"TFD_ATTEMPT", "TFD_SCHEDULED", "TFD_JOB", "TFD_REPLICA",
@@ -53,13 +53,23 @@ struct runner {
 	struct tick retry_tick;
 	unsigned retry_attempt;   /* the attempt that waits */
 	int64_t retry_due;
+	struct run_end retry_last; /* the try that failed, for a stop (failed set) */
+	bool retry_not_started;   /* that try never started */
 	bool stopping;            /* shutdown: nothing new starts */
 	int64_t next_run;         /* the job's next scheduled run, as last told */
-	char **envp;              /* the job's environment without TFD_*, then the slots */
-	char env_slot[ENV_TICK][64];
+	struct runner_env *env;   /* held: what its runs start from */
 	char *job_slot;           /* "TFD_JOB=NAME" */
 	char *replica_slot;       /* "TFD_REPLICA=ID" */
-	char not_started[1024];   /* the last reaped run's report: why it did not start */
+	char *not_started;        /* the last reaped run's report: why it did not
+				     start (allocated when one came), or NULL */
+};
+
+struct runner_env {
+	unsigned refs;
+	char **envp;              /* the base, then room for the slots and a NULL */
+	size_t n;                 /* the base's entries */
+	char **owned;
+	char slot[ENV_TICK][64];  /* the starting run's TFD_* values */
 };
 
 /* Runs: the table */
@@ -140,9 +150,6 @@ void runner_clean_environment(void)
 		unsetenv(env_names[i]);
 }
 
-/* Built once: a tick only rewrites the slots' text, so starting a run
- * allocates nothing. The base holds no TFD_* variable (see
- * runner_clean_environment), so it is copied as it is. */
 void runner_default_replica(char *buf, size_t len)
 {
 	char host[256];
@@ -162,45 +169,104 @@ static char *env_entry(const char *name, const char *value)
 	return entry;
 }
 
+static void free_strings(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The base holds no TFD_* variable (see runner_clean_environment), so it
+ * is taken as it is. */
+struct runner_env *runner_env_new(char *const *base, char **owned)
+{
+	struct runner_env *e = calloc(1, sizeof *e);
+	size_t n = 0;
+
+	if (!base)
+		base = environ;
+	while (base[n])
+		n++;
+	if (e)
+		e->envp = calloc(n + ENV_SLOTS + 1, sizeof *e->envp);
+	if (!e || !e->envp) {
+		free(e);
+		free_strings(owned);
+		return NULL;
+	}
+	memcpy(e->envp, base, n * sizeof *e->envp);
+	e->n = n;
+	e->owned = owned;
+	e->refs = 1;
+	return e;
+}
+
+struct runner_env *runner_env_hold(struct runner_env *e)
+{
+	e->refs++;
+	return e;
+}
+
+void runner_env_drop(struct runner_env *e)
+{
+	if (!e || --e->refs > 0)
+		return;
+	free(e->envp);
+	free_strings(e->owned);
+	free(e);
+}
+
+char *const *runner_env_base(const struct runner_env *e)
+{
+	return e->envp;
+}
+
+char *const *runner_env_owned(const struct runner_env *e)
+{
+	return e->owned;
+}
+
 static int build_run_environment(struct runner *r)
 {
-	char *const *base = r->cfg.envp ? r->cfg.envp : environ;
 	char replica[RUNNER_REPLICA_MAX + 1];
-	size_t n = 0, k = 0;
 
 	if (!r->cfg.replica)
 		runner_default_replica(replica, sizeof replica);
-	while (base[n])
-		n++;
-	r->envp = calloc(n + ENV_SLOTS + 1, sizeof *r->envp);
+	r->env = r->cfg.env ? runner_env_hold(r->cfg.env) : runner_env_new(NULL, NULL);
 	r->job_slot = env_entry("TFD_JOB", r->cfg.name ? r->cfg.name : "tfd");
 	r->replica_slot = env_entry("TFD_REPLICA", r->cfg.replica ? r->cfg.replica : replica);
-	if (!r->envp || !r->job_slot || !r->replica_slot)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		r->envp[k++] = base[i];
-	for (size_t i = 0; i < ENV_TICK; i++)
-		r->envp[k++] = r->env_slot[i];
-	r->envp[k++] = r->job_slot;
-	r->envp[k++] = r->replica_slot;
-	return 0;
+	return r->env && r->job_slot && r->replica_slot ? 0 : -1;
 }
 
-static void fill_environment(struct runner *r, const struct tick *t, unsigned attempt)
+/* The starting run's TFD_* variables after the base, until
+ * take_environment: starting a run allocates nothing. */
+static char *const *fill_environment(struct runner *r, const struct tick *t, unsigned attempt)
 {
-	char unix_time[40];
+	struct runner_env *e = r->env;
+	char (*slot)[64] = e->slot, unix_time[40];
+	size_t k = e->n;
 
 	format_unix(unix_time, t->wall_ns);
-	snprintf(r->env_slot[0], sizeof r->env_slot[0], "TFD_SEQ=%" PRIu64, t->seq);
-	snprintf(r->env_slot[1], sizeof r->env_slot[1], "TFD_EXPIRATIONS=%" PRIu64,
-		 t->expirations);
-	snprintf(r->env_slot[2], sizeof r->env_slot[2], "TFD_TOTAL=%" PRIu64, t->total);
-	snprintf(r->env_slot[3], sizeof r->env_slot[3], "TFD_TIME=%s", unix_time);
-	snprintf(r->env_slot[4], sizeof r->env_slot[4], "TFD_LATE_US=%" PRId64,
-		 t->late_ns / 1000);
-	snprintf(r->env_slot[5], sizeof r->env_slot[5], "TFD_ATTEMPT=%u", attempt);
+	snprintf(slot[0], sizeof slot[0], "TFD_SEQ=%" PRIu64, t->seq);
+	snprintf(slot[1], sizeof slot[1], "TFD_EXPIRATIONS=%" PRIu64, t->expirations);
+	snprintf(slot[2], sizeof slot[2], "TFD_TOTAL=%" PRIu64, t->total);
+	snprintf(slot[3], sizeof slot[3], "TFD_TIME=%s", unix_time);
+	snprintf(slot[4], sizeof slot[4], "TFD_LATE_US=%" PRId64, t->late_ns / 1000);
+	snprintf(slot[5], sizeof slot[5], "TFD_ATTEMPT=%u", attempt);
 	format_unix(unix_time, tick_scheduled_ns(t));
-	snprintf(r->env_slot[6], sizeof r->env_slot[6], "TFD_SCHEDULED=%s", unix_time);
+	snprintf(slot[6], sizeof slot[6], "TFD_SCHEDULED=%s", unix_time);
+	for (size_t i = 0; i < ENV_TICK; i++)
+		e->envp[k++] = slot[i];
+	e->envp[k++] = r->job_slot;
+	e->envp[k++] = r->replica_slot;
+	e->envp[k] = NULL;
+	return e->envp;
+}
+
+/* The run has its own copy now: the shared base ends where it did. */
+static void take_environment(struct runner *r)
+{
+	r->env->envp[r->env->n] = NULL;
 }
 
 struct runner *runner_new(const struct runner_config *cfg)
@@ -223,7 +289,8 @@ void runner_free(struct runner *r)
 		return;
 	free(r->job_slot);
 	free(r->replica_slot);
-	free(r->envp);
+	free(r->not_started);
+	runner_env_drop(r->env);
 	for (size_t i = 0; i < r->nruns; i++)
 		close_report(&r->runs[i]);
 	free(r->runs);
@@ -372,6 +439,12 @@ static void fail_start(struct runner *r, const struct tick *t, unsigned attempt,
 	start->kind = RUN_START_FAILED;
 	start->failure = (struct start_failure){ t->seq, attempt, call, error, false, t->manual };
 	start->failure.retried = plan_retry(r, &tried, now, r->next_run);
+	if (start->failure.retried) {
+		r->retry_last = (struct run_end){ .job = r->cfg.name, .seq = t->seq, .status = -1,
+						  .attempt = attempt, .failed = true,
+						  .manual = t->manual };
+		r->retry_not_started = true;
+	}
 }
 
 /* Returns 0 when the run started or its start failed for want of a
@@ -385,15 +458,16 @@ static int start_run(struct runner *r, const struct tick *t, unsigned attempt,
 	pid_t pid = -1;
 	int saved;
 
-	fill_environment(r, t, attempt);
 	run = add_run(r);
 	if (!run) {
 		*what = "malloc";
 		return -1;
 	}
 	if (prepare_io(r, &io, out, err, report, what) == 0)
-		pid = spawn_run(r->cfg.target, &io, r->cfg.path, r->cfg.argv, r->envp, what);
+		pid = spawn_run(r->cfg.target, &io, r->cfg.path, r->cfg.argv,
+				fill_environment(r, t, attempt), what);
 	saved = errno;
+	take_environment(r);
 	if (io.fd[0] >= 0)
 		close(io.fd[0]);
 	close_fds(&out[1], 1);
@@ -443,7 +517,13 @@ static void signal_group(const struct run *run, int sig)
 		kill(run->pid, sig);
 }
 
-static void signal_run(struct run *run, int sig, int64_t now)
+/* The grace from SIGTERM to SIGKILL: --kill-after's. */
+static int64_t kill_grace(const struct runner *r)
+{
+	return r->cfg.kill_after_ns ? r->cfg.kill_after_ns : RUNNER_KILL_GRACE_NS;
+}
+
+static void signal_run(const struct runner *r, struct run *run, int sig, int64_t now)
 {
 	signal_group(run, sig);
 	if (sig == SIGKILL) {
@@ -453,7 +533,7 @@ static void signal_run(struct run *run, int sig, int64_t now)
 	}
 	if (!run->term_sent) {
 		run->term_sent = true;
-		run->deadline = later(now, RUNNER_KILL_GRACE_NS);
+		run->deadline = later(now, kill_grace(r));
 	}
 }
 
@@ -478,7 +558,7 @@ enum tick_action runner_tick(struct runner *r, const struct tick *t, int64_t now
 		for (size_t i = 0; i < r->nruns; i++) {
 			if (!r->runs[i].reaped) {
 				r->runs[i].superseded = true;
-				signal_run(&r->runs[i], SIGTERM, now);
+				signal_run(r, &r->runs[i], SIGTERM, now);
 			}
 		}
 		r->waiting = true;
@@ -495,17 +575,21 @@ enum tick_action runner_tick(struct runner *r, const struct tick *t, int64_t now
  * one line and ended (125) before exec. NULL when it started. */
 static const char *read_report(struct runner *r, struct run *run)
 {
+	char line[1024];
 	ssize_t n = -1;
 
 	if (run->report_fd >= 0)
-		while ((n = read(run->report_fd, r->not_started, sizeof r->not_started - 1)) < 0 &&
-		       errno == EINTR)
+		while ((n = read(run->report_fd, line, sizeof line - 1)) < 0 && errno == EINTR)
 			continue;
 	close_report(run);
 	if (n <= 0)
 		return NULL;
-	r->not_started[n] = '\0';
-	return r->not_started;
+	line[n] = '\0';
+	/* Kept by the runner only while its end is told: a buffer a job
+	 * would hold for ever is ten megabytes in ten thousand jobs. */
+	free(r->not_started);
+	r->not_started = strdup(line);
+	return r->not_started ? r->not_started : "it did not start (no memory to say why)";
 }
 
 static void describe_end(const struct runner *r, const struct run *run, int wstatus,
@@ -574,8 +658,13 @@ enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
 		describe_end(r, run, wstatus, now, end);
 		end->not_started = read_report(r, run);
 		run->reaped = true;
-		if (end->failed && plan_retry(r, run, now, next_run))
+		if (end->failed && plan_retry(r, run, now, next_run)) {
 			end->failed = false;
+			r->retry_last = *end;
+			r->retry_last.failed = true;
+			r->retry_last.not_started = NULL;   /* said once, at its end */
+			r->retry_not_started = false;
+		}
 		/* -E: the first failure is tfd's status; nothing queued
 		 * behind it may start and overwrite it. */
 		if (end->failed && r->cfg.exit_on_error)
@@ -586,19 +675,32 @@ enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
 	return run ? REAPED_RUN : REAPED_NOT_OURS;
 }
 
-void runner_signal_all(struct runner *r, int sig, int64_t now)
+size_t runner_drain(struct runner *r)
 {
+	size_t dropped = (size_t)r->waiting + (size_t)r->retrying;
+
 	r->waiting = false;
 	r->retrying = false;
 	r->stopping = true;
-	for (size_t i = 0; i < r->nruns; i++)
-		signal_run(&r->runs[i], sig, now);
+	return dropped;
 }
 
-size_t runner_stop(struct runner *r, int64_t now)
+size_t runner_signal_all(struct runner *r, int sig, int64_t now)
 {
-	size_t n = 0;
+	size_t dropped = runner_drain(r);
 
+	for (size_t i = 0; i < r->nruns; i++)
+		signal_run(r, &r->runs[i], sig, now);
+	return dropped;
+}
+
+void runner_stop(struct runner *r, int64_t now, struct runner_stopped *out)
+{
+	*out = (struct runner_stopped){ .queued = r->waiting, .queued_seq = r->waiting_tick.seq,
+					.retry = r->retrying,
+					.retry_not_started = r->retry_not_started,
+					.last_try = r->retry_last };
+	r->waiting = false;
 	r->retrying = false;
 	for (size_t i = 0; i < r->nruns; i++) {
 		struct run *run = &r->runs[i];
@@ -606,10 +708,9 @@ size_t runner_stop(struct runner *r, int64_t now)
 		if (run->reaped || run->term_sent)
 			continue;
 		run->overtaken = true;
-		signal_run(run, SIGTERM, now);
-		n++;
+		signal_run(r, run, SIGTERM, now);
+		out->signalled++;
 	}
-	return n;
 }
 
 void runner_drop_waiting(struct runner *r)
@@ -634,12 +735,12 @@ void runner_expire(struct runner *r, int64_t now, struct run_start *start,
 		if (run->deadline > now)
 			continue;
 		if (run->term_sent) {
-			signal_run(run, SIGKILL, now);
+			signal_run(r, run, SIGKILL, now);
 			continue;
 		}
 		/* Only a timeout sets a deadline before SIGTERM was sent. */
 		run->timed_out = true;
-		signal_run(run, SIGTERM, now);
+		signal_run(r, run, SIGTERM, now);
 	}
 	prune_groups(r);
 	if (r->retrying && r->retry_due <= now && !r->stopping) {
@@ -671,6 +772,6 @@ void runner_finish_groups(struct runner *r, int64_t now)
 		struct run *run = &r->runs[i];
 
 		if (run->reaped && !run->term_sent && run->deadline == INT64_MAX)
-			signal_run(run, SIGTERM, now);
+			signal_run(r, run, SIGTERM, now);
 	}
 }

@@ -18,7 +18,8 @@
 
 enum overlap { OVERLAP_SKIP, OVERLAP_QUEUE, OVERLAP_KILL, OVERLAP_PARALLEL };
 
-/* The grace period between SIGTERM and SIGKILL (timeout, kill, shutdown). */
+/* The grace period between SIGTERM and SIGKILL (timeout, kill, tfdctl
+ * stop, shutdown, groups left behind) when --kill-after does not say. */
 #define RUNNER_KILL_GRACE_NS (INT64_C(5) * NSEC_PER_SEC)
 
 /* A run that started: its captured stdout and stderr (-1 without
@@ -53,15 +54,41 @@ struct run_start {
 	struct start_failure failure;   /* RUN_START_FAILED */
 };
 
+/* The environment the runs of one or more jobs start from: a base
+ * without TFD_* (a jobs file's section as one user sees it, or tfd's own),
+ * with room after it for the TFD_* variables. Every job that sees the
+ * same base holds the same one (ten thousand lines of one section cost
+ * one copy): a run's start writes its TFD_* values there just before its
+ * clone and takes them away after it, which is safe because runs start
+ * one at a time and each started run has its own copy (it has exec'd, or
+ * is a forked copy of tfd). Counted: the last runner_env_drop frees it. */
+struct runner_env;
+
+/* A new environment of BASE's entries (NULL-terminated; NULL: tfd's own
+ * environ as it is now), which are not copied; it owns and frees OWNED
+ * (NULL-terminated strings, or NULL), which BASE may point into. NULL
+ * when memory ran out (OWNED is freed then too). */
+struct runner_env *runner_env_new(char *const *base, char **owned);
+struct runner_env *runner_env_hold(struct runner_env *e);
+void runner_env_drop(struct runner_env *e);
+
+/* The base alone, NULL-terminated (between two starts). */
+char *const *runner_env_base(const struct runner_env *e);
+
+/* The strings it owns (runner_env_new's OWNED), NULL-terminated, or NULL. */
+char *const *runner_env_owned(const struct runner_env *e);
+
 struct runner_config {
 	const char *path;               /* resolved executable */
 	char *const *argv;
-	char *const *envp;              /* without TFD_*; NULL = tfd's environment */
+	struct runner_env *env;         /* held by the runner; NULL: its own of
+					   tfd's environment */
 	const char *name;               /* TFD_JOB */
 	const char *replica;            /* TFD_REPLICA; NULL: HOSTNAME:PID */
 	const char *input;              /* every run's stdin, or NULL to inherit */
 	enum overlap overlap;
 	int64_t timeout_ns;             /* 0 = none */
+	int64_t kill_after_ns;          /* SIGTERM to SIGKILL; 0 = RUNNER_KILL_GRACE_NS */
 	unsigned retry;                 /* more tries of a failing run */
 	int64_t retry_delay_ns;         /* the first wait; doubles */
 	bool tag_output;                /* stdout, stderr through pipes (--tag-output, MAILTO) */
@@ -122,9 +149,15 @@ enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
 			  const char **failed);
 
 /* Sends SIG to every run's process group. With grace, SIGKILL follows
- * RUNNER_KILL_GRACE_NS later and queued runs and retries are dropped
- * (shutdown); without, the signal is only passed on (SIGUSR2, SIGCONT). */
-void runner_signal_all(struct runner *r, int sig, int64_t now);
+ * the grace later and queued runs and retries are dropped (shutdown);
+ * without, the signal is only passed on (SIGUSR2, SIGCONT). Returns how
+ * many runs were dropped (runner_drain). */
+size_t runner_signal_all(struct runner *r, int sig, int64_t now);
+
+/* Nothing new starts: a queued run and a retry waiting are dropped (how
+ * many: the return), and none follows the runs going, which go on under
+ * their own timeouts (--on-stop=wait and leave). */
+size_t runner_drain(struct runner *r);
 void runner_forward(struct runner *r, int sig);
 
 /* A reload removed the job: its queued run is dropped; its runs go on
@@ -160,11 +193,23 @@ size_t runner_pids(const struct runner *r, pid_t *pids, size_t max);
 /* A failed try waits to be tried again. */
 bool runner_retrying(const struct runner *r);
 
+/* What tfdctl stop ended besides the runs it signalled: a run queued
+ * behind them, and a failed try that waited to be tried again, whose end
+ * is now the run's (failed). */
+struct runner_stopped {
+	size_t signalled;               /* runs sent SIGTERM */
+	bool queued;                    /* a queued run (--overlap queue, kill) dropped */
+	uint64_t queued_seq;
+	bool retry;                     /* a retry dropped: */
+	bool retry_not_started;         /* its last try never started (start_failure) */
+	struct run_end last_try;        /* that try's end, failed now */
+};
+
 /* tfdctl stop: every run going now is sent SIGTERM (SIGKILL after the
  * grace), as --timeout ends one, but counts as ended by that signal, not
- * timed out; no retry of it follows and a waiting retry is dropped. The
- * schedule goes on. Returns how many runs were signalled. */
-size_t runner_stop(struct runner *r, int64_t now);
+ * timed out; no retry of it follows. Stop means stop: a queued run and a
+ * waiting retry are dropped too. The schedule goes on. */
+void runner_stop(struct runner *r, int64_t now, struct runner_stopped *out);
 
 /* The schedule ended: groups whose leader is gone but that still have
  * members are sent SIGTERM (SIGKILL after the grace) unless a timeout will

@@ -89,6 +89,7 @@ static void run_started(struct loop *l, struct job *j, const struct run_started 
 	/* Another user's run has a session of its own, not the terminal. */
 	if (rs->tty_fd >= 0 && !j->target.session)
 		rs->tty_owner = s->pid;
+	events_run_start(&l->ev, j->name, s->seq, s->pid, j->user.spec ? j->user.name : NULL);
 	j->state->metrics.last_start_ns = clock_now_ns(CLOCK_REALTIME);
 	job_history_tail_reset(j);
 	l->metrics_dirty = true;
@@ -174,8 +175,9 @@ void runs_count_end(struct job_metrics *m, const struct run_end *e, int64_t wall
 		m->last_success_ns = wall_now;
 }
 
-/* The run's record for tfdctl status, and for a tfdctl run --wait. */
-static void record_end(struct loop *l, struct job *j, const struct run_end *e)
+/* The run's record for tfdctl status (unless KEPT: it is there), and
+ * for a tfdctl run --wait. */
+static void record_end(struct loop *l, struct job *j, const struct run_end *e, bool kept)
 {
 	int64_t now = clock_now_ns(CLOCK_REALTIME);
 	struct run_record r = { .seq = e->seq, .start_ns = now - e->duration_ns,
@@ -183,15 +185,16 @@ static void record_end(struct loop *l, struct job *j, const struct run_end *e)
 				.signal = e->signal, .attempt = e->attempt,
 				.timed_out = e->timed_out, .manual = e->manual };
 
-	job_history_add(j, &r);
+	if (!kept)
+		job_history_add(j, &r);
 	/* A try that will be tried again is not the run's end. */
 	l->runs->on_record(l->runs->arg, j, &r, !(run_end_unsuccessful(e) && !e->failed));
 }
 
-void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
+static void finish(struct loop *l, struct job *j, const struct run_end *e, bool kept)
 {
 	events_run_end(&l->ev, j->name, e);
-	record_end(l, j, e);
+	record_end(l, j, e, kept);
 	runs_count_end(&j->state->metrics, e, clock_now_ns(CLOCK_REALTIME));
 	l->metrics_dirty = true;
 	l->runs->on_end(l->runs->arg, j, e);
@@ -206,6 +209,30 @@ void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
 		status_set(&l->st, run_status(e));
 		status_stop(&l->st, SIGTERM);
 	}
+}
+
+void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
+{
+	finish(l, j, e, false);
+}
+
+void runs_retry_dropped(struct loop *l, struct job *j, const struct runner_stopped *s)
+{
+	const struct run_end *e = &s->last_try;
+	struct run_record r = { .seq = e->seq, .start_ns = clock_now_ns(CLOCK_REALTIME),
+				.status = -1, .attempt = e->attempt, .start_failed = true,
+				.manual = e->manual };
+
+	if (!s->retry)
+		return;
+	if (!s->retry_not_started) {
+		finish(l, j, e, true);
+		return;
+	}
+	/* As start_failed ends a run without a retry; its "error" was said. */
+	l->runs->on_record(l->runs->arg, j, &r, true);
+	j->state->metrics.runs_failure++;
+	l->metrics_dirty = true;
 }
 
 

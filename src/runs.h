@@ -49,6 +49,12 @@ void runs_reap(struct loop *l);
 /* A run's end, once its output (if captured) has all been written. */
 void runs_finish(struct loop *l, struct job *j, const struct run_end *e);
 
+/* tfdctl stop dropped the retry that J's run waited for (S): the run has
+ * ended, failed, with its last try: counted, an "exit" event (a try that
+ * never started has none: its "error" was said), its waiters answered,
+ * the fleet's row ended. The try is in the history already. */
+void runs_retry_dropped(struct loop *l, struct job *j, const struct runner_stopped *s);
+
 /* In the foreground of a terminal, runs get it in turn (and tfd back):
  * runs_tty_fd then says which. */
 void runs_find_terminal(struct loop *l);

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -24,8 +26,11 @@
 #include "loop.h"
 #include "control.h"
 #include "metrics.h"
+#include "oplog.h"
 #include "options.h"
 #include "parse_time.h"
+#include "persist.h"
+#include "reboot.h"
 #include "report.h"
 #include "runner.h"
 #include "spawn.h"
@@ -46,6 +51,7 @@ struct setup {
 	struct job_table table;
 	struct jobs_source source;
 	char replica[RUNNER_REPLICA_MAX + 1]; /* --replica, or HOSTNAME:PID */
+	char own_user[256];        /* tfd's user's name, or its uid */
 	struct fleet_config fleet_config;
 	struct pam_loader pam;     /* libpam, for every job as another user */
 	struct fleet *fleet;       /* --fleet: libpq loaded, CONNINFO checked */
@@ -53,6 +59,13 @@ struct setup {
 	struct http *http;         /* --listen: bound, served once the loop runs */
 	uint64_t dry_run;          /* lines to print; 0 = arm for real */
 	const char *dry_format;    /* the dry run's line; NULL: the terminal form */
+	enum on_stop on_stop;      /* --on-stop */
+	int64_t kill_after_ns;     /* --kill-after; 0: the runner's default */
+	bool journal;              /* stderr is the journal: lines carry their level */
+	char zone_error[ERR_MAX / 2]; /* why TZ names no zone tfd can read ("": none) */
+	bool system_error;         /* the error is the system's answer (a file's
+				      permissions, a port in use), which --help
+				      cannot mend: no hint after it */
 	char err[ERR_MAX];
 };
 
@@ -65,18 +78,62 @@ static const char *jobs_source_of(const struct options *o)
 
 /* Errors */
 
+/* Status 2 with the message of FMT; SYSTEM: an error that the system
+ * gave for what the options name (a file or directory that is missing or
+ * not writable, a socket path in use, a zone that is not installed),
+ * which --help cannot mend: no hint after it. */
+static int status2v(struct setup *st, bool system, const char *fmt, va_list ap)
+{
+	vsnprintf(st->err, sizeof st->err, fmt, ap);
+	st->system_error = system;
+	return 2;
+}
+
 static int usage_error(struct setup *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int system_error(struct setup *st, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* A usage error: one line naming the bad text and why, then the hint. */
 static int usage_error(struct setup *st, const char *fmt, ...)
 {
 	va_list ap;
+	int status;
 
 	va_start(ap, fmt);
-	vsnprintf(st->err, sizeof st->err, fmt, ap);
+	status = status2v(st, false, fmt, ap);
 	va_end(ap);
-	return 2;
+	return status;
+}
+
+/* The system's refusal: the one line alone. */
+static int system_error(struct setup *st, const char *fmt, ...)
+{
+	va_list ap;
+	int status;
+
+	va_start(ap, fmt);
+	status = status2v(st, true, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+/* A --metrics or --persist PATH refused (WHY): an empty name is the
+ * option's mistake, anything else (a missing directory, one tfd may not
+ * write, a FIFO) the system's answer. */
+static int target_error(struct setup *st, const char *path, const char *why)
+{
+	return *path ? system_error(st, "%s", why) : usage_error(st, "%s", why);
+}
+
+/* A line of tfd's own on stderr before the loop runs (the loop's go
+ * through events.h), with its journal level. */
+static void put_line(const struct setup *st, enum oplog_level level, const char *line)
+{
+	char prefix[4];
+
+	oplog_prefix(prefix, st->journal, level);
+	fprintf(stderr, "%s%s", prefix, line);
 }
 
 /* One byte of a message, with control characters shown escaped so the
@@ -92,12 +149,13 @@ static void put_shown(unsigned char c)
 }
 
 /* The message, with each quoted text over QUOTE_SHOWN bytes cut in the
- * middle ("'xxxx...xx'"), then the hint for a usage error. */
+ * middle ("'xxxx...xx'"), then the hint for a usage error: an error in
+ * the options or a jobs file's lines, which --help's list can mend. */
 static void print_error(const struct setup *st, int status)
 {
 	const char *p = st->err;
 
-	fputs("tfd: ", stderr);
+	put_line(st, OPLOG_ERR, "tfd: ");
 	while (*p) {
 		const char *close = *p == '\'' ? strchr(p + 1, '\'') : NULL;
 
@@ -111,8 +169,8 @@ static void print_error(const struct setup *st, int status)
 		put_shown((unsigned char)*p++);
 	}
 	fputc('\n', stderr);
-	if (status == 2)
-		fputs("Try 'tfd --help'.\n", stderr);
+	if (status == 2 && !st->system_error)
+		put_line(st, OPLOG_ERR, "Try 'tfd --help'.\n");
 }
 
 /* The process */
@@ -121,8 +179,8 @@ static void print_error(const struct setup *st, int status)
  * reproducible. */
 static int take_now(struct setup *st, const struct options *o)
 {
-	struct time_context tc = { clock_now_ns(CLOCK_REALTIME), st->local,
-				   tz_cache_lookup, st->zones };
+	struct time_context tc = { .now_ns = clock_now_ns(CLOCK_REALTIME), .local = st->local,
+				   .find_zone = tz_cache_lookup, .find_zone_arg = st->zones };
 	char why[ERR_MAX - 64];
 
 	st->ctx.wall_now_ns = tc.now_ns;
@@ -135,6 +193,37 @@ static int take_now(struct setup *st, const struct options *o)
 	}
 	/* %s counts from the same instant the schedule is computed from. */
 	st->ctx.mono_now_ns = clock_now_ns(CLOCK_MONOTONIC);
+	return 0;
+}
+
+/* --on-stop and --kill-after. leave is refused with --fleet: a run whose
+ * end is never written would be given up as abandoned, and its elapse
+ * not run elsewhere. */
+static int check_stop_options(struct setup *st, const struct options *o)
+{
+	static const char *const hows[] = { [ON_STOP_FORWARD] = "forward",
+					    [ON_STOP_WAIT] = "wait",
+					    [ON_STOP_LEAVE] = "leave" };
+	char why[ERR_MAX - 64];
+	size_t i = 0;
+
+	while (o->on_stop && i < sizeof hows / sizeof hows[0] && strcmp(o->on_stop, hows[i]) != 0)
+		i++;
+	if (i == sizeof hows / sizeof hows[0])
+		return usage_error(st, "--on-stop '%s': expected forward, wait or leave",
+				   o->on_stop);
+	st->on_stop = (enum on_stop)i;
+	if (st->on_stop == ON_STOP_LEAVE && o->fleet)
+		return usage_error(st, "--on-stop=leave cannot be given with --fleet: the end of "
+				   "a run left behind is never written, and the fleet would "
+				   "take it as abandoned; use --on-stop=wait");
+	if (!o->kill_after)
+		return 0;
+	if (parse_duration(o->kill_after, &st->kill_after_ns, why, sizeof why) != 0)
+		return usage_error(st, "--kill-after: %s", why);
+	if (st->kill_after_ns == 0)
+		return usage_error(st, "--kill-after '%s': must be longer than 0 (1ms sends "
+				   "SIGKILL at once)", o->kill_after);
 	return 0;
 }
 
@@ -159,7 +248,11 @@ static int check_process_options(struct setup *st, const struct options *o)
 		}
 	}
 	if (o->metrics && metrics_check_path(o->metrics, why, sizeof why) != 0)
-		return usage_error(st, "%s", why);
+		return target_error(st, o->metrics, why);
+	/* The command line's --persist (beside --jobs it is a line's). */
+	if (!jobs_source_of(o) && o->job.persist &&
+	    persist_check_path(o->job.persist, why, sizeof why) != 0)
+		return target_error(st, o->job.persist, why);
 	if (o->listen && listen_addr_parse(o->listen, &st->listen, why, sizeof why) != 0)
 		return usage_error(st, "%s", why);
 	if (!jobs_source_of(o) && o->exit_on_error && !o->job.exec && !o->job.command)
@@ -171,7 +264,7 @@ static int check_process_options(struct setup *st, const struct options *o)
 		return usage_error(st, "%s '%s' cannot be given beside %s: it belongs "
 				   "on a line of '%s'", only, why,
 				   o->jobs ? "--jobs" : "--user-crontabs", jobs_source_of(o));
-	return 0;
+	return check_stop_options(st, o);
 }
 
 /* A --fleet-* duration: longer than MIN_NS. */
@@ -231,24 +324,22 @@ static int check_fleet_options(struct setup *st, const struct options *o)
 	return st->fleet ? 0 : status;
 }
 
-/* The zone of TZ. One that is not there is UTC, as glibc reads it, with a
- * warning: a job an hour off is worse than a line on stderr. */
+/* The zone of TZ. One that is not there is UTC, as glibc reads it; once
+ * the jobs are read, check_local_zone says whether that can do. */
 static int load_local_zone(struct setup *st)
 {
-	char why[ERR_MAX];
-
 	st->zones = tz_cache_new();
 	errno = 0;
-	st->local = tz_load(NULL, why, sizeof why);
+	st->local = tz_load(NULL, st->zone_error, sizeof st->zone_error);
 	/* Out of memory is not an unknown zone: UTC would be another answer. */
 	if (!st->local && errno == ENOMEM) {
 		snprintf(st->err, sizeof st->err, "out of memory");
 		return 1;
 	}
-	if (!st->local) {
-		fprintf(stderr, "tfd: warning: %s; using UTC\n", why);
+	if (!st->local)
 		st->local = tz_load_utc();
-	}
+	else
+		st->zone_error[0] = '\0';
 	if (!st->zones || !st->local) {
 		snprintf(st->err, sizeof st->err, "out of memory");
 		return 1;
@@ -256,6 +347,50 @@ static int load_local_zone(struct setup *st)
 	st->ctx.local = st->local;
 	st->ctx.zones = st->zones;
 	return 0;
+}
+
+/* A TZ that names no zone tfd can read is UTC, as glibc takes it. Where
+ * a schedule is read in local time that would move every elapse by the
+ * zone's offset, silently: that is exit 2 (the zone's name is the
+ * mistake, or its file is not installed); elsewhere (%T, a dry run's
+ * times) a warning. */
+static int check_local_zone(struct setup *st)
+{
+	char line[ERR_MAX];
+
+	if (!st->zone_error[0])
+		return 0;
+	for (size_t i = 0; i < st->table.n; i++) {
+		const struct job *j = st->table.jobs[i];
+
+		if (j->local_time)
+			return system_error(st, "TZ: %s, and the schedule%s%s%s is in local time: name "
+					    "a zone of /usr/share/zoneinfo in TZ, or unset TZ for "
+					    "UTC", st->zone_error, j->line ? " of '" : "",
+					    j->line ? j->name : "", j->line ? "'" : "");
+	}
+	snprintf(line, sizeof line, "tfd: warning: TZ: %s; using UTC\n", st->zone_error);
+	put_line(st, OPLOG_WARNING, line);
+	return 0;
+}
+
+/* A full --at instant already past runs at once, as the kernel fires it:
+ * said, since a date typed wrong looks like that. (A time of day alone
+ * is its next occurrence: never past.) */
+static void warn_past_at(const struct setup *st, const struct options *o)
+{
+	const struct job *j;
+	char line[ERR_MAX], ago[64];
+
+	if (!o->job.at || jobs_source_of(o) || st->table.n != 1)
+		return;
+	j = st->table.jobs[0];
+	if (!clock_is_realtime(j->schedule.clock) || j->schedule.first_ns >= st->ctx.wall_now_ns)
+		return;
+	format_distance(ago, j->schedule.first_ns, st->ctx.wall_now_ns);
+	snprintf(line, sizeof line, "tfd: warning: --at '%s' was %s: %s\n", o->job.at, ago,
+		 st->dry_run ? "it would run at once" : "running now");
+	put_line(st, OPLOG_WARNING, line);
 }
 
 /* The tick line of a job that gives no --format: a job that only prints
@@ -274,22 +409,23 @@ static const char *tick_format(const struct options *o, bool jobs)
 /* A warning of the load at start: straight to stderr, before the loop. */
 static void warn_now(void *arg, const char *line)
 {
-	(void)arg;
-	fputs(line, stderr);
+	put_line(arg, oplog_level_of(line), line);
 }
 
 /* A --jobs directory that looks like a crontab spool would run every
  * user's lines as tfd's user (root, on a host): said once, at start. */
-static void warn_spool_like(const struct options *o)
+static void warn_spool_like(const struct setup *st, const struct options *o)
 {
 	for (size_t i = 0; i < o->jobs_n; i++) {
-		char file[256];
+		char file[256], line[ERR_MAX];
 
-		if (jobsdir_looks_like_spool(o->jobs_all[i], file, sizeof file))
-			fprintf(stderr, "tfd: warning: --jobs '%s' looks like a crontab spool ('%s' "
-				"is owned by the user it is named after): its lines run as tfd's "
-				"user, not as their owners; --user-crontabs runs them as cron "
-				"does\n", o->jobs_all[i], file);
+		if (!jobsdir_looks_like_spool(o->jobs_all[i], file, sizeof file))
+			continue;
+		snprintf(line, sizeof line, "tfd: warning: --jobs '%s' looks like a crontab spool "
+			 "('%s' is owned by the user it is named after): its lines run as tfd's "
+			 "user, not as their owners; --user-crontabs runs them as cron does\n",
+			 o->jobs_all[i], file);
+		put_line(st, OPLOG_WARNING, line);
 	}
 }
 
@@ -303,13 +439,24 @@ static int build_table(struct setup *st, const struct options *o)
 						   .user_crontabs = o->user_crontabs,
 						   .defaults = &o->job,
 						   .ctx = st->ctx, .tick_format = tick_format(o, true) };
-		warn_spool_like(o);
-		if (jobs_source_load(&st->source, &st->table, true, warn_now, NULL, &status,
-				     st->err, sizeof st->err) < 0)
+		warn_spool_like(st, o);
+		if (jobs_source_load(&st->source, &st->table, true, warn_now, st, &status,
+				     st->err, sizeof st->err) < 0) {
+			/* A file that cannot be read is the system's answer; a
+			 * bad line is the file's text. */
+			st->system_error = st->source.read_failed;
 			return status;
+		}
+		/* What the reading took and gave back (every file's text and
+		 * parse) lies between the jobs: its pages go back to the
+		 * system before tfd settles, as after each reload. */
+		malloc_trim(0);
 		return 0;
 	}
 	status = job_table_single(&o->job, &st->ctx, &st->table, st->err, sizeof st->err);
+	if (status == 0 && st->table.jobs[0]->never)
+		fprintf(stderr, "tfd: warning: --cron '%s' names no day that exists: the job "
+			"never runs\n", o->job.cron);
 	if (status == 0 && !st->table.jobs[0]->format && tick_format(o, false) &&
 	    !(st->table.jobs[0]->format = strdup(tick_format(o, false)))) {
 		snprintf(st->err, sizeof st->err, "out of memory");
@@ -318,11 +465,25 @@ static int build_table(struct setup *st, const struct options *o)
 	return status;
 }
 
+/* Who runs a job that names no user, as tfdctl and the mails show it:
+ * looked up once, not by each job nor in the loop. */
+static void find_own_user(struct setup *st)
+{
+	const struct passwd *pw = getpwuid(geteuid());
+
+	if (pw)
+		snprintf(st->own_user, sizeof st->own_user, "%s", pw->pw_name);
+	else
+		snprintf(st->own_user, sizeof st->own_user, "%lu", (unsigned long)geteuid());
+	st->ctx.own_user = st->own_user;
+}
+
 static int build_setup(struct setup *st, const struct options *o)
 {
 	int status;
 
 	st->ctx.pam = &st->pam;
+	find_own_user(st);
 	if ((status = load_local_zone(st)) || (status = check_process_options(st, o)) ||
 	    (status = check_fleet_options(st, o)) || (status = take_now(st, o)))
 		return status;
@@ -336,7 +497,10 @@ static int build_setup(struct setup *st, const struct options *o)
 	}
 	if (st->dry_run)
 		st->dry_format = dry_run_format(o->job.format, o->json, jobs_source_of(o) != NULL);
-	return build_table(st, o);
+	if ((status = build_table(st, o)) || (status = check_local_zone(st)))
+		return status;
+	warn_past_at(st, o);
+	return 0;
 }
 
 /* Descriptors 0-2 closed by the caller would otherwise be reused by the
@@ -357,24 +521,67 @@ static int open_http(struct setup *st)
 	int status;
 
 	st->http = http_open(&st->listen, &status, st->err, sizeof st->err);
-	return st->http ? 0 : status;
+	if (st->http)
+		return 0;
+	/* A port in use or below 1024: the system's answer (the static
+	 * build's refusal of --listen is a usage error). */
+#ifndef TFD_NO_HTTP
+	st->system_error = true;
+#endif
+	return status;
 }
 
 /* --control: the socket is listening before the first elapse, so a
  * tfdctl started right after tfd finds it. Returns 0 (*FD is -1 without
  * --control), or 2 with the reason in st->err. */
 static int open_control(struct setup *st, const struct options *o, char *path, size_t len,
-			int *fd)
+			int *fd, int *lock_fd)
 {
-	*fd = -1;
+	*fd = *lock_fd = -1;
 	if (!o->control_given)
 		return 0;
+	/* Another tfd's socket, a directory tfd may not write, no
+	 * $XDG_RUNTIME_DIR: the system's answers. */
+	st->system_error = true;
 	if (o->control)
 		snprintf(path, len, "%s", o->control);
 	else if (control_default_path(path, len, st->err, sizeof st->err) != 0)
 		return 2;
-	*fd = control_listen(path, st->err, sizeof st->err);
-	return *fd < 0 ? 2 : 0;
+	*fd = control_listen(path, lock_fd, st->err, sizeof st->err);
+	if (*fd < 0)
+		return 2;
+	st->system_error = false;
+	return 0;
+}
+
+/* Whether the @reboot lines run at this start: at the first start of
+ * these jobs since the machine booted (reboot.h), as cron runs them, and
+ * always as PID 1. A record that cannot be read or written is a warning,
+ * and they run. */
+static bool reboot_lines_run(const struct setup *st, const struct options *o)
+{
+	const struct reboot_instance in = { o->jobs_all, o->jobs_n, o->system_crontab,
+					    o->user_crontabs, o->replica };
+	char path[4096], key[REBOOT_KEY_LEN], cwd[4096], err[4096 + 512];
+	size_t n = 0;
+	int first;
+
+	for (size_t i = 0; i < st->table.n; i++)
+		n += st->table.jobs[i]->reboot;
+	if (n == 0 || getpid() == 1)
+		return true;
+	reboot_key(&in, getcwd(cwd, sizeof cwd), key);
+	if (reboot_record_path(path, sizeof path, err, sizeof err) != 0)
+		first = -1;
+	else
+		first = reboot_first_start(path, key, err, sizeof err);
+	if (first < 0)
+		fprintf(stderr, "tfd: warning: @reboot: this start is not recorded (%s): the "
+			"@reboot lines run, and will run again at the next start\n", err);
+	else if (first == 0)
+		fprintf(stderr, "tfd: not running %zu @reboot job%s: not the first start since "
+			"boot (%s)\n", n, n == 1 ? "" : "s", path);
+	return first != 0;
 }
 
 /* --dry-run: the table's next expirations on stdout. */
@@ -390,17 +597,18 @@ static int dry_run(struct setup *st, const struct options *o)
 
 static int run(const struct options *o)
 {
-	struct setup st = { 0 };
+	struct setup st = { .journal = oplog_stderr_is_journal() };
 	char control_path[4096] = "";
 	struct loop_config lc;
-	int control_fd = -1;
+	int control_fd = -1, control_lock_fd = -1;
 	int status = build_setup(&st, o);
 
 	/* HTTP first: a port in use then leaves no control socket behind. */
 	if (status == 0 && !st.dry_run && o->listen)
 		status = open_http(&st);
 	if (status == 0 && !st.dry_run)
-		status = open_control(&st, o, control_path, sizeof control_path, &control_fd);
+		status = open_control(&st, o, control_path, sizeof control_path, &control_fd,
+				      &control_lock_fd);
 
 	if (status == 0 && st.dry_run) {
 		status = dry_run(&st, o);
@@ -414,14 +622,22 @@ static int run(const struct options *o)
 			.json = o->json, .quiet = o->quiet, .verbose = o->verbose,
 			.stats = o->stats, .precise = o->precise,
 			.exit_on_error = o->exit_on_error, .local = st.local,
+			.on_stop = st.on_stop, .kill_after_ns = st.kill_after_ns,
+			.log = (jobs_source_of(o) || o->log_runs) && !o->json && !o->quiet,
+			.log_runs = (o->system_crontab || o->user_crontabs || o->log_runs) &&
+				    !o->json && !o->quiet,
+			.journal = st.journal, .nfiles = st.source.nfiles,
 			.metrics_path = o->metrics, .jobs_path = jobs_source_of(o),
 			.jobs_paths = o->jobs_all, .njobs_paths = o->jobs_n,
 			.user_crontabs = o->user_crontabs,
+			.host_cron = o->system_crontab || o->user_crontabs,
 			.reload = jobs_source_of(o) ? jobs_source_reload : NULL,
 			.reload_arg = &st.source,
 			.fleet = st.fleet, .replica = st.fleet ? st.fleet_config.replica : NULL,
 			.http = st.http,
-			.control_fd = control_fd, .control_path = control_path,
+			.control_fd = control_fd, .control_lock_fd = control_lock_fd,
+			.control_path = control_path,
+			.reboot_done = !reboot_lines_run(&st, o),
 		};
 		st.table = (struct job_table){ 0 };
 		status = loop_run(&lc);

@@ -165,6 +165,15 @@ int64_t tick_next_run_wall(const struct job *j)
 
 /* Metrics */
 
+/* J's figures now. */
+static void job_figures(const struct job *j, struct job_metrics *m)
+{
+	*m = j->state->metrics;
+	m->running = j->state->runner ? runner_active(j->state->runner) : 0;
+	m->next_run_ns = next_run_wall(j);
+	m->paused = j->state->paused;
+}
+
 /* Every job's figures now, each with its name (removed jobs left out).
  * Returns -1 when memory ran out; the caller frees both arrays. */
 static int collect_metrics(struct loop *l, const char ***names_out,
@@ -184,10 +193,7 @@ static int collect_metrics(struct loop *l, const char ***names_out,
 		if (j->state->removed)
 			continue;
 		names[n] = j->name;
-		m[n] = j->state->metrics;
-		m[n].running = j->state->runner ? runner_active(j->state->runner) : 0;
-		m[n].next_run_ns = next_run_wall(j);
-		m[n].paused = j->state->paused;
+		job_figures(j, &m[n]);
 		n++;
 	}
 	*n_out = n;
@@ -213,18 +219,18 @@ void tick_write_metrics(struct loop *l, const struct fleet_metrics *fm)
 	free(m);
 }
 
-struct metrics_snapshot *tick_metrics_snapshot(struct loop *l, const struct fleet_metrics *fm)
+int tick_metrics_copy(struct metrics_snapshot *s, const struct job *const *jobs, size_t n)
 {
-	const char **names;
-	struct job_metrics *m;
-	size_t n = 0;
-	struct metrics_snapshot *s = NULL;
+	struct job_metrics m;
 
-	if (collect_metrics(l, &names, &m, &n) == 0)
-		s = metrics_snapshot_new(names, m, n, fm);
-	free(names);
-	free(m);
-	return s;
+	for (size_t i = 0; i < n; i++) {
+		if (!jobs[i] || jobs[i]->state->removed)
+			continue;
+		job_figures(jobs[i], &m);
+		if (metrics_snapshot_add(s, jobs[i]->name, &m) != 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* Actions */
@@ -509,8 +515,8 @@ static int start_runner(struct loop *l, struct job *j)
 	if (!j->path)
 		return 0;
 	rc.name = j->name;
-	rc.envp = j->envp;
 	rc.exit_on_error = l->cfg->exit_on_error;
+	rc.kill_after_ns = l->cfg->kill_after_ns;
 	rc.tty_fd = runs_tty_fd(l);
 	j->state->runner = runner_new(&rc);
 	if (!j->state->runner) {
@@ -557,14 +563,18 @@ void tick_start_job(struct loop *l, struct job *j)
 		events_verbose_setting(&l->ev, j->name, "armed", job_setting, &s);
 }
 
-void tick_stop_job(struct loop *l, struct job *j, int sig, int64_t now)
+size_t tick_stop_job(struct loop *l, struct job *j, int sig, int64_t now)
 {
+	size_t dropped = j->state->pending;
+	struct runner *r = j->state->runner;
+
 	if (j->state->running)
 		tick_end_schedule(l, j);
 	j->state->pending = false;
-	if (j->state->runner)
-		runner_signal_all(j->state->runner, sig, now);
+	if (r)
+		dropped += sig ? runner_signal_all(r, sig, now) : runner_drain(r);
 	jobdue_update(l, j);
+	return dropped;
 }
 
 void tick_retire_job(struct loop *l, struct job *j)

@@ -39,9 +39,11 @@ void tick_note_setting(struct loop *l, struct job *j, uint64_t seq);
 /* Starts J's schedule (and its runner, catch-up, --for). */
 void tick_start_job(struct loop *l, struct job *j);
 
-/* Shutdown: J's schedule ends, its delayed action is dropped and its runs
- * are sent SIG (SIGKILL after the grace; NOW is monotonic). */
-void tick_stop_job(struct loop *l, struct job *j, int sig, int64_t now);
+/* Shutdown: J's schedule ends, its delayed action, queued run and retry
+ * are dropped (how many: the return) and its runs are sent SIG (SIGKILL
+ * after the grace; NOW is monotonic); SIG 0: they go on (--on-stop wait
+ * and leave). */
+size_t tick_stop_job(struct loop *l, struct job *j, int sig, int64_t now);
 
 /* A reload dropped J: no more elapses, no waiting run; its runs go on. */
 void tick_retire_job(struct loop *l, struct job *j);
@@ -85,8 +87,9 @@ void tick_print_setting(struct loop *l, struct job *j);
  * (NULL without --fleet: claims_metrics). */
 void tick_write_metrics(struct loop *l, const struct fleet_metrics *fm);
 
-/* Every job's figures and the fleet's FM, taken now, for --listen's
- * /metrics to read in parts (NULL when memory ran out). */
-struct metrics_snapshot *tick_metrics_snapshot(struct loop *l, const struct fleet_metrics *fm);
+/* The figures of the N JOBS now, added to S (--listen's /metrics, which
+ * copies them a slice of jobs at a time); a NULL job (freed) or one a
+ * reload removed is left out. Returns -1 when memory ran out. */
+int tick_metrics_copy(struct metrics_snapshot *s, const struct job *const *jobs, size_t n);
 
 #endif

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "utf8.h"
 
+#include <string.h>
+
 long utf8_sequence(const unsigned char *p, size_t n)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
@@ -33,4 +35,23 @@ long utf8_sequence(const unsigned char *p, size_t n)
 		hi = 0xbf;
 	}
 	return (long)need + 1;
+}
+
+bool utf8_shown_as(const char *name, size_t n, const char *shown, size_t m)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	static const size_t rlen = sizeof UTF8_REPLACEMENT - 1;
+	size_t j = 0;
+
+	for (size_t i = 0; i < n;) {
+		long k = utf8_sequence(p + i, n - i);
+		const char *as = k > 0 ? name + i : UTF8_REPLACEMENT;
+		size_t len = k > 0 ? (size_t)k : rlen;
+
+		if (m - j < len || memcmp(shown + j, as, len) != 0)
+			return false;
+		j += len;
+		i += (size_t)(k < 0 ? -k : k);
+	}
+	return j == m;
 }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "jobsdir.h"
+#include "pathdir.h"
 
 /* A file written and closed, moved or linked into place, or created; its
  * owner or mode changed (a host's cron may now load it, or no longer);
@@ -21,18 +22,6 @@
 			 IN_MASK_ADD)
 /* The watch itself is gone (IN_IGNORED) or no longer on that path. */
 #define GONE_EVENTS (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)
-
-static void parent_of(const char *path, char *out, size_t len)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		snprintf(out, len, ".");
-	else if (slash == path)
-		snprintf(out, len, "/");
-	else
-		snprintf(out, len, "%.*s", (int)(slash - path), path);
-}
 
 /* Whether DIR has an ancestor to watch instead: "/" and "." have none. */
 static bool has_parent(const char *dir)
@@ -61,7 +50,7 @@ static bool nearest_dir(const char *dir, char *out, size_t len)
 
 		if (!has_parent(out))
 			return false;
-		parent_of(out, up, sizeof up);
+		path_dir(out, up, sizeof up);
 		snprintf(out, len, "%s", up);
 	}
 }
@@ -102,7 +91,7 @@ int watch_open(struct watch *w, int fd, const char *path)
 	w->path = path;
 	w->whole_dir = w->spool = false;
 	w->wd = w->ancestor_wd = -1;
-	parent_of(path, w->dir, sizeof w->dir);
+	path_dir(path, w->dir, sizeof w->dir);
 	return establish(w, fd);
 }
 

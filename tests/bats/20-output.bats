@@ -227,10 +227,13 @@ assert_each_line() {
 }
 
 @test "--json with a command adds the action, and exit objects for runs" {
-	run --separate-stderr timeout 10 "$TFD" --json -i 50ms -n 2 -- true
+	# --overlap parallel: on a loaded machine the first run may still be
+	# going at the second tick, whose action would then be "skip".
+	run --separate-stderr timeout 10 "$TFD" --json -i 50ms -n 2 --overlap parallel -- true
 	assert_success
 	local json=$output
 	run jq -sc '[.[] | select(.event == "tick") | .action]' <<<"$json"
+	# Two expirations may come in one wake-up: one tick, one run.
 	[[ $output == '["run","run"]' || $output == '["run"]' ]] || fail "actions: $output"
 	run jq -e -s '
 		[.[] | select(.event == "exit")] | length >= 1 and all(
@@ -366,7 +369,7 @@ exit_name_lengths() {
 	local out=$BATS_TEST_TMPDIR/out
 	# shellcheck disable=SC2016 # the inner shell expands $1 and $2.
 	start_bg bash -c '"$1" -i 200ms -n 5 | cat >"$2"' _ "$TFD" "$out"
-	wait_for_lines "$out" 5 1 || fail "no line within 5 s"
+	wait_for_lines "$out" 20 1 || fail "no line within 5 s"
 	# The first line arrived while tfd still had expirations to go.
 	(($(wc -l <"$out") < 5)) || fail "all lines arrived together"
 	kill -0 "${BG_PIDS[0]}" || fail "tfd had already exited"
@@ -390,7 +393,7 @@ exit_name_lengths() {
 @test "missed ticks: a stopped tfd reports e > 1 and %E still sums %e" {
 	local out=$BATS_TEST_TMPDIR/out
 	start_bg "$TFD" -i 10ms -n 50 -f '%e %E' --stats >"$out" 2>"$BATS_TEST_TMPDIR/err"
-	wait_for_lines "$out" 5 1 || fail "no first line"
+	wait_for_lines "$out" 20 1 || fail "no first line"
 	kill -STOP "${BG_PIDS[0]}"
 	sleep 0.2
 	kill -CONT "${BG_PIDS[0]}"

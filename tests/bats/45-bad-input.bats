@@ -3,8 +3,9 @@
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
 # Bad command lines: each is a usage error (status 2, one line naming the
 # bad text, then the hint), and nothing is armed or run. Where a command is
-# allowed, it would leave a marker file; the marker must not exist.
-# Also --help, --usage and --version.
+# allowed, it would leave a marker file; the marker must not exist. An
+# error that --help cannot mend (a file's permissions, a port in use, an
+# unknown TZ) has no hint. Also --help, --usage and --version.
 
 load test_helper
 
@@ -35,6 +36,21 @@ bad() {
 
 @test "an unknown long option" {
 	bad --bogus --bogus -d 10ms
+}
+
+@test "an unknown option near a known one: did you mean" {
+	bad "tfd: --intreval: unknown option; did you mean --interval?" --intreval 1s
+	bad "tfd: --intreval=1s: unknown option; did you mean --interval?" --intreval=1s
+	bad "tfd: --dry: unknown option; did you mean --dry-run?" --dry -i 1s
+	bad "tfd: --on-stpo: unknown option; did you mean --on-stop?" --on-stpo wait -i 1s
+	bad "tfd: --bogus: unknown option" --bogus -i 1s
+	[[ ${stderr_lines[0]} != *"did you mean"* ]] || fail "a guess for --bogus: $stderr"
+}
+
+@test "an unknown option on a jobs file's line: did you mean" {
+	printf '%s\n' '--name a --intreval 1s -- true' >"$BATS_TEST_TMPDIR/jobs"
+	assert_usage_error "--intreval: not an option of a job line; did you mean --interval?" \
+		--jobs "$BATS_TEST_TMPDIR/jobs" --dry-run=1
 }
 
 @test "an unknown short option" {
@@ -316,8 +332,15 @@ bad() {
 	bad @fortnightly --cron @fortnightly
 }
 
-@test "a --cron that never elapses: 0 0 30 2 *" {
-	bad '0 0 30 2 *' --cron '0 0 30 2 *'
+@test "a --cron whose dates never come (0 0 30 2 *, cron's never) is taken with a warning: no expiration" {
+	local expr
+	for expr in '0 0 30 2 *' '0 0 31 4 *' '0 0 31 2,4,6,9,11 *'; do
+		run --separate-stderr "$TFD" --cron "$expr" --dry-run=3 -- /usr/bin/touch "$MARK"
+		assert_success
+		assert_output ""
+		assert_equal "$stderr" "tfd: warning: --cron '$expr' names no day that exists: the job never runs"
+	done
+	[[ ! -e $MARK ]] || fail "the command ran"
 }
 
 # Timestamps
@@ -358,6 +381,113 @@ bad() {
 	bad notatime --base-time notatime -d 1s --dry-run
 }
 
+# Errors --help cannot mend: the system's answer, without the hint
+
+@test "a --metrics or --persist file in a directory that is not there: no hint" {
+	assert_system_error "--metrics '/nonexistent/m.prom'" --metrics /nonexistent/m.prom \
+		-i 1s "${RUN[@]}"
+	assert_system_error "--persist '/nonexistent/p'" --persist /nonexistent/p -i 1s "${RUN[@]}"
+	[[ ! -e $MARK ]] || fail "the command ran"
+}
+
+@test "a --jobs file that cannot be read: no hint; a bad line in it keeps the hint" {
+	assert_system_error "--jobs '/nonexistent/jobs'" --jobs /nonexistent/jobs
+	printf '%s\n' '--name a --interval 5x -- true' >"$BATS_TEST_TMPDIR/jobs"
+	assert_usage_error "invalid duration '5x'" --jobs "$BATS_TEST_TMPDIR/jobs" --dry-run=1
+}
+
+@test "a --control socket where another tfd answers: no hint" {
+	local sock=$BATS_TEST_TMPDIR/control
+	start_bg "$TFD_UNDER_TEST" -i 1h --control="$sock" -f %n
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -S $sock ]] && break
+		sleep 0.05
+	done
+	assert_system_error "--control '$sock'" --control="$sock" -i 1s "${RUN[@]}"
+	[[ ! -e $MARK ]] || fail "the command ran"
+}
+
+@test "--listen on a port in use, or below 1024 as a user: the fix named, no hint" {
+	[[ -e /usr/lib/x86_64-linux-gnu/libmicrohttpd.so.12 ]] || ldconfig -p | grep -q libmicrohttpd ||
+		skip "libmicrohttpd is not installed"
+	local port=$((20000 + RANDOM % 20000)) i
+	start_bg python3 -c "import socket, time
+s = socket.socket(socket.AF_INET6)
+s.bind(('::', $port)); s.listen(); open('$BATS_TEST_TMPDIR/bound', 'w').close(); time.sleep(60)"
+	for ((i = 0; i < 100; i++)); do
+		[[ -e $BATS_TEST_TMPDIR/bound ]] && break
+		sleep 0.05
+	done
+	assert_system_error "(another process listens on that port)" --listen ":$port" -i 1s "${RUN[@]}"
+	[[ ! -e $MARK ]] || fail "the command ran"
+	if (($(cat /proc/sys/net/ipv4/ip_unprivileged_port_start) <= 80)); then
+		skip "this host lets every user bind port 80"
+	fi
+	# A copy that user nobody may run (the test's own directory is root's).
+	local dir
+	dir=$(mktemp -d /tmp/tfd-listen.XXXXXX)
+	cp "$TFD_UNDER_TEST" "$dir/tfd"
+	chmod 755 "$dir" "$dir/tfd"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		timeout 10 "$dir/tfd" --listen :80 -i 1s --exec true
+	rm -rf "$dir"
+	assert_equal "$status" 2
+	assert_equal "$stderr" "tfd: --listen: bind [::]:80: Permission denied (ports below 1024 need root or CAP_NET_BIND_SERVICE)"
+}
+
+# Time zones
+
+@test "TZ naming no zone: exit 2 when a schedule is in local time" {
+	run --separate-stderr env TZ=Europe/Berln "$TFD" --cron '0 3 * * *' "${RUN[@]}"
+	assert_equal "$status" 2
+	assert_equal "$stderr" "tfd: TZ: unknown time zone 'Europe/Berln', and the schedule is in local time: name a zone of /usr/share/zoneinfo in TZ, or unset TZ for UTC"
+	local spec
+	for spec in "--calendar 03:00" "--at 2030-01-01"; do
+		# shellcheck disable=SC2086 # the option and its value
+		run --separate-stderr env TZ=Europe/Berln "$TFD" $spec "${RUN[@]}"
+		assert_equal "$status" 2
+	done
+	printf '%s\n' '0 3 * * * true' >"$BATS_TEST_TMPDIR/jobs"
+	run --separate-stderr env TZ=Europe/Berln "$TFD" --jobs "$BATS_TEST_TMPDIR/jobs" --dry-run=1
+	assert_equal "$status" 2
+	[[ $stderr == *"the schedule of 'true' is in local time"* ]] || fail "$stderr"
+	[[ ! -e $MARK ]] || fail "the command ran"
+}
+
+# A dry run of "$@" under an unknown TZ: UTC, with one warning.
+check_utc_warning() {
+	run --separate-stderr env TZ=Europe/Berln "$TFD" "$@" --dry-run=1
+	assert_success
+	assert_equal "$stderr" "tfd: warning: TZ: unknown time zone 'Europe/Berln'; using UTC"
+}
+
+@test "TZ naming no zone: a warning and UTC when no schedule is in local time" {
+	printf '%s\n' 'CRON_TZ=UTC' '0 3 * * * true' >"$BATS_TEST_TMPDIR/jobs"
+	check_utc_warning --calendar '03:00 UTC'
+	check_utc_warning --at @1900000000
+	check_utc_warning --at '2030-01-01 10:00 UTC'
+	check_utc_warning -i 1h
+	check_utc_warning --jobs "$BATS_TEST_TMPDIR/jobs"
+}
+
+# A system crontab read as a plain jobs file
+
+@test "--jobs /etc/crontab without --system-crontab: a warning naming the option" {
+	printf '%s\n' 'SHELL=/bin/sh' '17 * * * * root cd / && run-parts --report /etc/cron.hourly' \
+		>"$BATS_TEST_TMPDIR/crontab"
+	run --separate-stderr "$TFD" --jobs "$BATS_TEST_TMPDIR/crontab" --dry-run=1
+	assert_success
+	assert_equal "$stderr" "tfd: warning: $BATS_TEST_TMPDIR/crontab:2: the command begins with 'root', a user of this host: a system crontab's lines name their user only with --system-crontab (without it 'root' is run as the command)"
+	# Read as what it is, there is no warning.
+	run --separate-stderr "$TFD" --jobs "$BATS_TEST_TMPDIR/crontab" --system-crontab --dry-run=1
+	assert_success
+	assert_equal "$(without_operator_log "$stderr")" ""
+	# A command that is not a user name: none either.
+	printf '%s\n' '17 * * * * date +%%s >/dev/null' >"$BATS_TEST_TMPDIR/crontab"
+	run_clean "$TFD" --jobs "$BATS_TEST_TMPDIR/crontab" --dry-run=1
+}
+
 # Help and version
 
 @test "--help prints the options on stdout and exits 0" {
@@ -368,6 +498,10 @@ bad() {
 		assert_output --partial "--interval"
 		assert_output --partial "--calendar"
 		assert_output --partial "--exec"
+		# It ends with where to read more.
+		assert_line "More in the manual: man tfd (options, signals, exit status),"
+		assert_line "man tfd-jobs (the jobs file), man tfdctl (a running tfd),"
+		assert_line --index -1 "man tfd-cron (tfd as the host's cron), man tfd-fleet (replicas on PostgreSQL)."
 	done
 }
 

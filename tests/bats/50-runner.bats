@@ -126,11 +126,15 @@ run_delays() {
 
 @test "overlap kill: the old run gets SIGTERM, then the new run starts" {
 	local cmd
-	# Each run notes whether a run of the previous tick is still alive
-	# when it starts: with "kill" none may be.
-	cmd="pgrep -f '^sleep 0\\.5$MARKN\$' >/dev/null && echo overlap >>starts
-echo \"\$TFD_SEQ \$\$\" >>starts; exec sleep 0.5$MARKN"
-	run --separate-stderr "$TFD" -i 200ms -n 3 --json --overlap kill --exec "$cmd"
+	# Each run notes its start first, then whether a run of the previous
+	# tick is still alive: with "kill" none may be. The first two sleep
+	# until they are killed; the interval leaves a loaded machine a second
+	# to start each and let it write its line before the next tick.
+	cmd="echo \"\$TFD_SEQ \$\$\" >>starts
+pgrep -f '^sleep 100\\.$MARKN\$' >/dev/null && echo overlap >>starts
+[ \"\$TFD_SEQ\" = 3 ] && exec sleep 0.5$MARKN
+exec sleep $MARK"
+	run --separate-stderr timeout 30 "$TFD" -i 1s -n 3 --json --overlap kill --exec "$cmd"
 	assert_success
 	printf '%s\n' "$output" >out.json
 	refute grep -q overlap starts
@@ -260,7 +264,9 @@ echo \"\$TFD_SEQ \$\$\" >>starts; exec sleep 0.5$MARKN"
 # --exit-on-error
 
 @test "--exit-on-error stops at the first failing run with its status" {
-	run --separate-stderr "$TFD" -i 100ms -n 20 -E --json \
+	# A second apart: a loaded machine can neither merge tick 2 into
+	# tick 1 nor find run 1 still going at tick 2.
+	run --separate-stderr "$TFD" -i 1s -n 20 -E --json \
 		--exec 'echo $$ >pid.$TFD_SEQ; [ "$TFD_SEQ" -lt 2 ] || exit 3'
 	assert_equal "$status" 3
 	printf '%s\n' "$output" >out.json
@@ -289,19 +295,23 @@ echo \"\$TFD_SEQ \$\$\" >>starts; exec sleep 0.5$MARKN"
 }
 
 @test "without --exit-on-error failing runs are reported and the schedule goes on" {
-	run --separate-stderr "$TFD" -i 100ms -n 3 --exec 'echo $$ >>pids; exit 3'
+	# --overlap parallel: no tick is skipped for a run still going. A
+	# loaded machine may bring two expirations in one wake-up, one run:
+	# each run has its line, and more than one ran.
+	run --separate-stderr "$TFD" -i 100ms -n 3 --overlap parallel \
+		--exec 'echo "$TFD_SEQ $$" >>runs; exit 3'
 	assert_success
 	assert_equal "$output" ""
-	local -a pids
-	mapfile -t pids <pids
-	assert_equal "${#stderr_lines[@]}" 3
-	for i in 0 1 2; do
-		assert_equal "${stderr_lines[i]}" \
-			"tfd: run $((i + 1)) (pid ${pids[i]}) exited with status 3"
-	done
-	run --separate-stderr "$TFD" -i 100ms -n 2 --exec 'kill -KILL $$'
+	(($(wc -l <runs) >= 2)) || fail "the schedule did not go on: $(cat runs)"
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | sort)" \
+		"$(sort runs | awk '{ printf "tfd: run %s (pid %s) exited with status 3\n", $1, $2 }')"
+	run --separate-stderr "$TFD" -i 100ms -n 2 --overlap parallel --exec 'kill -KILL $$'
 	assert_success
-	assert_regex "${stderr_lines[1]}" '^tfd: run 2 \(pid [0-9]+\) was killed by SIGKILL$'
+	((${#stderr_lines[@]} >= 1)) || fail "no line for the runs"
+	local line
+	for line in "${stderr_lines[@]}"; do
+		assert_regex "$line" '^tfd: run [12] \(pid [0-9]+\) was killed by SIGKILL$'
+	done
 }
 
 # --random-delay
@@ -318,8 +328,8 @@ echo \"\$TFD_SEQ \$\$\" >>starts; exec sleep 0.5$MARKN"
 	n=$(wc -l <timing)
 	((n >= 10)) || fail "only $n wake-ups"
 	run_delays timing >delays
-	# Starting sh and date takes a little; the noisy machine more.
-	run awk '$1 < 0 || $1 > 0.5' delays
+	# Starting sh and date takes a little; a loaded machine more.
+	run awk '$1 < 0 || $1 > 1.5' delays
 	assert_output ""
 	# Uniform over 0..50 ms, about 3 in 4 draws exceed 12 ms; without a
 	# delay a run starts within a few ms.
@@ -328,7 +338,10 @@ echo \"\$TFD_SEQ \$\$\" >>starts; exec sleep 0.5$MARKN"
 }
 
 @test "--random-delay never holds an action past the next expiration" {
-	run --separate-stderr "$TFD" -i 100ms -n 8 --random-delay 1s --overlap parallel \
+	# Uncapped, 3 s delays would pass 1.2 s in 3 of 5 draws; capped at the
+	# next expiration (100 ms), only a loaded machine's start of sh and
+	# date adds to them.
+	run --separate-stderr "$TFD" -i 100ms -n 8 --random-delay 3s --overlap parallel \
 		--json --exec 'echo "$TFD_SEQ $TFD_TIME $(date +%s.%N)" >>timing'
 	assert_success
 	local seqs last
@@ -337,7 +350,7 @@ echo \"\$TFD_SEQ \$\$\" >>starts; exec sleep 0.5$MARKN"
 	# The last wake-up has no next expiration, so its delay is not capped.
 	last=${seqs##* }
 	run_delays timing "$last" >delays
-	run awk '$1 < 0 || $1 > 0.4' delays
+	run awk '$1 < 0 || $1 > 1.2' delays
 	assert_output ""
 }
 
@@ -363,14 +376,16 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 }
 
 @test "--persist replaces the file atomically with each run's time" {
-	date +%s.%N >stamp
+	# A stamp a minute ahead: no run is due before tfd starts, however
+	# late a loaded machine starts it (then run 0 would make one up).
+	echo "$(($(date +%s) + 60)).000000000" >stamp
 	# A second link keeps the old inode (and its number) alive: a file
 	# replaced by rename leaves it untouched, one rewritten in place not.
 	ln stamp old
 	cp stamp old.content
 	local inode
 	inode=$(stat -c %i stamp)
-	run --separate-stderr "$TFD" -d 50ms -i 500ms -n 2 --persist stamp \
+	run --separate-stderr "$TFD" -d 50ms -i 1s -n 2 --persist stamp \
 		--exec 'echo "$TFD_SEQ" >>runs; echo "$TFD_TIME" >last'
 	assert_success
 	assert_equal "$stderr" ""
@@ -493,10 +508,11 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 }
 
 @test "SIGTERM drops a queued run" {
+	# The run lasts until SIGTERM ends it, however late that comes.
 	start_bg "$TFD" -i 100ms --overlap queue --json \
-		--exec 'echo "$TFD_SEQ" >>runs; exec sleep 0.5' >out
+		--exec "echo \"\$TFD_SEQ\" >>runs; exec sleep $MARK" >out
 	# The second tick queues a run behind the first.
-	wait_for_lines out 5 2 || fail "no second tick: $(cat out)"
+	wait_for_lines out 20 2 || fail "no second tick: $(cat out)"
 	kill -TERM "${BG_PIDS[-1]}"
 	wait_bg_exit "${BG_PIDS[-1]}"
 	assert_equal "$bg_status" 143
@@ -533,11 +549,12 @@ stamp_regex='^[0-9]+\.[0-9]{9}$'
 			grep -l "^State:.*Z" /proc/[0-9]*/status || true'
 	assert_success
 	assert_equal "$stderr" ""
-	# Four runs, each seeing tfd as init and no zombie.
-	assert_equal "${#lines[@]}" 4
+	# Each run saw tfd as init and no zombie (a loaded machine may bring
+	# two expirations in one wake-up: fewer runs than 4, never one).
+	((${#lines[@]} >= 2 && ${#lines[@]} <= 4)) || fail "runs: $output"
 	refute_line --regexp '^(/proc|init=[^t]|init=t[^f]|init=tf[^d])'
 	assert_line --index 0 --regexp '^init=tfd'
-	assert_line --index 3 --regexp '^init=tfd' 
+	assert_line --index $((${#lines[@]} - 1)) --regexp '^init=tfd'
 }
 
 @test "as PID 1 tfd stops on a SIGTERM sent from inside its namespace" {

@@ -31,7 +31,7 @@ now_us() {
 	echo $((10#${t/./}))
 }
 
-@test "SIGTERM during a storm of 10,000 due runs ends tfd within a second or so" {
+@test "SIGTERM during a storm of 10,000 due runs ends tfd within seconds, before the rest start" {
 	write_storm 10000
 	"$TFD" --jobs "$JOBS" --json >"$OUT" 2>"$ERR" 3>&- &
 	local pid=$! sent took
@@ -42,7 +42,9 @@ now_us() {
 	wait "$pid" || status=$?
 	took=$(($(now_us) - sent))
 	assert_equal "$status" 143
-	((took < 2000000)) || fail "tfd took ${took} us to exit after SIGTERM"
+	# The 10,000 runs would take far longer to start: seconds on a
+	# loaded machine are still "before the rest start".
+	((took < 5000000)) || fail "tfd took ${took} us to exit after SIGTERM"
 	# Every run that started was reaped and reported; most never started.
 	local ticks exits
 	ticks=$(grep -c '"event":"tick"' "$OUT")
@@ -53,7 +55,10 @@ now_us() {
 
 @test "a storm under ulimit -u: a start that finds no process fails alone and is retried, tfd goes on" {
 	[[ $(id -u) == 0 ]] && command -v setpriv >/dev/null || skip "needs root and setpriv to run as nobody"
-	write_storm 300 --retry 30 --retry-delay 50ms -- /bin/sleep 0.3
+	# Runs of a second, 64 started at a time under a limit of 50
+	# processes: the first batch finds no process, however slowly a
+	# loaded machine starts it.
+	write_storm 300 --retry 30 --retry-delay 50ms -- /bin/sleep 1
 	# nobody may not reach the test's directory: tfd and its jobs go where
 	# it can.
 	local dir
@@ -61,7 +66,7 @@ now_us() {
 	chmod 755 "$dir"
 	cp "$TFD" "$JOBS" "$dir/"
 	chmod 644 "$dir/jobs"
-	run --separate-stderr bash -c "ulimit -u 100 && exec setpriv --reuid=nobody --regid=nogroup --clear-groups '$dir/${TFD##*/}' --jobs '$dir/jobs' --json"
+	run --separate-stderr bash -c "ulimit -u 50 && exec setpriv --reuid=nobody --regid=nogroup --clear-groups '$dir/${TFD##*/}' --jobs '$dir/jobs' --json"
 	rm -rf "$dir"
 	# The failed starts were errors: tfd says so in its status at the end.
 	assert_equal "$status" 1 || fail "stderr: ${stderr:0:300}"
@@ -98,7 +103,8 @@ now_us() {
 	run --separate-stderr timeout 30 "$TFD" -d 0 -i 1h --tag-output -E --json --exec 'sleep 20.58 & exit 3'
 	t1=$(now_us)
 	assert_equal "$status" 3
-	(((t1 - t0) < 5000000)) || fail "took $(((t1 - t0) / 1000)) ms"
+	# Far less than the child's 20.58 s, even on a loaded machine.
+	(((t1 - t0) < 15000000)) || fail "took $(((t1 - t0) / 1000)) ms"
 	assert_equal "$(jq -c 'select(.event == "exit") | [.status, .failed]' <<<"$output")" '[3,true]'
 	# tfd ended the run's group before it exited.
 	run pgrep -f '^sleep 20.58$'
@@ -106,7 +112,10 @@ now_us() {
 }
 
 @test "tag-output: a line a background child writes after the leader's exit is still labelled" {
-	run --separate-stderr timeout 30 "$TFD" -d 0 -n 2 -i 1s --tag-output --exec 'echo a; (sleep 0.3; echo b) & exit 0'
+	# The child writes once its leader is gone (reaped by tfd: a zombie
+	# still takes signal 0), well before run 2.
+	run --separate-stderr timeout 30 "$TFD" -d 0 -n 2 -i 1s --tag-output \
+		--exec 'echo a; (while kill -0 $$ 2>/dev/null; do sleep 0.05; done; echo b) & exit 0'
 	assert_success
 	assert_line --index 0 'echo[1]: a'
 	assert_line --index 1 'echo[1]: b'

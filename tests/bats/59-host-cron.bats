@@ -8,7 +8,8 @@
 # --system-crontab on Debian's own /etc/crontab and a package's cron.d
 # file, and runs as another user (--user, the user field): ids, groups,
 # HOME, LOGNAME, USER, and the refusals at load. tfd runs as root here, as
-# in CI; @reboot lines run once at start, so every tfd below ends by itself.
+# in CI; @reboot lines run once at start, so every plain tfd below ends by
+# itself; a host's cron never does, and is stopped (run_host_cron).
 
 load test_helper
 load reload_helper
@@ -59,25 +60,34 @@ make_dir() {
 	EOF
 }
 
-@test "default names are unique across files, in the order of the files; a merged dry run" {
+@test "default names are SOURCE/WORD, numbered within their own file; one file alone keeps bare names" {
 	mkdir d
 	echo '0 1 * * * echo a1' >d/B
-	echo '0 1 * * * echo b1' >d/a
-	printf '0 1 * * * echo f1\n--name echo-2 --cron "0 1 * * *" -- /bin/true\n' >f
-	run "$TFD" --jobs f --jobs d --base-time "$BASE" --dry-run=4
+	printf '0 1 * * * echo b1\n0 1 * * * echo b2\n' >d/a
+	printf '0 1 * * * echo f1\n--name f/echo --cron "0 1 * * *" -- /bin/true\n' >f
+	run "$TFD" --jobs f --jobs d --base-time "$BASE" --dry-run=5
 	assert_success
-	# f first, then d/B before d/a (byte order); the explicit echo-2 is
-	# taken first, so the default names go on to -3 and -4.
+	# f first, then d/B before d/a (byte order); the explicit f/echo is
+	# taken first, so f's crontab line goes on to -2.
 	assert_output - <<-'EOF'
-		2026-12-03T01:00:00.000000Z echo
-		2026-12-03T01:00:00.000000Z echo-2
-		2026-12-03T01:00:00.000000Z echo-3
-		2026-12-03T01:00:00.000000Z echo-4
+		2026-12-03T01:00:00.000000Z f/echo-2
+		2026-12-03T01:00:00.000000Z f/echo
+		2026-12-03T01:00:00.000000Z B/echo
+		2026-12-03T01:00:00.000000Z a/echo
+		2026-12-03T01:00:00.000000Z a/echo-2
 	EOF
-	run "$TFD" --jobs f --jobs d --base-time "$BASE" --dry-run=4 --format '%t %j'
-	assert_success
-	run "$TFD" --jobs d --jobs f --base-time "$BASE" --dry-run=1 --format '%j'
-	assert_output echo
+	# The sources in another order, or a file that sorts first: the same
+	# names.
+	echo '0 1 * * * echo z' >d/0
+	run "$TFD" --jobs d --jobs f --base-time "$BASE" --dry-run=6 --format '%j'
+	assert_output $'0/echo\nB/echo\na/echo\na/echo-2\nf/echo-2\nf/echo'
+	# A directory of one file is still a directory; one --jobs FILE alone
+	# keeps bare names.
+	rm d/0 d/B
+	run "$TFD" --jobs d --base-time "$BASE" --dry-run=2 --format '%j'
+	assert_output $'a/echo\na/echo-2'
+	run "$TFD" --jobs d/a --base-time "$BASE" --dry-run=2 --format '%j'
+	assert_output $'echo\necho-2'
 }
 
 @test "a bad file in a directory refuses the whole load with FILE:LINE; nothing runs" {
@@ -85,7 +95,7 @@ make_dir() {
 	printf 'A=1\n\n1 * * *  oops\n' >d/m
 	run --separate-stderr "$TFD" --jobs d
 	assert_equal "$status" 2
-	assert_equal "${stderr_lines[0]}" "tfd: d/m:3: bad crontab line '1 * * *  oops': 4 time fields before the command, expected 5 or an @nickname"
+	assert_equal "${stderr_lines[0]}" "tfd: d/m:3: bad crontab line '1 * * *  oops': 4 time fields before 'oops', expected 5 or an @nickname"
 	[[ ! -e out ]] || fail "a job ran: $(cat out)"
 	# An unreadable second --jobs as well.
 	rm d/m
@@ -100,23 +110,17 @@ make_dir() {
 	echo '--name one --interval 1h -- /bin/true' >d/one
 	echo '--name top --interval 1h -- /bin/true' >f
 	start_bg "$TFD" --json --jobs f --jobs d >events
-	sleep 0.3
+	# Loaded (a SIGHUP before the signal is caught would end tfd).
+	wait_for_watch "${BG_PIDS[0]}" 20 2
 	echo '--name two --interval 1h -- /bin/true' >d/two
 	kill -HUP "${BG_PIDS[0]}"
-	local i
-	for ((i = 0; i < 100; i++)); do
-		grep -q '"event":"reload"' events && break
-		sleep 0.05
-	done
+	wait_for_match events '"event":"reload"'
 	run jq -r 'select(.event == "reload") | "\(.ok) \(.added) \(.removed) \(.kept)"' events
 	assert_output "true 1 0 2"
 	# A bad file: the reload is refused, naming it; the jobs run on.
 	echo 'nonsense' >d/three
 	kill -HUP "${BG_PIDS[0]}"
-	for ((i = 0; i < 100; i++)); do
-		(($(grep -c '"event":"reload"' events) >= 2)) && break
-		sleep 0.05
-	done
+	wait_for_reloads events 2
 	run jq -r 'select(.event == "reload" and .ok == false) | .error' events
 	[[ $output == "d/three:1: bad line 'nonsense'"* ]] || fail "$output"
 	kill -0 "${BG_PIDS[0]}"
@@ -125,28 +129,61 @@ make_dir() {
 @test "--system-crontab: Debian's /etc/crontab and e2scrub_all's cron.d file, as they are" {
 	mkdir cron.d
 	cp "$FIXTURES/e2scrub_all.cron.d" cron.d/e2scrub_all
-	run "$TFD" --system-crontab --jobs "$FIXTURES/debian.crontab" --jobs cron.d \
+	cp "$FIXTURES/debian.crontab" crontab
+	run "$TFD" --system-crontab --jobs crontab --jobs cron.d \
 		--base-time "$BASE" --dry-run=6
 	assert_success
 	assert_output - <<-'EOF'
-		2026-12-03T00:17:00.000000Z cd
-		2026-12-03T01:17:00.000000Z cd
-		2026-12-03T02:17:00.000000Z cd
-		2026-12-03T03:10:00.000000Z test-5
-		2026-12-03T03:17:00.000000Z cd
-		2026-12-03T04:17:00.000000Z cd
+		2026-12-03T00:17:00.000000Z crontab/cd
+		2026-12-03T01:17:00.000000Z crontab/cd
+		2026-12-03T02:17:00.000000Z crontab/cd
+		2026-12-03T03:10:00.000000Z e2scrub_all/test-2
+		2026-12-03T03:17:00.000000Z crontab/cd
+		2026-12-03T04:17:00.000000Z crontab/cd
 	EOF
-	# Debian's file names test, test-2 and test-3: e2scrub_all's come after.
+	# Debian's file names test, test-2 and test-3; e2scrub_all's its own.
 	# Without --system-crontab "root" would be the command: the files are
-	# still crontabs, and the names say so.
-	run "$TFD" --jobs "$FIXTURES/debian.crontab" --base-time "$BASE" --dry-run=1
+	# still crontabs, and the names say so; a warning names the option.
+	run --separate-stderr "$TFD" --jobs "$FIXTURES/debian.crontab" --base-time "$BASE" --dry-run=1
 	assert_output "2026-12-03T00:17:00.000000Z root"
+	[[ $stderr == "tfd: warning: $FIXTURES/debian.crontab:"*": the command begins with 'root', a user of this host: "*"--system-crontab"* ]] ||
+		fail "$stderr"
 	# This machine's own, whatever they are.
 	if [[ -f /etc/crontab ]]; then
 		run "$TFD" --system-crontab --jobs /etc/crontab --jobs /etc/cron.d --dry-run=1
 		assert_success
 	fi
 	assert_usage_error "--system-crontab needs --jobs" --system-crontab --count 1 -- /bin/true
+}
+
+# A host's cron restarted, as an upgrade restarts tfd-cron.service.
+@test "names stay: /etc/crontab and e2scrub_all's, then a cron.d file that sorts first, across a restart; list --wide and status show user and FILE:LINE" {
+	local tfdctl=$REPO/tfdctl sock=$PWD/sock i k names
+	[[ -x $tfdctl ]] || skip "no $tfdctl: run make tfdctl first"
+	mkdir -p etc/cron.d
+	cp "$FIXTURES/debian.crontab" etc/crontab
+	cp "$FIXTURES/e2scrub_all.cron.d" etc/cron.d/e2scrub_all
+	names=$'crontab/cd\ncrontab/test\ncrontab/test-2\ncrontab/test-3\ne2scrub_all/test\ne2scrub_all/test-2'
+	for ((i = 0; i < 2; i++)); do
+		start_bg "$TFD" --system-crontab --jobs etc/crontab --jobs etc/cron.d \
+			--control="$sock" 2>err
+		for ((k = 0; k < 100; k++)); do [[ -S $sock ]] && break; sleep 0.05; done
+		run "$tfdctl" --control="$sock" list --names
+		assert_equal "$(sort <<<"$output")" "$names"
+		run "$tfdctl" --control="$sock" list --wide
+		assert_line --regexp '  root +etc/cron.d/e2scrub_all:2 +e2scrub_all/test-2$'
+		assert_line --regexp '  USER +FILE:LINE +JOB$'
+		run "$tfdctl" --control="$sock" status crontab/test-2
+		assert_line --index 0 'crontab/test-2: 47 6 * * 7 (realtime clock)'
+		assert_line --index 1 '      From: etc/crontab:20, as root'
+		run "$tfdctl" --control="$sock" --json status crontab/test-2
+		assert_equal "$(jq -r '.job | "\(.user) \(.file) \(.line)"' <<<"$output")" "root etc/crontab 20"
+		kill -TERM "${BG_PIDS[-1]}"
+		wait_bg_exit "${BG_PIDS[-1]}" 10
+		# A package drops a file that sorts first: no other job is renamed.
+		printf '17 * * * * root test -x /bin/true\n' >etc/cron.d/0hourly
+		names=$(sort <<<"$names"$'\n0hourly/test')
+	done
 }
 
 @test "a system crontab's user field and --user run as that user: ids, groups, HOME, LOGNAME, USER" {
@@ -158,8 +195,8 @@ make_dir() {
 		@reboot nobody echo cron: \$($show)
 		--name tfdline --delay 0 --count 1 --user nobody --exec 'echo tfd: \$($show)'
 	EOF
-	run "$TFD" --system-crontab --jobs system.tab
-	assert_success
+	run_host_cron 2 0 "$TFD" --system-crontab --jobs system.tab
+	assert_equal "$status" 143
 	local uid gid want
 	uid=$(id -u nobody) gid=$(id -g nobody)
 	want="$uid $gid $(id -G nobody) $(getent passwd nobody | cut -d: -f6) nobody nobody"
@@ -190,10 +227,11 @@ make_dir() {
 }
 
 @test "refused at load: an unknown --user (FILE:LINE), another user when tfd is not root" {
-	# A tfd line's --user stays an error under --system-crontab (a crontab
-	# line's user field is passed over: 59-host-cron-files.bats).
+	# A tfd line's --user is an error in a plain jobs file; under
+	# --system-crontab, as every bad line there, it is passed over with a
+	# warning (59-host-cron-lenient.bats).
 	printf -- '--name x --delay 0 --count 1 --user no-such-user-tfd -- /bin/true\n' >system.tab
-	run --separate-stderr "$TFD" --system-crontab --jobs system.tab
+	run --separate-stderr "$TFD" --jobs system.tab
 	assert_equal "$status" 2
 	assert_equal "${stderr_lines[0]}" "tfd: system.tab:1: --user 'no-such-user-tfd': no such user"
 	printf -- '--name x --delay 0 --count 1 --user nobody:no-such-group-tfd -- /bin/true\n' >jobfile
@@ -285,9 +323,8 @@ make_dir() {
 	[[ $output == "error d/three:3: "*"nonsense here"* ]] || fail "$output"
 	# The jobs run on as they were: "tick" still runs, none was added.
 	local before
-	before=$(jq -s '[.[] | select(.event == "exit" and .job == "tick")] | length' ev.json)
-	sleep 0.6
-	(($(jq -s '[.[] | select(.event == "exit" and .job == "tick")] | length' ev.json) > before)) ||
+	before=$(job_exits ev.json tick)
+	wait_until 20 job_exits_above ev.json tick "$before" ||
 		fail "the jobs stopped after a refused reload"
 	kill -0 "${BG_PIDS[0]}"
 	# Mended, the reload takes all of them.
@@ -345,8 +382,10 @@ make_dir() {
 	printf '%s\n' "@reboot nobody id -u >>'$PWD/ran'" >system.tab
 	run --separate-stderr unshare -U -r "$TFD" -E --system-crontab --jobs system.tab
 	assert_equal "$status" 125
-	assert_equal "${stderr_lines[0]}" "tfd: id: $why; run 1 (try 1) did not start"
-	[[ ${stderr_lines[1]} == "tfd: id: run 1 (pid "*") exited with status 125" ]] || fail "$stderr"
+	run without_operator_log "$stderr"
+	assert_line --index 0 "tfd: system.tab/id: $why; run 1 (try 1) did not start"
+	# A host's cron logs each run's end (--log-runs).
+	assert_line --index 1 --regexp '^tfd: system.tab/id: run 1: exited 125 after [0-9.]+s$'
 	[[ ! -e ran ]] || fail "the command ran, as $(cat ran)"
 }
 

@@ -5,7 +5,9 @@
 # --listen=[ADDR:]PORT: tfd's read-only HTTP through libmicrohttpd, loaded
 # only for --listen and served from tfd's own poll loop (no thread). Spoken
 # to with curl and with bash's /dev/tcp for what curl cannot do (idle
-# connections, a client that sends a byte a second).
+# connections, a client that sends a byte a second); tests/http/conns.c
+# holds connections from a chosen address (tfd serves 16 from one), and
+# tests/http/load.c is clients that ask for large answers without end.
 #
 # Ports: HTTP_TEST_PORTS (default 19180-19199), tried in a random order
 # until tfd binds one, so two passes of the suite at once (make check runs
@@ -16,8 +18,42 @@ load pg_helper
 
 HTTP_TEST_PORTS=${HTTP_TEST_PORTS:-19180-19199}
 
+setup_file() {
+	local tool
+	for tool in conns load; do
+		cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$BATS_FILE_TMPDIR/$tool" \
+			"$REPO/tests/http/$tool.c" || return 1
+	done
+}
+
 teardown_file() {
 	PG_DIR=$BATS_FILE_TMPDIR/pg pg_stop
+}
+
+# hold NAME [conns' arguments...]: connections held by tests/http/conns
+# in the background (its lines in $BATS_TEST_TMPDIR/NAME), once they are
+# all open.
+hold() {
+	local name=$1
+	shift
+	start_bg "$BATS_FILE_TMPDIR/conns" "$@" "$PORT" >"$BATS_TEST_TMPDIR/$name"
+	wait_for_lines "$BATS_TEST_TMPDIR/$name" 10 || fail "conns $*: $(cat "$BATS_TEST_TMPDIR/$name")"
+	grep -q '^open' "$BATS_TEST_TMPDIR/$name" || fail "conns $*: $(cat "$BATS_TEST_TMPDIR/$name")"
+}
+
+# The "closed K MS" lines of the conns NAME.
+closed() {
+	grep -c '^closed' "$BATS_TEST_TMPDIR/$1" || true
+}
+
+# need_tfdctl: jq and tfdctl ($TFDCTL) there, or the test is skipped; ctl
+# and jobs are paths for the control socket and a jobs file.
+need_tfdctl() {
+	require_command jq
+	TFDCTL=${TFDCTL:-$REPO/tfdctl}
+	[[ -x $TFDCTL ]] || skip "no $TFDCTL: run make tfdctl first"
+	ctl=$BATS_TEST_TMPDIR/control
+	jobs=$BATS_TEST_TMPDIR/jobs
 }
 
 # The ports of HTTP_TEST_PORTS that nothing listens on, shuffled.
@@ -112,10 +148,12 @@ late_max_us() {
 	assert_equal "$(grep '^# TYPE' "$BATS_TEST_TMPDIR/a.prom")" \
 		"$(grep '^# TYPE' "$BATS_TEST_TMPDIR/file.prom")"
 	# Current at the request: the runs go on between two scrapes.
-	sleep 0.5
-	curl -s -o "$BATS_TEST_TMPDIR/b.prom" "$URL/metrics"
 	count() { sed -n 's/^tfd_runs_total{job_name="j",result="success"} //p' "$1"; }
-	(($(count "$BATS_TEST_TMPDIR/b.prom") > $(count "$BATS_TEST_TMPDIR/a.prom"))) ||
+	more_runs() {
+		curl -s -o "$BATS_TEST_TMPDIR/b.prom" "$URL/metrics" &&
+			(($(count "$BATS_TEST_TMPDIR/b.prom") > $(count "$BATS_TEST_TMPDIR/a.prom")))
+	}
+	wait_until 20 more_runs ||
 		fail "$(count "$BATS_TEST_TMPDIR/a.prom") then $(count "$BATS_TEST_TMPDIR/b.prom")"
 	grep -q '^tfd_next_run_timestamp_seconds{job_name="j"} [0-9]' "$BATS_TEST_TMPDIR/b.prom"
 }
@@ -140,11 +178,7 @@ late_max_us() {
 }
 
 @test "--listen: /jobs and /jobs/NAME are tfdctl --json list and status NAME; an unknown job is 404" {
-	require_command jq
-	TFDCTL=${TFDCTL:-$REPO/tfdctl}
-	[[ -x $TFDCTL ]] || skip "no $TFDCTL: run make tfdctl first"
-	ctl=$BATS_TEST_TMPDIR/control
-	jobs=$BATS_TEST_TMPDIR/jobs
+	need_tfdctl
 	printf '%s\n' '--name "a b" -i 100ms -- true' '--name c --cron "0 0 1 1 *" -- false' >"$jobs"
 	start_http --jobs "$jobs" --control "$ctl" -q
 	sleep 0.5
@@ -157,13 +191,16 @@ late_max_us() {
 	http=$(jq -S "$moving" <<<"$output")
 	ctl_list=$("$TFDCTL" --control "$ctl" --json list | jq -S "$moving")
 	assert_equal "$(jq -r '[.jobs[].job] | join(",")' <<<"$http")" "a b,c"
-	# The runs of "a b" go on between the two: compare what stays.
-	stable='del(.. | objects | .last?, .last_unix?, .next?, .next_unix?, .duration?)'
+	# The runs of "a b" go on between the two (it may be running in one
+	# and idle in the other): compare what stays.
+	stable='del(.. | objects | .last?, .last_unix?, .next?, .next_unix?, .duration?, .state?, .pids?)'
 	assert_equal "$(jq -S "$stable" <<<"$http")" "$(jq -S "$stable" <<<"$ctl_list")"
+	# Over HTTP without what may hold secrets (the next test).
 	get /jobs/c
 	assert_equal "$code" 200
 	assert_equal "$(jq -S "$moving" <<<"$body")" \
-		"$("$TFDCTL" --control "$ctl" --json status c | jq -S "$moving")"
+		"$("$TFDCTL" --control "$ctl" --json status c |
+			jq -S "$moving | del(.job.command, .job.output_tail)")"
 	# A name with a space, percent-encoded in the URL.
 	get /jobs/a%20b
 	assert_equal "$code" 200
@@ -173,6 +210,116 @@ late_max_us() {
 	assert_equal "$body" '{"ok":false,"error":"unknown job '"'nope'"'"}'
 	get /jobs/
 	assert_equal "$code" 404
+}
+
+@test "--listen: /jobs, /jobs/NAME and /metrics never show a job's command, environment or output tail; the control socket does" {
+	need_tfdctl
+	printf '%s\n' 'API_TOKEN=env-s3cret-1' \
+		'--name leak --tag-output -i 100ms -- sh -c '"'"'echo "token=out-s3cret-2 $API_TOKEN"; : arg-s3cret-3'"'"'' \
+		'* * * * * echo cron-s3cret-4' >"$jobs"
+	start_http --jobs "$jobs" --control "$ctl" -q
+	# Once a run's output is in the tail, the socket shows all three.
+	for _ in $(seq 100); do
+		run "$TFDCTL" --control "$ctl" --json status leak
+		[[ $output == *out-s3cret-2*env-s3cret-1* ]] && break
+		sleep 0.1
+	done
+	assert_output --partial '"output_tail":"token=out-s3cret-2 env-s3cret-1\n'
+	assert_output --partial arg-s3cret-3
+	name=$("$TFDCTL" --control "$ctl" --json list | jq -r '.jobs[].job | select(. != "leak")')
+	for path in /jobs /jobs/leak "/jobs/$name" /metrics; do
+		get "$path"
+		assert_equal "$code" 200
+		[[ $body != *s3cret* ]] || fail "$path shows it: $body"
+	done
+	get /jobs/leak
+	assert_equal "$(jq -r '.job | has("command"), has("output_tail"), .job' <<<"$body")" \
+		"$(printf '%s\n' false false leak)"
+}
+
+# The longest gap between two ticks of the job "tick" in $OUT (ms), and
+# the expirations they missed: "GAP MISSED".
+tick_gaps() {
+	grep -a '"job":"tick"' "$OUT" | grep -a '"event":"tick"' |
+		sed 's/.*"expirations":\([0-9]*\).*"unix":\([0-9.]*\).*/\1 \2/' |
+		awk 'NR > 1 && ($2 - prev) * 1000 > gap { gap = ($2 - prev) * 1000 }
+			{ prev = $2; missed += $1 - 1 } END { printf "%d %d\n", gap, missed }'
+}
+
+@test "--listen, --control: clients asking 10,000 jobs' /jobs, /metrics and list without end leave a 10 ms job's ticks on time" {
+	chrt -f 10 true 2>/dev/null || skip "no real-time policy here (chrt -f 10)"
+	jobs=$BATS_TEST_TMPDIR/jobs
+	awk 'BEGIN { for (i = 0; i < 10000; i++)
+		printf "--name job%05d --cron \047%d %d * * *\047 -- true\n", i, i % 60, (i / 60) % 24 }' >"$jobs"
+	echo '--name tick --interval 10ms -- true' >>"$jobs"
+	# Real-time, so that the machine's other load is not what is
+	# measured: only what tfd itself does between two ticks.
+	wrapper=$BATS_TEST_TMPDIR/tfd-rt
+	printf '#!/bin/bash\nexec chrt -f 10 %q "$@"\n' "$TFD" >"$wrapper"
+	chmod +x "$wrapper"
+	TFD=$wrapper start_http --jobs "$jobs" --control "$BATS_TEST_TMPDIR/control" --json
+	sleep 0.5
+	: >"$OUT"
+	load=$BATS_FILE_TMPDIR/load
+	"$load" -c 32 -a 2 -t 4 "$URL/jobs" >"$BATS_TEST_TMPDIR/jobs.load" 3>&- &
+	loads=("$!")
+	"$load" -c 32 -a 2 -b 127.0.0.3 -t 4 "$URL/metrics" >"$BATS_TEST_TMPDIR/metrics.load" 3>&- &
+	loads+=("$!")
+	"$load" -c 16 -t 4 "unix:$BATS_TEST_TMPDIR/control" >"$BATS_TEST_TMPDIR/list.load" 3>&-
+	wait "${loads[@]}"
+	read -r gap missed < <(tick_gaps)
+	# The spec's bound is 50 ms with no tick missed (bench/http.sh
+	# measures it); a loaded machine's share is left to it here. Whole
+	# answers made in one turn held the ticks for a second.
+	((gap < 150)) || fail "a gap of $gap ms, $missed expirations missed"
+	# And the clients were served meanwhile (under ASan, the answers of
+	# /metrics, 5 MB each, take turns longer than the test).
+	for what in jobs metrics list; do
+		grep -Eq '^done=[0-9]+ bytes=[0-9]{7}' "$BATS_TEST_TMPDIR/$what.load" ||
+			fail "$what: $(cat "$BATS_TEST_TMPDIR/$what.load")"
+	done
+}
+
+@test "--listen, --control: a reload that drops jobs while a list of them is being sent leaves them out of it, the JSON whole" {
+	require_command jq socat
+	jobs=$BATS_TEST_TMPDIR/jobs
+	ctl=$BATS_TEST_TMPDIR/control
+	# Long names: HTTP's answer (6 MB) is more than the kernel holds of
+	# it for a reader that waits (4 MB on loopback), so it is still
+	# being made when the reload comes.
+	pad=$(printf 'x%.0s' $(seq 400))
+	awk -v pad="$pad" 'BEGIN { for (i = 0; i < 10000; i++)
+		printf "--name job%05d-%s --cron \047%d %d * * *\047 -- true\n", i, pad, i % 60, (i / 60) % 24 }' >"$jobs"
+	start_http --jobs "$jobs" --control "$ctl" --json
+	# Two readers that stop reading after the first bytes, for 3 s.
+	(curl -s "$URL/jobs" | { sleep 3; cat; } >"$BATS_TEST_TMPDIR/http.json") 3>&- &
+	readers=("$!")
+	({ echo '{"command":"list"}'; sleep 6; } | socat -t 1 - "UNIX-CONNECT:$ctl" |
+		{ sleep 3; cat; } >"$BATS_TEST_TMPDIR/ctl.json") 3>&- &
+	readers+=("$!")
+	sleep 1
+	head -100 "$jobs" >"$jobs.new"
+	mv "$jobs.new" "$jobs"
+	kill -HUP "$TFD_PID"
+	for _ in $(seq 100); do
+		grep -q '"event":"reload"' "$OUT" && break
+		sleep 0.05
+	done
+	grep -q '"event":"reload","job":null,"ok":true,"added":0,"removed":9900,"kept":100' "$OUT" ||
+		fail "$(grep reload "$OUT")"
+	wait "${readers[@]}"
+	for answer in http ctl; do
+		run jq '.jobs | length' "$BATS_TEST_TMPDIR/$answer.json"
+		assert_success
+		# Some were sent before the reload, the rest of the 9,900 left
+		# out; the 100 kept are there.
+		((output > 100 && output < 10000)) || fail "$answer: $output jobs"
+		run jq -r '.jobs[].job' "$BATS_TEST_TMPDIR/$answer.json"
+		for kept in $(seq -f 'job%05g' 0 99); do
+			[[ $output == *"$kept-"* ]] || fail "$answer: $kept is missing"
+		done
+	done
+	kill -0 "$TFD_PID"
 }
 
 @test "--listen: HEAD answers the headers alone; other methods are 405 with Allow; a body is refused" {
@@ -253,7 +400,8 @@ late_max_us() {
 @test "--listen: runs inherit neither the listening socket, a connection nor the epoll descriptor" {
 	start_http --name j -i 200ms -n 300 -q -- sh -c 'ls -l /proc/$$/fd | grep -Ec "socket:|eventpoll" || true'
 	exec {sock}<>"/dev/tcp/127.0.0.1/$PORT"
-	sleep 0.5
+	# Runs start while the connection is open.
+	wait_for_lines "$OUT" 20 2
 	exec {sock}>&-
 	grep -qx 0 "$OUT" || fail "$(cat "$OUT")"
 	run grep -vx 0 "$OUT"
@@ -262,31 +410,75 @@ late_max_us() {
 
 @test "--listen: at most 64 connections; the 65th is served once one closes; an idle one is closed after 10 s" {
 	start_http -n 600 -i 100ms -q
-	local fds=() fd
-	for _ in $(seq 64); do
-		exec {fd}<>"/dev/tcp/127.0.0.1/$PORT"
-		fds+=("$fd")
+	# 16 from each of four addresses: every slot.
+	for k in 1 2 3 4; do
+		hold "c$k" -b "127.0.0.$k" -n 16
 	done
 	opened=$SECONDS
 	# The 65th waits (the kernel holds it) while 64 are open...
-	run curl -s -m 1.5 "$URL/healthz"
+	run curl -s -m 1.5 --interface 127.0.0.5 "$URL/healthz"
 	assert_failure
 	# ...and is served as soon as one of them closes.
-	fd=${fds[0]}
-	exec {fd}>&-
-	run curl -s -m 3 "$URL/healthz"
+	kill "${BG_PIDS[-1]}"
+	run curl -s -m 3 --interface 127.0.0.5 "$URL/healthz"
 	assert_output ok
-	# The idle 63 are closed 10 s after they were opened, by tfd.
-	while ((SECONDS - opened < 14)); do
-		(($(ss -Htn state established "( sport = :$PORT )" | wc -l) == 0)) && break
+	# The idle 48 left are closed 10 s after they were opened, by tfd.
+	while ((SECONDS - opened < 16)); do
+		(($(closed c1) + $(closed c2) + $(closed c3) == 48)) && break
 		sleep 0.2
 	done
-	(($(ss -Htn state established "( sport = :$PORT )" | wc -l) == 0)) ||
-		fail "$(ss -Htn state established "( sport = :$PORT )" | wc -l) connections left"
-	((SECONDS - opened >= 9)) || fail "closed after $((SECONDS - opened)) s, before the idle timeout"
-	for fd in "${fds[@]:1}"; do
-		exec {fd}>&-
+	assert_equal "$(($(closed c1) + $(closed c2) + $(closed c3)))" 48
+	run awk '$1 == "closed" && $3 < 9000' "$BATS_TEST_TMPDIR/c1" "$BATS_TEST_TMPDIR/c2" \
+		"$BATS_TEST_TMPDIR/c3"
+	assert_output ""
+}
+
+@test "--listen: at most 16 connections from one address; the others are served" {
+	start_http -n 600 -i 100ms -q
+	hold c1 -n 17
+	# The 17th is closed at once...
+	for _ in $(seq 40); do
+		(($(closed c1) > 0)) && break
+		sleep 0.05
 	done
+	assert_equal "$(closed c1)" 1
+	# ...another address is served, and so is the first once it has a
+	# slot again.
+	run curl -s -m 3 --interface 127.0.0.2 "$URL/healthz"
+	assert_output ok
+	run curl -s -m 3 --interface 127.0.0.1 "$URL/healthz"
+	assert_failure
+	kill "${BG_PIDS[-1]}"
+	for _ in $(seq 40); do
+		curl -s -m 3 --interface 127.0.0.1 "$URL/healthz" && break
+		sleep 0.05
+	done
+	run curl -s -m 3 --interface 127.0.0.1 "$URL/healthz"
+	assert_output ok
+}
+
+@test "--listen: 64 connections from one address trickling a header byte every 3 s leave /healthz from another answering" {
+	start_http -n 600 -i 100ms -q
+	# What an attacker does: 64 slow requests, each opened again when
+	# tfd ends it.
+	hold slow -n 64 -i 3000 -r
+	for _ in 1 2 3 4 5; do
+		# A deadline a loaded machine keeps: the kubelet's is 1 s.
+		run curl -s -m 3 -o /dev/null -w '%{http_code} %{time_total}' --interface 127.0.0.2 \
+			"$URL/healthz"
+		[[ $output == "200 "* ]] || fail "/healthz: '$output'"
+		sleep 0.5
+	done
+}
+
+@test "--listen: a request trickled a byte a second is cut 10 s after its connection began" {
+	start_http -n 600 -i 100ms -q
+	hold slow -n 1 -i 1000
+	# Each byte would put libmicrohttpd's idle timeout off again; the
+	# request's own limit counts from the connection.
+	wait_for_lines "$BATS_TEST_TMPDIR/slow" 20 2 || fail "still open: $(cat "$BATS_TEST_TMPDIR/slow")"
+	run awk '$1 == "closed" { print $3 }' "$BATS_TEST_TMPDIR/slow"
+	((output >= 9500 && output < 15000)) || fail "closed after $output ms"
 }
 
 @test "--listen: runs that take every descriptor the limit leaves them leave the server its 64 connections" {
@@ -299,16 +491,13 @@ late_max_us() {
 	chmod +x "$wrapper"
 	TFD=$wrapper start_http --jobs "$BATS_TEST_TMPDIR/jobs" -q
 	sleep 0.5
-	local fds=() fd
-	for _ in $(seq 63); do
-		exec {fd}<>"/dev/tcp/127.0.0.1/$PORT"
-		fds+=("$fd")
+	for k in 1 2 3; do
+		hold "c$k" -b "127.0.0.$k" -n 16
 	done
-	run curl -s -m 3 "$URL/healthz"
+	hold c4 -b 127.0.0.4 -n 15
+	run curl -s -m 3 --interface 127.0.0.5 "$URL/healthz"
 	assert_output ok
-	for fd in "${fds[@]}"; do
-		exec {fd}>&-
-	done
+	assert_equal "$(cat "$BATS_TEST_TMPDIR"/c? | grep -c '^closed')" 0
 }
 
 @test "--listen: a client sending a byte a second does not delay a 100 ms job's ticks" {
@@ -355,6 +544,41 @@ late_max_us() {
 	kill -HUP "$TFD_PID"
 	readyz_becomes 200
 	assert_equal "$code" 200
+}
+
+@test "--listen: a rollback to the jobs file that runs, after a refused reload, is a reload: ok, and /readyz 200" {
+	require_command jq
+	local jobs=$BATS_TEST_TMPDIR/jobs good=$BATS_TEST_TMPDIR/good i
+	printf '%s\n' '--name a -i 1h -- true' '--name b -i 1h -- true' >"$jobs"
+	start_http --jobs "$jobs" --json
+	# The issue's steps: a ConfigMap rolled out bad, then rolled back.
+	cp "$jobs" "$good"
+	echo '--name bad --calendar nonsense -- true' >>"$jobs"
+	readyz_becomes 503
+	assert_equal "$code" 503
+	cp "$good" "$jobs"
+	readyz_becomes 200
+	assert_equal "$code" 200
+	for ((i = 0; i < 50; i++)); do
+		(($(grep -c '"event":"reload"' "$OUT") >= 2)) && break
+		sleep 0.1
+	done
+	run jq -c 'select(.event == "reload") | [.ok, .added, .removed, .kept]' "$OUT"
+	assert_line --index 0 '[false,null,null,null]'
+	assert_line --index 1 '[true,0,0,2]'
+}
+
+@test "--listen: a cron line whose dates never come (0 0 30 2 *) shows no next time in /jobs nor in /metrics" {
+	require_command jq
+	local jobs=$BATS_TEST_TMPDIR/jobs
+	printf '%s\n' '--name a -i 1h -- true' '0 0 30 2 * echo never' >"$jobs"
+	start_http --jobs "$jobs" -q
+	get /jobs
+	assert_equal "$(jq -c '.jobs[] | select(.job == "echo") | [.next, .left]' <<<"$body")" '[null,null]'
+	get /metrics
+	[[ $body == *'tfd_next_run_timestamp_seconds{job_name="a"}'* ]] || fail "$body"
+	[[ $body != *'tfd_next_run_timestamp_seconds{job_name="echo"}'* ]] || fail "$body"
+	[[ $body == *'tfd_runs_total{job_name="echo"'* ]] || fail "$body"
 }
 
 @test "--listen: /readyz is 503 while a jobs directory holds no job" {

@@ -41,7 +41,28 @@ NOWHERE='host=/nonexistent dbname=tfd'
 		'--name once --clock realtime-alarm --at @1900000000 -- true' >"$jobs"
 	run_clean "$TFD" --fleet "$NOWHERE" --jobs "$jobs" --base-time @1899990000 --dry-run=30 \
 		--format %j
-	assert_equal "$(sort -u <<<"$output" | tr '\n' ' ')" "at cal once true-2 "
+	# The crontab line's "true" is the @reboot line's: it takes its hash.
+	assert_equal "$(sort -u <<<"$output" | tr '\n' ' ')" "at cal once true-1452 "
+}
+
+# The first four hex digits of the FNV-1a hash (64 bits) of the line as
+# written, computed apart: '0 4 * * * echo b' 94e9..., '0 5 * * * echo c'
+# 371a...
+@test "--fleet: a default name another line has takes its line's hash, not -2, whatever lines come before" {
+	jobs=$BATS_TEST_TMPDIR/jobs
+	printf '%s\n' '0 3 * * * echo a' '0 4 * * * echo b' '0 5 * * * echo c' >"$jobs"
+	run_clean "$TFD" --fleet "$NOWHERE" --jobs "$jobs" --base-time @1899990000 --dry-run=3 \
+		--format '%j'
+	assert_output $'echo\necho-94e9\necho-371a'
+	# Lines added above and between, the others moved: the same names.
+	printf '%s\n' '0 1 * * * true' '0 3 * * * echo a' '0 5 * * * echo c' '0 2 * * * date' \
+		'0 4 * * * echo b' >"$jobs"
+	run_clean "$TFD" --fleet "$NOWHERE" --jobs "$jobs" --base-time @1899990000 --dry-run=5 \
+		--format '%j'
+	assert_output $'true\ndate\necho\necho-94e9\necho-371a'
+	# Without --fleet: -2, -3 in file order.
+	run_clean "$TFD" --jobs "$jobs" --base-time @1899990000 --dry-run=5 --format '%j'
+	assert_output $'true\ndate\necho\necho-3\necho-2'
 }
 
 @test "--fleet --dry-run checks CONNINFO, connects nowhere and prints the schedule" {
@@ -58,6 +79,19 @@ NOWHERE='host=/nonexistent dbname=tfd'
 		--cron '* * * * *' -- true
 	[[ $stderr != *sekrit* ]] || fail "shown: $stderr"
 	assert_usage_error "invalid connection option" --fleet 'hots=x' --cron '* * * * *' -- true
+}
+
+@test "--fleet: a misspelt keyword is named, with the one meant; a value, or a word after an unquoted password, never is" {
+	assert_usage_error 'invalid connection option "hots"; did you mean "host"?' \
+		--fleet 'hots=x dbname=tfd' --cron '* * * * *' -- true
+	assert_usage_error 'invalid URI query parameter: "sslmdoe"; did you mean "sslmode"?' \
+		--fleet 'postgresql://db.invalid/tfd?sslmdoe=require' --cron '* * * * *' -- true
+	assert_usage_error 'invalid connection option "zzyzx"' --fleet 'zzyzx=1' --cron '* * * * *' -- true
+	[[ $stderr != *"did you mean"* ]] || fail "nothing is near zzyzx: $stderr"
+	# A word right after an unquoted password may be the password's tail.
+	assert_usage_error 'invalid connection option "..."' \
+		--fleet 'host=h password=Sekr1t Wx9=y' --cron '* * * * *' -- true
+	[[ $stderr != *Sekr1t* && $stderr != *Wx9* ]] || fail "shown: $stderr"
 }
 
 @test "--fleet's options: values checked, and the --fleet-* ones need --fleet" {

@@ -5,7 +5,8 @@
 # of the tree, lintian finds no error and no warning README.md does not
 # explain; the package holds exactly what `make install PREFIX=/usr`
 # installs, with the dlopen'ed libraries out of Depends; its binaries,
-# units and completions work from the unpacked paths; and, where it is
+# units and completions work from the unpacked paths; its prerm stops
+# tfd-cron.service on removal, not on upgrade; and, where it is
 # allowed, dpkg installs it on this machine, it runs from /usr/bin, and
 # dpkg purges it again. The package builds its own tfd from the sources
 # ($TFD is not what is tested here).
@@ -168,6 +169,57 @@ require_deb() {
 	assert_output "tfdctl $VERSION"
 }
 
+# The prerm as dpkg runs it, on a machine where systemd runs: a mount
+# namespace of the test's own with /run/systemd/system made on a tmpfs,
+# and deb-systemd-invoke and deb-systemd-helper that write what they were
+# asked (tfd-cron was enabled) unless the test put its own.
+run_prerm() {
+	local bin=$BATS_TEST_TMPDIR/bin tool
+	mkdir -p "$bin"
+	for tool in deb-systemd-invoke deb-systemd-helper; do
+		[[ -e $bin/$tool ]] && continue
+		printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$tool" "$BATS_TEST_TMPDIR/calls" >"$bin/$tool"
+		chmod +x "$bin/$tool"
+	done
+	: >"$BATS_TEST_TMPDIR/calls"
+	run unshare -m sh -c 'mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/system &&
+		PATH="$1:$PATH" "$2" "$3" "$4"' _ "$bin" "$1" "$2" "${3-}"
+}
+
+@test "the prerm stops tfd-cron.service when the package is removed, not when it is upgraded" {
+	require_deb
+	local ctl=$BATS_TEST_TMPDIR/control
+	dpkg-deb -e "$DEB" "$ctl"
+	[[ -x $ctl/prerm ]] || fail "no prerm in the package: $(ls "$ctl")"
+	run grep -c 'deb-systemd-invoke stop tfd-cron.service' "$ctl/prerm"
+	assert_output 1
+	# Where systemd does not run (here, a chroot, a container build) it
+	# does nothing, and succeeds.
+	if [[ ! -d /run/systemd/system ]]; then
+		run env PATH="/nonexistent:$PATH" "$ctl/prerm" remove
+		assert_success
+	fi
+	((EUID == 0)) && unshare -m true 2>/dev/null || skip "no mount namespace here (needs root)"
+	run_prerm "$ctl/prerm" remove
+	assert_success
+	assert_output "tfd: stopping tfd-cron.service; to run cron again: systemctl enable --now cron"
+	run grep '^deb-systemd-invoke' "$BATS_TEST_TMPDIR/calls"
+	assert_output "deb-systemd-invoke stop tfd-cron.service"
+	# Not enabled (cron kept): stopped all the same, without a word.
+	printf '#!/bin/sh\nexit 1\n' >"$BATS_TEST_TMPDIR/bin/deb-systemd-helper"
+	run_prerm "$ctl/prerm" remove
+	assert_success
+	assert_output ""
+	local how
+	for how in "upgrade $VERSION-1" "failed-upgrade $VERSION-1" "deconfigure in-favour"; do
+		# shellcheck disable=SC2086 # the action and its argument
+		run_prerm "$ctl/prerm" $how
+		assert_success
+		run cat "$BATS_TEST_TMPDIR/calls"
+		assert_output ""
+	done
+}
+
 # dpkg -i changes the machine: only as root, only when asked
 # (TFD_PACKAGE_INSTALL=1, as .ci/run sets on its throwaway machine), and
 # never over a tfd package already installed.
@@ -199,6 +251,15 @@ require_deb() {
 	# Installed, not enabled: nothing links the units into a target.
 	run find /etc/systemd/system -name 'tfd*'
 	assert_output ""
+	# Removed (its prerm stops tfd-cron.service where systemd runs), then
+	# purged.
+	run dpkg --remove tfd
+	assert_success
+	[[ ! -e /usr/bin/tfd ]] || fail "dpkg --remove left /usr/bin/tfd"
+	if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then
+		run systemctl is-active tfd-cron.service
+		refute_output active
+	fi
 	run dpkg --purge tfd
 	assert_success
 	INSTALLED_DEB=

@@ -32,7 +32,7 @@ node_exporter_start() {
 			>>"$BATS_TEST_TMPDIR/node_exporter.log" 2>&1
 		NODE_EXPORTER_PID=${BG_PIDS[-1]}
 		NODE_EXPORTER_URL=http://127.0.0.1:$port/metrics
-		for ((i = 0; i < 100; i++)); do
+		for ((i = 0; i < 400; i++)); do
 			if curl -fsS -o /dev/null --max-time 2 "$NODE_EXPORTER_URL" 2>/dev/null; then
 				return 0
 			fi

@@ -13,8 +13,8 @@
 # database "tfd" over the socket), pg_sql SQL [DATABASE] (one query, rows as
 # "a|b" lines), pg_restart, pg_down / pg_up, pg_test_db, pg_proxy_start /
 # pg_proxy_signal (a socat proxy to the server that a test can stop: a
-# network gone silent), pg_delay_proxy_start (a slow link); and wait_until
-# SECONDS COMMAND..., which the fleet's tests poll with.
+# network gone silent), pg_delay_proxy_start (a slow link). The fleet's
+# tests poll with test_helper.bash's wait_until SECONDS COMMAND....
 
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 
@@ -139,17 +139,6 @@ pg_delay_proxy_start() {
 	pg_wait_listen "$DELAY_PORT" "the delaying proxy"
 }
 
-# Waits up to SECONDS for COMMAND... to succeed.
-wait_until() {
-	local seconds=$1 i
-	shift
-	for ((i = 0; i < seconds * 20; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # The runs' log of a fleet test: each run appends "JOB SCHEDULED REPLICA"
 # to $RUNS; $LOG is the command that does it, for a job's line.
 fleet_runs_log() {
@@ -167,6 +156,12 @@ start_replica() {
 	start_bg "$TFD" --fleet "$CONN" --replica "$name" --json "$@" \
 		>"$BATS_TEST_TMPDIR/$name.out" 2>"$BATS_TEST_TMPDIR/$name.err"
 	eval "PID_$name=\$!"
+}
+
+# A replica's stderr (the file $1) without the line tfd writes each time
+# its connection is made: what is left is a warning or an error.
+fleet_stderr() {
+	grep -v "^tfd: --fleet: connected to the database" "$1" || true
 }
 
 # Fails when some (job, instant) of $RUNS ran more than once.

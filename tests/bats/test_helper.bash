@@ -19,6 +19,11 @@ TFD=${TFD:-$BATS_TEST_DIRNAME/../../tfd}
 REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 export TFD REPO
 
+# @reboot lines run at the first start of their jobs in a boot, recorded
+# in /run/tfd/reboot (tfd(1)): each test keeps its own record instead, so
+# no test stands for another's first start, nor writes in /run.
+export TFD_REBOOT_FILE=$BATS_TEST_TMPDIR/tfd-reboot
+
 # Background processes a test starts must close fd 3 (`3>&-`) or bats waits
 # for them; they are recorded here and ended in teardown.
 BG_PIDS=()
@@ -48,10 +53,10 @@ teardown() {
 	BG_PIDS=()
 }
 
-# Waits up to $2 seconds (default 5) for file $1 to hold at least $3 lines
+# Waits up to $2 seconds (default 20) for file $1 to hold at least $3 lines
 # (default 1): timing in these tests is generous, the machines are noisy.
 wait_for_lines() {
-	local file=$1 timeout=${2:-5} want=${3:-1} i
+	local file=$1 timeout=${2:-20} want=${3:-1} i
 	for ((i = 0; i < timeout * 20; i++)); do
 		if [[ -f $file ]] && (($(wc -l <"$file") >= want)); then
 			return 0
@@ -61,9 +66,9 @@ wait_for_lines() {
 	return 1
 }
 
-# Runs tfd expecting a usage error: status 2, a first line "tfd: ..."
-# naming the bad text, then the hint, and nothing on stdout.
-assert_usage_error() {
+# Runs tfd ("${@:2}") expecting status 2, nothing on stdout and a first
+# line "tfd: ..." on stderr naming the bad text $1.
+run_status2() {
 	local bad=$1
 	shift
 	run --separate-stderr "$TFD" "$@"
@@ -71,8 +76,24 @@ assert_usage_error() {
 	assert_equal "$output" ""
 	[[ ${stderr_lines[0]} == "tfd: "* ]] || fail "no 'tfd: ' line: $stderr"
 	[[ ${stderr_lines[0]} == *"$bad"* ]] || fail "message does not name '$bad': $stderr"
+}
+
+# Runs tfd expecting a usage error: status 2, a first line "tfd: ..."
+# naming the bad text, then the hint, and nothing on stdout.
+assert_usage_error() {
+	run_status2 "$@"
 	assert_equal "${stderr_lines[1]}" "Try 'tfd --help'."
 	assert_equal "${#stderr_lines[@]}" 2
+}
+
+# Skips the test unless it may set the realtime clock. A step of the clock
+# moves every realtime timer of the machine, not only tfd's: a person's
+# desktop, the other tests running beside it. Allowed where CI is set (a
+# machine made for the run and thrown away: .ci/run) or TFD_CLOCK_TESTS=1.
+require_clock_tests() {
+	[[ -n ${CI-} || ${TFD_CLOCK_TESTS-} == 1 ]] ||
+		skip "sets the realtime clock: runs only with CI or TFD_CLOCK_TESTS=1 set"
+	((EUID == 0)) || skip "setting the clock needs root"
 }
 
 # Skips the test unless command $1 is installed.
@@ -89,12 +110,41 @@ skip_under_asan() {
 	fi
 }
 
+# Text $1 without the lines of the operator's log (tfd(1), "The
+# operator's log"; 42-log.bats tests them): start, reload and stop with
+# jobs files, a run's start and its success in host modes. What is left
+# is tfd's warnings and errors (a failed run's line among them).
+without_operator_log() {
+	grep -Ev -e '^tfd [0-9]+\.[0-9]+\.[0-9]+: [0-9]+ jobs? from ' \
+		-e '^tfd: stopping on SIG[A-Z0-9]+' -e '^tfd: reloaded ' \
+		-e '^tfd: .+: run [0-9]+ \(pid [0-9]+\)( as .+)?: started$' \
+		-e '^tfd: .+: run [0-9]+: exited 0 after [0-9.]+s$' \
+		<<<"$1" || true
+}
+
+# Runs "$@" and prints its stdout and stderr together, as `run` keeps
+# them, without the operator's log; the status is not kept.
+output_without_log() {
+	local out
+	out=$("$@" 2>&1)
+	without_operator_log "$out"
+}
+
 # Runs "$@" with stderr kept apart, as `run --separate-stderr` does, and
-# asserts that it exited 0 and wrote nothing on stderr.
+# asserts that it exited 0 and wrote nothing on stderr but the operator's
+# log.
 run_clean() {
 	run --separate-stderr "$@"
 	assert_success
-	assert_equal "$stderr" ""
+	assert_equal "$(without_operator_log "$stderr")" ""
+}
+
+# Runs tfd expecting an error that the system gave for what the options
+# name (a file's permissions, a port in use): status 2, one line "tfd:
+# ..." naming $1, no hint (--help cannot mend it), nothing on stdout.
+assert_system_error() {
+	run_status2 "$@"
+	assert_equal "${#stderr_lines[@]}" 1
 }
 
 # Decimal seconds as tfd prints them (`1`, `0.25`, `1796292001.000123456`)
@@ -164,13 +214,13 @@ assert_wakeups() {
 	assert_count_reached "$want" "$sum" "$before"
 }
 
-# Waits up to $2 seconds (default 10) for background process $1 (started
+# Waits up to $2 seconds (default 30) for background process $1 (started
 # with start_bg in this shell) to end and sets bg_status to its exit status;
 # fails if it is still running. Unlike a bare `wait`, a tfd that never ends
 # fails the test instead of hanging the suite.
 # shellcheck disable=SC2034 # bg_status is the tests' to read.
 wait_bg_exit() {
-	local pid=$1 timeout=${2:-10} i state
+	local pid=$1 timeout=${2:-30} i state
 	for ((i = 0; i < timeout * 20; i++)); do
 		state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
 		if [[ -z $state || $state == Z ]]; then
@@ -183,13 +233,100 @@ wait_bg_exit() {
 	fail "process $pid still running after ${timeout}s"
 }
 
-# Waits up to $2 seconds (default 5) for a process whose command line
+# Waits up to SECONDS for COMMAND... to succeed (a state the test checks:
+# poll it, never sleep a fixed time); false if it never does.
+wait_until() {
+	local seconds=$1 i
+	shift
+	for ((i = 0; i < seconds * 20; i++)); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# True when process $1 has written 60 KiB, nearly a pipe's worth (64 KiB,
+# which takes no further line of 1 KiB): its stdout is stuck when nothing
+# reads it.
+pipe_full() {
+	local w
+	w=$(awk '$1 == "wchar:" { print $2 }' "/proc/$1/io" 2>/dev/null)
+	((${w:-0} >= 61440))
+}
+
+# True when no process's command line matches the extended regex $1.
+no_process_matches() {
+	! pgrep -f "$1" >/dev/null
+}
+
+# Waits up to $2 seconds (default 20) until no process's command line
+# matches the extended regex $1.
+wait_for_no_process() {
+	wait_until "${2:-20}" no_process_matches "$1" ||
+		fail "still running after ${2:-20}s: $(pgrep -af "$1")"
+}
+
+# Whether file $1 holds at least $2 lines.
+has_lines() {
+	[[ -f $1 ]] && (($(wc -l <"$1") >= $2))
+}
+
+# Runs "$@", a host's cron (--system-crontab, --user-crontabs), which never
+# ends by itself, with stdout in $HOST_OUT and stderr in $HOST_ERR, until
+# the shell condition $1 holds (polled for up to 20 s, or until the
+# command ends by itself), then stops it with SIGTERM. Sets what `run
+# --separate-stderr` sets: status (143 when it ran until the signal, as it
+# should), output and lines, stderr (without the operator's log) and
+# stderr_lines.
+# shellcheck disable=SC2034 # the tests read what it sets.
+host_cron_until() {
+	local cond=$1 pid i
+	shift
+	HOST_OUT=$BATS_TEST_TMPDIR/host.out HOST_ERR=$BATS_TEST_TMPDIR/host.err
+	"$@" >"$HOST_OUT" 2>"$HOST_ERR" 3>&- &
+	pid=$!
+	for ((i = 0; i < 400; i++)); do
+		eval "$cond" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -TERM "$pid" 2>/dev/null || true
+	status=0
+	wait "$pid" || status=$?
+	output=$(<"$HOST_OUT")
+	# The operator's log (a host's cron logs every run) left out: the
+	# tests read warnings and errors; $HOST_ERR keeps it all.
+	stderr=$(without_operator_log "$(<"$HOST_ERR")")
+	lines=() stderr_lines=()
+	[[ -z $output ]] || mapfile -t lines <<<"$output"
+	[[ -z $stderr ]] || mapfile -t stderr_lines <<<"$stderr"
+}
+
+# host_cron_until its stdout holds $1 lines and its stderr $2.
+run_host_cron() {
+	local out=$1 err=$2
+	shift 2
+	host_cron_until "has_lines \"\$HOST_OUT\" $out && has_lines \"\$HOST_ERR\" $err" "$@"
+}
+
+# Waits up to $2 seconds (default 20) for a process whose command line
 # matches the extended regex $1.
 wait_for_process() {
 	local i
-	for ((i = 0; i < ${2:-5} * 20; i++)); do
+	for ((i = 0; i < ${2:-20} * 20; i++)); do
 		pgrep -f "$1" >/dev/null && return 0
 		sleep 0.05
 	done
-	fail "no process matching '$1' after ${2:-5}s"
+	fail "no process matching '$1' after ${2:-20}s"
+}
+
+# The commands of README.md's fenced block that holds `tfd --fleet-sql`,
+# one a line: the fleet in six commands (79-fleet-readme.bats runs them,
+# 86-man.bats finds them in tfd-fleet(7)).
+readme_fleet_commands() {
+	awk '/^```/ {
+			if (inb && block ~ /tfd --fleet-sql/) { printf "%s", block; exit }
+			inb = !inb; block = ""; next
+		}
+		inb { block = block $0 "\n" }' "$REPO/README.md"
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* libFuzzer harness: TIMESTAMP, in UTC and in a zone with daylight time.
+/* libFuzzer harness: TIMESTAMP, in UTC and in a zone with daylight time,
+ * also as --at reads it (a past time of day is tomorrow's).
  * An accepted instant printed as "@%u" reparses to the same nanoseconds. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,8 +29,8 @@ static void check(const char *text, const struct time_context *ctx)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1), err[256];
-	struct time_context ctx = { INT64_C(1796292001) * 1000000000, NULL,
-				    tz_cache_lookup, NULL };
+	struct time_context ctx = { .now_ns = INT64_C(1796292001) * 1000000000,
+				    .find_zone = tz_cache_lookup };
 
 	if (!zones) {
 		zones = tz_cache_new();
@@ -45,6 +46,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ctx.local = tz_cache_lookup(zones, "UTC");
 	check(text, &ctx);
 	ctx.local = berlin;
+	check(text, &ctx);
+	/* --at's reading: a past time of day moves a day on. */
+	ctx.upcoming = true;
 	check(text, &ctx);
 	free(text);
 	return 0;

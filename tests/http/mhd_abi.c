@@ -18,6 +18,13 @@ SAME_VALUE(MHD_OPTION_END, MHD_SHIM_OPTION_END);
 SAME_VALUE(MHD_OPTION_CONNECTION_LIMIT, MHD_SHIM_OPTION_CONNECTION_LIMIT);
 SAME_VALUE(MHD_OPTION_CONNECTION_TIMEOUT, MHD_SHIM_OPTION_CONNECTION_TIMEOUT);
 SAME_VALUE(MHD_OPTION_LISTEN_SOCKET, MHD_SHIM_OPTION_LISTEN_SOCKET);
+SAME_VALUE(MHD_OPTION_NOTIFY_COMPLETED, MHD_SHIM_OPTION_NOTIFY_COMPLETED);
+SAME_VALUE(MHD_OPTION_PER_IP_CONNECTION_LIMIT, MHD_SHIM_OPTION_PER_IP_CONNECTION_LIMIT);
+SAME_VALUE(MHD_OPTION_NOTIFY_CONNECTION, MHD_SHIM_OPTION_NOTIFY_CONNECTION);
+SAME_VALUE(MHD_CONNECTION_NOTIFY_STARTED, MHD_SHIM_CONNECTION_NOTIFY_STARTED);
+SAME_VALUE(MHD_CONNECTION_NOTIFY_CLOSED, MHD_SHIM_CONNECTION_NOTIFY_CLOSED);
+SAME_VALUE(MHD_CONNECTION_INFO_CONNECTION_FD, MHD_SHIM_CONNECTION_INFO_CONNECTION_FD);
+SAME_VALUE(MHD_CONNECTION_INFO_SOCKET_CONTEXT, MHD_SHIM_CONNECTION_INFO_SOCKET_CONTEXT);
 SAME_VALUE(MHD_DAEMON_INFO_EPOLL_FD, MHD_SHIM_DAEMON_INFO_EPOLL_FD);
 SAME_VALUE(MHD_DAEMON_INFO_CURRENT_CONNECTIONS, MHD_SHIM_DAEMON_INFO_CURRENT_CONNECTIONS);
 SAME_VALUE(MHD_HEADER_KIND, MHD_SHIM_HEADER_KIND);
@@ -38,6 +45,12 @@ _Static_assert(offsetof(union MHD_DaemonInfo, num_connections) ==
 	       offsetof(union mhd_daemon_info, num_connections), "num_connections");
 _Static_assert(sizeof(((union MHD_DaemonInfo *)0)->num_connections) ==
 	       sizeof(((union mhd_daemon_info *)0)->num_connections), "num_connections size");
+_Static_assert(offsetof(union MHD_ConnectionInfo, connect_fd) ==
+	       offsetof(union mhd_connection_info, connect_fd), "connect_fd");
+_Static_assert(offsetof(union MHD_ConnectionInfo, socket_context) ==
+	       offsetof(union mhd_connection_info, socket_context), "socket_context");
+_Static_assert(sizeof(enum MHD_ConnectionNotificationCode) == sizeof(int), "notify code");
+_Static_assert(sizeof(enum MHD_RequestTerminationCode) == sizeof(int), "termination code");
 
 /* The slots whose types name no enum must take libmicrohttpd's functions
  * as they are (with -Werror, a mismatch fails the build); the others

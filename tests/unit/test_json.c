@@ -94,6 +94,24 @@ static void test_unescape(void)
 	json_free(&d);
 }
 
+/* A \u0000 is a byte of the string: json_string stops at it, json_string_n
+ * says the length past it (a name holding one is refused, a tail shown
+ * whole). */
+static void test_nul(void)
+{
+	const char *text = "\"a\\u0000b\"";
+	struct json_doc d;
+	char err[256], *s;
+	size_t len = 0;
+
+	check(json_parse(&d, text, strlen(text), err, sizeof err) == 0, "parse: %s", err);
+	s = json_string_n(&d, 0, &len);
+	check(s && len == 3 && memcmp(s, "a\0b", 4) == 0, "a NUL inside: %zu", len);
+	check(s && strlen(s) == 1, "a C string ends at it");
+	free(s);
+	json_free(&d);
+}
+
 static void test_writer(void)
 {
 	struct jsonw w = { 0 };
@@ -169,6 +187,7 @@ int main(void)
 	test_depth();
 	test_members();
 	test_unescape();
+	test_nul();
 	test_writer();
 	test_round_trip();
 	return tally_finish(&tally, "json");

@@ -382,12 +382,23 @@ static int write_sample(const char *path)
 	return 0;
 }
 
+/* A snapshot of NAMES and M (and FLEET), the jobs added one by one. */
+static struct metrics_snapshot *snapshot(const char *const *names, const struct job_metrics *m,
+					 size_t n, const struct fleet_metrics *fleet)
+{
+	struct metrics_snapshot *s = metrics_snapshot_new(n, fleet);
+
+	for (size_t i = 0; s && i < n; i++)
+		check(metrics_snapshot_add(s, names[i], &m[i]) == 0, "job %zu added", i);
+	return s;
+}
+
 /* The whole of a snapshot of NAMES and M (and FLEET), read MAX bytes at
  * a time; the caller frees it. */
 static char *read_snapshot(const char *const *names, const struct job_metrics *m, size_t n,
 			   const struct fleet_metrics *fleet, size_t max)
 {
-	struct metrics_snapshot *s = metrics_snapshot_new(names, m, n, fleet);
+	struct metrics_snapshot *s = snapshot(names, m, n, fleet);
 	size_t cap = 1 << 22, len = 0;
 	char *buf = malloc(max), *text = malloc(cap);
 	long k;
@@ -464,14 +475,16 @@ static void test_snapshot(void)
 	}
 	/* Taken, then the names and figures change: the snapshot does not. */
 	{
-		struct metrics_snapshot *s = metrics_snapshot_new(names, m, N, NULL);
+		struct metrics_snapshot *s = snapshot(names, m, N, NULL);
 		char *alone = format(names, m, N), *buf = malloc(1 << 24);
+		struct job_metrics one = JOB_METRICS_INIT;
 		long k;
 
 		for (size_t i = 0; i < N; i++) {
 			owned[i][0] = 'X';
 			m[i].runs_success++;
 		}
+		check(s && metrics_snapshot_add(s, "extra", &one) == -1, "no more than N jobs");
 		k = s && buf ? metrics_snapshot_read(s, buf, 1 << 24) : -1;
 		check(k > 0 && strlen(alone) > 0 && (size_t)k <= strlen(alone) &&
 			      memcmp(buf, alone, (size_t)k) == 0,

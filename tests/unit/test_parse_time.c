@@ -165,7 +165,7 @@ static const char *expected_value(const struct tsv_row *row, int64_t base)
 static int timestamp_row(const struct tsv_row *row, void *arg)
 {
 	struct run *run = arg;
-	struct time_context ctx;
+	struct time_context ctx = { 0 };
 	const char *input, *expected;
 	char err[512] = "";
 	int64_t base, got = -1, want;
@@ -302,6 +302,59 @@ static void check_timestamp_messages(struct run *run)
 		    __FILE__, __LINE__, "NULL context");
 }
 
+/* --at's reading (time_context.upcoming): a time of day alone already
+ * past is tomorrow's, counted on the wall clock (across a change to
+ * daylight saving time); everything else is as without it. And what each
+ * text was (timestamp_form). */
+static void check_upcoming(struct run *run)
+{
+	static const struct {
+		int64_t now;           /* Unix seconds */
+		const char *input;
+		bool upcoming;
+		int64_t want;          /* Unix seconds */
+		bool time_of_day, local;
+	} cases[] = {
+		{ 1781526896, "01:00", true, 1781564400, true, true },   /* tomorrow 01:00 CEST */
+		{ 1781526896, "01:00", false, 1781478000, true, true },  /* today's, past */
+		{ 1781526896, "14:00", true, 1781611200, true, true },   /* 12:00 UTC: past */
+		{ 1781526896, "15:00", true, 1781528400, true, true },   /* still to come today */
+		{ 1781526896, "01:00 UTC", true, 1781571600, true, false },
+		{ 1781526896, "01:00 Europe/Berlin", true, 1781564400, true, false },
+		{ 1781526896, "2026-06-15 01:00", true, 1781478000, false, true },
+		{ 1781526896, "2026-06-15T01:00:00Z", true, 1781485200, false, false },
+		{ 1781526896, "today", true, 1781474400, false, true },
+		{ 1781526896, "Mon 01:00", true, 1781478000, false, true },  /* a weekday: as written */
+		{ 1781526896, "@1781478000", true, 1781478000, false, false },
+		{ 1781526896, "-5min", true, 1781526596, false, false },
+		{ 1774699200, "12:30", true, 1774780200, true, true },   /* 12:30 CEST, the next day */
+	};
+	struct time_context ctx = {
+		.local = tz_cache_lookup(run->cache, "Europe/Berlin"),
+		.find_zone = tz_cache_lookup,
+		.find_zone_arg = run->cache,
+	};
+	struct timestamp_form form;
+	char err[512];
+	int64_t ns;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc;
+
+		ctx.now_ns = cases[i].now * 1000000000;
+		ctx.upcoming = cases[i].upcoming;
+		rc = parse_timestamp_form(cases[i].input, &ctx, &ns, &form, err, sizeof(err));
+		tally_check(&run->tally,
+			    rc == 0 && ns == cases[i].want * 1000000000 &&
+				    form.time_of_day == cases[i].time_of_day &&
+				    form.local == cases[i].local,
+			    __FILE__, __LINE__, "'%s'%s: rc=%d %s ns=%lld (want %lld) tod=%d local=%d",
+			    cases[i].input, cases[i].upcoming ? " upcoming" : "", rc, err,
+			    (long long)(ns / 1000000000), (long long)cases[i].want,
+			    form.time_of_day, form.local);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct run run = { .cache = tz_cache_new() };
@@ -323,6 +376,7 @@ int main(int argc, char **argv)
 	check_timestamps(&run, vectors);
 	check_duration_messages(&run);
 	check_timestamp_messages(&run);
+	check_upcoming(&run);
 	for (int i = 0; i < run.nzones; i++) {
 		free(run.zones[i].name);
 		tz_free(run.zones[i].zone);

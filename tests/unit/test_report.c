@@ -137,6 +137,50 @@ static void test_json_replica(void)
 	      "a --format line has no replica");
 }
 
+/* Every event carries "time": the tick and the clock their own instant,
+ * the others, last, the instant the context was stamped with (when
+ * events.c wrote them). */
+static void test_json_time(void)
+{
+	const struct json_context at = { .time_ns = S(1796292001) + 123456789 };
+	const struct tick t = { .seq = 1, .expirations = 1, .total = 1, .wall_ns = S(1) };
+	const struct run_end e = { .job = "j", .seq = 2, .pid = 3, .attempt = 1 };
+	char buf[REPORT_LINE_MAX];
+	static const char stamp[] = ",\"time\":\"2026-12-03T10:00:01.123456Z\"";
+
+	json_exit(&at, buf, sizeof buf, &e);
+	expect_str(buf, "{\"event\":\"exit\",\"job\":\"j\",\"seq\":2,\"pid\":3,\"status\":0,"
+		   "\"signal\":null,\"duration\":0,\"timed_out\":false,\"attempt\":1,\"failed\":false,"
+		   "\"time\":\"2026-12-03T10:00:01.123456Z\"}\n", __LINE__);
+	json_reload(&at, buf, sizeof buf, true, 1, 2, 3, NULL);
+	check(strstr(buf, stamp) != NULL, "reload: %s", buf);
+	json_error(&at, buf, sizeof buf, NULL, "c", "m");
+	check(strstr(buf, stamp) != NULL, "error: %s", buf);
+	json_control(&at, buf, sizeof buf, "run", "j", 0);
+	check(strstr(buf, stamp) != NULL, "control: %s", buf);
+	json_output(&at, buf, sizeof buf, "j", 1, "stdout", "x", 1);
+	check(strstr(buf, stamp) != NULL, "output: %s", buf);
+	json_tick(&at, buf, sizeof buf, &t);
+	check(strstr(buf, stamp) == NULL && strstr(buf, "\"time\":\"1970-01-01T00:00:01.000000Z\""),
+	      "a tick's time is its wake-up: %s", buf);
+	json_clock(&at, buf, sizeof buf, "j", S(2));
+	check(strstr(buf, stamp) == NULL && strstr(buf, "\"time\":\"1970-01-01T00:00:02.000000Z\""),
+	      "a clock event's time is its own: %s", buf);
+}
+
+/* How far an instant is, for --at's warning. */
+static void test_distance(void)
+{
+	char buf[64];
+
+	format_distance(buf, S(0), S(6 * 31557600 + 40 * 86400));
+	expect_str(buf, "6y 1month ago", __LINE__);
+	format_distance(buf, S(100), S(10));
+	expect_str(buf, "in 1min 30s", __LINE__);
+	format_distance(buf, S(10), S(10));
+	expect_str(buf, "now", __LINE__);
+}
+
 /* Compares BUF (LEN bytes) with WANT, which may hold NULs. */
 static void expect_mem(const char *buf, size_t len, const char *want, size_t want_len,
 		       int line)
@@ -438,6 +482,8 @@ int main(void)
 	test_format();
 	test_json();
 	test_json_replica();
+	test_json_time();
+	test_distance();
 	test_json_strings();
 	test_output_bound();
 	test_local_time();

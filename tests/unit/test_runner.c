@@ -3,7 +3,9 @@
  * the loop passes it: a run's start and end (its duration is the caller's
  * clock, not the wall's), the overlap policies (skip, queue, kill,
  * parallel), a timeout and its grace, retries with their doubling delay,
- * no retry at or past the next scheduled run, shutdown, a group its leader
+ * no retry at or past the next scheduled run, shutdown, --kill-after,
+ * a drain (--on-stop wait and leave), tfdctl stop (a queued run and a
+ * waiting retry dropped), a group its leader
  * left behind; and what a run's
  * end adds to its job's metrics (runs.c). The runs are
  * real processes (sh, sleep); the test reaps them itself and hands each
@@ -237,6 +239,109 @@ static void test_shutdown(void)
 	runner_free(r);
 }
 
+/* --kill-after: every SIGTERM of tfd's (a timeout, a shutdown) is
+ * followed by SIGKILL that much later, not RUNNER_KILL_GRACE_NS. */
+static void test_kill_after(void)
+{
+	char *argv[] = { "/bin/sleep", "30", NULL };
+	struct runner_config rc = { .overlap = OVERLAP_SKIP, .timeout_ns = 1000,
+				    .kill_after_ns = 250 };
+	struct runner *r = runner_with(&rc, argv);
+	struct run_start start;
+	struct run_end end;
+	const char *failed = NULL;
+	pid_t pid = tick_run(r, 1, 0, INT64_MAX);
+
+	runner_expire(r, 1000, &start, &failed);
+	check(runner_deadline(r) == 1250, "the timeout's SIGTERM, SIGKILL 250 later: %lld",
+	      (long long)runner_deadline(r));
+	runner_expire(r, 1250, &start, &failed);
+	check(runner_deadline(r) == INT64_MAX, "SIGKILL sent");
+	reap(r, pid, 1300, INT64_MAX, &end, &start);
+	check(end.signal == SIGKILL || end.signal == SIGTERM, "ended by a signal: %d", end.signal);
+	runner_free(r);
+
+	rc.timeout_ns = 0;
+	r = runner_with(&rc, argv);
+	pid = tick_run(r, 1, 0, INT64_MAX);
+	runner_signal_all(r, SIGTERM, 40);
+	check(runner_deadline(r) == 290, "the stop's grace too: %lld", (long long)runner_deadline(r));
+	reap(r, pid, 60, INT64_MAX, &end, &start);
+	runner_free(r);
+}
+
+/* --on-stop=wait and leave: nothing new starts (a queued run, a retry),
+ * and the runs going are left alone. */
+static void test_drain(void)
+{
+	char *sleep_argv[] = { "/bin/sleep", "0.2", NULL };
+	char *false_argv[] = { "/bin/false", NULL };
+	struct runner_config retry = { .overlap = OVERLAP_SKIP, .retry = 2, .retry_delay_ns = 10 };
+	struct runner *r = runner_of(sleep_argv, OVERLAP_QUEUE);
+	struct run_start start;
+	struct run_end end;
+	const char *failed = NULL;
+	pid_t pid = tick_run(r, 1, 0, INT64_MAX);
+
+	check(tick_held(r, 2, 10) == TICK_QUEUE, "queued");
+	check(runner_drain(r) == 1, "the queued run is dropped");
+	check(runner_deadline(r) == INT64_MAX, "no signal, no grace: the run goes on");
+	check(runner_active(r) == 1 && runner_busy(r), "the run is still going");
+	reap(r, pid, 60, INT64_MAX, &end, &start);
+	check(end.status == 0 && end.signal == 0, "it ended on its own: %d %d", end.status,
+	      end.signal);
+	check(start.kind == RUN_START_NONE && !runner_busy(r), "the queued run never starts");
+	runner_free(r);
+
+	r = runner_with(&retry, false_argv);
+	pid = tick_run(r, 1, 0, INT64_MAX);
+	reap(r, pid, 5, INT64_MAX, &end, &start);
+	check(runner_retrying(r), "a retry waits");
+	check(runner_drain(r) == 1 && !runner_busy(r), "the retry is dropped");
+	runner_expire(r, 100, &start, &failed);
+	check(start.kind == RUN_START_NONE, "and never starts");
+	runner_free(r);
+}
+
+/* tfdctl stop: the run going is signalled, the run queued behind it
+ * dropped (its seq said), and a failed try's retry dropped with that
+ * try's end, failed now. */
+static void test_stop(void)
+{
+	char *sleep_argv[] = { "/bin/sleep", "30", NULL };
+	char *false_argv[] = { "/bin/false", NULL };
+	struct runner_config rc = { .overlap = OVERLAP_SKIP, .retry = 2, .retry_delay_ns = 1000 };
+	struct runner *r = runner_of(sleep_argv, OVERLAP_QUEUE);
+	struct runner_stopped st;
+	struct run_start start;
+	struct run_end end;
+	pid_t pid = tick_run(r, 1, 0, INT64_MAX);
+
+	check(tick_held(r, 2, 10) == TICK_QUEUE, "queued");
+	runner_stop(r, 20, &st);
+	check(st.signalled == 1 && st.queued && st.queued_seq == 2 && !st.retry,
+	      "one signalled, run 2 dropped: %zu %d %llu", st.signalled, st.queued,
+	      (unsigned long long)st.queued_seq);
+	reap(r, pid, 30, INT64_MAX, &end, &start);
+	check(end.signal == SIGTERM && start.kind == RUN_START_NONE && !runner_busy(r),
+	      "the queued run never starts");
+	runner_free(r);
+
+	r = runner_with(&rc, false_argv);
+	pid = tick_run(r, 5, 0, INT64_MAX);
+	reap(r, pid, 10, INT64_MAX, &end, &start);
+	check(!end.failed && runner_retrying(r), "try 1 failed: its retry waits");
+	runner_stop(r, 20, &st);
+	check(st.signalled == 0 && !st.queued && st.retry && !st.retry_not_started,
+	      "the retry dropped");
+	check(st.last_try.seq == 5 && st.last_try.attempt == 1 && st.last_try.status == 1 &&
+	      st.last_try.failed, "with try 1's end, failed now");
+	check(!runner_busy(r) && runner_deadline(r) == INT64_MAX, "nothing waits");
+	runner_stop(r, 30, &st);
+	check(!st.retry && !st.queued && st.signalled == 0, "a second stop finds nothing");
+	runner_free(r);
+}
+
 /* A leader that leaves a background child: its group outlives it, and the
  * runner keeps it (runner_has_groups) until it is ended at the end of the
  * schedule: SIGTERM, then SIGKILL after the grace. */
@@ -293,6 +398,9 @@ int main(void)
 	test_timeout();
 	test_retries();
 	test_shutdown();
+	test_kill_after();
+	test_drain();
+	test_stop();
 	test_groups_left();
 	test_count_end();
 	return tally_finish(&tally, "runner");

@@ -77,10 +77,29 @@ static void test_maximal_prefix(void)
 	expect("\0", 1, 1, "NUL");
 }
 
+/* A name that is not UTF-8, as a JSON request carries it: each maximal
+ * invalid part one U+FFFD, the rest byte for byte. */
+static void test_shown_as(void)
+{
+	static const char shown[] = "a" UTF8_REPLACEMENT "b";
+
+	check(utf8_shown_as("a\xff" "b", 3, shown, sizeof shown - 1), "one bad byte");
+	check(utf8_shown_as("a\xe2\x82" "b", 4, shown, sizeof shown - 1),
+	      "a cut sequence is one U+FFFD");
+	check(!utf8_shown_as("a\xff\xff" "b", 4, shown, sizeof shown - 1),
+	      "two bad bytes are two U+FFFD");
+	check(utf8_shown_as("a\xc3\xa9", 3, "a\xc3\xa9", 3), "valid text is itself");
+	check(!utf8_shown_as("a\xc3\xa9", 3, "a\xc3\xa9x", 4), "a longer text is not it");
+	check(!utf8_shown_as("ab", 2, "a", 1), "a shorter text is not it");
+	check(utf8_shown_as("", 0, "", 0), "empty");
+	check(!utf8_shown_as("a\0b", 3, "a", 1), "a NUL is a byte, not an end");
+}
+
 int main(void)
 {
 	test_lead_bytes();
 	test_bounds();
 	test_maximal_prefix();
+	test_shown_as();
 	return tally_finish(&tally, "utf8");
 }
