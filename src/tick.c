@@ -548,8 +548,7 @@ void tick_start_job(struct loop *l, struct job *j)
 	if (!tick_clock_for(l, j->schedule.clock)) {
 		events_errf(&l->ev, "tfd: timerfd_create (%s): %s\n", j->clock_name,
 			    strerror(errno));
-		status_set(&l->st, 1);
-		status_stop(&l->st, SIGTERM);
+		status_end(&l->st, 1);
 		return;
 	}
 	if (j->for_ns)
