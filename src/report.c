@@ -10,7 +10,6 @@
 #include "civil.h"
 #include "jsonesc.h"
 #include "timens.h"
-#include "utf8.h"
 
 /* A bounded appender: the first piece that does not fit ends the line, so
  * a line is cut between fields and never inside a number. */
@@ -78,31 +77,18 @@ static void put_unix(struct out *o, int64_t wall_ns)
 
 /* Strings */
 
-static void put_escaped_byte(struct out *o, unsigned char c)
-{
-	char e[6];
-	size_t n = json_escape_byte(c, e);
-
-	put(o, e, n);
-}
-
 /* S (N bytes) as a JSON string, quotes included. The one escaper every
  * event uses. */
 static void put_json_text(struct out *o, const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
 	put(o, "\"", 1);
 	for (size_t i = 0; i < n;) {
-		long k = utf8_sequence(p + i, n - i);
+		char esc[6];
+		const char *piece;
+		size_t len;
 
-		if (k == 1)
-			put_escaped_byte(o, p[i]);
-		else if (k > 1)
-			put(o, s + i, (size_t)k);
-		else
-			put_str(o, UTF8_REPLACEMENT);
-		i += (size_t)(k < 0 ? -k : k);
+		i += json_text_piece(s + i, n - i, esc, &piece, &len);
+		put(o, piece, len);
 	}
 	put(o, "\"", 1);
 }
