@@ -168,14 +168,16 @@ bats: tfd tfdctl
 # a second pass would run the same programs again. Of the fleet's files,
 # 75 and 78-fleet-safety run the client under ASan; 77's faults and
 # 78-fleet-scale's bursts wait on PostgreSQL and timeouts, and would only
-# wait longer. 96-floors runs no tfd at all (tests/check-floors.sh).
+# wait longer. 96-floors and 97-format run no tfd at all (the floors
+# and the format checks).
 ASAN_BATS = $(filter-out tests/bats/76-fleet-client.bats \
 	    tests/bats/77-fleet.bats tests/bats/78-fleet-scale.bats \
 	    tests/bats/80-completion.bats tests/bats/85-install.bats \
 	    tests/bats/90-static.bats tests/bats/91-metrics-format.bats \
 	    tests/bats/92-dockerfile.bats tests/bats/93-host-safety.bats \
 	    tests/bats/94-licence.bats \
-	    tests/bats/95-package.bats tests/bats/96-floors.bats,$(wildcard tests/bats/*.bats))
+	    tests/bats/95-package.bats tests/bats/96-floors.bats \
+	    tests/bats/97-format.bats,$(wildcard tests/bats/*.bats))
 bats-asan: build/tfd-asan
 	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(ASAN_BATS)
 
