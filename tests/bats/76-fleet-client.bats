@@ -377,7 +377,7 @@ marks_apart() {
 	assert_success
 	assert_line "claim x $NOW won"
 	assert_equal "$(grep -c '^error ' <<<"$output")" 1
-	assert_line "error postgresql: no end for job bad"
+	assert_line "error postgresql: --fleet: no end for job bad"
 	refute_output --partial "rolled back once"
 	(($(marks_apart) < 7000)) || fail "written in $(marks_apart) ms: not two round trips"
 	run pg_sql "SELECT job, state, attempts FROM tfd_runs ORDER BY job" "$DB"
@@ -445,7 +445,7 @@ marks_apart() {
 	run "$DRIVE" "$CONN connect_timeout=2" connected claim stuck "$NOW" skip \
 		end stuck "$NOW" 0 claims 1 "$NOW" z flushed
 	assert_success
-	assert_line "error postgresql: no answer from the server within 2 s"
+	assert_line --regexp "^error postgresql: --fleet: lost the connection .*: no answer from the server within 2 s$"
 	assert_line "claim z $NOW won"
 	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'stuck'" "$DB")" succeeded
 }
