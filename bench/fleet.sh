@@ -80,7 +80,12 @@ fleet_pg_stop() {
 	fleet_stop
 	[[ -n ${FLEET_TMP-} ]] || return 0
 	pg_stop
-	rm -rf "$FLEET_TMP"
+	# FLEET_KEEP=1: the replicas' JSON and the server's directory stay.
+	if [[ ${FLEET_KEEP-} == 1 ]]; then
+		say "fleet: kept $FLEET_TMP"
+	else
+		rm -rf "$FLEET_TMP"
+	fi
 	FLEET_TMP=
 }
 
@@ -280,6 +285,13 @@ fleet_scale_fleet() {
 		FROM tfd_runs WHERE scheduled BETWEEN to_timestamp($first) AND to_timestamp($last)" "$db")
 	detail "fleet scale fsync $fsync: runs doubled missed: $SCALE_C; by replica: ${SCALE_PER[*]}; table (rows, succeeded, doubled keys, replicas): $SCALE_TAB"
 	detail "fleet scale fsync $fsync: ticks missed $(cat "$dir"/json.* | grep -c '"action":"missed"'), elsewhere $(cat "$dir"/json.* | grep -c '"action":"elsewhere"')"
+	for r in "${FLEET_REPLICAS[@]}"; do
+		detail "fleet scale fsync $fsync: $r's ticks by action: $(grep -o '"action":"[a-z]*"' "$dir/json.$r" | sort | uniq -c | tr -s ' \n' ' ')"
+	done
+	# Rows by replica and state: a won elapse not started when the
+	# replicas stop is released (replica '').
+	detail "fleet scale fsync $fsync: rows by replica and state: $(pg_sql "SELECT replica, state, count(*) FROM tfd_runs
+		WHERE scheduled BETWEEN to_timestamp($first) AND to_timestamp($last) GROUP BY 1, 2 ORDER BY 1, 2" "$db" | tr '\n' ' ')"
 	detail "fleet scale fsync $fsync: last start after each minute (ms): $SCALE_L; median start $SCALE_M ms"
 	detail "fleet scale fsync $fsync: last claim answered after each minute (s): ${SCALE_Q%%|*}; claim statements (replica@minute:count): ${SCALE_Q#*|}"
 }
