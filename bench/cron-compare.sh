@@ -280,25 +280,26 @@ mail_headers() {
 		grep -E '^(To|From|Subject|Content-Type|X-Cron-Env|Auto-Submitted|Precedence)' | sort -u | paste -sd' '
 }
 
-# Milliseconds from the minute to each start of RUNNER's minute jobs
-# (every, long, mixed-good), sorted.
+# Milliseconds from the minute to each start of RUNNER's minute jobs that
+# both run (every, long), sorted.
 delays() {
 	local f
-	for f in "$WORK/out/$1".{every,long,mixed-good}.*; do
+	for f in "$WORK/out/$1".{every,long}.*; do
 		[[ -e $f ]] && field "$f" start
 	done | awk '{ s = $1 - int($1 / 60) * 60; print s * 1000 }' | sort -g
 }
 median() { awk '{ v[NR] = $1 } END { if (!NR) { print "n/a"; exit } m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f\n", m }'; }
 maximum() { awk 'END { if (!NR) print "n/a"; else printf "%.1f\n", $1 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.0f\n", a / b; else print "n/a" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.1f\n", a / b; else print "n/a" }'; }
 
-rows=() verdicts=()
+rows=() verdicts=() differ=()
 # A row judged: "yes" when cron's and tfd's are the same, else "no" (and
-# false).
+# false; its label is kept in differ).
 row() {
 	local same=no
 	[[ $2 == "$3" ]] && same=yes
 	rows+=("| $1 | $2 | $3 | $same |")
+	[[ $same == yes ]] || differ+=("$1")
 	[[ $same == yes ]]
 }
 # A row not judged: NOTE says why when they differ.
@@ -353,7 +354,7 @@ row_report "mixed file: its good line's runs (a bad line beside it)" "$(minutes_
 if [[ $runs_same == yes ]]; then
 	verdict "same runs" "met: every job as every user, minute by minute, its ids, groups, terminal (the user's: directory, session, no secret) and its mails alike"
 else
-	verdict "same runs" "not met: see the rows marked no"
+	verdict "same runs" "not met: $(printf '%s; ' "${differ[@]}" | sed 's/; $//') differ"
 fi
 
 # The bad line.
