@@ -172,6 +172,42 @@ ms_since() {
 	wait_for_lines ended 10 1 || fail "the left run did not end"
 }
 
+@test "--on-stop=leave as tfd-cron.service runs it: a run that writes after the restart goes on to its end, and its output is mailed, as under cron" {
+	# SPEC, "Stopping, three ways": the packaged unit leaves its runs "so
+	# an upgrade or a restart kills no job", as Debian's cron, whose run
+	# keeps its reader (cron's own child) and is mailed at its end. Under
+	# a host's cron every run's output is mailed (no MAILTO: to its user),
+	# so every run reads through tfd's pipe. Found by bench/cron-compare.sh.
+	[[ $(id -u) == 0 ]] || fail "this test needs root (CI runs it as root)"
+	cat >sendmail <<-EOF
+		#!/bin/sh
+		cat >"$PWD/mail.part" && mv "$PWD/mail.part" "$PWD/mail"
+	EOF
+	chmod +x sendmail
+	# The run prints, waits for tfd to be gone, prints again and ends; the
+	# line's shell writes how the run ended.
+	cat >run.sh <<-EOF
+		echo before the stop
+		echo \$\$ >"$PWD/started"
+		while [ ! -e "$PWD/go" ]; do sleep 0.05; done
+		echo after the stop
+		echo done >"$PWD/ended"
+	EOF
+	printf 'SENDMAIL=%s\n@reboot root sh %s; echo "exit $?" >%s\n' \
+		"$PWD/sendmail" "$PWD/run.sh" "$PWD/status" >jobfile
+	start_tfd --jobs jobfile --system-crontab --on-stop=leave
+	kill -TERM "$TFD_PID"
+	wait_bg_exit "$TFD_PID" 5
+	assert_equal "$bg_status" 143
+	touch go
+	wait_for_lines status 15 1 || fail "the left run did not end"
+	[[ -e ended ]] || fail "the run died at its first write after the stop ($(cat status)): the restart killed it"
+	wait_for_lines mail 15 2 || fail "the run's output was not mailed: $(cat out err)"
+	run cat mail
+	assert_line "before the stop"
+	assert_line "after the stop"
+}
+
 @test "--on-stop and SIGHUP: every other stopping signal forwards" {
 	start_bg env --default-signal=HUP "$TFD" --on-stop=leave -d 0 -i 1h --exec "$(run_script 30)" \
 		>out 2>err
