@@ -499,8 +499,9 @@ check_utc_warning() {
 		assert_output --partial "--calendar"
 		assert_output --partial "--exec"
 		# It ends with where to read more.
-		assert_line --index -1 "man tfdctl (a running tfd)."
-		assert_output --partial "man tfd (options, signals, exit status), man tfd-jobs (the jobs file)"
+		assert_line "More in the manual: man tfd (options, signals, exit status),"
+		assert_line "man tfd-jobs (the jobs file), man tfdctl (a running tfd),"
+		assert_line --index -1 "man tfd-cron (tfd as the host's cron), man tfd-fleet (replicas on PostgreSQL)."
 	done
 }
 

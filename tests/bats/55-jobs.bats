@@ -538,7 +538,7 @@ job_lines() {
 	wait_for_lines err 5 3 || fail "$(cat err)"
 	for ((i = 0; i < 100; i++)); do [[ -e up ]] && break; sleep 0.05; done
 	[[ -e up ]] || fail "the load was refused: $(cat err)"
-	run cat err
+	run without_operator_log "$(cat err)"
 	assert_output - <<-EOF
 		tfd: warning: jobfile:3: 'tfd-no-such-cmd' is not found in its PATH (/usr/bin:/bin): its runs will fail (status 127)
 		tfd: warning: jobfile:6: '/no/such/tfd-cmd': No such file or directory: its runs will fail (status 127)

@@ -62,11 +62,13 @@ delivered() {
 }
 
 # A sendmail that keeps each message it is given in $PWD/mail.N (and its
-# arguments in args.N), and exits with $1 (default 0).
+# arguments in args.N), and exits with $1 (default 0). N is taken with
+# mkdir, which one of two sendmails started at once wins.
 fake_sendmail() {
 	cat >sendmail <<-EOF
 		#!/bin/sh
-		n=\$(ls "$PWD" | grep -c '^mail\.')
+		n=0
+		while ! mkdir "$PWD/.slot.\$n" 2>/dev/null; do n=\$((n + 1)); done
 		printf '%s\n' "\$*" > "$PWD/args.\$n"
 		cat > "$PWD/mail.\$n.part" && mv "$PWD/mail.\$n.part" "$PWD/mail.\$n"
 		exit ${1:-0}

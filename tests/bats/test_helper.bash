@@ -276,7 +276,8 @@ has_lines() {
 # the shell condition $1 holds (polled for up to 20 s, or until the
 # command ends by itself), then stops it with SIGTERM. Sets what `run
 # --separate-stderr` sets: status (143 when it ran until the signal, as it
-# should), output and lines, stderr and stderr_lines.
+# should), output and lines, stderr (without the operator's log) and
+# stderr_lines.
 # shellcheck disable=SC2034 # the tests read what it sets.
 host_cron_until() {
 	local cond=$1 pid i
@@ -293,7 +294,9 @@ host_cron_until() {
 	status=0
 	wait "$pid" || status=$?
 	output=$(<"$HOST_OUT")
-	stderr=$(<"$HOST_ERR")
+	# The operator's log (a host's cron logs every run) left out: the
+	# tests read warnings and errors; $HOST_ERR keeps it all.
+	stderr=$(without_operator_log "$(<"$HOST_ERR")")
 	lines=() stderr_lines=()
 	[[ -z $output ]] || mapfile -t lines <<<"$output"
 	[[ -z $stderr ]] || mapfile -t stderr_lines <<<"$stderr"
@@ -315,4 +318,15 @@ wait_for_process() {
 		sleep 0.05
 	done
 	fail "no process matching '$1' after ${2:-20}s"
+}
+
+# The commands of README.md's fenced block that holds `tfd --fleet-sql`,
+# one a line: the fleet in six commands (79-fleet-readme.bats runs them,
+# 86-man.bats finds them in tfd-fleet(7)).
+readme_fleet_commands() {
+	awk '/^```/ {
+			if (inb && block ~ /tfd --fleet-sql/) { printf "%s", block; exit }
+			inb = !inb; block = ""; next
+		}
+		inb { block = block $0 "\n" }' "$REPO/README.md"
 }
