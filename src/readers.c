@@ -243,3 +243,21 @@ void readers_free(struct readers *rs, struct events *ev)
 	rs->r = NULL;
 	rs->cap = 0;
 }
+
+void readers_forget(struct readers *rs)
+{
+	while (rs->n > 0) {
+		struct reader *r = rs->r[--rs->n];
+		struct run_outputs *ro = r->run;
+
+		capture_free(&r->cap);
+		close(r->fd);
+		free(r);
+		if (--ro->open == 0)
+			run_outputs_free(ro);
+	}
+	readers_collect(rs);
+	free(rs->r);
+	rs->r = NULL;
+	rs->cap = 0;
+}
