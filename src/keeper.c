@@ -180,7 +180,7 @@ static void stop(struct keeper *k)
 	struct loop *l = k->l;
 
 	k->stopped = true;
-	readers_free(&l->readers, &l->ev);
+	readers_close_all(&l->readers, &l->ev);
 	mailer_stop(&l->mailer, clock_now_ns(CLOCK_MONOTONIC));
 }
 

@@ -226,6 +226,12 @@ void readers_close_gone(struct readers *rs, struct events *ev)
 	}
 }
 
+void readers_close_all(struct readers *rs, struct events *ev)
+{
+	while (rs->n > 0)
+		drain_run(rs, rs->r[0]->run, ev, true);
+}
+
 bool readers_pending_for(const struct readers *rs, const struct job *j)
 {
 	for (size_t i = 0; i < rs->n; i++)
