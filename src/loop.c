@@ -19,6 +19,7 @@
 #include "due.h"
 #include "endpoints.h"
 #include "http.h"
+#include "keeper.h"
 #include "loopstate.h"
 #include "precise.h"
 #include "reload.h"
@@ -670,6 +671,21 @@ static struct loop *new_loop(struct loop_config *cfg)
 	return l;
 }
 
+/* Runs left going (--on-stop=leave) whose output tfd reads are handed
+ * to a keeper (keeper.h), which reads on after tfd exits; tfd prints and
+ * mails none of it then. Without a keeper, what was read is printed at
+ * the exit, as ever, and the runs' next write gets EPIPE. */
+static void keep_left_output(struct loop *l)
+{
+	if (!l->st.left || l->readers.n == 0)
+		return;
+	if (keeper_start(l) < 0) {
+		events_failure(&l->ev, "fork (the left runs' output keeper)", errno);
+		return;
+	}
+	readers_forget(&l->readers);
+}
+
 int loop_run(struct loop_config *cfg)
 {
 	struct loop *l = new_loop(cfg);
@@ -704,6 +720,7 @@ int loop_run(struct loop_config *cfg)
 		if (cfg->stats)
 			events_stats(&l->ev, &l->stats);
 		events_drain(&l->ev, l->st.phase == PHASE_SHUTDOWN);
+		keep_left_output(l);
 	}
 	status = l->st.status;
 	if (status == 0 && l->ev.write_failed)
