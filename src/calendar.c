@@ -647,6 +647,91 @@ bool calendar_in_local_time(const struct calendar *cal)
 	return !cal->utc && !cal->zone;
 }
 
+static void put_number(struct buf *out, const char *fmt, long long v)
+{
+	char text[32];
+	int n = snprintf(text, sizeof text, fmt, v);
+
+	buf_put(out, text, (size_t)n);
+}
+
+/* How many values of a list calendar_canonical writes out one by one;
+ * a list of more (seconds every microsecond) is written as it was
+ * normalized. */
+#define CANON_VALUES 240
+
+static int compare_values(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The values CH takes in FROM..TO, sorted, without duplicates, into V
+ * (CANON_VALUES of room): how many, or -1 when there are more. */
+static int chain_values(const struct chain *ch, long long from, long long to, long long *v)
+{
+	int n = 0, kept = 0;
+
+	for (int i = 0; i < ch->n; i++) {
+		const struct component *c = &ch->items[i];
+		long long stop = c->stop >= 0 ? c->stop : to;
+
+		for (long long x = c->start; x <= stop; x += c->repeat) {
+			if (n == CANON_VALUES)
+				return -1;
+			if (x >= from)
+				v[n++] = x;
+			if (c->repeat <= 0)
+				break;
+		}
+	}
+	qsort(v, (size_t)n, sizeof *v, compare_values);
+	for (int i = 0; i < n; i++)
+		if (kept == 0 || v[kept - 1] != v[i])
+			v[kept++] = v[i];
+	return kept;
+}
+
+/* One list: '*' for any value (written so, or every value of FROM..TO),
+ * else its values, else (too many to write) its normalized items. */
+static void put_chain(struct buf *out, const struct chain *ch, long long from, long long to,
+		      bool from_end)
+{
+	long long v[CANON_VALUES];
+	int n = ch->n == 0 || from_end ? -1 : chain_values(ch, from, to, v);
+
+	buf_put(out, " ", 1);
+	if (ch->n == 0 || (n == to - from + 1)) {
+		buf_put(out, "*", 1);
+	} else if (n >= 0) {
+		for (int i = 0; i < n; i++)
+			put_number(out, i ? ",%lld" : "%lld", v[i]);
+	} else {
+		for (int i = 0; i < ch->n; i++) {
+			put_number(out, i ? ";%lld" : "%lld", ch->items[i].start);
+			put_number(out, "-%lld", ch->items[i].stop);
+			put_number(out, "/%lld", ch->items[i].repeat);
+		}
+	}
+}
+
+void calendar_canonical(const struct calendar *cal, struct buf *out, const struct tz **zone)
+{
+	buf_put(out, "calendar", 8);
+	put_number(out, " %lld", cal->weekdays);
+	put_number(out, " %lld", cal->end_of_month);
+	put_number(out, " %lld", cal->utc);
+	put_number(out, " %lld", cal->dst);
+	put_chain(out, &cal->year, MIN_YEAR, MAX_YEAR, false);
+	put_chain(out, &cal->month, 1, 12, false);
+	put_chain(out, &cal->day, 1, 31, cal->end_of_month);
+	put_chain(out, &cal->hour, 0, 23, false);
+	put_chain(out, &cal->minute, 0, 59, false);
+	put_chain(out, &cal->usec, 0, 60LL * USEC_PER_SEC - 1, false);
+	*zone = cal->zone;
+}
+
 void calendar_free(struct calendar *cal)
 {
 	if (!cal)

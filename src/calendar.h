@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "tz.h"
 
 struct calendar;
@@ -31,6 +32,12 @@ int calendar_next(const struct calendar *cal, const struct tz *local,
 /* Whether CAL is read on the local zone's clock: it names no zone of its
  * own ("… UTC", "… Europe/Berlin", "@SECONDS" do). */
 bool calendar_in_local_time(const struct calendar *cal);
+
+/* CAL as parsed and normalized (each list sorted, its ranges trimmed to
+ * their last value, duplicates dropped), in one canonical text appended
+ * to OUT; its own zone, if it names one, in *ZONE (else NULL): events
+ * that mean the same write the same text ("*:0/15" and "*:00,15,30,45"). */
+void calendar_canonical(const struct calendar *cal, struct buf *out, const struct tz **zone);
 
 void calendar_free(struct calendar *cal);
 

@@ -11,10 +11,10 @@
 #include "buf.h"
 #include "fleet.h"
 #include "fleet_pause.h"
+#include "fleet_print.h"
 #include "jobstate.h"
 #include "metrics.h"
 #include "starts.h"
-#include "schedule.h"
 #include "tick.h"
 #include "timens.h"
 
@@ -40,6 +40,7 @@ struct won {
 	struct job *j;
 	uint64_t seq;
 	int64_t scheduled_ns;
+	bool started;            /* a run began (its start may wait for --random-delay) */
 	bool has_end;
 	struct fleet_end last;
 };
@@ -61,84 +62,6 @@ struct claims_state {
 	struct claims_hooks hooks;
 };
 
-/* Job fingerprints (tfd_jobs): what must be the same on every replica
- * for a job to run once among them, taken from the built job, not its
- * line's text, so that spacing or the order of options does not count. */
-
-struct fnv {
-	uint64_t h;
-};
-
-static void fnv_bytes(struct fnv *h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++) {
-		h->h ^= b[i];
-		h->h *= UINT64_C(0x100000001b3);
-	}
-}
-
-static void fnv_int(struct fnv *h, int64_t v)
-{
-	fnv_bytes(h, &v, sizeof v);
-}
-
-/* A string and its end: "ab","c" differs from "a","bc". */
-static void fnv_text(struct fnv *h, const char *s)
-{
-	if (s)
-		fnv_bytes(h, s, strlen(s));
-	fnv_bytes(h, s ? "\1" : "\2", 1);
-}
-
-static void fnv_words(struct fnv *h, char *const *words)
-{
-	for (size_t i = 0; words && words[i]; i++)
-		fnv_text(h, words[i]);
-	fnv_int(h, -1);
-}
-
-/* The schedule by its instants: the next few after fixed moments (in
- * winter and summer, for the zone's offsets), whatever the calendar,
- * cron or --at that gave them. */
-static void fnv_schedule(struct fnv *h, const struct schedule *s)
-{
-	static const int64_t from[] = { INT64_C(1767225600), INT64_C(1782864000) }; /* 2026-01-01, 07-01 */
-
-	fnv_int(h, s->kind);
-	fnv_int(h, s->clock);
-	fnv_int(h, s->first_ns);
-	fnv_int(h, s->interval_ns);
-	for (size_t k = 0; k < sizeof from / sizeof from[0]; k++) {
-		int64_t at = from[k] * NSEC_PER_SEC, next;
-
-		for (int i = 0; i < 4 && schedule_next(s, at, &next) == 0; i++, at = next)
-			fnv_int(h, next);
-		fnv_int(h, -1);
-	}
-}
-
-static uint64_t job_fingerprint(const struct job *j)
-{
-	struct fnv h = { UINT64_C(0xcbf29ce484222325) };
-
-	fnv_schedule(&h, &j->schedule);
-	fnv_text(&h, j->path);
-	fnv_words(&h, j->argv);
-	fnv_words(&h, j->file_env);
-	fnv_text(&h, j->input);
-	fnv_text(&h, j->user.spec);
-	fnv_int(&h, j->run.overlap);
-	fnv_int(&h, j->run.timeout_ns);
-	fnv_int(&h, j->run.retry);
-	fnv_int(&h, j->run.retry_delay_ns);
-	fnv_int(&h, j->random_delay_ns);
-	fnv_int(&h, (int64_t)j->count);
-	fnv_int(&h, j->for_ns);
-	return h.h;
-}
-
 /* The loop's jobs (not @reboot ones, nor the removed) to the fleet. */
 static void tell_jobs(struct loop *l)
 {
@@ -153,7 +76,7 @@ static void tell_jobs(struct loop *l)
 			if (j->reboot || (j->state && j->state->removed))
 				continue;
 			names[n] = j->name;
-			prints[n++] = job_fingerprint(j);
+			prints[n++] = fleet_job_fingerprint(j);
 		}
 	if (!names || !prints || fleet_set_jobs(l->claims->f, n, names, prints) != 0)
 		status_fail_oom(&l->st, &l->ev);
@@ -309,13 +232,15 @@ static void claims_view_sync(struct loop *l)
 
 /* Won elapses */
 
-static int track_won(struct loop *l, struct job *j, uint64_t seq, int64_t scheduled_ns)
+static int track_won(struct loop *l, struct job *j, uint64_t seq, int64_t scheduled_ns,
+		     bool started)
 {
 	struct claims_state *c = l->claims;
 
 	if (array_reserve(&c->won, &c->won_cap, c->nwon + 1, sizeof *c->won, SIZE_MAX) != 0)
 		return -1;
-	c->won[c->nwon++] = (struct won){ .j = j, .seq = seq, .scheduled_ns = scheduled_ns };
+	c->won[c->nwon++] = (struct won){ .j = j, .seq = seq, .scheduled_ns = scheduled_ns,
+					  .started = started };
 	return 0;
 }
 
@@ -339,13 +264,16 @@ static void check_written(struct loop *l, int rc)
 }
 
 /* A won elapse that did not end as a run: the last try's end when a retry
- * was waiting, else it never ran. */
+ * was waiting; released when its run never began (its --random-delay
+ * still waiting), for another replica to run; else dropped. */
 static void give_up_won(struct loop *l, struct won *w)
 {
 	struct claims_state *c = l->claims;
 
 	if (w->has_end)
 		check_written(l, fleet_run_ended(c->f, w->j->name, w->scheduled_ns, &w->last));
+	else if (!w->started)
+		check_written(l, fleet_run_released(c->f, w->j->name, w->scheduled_ns));
 	else
 		check_written(l, fleet_run_dropped(c->f, w->j->name, w->scheduled_ns));
 	forget_won(c, w);
@@ -380,22 +308,65 @@ void claims_run_ended(struct loop *l, struct job *j, const struct run_end *e)
 	forget_won(c, w);
 }
 
+/* The action of J's tick T that waited for --random-delay is about to
+ * start: true when it may, false when this replica no longer holds its
+ * claim by the lease (fleet_claim_held): then its row is released, T
+ * printed as "missed", and it does not start. True for an elapse that
+ * was not claimed (none of a won one's). */
+static bool delayed_start(struct loop *l, struct job *j, struct tick *t)
+{
+	struct claims_state *c = l->claims;
+	struct won *w = find_won(c, j, t->seq);
+
+	if (!w || w->started)
+		return true;
+	if (fleet_claim_held(c->f, j->name, w->scheduled_ns)) {
+		w->started = true;
+		return true;
+	}
+	/* Its lease passed while it waited (tfd was stopped, or cut off from
+	 * the database): the claim may be another's abandoned one now. */
+	check_written(l, fleet_run_released(c->f, j->name, w->scheduled_ns));
+	forget_won(c, w);
+	print_not_ours(l, j, t, TICK_MISSED);
+	return false;
+}
+
+/* J's delayed action, if it waits, is given up when its claim was lost;
+ * else it acts as it would (tick.c). */
+static void check_pending(struct loop *l, struct job *j)
+{
+	if (j->state->pending && !delayed_start(l, j, &j->state->pending_tick))
+		j->state->pending = false;
+}
+
+void claims_pending_due(struct loop *l, struct job *j, int64_t now)
+{
+	if (l->claims && j->state->pending && j->state->pending_due <= now)
+		check_pending(l, j);
+}
+
 /* This replica won the elapse: it acts as without --fleet. What the act
  * did decides the row: a run (now or after --random-delay) ends later; a
- * job without a command has done its part; anything else will not run. */
+ * job without a command has done its part; anything else will not run.
+ * One that will not start here (its job removed, tfd stopping) is
+ * released, for another replica to run. */
 static void act_won(struct loop *l, struct job *j, struct tick *t)
 {
 	struct claims_state *c = l->claims;
 	int64_t scheduled_ns = tick_scheduled_ns(t);
 
 	if (j->state->removed || l->st.phase != PHASE_RUNNING) {
-		check_written(l, fleet_run_dropped(c->f, j->name, scheduled_ns));
+		check_written(l, fleet_run_released(c->f, j->name, scheduled_ns));
 		return;
 	}
 	t->action = TICK_ACTION_NONE;
+	/* A delayed action still waiting acts first (tick_elapse_act), if
+	 * its claim is still this replica's. */
+	check_pending(l, j);
 	/* tfdctl run: now, as without --fleet. */
 	if (t->manual ? tick_act_manual(l, j, t) : tick_elapse_act(l, j, t)) {
-		if (track_won(l, j, t->seq, scheduled_ns) != 0)
+		if (track_won(l, j, t->seq, scheduled_ns, t->action == TICK_RUN) != 0)
 			status_fail_oom(&l->st, &l->ev);
 	} else if (!j->state->runner) {
 		struct fleet_end done = { .attempts = 1,
@@ -450,8 +421,8 @@ static void act_ready(struct loop *l)
 	}
 }
 
-/* The won elapses of J that wait (of every job: J NULL) will not run:
- * their rows are abandoned now, while the job's name is valid. */
+/* The won elapses of J that wait (of every job: J NULL) will not run
+ * here: their rows are released now, while the job's name is valid. */
 static void drop_ready(struct loop *l, const struct job *j)
 {
 	struct claims_state *c = l->claims;
@@ -461,7 +432,7 @@ static void drop_ready(struct loop *l, const struct job *j)
 
 		if (!h->j || (j && h->j != j))
 			continue;
-		check_written(l, fleet_run_dropped(c->f, h->j->name, tick_scheduled_ns(&h->t)));
+		check_written(l, fleet_run_released(c->f, h->j->name, tick_scheduled_ns(&h->t)));
 		h->j = NULL;
 	}
 }
@@ -482,13 +453,44 @@ static void answered(struct loop *l, const struct fleet_event *ev)
 	l->metrics_dirty = true;
 	if (!h.j) {
 		if (ev->outcome == FLEET_WON)
-			check_written(l, fleet_run_dropped(c->f, ev->job, ev->scheduled_ns));
+			check_written(l, fleet_run_released(c->f, ev->job, ev->scheduled_ns));
 	} else if (ev->outcome == FLEET_WON) {
 		if (queue_won(c, &h) != 0)
 			act_won(l, h.j, &h.t);  /* no memory to wait: now */
 	} else {
 		print_not_ours(l, h.j, &h.t, actions[ev->outcome]);
 	}
+}
+
+/* The job named NAME that the loop runs, or NULL. */
+static struct job *job_named(struct loop *l, const char *name)
+{
+	for (size_t i = 0; i < l->njobs; i++)
+		if (!l->jobs[i]->state->removed && !l->jobs[i]->reboot &&
+		    strcmp(l->jobs[i]->name, name) == 0)
+			return l->jobs[i];
+	return NULL;
+}
+
+/* An elapse another replica won and released unstarted, taken by this
+ * one: a tick of J at its instant, acted on as a won one. */
+static void taken(struct loop *l, const struct fleet_event *ev)
+{
+	struct claims_state *c = l->claims;
+	struct job *j = job_named(l, ev->job);
+	struct held h = { .j = j };
+
+	if (!j || l->st.phase != PHASE_RUNNING) {
+		check_written(l, fleet_run_released(c->f, ev->job, ev->scheduled_ns));
+		return;
+	}
+	tick_manual(l, j, &h.t);
+	h.t.manual = ev->manual;
+	h.t.late_ns = h.t.wall_ns - ev->scheduled_ns;  /* keyed by its instant */
+	c->m.claims[FLEET_WON]++;
+	l->metrics_dirty = true;
+	if (queue_won(c, &h) != 0)
+		act_won(l, j, &h.t);
 }
 
 static void take_events(struct loop *l)
@@ -517,6 +519,13 @@ static void take_events(struct loop *l)
 		case FLEET_EVENT_DONE:
 			c->hooks.pause_answered(c->hooks.arg, ev.token, ev.message);
 			break;
+		case FLEET_EVENT_TAKEN:
+			taken(l, &ev);
+			break;
+		case FLEET_EVENT_NOTE:
+			/* Not a failure: stderr only, no "error" event. */
+			events_errf(&l->ev, "tfd: %s\n", ev.message);
+			break;
 		case FLEET_EVENT_CONNECTED:
 		case FLEET_EVENT_DISCONNECTED:
 			c->m.connected = ev.kind == FLEET_EVENT_CONNECTED;
@@ -530,6 +539,9 @@ void claims_service(struct loop *l, short revents)
 {
 	if (!l->claims)
 		return;
+	/* Stopping: what was not sent is not claimed (the others take it). */
+	if (l->st.phase != PHASE_RUNNING)
+		fleet_stop_claiming(l->claims->f);
 	/* The elapses due now are claimed 64 a turn (due.c): one statement
 	 * for them all. */
 	fleet_claims_coming(l->claims->f, starts_ready(&l->starts, l->readers.n));

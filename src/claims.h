@@ -58,6 +58,13 @@ void claims_note_coming(struct loop *l);
 /* Held ticks that wait for their answer: tfd does not end before them. */
 bool claims_waiting(const struct loop *l);
 
+/* At J's deadlines (NOW, monotonic), before tick_deadline_due: a won
+ * elapse whose action waited for --random-delay and is due now starts
+ * only if this replica still holds its claim by the lease
+ * (fleet_claim_held); else its row is released, its tick printed as
+ * "missed", and J's pending action cleared. Nothing without --fleet. */
+void claims_pending_due(struct loop *l, struct job *j, int64_t now);
+
 /* A run of J ended (a try that will be retried, or the last). */
 void claims_run_ended(struct loop *l, struct job *j, const struct run_end *e);
 

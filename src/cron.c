@@ -12,6 +12,7 @@
 #include "cron.h"
 
 #include <stdbool.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,6 +296,18 @@ int cron_parse(const char *expr, struct cron **out, char *err, size_t errlen)
 	c->never = (c->days_star || c->weekdays_star) && !some_day_exists(c);
 	*out = c;
 	return 0;
+}
+
+void cron_canonical(const struct cron *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "cron %016" PRIx64 " %06" PRIx32 " %08" PRIx32 " %04" PRIx32 " %02" PRIx32
+		 " %d%d%d%d", c->minutes, c->hours, c->days, c->months, c->weekdays, c->days_star,
+		 c->weekdays_star, c->wild, c->never);
+}
+
+bool cron_never(const struct cron *cron)
+{
+	return cron->never;
 }
 
 void cron_free(struct cron *cron)

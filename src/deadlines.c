@@ -52,8 +52,12 @@ void deadlines_due(struct loop *l)
 	timer_forget(&l->deadline);
 	/* A stop asked for (a failed start under -E) is carried out before
 	 * the next job's deadline: the loop arms the timer again, at once. */
-	for (; budget > 0 && heap_min_key(&l->aux) <= now && !l->st.stop_sig; budget--)
-		tick_deadline_due(l, heap_top(&l->aux)->item, now);
+	for (; budget > 0 && heap_min_key(&l->aux) <= now && !l->st.stop_sig; budget--) {
+		struct job *j = heap_top(&l->aux)->item;
+
+		claims_pending_due(l, j, now);
+		tick_deadline_due(l, j, now);
+	}
 	if (reload_deadline(l) <= now)
 		reload_now(l);
 	mailer_expire(&l->mailer, now);

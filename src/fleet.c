@@ -90,6 +90,7 @@ void fleet_free(struct fleet *f)
 	fleet_queue_free(&f->claims);
 	fleet_queue_free(&f->writes);
 	fleet_queue_free(&f->chores);
+	fleet_queue_free(&f->early);
 	for (size_t i = 0; i < f->nwins; i++)
 		free(f->wins[i].job);
 	free(f->wins);
@@ -158,8 +159,7 @@ static void lose_connection(struct fleet *f, const char *why)
 	bool was_ready = f->link == LINK_READY;
 
 	/* WHY may be libpq's, freed with the connection. */
-	if (!f->outage_reported)
-		fleet_push_error(f, "postgresql", why);
+	fleet_link_lost(f, why);
 	drop_connection(f);
 	f->in_flight = NULL;
 	if (op)
@@ -245,25 +245,13 @@ static void send_op(struct fleet *f, struct op *op)
 
 /* Answers: fleet_answer.c says what each means, and it is done here */
 
-/* A clock off the database's is said once. */
-static void check_clock(struct fleet *f, int64_t db_ns)
-{
-	char msg[320];
-
-	if (!f->clock_warned &&
-	    fleet_answer_clock(db_ns, f->sent_real, now_real(), f->replica, msg, sizeof msg)) {
-		f->clock_warned = true;
-		fleet_push_error(f, "clock", msg);
-	}
-}
-
 static void become_ready(struct fleet *f, const struct fleet_verdict *v)
 {
 	if (!f->boundary && !(f->boundary = strdup(v->boundary))) {
 		lose_connection(f, "out of memory");
 		return;
 	}
-	check_clock(f, v->db_now_ns);
+	fleet_wins_clock(f, v->db_now_ns);
 	f->link = LINK_READY;
 	f->backoff_ns = BACKOFF_FIRST_NS;
 	f->outage_reported = false;
@@ -381,11 +369,12 @@ static void carry_out(struct fleet *f, struct op *op, const pq_result *r,
 		become_ready(f, v);
 		return;
 	case FLEET_VERDICT_CLAIMS:
-		check_clock(f, v->db_now_ns);
+		fleet_wins_clock(f, v->db_now_ns);
 		answer_claims(f, op, r, v->rows);
 		return;
 	case FLEET_VERDICT_RENEWED:
-		check_clock(f, v->db_now_ns);
+		fleet_wins_clock(f, v->db_now_ns);
+		fleet_wins_renewed(f, r);
 		timer_due(f, fleet_policy(op->kind)->timer, false);
 		break;
 	case FLEET_VERDICT_REPLICA:

@@ -84,7 +84,7 @@ static void read_ok(const struct pq *pq, const struct op *op, const pq_result *r
 		break;
 	case FLEET_READ_RENEW:
 		v->kind = FLEET_VERDICT_RENEWED;
-		v->db_now_ns = micros_as_ns(pq, r, 2);
+		v->db_now_ns = micros_as_ns(pq, r, FLEET_RENEW_NOW);
 		break;
 	case FLEET_READ_KEEP_CLAIM:
 	case FLEET_READ_KEEP_DELETE:
@@ -127,27 +127,39 @@ enum fleet_claim_row fleet_answer_claim(const struct pq *pq, const pq_result *r,
 	return FLEET_ROW_ANSWERED;
 }
 
-bool fleet_answer_clock(int64_t db_ns, int64_t sent_real, int64_t got_real, const char *replica,
-			char *msg, size_t len)
+bool fleet_answer_clock(int64_t db_ns, int64_t sent_real, int64_t got_real, int64_t *off,
+			int64_t *half)
 {
-	int64_t half = (got_real - sent_real) / 2, off = sent_real + half - db_ns;
-	int64_t abs_off = off < 0 ? -off : off;
+	*half = (got_real - sent_real) / 2;
+	*off = sent_real + *half - db_ns;
+	return db_ns != 0;
+}
 
-	if (db_ns == 0 || abs_off <= FLEET_CLOCK_SLACK_NS + half)
-		return false;
-	snprintf(msg, len, "replica %.64s: its clock is %" PRId64 ".%03" PRId64 " s %s the "
-		 "database's now(); it claims elapses at its own instants, so it runs them %s",
-		 replica, abs_off / NSEC_PER_SEC, abs_off % NSEC_PER_SEC / 1000000,
-		 off > 0 ? "ahead of" : "behind", off > 0 ? "early" : "late or not at all");
-	return true;
+void fleet_clock_message(const char *replica, int64_t off, char *msg, size_t len)
+{
+	int64_t a = off < 0 ? -off : off;
+
+	if (off > 0)
+		snprintf(msg, len, "replica %.64s: its clock is %" PRId64 ".%03" PRId64 " s ahead of "
+			 "the database's now(); it waits for the database's instant to claim each "
+			 "elapse, so its runs start that much after its own clock's instant: set its "
+			 "clock right (NTP)", replica, a / NSEC_PER_SEC, a % NSEC_PER_SEC / 1000000);
+	else
+		snprintf(msg, len, "replica %.64s: its clock is %" PRId64 ".%03" PRId64 " s behind "
+			 "the database's now(); it claims each elapse that much late, after the other "
+			 "replicas, or misses it past --fleet-deadline: set its clock right (NTP)",
+			 replica, a / NSEC_PER_SEC, a % NSEC_PER_SEC / 1000000);
 }
 
 /* Errors */
 
-/* SQLSTATEs that retrying cannot mend: read-only, no privilege. */
+/* SQLSTATEs that retrying cannot mend: read-only, no privilege, a
+ * statement canceled (by the role's or the database's statement_timeout,
+ * which cancels each of tfd's statements the same way again). */
 static bool refusal_lasts(const char *sqlstate)
 {
-	return sqlstate && (strcmp(sqlstate, "25006") == 0 || strcmp(sqlstate, "42501") == 0);
+	return sqlstate && (strcmp(sqlstate, "25006") == 0 || strcmp(sqlstate, "42501") == 0 ||
+			    strcmp(sqlstate, "57014") == 0);
 }
 
 /* SQLSTATE classes that mean the table or schema is not what the setup
@@ -182,6 +194,11 @@ static void error_line(const struct pq *pq, const struct op *op, const pq_result
 	else if (state && strcmp(state, "25006") == 0)
 		hint = ": the database is read-only (default_transaction_read_only, or a standby); "
 		       "--fleet needs one it can write to (target_session_attrs=read-write)";
+	else if (state && strcmp(state, "57014") == 0)
+		hint = ": the server canceled tfd's statement (statement_timeout of the role of "
+		       "--fleet or of its database, or an administrator); give that role a longer "
+		       "statement_timeout, or none (ALTER ROLE name SET statement_timeout = 0): "
+		       "until a statement goes through, every elapse is missed";
 	snprintf(out, len, "%s%s", primary ? primary : "unknown error", hint);
 }
 

@@ -72,12 +72,16 @@ enum fleet_claim_row fleet_answer_claim(const struct pq *pq, const pq_result *r,
  * it is said: a second (claims are keyed by the replica's instants). */
 #define FLEET_CLOCK_SLACK_NS NSEC_PER_SEC
 
-/* The database's now() in an answer (DB_NS; 0: none) against this
+/* The database's now() in an answer (DB_NS; 0: none: false) against this
  * replica's clock at the middle of the statement's round trip (sent at
- * SENT_REAL, answered at GOT_REAL, both wall clock): more than
- * FLEET_CLOCK_SLACK_NS apart, beyond half the round trip, is true, with
- * what it means for REPLICA's runs in MSG. */
-bool fleet_answer_clock(int64_t db_ns, int64_t sent_real, int64_t got_real, const char *replica,
-			char *msg, size_t len);
+ * SENT_REAL, answered at GOT_REAL, both wall clock): *OFF how far ahead
+ * (negative: behind) it is, *HALF the half round trip, the measure's
+ * uncertainty. */
+bool fleet_answer_clock(int64_t db_ns, int64_t sent_real, int64_t got_real, int64_t *off,
+			int64_t *half);
+
+/* What a clock OFF ahead of the database's (negative: behind) means for
+ * REPLICA's claims, in MSG. */
+void fleet_clock_message(const char *replica, int64_t off, char *msg, size_t len);
 
 #endif

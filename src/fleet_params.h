@@ -28,8 +28,17 @@ int fleet_params_parse(struct fleet_params *f, const struct pq *pq, const char *
 		       char *err, size_t errlen);
 void fleet_params_free(struct fleet_params *f);
 
+/* A connection that could not be made (its host refused it, closed it
+ * after accepting it, as a proxy whose server is gone does, or did not
+ * answer): the next try begins at the next host of a multi-host CONNINFO
+ * (its host, hostaddr and port lists turned by one). libpq, given the
+ * list again, would stop at the same host each time and never reach a
+ * promoted standby behind it. Nothing with one host. */
+void fleet_params_next_host(struct fleet_params *f);
+
 /* MSG (NULL: "unknown error") copied onto one line: libpq's messages end
- * in a newline and may have several. NULL when out of memory. */
+ * in a newline and may have several; each run of blanks and line ends
+ * becomes one space, none left at either end. NULL when out of memory. */
 char *fleet_one_line(const char *msg);
 
 #endif

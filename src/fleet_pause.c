@@ -139,12 +139,7 @@ static void set_paused(struct fleet *f, const char *job, bool paused)
 int fleet_claim_manual(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
 		       uint64_t token)
 {
-	/* As fleet_claim, which queues it last: marked there. */
-	if (fleet_claim(f, job, scheduled_ns, exclusive, token) != 0)
-		return -1;
-	if (f->claims.tail && f->claims.tail->token == token)
-		f->claims.tail->manual = true;
-	return 0;
+	return fleet_claim_as(f, job, scheduled_ns, exclusive, token, true);
 }
 
 int fleet_pause_write(struct fleet *f, size_t n, const char *const *jobs, bool paused,

@@ -17,6 +17,7 @@
 #include "fleet_pause.h"
 #include "fleet_sql.h"
 #include "fleet_state.h"
+#include "report.h"
 
 /* Decisions:
  * - A name is another process's while its holder renews it: a second
@@ -104,6 +105,8 @@ const char *fleet_replica_statement(struct fleet *f, const struct op *op,
 		p->v[p->n++] = f->replica;
 		param_text(p, 0, "%" PRId64, f->cfg.lease_ns / 1000);
 		return fleet_sql_differ;
+	case OP_RENEW:
+		return fleet_wins_statement(f, op, p);
 	default:
 		return fleet_pause_statement(f, op, p);
 	}
@@ -128,7 +131,7 @@ static void fatal_holder(struct fleet *f, const pq_result *r, int host_field)
 	char msg[600];
 	bool known = !f->pq.get_is_null(r, 0, host_field);
 
-	snprintf(msg, sizeof msg, "replica '%.200s': another process holds this name (%s%.200s%s%s), "
+	snprintf(msg, sizeof msg, "--fleet: replica '%.200s': another process holds this name (%s%.200s%s%s), "
 		 "renewed within the last --fleet-lease: give each process its own --replica",
 		 f->replica, known ? "host " : "nobody now", known ? f->pq.get_value(r, 0, host_field) : "",
 		 known ? ", pid " : "", known ? f->pq.get_value(r, 0, host_field + 1) : "");
@@ -234,8 +237,70 @@ int fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r, str
 	return rc;
 }
 
+/* Connections */
+
+/* A line each time the connection is made (a failover's, a restart's
+ * are worth knowing), saying how long the database was missed, to the
+ * tenth of a second. Made again and again (a server that drops idle
+ * connections), it is told once, then as a count. */
+static void note_connected(struct fleet *f)
+{
+	char msg[400];
+	bool again = f->ever_ready;
+	int64_t tenths = f->unreachable_since ? (now_mono() - f->unreachable_since) / 100000000 : -1;
+
+	if (tenths < 0)
+		snprintf(msg, sizeof msg, "--fleet: connected to the database as replica '%.200s'",
+			 f->replica);
+	else
+		snprintf(msg, sizeof msg, "--fleet: connected to the database %sas replica '%.200s', "
+			 "after %" PRId64 ".%" PRId64 " s %s", again ? "again " : "", f->replica,
+			 tenths / 10, tenths % 10, again ? "without it" : "of trying");
+	f->unreachable_since = 0;
+	f->ever_ready = true;
+	fleet_events_note(&f->events, again ? "connected again" : "connected", msg);
+}
+
+/* The outage told, once: what failed and what tfd does meanwhile, then
+ * the reason, last, as a statement to run that it may give ends it. */
+static void report_lost(struct fleet *f, const char *why)
+{
+	char msg[1400], deadline[32], *line;
+
+	if (!f->unreachable_since)
+		f->unreachable_since = now_mono();
+	if (f->outage_reported)
+		return;
+	format_seconds(deadline, f->cfg.deadline_ns);
+	line = fleet_one_line(why);
+	if (f->claims_refused)
+		snprintf(msg, sizeof msg, "tfd cannot use the database; it keeps trying, and misses "
+			 "every elapse at once until the database accepts its statements: %s",
+			 line ? line : why);
+	else
+		snprintf(msg, sizeof msg, "%s; tfd keeps trying (after 0.25 s, then twice as long, "
+			 "16 s at most), and an elapse not claimed within --fleet-deadline (%s s) of its "
+			 "instant is missed: %s",
+			 f->link == LINK_READY ? "lost the connection to the database"
+			 : f->link == LINK_SETUP ? "tfd cannot use the database"
+			 : "cannot connect to the database", deadline, line ? line : why);
+	free(line);
+	fleet_push_error(f, "postgresql", msg);
+}
+
+void fleet_link_lost(struct fleet *f, const char *why)
+{
+	if (f->link == LINK_CONNECTING)
+		fleet_params_next_host(&f->params);
+	report_lost(f, why);
+}
+
 void fleet_replica_ready(struct fleet *f)
 {
+	note_connected(f);
+	/* Its first renewal ends the rows it does not hold: nothing of its
+	 * is in flight before it (the recent wins are written first). */
+	f->renew_check = true;
 	f->ready_real = now_real();
 	f->beat_at = now_mono() + f->cfg.lease_ns / 6;
 	if (!f->fatal)
@@ -346,6 +411,7 @@ int fleet_replica_service(struct fleet *f, struct op **send)
 	int64_t now = now_mono();
 
 	*send = NULL;
+	fleet_events_flush(&f->events, now);
 	if (f->link == LINK_SETUP && !f->in_flight && f->hold_retry_at && now >= f->hold_retry_at) {
 		f->hold_retry_at = 0;
 		/* The name asked for again: the setup's statement, sent at once. */
@@ -361,11 +427,13 @@ int fleet_replica_service(struct fleet *f, struct op **send)
 
 int64_t fleet_replica_deadline(const struct fleet *f)
 {
+	int64_t flush = fleet_events_flush_at(&f->events);
+
 	if (f->events.head)
 		return now_mono();  /* events to take: served at once */
-	if (f->link == LINK_SETUP && !f->in_flight && f->hold_retry_at)
+	if (f->link == LINK_SETUP && !f->in_flight && f->hold_retry_at && f->hold_retry_at < flush)
 		return f->hold_retry_at;
-	if (f->link == LINK_READY && !f->fatal)
+	if (f->link == LINK_READY && !f->fatal && f->beat_at < flush)
 		return f->beat_at;
-	return INT64_MAX;
+	return flush;
 }

@@ -51,6 +51,10 @@ int fleet_replica_service(struct fleet *f, struct op **send);
 int64_t fleet_replica_deadline(const struct fleet *f);
 /* At each answer: a claim queue that falls behind is told. */
 void fleet_check_backlog(struct fleet *f);
+/* The connection is given up for WHY (libpq's message, or the server's):
+ * told once an outage, with what tfd does meanwhile; one that could not
+ * be made tries the next host first next time (fleet_params_next_host). */
+void fleet_link_lost(struct fleet *f, const char *why);
 /* Every queued claim is missed now, and the next ones as they come. */
 void fleet_refuse_claims(struct fleet *f);
 

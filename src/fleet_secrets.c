@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
+
 /* Decisions:
  * - Refusing what libpq would misread beats guessing afterwards: libpq
  *   takes the URI's user and password up to the first '@' before the
@@ -307,4 +309,146 @@ void fleet_secrets_scrub(const struct fleet_secrets *s, const char *msg, char *o
 	}
 	out[o] = '\0';
 	free(mark);
+}
+
+/* Keywords */
+
+/* The value of a key=value string at P, as libpq reads it (quoted with
+ * '...' and backslash escapes, or up to a blank): past it. *QUOTED says
+ * which. */
+static const char *skip_value(const char *p, bool *quoted)
+{
+	*quoted = *p == '\'';
+	if (*quoted) {
+		for (p++; *p && *p != '\''; p++)
+			if (*p == '\\' && p[1])
+				p++;
+		return *p ? p + 1 : p;
+	}
+	for (; *p && !is_space(*p); p++)
+		if (*p == '\\' && p[1])
+			p++;
+	return p;
+}
+
+static bool key_is(const char *key, size_t n, const char *word, size_t len)
+{
+	return n == len && memcmp(key, word, len) == 0;
+}
+
+/* A key of the key=value string CONNINFO, as libpq's parser takes them
+ * apart: a word up to '=' or a blank, then '=' and a value. */
+static bool conninfo_has_key(const char *conninfo, const char *word, size_t len)
+{
+	bool after_password = false;
+
+	for (const char *p = skip_spaces(conninfo); *p; p = skip_spaces(p)) {
+		const char *key = p;
+		size_t n;
+		bool quoted;
+
+		while (*p && *p != '=' && !is_space(*p))
+			p++;
+		n = (size_t)(p - key);
+		if (!after_password && key_is(key, n, word, len))
+			return true;
+		p = skip_spaces(p);
+		if (*p != '=')
+			return false;  /* libpq stops here too */
+		p = skip_value(skip_spaces(p + 1), &quoted);
+		after_password = !quoted && key_is(key, n, "password", 8);
+	}
+	return false;
+}
+
+/* A query parameter's name of the URI whose text after the scheme is
+ * REST: what follows its '?', or an '&', up to '='. */
+static bool uri_has_key(const char *rest, const char *word, size_t len)
+{
+	const char *p = strchr(rest, '?');
+
+	while (p) {
+		const char *key = p + 1;
+		size_t n = strcspn(key, "=&");
+
+		if (key_is(key, n, word, len))
+			return true;
+		p = strchr(key, '&');
+	}
+	return false;
+}
+
+bool fleet_conninfo_key(const char *conninfo, const char *word, size_t len)
+{
+	const char *rest = uri_rest(conninfo);
+
+	if (len == 0)
+		return false;
+	return rest ? uri_has_key(rest, word, len) : conninfo_has_key(conninfo, word, len);
+}
+
+/* The environment */
+
+static const char *trimmed(const char *s, size_t *len)
+{
+	size_t n;
+
+	s = skip_spaces(s);
+	n = strlen(s);
+	while (n > 0 && is_space(s[n - 1]))
+		n--;
+	*len = n;
+	return s;
+}
+
+/* Whether the environment entry E ("NAME=VALUE") is one that tfd takes
+ * out: PGPASSWORD, or a variable holding CONNINFO. */
+static bool secret_entry(const char *e, const char *conninfo)
+{
+	const char *eq = strchr(e, '='), *v, *c;
+	size_t vn, cn;
+
+	if (!eq)
+		return false;
+	if ((size_t)(eq - e) == strlen("PGPASSWORD") && strncmp(e, "PGPASSWORD", 10) == 0)
+		return true;
+	v = trimmed(eq + 1, &vn);
+	c = trimmed(conninfo, &cn);
+	return cn > 0 && vn == cn && memcmp(v, c, cn) == 0;
+}
+
+/* The first entry of the environment that tfd takes out, or NULL. */
+static char *next_secret_entry(const char *conninfo)
+{
+	extern char **environ;
+
+	for (size_t i = 0; environ && environ[i]; i++)
+		if (secret_entry(environ[i], conninfo))
+			return environ[i];
+	return NULL;
+}
+
+int fleet_secrets_take_environment(const char *conninfo, char **password)
+{
+	const char *pw = getenv("PGPASSWORD");
+	char *e;
+
+	*password = NULL;
+	if (pw && !(*password = strdup(pw)))
+		return -1;
+	while ((e = next_secret_entry(conninfo))) {
+		char *eq = strchr(e, '='), *name = strndup(e, (size_t)(eq - e));
+
+		/* The text itself, which /proc/PID/environ reads from the
+		 * process's first stack, not only the pointer that unsetenv
+		 * drops. Emptied, the entry no longer matches (PGPASSWORD's
+		 * name is its first byte's). */
+		memset(eq + 1, 0, strlen(eq + 1));
+		if (name)
+			unsetenv(name);
+		else
+			e[0] = '\0';
+		free(name);
+	}
+	return 0;
 }

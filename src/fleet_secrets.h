@@ -13,6 +13,7 @@
 #ifndef TFD_FLEET_SECRETS_H
 #define TFD_FLEET_SECRETS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Fragments shorter than this are scrubbed only inside a quoted part of a
@@ -43,6 +44,23 @@ int fleet_secrets_collect(struct fleet_secrets *s, const char *conninfo, const c
 			  const char *passfile);
 
 void fleet_secrets_free(struct fleet_secrets *s);
+
+/* Whether the LEN bytes at WORD, which one of libpq's messages about
+ * CONNINFO quotes, are a keyword the user wrote there (a key of a
+ * key=value string, a query parameter's name of a URI): a name, never a
+ * secret, shown so that a misspelt one can be mended. Not a key that
+ * follows an unquoted password value: that may be the password's tail
+ * (password=a b=c). */
+bool fleet_conninfo_key(const char *conninfo, const char *word, size_t len);
+
+/* tfd's environment, which its runs inherit and /proc/PID/environ shows
+ * to every process of its user, made to hold no secret of --fleet's:
+ * PGPASSWORD, and every variable whose value is CONNINFO (blanks around
+ * either aside: a Secret's value given as TFD_FLEET and as --fleet's
+ * argument), are overwritten in place and unset. PGPASSWORD's value, for
+ * the connections, in *PASSWORD (NULL when it was not set). Returns -1
+ * when memory ran out (nothing is changed then). */
+int fleet_secrets_take_environment(const char *conninfo, char **password);
 
 /* MSG into OUT (LEN bytes, always ended): a quoted part ("...") that shares
  * two characters in a row with a candidate, or is part of one, becomes

@@ -166,17 +166,71 @@ const char fleet_sql_abandon[] =
 	"UPDATE tfd_runs SET state = 'abandoned', finished_at = now()\n"
 	"WHERE job = $1 AND scheduled = $2::timestamptz AND replica = $3 AND state = 'running'";
 
+/* The renewal, every lease/6. $1 the replica, $2 the lease in
+ * microseconds, $3 its boundary, $4 and $5 the keys (jobs, instants) of
+ * the claims it holds (its runs going, its claims in flight), $6 its
+ * check (the first renewal of a connection: its other running rows are
+ * ended), $7 its jobs (text[]), $8 the deadline in microseconds.
+ *
+ * Only the keys it holds are renewed: after an asynchronous failover the
+ * promoted server may hold rows of runs that ended on the old one, which
+ * renewing by name would keep running for ever (and their jobs skipped on
+ * every replica). Rows whose lease passed are abandoned, any replica's
+ * (its own too: one it no longer holds); at the check, its rows that it
+ * does not hold go at once. It takes the rows that a stopping replica
+ * released (running, replica '') of its jobs, within the deadline and
+ * never after a later elapse of the job, SKIP LOCKED so that replicas
+ * taking at once neither wait nor deadlock; a released row nobody took
+ * within the deadline is abandoned (its lease is no one's). One row each: 'lost' (a key
+ * it holds whose row was not renewed), 'taken', and 'now'; every row
+ * carries now(). */
 const char fleet_sql_renew[] =
-	"WITH renewed AS (\n"
-	"  UPDATE tfd_runs SET renewed_at = now(),\n"
+	"WITH mine AS (\n"
+	"  SELECT * FROM unnest($4::text[], $5::timestamptz[]) WITH ORDINALITY AS m(job, scheduled, n)),\n"
+	"renewed AS (\n"
+	"  UPDATE tfd_runs r SET renewed_at = now(),\n"
 	"         lease_until = now() + $2::bigint * interval '1 microsecond'\n"
-	"  WHERE replica = $1 AND state = 'running' AND claimed_at >= $3::timestamptz RETURNING 1),\n"
+	"  FROM mine m WHERE r.job = m.job AND r.scheduled = m.scheduled\n"
+	"    AND r.replica = $1 AND r.state = 'running'\n"
+	"  RETURNING m.n),\n"
 	"swept AS (\n"
-	"  UPDATE tfd_runs SET state = 'abandoned', finished_at = now()\n"
-	"  WHERE state = 'running' AND lease_until < now()\n"
-	"    AND NOT (replica = $1 AND claimed_at >= $3::timestamptz) RETURNING 1)\n"
-	"SELECT (SELECT count(*) FROM renewed), (SELECT count(*) FROM swept),\n"
-	"       (extract(epoch FROM now()) * 1000000)::bigint";
+	"  UPDATE tfd_runs r SET state = 'abandoned', finished_at = now()\n"
+	"  WHERE r.state = 'running' AND r.replica <> ''\n"
+	"    AND (r.lease_until < now()\n"
+	"         OR ($6::bool AND r.replica = $1 AND r.claimed_at >= $3::timestamptz))\n"
+	"    AND NOT EXISTS (SELECT 1 FROM mine m\n"
+	"                    WHERE m.job = r.job AND m.scheduled = r.scheduled AND r.replica = $1)\n"
+	"  RETURNING 1),\n"
+	"gone AS (\n"
+	"  UPDATE tfd_runs r SET state = 'abandoned', finished_at = now()\n"
+	"  WHERE r.state = 'running' AND r.replica = ''\n"
+	"    AND now() > r.scheduled + $8::bigint * interval '1 microsecond'\n"
+	"  RETURNING 1),\n"
+	"taken AS (\n"
+	"  UPDATE tfd_runs r SET replica = $1, claimed_at = now(), renewed_at = now(),\n"
+	"         lease_until = now() + $2::bigint * interval '1 microsecond'\n"
+	"  FROM (SELECT t.job, t.scheduled FROM tfd_runs t\n"
+	"        WHERE t.state = 'running' AND t.replica = '' AND t.job = ANY ($7::text[])\n"
+	"          AND now() <= t.scheduled + $8::bigint * interval '1 microsecond'\n"
+	"          AND (t.trigger = 'manual' OR NOT EXISTS (SELECT 1 FROM tfd_runs l\n"
+	"                WHERE l.job = t.job AND l.scheduled > t.scheduled\n"
+	"                  AND l.state <> 'skipped' AND l.trigger = 'schedule'))\n"
+	"        ORDER BY t.job, t.scheduled LIMIT " FLEET_TAKE_ROWS "\n"
+	"        FOR UPDATE OF t SKIP LOCKED) t\n"
+	"  WHERE r.job = t.job AND r.scheduled = t.scheduled\n"
+	"  RETURNING r.job, r.scheduled, r.timed_out IS NOT NULL AS exclusive,\n"
+	"            r.trigger = 'manual' AS manual),\n"
+	"counted AS (SELECT (SELECT count(*) FROM swept) + (SELECT count(*) FROM gone) AS n)\n"
+	"SELECT 'now', NULL, NULL::bigint, NULL::bool, NULL::bool,\n"
+	"       (extract(epoch FROM now()) * 1000000)::bigint FROM counted\n"
+	"UNION ALL\n"
+	"SELECT 'lost', m.job, (extract(epoch FROM m.scheduled) * 1000000)::bigint, NULL, NULL,\n"
+	"       (extract(epoch FROM now()) * 1000000)::bigint\n"
+	"FROM mine m WHERE m.n NOT IN (SELECT n FROM renewed)\n"
+	"UNION ALL\n"
+	"SELECT 'taken', job, (extract(epoch FROM scheduled) * 1000000)::bigint, exclusive, manual,\n"
+	"       (extract(epoch FROM now()) * 1000000)::bigint\n"
+	"FROM taken";
 
 /* The hourly cleanup is claimed, by one replica an hour, in a table of
  * its own, so that tfd_runs holds only runs. Its rows older than

@@ -11,6 +11,20 @@
 #define FLEET_KEEP_BATCH      "1000"
 #define FLEET_KEEP_BATCH_ROWS 1000
 
+/* How many released rows one renewal takes at most. */
+#define FLEET_TAKE_ROWS "1000"
+
+/* The renewal's answer: one row each, of these columns. */
+enum fleet_renew_column {
+	FLEET_RENEW_WHAT,        /* 'now', 'lost' (a key held, not renewed), 'taken' */
+	FLEET_RENEW_JOB,
+	FLEET_RENEW_SCHEDULED,   /* microseconds since the epoch */
+	FLEET_RENEW_EXCLUSIVE,   /* taken: --overlap skip's row */
+	FLEET_RENEW_MANUAL,      /* taken: tfdctl run's */
+	FLEET_RENEW_NOW,         /* now(), microseconds, in every row */
+	FLEET_RENEW_COLUMNS
+};
+
 /* How many differing jobs one check reports at most. */
 #define FLEET_DIFFER_ROWS "100"
 

@@ -126,7 +126,10 @@ const char fleet_sql_claims[] =
  * is written even over 'abandoned' (the run did end; the row is its
  * history); an end whose row is gone (lost with a failover's unreplicated
  * WAL) is inserted again, claimed at its instant, unless another
- * replica's row holds the key now. */
+ * replica's row holds the key now. The state 'released' is no end: a won
+ * elapse that a stopping replica never started, its row still running
+ * and now nobody's (replica ''), for another replica's renewal to take
+ * (fleet_sql_renew). */
 const char fleet_sql_ends[] =
 	"WITH e AS (\n"
 	"  SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::int[], $5::int[],\n"
@@ -136,6 +139,12 @@ const char fleet_sql_ends[] =
 	"  UPDATE tfd_runs r SET state = e.state, attempts = e.attempts, exit_status = e.exit_status,\n"
 	"         timed_out = e.timed_out, finished_at = e.finished_at\n"
 	"  FROM e WHERE r.job = e.job AND r.scheduled = e.scheduled AND r.replica = $8\n"
+	"    AND e.state <> 'released'\n"
+	"  RETURNING 1),\n"
+	"released AS (\n"
+	"  UPDATE tfd_runs r SET replica = '', renewed_at = now()\n"
+	"  FROM e WHERE r.job = e.job AND r.scheduled = e.scheduled AND r.replica = $8\n"
+	"    AND r.state = 'running' AND e.state = 'released'\n"
 	"  RETURNING 1),\n"
 	"restored AS (\n"
 	"  INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at, renewed_at,\n"
@@ -143,27 +152,39 @@ const char fleet_sql_ends[] =
 	"  SELECT job, scheduled, $8, state, attempts, least(scheduled, finished_at), finished_at,\n"
 	"         finished_at, finished_at, exit_status, timed_out,\n"
 	"         CASE WHEN manual THEN 'manual' ELSE 'schedule' END\n"
-	"  FROM e WHERE NOT EXISTS (SELECT 1 FROM tfd_runs r\n"
+	"  FROM e WHERE e.state <> 'released' AND NOT EXISTS (SELECT 1 FROM tfd_runs r\n"
 	"                           WHERE r.job = e.job AND r.scheduled = e.scheduled)\n"
 	"  ORDER BY job, scheduled\n"
 	"  ON CONFLICT DO NOTHING\n"
 	"  RETURNING 1)\n"
-	"SELECT (SELECT count(*) FROM written), (SELECT count(*) FROM restored)";
+	"SELECT (SELECT count(*) FROM written) + (SELECT count(*) FROM released),\n"
+	"       (SELECT count(*) FROM restored)";
 
 /* A replica that reconnected writes again the rows of the elapses it won
  * lately, before any new claim: a failover to a standby that had not
  * received them lost them, and another replica would claim those elapses
- * again. A row that is there, or a key another replica holds now, is left
- * as it is. $1-$7 as for the ends (a running row: state 'running', no
- * end), $8 the replica, $9 the lease in microseconds, $10 manual. */
+ * again. A row that another replica holds now is left as it is; a row of
+ * its own that the promoted server has as running while the run ended
+ * (its end was not replicated) gets that end, or its job would be
+ * skipped on every replica for as long as the row is renewed. $1-$7 as
+ * for the ends (a running row: state 'running', no end), $8 the replica,
+ * $9 the lease in microseconds, $10 manual. */
 const char fleet_sql_rewrite[] =
+	"WITH w AS (\n"
+	"  SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::int[], $5::int[],\n"
+	"                       $6::bool[], $7::timestamptz[], $10::bool[])\n"
+	"         AS w(job, scheduled, state, attempts, exit_status, timed_out, finished_at, manual)),\n"
+	"ended AS (\n"
+	"  UPDATE tfd_runs r SET state = w.state, attempts = w.attempts, exit_status = w.exit_status,\n"
+	"         timed_out = w.timed_out, finished_at = w.finished_at\n"
+	"  FROM w WHERE r.job = w.job AND r.scheduled = w.scheduled AND r.replica = $8\n"
+	"    AND r.state = 'running' AND w.state <> 'running'\n"
+	"  RETURNING 1)\n"
 	"INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_at, renewed_at,\n"
 	"                      lease_until, finished_at, exit_status, timed_out, trigger)\n"
 	"SELECT job, scheduled, $8, state, attempts, now(), now(),\n"
 	"       now() + $9::bigint * interval '1 microsecond', finished_at, exit_status, timed_out,\n"
 	"       CASE WHEN manual THEN 'manual' ELSE 'schedule' END\n"
-	"FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::int[], $5::int[], $6::bool[],\n"
-	"            $7::timestamptz[], $10::bool[])\n"
-	"     AS w(job, scheduled, state, attempts, exit_status, timed_out, finished_at, manual)\n"
+	"FROM w\n"
 	"ORDER BY job, scheduled\n"
 	"ON CONFLICT DO NOTHING";

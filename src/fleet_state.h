@@ -42,8 +42,13 @@ struct win {
 	int64_t scheduled_ns, won_real;
 	bool exclusive;
 	bool manual;                 /* tfdctl run's: its row's trigger is 'manual' */
-	const char *state;           /* "running" until its end */
+	const char *state;           /* "running" until its end ("released": given up
+				      * unstarted, for another replica to take) */
 	struct fleet_end end;
+	int64_t lease_from;          /* monotonic: the claim or renewal that the server
+				      * confirmed last was sent then; 0: not since a
+				      * renewal found its row gone */
+	uint64_t listed;             /* the renewal that listed it last */
 };
 
 struct fleet {
@@ -65,12 +70,23 @@ struct fleet {
 	struct win *wins;
 	size_t nwins, wins_cap;
 	bool rewrite_due;             /* reconnected: the recent wins are written first */
+	uint64_t renew_gen;           /* the renewal in flight, or the last one */
+	int64_t renew_sent;           /* monotonic: when it was sent */
+	bool renew_check;             /* the next renewal ends the rows not held */
+	int64_t clock_ahead_ns;       /* this replica's clock ahead of the database's
+				       * by more than FLEET_CLOCK_SLACK_NS (with the
+				       * round trip's half); else 0 */
+	struct queue early;           /* claims held until the database's clock
+				       * reaches their instant */
+	bool claims_stopped;          /* tfd is stopping: nothing more is claimed */
 	bool claims_coming;           /* fleet_claims_coming */
 	bool wrote_last;              /* the last statement sent was a write: claims' turn */
 	int64_t renew_at, keep_at;
 	char *boundary;              /* ISO text; NULL before the first connection */
 
 	bool outage_reported, clock_warned;
+	int64_t unreachable_since;   /* monotonic: the outage's first failure; 0: none */
+	bool ever_ready;             /* a connection was ready once */
 	struct fleet_events events;
 
 	/* The replica's name and jobs (fleet_replica.c) */

@@ -68,11 +68,6 @@ const char *fleet_statement_of(const struct fleet_config *cfg, const char *bound
 		param_instant(p, 0, op->scheduled_ns);
 		p->v[p->n++] = cfg->replica;
 		return fleet_sql_abandon;
-	case OP_RENEW:
-		p->v[p->n++] = cfg->replica;
-		param_micros(p, 0, cfg->lease_ns);
-		p->v[p->n++] = boundary;
-		return fleet_sql_renew;
 	case OP_KEEP_CLAIM:
 		p->v[p->n++] = cfg->replica;
 		return fleet_sql_keep_claim;
@@ -90,6 +85,7 @@ const char *fleet_statement_of(const struct fleet_config *cfg, const char *bound
 	case OP_RELEASE:
 	case OP_JOBS:
 	case OP_DIFFER:
+	case OP_RENEW:
 	case OP_PAUSE:
 	case OP_RESUME:
 	case OP_VIEW:

@@ -42,6 +42,12 @@ enum fleet_event_kind {
 				   * process's: tfd must stop, status 1 */
 	FLEET_EVENT_DONE,         /* token, message (NULL: done): a pause or resume
 				   * written (fleet_pause.h) */
+	FLEET_EVENT_NOTE,         /* message: a line that is no failure (the
+				   * connection made), for stderr */
+	FLEET_EVENT_TAKEN,        /* job, scheduled_ns, manual: this replica took
+				   * an elapse that a stopping one won and
+				   * released unstarted: it runs it, and ends
+				   * or drops it as a won one */
 };
 
 /* The strings are the fleet's, valid until its next call. */
@@ -51,6 +57,7 @@ struct fleet_event {
 	const char *job;
 	int64_t scheduled_ns;
 	enum fleet_outcome outcome;
+	bool manual;              /* TAKEN: tfdctl run's elapse */
 	const char *call, *message;
 };
 

@@ -5,13 +5,52 @@
  * of each (running, its end, dropped), so that a replica that reconnects,
  * perhaps to a promoted standby that never received their rows, writes
  * them again before any new claim (SPEC: "Database failover"): for
- * --fleet-deadline after the win, and while the run goes on. */
+ * --fleet-deadline after the win, and while the run goes on. The wins
+ * still running are the keys that the renewal renews, the ones it knows
+ * to hold; it takes the rows other replicas released. Also the claims
+ * held until the database's clock reaches their instant. */
 #include "fleet_wins.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet_answer.h"
+#include "fleet_sql.h"
 #include "fleet_state.h"
+
+/* Decisions:
+ * - A renewal names the keys it renews (the runs going, the claims whose
+ *   answers are awaited) rather than "every running row of this name":
+ *   after an asynchronous failover the promoted server has rows of runs
+ *   that ended on the old primary, and renewing them by name would hold
+ *   their jobs skipped on every replica for ever. Its rows that it does
+ *   not name end: by the lease, or at once at the first renewal of a
+ *   connection, when nothing else of its is in flight.
+ * - A won elapse that will not start here (tfd stops, its job was
+ *   removed) is released, not abandoned: its row stays running with no
+ *   replica, and another replica's next renewal takes it and runs it,
+ *   within the deadline. Abandoned means "may have run", which a run
+ *   never started is not.
+ * - A run whose start waited (--random-delay) starts only within its
+ *   claim's lease as this replica last had it confirmed (the claim, or
+ *   a renewal that named it, sent before the lease less a margin): past
+ *   it, another replica may have marked the claim abandoned (this one was
+ *   stopped, or cut off). The lease, not a statement: it costs no round
+ *   trip, and a database that does not answer then cannot say yes.
+ * - A clock ahead of the database's would claim elapses before their
+ *   instant, and run them early: claims wait for the database's instant,
+ *   as the answers measure it. */
+
+/* The part of the lease a delayed start keeps in hand: the clocks of the
+ * replica and of the server may run at rates a little apart. */
+#define LEASE_MARGIN_DIVISOR 10
+
+static bool running(const struct win *w)
+{
+	return strcmp(w->state, "running") == 0;
+}
 
 /* Ended wins older than the deadline are forgotten: no replica claims
  * their elapses any more. Running ones are kept until they end. */
@@ -23,7 +62,7 @@ static void prune_wins(struct fleet *f)
 	for (size_t i = 0; i < f->nwins; i++) {
 		struct win *w = &f->wins[i];
 
-		if (strcmp(w->state, "running") != 0 && w->won_real < oldest)
+		if (!running(w) && w->won_real < oldest)
 			free(w->job);
 		else
 			f->wins[kept++] = *w;
@@ -31,7 +70,9 @@ static void prune_wins(struct fleet *f)
 	f->nwins = kept;
 }
 
-void fleet_win_add(struct fleet *f, const struct op *claim)
+/* A win to keep: a memory failure stops tfd (events.lost), as a win not
+ * kept would not be renewed, and its run's row would be abandoned. */
+static struct win *win_new(struct fleet *f, const char *name)
 {
 	char *job;
 
@@ -41,16 +82,33 @@ void fleet_win_add(struct fleet *f, const struct op *claim)
 		size_t cap = f->wins_cap ? f->wins_cap * 2 : 64;
 		struct win *p = realloc(f->wins, cap * sizeof *p);
 
-		if (!p)
-			return;  /* only a failover's rewrite misses it */
+		if (!p) {
+			f->events.lost = true;
+			return NULL;
+		}
 		f->wins = p;
 		f->wins_cap = cap;
 	}
-	if (!(job = strdup(claim->job)))
+	if (!(job = strdup(name))) {
+		f->events.lost = true;
+		return NULL;
+	}
+	f->wins[f->nwins] = (struct win){ .job = job, .won_real = now_real(), .state = "running",
+					  .end = { .attempts = 1 } };
+	return &f->wins[f->nwins++];
+}
+
+void fleet_win_add(struct fleet *f, const struct op *claim)
+{
+	struct win *w = win_new(f, claim->job);
+
+	if (!w)
 		return;
-	f->wins[f->nwins++] = (struct win){ .job = job, .scheduled_ns = claim->scheduled_ns,
-					    .won_real = now_real(), .exclusive = claim->exclusive,
-					    .manual = claim->manual, .state = "running", .end = { .attempts = 1 } };
+	w->scheduled_ns = claim->scheduled_ns;
+	w->exclusive = claim->exclusive;
+	w->manual = claim->manual;
+	/* Queued before it was sent: the server's now() is later. */
+	w->lease_from = claim->queued_mono;
 }
 
 /* The newest first: a run's end is usually of a recent win. */
@@ -65,27 +123,37 @@ static struct win *win_find(struct fleet *f, const char *job, int64_t scheduled_
 	return NULL;
 }
 
+/* A win whose row a reconnection writes again: not one released, which
+ * is no longer this replica's. */
+static bool rewritten(const struct win *w)
+{
+	return strcmp(w->state, "released") != 0;
+}
+
 struct op *fleet_wins_rewrite(struct fleet *f)
 {
-	size_t n, first;
+	size_t n = 0, k = 0, first;
 	struct op **items, *batch;
 
 	prune_wins(f);
-	n = f->nwins < FLEET_BATCH_MAX ? f->nwins : FLEET_BATCH_MAX;
-	first = f->nwins - n;
+	/* The newest FLEET_BATCH_MAX of them. */
+	for (first = f->nwins; first > 0 && n < FLEET_BATCH_MAX; first--)
+		n += rewritten(&f->wins[first - 1]);
 	if (n == 0 || !(items = calloc(n, sizeof *items)))
 		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		const struct win *w = &f->wins[first + i];
+	for (size_t i = first; i < f->nwins && k < n; i++) {
+		const struct win *w = &f->wins[i];
 
-		if (!(items[i] = fleet_op_new(OP_END, w->job, w->scheduled_ns)))
+		if (!rewritten(w))
+			continue;
+		if (!(items[k] = fleet_op_new(OP_END, w->job, w->scheduled_ns)))
 			break;
-		items[i]->exclusive = w->exclusive;
-		items[i]->manual = w->manual;
-		items[i]->state = w->state;
-		items[i]->end = w->end;
+		items[k]->exclusive = w->exclusive;
+		items[k]->manual = w->manual;
+		items[k]->state = w->state;
+		items[k++]->end = w->end;
 	}
-	if (!items[n - 1] || !(batch = fleet_batch_new(OP_REWRITE, items, n))) {
+	if (k < n || !(batch = fleet_batch_new(OP_REWRITE, items, n))) {
 		for (size_t i = 0; i < n; i++)
 			fleet_op_free(items[i]);
 		free(items);
@@ -96,8 +164,41 @@ struct op *fleet_wins_rewrite(struct fleet *f)
 
 /* The claims */
 
-int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
-		uint64_t token)
+/* The database's now(), as this replica's clock and the answers tell it. */
+static int64_t db_now(const struct fleet *f)
+{
+	return now_real() - f->clock_ahead_ns;
+}
+
+/* Q's claims in the order of their instants: OP after the last that is
+ * not later (the usual case: the tail). */
+static void push_in_order(struct queue *q, struct op *op)
+{
+	struct op **link = &q->head;
+
+	if (!q->tail || q->tail->scheduled_ns <= op->scheduled_ns) {
+		fleet_queue_push(q, op);
+		return;
+	}
+	while ((*link)->scheduled_ns <= op->scheduled_ns)
+		link = &(*link)->next;
+	op->next = *link;
+	*link = op;
+	q->n++;
+}
+
+/* OP is claimed once the database's clock reaches its instant: held in
+ * EARLY until then (fleet_claims_expire moves it on). */
+static void queue_claim(struct fleet *f, struct op *op)
+{
+	if (op->scheduled_ns > db_now(f) && f->clock_ahead_ns > 0)
+		push_in_order(&f->early, op);
+	else
+		fleet_enqueue(f, op);
+}
+
+int fleet_claim_as(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
+		   uint64_t token, bool manual)
 {
 	struct op *op = fleet_op_new(OP_CLAIM, job, scheduled_ns);
 
@@ -105,17 +206,25 @@ int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exc
 		return -1;
 	op->exclusive = exclusive;
 	op->token = token;
+	op->manual = manual;
 	op->queued_mono = now_mono();
-	if (f->claims_refused) {
-		/* The server refused claims for good (fleet_refuse_claims). */
+	if (f->claims_refused || f->claims_stopped) {
+		/* The server refused claims for good (fleet_refuse_claims), or
+		 * tfd stops: nobody here runs it. */
 		fleet_push_outcome(f, op, FLEET_MISSED);
 		fleet_op_free(op);
 		return 0;
 	}
 	/* Sent by the fleet_service that ends the loop's turn, with every
 	 * other elapse of this wake-up: one statement for all. */
-	fleet_enqueue(f, op);
+	queue_claim(f, op);
 	return 0;
+}
+
+int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
+		uint64_t token)
+{
+	return fleet_claim_as(f, job, scheduled_ns, exclusive, token, false);
 }
 
 int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, unsigned attempt)
@@ -167,15 +276,57 @@ int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
 	return 0;
 }
 
-/* A claim still waiting in the queue past its deadline is missed: the
+int fleet_run_released(struct fleet *f, const char *job, int64_t scheduled_ns)
+{
+	struct op *op = fleet_op_new(OP_END, job, scheduled_ns);
+	struct win *w = win_find(f, job, scheduled_ns);
+
+	if (!op)
+		return -1;
+	/* An end's item of state 'released' (fleet_sql_ends): written with
+	 * the ends, many to a statement, and waited for at exit as they are. */
+	op->state = "released";
+	op->manual = w && w->manual;
+	if (w)
+		w->state = "released";
+	fleet_enqueue(f, op);
+	return 0;
+}
+
+bool fleet_claim_held(struct fleet *f, const char *job, int64_t scheduled_ns)
+{
+	const struct win *w = win_find(f, job, scheduled_ns);
+	int64_t lease = f->cfg.lease_ns;
+
+	/* A win that is not kept was never this fleet's (a job that does
+	 * not claim): nothing to lose. */
+	if (!w)
+		return true;
+	return w->lease_from > 0 && now_mono() < w->lease_from + lease - lease / LEASE_MARGIN_DIVISOR;
+}
+
+/* Claims waiting */
+
+/* The claims of Q whose instant the database's clock reached, in order,
+ * to the claims' queue. */
+static void claim_the_due(struct fleet *f)
+{
+	int64_t now = db_now(f);
+
+	while (f->early.head && f->early.head->scheduled_ns <= now)
+		fleet_enqueue(f, fleet_queue_pop(&f->early));
+}
+
+/* A claim still waiting in its queue past its deadline is missed: the
  * loop hears it at the deadline, not when the database is back. One whose
  * insert may have been carried out (sent on a connection lost before the
  * answer) has its row, if any, abandoned when the database is back. */
 void fleet_claims_expire(struct fleet *f)
 {
-	int64_t now = now_real();
+	int64_t now = db_now(f);
 	struct op **link = &f->claims.head;
 
+	claim_the_due(f);
 	f->claims.tail = NULL;
 	while (*link) {
 		struct op *op = *link;
@@ -200,12 +351,204 @@ void fleet_claims_expire(struct fleet *f)
 /* fleet_deadline's part for fleet_claims_expire. */
 int64_t fleet_claims_expiry(const struct fleet *f)
 {
-	int64_t first = INT64_MAX, real = now_real(), mono = now_mono();
+	int64_t first = INT64_MAX, db = db_now(f), mono = now_mono();
 
 	for (const struct op *op = f->claims.head; op; op = op->next)
 		if (op->kind == OP_CLAIM && op->scheduled_ns + f->cfg.deadline_ns < first)
 			first = op->scheduled_ns + f->cfg.deadline_ns;
+	if (f->early.head && f->early.head->scheduled_ns < first)
+		first = f->early.head->scheduled_ns;
 	if (first == INT64_MAX)
 		return INT64_MAX;
-	return mono + (first - real) + 1;
+	return mono + (first - db) + 1;
+}
+
+void fleet_stop_claiming(struct fleet *f)
+{
+	struct op **link = &f->claims.head, *op;
+
+	f->claims_stopped = true;
+	/* Never sent: the other replicas claim them as they would anyway. A
+	 * claim sent once (resent) may have its row: asked again, and
+	 * released if won. */
+	while ((op = fleet_queue_pop(&f->early)))
+		fleet_op_free(op);
+	f->claims.tail = NULL;
+	while ((op = *link)) {
+		if (op->kind == OP_CLAIM && !op->resent) {
+			*link = op->next;
+			f->claims.n--;
+			fleet_op_free(op);
+			continue;
+		}
+		f->claims.tail = op;
+		link = &op->next;
+	}
+}
+
+/* The clock */
+
+/* The claims queued before the clock's offset was known, held now if
+ * they are early. */
+static void hold_early(struct fleet *f)
+{
+	struct queue queued = f->claims;
+	struct op *op;
+
+	f->claims = (struct queue){ .head = NULL };
+	while ((op = fleet_queue_pop(&queued)))
+		queue_claim(f, op);
+}
+
+void fleet_wins_clock(struct fleet *f, int64_t db_ns)
+{
+	int64_t off, half, was = f->clock_ahead_ns;
+	char msg[400];
+
+	if (!fleet_answer_clock(db_ns, f->sent_real, now_real(), &off, &half))
+		return;
+	/* Beyond the slack and the round trip's uncertainty; the hold is
+	 * the most the clock may be ahead, so no claim goes early. */
+	if ((off < 0 ? -off : off) <= FLEET_CLOCK_SLACK_NS + half) {
+		f->clock_ahead_ns = 0;
+		return;
+	}
+	f->clock_ahead_ns = off > 0 ? off + half : 0;
+	if (f->clock_ahead_ns && !was)
+		hold_early(f);
+	if (f->clock_warned)
+		return;
+	f->clock_warned = true;
+	fleet_clock_message(f->replica, off, msg, sizeof msg);
+	fleet_push_error(f, "clock", msg);
+}
+
+/* The renewal */
+
+/* Keys as two text[] literals: the jobs and their instants. */
+struct keys {
+	const char **jobs, **ats;
+	char (*at)[40];
+	size_t n;
+};
+
+static void add_key(struct keys *k, const char *job, int64_t scheduled_ns)
+{
+	k->jobs[k->n] = job;
+	fleet_format_instant(k->at[k->n], sizeof k->at[k->n], scheduled_ns);
+	k->ats[k->n] = k->at[k->n];
+	k->n++;
+}
+
+/* The keys this replica holds (fleet_sql_renew's $4, $5): its wins still
+ * running (marked as named by this renewal), the claims of a batch in
+ * flight, and those sent on a connection lost before their answer
+ * (their rows, if written, are its own). Array literals into P. */
+static int held_keys(struct fleet *f, struct fleet_statement *p)
+{
+	const struct op *in = f->in_flight && f->in_flight->kind == OP_CLAIMS ? f->in_flight : NULL;
+	size_t n = in ? in->nitems : 0;
+	struct keys k = { .n = 0 };
+	int rc = -1, given = p->n;
+
+	for (size_t i = 0; i < f->nwins; i++)
+		n += running(&f->wins[i]);
+	for (const struct op *op = f->claims.head; op; op = op->next)
+		n += op->kind == OP_CLAIM && op->resent;
+	k.jobs = calloc(n + 1, sizeof *k.jobs);
+	k.ats = calloc(n + 1, sizeof *k.ats);
+	k.at = calloc(n + 1, sizeof *k.at);
+	if (k.jobs && k.ats && k.at) {
+		for (size_t i = 0; i < f->nwins; i++)
+			if (running(&f->wins[i])) {
+				f->wins[i].listed = f->renew_gen;
+				add_key(&k, f->wins[i].job, f->wins[i].scheduled_ns);
+			}
+		for (size_t i = 0; in && i < in->nitems; i++)
+			add_key(&k, in->items[i]->job, in->items[i]->scheduled_ns);
+		for (const struct op *op = f->claims.head; op; op = op->next)
+			if (op->kind == OP_CLAIM && op->resent)
+				add_key(&k, op->job, op->scheduled_ns);
+		if ((p->arrays[p->narrays] = fleet_array_literal(k.n, k.jobs)))
+			p->v[p->n++] = p->arrays[p->narrays++];
+		if ((p->arrays[p->narrays] = fleet_array_literal(k.n, k.ats)))
+			p->v[p->n++] = p->arrays[p->narrays++];
+		rc = p->n == given + 2 ? 0 : -1;
+	}
+	free(k.jobs);
+	free(k.ats);
+	free(k.at);
+	return rc;
+}
+
+const char *fleet_wins_statement(struct fleet *f, const struct op *op, struct fleet_statement *p)
+{
+	if (op->kind != OP_RENEW)
+		return NULL;
+	f->renew_gen++;
+	f->renew_sent = now_mono();
+	snprintf(p->buf[0], sizeof p->buf[0], "%" PRId64, f->cfg.lease_ns / 1000);
+	snprintf(p->buf[1], sizeof p->buf[1], "%" PRId64, f->cfg.deadline_ns / 1000);
+	p->v[p->n++] = f->replica;
+	p->v[p->n++] = p->buf[0];
+	p->v[p->n++] = f->boundary;
+	if (held_keys(f, p) != 0)
+		return NULL;
+	/* At the first renewal of a connection the keys are all there is. A
+	 * renewal lost or rolled back leaves its rows to their lease. */
+	p->v[p->n++] = f->renew_check ? "t" : "f";
+	f->renew_check = false;
+	/* A replica that stops takes nothing: it would release it again. */
+	p->v[p->n++] = f->job_names && !f->claims_stopped ? f->job_names : "{}";
+	p->v[p->n++] = p->buf[1];
+	return fleet_sql_renew;
+}
+
+static int64_t micros_at(const struct pq *pq, const pq_result *r, int row, int field)
+{
+	return strtoll(pq->get_value(r, row, field), NULL, 10) * 1000;
+}
+
+/* A row a stopping replica released, taken by this one's renewal: won,
+ * and told to the loop, which runs it. */
+static void take(struct fleet *f, const pq_result *r, int row)
+{
+	const struct pq *pq = &f->pq;
+	struct win *w = win_new(f, pq->get_value(r, row, FLEET_RENEW_JOB));
+
+	if (!w)
+		return;
+	w->scheduled_ns = micros_at(pq, r, row, FLEET_RENEW_SCHEDULED);
+	w->exclusive = strcmp(pq->get_value(r, row, FLEET_RENEW_EXCLUSIVE), "t") == 0;
+	w->manual = strcmp(pq->get_value(r, row, FLEET_RENEW_MANUAL), "t") == 0;
+	w->lease_from = f->renew_sent;
+	w->listed = f->renew_gen;
+	fleet_events_push(&f->events,
+			  &(struct fleet_event){ .kind = FLEET_EVENT_TAKEN,
+						 .scheduled_ns = w->scheduled_ns, .manual = w->manual },
+			  w->job, NULL);
+}
+
+void fleet_wins_renewed(struct fleet *f, const pq_result *r)
+{
+	const struct pq *pq = &f->pq;
+	int rows = pq->nfields(r) == FLEET_RENEW_COLUMNS ? pq->ntuples(r) : 0;
+
+	/* Every key it named was renewed as the statement was sent, but the
+	 * lost ones, whose lease is no longer this replica's to count on. */
+	for (size_t i = 0; i < f->nwins; i++)
+		if (f->wins[i].listed == f->renew_gen && f->wins[i].lease_from > 0)
+			f->wins[i].lease_from = f->renew_sent;
+	for (int row = 0; row < rows; row++) {
+		const char *what = pq->get_value(r, row, FLEET_RENEW_WHAT);
+		struct win *w;
+
+		if (strcmp(what, "taken") == 0) {
+			take(f, r, row);
+		} else if (strcmp(what, "lost") == 0 &&
+			   (w = win_find(f, pq->get_value(r, row, FLEET_RENEW_JOB),
+					 micros_at(pq, r, row, FLEET_RENEW_SCHEDULED)))) {
+			w->lease_from = 0;
+		}
+	}
 }

@@ -81,6 +81,19 @@ NOWHERE='host=/nonexistent dbname=tfd'
 	assert_usage_error "invalid connection option" --fleet 'hots=x' --cron '* * * * *' -- true
 }
 
+@test "--fleet: a misspelt keyword is named, with the one meant; a value, or a word after an unquoted password, never is" {
+	assert_usage_error 'invalid connection option "hots"; did you mean "host"?' \
+		--fleet 'hots=x dbname=tfd' --cron '* * * * *' -- true
+	assert_usage_error 'invalid URI query parameter: "sslmdoe"; did you mean "sslmode"?' \
+		--fleet 'postgresql://db.invalid/tfd?sslmdoe=require' --cron '* * * * *' -- true
+	assert_usage_error 'invalid connection option "zzyzx"' --fleet 'zzyzx=1' --cron '* * * * *' -- true
+	[[ $stderr != *"did you mean"* ]] || fail "nothing is near zzyzx: $stderr"
+	# A word right after an unquoted password may be the password's tail.
+	assert_usage_error 'invalid connection option "..."' \
+		--fleet 'host=h password=Sekr1t Wx9=y' --cron '* * * * *' -- true
+	[[ $stderr != *Sekr1t* && $stderr != *Wx9* ]] || fail "shown: $stderr"
+}
+
 @test "--fleet's options: values checked, and the --fleet-* ones need --fleet" {
 	assert_usage_error "--fleet-lease needs --fleet" --fleet-lease 5m --cron '* * * * *' -- true
 	assert_usage_error "--fleet-keep needs --fleet" --fleet-keep 1d --cron '* * * * *' -- true

@@ -216,7 +216,7 @@ count_action() {
 	for r in a b c; do
 		wait_bg_exit "$(eval echo "\$PID_$r")" 30
 		assert_equal "$bg_status" 0
-		assert_equal "$(cat "$BATS_TEST_TMPDIR/$r.err")" ""
+		assert_equal "$(fleet_stderr "$BATS_TEST_TMPDIR/$r.err")" ""
 		assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/$r.out")" 0
 	done
 	assert_each_once
@@ -301,12 +301,162 @@ count_action() {
 	# Each run writes how long after its scheduled instant it started
 	# (ms): the claim, a fork and an exec. The gathering that lets one
 	# statement carry a burst must not hold back a claim that is alone.
-	run_clean timeout 30 "$TFD" --fleet "$CONN" --replica a --calendar '*:*:*' --count 7 -q -- \
-		sh -c 'echo "$(date +%s.%N) $TFD_SCHEDULED" >>"$1"' _ "$RUNS"
+	timeout 30 "$TFD" --fleet "$CONN" --replica a --calendar '*:*:*' --count 7 -q -- \
+		sh -c 'echo "$(date +%s.%N) $TFD_SCHEDULED" >>"$1"' _ "$RUNS" 2>"$BATS_TEST_TMPDIR/err"
+	assert_equal "$(fleet_stderr "$BATS_TEST_TMPDIR/err")" ""
 	run awk '{ printf "%d\n", ($1 - $2) * 1000 }' "$RUNS"
 	local late median
 	mapfile -t late < <(sort -n <<<"$output")
 	((${#late[@]} == 7)) || fail "runs: ${late[*]}"
 	median=${late[3]}
 	((median < 40)) || fail "median start $median ms after the instant: ${late[*]}"
+}
+
+@test "fleet: connection messages say --fleet:, what tfd does while the database is away, and when the connection is made and made again" {
+	pg_down
+	start_replica a --fleet-deadline 30s --calendar '*:*:*' --count 30 -- sh -c "$LOG"
+	err=$BATS_TEST_TMPDIR/a.err
+	wait_until 20 grep -q 'cannot connect' "$err" || fail "$(cat "$err")"
+	line=$(grep 'cannot connect' "$err")
+	[[ $line == "tfd: --fleet: cannot connect to the database; tfd keeps trying"*"an elapse not claimed within --fleet-deadline (30 s) of its instant is missed: connection to server"* ]] ||
+		fail "$line"
+	grep -q '"event":"error","job":null,"replica":"a","call":"postgresql","message":"--fleet: cannot connect' \
+		"$BATS_TEST_TMPDIR/a.out" || fail "$(cat "$BATS_TEST_TMPDIR/a.out")"
+	pg_up
+	wait_until 30 grep -q "^tfd: --fleet: connected to the database as replica 'a', after [0-9.]* s of trying$" \
+		"$err" || fail "$(cat "$err")"
+	wait_for_lines "$RUNS" 30 1 || fail "nothing ran"
+	pg_restart
+	wait_until 30 grep -q "^tfd: --fleet: connected to the database again as replica 'a', after [0-9.]* s without it$" \
+		"$err" || fail "$(cat "$err")"
+	grep -q 'lost the connection to the database; tfd keeps trying' "$err" || fail "$(cat "$err")"
+	# A line that is no failure is no "error" event.
+	refute grep -q '"message":"--fleet: connected' "$BATS_TEST_TMPDIR/a.out"
+}
+
+@test "fleet: a server that drops each idle connection (idle_session_timeout) is told once, not at each reconnection" {
+	pg_sql "ALTER DATABASE $DB SET idle_session_timeout = '1s'" postgres
+	start_replica a --calendar '*:*:0/3' --count 4 -- sh -c "$LOG"
+	wait_bg_exit "$PID_a" 40
+	assert_each_once
+	(($(wc -l <"$RUNS") == 4)) || fail "$(cat "$RUNS")"
+	# Dropped between elapses, three times or more: one error line.
+	(($(grep -c 'connected to the database' "$BATS_TEST_TMPDIR/a.err") >= 2)) ||
+		fail "never dropped: $(cat "$BATS_TEST_TMPDIR/a.err")"
+	assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/a.out")" 1
+	assert_equal "$(grep -c 'connected to the database again' "$BATS_TEST_TMPDIR/a.err")" 1
+}
+
+@test "fleet: a refusal said at every statement (a full disk) is one line, then a count" {
+	# What a full disk answers to each insert, from a trigger.
+	pg_sql "CREATE FUNCTION full_disk() RETURNS trigger LANGUAGE plpgsql AS \$\$
+		BEGIN
+			RAISE EXCEPTION 'could not extend file \"base/1/2\": No space left on device'
+				USING ERRCODE = '53100';
+		END \$\$" "$DB"
+	run "$TFD" --fleet "$CONN" --at now --count 1 -q
+	pg_sql "CREATE TRIGGER full_disk BEFORE INSERT ON tfd_runs
+		FOR EACH ROW WHEN (NEW.job <> '') EXECUTE FUNCTION full_disk()" "$DB"
+	start_replica a --calendar '*:*:*' --count 6 -- sh -c "$LOG"
+	wait_bg_exit "$PID_a" 30
+	assert_equal "$bg_status" 1
+	assert_equal "$(wc -l <"$RUNS")" 0
+	assert_equal "$(count_action missed)" 6
+	assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/a.out")" 1
+	grep -q '"event":"error".*No space left on device' "$BATS_TEST_TMPDIR/a.out"
+}
+
+@test "fleet: a statement_timeout that cancels tfd's statements is said at once, naming the setting, and the elapses are missed at once" {
+	pg_sql "ALTER DATABASE $DB SET statement_timeout = '1ms'" postgres
+	start_replica a --fleet-deadline 60s --calendar '*:*:*' --count 3 -- sh -c "$LOG"
+	# Not at the deadline, a minute away: the elapses are missed as they come.
+	wait_bg_exit "$PID_a" 20
+	pg_sql "ALTER DATABASE $DB RESET statement_timeout" postgres
+	assert_equal "$bg_status" 1
+	assert_equal "$(count_action missed)" 3
+	assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/a.out")" 1
+	grep -q '"event":"error".*statement timeout.*ALTER ROLE name SET statement_timeout = 0' \
+		"$BATS_TEST_TMPDIR/a.out" || fail "$(cat "$BATS_TEST_TMPDIR/a.out")"
+}
+
+@test "fleet: a run whose --random-delay outlasts its claim's lease (its replica stopped) does not start: its claim was abandoned" {
+	# b renews every 0.33 s and sweeps a's claims once their lease passed.
+	start_replica b --fleet-lease 2s --name keep --calendar 2199-01-01 -- true
+	for attempt in 1 2 3; do
+		at=$(($(date +%s) + 2))
+		start_replica a --fleet-lease 2s --name "late$attempt" --clock realtime --at "@$at" \
+			--random-delay 9s -- sh -c "$LOG"
+		claimed() {
+			[[ $(pg_sql "SELECT replica FROM tfd_runs WHERE job = 'late$attempt'" "$DB") == a ]]
+		}
+		wait_until 20 claimed || fail "not claimed: $(cat "$BATS_TEST_TMPDIR/a.out")"
+		kill -STOP "$PID_a"
+		stopped=$(date +%s)
+		# Its delay was drawn shorter than the moment it took to stop it:
+		# again, with another job.
+		[[ -s $RUNS ]] || break
+		kill -KILL "$PID_a"
+		: >"$RUNS"
+		(( attempt < 3 )) || fail "the run started before its replica could be stopped, 3 times"
+	done
+	abandoned() {
+		[[ $(pg_sql "SELECT state FROM tfd_runs WHERE job = 'late$attempt'" "$DB") == abandoned ]]
+	}
+	wait_until 20 abandoned || fail "not abandoned"
+	# Stopped past its delay (9 s at most) and its lease: due at once.
+	while (($(date +%s) < stopped + 11)); do sleep 0.2; done
+	kill -CONT "$PID_a"
+	wait_bg_exit "$PID_a" 20
+	assert_equal "$(wc -l <"$RUNS")" 0
+	grep -q "\"event\":\"tick\",\"job\":\"late$attempt\".*\"action\":\"missed\"" "$BATS_TEST_TMPDIR/a.out" ||
+		fail "$(cat "$BATS_TEST_TMPDIR/a.out")"
+	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'late$attempt'" "$DB")" abandoned
+}
+
+@test "fleet: a replica whose clock is 30 s ahead waits for the database's instant: nothing runs early, nothing is missed while it joins" {
+	# faketime's library, preloaded into tfd itself (the faketime command
+	# would stand between, its own process).
+	lib=$(ls /usr/lib/*/faketime/libfaketime.so.1 2>/dev/null | head -1)
+	[[ -n $lib ]] || skip "libfaketime is not installed"
+	# The run's real time, outside faketime's.
+	LOG='echo "$TFD_JOB $TFD_SCHEDULED $TFD_REPLICA $(env -u LD_PRELOAD -u FAKETIME date +%s.%N)" >>'"$RUNS"
+	start_replica a --calendar '*:*:*' --count 14 -- sh -c "$LOG"
+	wait_for_lines "$RUNS" 20 1
+	start_bg env LD_PRELOAD="$lib" FAKETIME=+30s ASAN_OPTIONS=verify_asan_link_order=0 "$TFD" \
+		--fleet "$CONN" --replica b --json --calendar '*:*:*' -- sh -c "$LOG" \
+		>"$BATS_TEST_TMPDIR/b.out" 2>"$BATS_TEST_TMPDIR/b.err"
+	PID_b=$!
+	wait_bg_exit "$PID_a" 30
+	kill -TERM "$PID_b"
+	wait_bg_exit "$PID_b" 20
+	assert_each_once
+	# Each run starts at its instant or after it, by the real clock.
+	awk '$4 < $2 - 0.2 { print; bad = 1 } END { exit bad }' "$RUNS" ||
+		fail "early: $(sort -k2 "$RUNS")"
+	# Every second of a's, after b joined too, ran once.
+	assert_equal "$(count_action missed)" 0
+	assert_equal "$(awk '$1 == "sh" { print int($2) }' "$RUNS" | sort -u | wc -l)" 14
+	grep -q '"event":"error".*"call":"clock".*ahead of the database.*waits for the database' \
+		"$BATS_TEST_TMPDIR/b.out" || fail "$(cat "$BATS_TEST_TMPDIR/b.out")"
+}
+
+@test "fleet: a multi-host CONNINFO through a proxy per server: a proxy whose server is gone holds the replica for one try, the next begins at the next host" {
+	require_command socat
+	# A proxy in front of a server that is not there (a failed primary):
+	# it accepts each connection, then closes it.
+	gone=$(pg_free_port)
+	dead=$(pg_free_port)
+	setsid socat TCP-LISTEN:"$dead",bind=127.0.0.1,reuseaddr,fork TCP:127.0.0.1:"$gone" \
+		2>/dev/null 3>&- &
+	BG_PIDS+=("-$!")
+	disown "$!"
+	wait_until 10 eval 'ss -Htln "sport = :$dead" | grep -q .' || fail "the proxy does not listen"
+	pg_proxy_start
+	CONN="host=127.0.0.1,127.0.0.1 port=$dead,$PROXY_PORT dbname=$DB user=postgres target_session_attrs=read-write"
+	start_replica a --fleet-deadline 30s --calendar '*:*:*' --count 3 -- sh -c "$LOG"
+	wait_bg_exit "$PID_a" 40
+	assert_equal "$(wc -l <"$RUNS")" 3
+	grep -q "port $dead failed" "$BATS_TEST_TMPDIR/a.err" || fail "$(cat "$BATS_TEST_TMPDIR/a.err")"
+	grep -q "connected to the database as replica 'a'" "$BATS_TEST_TMPDIR/a.err" ||
+		fail "$(cat "$BATS_TEST_TMPDIR/a.err")"
 }

@@ -36,15 +36,20 @@ setup() {
 }
 
 # Runs tfd with CONNINFO ($1) and the environment before it, for one elapse
-# a second from now, and fails when anything it printed (stdout, stderr,
-# the metrics file) holds a piece of the password. Its status in
-# $tfd_status, what it printed in $printed.
+# at the next second after it starts, and fails when anything it printed
+# (stdout, stderr, the metrics file) holds a piece of the password. Its
+# status in $tfd_status, what it printed in $printed. tfd ends by itself
+# once the elapse ran or was missed, within --fleet-deadline ($DEADLINE,
+# 1s): a case that connects, or that waits for a server's refusal, gives
+# it room (on a loaded machine the connection may take longer, and the
+# elapse would be missed before the refusal came, tfd then ending with
+# nothing to say). timeout only stops a tfd that hangs.
 run_printed() {
 	local conninfo=$1 out=$BATS_TEST_TMPDIR/p.out err=$BATS_TEST_TMPDIR/p.err prom=$BATS_TEST_TMPDIR/p.prom
 	rm -f "$prom"
 	tfd_status=0
-	timeout 20 "$TFD" --fleet "$conninfo" --json --metrics "$prom" --fleet-deadline 1s \
-		--clock realtime --at "@$(($(date +%s) + 1))" -- true >"$out" 2>"$err" || tfd_status=$?
+	timeout 120 "$TFD" --fleet "$conninfo" --json --metrics "$prom" --fleet-deadline "${DEADLINE:-1s}" \
+		--calendar '*:*:*' --count 1 -- true >"$out" 2>"$err" || tfd_status=$?
 	printed=$(cat "$out" "$err" "$prom" 2>/dev/null || true)
 	for piece in "${PIECES[@]}"; do
 		[[ $printed != *"$piece"* ]] || fail "'$piece' of the password printed for $conninfo: $printed"
@@ -68,27 +73,53 @@ run_printed() {
 	assert_equal "$tfd_status" 2
 	run_printed "host=127.0.0.1 port=$PG_PORT password=Qz7@Wx9 Kp4 dbname=$DB"
 	assert_equal "$tfd_status" 2
-	# libpq echoes a host name that holds the password's text at connect
-	# time: the fragments are scrubbed from the error it reports.
-	run_printed "host=Qz7-Wx9-Kp4.invalid password=Qz7-Wx9-Kp4 dbname=$DB connect_timeout=2"
+	# libpq echoes a host that holds the password's text at connect time
+	# (a socket directory: no name server asked, which could take the
+	# resolver's timeouts): the fragments are scrubbed from its error.
+	run_printed "host=$BATS_TEST_TMPDIR/Qz7-Wx9-Kp4 password=Qz7-Wx9-Kp4 dbname=$DB connect_timeout=2"
 	assert_equal "$tfd_status" 1
-	[[ $printed == *'"event":"error"'*'could not translate host name'* ]] || fail "$printed"
+	[[ $printed == *'"event":"error"'*'cannot connect to the database'* ]] || fail "$printed"
 	# Encoded right, or quoted in key=value form: it connects and runs.
-	run_printed "postgresql://fleetpw:$PW_URI@$tcp/$DB"
+	DEADLINE=60s run_printed "postgresql://fleetpw:$PW_URI@$tcp/$DB"
 	assert_equal "$tfd_status" 0
-	run_printed "host=127.0.0.1 port=$PG_PORT user=fleetpw dbname=$DB password='$PW'"
+	DEADLINE=60s run_printed "host=127.0.0.1 port=$PG_PORT user=fleetpw dbname=$DB password='$PW'"
 	assert_equal "$tfd_status" 0
 	# A wrong password, by PGPASSWORD and by a passfile: refused, reported,
 	# never shown.
-	PGPASSWORD="${PW}x" run_printed "host=127.0.0.1 port=$PG_PORT user=fleetpw dbname=$DB connect_timeout=2"
+	PGPASSWORD="${PW}x" DEADLINE=10s run_printed "host=127.0.0.1 port=$PG_PORT user=fleetpw dbname=$DB connect_timeout=2"
 	assert_equal "$tfd_status" 1
 	[[ $printed == *"password authentication failed"* ]] || fail "$printed"
 	passfile=$BATS_TEST_TMPDIR/pgpass
 	printf '*:*:*:fleetpw:%s\n' "${PW//:/\\:}y" >"$passfile"
 	chmod 600 "$passfile"
-	PGPASSFILE=$passfile run_printed "host=127.0.0.1 port=$PG_PORT user=fleetpw dbname=$DB connect_timeout=2"
+	PGPASSFILE=$passfile DEADLINE=10s run_printed "host=127.0.0.1 port=$PG_PORT user=fleetpw dbname=$DB connect_timeout=2"
 	assert_equal "$tfd_status" 1
 	[[ $printed == *"password authentication failed"* ]] || fail "$printed"
+}
+
+@test "fleet secrets: no password reaches a job: PGPASSWORD and a variable holding CONNINFO are not in its environment nor in tfd's /proc/PID/environ, and tfd connects again after a restart" {
+	conninfo="host=127.0.0.1 port=$PG_PORT user=fleetpw dbname=$DB connect_timeout=5"
+	dump=$BATS_TEST_TMPDIR/env
+	start_bg env PGPASSWORD="$PW" TFD_FLEET="$conninfo" DB_URL=" $conninfo" "$TFD" \
+		--fleet "$conninfo" --json --fleet-deadline 60s --calendar '*:*:*' --count 4 --overlap parallel -- \
+		sh -c 'env >"$1.run.$TFD_SEQ"; tr "\0" "\n" </proc/$PPID/environ >"$1.tfd.$TFD_SEQ"
+			echo "$TFD_SEQ" >>"$2"' _ "$dump" "$RUNS" \
+		>"$BATS_TEST_TMPDIR/a.out" 2>"$BATS_TEST_TMPDIR/a.err"
+	pid=$!
+	wait_for_lines "$RUNS" 30 1 || fail "no run: $(cat "$BATS_TEST_TMPDIR/a.err")"
+	# The next connection needs the password again, PGPASSWORD gone.
+	pg_restart
+	wait_bg_exit "$pid" 90
+	(($(wc -l <"$RUNS") == 4)) || fail "runs: $(cat "$RUNS") $(grep -v '"exit"' "$BATS_TEST_TMPDIR/a.out") $(cat "$BATS_TEST_TMPDIR/a.err")"
+	for f in "$dump".*; do
+		for piece in "${PIECES[@]}"; do
+			! grep -q -- "$piece" "$f" || fail "'$piece' of the password in $f: $(cat "$f")"
+		done
+		! grep -qF -- "$conninfo" "$f" || fail "the connection string in $f: $(cat "$f")"
+	done
+	grep -q '^TFD_REPLICA=' "$dump.run.1" || fail "$(cat "$dump.run.1")"
+	grep -q "connected to the database again" "$BATS_TEST_TMPDIR/a.err" ||
+		fail "$(cat "$BATS_TEST_TMPDIR/a.err")"
 }
 
 @test "fleet least privilege: tfd --fleet-sql's tables, made by an administrator, run the fleet for a role with only SELECT, INSERT, UPDATE, DELETE" {
@@ -153,7 +184,7 @@ run_printed() {
 	assert_equal "$(grep -c '"action":"missed"' "$BATS_TEST_TMPDIR/a.out")" 2
 	assert_equal "$(grep -c '"event":"error"' "$BATS_TEST_TMPDIR/a.out")" 1
 	fix=$(jq -r 'select(.event == "error") | .message' "$BATS_TEST_TMPDIR/a.out")
-	[[ $fix == "table tfd_runs predates the state 'skipped' and only its owner may widen its CHECK: ALTER TABLE "* ]] ||
+	[[ $fix == "--fleet: tfd cannot use the database; it keeps trying, and misses every elapse at once"*": table tfd_runs predates the state 'skipped' and only its owner may widen its CHECK: ALTER TABLE "* ]] ||
 		fail "$fix"
 	[[ $fix != *'the role of --fleet needs'* && $fix != *'DO $tfd'* ]] || fail "$fix"
 	assert_equal "$(wc -l <"$RUNS")" 0
@@ -220,6 +251,24 @@ run_printed() {
 	done
 	# At exit each let its name go, and its jobs.
 	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_jobs" "$DB")" 0
+}
+
+@test "fleet replicas that disagree: schedules are compared as written, normalized: 0 * * * * and 0 0-11 * * * differ, @hourly and 0 * * * * do not" {
+	printf '%s\n' "--name hours --cron '0 * * * *' -- true" \
+		"--name same --cron '@hourly' -- true" >"$BATS_TEST_TMPDIR/a.jobs"
+	printf '%s\n' "--name hours --cron '0 0-11 * * *' -- true" \
+		"--name same --cron '0 * * * *' -- true" >"$BATS_TEST_TMPDIR/b.jobs"
+	for r in a b; do
+		start_replica "$r" --fleet-lease 3s --jobs "$BATS_TEST_TMPDIR/$r.jobs"
+	done
+	told() {
+		grep -q "\"call\":\"fleet\".*job 'hours' is defined otherwise on replica '$2'" \
+			"$BATS_TEST_TMPDIR/$1.out"
+	}
+	wait_until 20 told a b || fail "a: $(cat "$BATS_TEST_TMPDIR/a.out")"
+	wait_until 20 told b a || fail "b: $(cat "$BATS_TEST_TMPDIR/b.out")"
+	assert_equal "$(pg_sql "SELECT count(DISTINCT fingerprint) FROM tfd_jobs WHERE job = 'same'" "$DB")" 1
+	refute grep -q "job 'same'" "$BATS_TEST_TMPDIR/a.out" "$BATS_TEST_TMPDIR/b.out"
 }
 
 @test "fleet replica names: a second process under a live replica's name exits 1 naming its host and pid; after its death the name is taken" {

@@ -50,14 +50,19 @@ count_action() {
 	cat "$BATS_TEST_TMPDIR"/*.out | grep '"event":"tick"' | grep -c "\"action\":\"$1\"" || true
 }
 
-@test "fleet scale: 3 replicas x 600 jobs due at one instant: each run once, none missed, one claim statement per replica and a few more" {
+# A burst: N jobs j1..jN due at one instant, far enough ahead (4 s) for
+# replicas to read them and connect on a loaded machine, each logging its
+# run; in $jobs.
+burst_jobs() {
+	local at=$(($(date +%s) + 4)) i
 	jobs=$BATS_TEST_TMPDIR/jobs
-	# Far enough ahead for 3 replicas to read 600 lines and connect on a
-	# loaded machine.
-	at=$(($(date +%s) + 4))
-	for i in $(seq 600); do
+	for i in $(seq "$1"); do
 		printf '%s\n' "--name j$i --clock realtime --at @$at -- sh -c '$LOG'"
 	done >"$jobs"
+}
+
+@test "fleet scale: 3 replicas x 600 jobs due at one instant: each run once, none missed, one claim statement per replica and a few more" {
+	burst_jobs 600
 	for r in a b c; do
 		start_named_replica "$r" --jobs "$jobs" --fleet-deadline 30s
 	done
@@ -167,6 +172,25 @@ pair_sql() {
 	"$PG_BIN/psql" -X -A -t -q -v ON_ERROR_STOP=1 -h "$1" -U postgres -d tfd -c "$2"
 }
 
+# The standby stops receiving (its relay stopped): what the primary
+# commits from now on is not on the standby, however fast the machine.
+# Returns once the standby has replayed all it received, so that what it
+# holds now is what it will hold when promoted.
+standby_stop_receiving() {
+	kill -STOP -- -"$RELAY_PID"
+	caught_up() {
+		[[ $(pair_sql "$STANDBY" "SELECT pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn()") == t ]]
+	}
+	wait_until 20 caught_up || fail "the standby does not replay what it received"
+}
+
+# The primary is lost; the standby is promoted.
+failover() {
+	pair_ctl "$PRIMARY" -m immediate -w -t 60 stop >/dev/null
+	kill -KILL -- -"$RELAY_PID"
+	pair_ctl "$STANDBY" -w -t 60 promote >/dev/null
+}
+
 pair_stop() {
 	local dir
 	for dir in "${PRIMARY:-}" "${STANDBY:-}"; do
@@ -179,26 +203,26 @@ pair_stop() {
 	require_command socat
 	pair_start
 	conn="host=$PRIMARY,$STANDBY port=5432 dbname=tfd user=postgres target_session_attrs=read-write connect_timeout=2"
+	# A deadline longer than the gap: a replica writes again the wins of
+	# the last --fleet-deadline, and the elapses of the failover wait.
 	for r in a b; do
-		start_bg "$TFD" --fleet "$conn" --replica "$r" --json --fleet-deadline 2s \
+		start_bg "$TFD" --fleet "$conn" --replica "$r" --json --fleet-deadline 20s \
 			--calendar '*:*:*' --count 12 -- sh -c "$LOG" \
 			>"$BATS_TEST_TMPDIR/$r.out" 2>"$BATS_TEST_TMPDIR/$r.err"
 		eval "PID_$r=\$!"
 	done
 	wait_for_lines "$RUNS" 20 3 || fail "no runs: $(cat "$BATS_TEST_TMPDIR"/*.out)"
-	# The standby stops receiving: what the replicas write now is on the
-	# primary only.
-	kill -STOP -- -"$RELAY_PID"
+	standby_stop_receiving
 	rows_on_primary() { pair_sql "$PRIMARY" "SELECT count(*) FROM tfd_runs WHERE job <> ''"; }
 	before=$(rows_on_primary)
 	primary_gained_2() { (($(rows_on_primary) >= before + 2)); }
 	wait_until 15 primary_gained_2 || fail "no claims while the standby lags"
 	lost=$(rows_on_primary)
-	pair_ctl "$PRIMARY" -m immediate -w -t 60 stop >/dev/null
-	kill -KILL -- -"$RELAY_PID"
-	pair_ctl "$STANDBY" -w -t 60 promote >/dev/null
+	# What the standby has is what it will have once promoted, counted
+	# before the promotion: after it, the replicas write their rows again.
 	kept=$(pair_sql "$STANDBY" "SELECT count(*) FROM tfd_runs WHERE job <> ''")
 	((kept < lost)) || { pair_stop; fail "the standby lost nothing ($kept of $lost rows)"; }
+	failover
 	promoted=$(date +%s)
 	for r in a b; do
 		wait_bg_exit "$(eval echo "\$PID_$r")" 40
@@ -211,9 +235,10 @@ pair_stop() {
 	# written again.
 	rows=$(pair_sql "$STANDBY" "SELECT count(*) FROM tfd_runs WHERE job <> '' AND state = 'succeeded'")
 	missing=$(pair_sql "$STANDBY" "SELECT count(*) FROM tfd_runs WHERE job <> '' AND state <> 'succeeded' AND state <> 'skipped'")
+	all=$(pair_sql "$STANDBY" "SELECT extract(epoch FROM scheduled), replica, state FROM tfd_runs ORDER BY 1")
 	pair_stop
-	assert_equal "$rows" "$(wc -l <"$RUNS")"
-	assert_equal "$missing" 0
+	[[ "$rows $missing" == "$(wc -l <"$RUNS") 0" ]] ||
+		fail "$rows rows succeeded, $missing not ended: $(sort -k2 "$RUNS") $all"
 }
 
 # pgbouncer in transaction pooling in front of the server, on the first
@@ -255,11 +280,7 @@ bouncer_start() {
 @test "fleet scale: 3 replicas through pgbouncer in transaction pooling (2 server connections): each elapse of a burst and of a job every second once, none missed" {
 	bouncer_start
 	conn="host=127.0.0.1 port=$BOUNCER_PORT dbname=$DB user=postgres"
-	jobs=$BATS_TEST_TMPDIR/jobs
-	at=$(($(date +%s) + 4))
-	for i in $(seq 300); do
-		printf '%s\n' "--name j$i --clock realtime --at @$at -- sh -c '$LOG'"
-	done >"$jobs"
+	burst_jobs 300
 	printf '%s\n' "--name every --calendar '*:*:*' --count 8 -- sh -c '$LOG'" >>"$jobs"
 	for r in a b c; do
 		start_bg "$TFD" --fleet "$conn" --replica "$r" --json --jobs "$jobs" \
@@ -269,12 +290,79 @@ bouncer_start() {
 	for r in a b c; do
 		wait_bg_exit "$(eval echo "\$PID_$r")" 60
 		assert_equal "$bg_status" 0
-		assert_equal "$(cat "$BATS_TEST_TMPDIR/$r.err")" ""
+		assert_equal "$(fleet_stderr "$BATS_TEST_TMPDIR/$r.err")" ""
 	done
 	assert_each_once
 	assert_equal "$(grep -c '^j' "$RUNS")" 300
 	(($(grep -c '^every ' "$RUNS") >= 7)) || fail "$(grep '^every ' "$RUNS")"
 	assert_equal "$(count_action missed)" 0
-	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job <> '' AND state <> 'succeeded'" "$DB")" 0
+	assert_equal "$(pg_sql "SELECT job, scheduled, replica, state, exit_status FROM tfd_runs WHERE job <> '' AND state <> 'succeeded'" "$DB")" ""
 	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job <> ''" "$DB")" "$(wc -l <"$RUNS")"
+}
+
+@test "fleet scale: after an asynchronous failover a replica renews only the runs it has: rows of runs that ended on the old primary end, and their jobs run again at once" {
+	pair_start
+	conn="host=$PRIMARY,$STANDBY port=5432 dbname=tfd user=postgres target_session_attrs=read-write connect_timeout=2"
+	jobs=$BATS_TEST_TMPDIR/jobs
+	for i in $(seq 10); do
+		printf '%s\n' "--name j$i --calendar '*:*:*' -- sh -c '$LOG; sleep 2'"
+	done >"$jobs"
+	start_bg "$TFD" --fleet "$conn" --replica a --json --jobs "$jobs" \
+		>"$BATS_TEST_TMPDIR/a.out" 2>"$BATS_TEST_TMPDIR/a.err"
+	# Every job has a run going, and the standby has its row, running.
+	running_on_standby() {
+		(($(pair_sql "$STANDBY" "SELECT count(*) FROM tfd_runs WHERE state = 'running'") == 10))
+	}
+	wait_until 30 running_on_standby || { pair_stop; fail "no running rows on the standby"; }
+	standby_stop_receiving
+	last=$(pair_sql "$STANDBY" "SELECT max(scheduled) FROM tfd_runs WHERE state = 'running'")
+	# Those runs end on the primary alone.
+	ended_on_primary() {
+		(($(pair_sql "$PRIMARY" "SELECT count(*) FROM tfd_runs
+			WHERE state = 'running' AND scheduled <= '$last'") == 0))
+	}
+	wait_until 20 ended_on_primary || { pair_stop; fail "the runs did not end"; }
+	failover
+	promoted=$(date +%s)
+	# Each job runs again, on the promoted server, within seconds; renewed
+	# for ever, the stale rows would hold every job skipped.
+	ran_again() {
+		(($(awk -v p="$promoted" '$2 > p { print $1 }' "$RUNS" | sort -u | wc -l) == 10))
+	}
+	wait_until 30 ran_again || {
+		pair_stop
+		fail "jobs run after the failover: $(awk -v p="$promoted" '$2 > p' "$RUNS" | sort)"
+	}
+	stale=$(pair_sql "$STANDBY" "SELECT count(*) FROM tfd_runs WHERE state = 'running' AND scheduled <= '$last'")
+	pair_stop
+	assert_equal "$stale" 0
+	assert_each_once
+}
+
+@test "fleet scale: a replica stopped (SIGTERM) while it starts the runs it won releases the rest: another replica runs each elapse once, none abandoned" {
+	burst_jobs 2000
+	# A job that keeps a replica running.
+	printf '%s\n' "--name keep --calendar 2199-01-01 -- true" >>"$jobs"
+	start_named_replica a --fleet-lease 6s --jobs "$jobs"
+	# Stopped with most of its won runs not started (64 start a turn).
+	wait_until 30 eval '(($(grep -c " a$" "$RUNS") >= 20))' || fail "a ran nothing"
+	kill -TERM "$PID_a"
+	wait_bg_exit "$PID_a" 60
+	assert_equal "$bg_status" 143
+	started=$(grep -c ' a$' "$RUNS")
+	# b takes what a released, at its renewals (every second).
+	start_named_replica b --fleet-lease 6s --jobs "$jobs"
+	settled() {
+		(($(pg_sql "SELECT count(*) FROM tfd_runs WHERE job <> '' AND state = 'running'" "$DB") == 0))
+	}
+	wait_until 60 settled || fail "$(pg_sql "SELECT state, replica, count(*) FROM tfd_runs GROUP BY 1, 2" "$DB")"
+	kill -TERM "$PID_b"
+	wait_bg_exit "$PID_b" 30
+	assert_each_once
+	((started < 1000)) || fail "a started $started runs: nothing to release"
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job <> '' AND state = 'abandoned'" "$DB")" 0
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job <> '' AND replica = 'b'" "$DB")" \
+		"$(grep -c ' b$' "$RUNS")"
+	# Every elapse ran: on b, or on a (a run a's SIGTERM ended, its row failed).
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job LIKE 'j%' AND state IN ('succeeded', 'failed')" "$DB")" 2000
 }

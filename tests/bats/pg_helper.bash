@@ -142,6 +142,12 @@ start_replica() {
 	eval "PID_$name=\$!"
 }
 
+# A replica's stderr (the file $1) without the line tfd writes each time
+# its connection is made: what is left is a warning or an error.
+fleet_stderr() {
+	grep -v "^tfd: --fleet: connected to the database" "$1" || true
+}
+
 # Fails when some (job, instant) of $RUNS ran more than once.
 assert_each_once() {
 	local doubled

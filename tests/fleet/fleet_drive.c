@@ -102,6 +102,13 @@ static void take_events(struct drive *d)
 			printf("done %s\n", ev.message ? ev.message : "ok");
 			d->done = true;
 			break;
+		case FLEET_EVENT_NOTE:
+			/* As tfd prints them: stderr, apart from the events. */
+			fprintf(stderr, "note %s\n", ev.message);
+			break;
+		case FLEET_EVENT_TAKEN:
+			printf("taken %s %lld\n", ev.job, (long long)(ev.scheduled_ns / NSEC_PER_SEC));
+			break;
 		}
 		fflush(stdout);
 	}

@@ -6,13 +6,14 @@
  * file completes). The statements themselves run against PostgreSQL in
  * tests/bats/76-fleet-client.bats. */
 #include "fleet_answer.h"
+#include "fleet_sql.h"
 #include "harness.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #define MAX_ROWS 8
-#define MAX_FIELDS 4
+#define MAX_FIELDS 8
 
 struct pg_result {
 	int status;                               /* PQ_COMMAND_OK, PQ_TUPLES_OK, or an error */
@@ -166,10 +167,10 @@ static void test_renew_and_writes(void)
 	static const enum op_kind done[] = { OP_ATTEMPT, OP_ENDS, OP_ABANDON, OP_REWRITE,
 					     OP_KEEP_END };
 	static const enum op_kind replica[] = { OP_BEAT, OP_RELEASE, OP_JOBS, OP_DIFFER };
-	struct pg_result r = ok(1, 3);
+	struct pg_result r = ok(1, FLEET_RENEW_COLUMNS);
 	struct fleet_verdict v;
 
-	r.cells[0][2] = "1796292004000000";
+	r.cells[0][FLEET_RENEW_NOW] = "1796292004000000";
 	v = read_answer(OP_RENEW, &r, true);
 	check(v.kind == FLEET_VERDICT_RENEWED && v.db_now_ns == INT64_C(1796292004000000000),
 	      "renewed, now() read");
@@ -221,6 +222,11 @@ static void test_setting_up_refused(void)
 	v = read_answer(OP_START, &r, true);
 	check(v.kind == FLEET_VERDICT_LOST && v.refuse_claims && strstr(v.message, "read-write"),
 	      "start on a standby: %s", v.message);
+	r = error("57014", "canceling statement due to statement timeout");
+	v = read_answer(OP_SETUP, &r, true);
+	check(v.kind == FLEET_VERDICT_LOST && v.lasts && v.refuse_claims &&
+		      strstr(v.message, "ALTER ROLE name SET statement_timeout = 0"),
+	      "statement_timeout: said at once, claims missed at once: %s", v.message);
 	r = error("57P01", "terminating connection");
 	v = read_answer(OP_HOLD, &r, true);
 	check(v.kind == FLEET_VERDICT_LOST && !v.lasts && !v.refuse_claims,
@@ -269,25 +275,23 @@ static void test_errors(void)
 static void test_clock(void)
 {
 	const int64_t s = NSEC_PER_SEC, sent = 1796292000 * s;
-	char msg[320] = "";
+	int64_t off = 1, half = 1;
+	char msg[400] = "";
 
-	check(!fleet_answer_clock(0, sent, sent + s, "r", msg, sizeof msg),
-	      "no now() in the answer: nothing to say");
-	check(!fleet_answer_clock(sent + s / 2, sent, sent + s, "r", msg, sizeof msg),
-	      "the same instant at the round trip's middle");
-	check(!fleet_answer_clock(sent - s / 2, sent, sent + s, "r", msg, sizeof msg),
-	      "1 s off at the middle: within the slack");
-	/* A round trip of 4 s widens the slack by 2 s. */
-	check(!fleet_answer_clock(sent - s, sent, sent + 4 * s, "r", msg, sizeof msg),
-	      "3 s off, a 4 s round trip: within 1 + 2 s");
-	check(fleet_answer_clock(sent - 2 * s, sent, sent + s / 5, "r1", msg, sizeof msg) &&
-		      strcmp(msg, "replica r1: its clock is 2.100 s ahead of the database's now(); "
-				  "it claims elapses at its own instants, so it runs them early") == 0,
+	check(!fleet_answer_clock(0, sent, sent + s, &off, &half), "no now() in the answer: no measure");
+	check(fleet_answer_clock(sent + s / 2, sent, sent + s, &off, &half) && off == 0 &&
+		      half == s / 2, "the same instant at the round trip's middle");
+	check(fleet_answer_clock(sent - 2 * s, sent, sent + s / 5, &off, &half) &&
+		      off == 2 * s + s / 10 && half == s / 10, "ahead by 2.1 s");
+	check(fleet_answer_clock(sent + 90 * s, sent, sent, &off, &half) && off == -90 * s,
+	      "behind by 90 s");
+	fleet_clock_message("r1", 2 * s + s / 10, msg, sizeof msg);
+	check(strstr(msg, "replica r1: its clock is 2.100 s ahead of the database's now()") == msg &&
+		      strstr(msg, "waits for the database's instant to claim each elapse"),
 	      "ahead: %s", msg);
-	check(fleet_answer_clock(sent + 90 * s, sent, sent, "r2", msg, sizeof msg) &&
-		      strstr(msg, "90.000 s behind the database's now()") &&
-		      strstr(msg, "runs them late or not at all"),
-	      "behind: %s", msg);
+	fleet_clock_message("r2", -90 * s, msg, sizeof msg);
+	check(strstr(msg, "90.000 s behind the database's now()") &&
+		      strstr(msg, "claims each elapse that much late"), "behind: %s", msg);
 }
 
 int main(void)

@@ -124,11 +124,73 @@ static void test_scrub_cut(void)
 	fleet_secrets_free(&s);
 }
 
+static void key(const char *conninfo, const char *word, bool want)
+{
+	check(fleet_conninfo_key(conninfo, word, strlen(word)) == want, "%s: '%s' %s a key",
+	      conninfo, word, want ? "is" : "is not");
+}
+
+/* A keyword the user wrote is a name, shown; what may be a password's
+ * tail is not. */
+static void test_conninfo_key(void)
+{
+	key("hots=x", "hots", true);
+	key("host=h  dbnmae = d", "dbnmae", true);
+	key("host=h dbname=d", "x", false);
+	key("host=h dbname=d", "", false);
+	/* A value is no key, nor what follows an unquoted password. */
+	key("host=h password=ab cd=ef", "cd", false);
+	key("host=h password=ab cd=ef", "ef", false);
+	key("host=h password=sekrit-word junk", "junk", false);
+	key("host=h password=ab\\ cd=ef hots=x", "hots", false);
+	/* A quoted password ends at its quote. */
+	key("password='a b' hots=x", "hots", true);
+	key("password='a \\' b' hots=x", "hots", true);
+	/* A URI's query parameter names. */
+	key("postgresql://h/db?hots=x&sslmode=require", "hots", true);
+	key("postgresql://h/db?a=b&hots", "hots", true);
+	key("postgresql://u:pw@h/db?a=b", "pw", false);
+}
+
+static bool env_has(const char *name)
+{
+	extern char **environ;
+	size_t n = strlen(name);
+
+	for (size_t i = 0; environ[i]; i++)
+		if (strncmp(environ[i], name, n) == 0 && environ[i][n] == '=')
+			return true;
+	return false;
+}
+
+/* PGPASSWORD and every variable holding CONNINFO leave the environment;
+ * the password is handed back; other variables stay. */
+static void test_take_environment(void)
+{
+	char *pw = NULL;
+
+	setenv("PGPASSWORD", "From-Env", 1);
+	setenv("TFD_FLEET", "  host=h dbname=d\n", 1);
+	setenv("OTHER_NAME", "host=h dbname=d", 1);
+	setenv("KEPT", "host=h", 1);
+	check(fleet_secrets_take_environment("host=h dbname=d", &pw) == 0, "taken");
+	check(pw && strcmp(pw, "From-Env") == 0, "the password handed back: %s", pw ? pw : "NULL");
+	check(!getenv("PGPASSWORD") && !env_has("PGPASSWORD"), "PGPASSWORD gone");
+	check(!getenv("TFD_FLEET") && !getenv("OTHER_NAME"), "the variables holding CONNINFO gone");
+	check(getenv("KEPT") && strcmp(getenv("KEPT"), "host=h") == 0, "another variable kept");
+	free(pw);
+	check(fleet_secrets_take_environment("host=h dbname=d", &pw) == 0 && pw == NULL,
+	      "no PGPASSWORD: none handed back");
+	unsetenv("KEPT");
+}
+
 int main(void)
 {
 	test_uri_check();
 	test_collect();
 	test_scrub();
 	test_scrub_cut();
+	test_conninfo_key();
+	test_take_environment();
 	return tally_finish(&tally, "fleet_secrets");
 }
