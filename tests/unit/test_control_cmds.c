@@ -314,12 +314,13 @@ static void test_pause(void)
 	kit_free(&x);
 }
 
-static int no_reload(void *arg, struct job_table *out, bool forced, jobs_warn_fn warn,
-		     void *warn_arg, char *err, size_t errlen)
+static int no_reload(void *arg, struct job_table *out, bool forced, char *const *held,
+		     jobs_warn_fn warn, void *warn_arg, char *err, size_t errlen)
 {
 	(void)arg;
 	(void)out;
 	(void)forced;
+	(void)held;
 	(void)warn;
 	(void)warn_arg;
 	(void)err;
