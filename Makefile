@@ -533,10 +533,12 @@ bench-peers: tfd
 bench-fleet: tfd
 	CC='$(CC)' TFD=./tfd RESULTS=bench/results-fleet.md bash bench/run.sh fleet
 
-# The same cron.d file under Debian's cron and tfd --system-crontab, run by
-# run (root; a user made and removed; no cron daemon may be running).
-bench-cron: tfd
-	TFD=./tfd RESULTS=bench/results-cron.md bash bench/cron-compare.sh
+# The same cron.d files under Debian's cron and tfd-cron.service's tfd, run
+# by run, with a restart of each in the middle (about 5 minutes; root; a
+# user made and removed; both in a mount namespace of their own, so the
+# host's cron, if one runs, is left alone).
+bench-cron: tfd tfdctl
+	TFD=./tfd TFDCTL=./tfdctl RESULTS=bench/results-cron.md bash bench/cron-compare.sh
 
 # --listen's /metrics against node_exporter's textfile collector, with
 # 10,000 jobs (about 30 s; ports 19190 and 19191 on 127.0.0.1).

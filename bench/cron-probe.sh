@@ -1,10 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# bench/cron-probe.sh OUTDIR: run by bench/cron-compare.sh from a cron.d
-# line under both cron and tfd. Writes OUTDIR/RUNNER.USER.MINUTE, what this
-# run sees as KEY=VALUE lines, and prints one line, which its daemon mails.
+# bench/cron-probe.sh OUTDIR [JOB [HOLD]]: run by bench/cron-compare.sh
+# from the cron.d lines that both cron and tfd read. Writes
+# OUTDIR/RUNNER.JOB.USER.HHMM.PID, what this run sees as KEY=VALUE lines,
+# and prints one line, which its daemon mails. With HOLD (seconds), the run
+# then sleeps that long (past the daemons' restart in the middle), prints a
+# second line and only then writes end=: a run whose output reader went
+# away with its daemon ends at that line (SIGPIPE) and has no end=.
 start=$(date +%s.%N)
-out=$1
+out=$1 job=${2:-every} hold=${3:-0}
 # Before any redirection of ours: what the daemon left open (the listing
 # itself adds the pipe of this substitution, under both daemons alike).
 # shellcheck disable=SC2012 # the names are numbers
@@ -28,8 +32,12 @@ session=own
 [ "$4" = "$(sed 's/.*) //' "/proc/$daemon/stat" | cut -d' ' -f4)" ] && session=daemon\'s
 tty=none
 [ "$5" != 0 ] && tty=$5
+# The minute this run belongs to: the one it started in (runs start a
+# second or two after it, never before).
+record="$out/$runner.$job.$user.$(date -u -d "@${start%.*}" +%H%M).$$"
 {
 	echo "start=$start"
+	echo "daemon=$daemon"
 	echo "ids=$(id -u):$(id -g)"
 	echo "groups=$(id -G | tr ' ' ,)"
 	echo "cwd=$(pwd)"
@@ -38,5 +46,9 @@ tty=none
 	echo "fds=$fds"
 	echo "env_keys=$(env | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p' | grep -v '^TFD_' | sort | paste -sd, -)"
 	echo "secret=${TFD_COMPARE_SECRET:-absent}"
-} >"$out/$runner.$user.$(date +%H%M)"
-echo "runner=$runner user=$user"
+} >"$record"
+echo "runner=$runner job=$job user=$user"
+[ "$hold" -gt 0 ] || exit 0
+sleep "$hold"
+echo "runner=$runner job=$job user=$user still running after ${hold}s"
+echo "end=$(date +%s.%N)" >>"$record"

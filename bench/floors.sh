@@ -24,19 +24,31 @@
 #              /usr/bin/time -f %M), FLOORS_RSS_PAIRS pairs in turns
 #   lateness   lateness at 1 ms, p50 and p99 on arrival (bench/lateness,
 #              3000 ticks), PAIRS_1MS pairs in turns
+#   control    the control socket (issue 33, control without a circle):
+#              callgrind instructions of one `tfdctl --json list` served
+#              with FLOORS_JOBS jobs (tfd --jobs FILE --control under
+#              callgrind, asked one status once armed and FLOORS_LISTS
+#              lists, SIGTERMed: the run with the lists less the run
+#              without, over FLOORS_LISTS), FLOORS_CG_RUNS runs each; and
+#              the list's round trip as tfdctl sees it (exec to exit),
+#              FLOORS_LIST_ROUNDS in turns against a base tfd beside it
+#              (FLOORS_TFDCTL asks both)
 #
 # FLOORS_PARTS chooses (default all, about 5 minutes on 2 cores, with the
 # base's build). The base is FLOORS_BASE_COMMIT built as the oldnew section
 # builds its old tfd, or TFD_BASE. Every judged row's target is the issue's,
 # within 1.02× of the base; lateness is reported.
 
-FLOORS_PARTS=${FLOORS_PARTS:-callgrind start rss lateness}
+FLOORS_PARTS=${FLOORS_PARTS:-callgrind start rss lateness control}
 FLOORS_BASE_COMMIT=${FLOORS_BASE_COMMIT:-4298003}
 FLOORS_JOBS=${FLOORS_JOBS:-10000}
 FLOORS_TICKS=${FLOORS_TICKS:-2000}
 FLOORS_CG_RUNS=${FLOORS_CG_RUNS:-3}
 FLOORS_BLOCKS=${FLOORS_BLOCKS:-5}
 FLOORS_RSS_PAIRS=${FLOORS_RSS_PAIRS:-21}
+FLOORS_LISTS=${FLOORS_LISTS:-3}
+FLOORS_LIST_ROUNDS=${FLOORS_LIST_ROUNDS:-21}
+FLOORS_TFDCTL=${FLOORS_TFDCTL:-./tfdctl}
 
 # floors_row METRIC NEW BASE: one row judged against 1.02× of the base.
 floors_row() {
@@ -92,20 +104,30 @@ floors_per_wakeup() {
 		'BEGIN { printf "%.0f", (a - b) / (n - m) }'
 }
 
+# floors_file: the jobs file of FLOORS_JOBS jobs (bench/many.sh's mixed
+# one), made once; its path.
+floors_file() {
+	jobs_bin "$BUILD/jobbin" "$FLOORS_JOBS"
+	jobs_file floors "$FLOORS_JOBS" mixed
+}
+
+# floors_bin WHICH BASE: the binary of WHICH (new: TFD, base: BASE).
+floors_bin() {
+	if [[ $1 == base ]]; then printf '%s' "$2"; else printf '%s' "$TFD"; fi
+}
+
 floors_callgrind_part() {
 	local base=$1 file k which bin x
 	local nl=() bl=() nr=() br=() nt=() bt=() load hup
 	if ! command -v valgrind >/dev/null; then
 		say "floors: no valgrind: its rows read n/a"
 	fi
-	jobs_bin "$BUILD/jobbin" "$FLOORS_JOBS"
-	file=$(jobs_file floors "$FLOORS_JOBS" mixed)
+	file=$(floors_file)
 	for ((k = 1; k <= FLOORS_CG_RUNS; k++)); do
 		command -v valgrind >/dev/null || break
 		say "floors: callgrind, run $k/$FLOORS_CG_RUNS: $FLOORS_JOBS jobs load + arm, a reload, ticking"
 		for which in new base; do
-			bin=$TFD
-			[[ $which == base ]] && bin=$base
+			bin=$(floors_bin "$which" "$base")
 			load=$(floors_load_ir "$bin" "$file")
 			hup=$(floors_load_ir "$bin" "$file" -H)
 			x=n/a
@@ -155,8 +177,7 @@ floors_lateness_part() {
 	for ((k = 1; k <= PAIRS_1MS; k++)); do
 		say "floors: lateness at 1 ms, 3000 ticks, pair $k/$PAIRS_1MS"
 		for which in new base; do
-			bin=$TFD
-			[[ $which == base ]] && bin=$base
+			bin=$(floors_bin "$which" "$base")
 			a=$(harness -i 1000000 -n 3000 -- "$bin" --clock realtime --at '@{T}' \
 				--interval '{I}' --count '{N}' --format '%n %l %e')
 			detail "floors lateness $which $k: $a"
@@ -176,15 +197,109 @@ floors_lateness_part() {
 		"$(fix "$(median "${n99[@]}")" 1)" "$(fix "$(median "${b99[@]}")" 1)" "$r" "report" "report"
 }
 
+# floors_ctl SOCK ARG...: tfdctl on SOCK with no time limit, its output
+# dropped; fails as tfdctl does.
+floors_ctl() {
+	local sock=$1
+	shift
+	"$FLOORS_TFDCTL" --control="$sock" --timeout=0 "$@" >/dev/null
+}
+
+# floors_wait_socket PATH: until a socket is at PATH (60 s at most).
+floors_wait_socket() {
+	local k
+	for ((k = 0; k < 600; k++)); do
+		[[ -S $1 ]] && return
+		sleep 0.1
+	done
+	return 1
+}
+
+# floors_list_ir BIN FILE LISTS: Ir of BIN --jobs FILE --control under
+# callgrind from its exec to its exit on SIGTERM, asked one status once
+# armed (the first answer comes once it is in its loop) and LISTS lists.
+floors_list_ir() {
+	local bin=$1 file=$2 lists=$3 out=$BUILD/floors-list.cg dir=$BUILD/floors-ctl pid k ok=1
+	mkdir -p "$dir" && chmod 700 "$dir"
+	rm -f "$out"
+	valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" --jobs "$file" \
+		--control="$dir/c" -q >/dev/null 2>>"$LOG" &
+	pid=$!
+	floors_wait_socket "$dir/c" && floors_ctl "$dir/c" status cal1 || ok=0
+	for ((k = 0; ok && k < lists; k++)); do
+		floors_ctl "$dir/c" --json list || ok=0
+	done
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid"
+	((ok)) && floors_ir_of "$out"
+}
+
+# floors_list_us SOCK: the round trip of one tfdctl --json list, in µs.
+floors_list_us() {
+	local t0 t1
+	t0=$(date +%s%N)
+	floors_ctl "$1" --json list || return
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000))
+}
+
+# floors_ctl_tfd BIN FILE SOCK: BIN on FILE with --control at SOCK in the
+# background, its pid printed once it answers.
+floors_ctl_tfd() {
+	local pid
+	"$1" --jobs "$2" --control="$3" -q >/dev/null 2>>"$LOG" &
+	pid=$!
+	floors_wait_socket "$3" && floors_ctl "$3" status cal1 && printf '%s' "$pid"
+}
+
+floors_control_part() {
+	local base=$1 file k which bin with without x nl=() bl=() na=() ba=() npid bpid dir
+	file=$(floors_file)
+	for ((k = 1; k <= FLOORS_CG_RUNS && FLOORS_HAVE_VALGRIND; k++)); do
+		say "floors: callgrind, run $k/$FLOORS_CG_RUNS: $FLOORS_LISTS lists of $FLOORS_JOBS jobs"
+		for which in new base; do
+			bin=$(floors_bin "$which" "$base")
+			with=$(floors_list_ir "$bin" "$file" "$FLOORS_LISTS")
+			without=$(floors_list_ir "$bin" "$file" 0)
+			x=n/a
+			isnum "$with" && isnum "$without" && x=$(((with - without) / FLOORS_LISTS))
+			detail "floors callgrind $bin --control, $FLOORS_LISTS lists: $with; none: $without"
+			if [[ $which == new ]]; then nl+=("$x"); else bl+=("$x"); fi
+		done
+	done
+	floors_row "callgrind Ir, one \`tfdctl --json list\` of $FLOORS_JOBS jobs served (bench/many.sh's mixed file; the run with $FLOORS_LISTS lists less the run without, over $FLOORS_LISTS; median of $FLOORS_CG_RUNS: new ${nl[*]}; base ${bl[*]})" \
+		"$(median "${nl[@]}")" "$(median "${bl[@]}")"
+	dir=$BUILD/floors-ctl
+	mkdir -p "$dir" && chmod 700 "$dir"
+	npid=$(floors_ctl_tfd "$TFD" "$file" "$dir/new")
+	bpid=$(floors_ctl_tfd "$base" "$file" "$dir/base")
+	if [[ -n $npid && -n $bpid ]]; then
+		say "floors: tfdctl --json list round trip, $FLOORS_LIST_ROUNDS in turns"
+		for ((k = 1; k <= FLOORS_LIST_ROUNDS; k++)); do
+			na+=("$(floors_list_us "$dir/new")") ba+=("$(floors_list_us "$dir/base")")
+		done
+	fi
+	for x in $npid $bpid; do
+		kill -TERM "$x" 2>/dev/null
+		wait "$x" 2>/dev/null
+	done
+	detail "floors tfdctl --json list round trip (µs, in turns): new ${na[*]}; base ${ba[*]}"
+	x=$(ratio "$(median "${na[@]}")" "$(median "${ba[@]}")")
+	row "floors: \`tfdctl --json list\` round trip, $FLOORS_JOBS jobs, exec to exit (µs, median of $FLOORS_LIST_ROUNDS in turns; ref: $FLOORS_BASE_COMMIT)" \
+		"$(median "${na[@]}")" "$(median "${ba[@]}")" "$x" "report" "report"
+}
+
 floors_section() {
 	local base part
 	have_tfd || return
+	FLOORS_HAVE_VALGRIND=0
+	command -v valgrind >/dev/null && FLOORS_HAVE_VALGRIND=1
 	base=${TFD_BASE:-$(OLD_COMMIT=$FLOORS_BASE_COMMIT TFD_OLD='' old_tfd)} ||
 		{ say "floors: could not build $FLOORS_BASE_COMMIT"; return; }
 	say "floors: $TFD against $FLOORS_BASE_COMMIT ($base): $FLOORS_PARTS"
 	for part in $FLOORS_PARTS; do
 		case $part in
-		callgrind | start | rss | lateness) "floors_${part}_part" "$base" ;;
+		callgrind | start | rss | lateness | control) "floors_${part}_part" "$base" ;;
 		*) say "floors: unknown part '$part'" ;;
 		esac
 	done

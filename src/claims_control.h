@@ -24,7 +24,7 @@ bool claims_decide(const struct loop *l, const struct job *j);
 bool claims_connected(const struct loop *l);
 
 /* tfdctl pause (PAUSED) or resume of the N JOBS by UID, fleet-wide: the
- * answer comes as control_fleet_done(TOKEN). Returns -1 when memory ran
+ * answer comes as control_cmds_fleet_done(TOKEN). Returns -1 when memory ran
  * out (nothing asked). */
 int claims_pause(struct loop *l, struct job *const *jobs, size_t n, bool paused, unsigned uid,
 		 uint64_t token);

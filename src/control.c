@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* control: the socket side of --control (control.h): the path, the
- * clients' buffers, limits and deadlines, the poll set, and the answers'
- * framing. What a request asks is control_cmds.c's. */
+/* control: the socket side of --control (control.h): the path and its
+ * lock, the clients' buffers, limits and deadlines, the poll set, and the
+ * answers' framing (one at a time, in order, each line whole). What a
+ * request asks goes up through the hooks; this file calls nothing above
+ * it. */
 #include "control.h"
 
 #include <errno.h>
@@ -17,27 +19,54 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "control_state.h"
-#include "jobview.h"
-#include "jsonw.h"
-#include "loopstate.h"
 #include "pathdir.h"
 #include "timens.h"
+#include "writenow.h"
 
 /* The answer buffer kept for the next answer, at most. */
 #define CONTROL_KEEP_MAX (64 * 1024)
 
-/* A list is made a slice at a time (jobview.h), within the loop's
+/* A streamed answer (a list) is made a part at a time, within the
  * budget (slices.h), while its client has less than a window of it
  * unread: ten thousand jobs are megabytes and tens of milliseconds, which
  * no elapse waits for, and a client that reads slowly holds no more than
  * the window. */
-#define CONTROL_LIST_WINDOW (256 * 1024)
+#define CONTROL_STREAM_WINDOW (256 * 1024)
 
 /* How long the listening socket rests after accept failed for want of a
  * descriptor or memory: it stays readable, and polling it at once again
  * would spin. */
 #define CONTROL_ACCEPT_REST_NS (INT64_C(100) * 1000000)
+
+struct control_client {
+	int fd;                   /* -1: closed, freed at the next control_poll */
+	uid_t uid;
+	char *in;                 /* requests read: in[in_off..in_len) not yet served */
+	size_t in_off, in_len;
+	bool in_closed;           /* the client shut its side: answer, then close */
+	bool ended;               /* a request too big: its answer, then no more */
+	bool held;                /* its answer comes later (control_hold) */
+	bool streaming;           /* its answer is being made in parts (control_stream) */
+	struct jsonw out;         /* answers not yet written */
+	size_t out_off;
+	int64_t deadline;         /* monotonic: idle, or a held answer, past it */
+	struct control_client *next_closed;
+};
+
+struct control {
+	int fd;                   /* the listening socket; -1: none */
+	int lock_fd;              /* PATH.lock, held (flock) until control_free */
+	char *path;
+	struct control_client *c[CONTROL_CLIENTS];
+	size_t n;
+	size_t first;             /* the client the poll set starts with (turns) */
+	size_t max_clients;       /* CONTROL_CLIENTS, or fewer under a low RLIMIT_NOFILE */
+	struct control_client *closed;
+	struct jsonw answer;      /* the answer being built */
+	int64_t accept_after;     /* monotonic: accept failed (EMFILE); 0: none */
+	struct control_hooks hooks;
+	const struct slice_budget *budget;
+};
 
 /* Path and start */
 
@@ -266,19 +295,25 @@ int control_listen(const char *path, int *lock_fd, char *err, size_t errlen)
 	return fd;
 }
 
-struct control *control_new(int fd, int lock_fd, const char *path, size_t fds)
+struct control *control_new(int fd, int lock_fd, const char *path, size_t fds,
+			    const struct control_hooks *hooks, const struct slice_budget *budget)
 {
 	struct control *c = calloc(1, sizeof *c);
 
-	if (!c || !(c->path = strdup(path))) {
+	if (!c || (path && !(c->path = strdup(path)))) {
 		free(c);
-		close(fd);
-		unlink(path);
-		drop_lock(path, lock_fd);
+		if (fd >= 0)
+			close(fd);
+		if (path) {
+			unlink(path);
+			drop_lock(path, lock_fd);
+		}
 		return NULL;
 	}
 	c->fd = fd;
 	c->lock_fd = lock_fd;
+	c->hooks = *hooks;
+	c->budget = budget;
 	/* The listening socket and the lock are two of them. */
 	c->max_clients = fds > CONTROL_FDS ? CONTROL_CLIENTS : fds > 3 ? fds - 2 : 1;
 	return c;
@@ -286,12 +321,30 @@ struct control *control_new(int fd, int lock_fd, const char *path, size_t fds)
 
 /* Clients */
 
+/* The monotonic instant SPAN from now (INT64_MAX when that overflows). */
+static int64_t later(int64_t span)
+{
+	int64_t at;
+
+	return __builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC), span, &at) ? INT64_MAX : at;
+}
+
+/* C is idle again: its next request has CONTROL_TIMEOUT_NS to come. */
+static void idle(struct control_client *c)
+{
+	c->deadline = later(CONTROL_TIMEOUT_NS);
+}
+
+/* C's descriptor is closed and its slot free at once; the client itself
+ * is freed at the next control_poll, since a slot of the poll set being
+ * dispatched may still name it. */
 static void close_client(struct control *ctl, struct control_client *c)
 {
 	if (c->fd < 0)
 		return;
 	close(c->fd);
 	c->fd = -1;
+	c->held = c->streaming = false;
 	for (size_t i = 0; i < ctl->n; i++)
 		if (ctl->c[i] == c) {
 			ctl->c[i] = ctl->c[--ctl->n];
@@ -299,6 +352,17 @@ static void close_client(struct control *ctl, struct control_client *c)
 		}
 	c->next_closed = ctl->closed;
 	ctl->closed = c;
+	ctl->hooks.closed(ctl->hooks.arg, c);
+}
+
+void control_drop(struct control *ctl, struct control_client *c)
+{
+	close_client(ctl, c);
+}
+
+uid_t control_client_uid(const struct control_client *c)
+{
+	return c->uid;
 }
 
 /* C's input holds a line longer than CONTROL_REQUEST_MAX: no newline in
@@ -309,202 +373,51 @@ static bool too_big(const struct control_client *c)
 	       !memchr(c->in + c->in_off, '\n', c->in_len - c->in_off);
 }
 
+/* C's answer is still on its way: its next request waits. */
+static bool answering(const struct control_client *c)
+{
+	return c->held || c->streaming;
+}
+
 /* A whole request (or one too big) waits in C's input, and C may be
  * served it: no answer of C's is still on its way. */
 static bool has_request(const struct control_client *c)
 {
-	return c->fd >= 0 && !c->waiting && !c->list && !c->ended && c->in_len > c->in_off &&
+	return c->fd >= 0 && !answering(c) && !c->ended && c->in_len > c->in_off &&
 	       (memchr(c->in + c->in_off, '\n', c->in_len - c->in_off) || too_big(c));
 }
 
-/* What poll should wait for on C's behalf: 0 when only its hang-up. */
-/* What C waits for. POLLOUT also for a list to go on (when LIST_MAY_GO:
- * else the loop wakes at the budget's renewal, slices.h), and for
- * requests that waited behind an answer (the socket is writable: served
- * at once). */
-static short client_events(const struct control_client *c, bool list_may_go)
+/* What C waits for: 0 when only its hang-up. POLLOUT also for a stream
+ * to go on (when STREAM_MAY_GO: else the loop wakes at the budget's
+ * renewal, slices.h), and for requests that waited behind an answer (the
+ * socket is writable: served at once). */
+static short client_events(const struct control_client *c, bool stream_may_go)
 {
 	short events = 0;
 
 	if ((!c->in_closed && c->in_len - c->in_off < CONTROL_REQUEST_MAX) || c->ended)
 		events |= POLLIN;
-	if (c->out.len > c->out_off || (c->list && list_may_go) || has_request(c))
+	if (c->out.len > c->out_off || (c->streaming && stream_may_go) || has_request(c))
 		events |= POLLOUT;
 	return events;
 }
 
-static void free_listing(struct control_client *c)
-{
-	jobview_listing_free(c->list);
-	c->list = NULL;
-}
-
 static void free_client(struct control_client *c)
 {
-	free_listing(c);
 	free(c->in);
 	jsonw_free(&c->out);
 	free(c);
 }
 
-void control_collect(struct loop *l)
+/* The clients closed since the last call are freed. */
+static void collect(struct control *ctl)
 {
-	struct control *ctl = l->control;
-
-	while (ctl && ctl->closed) {
+	while (ctl->closed) {
 		struct control_client *c = ctl->closed;
 
 		ctl->closed = c->next_closed;
 		free_client(c);
 	}
-	/* The clients take turns at the head of the poll set: the first
-	 * served has the turn's budget for lists, and a list under way
-	 * must never wait on others until its deadline passes. */
-	if (ctl)
-		ctl->first++;
-}
-
-int64_t control_later(int64_t span)
-{
-	int64_t at;
-
-	return __builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC), span, &at) ? INT64_MAX : at;
-}
-
-/* The next slice of C's list into its output. Returns -1 when memory
- * ran out (the client is dropped). */
-static int list_slice(struct loop *l, struct control *ctl, struct control_client *c)
-{
-	const char *text;
-	size_t len;
-	int rc = jobview_listing_part(c->list, &l->control_slices, SLICE_PART_BYTES, &text, &len);
-
-	if (rc >= 0)
-		jsonw_raw(&c->out, text, len);
-	if (rc < 0 || c->out.failed) {
-		close_client(ctl, c);
-		return -1;
-	}
-	if (rc == 1)
-		free_listing(c);
-	return 0;
-}
-
-/* C's list goes on while the client has less than the window unread.
- * At most one slice a call: the loop comes back when the socket takes
- * more, or at its next turn when the budget was spent. */
-void control_list_more(struct loop *l, struct control *ctl, struct control_client *c)
-{
-	if (c->list && c->out.len - c->out_off < CONTROL_LIST_WINDOW)
-		list_slice(l, ctl, c);
-}
-
-/* Writes what the socket takes now. Returns -1 when the client is gone. */
-int control_flush(struct control *ctl, struct control_client *c)
-{
-	while (c->out_off < c->out.len) {
-		ssize_t n = send(c->fd, c->out.text + c->out_off, c->out.len - c->out_off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return 0;
-		if (n <= 0) {
-			close_client(ctl, c);
-			return -1;
-		}
-		c->out_off += (size_t)n;
-		c->deadline = control_later(CONTROL_TIMEOUT_NS);
-	}
-	if (c->out.cap > CONTROL_KEEP_MAX)
-		jsonw_free(&c->out);
-	jsonw_reset(&c->out);
-	c->out_off = 0;
-	if (c->list)
-		return 0;
-	/* The client still writing its request reads the answer and the
-	 * end of the stream, and what it sends on is read and dropped. */
-	if (c->ended)
-		shutdown(c->fd, SHUT_WR);
-	if (c->in_closed && !c->waiting && !has_request(c)) {
-		close_client(ctl, c);
-		return -1;
-	}
-	return 0;
-}
-
-/* The answer built in ctl->answer goes to C, with its newline. A client
- * whose unread answers would pass CONTROL_UNREAD_MAX is dropped. */
-void control_send_answer(struct control *ctl, struct control_client *c)
-{
-	size_t unread = c->out.len - c->out_off;
-
-	if (ctl->answer.failed) {
-		jsonw_reset(&ctl->answer);
-		jsonw_object(&ctl->answer);
-		jsonw_key(&ctl->answer, "ok");
-		jsonw_bool(&ctl->answer, false);
-		jsonw_key(&ctl->answer, "error");
-		jsonw_string(&ctl->answer, "out of memory");
-		jsonw_end_object(&ctl->answer);
-	}
-	if (unread > 0 && unread + ctl->answer.len > CONTROL_UNREAD_MAX) {
-		close_client(ctl, c);
-		return;
-	}
-	jsonw_raw(&c->out, ctl->answer.text, ctl->answer.len);
-	jsonw_raw(&c->out, "\n", 1);
-	/* A large answer's buffer is not kept for the next one. */
-	if (ctl->answer.cap > CONTROL_KEEP_MAX)
-		jsonw_free(&ctl->answer);
-	if (c->out.failed) {
-		close_client(ctl, c);
-		return;
-	}
-	control_flush(ctl, c);
-}
-
-void control_answer_begin(struct control *ctl, bool ok)
-{
-	jsonw_reset(&ctl->answer);
-	jsonw_object(&ctl->answer);
-	jsonw_key(&ctl->answer, "ok");
-	jsonw_bool(&ctl->answer, ok);
-}
-
-void control_answer_error(struct control *ctl, struct control_client *c, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	control_answer_begin(ctl, false);
-	jsonw_key(&ctl->answer, "error");
-	jsonw_string(&ctl->answer, msg);
-	jsonw_end_object(&ctl->answer);
-	control_send_answer(ctl, c);
-}
-
-/* Every client is full: those whose peers closed (or sent their last
- * request and closed) are served and let go first, as the next poll
- * would, so that clients already gone never count against the limit. */
-static void collect_gone(struct loop *l)
-{
-	struct control *ctl = l->control;
-	struct pollfd p[CONTROL_CLIENTS];
-	struct control_client *who[CONTROL_CLIENTS];
-	size_t n = ctl->n;
-
-	for (size_t i = 0; i < n; i++) {
-		who[i] = ctl->c[i];
-		p[i] = (struct pollfd){ .fd = who[i]->fd, .events = client_events(who[i], true) };
-	}
-	if (poll(p, n, 0) <= 0)
-		return;
-	for (size_t i = 0; i < n; i++)
-		if (p[i].revents & (POLLHUP | POLLERR | POLLIN))
-			control_serve(l, who[i]);
 }
 
 /* Another client is refused: told so at once and closed. */
@@ -518,70 +431,203 @@ static void refuse_client(const struct control *ctl, int fd)
 	close(fd);
 }
 
-void control_accept(struct loop *l)
+struct control_client *control_add_client(struct control *ctl, int fd, uid_t uid)
 {
-	struct control *ctl = l->control;
 	struct control_client *c;
-	struct ucred cred;
-	socklen_t clen = sizeof cred;
-	int fd;
 
-	if (ctl->n == ctl->max_clients)
-		collect_gone(l);
-	fd = accept4(ctl->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (fd < 0) {
-		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-			ctl->accept_after = control_later(CONTROL_ACCEPT_REST_NS);
-		return;
-	}
 	if (ctl->n == ctl->max_clients) {
 		refuse_client(ctl, fd);
-		return;
+		return NULL;
 	}
 	c = calloc(1, sizeof *c);
 	if (!c) {
 		close(fd);
-		return;
+		return NULL;
 	}
 	c->fd = fd;
-	c->uid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0 ? cred.uid
-									    : (uid_t)-1;
-	c->deadline = control_later(CONTROL_TIMEOUT_NS);
+	c->uid = uid;
+	idle(c);
 	ctl->c[ctl->n++] = c;
+	return c;
 }
 
-void control_stop_waiting(struct control_client *c)
+/* Answers */
+
+static ssize_t send_fd(void *arg, const char *buf, size_t len)
 {
-	c->waiting = false;
-	c->reloading = false;
-	c->claiming = false;
-	c->fleet_token = 0;
-	c->deadline = control_later(CONTROL_TIMEOUT_NS);
+	return send(*(const int *)arg, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
+
+/* Writes what the socket takes now. Returns -1 when the client is gone. */
+static int flush(struct control *ctl, struct control_client *c)
+{
+	size_t off = c->out_off;
+	int rc = write_now(c->out.text, c->out.len, &c->out_off, send_fd, &c->fd);
+
+	/* A client that reads keeps its time, however long the answer. */
+	if (c->out_off > off)
+		idle(c);
+	if (rc != 0 && rc != EAGAIN) {
+		close_client(ctl, c);
+		return -1;
+	}
+	if (rc == EAGAIN)
+		return 0;
+	if (c->out.cap > CONTROL_KEEP_MAX)
+		jsonw_free(&c->out);
+	jsonw_reset(&c->out);
+	c->out_off = 0;
+	if (c->streaming)
+		return 0;
+	/* The client still writing its request reads the answer and the
+	 * end of the stream, and what it sends on is read and dropped. */
+	if (c->ended)
+		shutdown(c->fd, SHUT_WR);
+	if (c->in_closed && !c->held && !has_request(c)) {
+		close_client(ctl, c);
+		return -1;
+	}
+	return 0;
+}
+
+/* TEXT goes after C's unread output; no memory for it drops C. Returns
+ * -1 when C is gone. */
+static int put_out(struct control *ctl, struct control_client *c, const char *text, size_t len)
+{
+	jsonw_raw(&c->out, text, len);
+	if (!c->out.failed)
+		return 0;
+	close_client(ctl, c);
+	return -1;
+}
+
+struct jsonw *control_answer(struct control *ctl)
+{
+	jsonw_reset(&ctl->answer);
+	return &ctl->answer;
+}
+
+struct jsonw *control_answer_begin(struct control *ctl, bool ok)
+{
+	struct jsonw *a = control_answer(ctl);
+
+	jsonw_object(a);
+	jsonw_key(a, "ok");
+	jsonw_bool(a, ok);
+	return a;
+}
+
+/* The answer whose making ran out of memory says so. */
+static void answer_oom(struct control *ctl)
+{
+	struct jsonw *a = control_answer_begin(ctl, false);
+
+	jsonw_key(a, "error");
+	jsonw_string(a, "out of memory");
+	jsonw_end_object(a);
+}
+
+void control_send_answer(struct control *ctl, struct control_client *c)
+{
+	size_t unread = c->out.len - c->out_off;
+
+	if (c->fd < 0)
+		return;
+	if (c->held) {
+		c->held = false;
+		idle(c);
+	}
+	if (ctl->answer.failed)
+		answer_oom(ctl);
+	if (unread > 0 && unread + ctl->answer.len > CONTROL_UNREAD_MAX) {
+		close_client(ctl, c);
+		return;
+	}
+	jsonw_raw(&c->out, ctl->answer.text, ctl->answer.len);
+	/* A large answer's buffer is not kept for the next one. */
+	if (ctl->answer.cap > CONTROL_KEEP_MAX)
+		jsonw_free(&ctl->answer);
+	if (put_out(ctl, c, "\n", 1) == 0)
+		flush(ctl, c);
+}
+
+void control_answer_error(struct control *ctl, struct control_client *c, const char *fmt, ...)
+{
+	char msg[1024];
+	struct jsonw *a;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	a = control_answer_begin(ctl, false);
+	jsonw_key(a, "error");
+	jsonw_string(a, msg);
+	jsonw_end_object(a);
+	control_send_answer(ctl, c);
+}
+
+void control_hold(struct control *ctl, struct control_client *c, int64_t span)
+{
+	(void)ctl;
+	if (c->fd < 0)
+		return;
+	c->held = true;
+	c->deadline = span == INT64_MAX ? INT64_MAX : later(span);
+}
+
+/* C's stream goes on while the client has less than the window unread.
+ * At most one part a call: the loop comes back when the socket takes
+ * more, or at its next turn when the budget was spent. */
+static void stream_more(struct control *ctl, struct control_client *c)
+{
+	if (c->streaming && c->out.len - c->out_off < CONTROL_STREAM_WINDOW)
+		ctl->hooks.more(ctl->hooks.arg, c);
+}
+
+void control_stream(struct control *ctl, struct control_client *c)
+{
+	if (c->fd < 0)
+		return;
+	c->streaming = true;
+	stream_more(ctl, c);
+	if (c->fd >= 0)
+		flush(ctl, c);
+}
+
+void control_stream_part(struct control *ctl, struct control_client *c, const char *text,
+			 size_t len, bool last)
+{
+	if (c->fd < 0 || put_out(ctl, c, text, len) != 0)
+		return;
+	if (last)
+		c->streaming = false;
+}
+
+/* Serving */
 
 /* Requests complete in C's input, each answered in full before the next
- * is read: a client that waits (run --wait, reload) or whose list is
- * still being written is served its next request once that answer is
- * out (control_serve). The 64 KiB limit is each line's. */
-static void serve_lines(struct loop *l, struct control_client *c)
+ * is read: a client whose answer is held (run --wait, reload) or still
+ * being streamed is served its next request once that answer is out
+ * (serve_client). The 64 KiB limit is each line's. */
+static void serve_lines(struct control *ctl, struct control_client *c)
 {
 	char *nl;
 
-	while (c->fd >= 0 && !c->waiting && !c->list && !c->ended &&
+	while (c->fd >= 0 && !answering(c) && !c->ended &&
 	       (nl = memchr(c->in + c->in_off, '\n', c->in_len - c->in_off))) {
 		const char *line = c->in + c->in_off;
 		size_t len = (size_t)(nl - line);
 
 		/* The line stays where it is until the next read. */
 		c->in_off += len + 1;
-		control_serve_request(l, c, line, len);
-		if (c->fd >= 0 && !c->waiting)
-			c->deadline = control_later(CONTROL_TIMEOUT_NS);
+		ctl->hooks.request(ctl->hooks.arg, c, line, len);
+		if (c->fd >= 0 && !c->held)
+			idle(c);
 	}
 	if (c->fd >= 0 && has_request(c) && too_big(c)) {
 		c->ended = true;
-		control_answer_error(l->control, c, "request too big: over %d bytes",
-				     CONTROL_REQUEST_MAX);
+		control_answer_error(ctl, c, "request too big: over %d bytes", CONTROL_REQUEST_MAX);
 	}
 }
 
@@ -609,19 +655,19 @@ static void compact_input(struct control_client *c)
 
 /* Reads what C sent, at most one buffer's worth a poll; none while its
  * unserved requests fill the buffer (they wait behind an answer). */
-static void read_client(struct loop *l, struct control_client *c)
+static void read_client(struct control *ctl, struct control_client *c)
 {
 	ssize_t n;
 
 	if (c->ended) {
-		discard_client(l->control, c);
+		discard_client(ctl, c);
 		return;
 	}
 	compact_input(c);
 	if (c->in_closed || c->in_len >= CONTROL_REQUEST_MAX)
 		return;
 	if (!c->in && !(c->in = malloc(CONTROL_REQUEST_MAX))) {
-		close_client(l->control, c);
+		close_client(ctl, c);
 		return;
 	}
 	n = recv(c->fd, c->in + c->in_len, CONTROL_REQUEST_MAX - c->in_len, MSG_DONTWAIT);
@@ -629,78 +675,123 @@ static void read_client(struct loop *l, struct control_client *c)
 		return;
 	if (n <= 0) {
 		c->in_closed = true;
-		if (n < 0 || (!c->waiting && !c->list && !has_request(c) && c->out.len == c->out_off))
-			close_client(l->control, c);
+		if (n < 0 || (!answering(c) && !has_request(c) && c->out.len == c->out_off))
+			close_client(ctl, c);
 		return;
 	}
 	c->in_len += (size_t)n;
-	serve_lines(l, c);
+	serve_lines(ctl, c);
 }
 
-void control_serve(struct loop *l, struct control_client *c)
+static void serve_client(struct control *ctl, struct control_client *c)
 {
 	/* Poll woke a client that asked for nothing: it hung up (closed
 	 * while it waited for a run or a reload): its slot is free now. */
 	if (c->fd >= 0 && client_events(c, true) == 0) {
-		close_client(l->control, c);
+		close_client(ctl, c);
 		return;
 	}
 	if (c->fd >= 0 && c->out.len > c->out_off)
-		control_flush(l->control, c);
-	if (c->fd >= 0 && c->list)
-		control_list_more(l, l->control, c);
-	/* Requests that came while a list was written or a run waited for. */
-	if (has_request(c))
-		serve_lines(l, c);
+		flush(ctl, c);
 	if (c->fd >= 0)
-		read_client(l, c);
+		stream_more(ctl, c);
+	/* Requests that came while an answer was on its way. */
+	if (has_request(c))
+		serve_lines(ctl, c);
+	if (c->fd >= 0)
+		read_client(ctl, c);
 }
 
-/* The poll set */
-
-int control_listen_fd(const struct loop *l)
+/* Every client is full: those whose peers closed (or sent their last
+ * request and closed) are served and let go first, as the next poll
+ * would, so that clients already gone never count against the limit. */
+static void collect_gone(struct control *ctl)
 {
-	if (!l->control || l->control->accept_after > clock_now_ns(CLOCK_MONOTONIC))
-		return -1;
-	return l->control->fd;
+	struct pollfd p[CONTROL_CLIENTS];
+	struct control_client *who[CONTROL_CLIENTS];
+	size_t n = ctl->n;
+
+	for (size_t i = 0; i < n; i++) {
+		who[i] = ctl->c[i];
+		p[i] = (struct pollfd){ .fd = who[i]->fd, .events = client_events(who[i], true) };
+	}
+	if (poll(p, n, 0) <= 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (p[i].revents & (POLLHUP | POLLERR | POLLIN))
+			serve_client(ctl, who[i]);
 }
 
-/* C's list waits for the budget's renewal (slices.h) to go on. */
-static bool list_waits(const struct loop *l, const struct control_client *c)
+static void accept_client(struct control *ctl)
 {
-	return c->list && c->out.len - c->out_off < CONTROL_LIST_WINDOW &&
-	       slice_budget_spent(&l->control_slices);
+	struct ucred cred;
+	socklen_t clen = sizeof cred;
+	int fd;
+
+	if (ctl->n == ctl->max_clients)
+		collect_gone(ctl);
+	fd = accept4(ctl->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0) {
+		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+			ctl->accept_after = later(CONTROL_ACCEPT_REST_NS);
+		return;
+	}
+	control_add_client(ctl, fd, getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0
+				    ? cred.uid : (uid_t)-1);
 }
 
-int control_client_fd(const struct loop *l, size_t i, short *events,
-		      struct control_client **c)
+/* The loop's side */
+
+/* C's stream waits for the budget's renewal (slices.h) to go on. */
+static bool stream_waits(const struct control *ctl, const struct control_client *c)
 {
-	if (!l->control || i >= l->control->n)
-		return -1;
-	*c = l->control->c[(i + l->control->first) % l->control->n];
-	*events = client_events(*c, !list_waits(l, *c));
-	return (*c)->fd;
+	return c->streaming && c->out.len - c->out_off < CONTROL_STREAM_WINDOW &&
+	       slice_budget_spent(ctl->budget);
 }
 
-int64_t control_deadline(const struct loop *l)
+void control_poll(struct control *ctl, control_poll_fn add, void *arg)
 {
-	int64_t d = l->control && l->control->accept_after ? l->control->accept_after : INT64_MAX;
+	if (!ctl)
+		return;
+	collect(ctl);
+	/* The clients take turns at the head of the poll set: the first
+	 * served has the turn's budget for streams, and a list under way
+	 * must never wait on others until its deadline passes. */
+	ctl->first++;
+	if (ctl->fd >= 0 && ctl->accept_after <= clock_now_ns(CLOCK_MONOTONIC))
+		add(arg, ctl->fd, POLLIN, NULL);
+	for (size_t i = 0; i < ctl->n; i++) {
+		struct control_client *c = ctl->c[(i + ctl->first) % ctl->n];
 
-	for (size_t i = 0; l->control && i < l->control->n; i++) {
-		const struct control_client *c = l->control->c[i];
+		add(arg, c->fd, client_events(c, !stream_waits(ctl, c)), c);
+	}
+}
+
+void control_ready(struct control *ctl, void *tag)
+{
+	if (tag)
+		serve_client(ctl, tag);
+	else
+		accept_client(ctl);
+}
+
+int64_t control_deadline(const struct control *ctl)
+{
+	int64_t d = ctl && ctl->accept_after ? ctl->accept_after : INT64_MAX;
+
+	for (size_t i = 0; ctl && i < ctl->n; i++) {
+		const struct control_client *c = ctl->c[i];
 
 		if (c->deadline < d)
 			d = c->deadline;
-		if (list_waits(l, c) && l->control_slices.renew_at < d)
-			d = l->control_slices.renew_at;
+		if (stream_waits(ctl, c) && ctl->budget->renew_at < d)
+			d = ctl->budget->renew_at;
 	}
 	return d;
 }
 
-void control_expire(struct loop *l, int64_t now)
+void control_expire(struct control *ctl, int64_t now)
 {
-	struct control *ctl = l->control;
-
 	if (ctl && ctl->accept_after && ctl->accept_after <= now)
 		ctl->accept_after = 0;
 	for (size_t i = 0; ctl && i < ctl->n;) {
@@ -708,48 +799,37 @@ void control_expire(struct loop *l, int64_t now)
 
 		if (c->deadline > now) {
 			i++;
-		} else if (c->reloading) {
-			control_stop_waiting(c);
-			control_answer_error(ctl, c, "%s", l->st.phase == PHASE_RUNNING
-					     ? "the reload did not come in time"
-					     : "tfd is stopping: the reload was not done");
-		} else if (c->claiming || c->fleet_token) {
-			/* The fleet's database did not answer in time: told so,
-			 * the client is not left without an answer. */
-			const char *what = c->claiming ? "the run's claim" : "the change";
-
-			control_stop_waiting(c);
-			control_answer_error(ctl, c, "the fleet's database did not answer within "
-					     "%d s: %s is sent when it answers",
-					     (int)(CONTROL_TIMEOUT_NS / 1000000000), what);
+		} else if (c->held) {
+			/* Answered by the layer above, told so: the client
+			 * is not left without an answer. */
+			c->held = false;
+			idle(c);
+			ctl->hooks.expired(ctl->hooks.arg, c);
 		} else {
 			close_client(ctl, c);
 		}
 	}
 }
 
-/* At exit: a waiting client is told; the socket file is removed. */
-void control_free(struct loop *l)
+void control_free(struct control *ctl)
 {
-	struct control *ctl = l->control;
-
 	if (!ctl)
 		return;
+	/* The layer above has had its last word: no hook is called. */
 	while (ctl->n > 0) {
-		struct control_client *c = ctl->c[0];
+		struct control_client *c = ctl->c[--ctl->n];
 
-		if (c->reloading)
-			control_answer_error(ctl, c, "tfd is stopping: the reload was not done");
-		else if (c->waiting)
-			control_answer_error(ctl, c, "tfd exited before the run ended");
-		close_client(ctl, c);
+		close(c->fd);
+		free_client(c);
 	}
-	control_collect(l);
-	close(ctl->fd);
-	unlink(ctl->path);
-	drop_lock(ctl->path, ctl->lock_fd);
+	collect(ctl);
+	if (ctl->fd >= 0)
+		close(ctl->fd);
+	if (ctl->path) {
+		unlink(ctl->path);
+		drop_lock(ctl->path, ctl->lock_fd);
+	}
 	free(ctl->path);
 	jsonw_free(&ctl->answer);
 	free(ctl);
-	l->control = NULL;
 }

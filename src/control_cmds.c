@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* control_cmds: what tfdctl asks through --control (list, status, run,
- * stop, pause, resume, reload), each answered through control.c's
- * framing, and the clients that wait: for a run's end (run --wait) or
- * for the fleet's database (a run's claim, a pause). */
-#include "control.h"
+/* control_cmds: what tfdctl asks through --control (control_cmds.h): the
+ * table of commands, and the answers owed to clients until a list is
+ * made, a run ends, a reload is done or the fleet answers. */
+#include "control_cmds.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -13,12 +12,11 @@
 
 #include "claims.h"
 #include "claims_control.h"
-#include "control_state.h"
+#include "due.h"
 #include "jobdue.h"
 #include "jobview.h"
 #include "json.h"
 #include "jsonw.h"
-#include "loopstate.h"
 #include "nearest.h"
 #include "reload.h"
 #include "report.h"
@@ -28,7 +26,97 @@
 #include "utf8.h"
 #include "writers.h"
 
-/* Commands */
+/* The answers owed */
+
+enum owed_kind {
+	OWED_LIST,     /* a list made in parts as the client reads (control_stream) */
+	OWED_CLAIM,    /* --fleet: a run's claim, and then perhaps its end */
+	OWED_RUN,      /* run --wait: the run's end */
+	OWED_RELOAD,   /* reload: its outcome */
+	OWED_CHANGE,   /* --fleet: a pause or resume written to the database */
+};
+
+/* An answer owed to a client, to be given later. A client is owed one at
+ * a time (the socket serves its next request once this one is given),
+ * and an entry goes with its client (control_cmds_closed): so the table
+ * never holds more than the socket's CONTROL_CLIENTS. The commands keep
+ * this table rather than a pointer in each of the socket's clients: what
+ * gives an answer (a run's end, a reload, the fleet's token) looks for it
+ * among the few owed, not among every client, and the socket's client
+ * stays the socket's. */
+struct owed {
+	struct control_client *c;
+	enum owed_kind kind;
+	struct job *job;              /* CLAIM, RUN */
+	uint64_t seq;                 /* CLAIM, RUN: the run's */
+	bool then_end;                /* CLAIM: run --wait: its end follows the claim */
+	uint64_t token;               /* CHANGE: the fleet's answer's */
+	struct jobview_listing *list; /* LIST */
+};
+
+struct control_cmds {
+	struct owed owed[CONTROL_CLIENTS];
+	size_t n;
+	uint64_t next_token;          /* --fleet: the last pause's, for its answer */
+};
+
+struct control_cmds *control_cmds_new(void)
+{
+	return calloc(1, sizeof(struct control_cmds));
+}
+
+/* C is owed an answer of KIND (the entry, zeroed but for those two). */
+static struct owed *owe(struct control_cmds *cm, struct control_client *c,
+			enum owed_kind kind)
+{
+	struct owed *o = &cm->owed[cm->n++];
+
+	*o = (struct owed){ .c = c, .kind = kind };
+	return o;
+}
+
+/* Entry I, taken out of the table: the last fills its place. */
+static struct owed take(struct control_cmds *cm, size_t i)
+{
+	struct owed o = cm->owed[i];
+
+	cm->owed[i] = cm->owed[--cm->n];
+	return o;
+}
+
+/* What C is owed, or NULL. */
+static struct owed *owed_of(struct control_cmds *cm, const struct control_client *c)
+{
+	for (size_t i = 0; i < cm->n; i++)
+		if (cm->owed[i].c == c)
+			return &cm->owed[i];
+	return NULL;
+}
+
+/* C is owed nothing more: its list, if any, is freed. */
+static void forget(struct control_cmds *cm, const struct control_client *c)
+{
+	for (size_t i = 0; i < cm->n; i++)
+		if (cm->owed[i].c == c) {
+			jobview_listing_free(take(cm, i).list);
+			return;
+		}
+}
+
+void control_cmds_closed(void *arg, struct control_client *c)
+{
+	struct loop *l = arg;
+
+	forget(l->commands, c);
+}
+
+/* The owed run answers O stands for: its run, or its claim. */
+static bool owes_run(const struct owed *o)
+{
+	return o->kind == OWED_CLAIM || o->kind == OWED_RUN;
+}
+
+/* Requests */
 
 struct request {
 	struct json_doc d;
@@ -37,18 +125,33 @@ struct request {
 	size_t job_len;           /* a "\u0000" in it makes it longer than strlen */
 };
 
-static void control_event(struct loop *l, struct control_client *c, const char *command,
-			  const char *job)
+/* One request being served: the loop, the socket and the client, the
+ * request, and its arguments as the command's row says it takes them. */
+struct call {
+	struct loop *l;
+	struct control *ctl;
+	struct control_client *c;
+	const struct request *rq;
+	const char *name;         /* the command's */
+	struct job *j;            /* TAKES_JOB: the job named */
+	struct job **jobs;        /* TAKES_JOBS: the jobs named */
+	size_t njobs;
+	bool all;                 /* TAKES_JOBS: "all": true */
+	bool wait;                /* TAKES_WAIT: "wait": true */
+};
+
+static void control_event(const struct call *x, const char *job)
 {
-	events_control(&l->ev, command, job, (unsigned)c->uid);
+	events_control(&x->l->ev, x->name, job, (unsigned)control_client_uid(x->c));
 }
 
 static void answer_ok(struct control *ctl, struct control_client *c)
 {
-	control_answer_begin(ctl, true);
-	jsonw_end_object(&ctl->answer);
+	jsonw_end_object(control_answer_begin(ctl, true));
 	control_send_answer(ctl, c);
 }
+
+/* Jobs by name */
 
 /* The job named NAME (LEN bytes): its name exactly, or for a name that
  * is not UTF-8, which a JSON request can only carry as it was shown (each
@@ -73,8 +176,9 @@ static struct job *lookup(const struct loop *l, const char *name, size_t len)
 
 /* An unknown job, answered with the nearest name of the table when one
  * is near ("did you mean"). */
-static void answer_unknown(struct loop *l, struct control_client *c, const char *name)
+static void answer_unknown(const struct call *x, const char *name)
 {
+	const struct loop *l = x->l;
 	struct nearest near;
 	const char *best;
 
@@ -84,60 +188,139 @@ static void answer_unknown(struct loop *l, struct control_client *c, const char 
 			nearest_offer(&near, l->jobs[i]->name);
 	best = nearest_found(&near);
 	if (best)
-		control_answer_error(l->control, c, "unknown job '%s'; did you mean '%s'?", name,
+		control_answer_error(x->ctl, x->c, "unknown job '%s'; did you mean '%s'?", name,
 				     best);
 	else
-		control_answer_error(l->control, c, "unknown job '%s'", name);
+		control_answer_error(x->ctl, x->c, "unknown job '%s'", name);
 }
 
 /* The job NAME (LEN bytes) names, else answered: NULL when NAME is none,
  * holds a NUL (no job's name does: "a\u0000b" must not reach "a"), or
  * names no job. */
-static struct job *find_named(struct loop *l, struct control_client *c, const char *name,
-			      size_t len)
+static struct job *find_named(const struct call *x, const char *name, size_t len)
 {
 	struct job *j = NULL;
 
 	if (!name)
-		control_answer_error(l->control, c, "this command needs \"job\"");
+		control_answer_error(x->ctl, x->c, "this command needs \"job\"");
 	else if (strlen(name) != len)
-		control_answer_error(l->control, c, "a job's name holds no NUL (\\u0000)");
-	else if (!(j = lookup(l, name, len)))
-		answer_unknown(l, c, name);
+		control_answer_error(x->ctl, x->c, "a job's name holds no NUL (\\u0000)");
+	else if (!(j = lookup(x->l, name, len)))
+		answer_unknown(x, name);
 	return j;
 }
 
-static struct job *find_job(struct loop *l, struct control_client *c, const struct request *rq)
+/* The jobs the names of the array at JOBS name, into V (*N of them);
+ * else false, the first name that is no job's answered. */
+static bool names_known(const struct call *x, size_t jobs, struct job **v, size_t *n)
 {
-	return find_named(l, c, rq->job, rq->job_len);
+	const struct json_doc *d = &x->rq->d;
+
+	for (size_t i = jobs + 1; i < d->v[jobs].next; i = d->v[i].next) {
+		size_t len;
+		char *name = json_string_n(d, i, &len);
+		struct job *j = NULL;
+
+		if (!name && d->v[i].type != JSON_STRING)
+			control_answer_error(x->ctl, x->c, "\"jobs\" holds names (strings)");
+		else if (!name)
+			control_answer_error(x->ctl, x->c, "out of memory");
+		else
+			j = find_named(x, name, len);
+		free(name);
+		if (!j)
+			return false;
+		if (*n < x->l->njobs)
+			v[(*n)++] = j;
+	}
+	return true;
 }
 
-/* list: made a slice at a time (control_list_more), from now if the
- * turn's budget allows. */
-static void cmd_list(struct loop *l, struct control_client *c)
+/* The jobs a request names: "all": true (every job of the table),
+ * "jobs": [names] or "job"; every name checked before any job changes.
+ * Into X's jobs; false (answered) when one is unknown or none is named. */
+static bool find_jobs(struct call *x)
 {
-	c->list = jobview_listing_new(l);
-	if (!c->list) {
-		jsonw_reset(&l->control->answer);
-		l->control->answer.failed = true;
-		control_send_answer(l->control, c);
+	const struct loop *l = x->l;
+	const struct json_doc *d = &x->rq->d;
+	size_t jobs = json_get(d, 0, "jobs");
+	bool listed = jobs && d->v[jobs].type == JSON_ARRAY && d->v[jobs].count > 0;
+	struct job **v = calloc(l->njobs + 1, sizeof *v);
+	size_t n = 0;
+
+	json_bool(d, json_get(d, 0, "all"), &x->all);
+	if (!v) {
+		control_answer_error(x->ctl, x->c, "out of memory");
+		return false;
+	}
+	if (x->all) {
+		for (size_t i = 0; i < l->njobs; i++)
+			if (!l->jobs[i]->state->removed)
+				v[n++] = l->jobs[i];
+	} else if (!listed && x->rq->job) {
+		if ((v[0] = find_named(x, x->rq->job, x->rq->job_len)))
+			n = 1;
+	} else if (!listed) {
+		control_answer_error(x->ctl, x->c, "%s needs \"jobs\" (names) or \"all\": true",
+				     x->name);
+	} else if (!names_known(x, jobs, v, &n)) {
+		n = 0;
+	}
+	if (n == 0 && !x->all) {
+		free(v);
+		return false;
+	}
+	x->jobs = v;
+	x->njobs = n;
+	return true;
+}
+
+/* list */
+
+/* list: made a part at a time as the client reads (control_cmds_more),
+ * from now if the turn's budget allows. */
+static void cmd_list(const struct call *x)
+{
+	struct jobview_listing *ls = jobview_listing_new(x->l);
+
+	if (!ls) {
+		control_answer_error(x->ctl, x->c, "out of memory");
 		return;
 	}
-	control_list_more(l, l->control, c);
-	if (c->fd >= 0)
-		control_flush(l->control, c);
+	owe(x->l->commands, x->c, OWED_LIST)->list = ls;
+	control_stream(x->ctl, x->c);
 }
 
-static void cmd_status(struct loop *l, struct control_client *c, const struct request *rq)
+void control_cmds_more(void *arg, struct control_client *c)
 {
-	const struct job *j = find_job(l, c, rq);
+	struct loop *l = arg;
+	struct owed *o = owed_of(l->commands, c);
+	const char *text;
+	size_t len;
+	int rc;
 
-	if (!j)
+	if (!o || o->kind != OWED_LIST)
 		return;
-	jsonw_reset(&l->control->answer);
-	jobview_status(&l->control->answer, l, j->name);
-	control_send_answer(l->control, c);
+	rc = jobview_listing_part(o->list, &l->control_slices, SLICE_PART_BYTES, &text, &len);
+	if (rc < 0) {
+		control_drop(l->control, c);
+		return;
+	}
+	/* TEXT is the listing's until it is freed, after. */
+	control_stream_part(l->control, c, text, len, rc == 1);
+	if (rc == 1)
+		forget(l->commands, c);
 }
+
+/* status */
+
+static void cmd_status(const struct call *x)
+{
+	jobview_status(control_answer(x->ctl), x->l, x->j->name);
+	control_send_answer(x->ctl, x->c);
+}
+
+/* run */
 
 /* The exit status tfdctl run --wait gives for R: the run's own. */
 static int record_exit(const struct run_record *r)
@@ -154,218 +337,199 @@ static int record_exit(const struct run_record *r)
 static void answer_started(struct control *ctl, struct control_client *c,
 			   const struct job *j, uint64_t seq, enum tick_action a)
 {
-	control_answer_begin(ctl, true);
-	jsonw_key(&ctl->answer, "job");
-	jsonw_string(&ctl->answer, j->name);
-	jsonw_key(&ctl->answer, "seq");
-	jsonw_u64(&ctl->answer, seq);
-	jsonw_key(&ctl->answer, "action");
-	jsonw_string(&ctl->answer, tick_action_name(a));
-	jsonw_end_object(&ctl->answer);
+	struct jsonw *w = control_answer_begin(ctl, true);
+
+	jsonw_key(w, "job");
+	jsonw_string(w, j->name);
+	jsonw_key(w, "seq");
+	jsonw_u64(w, seq);
+	jsonw_key(w, "action");
+	jsonw_string(w, tick_action_name(a));
+	jsonw_end_object(w);
 	control_send_answer(ctl, c);
 }
 
 static void answer_skipped(struct control *ctl, struct control_client *c)
 {
-	control_answer_begin(ctl, false);
-	jsonw_key(&ctl->answer, "error");
-	jsonw_string(&ctl->answer, "a run is still going and --overlap is skip");
-	jsonw_key(&ctl->answer, "action");
-	jsonw_string(&ctl->answer, "skip");
-	jsonw_end_object(&ctl->answer);
+	struct jsonw *w = control_answer_begin(ctl, false);
+
+	jsonw_key(w, "error");
+	jsonw_string(w, "a run is still going and --overlap is skip");
+	jsonw_key(w, "action");
+	jsonw_string(w, "skip");
+	jsonw_end_object(w);
 	control_send_answer(ctl, c);
 }
 
-/* run under --fleet: claimed as an elapse is, its row's trigger 'manual';
- * the answer (or, with --wait, the run's end) comes with the claim's
- * (control_claimed), within CONTROL_TIMEOUT_NS. */
-static void run_claimed(struct loop *l, struct control_client *c, struct job *j, bool wait)
+/* A run acted on now or once claimed: A's answer (a run's end comes by
+ * control_cmds_run_ended instead). */
+static void answer_acted(struct control *ctl, struct control_client *c, const struct job *j,
+			 uint64_t seq, enum tick_action a)
 {
-	struct tick t;
-
-	if (!claims_connected(l)) {
-		control_answer_error(l->control, c, "the fleet's database is not connected: a "
-				     "run now must be claimed");
-		return;
-	}
-	control_event(l, c, "run", j->name);
-	tick_manual(l, j, &t);
-	c->waiting = true;
-	c->claiming = true;
-	c->wait_end = wait;
-	c->wait_job = j;
-	c->wait_seq = t.seq;
-	c->deadline = control_later(CONTROL_TIMEOUT_NS);
-	claims_hold(l, j, &t);
+	if (a == TICK_RUN || a == TICK_QUEUE || a == TICK_KILL)
+		answer_started(ctl, c, j, seq, a);
+	else if (a == TICK_SKIP)
+		answer_skipped(ctl, c);
+	else if (a == TICK_ACTION_NONE)
+		control_answer_error(ctl, c, "the run could not be started");
+	else
+		control_answer_error(ctl, c, "the fleet's claim of the run was %s: not run here",
+				     tick_action_name(a));
 }
 
-void control_claimed(struct loop *l, struct job *j, const struct tick *t)
+/* Why due.c refused a manual run (V), answered; false when it did not. */
+static bool refused(const struct call *x, enum due_manual v)
 {
-	struct control *ctl = l->control;
+	if (v == DUE_MANUAL_NO_COMMAND)
+		control_answer_error(x->ctl, x->c, "job '%s' has no command to run", x->j->name);
+	else if (v == DUE_MANUAL_STOPPING)
+		control_answer_error(x->ctl, x->c, "tfd is shutting down");
+	else if (v == DUE_MANUAL_NO_DATABASE)
+		control_answer_error(x->ctl, x->c, "the fleet's database is not connected: a "
+				     "run now must be claimed");
+	else
+		return false;
+	return true;
+}
+
+/* run, and run --wait: the manual run enters as an elapse does (due.c).
+ * Its answer is owed before it acts, since a start the kernel refuses
+ * ends the run at once (control_cmds_run_ended). Under --fleet it is
+ * claimed as an elapse is, its row's trigger 'manual': the answer (or,
+ * with --wait, the run's end) comes with the claim's
+ * (control_cmds_claimed), within CONTROL_TIMEOUT_NS. */
+static void cmd_run(const struct call *x)
+{
+	struct control_cmds *cm = x->l->commands;
+	struct tick t = { 0 };
+	enum due_manual v = due_manual(x->l, x->j, &t);
+	struct owed *o = NULL;
+
+	if (refused(x, v))
+		return;
+	control_event(x, x->j->name);
+	if (v == DUE_MANUAL_CLAIM) {
+		o = owe(cm, x->c, OWED_CLAIM);
+		o->then_end = x->wait;
+		control_hold(x->ctl, x->c, CONTROL_TIMEOUT_NS);
+	} else if (x->wait) {
+		o = owe(cm, x->c, OWED_RUN);
+		control_hold(x->ctl, x->c, INT64_MAX);
+	}
+	if (o) {
+		o->job = x->j;
+		o->seq = t.seq;
+	}
+	due_manual_act(x->l, x->j, &t);
+	if (v == DUE_MANUAL_CLAIM)
+		return;
+	if (t.action == TICK_SKIP || t.action == TICK_ACTION_NONE) {
+		forget(cm, x->c);
+		answer_acted(x->ctl, x->c, x->j, t.seq, t.action);
+	} else if (!x->wait) {
+		answer_started(x->ctl, x->c, x->j, t.seq, t.action);
+	}
+}
+
+void control_cmds_claimed(struct loop *l, struct job *j, const struct tick *t)
+{
+	struct control_cmds *cm = l->commands;
 	enum tick_action a = t->action;
 
-	for (size_t i = 0; ctl && i < ctl->n; i++) {
-		struct control_client *c = ctl->c[i];
+	for (size_t i = 0; cm && i < cm->n; i++) {
+		struct owed *o = &cm->owed[i];
 
-		if (!c->claiming || c->wait_job != j || c->wait_seq != t->seq)
+		if (o->kind != OWED_CLAIM || o->job != j || o->seq != t->seq)
 			continue;
-		c->claiming = false;
-		if ((a == TICK_RUN || a == TICK_QUEUE) && c->wait_end) {
-			c->deadline = INT64_MAX;   /* control_run_ended answers */
+		if ((a == TICK_RUN || a == TICK_QUEUE) && o->then_end) {
+			o->kind = OWED_RUN;   /* control_cmds_run_ended answers */
+			control_hold(l->control, o->c, INT64_MAX);
 			return;
 		}
-		control_stop_waiting(c);
-		if (a == TICK_RUN || a == TICK_QUEUE || a == TICK_KILL)
-			answer_started(ctl, c, j, t->seq, a);
-		else if (a == TICK_SKIP)
-			answer_skipped(ctl, c);
-		else if (a == TICK_ACTION_NONE)
-			control_answer_error(ctl, c, "the run could not be started");
-		else
-			control_answer_error(ctl, c, "the fleet's claim of the run was %s: not "
-					     "run here", tick_action_name(a));
+		answer_acted(l->control, take(cm, i).c, j, t->seq, a);
 		return;
-	}
-}
-
-void control_fleet_done(struct loop *l, uint64_t token, const char *message)
-{
-	struct control *ctl = l->control;
-
-	for (size_t i = 0; ctl && token && i < ctl->n; i++) {
-		struct control_client *c = ctl->c[i];
-
-		if (!c->waiting || c->fleet_token != token)
-			continue;
-		control_stop_waiting(c);
-		if (message)
-			control_answer_error(ctl, c, "%s", message);
-		else
-			answer_ok(ctl, c);
-		return;
-	}
-}
-
-/* run, and run --wait: the client waits before the run starts, since a
- * start the kernel refuses ends the run at once (control_run_ended). */
-static void cmd_run(struct loop *l, struct control_client *c, const struct request *rq)
-{
-	struct control *ctl = l->control;
-	struct job *j = find_job(l, c, rq);
-	bool wait = false;
-	enum tick_action a;
-
-	if (!j)
-		return;
-	json_bool(&rq->d, json_get(&rq->d, 0, "wait"), &wait);
-	if (!j->state->runner) {
-		control_answer_error(ctl, c, "job '%s' has no command to run", j->name);
-		return;
-	}
-	if (l->st.phase != PHASE_RUNNING) {
-		control_answer_error(ctl, c, "tfd is shutting down");
-		return;
-	}
-	if (claims_decide(l, j)) {
-		run_claimed(l, c, j, wait);
-		return;
-	}
-	control_event(l, c, "run", j->name);
-	if (wait) {
-		c->waiting = true;
-		c->wait_job = j;
-		c->wait_seq = j->state->seq + 1;   /* the run's, once it has one */
-		c->deadline = INT64_MAX;
-	}
-	a = tick_run_now(l, j);
-	if (a == TICK_SKIP || a == TICK_ACTION_NONE) {
-		control_stop_waiting(c);
-		if (a == TICK_SKIP)
-			answer_skipped(ctl, c);
-		else
-			control_answer_error(ctl, c, "the run could not be started");
-	} else if (!wait) {
-		answer_started(ctl, c, j, j->state->seq, a);
 	}
 }
 
 static void answer_ended(struct control *ctl, struct control_client *c, const struct job *j,
 			 const struct run_record *r)
 {
+	struct jsonw *w = control_answer_begin(ctl, true);
 	char name[16];
 
-	control_answer_begin(ctl, true);
-	jsonw_key(&ctl->answer, "job");
-	jsonw_string(&ctl->answer, j->name);
-	jsonw_key(&ctl->answer, "seq");
-	jsonw_u64(&ctl->answer, r->seq);
-	jsonw_key(&ctl->answer, "status");
+	jsonw_key(w, "job");
+	jsonw_string(w, j->name);
+	jsonw_key(w, "seq");
+	jsonw_u64(w, r->seq);
+	jsonw_key(w, "status");
 	if (r->signal || r->start_failed)
-		jsonw_null(&ctl->answer);
+		jsonw_null(w);
 	else
-		jsonw_i64(&ctl->answer, r->status);
-	jsonw_key(&ctl->answer, "signal");
-	jsonw_string(&ctl->answer, r->signal ? signal_name(r->signal, name, sizeof name) : NULL);
-	jsonw_key(&ctl->answer, "timed_out");
-	jsonw_bool(&ctl->answer, r->timed_out);
-	jsonw_key(&ctl->answer, "duration");
-	jsonw_seconds(&ctl->answer, r->duration_ns);
-	jsonw_key(&ctl->answer, "exit");
-	jsonw_i64(&ctl->answer, record_exit(r));
-	jsonw_end_object(&ctl->answer);
+		jsonw_i64(w, r->status);
+	jsonw_key(w, "signal");
+	jsonw_string(w, r->signal ? signal_name(r->signal, name, sizeof name) : NULL);
+	jsonw_key(w, "timed_out");
+	jsonw_bool(w, r->timed_out);
+	jsonw_key(w, "duration");
+	jsonw_seconds(w, r->duration_ns);
+	jsonw_key(w, "exit");
+	jsonw_i64(w, record_exit(r));
+	jsonw_end_object(w);
 	control_send_answer(ctl, c);
 }
 
-void control_run_ended(struct loop *l, struct job *j, const struct run_record *r, bool final)
+void control_cmds_run_ended(struct loop *l, struct job *j, const struct run_record *r,
+			    bool final)
 {
-	struct control *ctl = l->control;
+	struct control_cmds *cm = l->commands;
 
-	for (size_t i = 0; ctl && final && i < ctl->n; i++) {
-		struct control_client *c = ctl->c[i];
+	for (size_t i = 0; cm && final && i < cm->n;) {
+		struct owed *o = &cm->owed[i];
 
-		if (!c->waiting || c->wait_job != j || c->wait_seq != r->seq)
-			continue;
 		/* Under --fleet also while its claim's answer is on its way
 		 * (a start refused ends the run before): it is this answer. */
-		control_stop_waiting(c);
-		answer_ended(ctl, c, j, r);
-		/* Requests that came while it waited are served when poll
-		 * next hands the client over (control_serve), not here, in
-		 * the middle of a run's end. */
-		i = (size_t)-1;   /* C may be closed: look again */
-	}
-}
-
-void control_job_gone(struct loop *l, struct job *j)
-{
-	struct control *ctl = l->control;
-
-	for (size_t i = 0; ctl && i < ctl->n; i++) {
-		struct control_client *c = ctl->c[i];
-
-		if (!c->waiting || c->wait_job != j)
+		if (!owes_run(o) || o->job != j || o->seq != r->seq) {
+			i++;
 			continue;
-		control_stop_waiting(c);
-		control_answer_error(ctl, c, "job '%s' left the table before its run ended",
-				     j->name);
-		i = (size_t)-1;
+		}
+		/* Requests that came while it waited are served when poll
+		 * next hands the client over, not here, in the middle of a
+		 * run's end. */
+		answer_ended(l->control, take(cm, i).c, j, r);
 	}
 }
+
+void control_cmds_job_gone(struct loop *l, struct job *j)
+{
+	struct control_cmds *cm = l->commands;
+
+	for (size_t i = 0; cm && i < cm->n;) {
+		if (!owes_run(&cm->owed[i]) || cm->owed[i].job != j) {
+			i++;
+			continue;
+		}
+		control_answer_error(l->control, take(cm, i).c,
+				     "job '%s' left the table before its run ended", j->name);
+	}
+}
+
+/* stop */
 
 /* A run --wait on queued run SEQ of J, which stop dropped: told so. */
 static void answer_dropped(struct loop *l, struct job *j, uint64_t seq)
 {
-	struct control *ctl = l->control;
+	struct control_cmds *cm = l->commands;
 
-	for (size_t i = 0; i < ctl->n; i++) {
-		struct control_client *c = ctl->c[i];
+	for (size_t i = 0; i < cm->n;) {
+		const struct owed *o = &cm->owed[i];
 
-		if (!c->waiting || c->wait_job != j || c->wait_seq != seq)
+		if (!owes_run(o) || o->job != j || o->seq != seq) {
+			i++;
 			continue;
-		control_stop_waiting(c);
-		control_answer_error(ctl, c, "run %" PRIu64 " of '%s' was dropped from the queue "
-				     "by tfdctl stop: it did not run", seq, j->name);
-		i = (size_t)-1;   /* C may be closed: look again */
+		}
+		control_answer_error(l->control, take(cm, i).c, "run %" PRIu64 " of '%s' was "
+				     "dropped from the queue by tfdctl stop: it did not run", seq,
+				     j->name);
 	}
 }
 
@@ -373,41 +537,39 @@ static void answer_dropped(struct loop *l, struct job *j, uint64_t seq)
  * what would have run next is dropped: a queued run (its waiter told), a
  * failed try's retry (the run then ends failed: counted, printed, its
  * waiter answered). */
-static void cmd_stop(struct loop *l, struct control_client *c, const struct request *rq)
+static void cmd_stop(const struct call *x)
 {
-	struct control *ctl = l->control;
-	struct job *j = find_job(l, c, rq);
+	struct job *j = x->j;
 	struct runner_stopped st = { 0 };
+	struct jsonw *w;
 
-	if (!j)
-		return;
-	control_event(l, c, "stop", j->name);
+	control_event(x, j->name);
 	if (j->state->runner)
 		runner_stop(j->state->runner, clock_now_ns(CLOCK_MONOTONIC), &st);
 	if (st.queued)
-		answer_dropped(l, j, st.queued_seq);
-	runs_retry_dropped(l, j, &st);
-	jobdue_update(l, j);
-	if (c->fd < 0)
-		return;
-	control_answer_begin(ctl, true);
-	jsonw_key(&ctl->answer, "job");
-	jsonw_string(&ctl->answer, j->name);
-	jsonw_key(&ctl->answer, "stopped");
-	jsonw_u64(&ctl->answer, st.signalled);
-	jsonw_key(&ctl->answer, "queued_dropped");
+		answer_dropped(x->l, j, st.queued_seq);
+	runs_retry_dropped(x->l, j, &st);
+	jobdue_update(x->l, j);
+	w = control_answer_begin(x->ctl, true);
+	jsonw_key(w, "job");
+	jsonw_string(w, j->name);
+	jsonw_key(w, "stopped");
+	jsonw_u64(w, st.signalled);
+	jsonw_key(w, "queued_dropped");
 	if (st.queued)
-		jsonw_u64(&ctl->answer, st.queued_seq);
+		jsonw_u64(w, st.queued_seq);
 	else
-		jsonw_null(&ctl->answer);
-	jsonw_key(&ctl->answer, "retry_dropped");
+		jsonw_null(w);
+	jsonw_key(w, "retry_dropped");
 	if (st.retry)
-		jsonw_u64(&ctl->answer, st.last_try.seq);
+		jsonw_u64(w, st.last_try.seq);
 	else
-		jsonw_null(&ctl->answer);
-	jsonw_end_object(&ctl->answer);
-	control_send_answer(ctl, c);
+		jsonw_null(w);
+	jsonw_end_object(w);
+	control_send_answer(x->ctl, x->c);
 }
+
+/* pause and resume */
 
 static void set_paused(struct loop *l, struct job *j, bool paused)
 {
@@ -415,207 +577,251 @@ static void set_paused(struct loop *l, struct job *j, bool paused)
 	l->metrics_dirty = true;
 }
 
-/* The jobs the names of the array at JOBS name, into V (*N of them);
- * else false, the first name that is no job's answered. */
-static bool names_known(struct loop *l, struct control_client *c, const struct json_doc *d,
-			size_t jobs, struct job **v, size_t *n)
-{
-	for (size_t i = jobs + 1; i < d->v[jobs].next; i = d->v[i].next) {
-		size_t len;
-		char *name = json_string_n(d, i, &len);
-		struct job *j = NULL;
-
-		if (!name && d->v[i].type != JSON_STRING)
-			control_answer_error(l->control, c, "\"jobs\" holds names (strings)");
-		else if (!name)
-			control_answer_error(l->control, c, "out of memory");
-		else
-			j = find_named(l, c, name, len);
-		free(name);
-		if (!j)
-			return false;
-		if (*n < l->njobs)
-			v[(*n)++] = j;
-	}
-	return true;
-}
-
-/* The jobs that pause or resume names: "all": true (every job of the
- * table), "jobs": [names] or "job"; every name checked before any job
- * changes. NULL (answered) when one is unknown or none is named; *ALL
- * says "all". */
-static struct job **pause_targets(struct loop *l, struct control_client *c,
-				  const struct request *rq, const char *command, size_t *n,
-				  bool *all)
-{
-	const struct json_doc *d = &rq->d;
-	size_t jobs = json_get(d, 0, "jobs");
-	bool listed = jobs && d->v[jobs].type == JSON_ARRAY && d->v[jobs].count > 0;
-	struct job **v = calloc(l->njobs + 1, sizeof *v);
-	struct job *j;
-
-	*n = 0;
-	*all = false;
-	json_bool(d, json_get(d, 0, "all"), all);
-	if (!v) {
-		control_answer_error(l->control, c, "out of memory");
-	} else if (*all) {
-		for (size_t i = 0; i < l->njobs; i++)
-			if (!l->jobs[i]->state->removed)
-				v[(*n)++] = l->jobs[i];
-		return v;
-	} else if (!listed && rq->job) {
-		if ((j = find_job(l, c, rq))) {
-			v[(*n)++] = j;
-			return v;
-		}
-	} else if (!listed) {
-		control_answer_error(l->control, c, "%s needs \"jobs\" (names) or \"all\": true",
-				     command);
-	} else if (names_known(l, c, d, jobs, v, n)) {
-		return v;
-	}
-	free(v);
-	return NULL;
-}
-
 /* Under --fleet: the pause is the fleet's, written to tfd_paused; the
- * answer waits for the database (control_fleet_done), within
+ * answer waits for the database (control_cmds_fleet_done), within
  * CONTROL_TIMEOUT_NS. An @reboot job, which each replica runs unclaimed,
  * is paused here only. */
-static void pause_fleet(struct loop *l, struct control_client *c, struct job **v, size_t n,
-			bool paused)
+static void pause_fleet(const struct call *x, bool paused)
 {
-	struct control *ctl = l->control;
+	struct loop *l = x->l;
+	struct control_cmds *cm = l->commands;
+	struct job **v = x->jobs;
 	size_t claimed = 0;
 
 	if (!claims_connected(l)) {
-		control_answer_error(ctl, c, "the fleet's database is not connected: a pause is "
-				     "written to tfd_paused");
+		control_answer_error(x->ctl, x->c, "the fleet's database is not connected: a "
+				     "pause is written to tfd_paused");
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < x->njobs; i++)
 		if (claims_decide(l, v[i]))
 			v[claimed++] = v[i];
 		else
 			set_paused(l, v[i], paused);
 	if (claimed == 0) {
-		answer_ok(ctl, c);
+		answer_ok(x->ctl, x->c);
 		return;
 	}
-	if (claims_pause(l, v, claimed, paused, (unsigned)c->uid, ++ctl->next_token) != 0) {
-		control_answer_error(ctl, c, "out of memory");
+	if (claims_pause(l, v, claimed, paused, (unsigned)control_client_uid(x->c),
+			 ++cm->next_token) != 0) {
+		control_answer_error(x->ctl, x->c, "out of memory");
 		return;
 	}
-	c->waiting = true;
-	c->wait_job = NULL;   /* a former run's: not this wait's */
-	c->fleet_token = ctl->next_token;
-	c->deadline = control_later(CONTROL_TIMEOUT_NS);
+	owe(cm, x->c, OWED_CHANGE)->token = cm->next_token;
+	control_hold(x->ctl, x->c, CONTROL_TIMEOUT_NS);
 }
 
 /* pause and resume: each change a "control" event ("all": one). */
-static void cmd_pause(struct loop *l, struct control_client *c, const struct request *rq,
-		      bool paused)
+static void pause_jobs(const struct call *x, bool paused)
 {
-	const char *command = paused ? "pause" : "resume";
-	size_t n;
-	bool all;
-	struct job **v = pause_targets(l, c, rq, command, &n, &all);
-
-	if (!v)
+	for (size_t i = 0; !x->all && i < x->njobs; i++)
+		control_event(x, x->jobs[i]->name);
+	if (x->all)
+		control_event(x, NULL);
+	if (x->l->claims) {
+		pause_fleet(x, paused);
 		return;
-	for (size_t i = 0; !all && i < n; i++)
-		control_event(l, c, command, v[i]->name);
-	if (all)
-		control_event(l, c, command, NULL);
-	if (l->claims) {
-		pause_fleet(l, c, v, n, paused);
-	} else {
-		for (size_t i = 0; i < n; i++)
-			set_paused(l, v[i], paused);
-		answer_ok(l->control, c);
 	}
-	free(v);
+	for (size_t i = 0; i < x->njobs; i++)
+		set_paused(x->l, x->jobs[i], paused);
+	answer_ok(x->ctl, x->c);
 }
+
+static void cmd_pause(const struct call *x)
+{
+	pause_jobs(x, true);
+}
+
+static void cmd_resume(const struct call *x)
+{
+	pause_jobs(x, false);
+}
+
+void control_cmds_fleet_done(struct loop *l, uint64_t token, const char *message)
+{
+	struct control_cmds *cm = l->commands;
+
+	for (size_t i = 0; cm && token && i < cm->n; i++) {
+		struct control_client *c = cm->owed[i].c;
+
+		if (cm->owed[i].kind != OWED_CHANGE || cm->owed[i].token != token)
+			continue;
+		take(cm, i);
+		if (message)
+			control_answer_error(l->control, c, "%s", message);
+		else
+			answer_ok(l->control, c);
+		return;
+	}
+}
+
+/* reload */
 
 /* reload: what SIGHUP does, answered once it is done. SIGHUP's reload
  * waits for the jobs files still being written (reload.h), so this one
- * waits too: the client is answered by control_reloaded, the next
+ * waits too: the client is answered by control_cmds_reloaded, the next
  * reload's outcome (within the writers' wait and CONTROL_TIMEOUT_NS). */
-static void cmd_reload(struct loop *l, struct control_client *c)
+static void cmd_reload(const struct call *x)
 {
-	struct control *ctl = l->control;
+	struct loop *l = x->l;
 
 	if (l->st.phase != PHASE_RUNNING) {
-		control_answer_error(ctl, c, "tfd is stopping: no reload now");
+		control_answer_error(x->ctl, x->c, "tfd is stopping: no reload now");
 		return;
 	}
 	if (!l->cfg->jobs_path || !l->cfg->reload) {
-		control_answer_error(ctl, c, "reload needs a tfd started with --jobs");
+		control_answer_error(x->ctl, x->c, "reload needs a tfd started with --jobs");
 		return;
 	}
-	control_event(l, c, "reload", NULL);
+	control_event(x, NULL);
 	reload_request(l);
-	c->waiting = true;
-	c->reloading = true;
-	c->wait_job = NULL;   /* a former run's: not this wait's */
-	c->deadline = control_later(WRITERS_WAIT_NS + CONTROL_TIMEOUT_NS);
+	owe(l->commands, x->c, OWED_RELOAD);
+	control_hold(x->ctl, x->c, WRITERS_WAIT_NS + CONTROL_TIMEOUT_NS);
 }
 
-void control_reloaded(struct loop *l, const struct reload_counts *counts, const char *error)
+static void answer_reloaded(struct control *ctl, struct control_client *c,
+			    const struct reload_counts *counts)
 {
-	struct control *ctl = l->control;
+	struct jsonw *w = control_answer_begin(ctl, true);
 
-	for (size_t i = 0; ctl && i < ctl->n; i++) {
-		struct control_client *c = ctl->c[i];
+	jsonw_key(w, "added");
+	jsonw_u64(w, counts->added);
+	jsonw_key(w, "removed");
+	jsonw_u64(w, counts->removed);
+	jsonw_key(w, "kept");
+	jsonw_u64(w, counts->kept);
+	jsonw_end_object(w);
+	control_send_answer(ctl, c);
+}
 
-		if (!c->reloading)
+void control_cmds_reloaded(struct loop *l, const struct reload_counts *counts,
+			   const char *error)
+{
+	struct control_cmds *cm = l->commands;
+
+	for (size_t i = 0; cm && i < cm->n;) {
+		struct control_client *c;
+
+		if (cm->owed[i].kind != OWED_RELOAD) {
+			i++;
 			continue;
-		control_stop_waiting(c);
-		if (error) {
-			control_answer_error(ctl, c, "%s", error);
-		} else {
-			control_answer_begin(ctl, true);
-			jsonw_key(&ctl->answer, "added");
-			jsonw_u64(&ctl->answer, counts->added);
-			jsonw_key(&ctl->answer, "removed");
-			jsonw_u64(&ctl->answer, counts->removed);
-			jsonw_key(&ctl->answer, "kept");
-			jsonw_u64(&ctl->answer, counts->kept);
-			jsonw_end_object(&ctl->answer);
-			control_send_answer(ctl, c);
 		}
-		i = (size_t)-1;   /* C may be closed: look again */
+		c = take(cm, i).c;
+		if (error)
+			control_answer_error(l->control, c, "%s", error);
+		else
+			answer_reloaded(l->control, c, counts);
 	}
 }
 
-static void dispatch(struct loop *l, struct control_client *c, const struct request *rq)
-{
-	const char *cmd = rq->command;
+/* Answers that did not come */
 
-	if (strcmp(cmd, "list") == 0)
-		cmd_list(l, c);
-	else if (strcmp(cmd, "status") == 0)
-		cmd_status(l, c, rq);
-	else if (strcmp(cmd, "run") == 0)
-		cmd_run(l, c, rq);
-	else if (strcmp(cmd, "stop") == 0)
-		cmd_stop(l, c, rq);
-	else if (strcmp(cmd, "pause") == 0)
-		cmd_pause(l, c, rq, true);
-	else if (strcmp(cmd, "resume") == 0)
-		cmd_pause(l, c, rq, false);
-	else if (strcmp(cmd, "reload") == 0)
-		cmd_reload(l, c);
+/* Why O's answer did not come within its span (the socket's expired
+ * hook): a reload that did not come, or the fleet's database that did
+ * not answer. */
+static void answer_expired(const struct loop *l, const struct owed *o)
+{
+	if (o->kind == OWED_RELOAD)
+		control_answer_error(l->control, o->c, "%s", l->st.phase == PHASE_RUNNING
+				     ? "the reload did not come in time"
+				     : "tfd is stopping: the reload was not done");
 	else
-		control_answer_error(l->control, c, "unknown command '%s'", cmd);
+		/* The client is not left without an answer. */
+		control_answer_error(l->control, o->c, "the fleet's database did not answer "
+				     "within %d s: %s is sent when it answers",
+				     (int)(CONTROL_TIMEOUT_NS / 1000000000),
+				     o->kind == OWED_CLAIM ? "the run's claim" : "the change");
 }
 
-/* One request line (without its newline). */
-void control_serve_request(struct loop *l, struct control_client *c, const char *line,
-			   size_t len)
+void control_cmds_expired(void *arg, struct control_client *c)
 {
+	struct loop *l = arg;
+	struct control_cmds *cm = l->commands;
+
+	for (size_t i = 0; i < cm->n; i++)
+		if (cm->owed[i].c == c) {
+			struct owed o = take(cm, i);
+
+			answer_expired(l, &o);
+			return;
+		}
+}
+
+void control_cmds_free(struct loop *l)
+{
+	struct control_cmds *cm = l->commands;
+
+	while (cm && cm->n > 0) {
+		struct owed o = take(cm, cm->n - 1);
+
+		if (o.kind == OWED_RELOAD)
+			control_answer_error(l->control, o.c, "tfd is stopping: the reload was not "
+					     "done");
+		else if (o.kind != OWED_LIST)
+			control_answer_error(l->control, o.c, "tfd exited before the run ended");
+		jobview_listing_free(o.list);
+	}
+	free(cm);
+	l->commands = NULL;
+}
+
+/* The table of commands */
+
+/* What a command takes besides "command", found before it runs (each
+ * missing or unknown name answered, and the command not run). */
+enum {
+	TAKES_JOB = 1,    /* "job": one job of the table */
+	TAKES_JOBS = 2,   /* "jobs": [names], "all": true, or "job" */
+	TAKES_WAIT = 4,   /* "wait": true or false */
+};
+
+static const struct command {
+	const char *name;
+	unsigned takes;
+	void (*serve)(const struct call *x);
+} commands[] = {
+	{ "list", 0, cmd_list },
+	{ "status", TAKES_JOB, cmd_status },
+	{ "run", TAKES_JOB | TAKES_WAIT, cmd_run },
+	{ "stop", TAKES_JOB, cmd_stop },
+	{ "pause", TAKES_JOBS, cmd_pause },
+	{ "resume", TAKES_JOBS, cmd_resume },
+	{ "reload", 0, cmd_reload },
+};
+
+static const struct command *command_named(const char *name)
+{
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/* X's command, its arguments found first. */
+static void dispatch(struct call *x)
+{
+	const struct command *cmd = command_named(x->rq->command);
+
+	if (!cmd) {
+		control_answer_error(x->ctl, x->c, "unknown command '%s'", x->rq->command);
+		return;
+	}
+	x->name = cmd->name;
+	if ((cmd->takes & TAKES_JOB) && !(x->j = find_named(x, x->rq->job, x->rq->job_len)))
+		return;
+	if ((cmd->takes & TAKES_JOBS) && !find_jobs(x))
+		return;
+	if (cmd->takes & TAKES_WAIT)
+		json_bool(&x->rq->d, json_get(&x->rq->d, 0, "wait"), &x->wait);
+	cmd->serve(x);
+	free(x->jobs);
+}
+
+void control_cmds_request(void *arg, struct control_client *c, const char *line, size_t len)
+{
+	struct loop *l = arg;
 	struct request rq = { 0 };
+	struct call x = { .l = l, .ctl = l->control, .c = c, .rq = &rq };
 	char err[256];
 	size_t cmd;
 
@@ -628,10 +834,9 @@ void control_serve_request(struct loop *l, struct control_client *c, const char 
 				     "bad request: an object with \"command\" expected");
 	} else {
 		rq.job = json_string_n(&rq.d, json_get(&rq.d, 0, "job"), &rq.job_len);
-		dispatch(l, c, &rq);
+		dispatch(&x);
 	}
 	free(rq.command);
 	free(rq.job);
 	json_free(&rq.d);
 }
-

@@ -33,8 +33,8 @@ void deadlines_arm(struct loop *l)
 		d = mailer_deadline(&l->mailer);
 	if (l->cfg->http && http_deadline(l->cfg->http) < d)
 		d = http_deadline(l->cfg->http);
-	if (control_deadline(l) < d)
-		d = control_deadline(l);
+	if (control_deadline(l->control) < d)
+		d = control_deadline(l->control);
 	/* HTTP's answers that wait for their budget (slices.h). */
 	if (l->cfg->http && http_held(l->cfg->http) && slice_budget_next(&l->http_slices) < d)
 		d = slice_budget_next(&l->http_slices);
@@ -65,5 +65,5 @@ void deadlines_due(struct loop *l)
 	 * reading of the clock: it is asked, not compared with NOW. */
 	if (l->cfg->http)
 		http_service(l->cfg->http);
-	control_expire(l, now);
+	control_expire(l->control, now);
 }

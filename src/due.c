@@ -34,3 +34,23 @@ void due_serve(struct loop *l)
 		if (starts_pop(&l->starts, &s))
 			act_due(l, s.job, &s.tick);
 }
+
+enum due_manual due_manual(struct loop *l, struct job *j, struct tick *t)
+{
+	if (!j->state->runner)
+		return DUE_MANUAL_NO_COMMAND;
+	/* Draining, the runs going end and nothing new starts, as for the
+	 * queued starts (due_ready). */
+	if (l->st.phase != PHASE_RUNNING)
+		return DUE_MANUAL_STOPPING;
+	if (claims_decide(l, j) && !claims_connected(l))
+		return DUE_MANUAL_NO_DATABASE;
+	tick_manual(l, j, t);
+	return claims_decide(l, j) ? DUE_MANUAL_CLAIM : DUE_MANUAL_NOW;
+}
+
+void due_manual_act(struct loop *l, struct job *j, struct tick *t)
+{
+	if (!claims_hold(l, j, t))
+		tick_act_manual(l, j, t);
+}

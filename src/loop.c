@@ -15,10 +15,12 @@
 #include "buf.h"
 #include "claims.h"
 #include "control.h"
+#include "control_cmds.h"
 #include "deadlines.h"
 #include "due.h"
 #include "endpoints.h"
 #include "http.h"
+#include "keeper.h"
 #include "loopstate.h"
 #include "precise.h"
 #include "reload.h"
@@ -251,7 +253,7 @@ static void drop_job(struct loop *l, size_t i)
 				l->owners[k] = (struct poll_owner){ OWNER_NONE, NULL };
 	heap_remove(&l->aux, &j->state->aux_node);
 	claims_job_gone(l, j);
-	control_job_gone(l, j);
+	control_cmds_job_gone(l, j);
 	starts_drop(&l->starts, j);
 	runs_forget_groups(l, j);
 	job_state_free(j);
@@ -362,22 +364,17 @@ static void poll_slot(struct loop *l, size_t *n, int fd, short events,
 	l->owners[(*n)++] = (struct poll_owner){ kind, ptr };
 }
 
-/* The control socket and its clients: served whatever else waits, as
- * they never block. */
-static void poll_control(struct loop *l, size_t *n)
-{
-	struct control_client *c;
-	short events;
-	int fd;
+/* A slot of the control socket's (control_poll). */
+struct control_slots {
+	struct loop *l;
+	size_t *n;
+};
 
-	if (!l->control)
-		return;
-	if ((fd = control_listen_fd(l)) >= 0)
-		poll_slot(l, n, fd, POLLIN, OWNER_CONTROL, NULL);
-	/* A client that waits for nothing is polled all the same: its
-	 * hang-up frees its slot at once. */
-	for (size_t i = 0; (fd = control_client_fd(l, i, &events, &c)) >= 0; i++)
-		poll_slot(l, n, fd, events, OWNER_CONTROL_CLIENT, c);
+static void control_slot(void *arg, int fd, short events, void *tag)
+{
+	struct control_slots *s = arg;
+
+	poll_slot(s->l, s->n, fd, events, OWNER_CONTROL, tag);
 }
 
 /* The poll set, each slot with its owner. While a line waits for tfd's
@@ -423,7 +420,9 @@ static size_t build_poll_set(struct loop *l)
 	for (size_t i = 0; i < l->mailer.n; i++)
 		if (l->mailer.s[i]->fd >= 0)
 			poll_slot(l, &n, l->mailer.s[i]->fd, POLLOUT, OWNER_MAIL, NULL);
-	poll_control(l, &n);
+	/* The control socket and its clients: served whatever else waits,
+	 * as they never block. */
+	control_poll(l->control, control_slot, &(struct control_slots){ l, &n });
 	return n;
 }
 
@@ -473,10 +472,7 @@ static void dispatch_slot(struct loop *l, const struct poll_owner *o)
 		http_service(l->cfg->http);
 		break;
 	case OWNER_CONTROL:
-		control_accept(l);
-		break;
-	case OWNER_CONTROL_CLIENT:
-		control_serve(l, o->ptr);
+		control_ready(l->control, o->ptr);
 		break;
 	}
 }
@@ -495,7 +491,6 @@ static void wait_for_events(struct loop *l)
 	size_t n;
 
 	readers_collect(&l->readers);
-	control_collect(l);
 	tick_arm_clocks(l);
 	deadlines_arm(l);
 	if (l->metrics_dirty)
@@ -533,18 +528,18 @@ static void wait_for_events(struct loop *l)
 /* The fleet's answers to tfdctl's run and pause (claims.h). */
 static void manual_answered(void *arg, struct job *j, const struct tick *t)
 {
-	control_claimed(arg, j, t);
+	control_cmds_claimed(arg, j, t);
 }
 
 static void pause_answered(void *arg, uint64_t token, const char *message)
 {
-	control_fleet_done(arg, token, message);
+	control_cmds_fleet_done(arg, token, message);
 }
 
 /* A run's record, for tfdctl's waiters (runs.h). */
 static void run_record(void *arg, struct job *j, const struct run_record *r, bool final)
 {
-	control_run_ended(arg, j, r, final);
+	control_cmds_run_ended(arg, j, r, final);
 }
 
 /* A run's end, for the fleet. */
@@ -556,7 +551,7 @@ static void run_ended(void *arg, struct job *j, const struct run_end *e)
 /* A reload's outcome, for tfdctl reload's waiters (reload.h). */
 static void reload_done(void *arg, const struct reload_counts *counts, const char *error)
 {
-	control_reloaded(arg, counts, error);
+	control_cmds_reloaded(arg, counts, error);
 }
 
 /* The descriptors set aside for a server (--listen's connections,
@@ -575,13 +570,34 @@ static size_t set_aside(size_t *pipes, size_t fds)
 	return take;
 }
 
+/* --control: the socket, its requests handed up to the commands (whose
+ * answers go down through it), FDS descriptors its own. The socket's own
+ * failure closes its descriptors; l->control NULL says it failed. */
+static void open_control(struct loop *l, size_t fds)
+{
+	const struct control_hooks hooks = { control_cmds_request, control_cmds_more,
+					     control_cmds_expired, control_cmds_closed, l };
+	const struct loop_config *cfg = l->cfg;
+
+	l->commands = control_cmds_new();
+	l->control = control_new(cfg->control_fd, cfg->control_lock_fd, cfg->control_path, fds,
+				 &hooks, &l->control_slices);
+	if (!l->commands) {
+		control_free(l->control);
+		l->control = NULL;
+	}
+}
+
 /* Everything the loop holds, from a zeroed start: what is open is closed. */
 static void free_loop(struct loop *l)
 {
 	int fds[] = { l->signal_fd, l->precise_fd };
 
 	claims_free(l);
-	control_free(l);
+	/* The commands' last answers go out through the socket, then it
+	 * closes. */
+	control_cmds_free(l);
+	control_free(l->control);
 	/* Output still collected at this point is printed, not mailed:
 	 * no sendmail started now would be reaped. */
 	l->mailer.closing = true;
@@ -648,10 +664,8 @@ static struct loop *new_loop(struct loop_config *cfg)
 	l->states = job_states_attach(l->jobs, l->njobs);
 	l->runs = runs_new(run_record, run_ended, l);
 	l->reload = reload_new(reload_done, l);
-	/* The control socket's own failure closes its descriptors. */
 	if (cfg->control_fd >= 0)
-		l->control = control_new(cfg->control_fd, cfg->control_lock_fd,
-					 cfg->control_path, control_fds);
+		open_control(l, control_fds);
 	if (!l->states || !l->runs || !l->reload || (cfg->control_fd >= 0 && !l->control)) {
 		fputs("tfd: out of memory\n", stderr);
 		free_loop(l);
@@ -668,6 +682,21 @@ static struct loop *new_loop(struct loop_config *cfg)
 		return NULL;
 	}
 	return l;
+}
+
+/* Runs left going (--on-stop=leave) whose output tfd reads are handed
+ * to a keeper (keeper.h), which reads on after tfd exits; tfd prints and
+ * mails none of it then. Without a keeper, what was read is printed at
+ * the exit, as ever, and the runs' next write gets EPIPE. */
+static void keep_left_output(struct loop *l)
+{
+	if (!l->st.left || l->readers.n == 0)
+		return;
+	if (keeper_start(l) < 0) {
+		events_failure(&l->ev, "fork (the left runs' output keeper)", errno);
+		return;
+	}
+	readers_forget(&l->readers);
 }
 
 int loop_run(struct loop_config *cfg)
@@ -704,6 +733,7 @@ int loop_run(struct loop_config *cfg)
 		if (cfg->stats)
 			events_stats(&l->ev, &l->stats);
 		events_drain(&l->ev, l->st.phase == PHASE_SHUTDOWN);
+		keep_left_output(l);
 	}
 	status = l->st.status;
 	if (status == 0 && l->ev.write_failed)

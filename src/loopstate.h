@@ -5,9 +5,9 @@
  * ends), reload.c (the jobs file), deadlines.c (the monotonic timer),
  * due.c (the turn of due wake-ups), claims.c (--fleet), jobdue.c (a job's
  * deadline). What each module alone keeps is behind a pointer to its own
- * private struct (claims, control, reload, runs). Failures, stops and the
- * exit status are written to st (loopstatus.h) by the modules and acted on
- * by loop.c alone: none of them calls up into it.
+ * private struct (claims, commands, control, reload, runs). Failures,
+ * stops and the exit status are written to st (loopstatus.h) by the
+ * modules and acted on by loop.c alone: none of them calls up into it.
  * Each job's own state is in jobstate.h. Output goes through events.h,
  * timerfds through timers.h, captured pipes through readers.h. */
 #ifndef TFD_LOOPSTATE_H
@@ -56,8 +56,7 @@ enum owner_kind {
 	OWNER_FLEET,      /* the --fleet database's socket (claims.h) */
 	OWNER_MAIL,       /* a sendmail's stdin (mailer.h): every pipe is tried */
 	OWNER_HTTP,       /* --listen's epoll descriptor (http.h) */
-	OWNER_CONTROL,    /* the control socket (control.h): a client connects */
-	OWNER_CONTROL_CLIENT, /* ptr: struct control_client */
+	OWNER_CONTROL,    /* the control socket (control.h); ptr: its tag */
 };
 
 struct poll_owner {
@@ -67,6 +66,7 @@ struct poll_owner {
 
 struct claims_state;
 struct control;
+struct control_cmds;
 struct reload;
 struct runs;
 
@@ -93,6 +93,7 @@ struct loop {
 	struct stats stats;
 	struct claims_state *claims; /* --fleet: held ticks and won elapses; NULL without */
 	struct control *control;  /* --control: the socket and its clients; NULL without */
+	struct control_cmds *commands; /* and its commands' answers owed (control_cmds.h) */
 	/* What each server's large answers may still make (slices.h),
 	 * renewed after a poll. */
 	struct slice_budget http_slices, control_slices;

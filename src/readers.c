@@ -226,6 +226,12 @@ void readers_close_gone(struct readers *rs, struct events *ev)
 	}
 }
 
+void readers_close_all(struct readers *rs, struct events *ev)
+{
+	while (rs->n > 0)
+		drain_run(rs, rs->r[0]->run, ev, true);
+}
+
 bool readers_pending_for(const struct readers *rs, const struct job *j)
 {
 	for (size_t i = 0; i < rs->n; i++)
@@ -238,6 +244,24 @@ void readers_free(struct readers *rs, struct events *ev)
 {
 	while (rs->n > 0)
 		close_reader(rs, rs->r[rs->n - 1], ev);
+	readers_collect(rs);
+	free(rs->r);
+	rs->r = NULL;
+	rs->cap = 0;
+}
+
+void readers_forget(struct readers *rs)
+{
+	while (rs->n > 0) {
+		struct reader *r = rs->r[--rs->n];
+		struct run_outputs *ro = r->run;
+
+		capture_free(&r->cap);
+		close(r->fd);
+		free(r);
+		if (--ro->open == 0)
+			run_outputs_free(ro);
+	}
 	readers_collect(rs);
 	free(rs->r);
 	rs->r = NULL;

@@ -90,4 +90,12 @@ bool readers_pending_for(const struct readers *rs, const struct job *j);
 /* At exit: closes what is left (nothing, when every run was waited for). */
 void readers_free(struct readers *rs, struct events *ev);
 
+/* Reads what every pipe holds now (bounded) and closes it: its run's
+ * lines are printed, its mail handed on, though the run may write more. */
+void readers_close_all(struct readers *rs, struct events *ev);
+
+/* At exit, when another process (keeper.h) reads the pipes on: closes
+ * them without reading, printing or mailing what they hold, and frees RS. */
+void readers_forget(struct readers *rs);
+
 #endif

@@ -25,6 +25,7 @@
 #include "listen_addr.h"
 #include "loop.h"
 #include "control.h"
+#include "ctlpath.h"
 #include "metrics.h"
 #include "oplog.h"
 #include "options.h"

@@ -321,15 +321,6 @@ bool tick_elapse_act(struct loop *l, struct job *j, struct tick *t)
 	return t->action == TICK_RUN;
 }
 
-enum tick_action tick_run_now(struct loop *l, struct job *j)
-{
-	struct tick t;
-
-	tick_manual(l, j, &t);
-	act(l, j, &t);
-	return t.action;
-}
-
 bool tick_act_manual(struct loop *l, struct job *j, struct tick *t)
 {
 	act(l, j, t);

@@ -55,16 +55,14 @@ void tick_end_all_schedules(struct loop *l);
  * --for). */
 void tick_deadline_due(struct loop *l, struct job *j, int64_t now);
 
-/* tfdctl run: a wake-up of J now, outside its schedule (which goes on),
- * acting as an elapse does (--overlap, --timeout, --retry, output, mail;
- * a paused job too: the caller asked for this run), with "trigger":
- * "manual". Returns the action (TICK_RUN, _SKIP, _QUEUE, _KILL), or
- * TICK_ACTION_NONE when the loop failed; the run's seq is J's seq after. */
-enum tick_action tick_run_now(struct loop *l, struct job *j);
-
-/* tick_run_now in two steps, for a run that a fleet claims first: the
- * manual tick of J made into OUT (J's seq advanced), then acted on
- * (true: a run started). */
+/* tfdctl run (due.c's due_manual decides whether it may): a wake-up of
+ * J now, outside its schedule (which goes on), made into OUT with
+ * "trigger": "manual" (J's seq advanced: OUT's seq is the run's); then
+ * acted on as an elapse is (--overlap, --timeout, --retry, output, mail;
+ * a paused job too: the caller asked for this run), now or once a fleet
+ * claimed it. Returns true when a run started; T's action says what it
+ * did (TICK_RUN, _SKIP, _QUEUE, _KILL; TICK_ACTION_NONE: the loop
+ * failed). */
 void tick_manual(struct loop *l, struct job *j, struct tick *out);
 bool tick_act_manual(struct loop *l, struct job *j, struct tick *t);
 
