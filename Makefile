@@ -257,7 +257,13 @@ FLOORS_PLAN    = bench/floors-plan
 FLOORS_STRUCTS = fleet loop control_client
 FLOORS_OBJS    = $(PROG_OBJS) build/obj/tfdctl.o
 
+# src/ itself holds the two mains only: a module there (one added before the
+# folders, merged) would be above every floor, and checked against none.
+FLOORS_TOP     = src/tfd.c src/tfdctl.c
+
 floors-check: $(FLOORS_OBJS)
+	@stray='$(filter-out $(FLOORS_TOP),$(wildcard src/*.[ch]))'; \
+	[ -z "$$stray" ] || { echo "floors-check: $$stray: in src/ itself, not in a folder of FLOORS ($(FLOORS))"; exit 1; }
 	tests/check-floors.sh --floors '$(FLOORS)' src build/obj
 
 floors-report: $(FLOORS_OBJS)
