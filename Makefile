@@ -28,20 +28,29 @@ $(if $(VERSION),,$(error VERSION: no release written in $(CURDIR)/VERSION))
 POPT_CFLAGS := $(shell $(PKG_CONFIG) --cflags popt 2>/dev/null)
 POPT_LIBS   := $(shell $(PKG_CONFIG) --libs popt 2>/dev/null || echo -lpopt)
 
-# What the code needs to build at all; not tuning, so not in CFLAGS.
+# The floors (HACKING.md, "The floors"): src/'s folders from the bottom
+# up, their order written here only. A folder uses only itself and the
+# folders below; tfd.c and tfdctl.c, in src/ itself, are above them all.
+FLOORS = base time fleet run jobs loop serve
+
+# What the code needs to build at all; not tuning, so not in CFLAGS. Every
+# floor's folder is on the include path, so an #include names a header
+# alone ("buf.h"), wherever its folder.
+SRC_INCLUDES = -Isrc $(FLOORS:%=-Isrc/%)
 TFD_CPPFLAGS = -D_GNU_SOURCE -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64 \
-	       -DTFD_VERSION='"$(VERSION)"' -Isrc
+	       -DTFD_VERSION='"$(VERSION)"' $(SRC_INCLUDES)
 TFD_CFLAGS   = -std=c11 -Wall -Wextra
 SAN_FLAGS    = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	       -fno-sanitize-recover=all
 
-SRCS      := $(filter-out src/tfdctl.c,$(wildcard src/*.c))
+SRCS      := $(filter-out src/tfdctl.c,$(wildcard src/*.c $(FLOORS:%=src/%/*.c)))
 LIB_SRCS  := $(filter-out src/tfd.c,$(SRCS))
 # tfdctl: its own main and the few pure modules it shares with tfd.
-CTL_SRCS  := src/tfdctl.c src/ctlpath.c src/json.c src/jsonw.c src/buf.c src/report.c \
-	     src/ctlconn.c src/showtext.c src/nearest.c src/parse_time.c \
-	     src/utf8.c src/civil.c src/tz.c src/tzrule.c
-HDRS      := $(wildcard src/*.h)
+CTL_SRCS  := src/tfdctl.c src/base/json.c src/base/buf.c src/base/nearest.c \
+	     src/base/utf8.c src/time/jsonw.c src/time/report.c \
+	     src/time/parse_time.c src/time/civil.c src/time/tz.c src/time/tzrule.c \
+	     src/serve/ctlpath.c src/serve/ctlconn.c src/serve/showtext.c
+HDRS      := $(wildcard src/*.h $(FLOORS:%=src/%/*.h))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 # Shared test code (the TSV reader, row checkers): every tests/unit/*.c that
 # is not itself a test.
@@ -55,7 +64,7 @@ all: tfd tfdctl
 # Every source is compiled once per flavour into build/<flavour>/, with the
 # headers it includes recorded by -MMD in a .d file beside the object, so a
 # change to one header rebuilds only what includes it; the programs link
-# the objects.
+# the objects. build/<flavour>/ has src/'s folders (build/obj/base/buf.o).
 DEP_FLAGS = -MMD -MP
 PROG_OBJS  = $(SRCS:src/%.c=build/obj/%.o)
 
@@ -76,7 +85,7 @@ POPT_STATIC_LIBS := $(shell $(PKG_CONFIG) --static --libs popt 2>/dev/null || ec
 STATIC_OBJS = $(SRCS:src/%.c=build/static-obj/%.o)
 
 build/static-obj/%.o: src/%.c
-	@mkdir -p build/static-obj
+	@mkdir -p $(@D)
 	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(POPT_CFLAGS) $(CFLAGS) \
 		$(STATIC_CFLAGS) $(DEP_FLAGS) -c -o $@ $<
 
@@ -96,7 +105,7 @@ build/tfd-asan: $(SRCS:src/%.c=build/asan-obj/%.o)
 
 # Every object is compiled with -DTFD_VERSION: a new VERSION rebuilds the
 # ones already built (those not built yet are built anyway).
-$(wildcard build/*/*.o build/*/*/*.o): VERSION
+$(wildcard build/*/*.o build/*/*/*.o build/*/*/*/*.o): VERSION
 
 # Every unit test links the library's objects (all but tfd.o) and the
 # shared test code, instead of compiling them again.
@@ -104,22 +113,22 @@ LIB_OBJS  := $(LIB_SRCS:src/%.c=build/obj/%.o) $(UNIT_HELP:tests/unit/%.c=build/
 ASAN_OBJS := $(LIB_SRCS:src/%.c=build/asan-obj/%.o) $(UNIT_HELP:tests/unit/%.c=build/asan-obj/unit-%.o)
 
 build/obj/%.o: src/%.c
-	@mkdir -p build/obj
+	@mkdir -p $(@D)
 	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(POPT_CFLAGS) $(CFLAGS) \
 		$(DEP_FLAGS) -c -o $@ $<
 
 build/obj/unit-%.o: tests/unit/%.c
-	@mkdir -p build/obj
+	@mkdir -p $(@D)
 	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(CFLAGS) \
 		$(DEP_FLAGS) -c -o $@ $<
 
 build/asan-obj/%.o: src/%.c
-	@mkdir -p build/asan-obj
+	@mkdir -p $(@D)
 	$(CC) $(TFD_CPPFLAGS) $(CPPFLAGS) $(TFD_CFLAGS) $(POPT_CFLAGS) $(SAN_FLAGS) \
 		$(DEP_FLAGS) -c -o $@ $<
 
 build/asan-obj/unit-%.o: tests/unit/%.c
-	@mkdir -p build/asan-obj
+	@mkdir -p $(@D)
 	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(SAN_FLAGS) \
 		$(DEP_FLAGS) -c -o $@ $<
 
@@ -133,12 +142,12 @@ build/asan/%: build/asan-obj/test-%.o $(ASAN_OBJS)
 
 # A test's own source, compiled as build/<flavour>/test-test_NAME.o.
 build/obj/test-%.o: tests/unit/%.c
-	@mkdir -p build/obj
+	@mkdir -p $(@D)
 	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(CFLAGS) \
 		$(DEP_FLAGS) -c -o $@ $<
 
 build/asan-obj/test-%.o: tests/unit/%.c
-	@mkdir -p build/asan-obj
+	@mkdir -p $(@D)
 	$(CC) $(TFD_CPPFLAGS) -Itests/unit $(CPPFLAGS) $(TFD_CFLAGS) $(SAN_FLAGS) \
 		$(DEP_FLAGS) -c -o $@ $<
 
@@ -206,14 +215,14 @@ SHELL_FILES = .ci/run .ci/install-deps completions/tfd.bash completions/tfdctl.b
 	      $(wildcard bench/*.sh tests/fuzz/*.sh tests/vectors/*.sh tests/*.sh) \
 	      debian/tests/smoke
 
-# Checks analyze runs besides its own, once the tree meets them (issue 33:
-# src/ in folders, then formatted): floors-check format-check. Empty until
-# then; `make analyze ANALYZE_EXTRA=floors-check` runs one already.
+# Checks analyze runs besides its own: the floors (floors-check, below)
+# always; ANALYZE_EXTRA adds those the tree does not meet yet (issue 33:
+# format-check, until the tree is formatted).
 ANALYZE_EXTRA ?=
 
-analyze: $(ANALYZE_EXTRA)
+analyze: floors-check $(ANALYZE_EXTRA)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-		--std=c11 -D_GNU_SOURCE -Isrc --suppress=missingIncludeSystem \
+		--std=c11 -D_GNU_SOURCE $(SRC_INCLUDES) --suppress=missingIncludeSystem \
 		--inline-suppr src tests/unit
 	shellcheck -x $(SHELL_FILES)
 	shellcheck -s bash -S warning $(wildcard tests/bats/*.bats)
@@ -242,20 +251,24 @@ format:
 format-check:
 	$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES)
 
-# The floors (HACKING.md, "The floors"): src/'s folders from the bottom
-# up, their order written here only. A folder uses only itself and the
-# folders below; tfd.c and tfdctl.c, in src/ itself, are above them all.
-# floors-check fails on a circle between objects, a call or an include
-# that goes up a floor, and a folder not named here (tests/check-floors.sh);
-# in a flat src/ only circles can be found. floors-report prints the module
-# graph's numbers for BENCHMARKS.md: circles, arrows up (a flat src/'s
-# files on the floors FLOORS_PLAN gives them), the biggest structs.
-FLOORS         = base time fleet run jobs loop serve
+# The floors (FLOORS above; HACKING.md, "The floors"): floors-check fails
+# on a circle between objects, a call or an include that goes up a floor,
+# and a folder of src/ that FLOORS does not name (tests/check-floors.sh).
+# floors-report prints the module graph's numbers for BENCHMARKS.md:
+# circles, arrows up, the biggest structs; FLOORS_PLAN gives a flat src/'s
+# files (a commit before the folders, bench/floors.sh's base) the floors
+# of the folders they went to.
 FLOORS_PLAN    = bench/floors-plan
 FLOORS_STRUCTS = fleet loop control_client
 FLOORS_OBJS    = $(PROG_OBJS) build/obj/tfdctl.o
 
+# src/ itself holds the two mains only: a module there (one added before the
+# folders, merged) would be above every floor, and checked against none.
+FLOORS_TOP     = src/tfd.c src/tfdctl.c
+
 floors-check: $(FLOORS_OBJS)
+	@stray='$(filter-out $(FLOORS_TOP),$(wildcard src/*.[ch]))'; \
+	[ -z "$$stray" ] || { echo "floors-check: $$stray: in src/ itself, not in a folder of FLOORS ($(FLOORS))"; exit 1; }
 	tests/check-floors.sh --floors '$(FLOORS)' src build/obj
 
 floors-report: $(FLOORS_OBJS)
@@ -281,11 +294,11 @@ fuzz_seed_secrets   = 1 tests/fuzz/secrets.tsv
 FUZZ_OBJS = $(LIB_SRCS:src/%.c=build/fuzz/obj/%.o)
 
 build/fuzz/obj/%.o: src/%.c
-	@mkdir -p build/fuzz/obj
+	@mkdir -p $(@D)
 	$(CLANG) $(TFD_CPPFLAGS) $(TFD_CFLAGS) $(FUZZ_FLAGS) $(DEP_FLAGS) -c -o $@ $<
 
 build/fuzz/obj/fuzz_%.o: tests/fuzz/fuzz_%.c
-	@mkdir -p build/fuzz/obj
+	@mkdir -p $(@D)
 	$(CLANG) $(TFD_CPPFLAGS) $(TFD_CFLAGS) $(FUZZ_FLAGS) $(DEP_FLAGS) -c -o $@ $<
 
 build/fuzz/fuzz_%: build/fuzz/obj/fuzz_%.o $(FUZZ_OBJS)
@@ -367,17 +380,17 @@ build/$(1)/tfd: $$(SRCS:src/%.c=build/$(1)/obj/%.o)
 	$$(cross_cc_$(1)) $$(CFLAGS) -o $$@ $$^ $$(LDFLAGS) -lpopt
 
 build/$(1)/obj/%.o: src/%.c
-	@mkdir -p build/$(1)/obj
+	@mkdir -p $$(@D)
 	$$(cross_cc_$(1)) $$(TFD_CPPFLAGS) $$(CPPFLAGS) $$(TFD_CFLAGS) $$(CFLAGS) \
 		$$(DEP_FLAGS) -c -o $$@ $$<
 
 build/$(1)/obj/unit-%.o: tests/unit/%.c
-	@mkdir -p build/$(1)/obj
+	@mkdir -p $$(@D)
 	$$(cross_cc_$(1)) $$(TFD_CPPFLAGS) -Itests/unit $$(CPPFLAGS) $$(TFD_CFLAGS) $$(CFLAGS) \
 		$$(DEP_FLAGS) -c -o $$@ $$<
 
 build/$(1)/obj/test-%.o: tests/unit/%.c
-	@mkdir -p build/$(1)/obj
+	@mkdir -p $$(@D)
 	$$(cross_cc_$(1)) $$(TFD_CPPFLAGS) -Itests/unit $$(CPPFLAGS) $$(TFD_CFLAGS) $$(CFLAGS) \
 		$$(DEP_FLAGS) -c -o $$@ $$<
 
@@ -426,7 +439,7 @@ clean:
 	rm -rf tfd tfdctl tfd-static build bench/build
 
 # The headers each object was compiled against (-MMD above).
--include $(wildcard build/*/*.d build/*/*/*.d)
+-include $(wildcard build/*/*.d build/*/*/*.d build/*/*/*/*.d)
 
 .PHONY: all static unit unit-asan bats bats-asan bats-valgrind analyze spdx format fuzz check clean \
 	format-check floors-check floors-report \

@@ -61,7 +61,7 @@ rss_with=$(hwm "$pid")
 ticks0=$(cpu_ticks "$pid")
 read -r list50 listmax < <(stats list)
 ticks1=$(cpu_ticks "$pid")
-# tfd's own CPU per answer, made in slices (src/slices.h): a part of at
+# tfd's own CPU per answer, made in slices (src/loop/slices.h): a part of at
 # most 32 KiB, or the sort, while the budget of 0.3 ms a millisecond lasts.
 per_list=$(awk -v t="$((ticks1 - ticks0))" -v hz="$(getconf CLK_TCK)" -v n="$ROUNDS" \
 	'BEGIN { printf "%.1f", t * 1000 / hz / n }')

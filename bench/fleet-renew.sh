@@ -28,7 +28,7 @@ sql_text() {
 import re, sys
 src = open(sys.argv[1]).read()
 body = re.search(r'const char ' + sys.argv[2] + r'\[\] =\n(.*?);\n', src, re.S).group(1)
-macros = dict(re.findall(r'#define (\w+) "(\w+)"', open('src/fleet_sql.h').read()))
+macros = dict(re.findall(r'#define (\w+) "(\w+)"', open('src/fleet/fleet_sql.h').read()))
 out = ''
 for m in re.finditer(r'"((?:[^"\\]|\\.)*)"|([A-Z_]+)', body):
     out += macros[m.group(2)] if m.group(2) else m.group(1).encode().decode('unicode_escape')
@@ -55,10 +55,14 @@ pg_sql "INSERT INTO tfd_runs (job, scheduled, replica, state, attempts, claimed_
 		'a', 'succeeded', 1, now(), now(), now(), now(), 0, false
 	FROM generate_series(1, $RENEW_FINISHED) k"
 pg_sql "VACUUM ANALYZE tfd_runs"
-git show "$RENEW_BASE:src/fleet_sql.c" >"$BENCH_TMP/base.c"
-git show "$RENEW_BASE:src/fleet_sql.h" >"$BENCH_TMP/base.h"
+# The base's fleet_sql.[ch]: in src/fleet/, or in a flat src/ before the
+# folders.
+for ext in c h; do
+	git show "$RENEW_BASE:src/fleet/fleet_sql.$ext" >"$BENCH_TMP/base.$ext" 2>/dev/null ||
+		git show "$RENEW_BASE:src/fleet_sql.$ext" >"$BENCH_TMP/base.$ext" || exit 1
+done
 old=$(sql_text "$BENCH_TMP/base.c" fleet_sql_renew)
-new=$(sql_text src/fleet_sql.c fleet_sql_renew)
+new=$(sql_text src/fleet/fleet_sql.c fleet_sql_renew)
 {
 	echo "SELECT array_agg('j' || i)::text AS keys, array_agg('2026-12-05 00:00:00+00'::text)::text AS ats
 		FROM generate_series(1, $RENEW_RUNNING) i \\gset"

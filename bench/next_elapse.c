@@ -4,9 +4,9 @@
  * the space), and prints the cost per call.
  *
  * Build and run from the top of the tree:
- *   cc -std=c11 -O2 -D_GNU_SOURCE -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64 -Isrc \
- *      -o build/next_elapse bench/next_elapse.c src/calendar.c src/cron.c \
- *      src/civil.c src/tz.c
+ *   cc -std=c11 -O2 -D_GNU_SOURCE -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64 \
+ *      -Isrc/base -Isrc/time -o build/next_elapse bench/next_elapse.c \
+ *      $(ls src/time/[a-z]*.c src/base/[a-z]*.c)
  *   build/next_elapse [ZONE]      (default: the zone of TZ)
  */
 #include <inttypes.h>

@@ -167,13 +167,21 @@ build() {
 		TFD_STATIC=$BUILD/tfd-static
 	fi
 	# bench/next_elapse.c times the scheduling modules; it links against
-	# the library part of src/.
+	# the floors they are on, src/time/ and src/base/ (or a flat src/'s
+	# library part, at a commit before the folders).
 	rm -f "$BUILD/next_elapse"
 	if [[ -f bench/next_elapse.c ]]; then
-		local lib=()
+		local lib=() inc=(-Isrc)
 		local f
-		for f in src/*.c; do [[ $f == src/tfd.c ]] || lib+=("$f"); done
-		"$CC" "${CFLAGS_BENCH[@]}" -Isrc -o "$BUILD/next_elapse" bench/next_elapse.c \
+		if [[ -d src/time ]]; then
+			lib=(src/base/*.c src/time/*.c)
+			inc=(-Isrc/base -Isrc/time)
+		else
+			for f in src/*.c; do
+				if [[ $f != src/tfd.c && $f != src/tfdctl.c ]]; then lib+=("$f"); fi
+			done
+		fi
+		"$CC" "${CFLAGS_BENCH[@]}" "${inc[@]}" -o "$BUILD/next_elapse" bench/next_elapse.c \
 			"${lib[@]}" 2>>"$LOG" || rm -f "$BUILD/next_elapse"
 	fi
 }

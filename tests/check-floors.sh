@@ -63,7 +63,7 @@ find "$src" -type f \( -name '*.c' -o -name '*.h' \) | sort >"$work/files"
 find "$objdir" -type f -name '*.o' | sort | while read -r o; do
 	c=$src/${o#"$objdir"/}
 	c=${c%.o}.c
-	[[ -f $c ]] && printf '%s %s\n' "$o" "$c"
+	if [[ -f $c ]]; then printf '%s %s\n' "$o" "$c"; fi
 done >"$work/objects"
 if [[ ! -s $work/objects ]]; then
 	echo "$me: no object in $objdir is built from a source in $src" >&2

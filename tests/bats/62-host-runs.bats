@@ -153,9 +153,9 @@ with_pam_config() {
 	[[ $stderr == "tfd: warning: $lib: "*"; runs as another user open no PAM session" ]] || fail "$stderr"
 }
 
-@test "src/pam.h declares Linux-PAM's types and constants as <security/pam_appl.h> does" {
+@test "src/run/pam.h declares Linux-PAM's types and constants as <security/pam_appl.h> does" {
 	[[ -e /usr/include/security/pam_appl.h ]] || fail "libpam0g-dev is not installed (.ci/install-deps)"
-	run cc -std=c11 -Wall -Wextra -Werror -I"$REPO/src" -c -o /dev/null "$REPO/tests/pam/pam_abi.c"
+	run cc -std=c11 -Wall -Wextra -Werror -I"$REPO/src/run" -c -o /dev/null "$REPO/tests/pam/pam_abi.c"
 	assert_success
 }
 

@@ -615,8 +615,8 @@ tick_gaps() {
 	wait_ready 200
 }
 
-@test "src/mhd.h declares libmicrohttpd's types and values as microhttpd.h does" {
+@test "src/serve/mhd.h declares libmicrohttpd's types and values as microhttpd.h does" {
 	[[ -f /usr/include/microhttpd.h ]] || fail "libmicrohttpd-dev is not installed (.ci/install-deps)"
-	run cc -std=c11 -Wall -Wextra -Werror -I"$REPO/src" -c -o /dev/null "$REPO/tests/http/mhd_abi.c"
+	run cc -std=c11 -Wall -Wextra -Werror -I"$REPO/src/serve" -c -o /dev/null "$REPO/tests/http/mhd_abi.c"
 	assert_success
 }

@@ -175,11 +175,11 @@ NOWHERE='host=/nonexistent dbname=tfd'
 	[[ $output == "r "[0-9]* ]] || fail "$output"
 }
 
-@test "src/pq.h declares libpq's types and functions as libpq-fe.h does" {
+@test "src/fleet/pq.h declares libpq's types and functions as libpq-fe.h does" {
 	require_command pkg-config
 	cflags=$(pkg-config --cflags libpq) || fail "libpq-dev is not installed (.ci/install-deps)"
 	# shellcheck disable=SC2086 # pkg-config's flags are words.
-	run cc -std=c11 -Wall -Wextra -Werror $cflags -I"$REPO/src" -c -o /dev/null \
+	run cc -std=c11 -Wall -Wextra -Werror $cflags -I"$REPO/src/fleet" -c -o /dev/null \
 		"$REPO/tests/fleet/pq_abi.c"
 	assert_success
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
-# The fleet's database client (src/fleet.c) against a real PostgreSQL of
+# The fleet's database client (src/fleet/fleet.c) against a real PostgreSQL of
 # this file's own (pg_helper.bash), driven by build/fleet_drive, a poll
 # loop of its own around fleet.h: claims, the table, leases, outages, the
 # pipeline (over build/delay_proxy, a slow link, where what is sent at once

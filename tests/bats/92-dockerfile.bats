@@ -182,11 +182,11 @@ linked_packages() {
 	ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | packages_of
 }
 
-# The packages of the libraries tfd loads on demand (src/*.c's
+# The packages of the libraries tfd loads on demand (src/*/*.c's
 # *_LIBRARY), one a line.
 loaded_packages() {
 	local lib
-	sed -n 's/^#define [A-Z]*_LIBRARY "\(lib.*\)"$/\1/p' "$REPO"/src/*.c |
+	sed -n 's/^#define [A-Z]*_LIBRARY "\(lib.*\)"$/\1/p' "$REPO"/src/*.c "$REPO"/src/*/*.c |
 		while IFS= read -r lib; do
 			ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }'
 		done | packages_of

@@ -47,6 +47,18 @@ build() {
 	assert_output ""
 }
 
+@test "objects of no source (the unit tests' beside tfd's) are left out, whatever their order" {
+	put base/buf.c 'int buf(void) { return 0; }'
+	put loop/loop.c 'int buf(void); int loop(void) { return buf(); }'
+	build
+	# As build/obj/unit-tsv.o, sorted after every source's object.
+	printf 'int tsv(void) { return 0; }\n' >tsv.c
+	"${CC:-cc}" -std=c11 -c -o obj/unit-tsv.o tsv.c
+	run "$CHECK" --floors 'base loop' src obj
+	assert_success
+	assert_output ""
+}
+
 @test "a circle of two files is named, file by file" {
 	put a.c 'int b(void); int a(void) { return b(); }'
 	put b.c 'int a(void); int b(void) { return a(); }'

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fleet_drive: src/fleet.h driven by a poll loop of its own, so the bats
+/* fleet_drive: src/fleet/fleet.h driven by a poll loop of its own, so the bats
  * tests (tests/bats/76-fleet-client.bats) exercise the database client
  * against a real PostgreSQL apart from tfd's loop.
  *

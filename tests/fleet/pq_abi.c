@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Checks src/pq.h's declarations of libpq's types against libpq-fe.h:
+/* Checks src/fleet/pq.h's declarations of libpq's types against libpq-fe.h:
  * compiled, not run (tests/bats/75-fleet.bats), where libpq-dev is
  * installed. */
 #include <libpq-fe.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Checks src/mhd.h's declarations of libmicrohttpd's values and types
+/* Checks src/serve/mhd.h's declarations of libmicrohttpd's values and types
  * against microhttpd.h: compiled, not run (tests/bats/63-http.bats), where
  * libmicrohttpd-dev is installed. */
 #include <stddef.h>

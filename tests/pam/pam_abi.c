@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Checks src/pam.h's declarations of Linux-PAM's types and constants
+/* Checks src/run/pam.h's declarations of Linux-PAM's types and constants
  * against <security/pam_appl.h>: compiled, not run
  * (tests/bats/62-host-runs.bats), where libpam0g-dev is installed. */
 #include <security/pam_appl.h>

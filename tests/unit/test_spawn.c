@@ -226,7 +226,7 @@ static void plain_runs(int err)
 
 /* Timing, on request */
 
-/* src/spawn.h shadows the C library's <spawn.h> on our include path. */
+/* src/run/spawn.h shadows the C library's <spawn.h> on our include path. */
 extern int posix_spawn(pid_t *pid, const char *path, const void *file_actions,
 		       const void *attr, char *const argv[], char *const envp[]);
 
