@@ -58,9 +58,9 @@ first_run_after() {
 	start_replica a --jobs jobfile --on-stop=wait --fleet-lease 2s
 	start_replica b --jobs jobfile --on-stop=wait --fleet-lease 2s
 	wait_for_lines "$RUNS" 30 1 || fail "no run started: $(cat a.err b.err)"
-	local job first on other pid
-	read -r job first on <"$RUNS"
-	[[ $on == a ]] && other=b || other=a
+	local first on other=a pid
+	read -r _ first on <"$RUNS"
+	[[ $on == b ]] || other=b
 	pid=$(eval echo "\$PID_$on")
 	kill -TERM "$pid"
 	wait_bg_exit "$pid" 30
@@ -74,7 +74,10 @@ first_run_after() {
 	# elapse, once the run's end holds it no longer (--overlap skip).
 	run first_run_after "$on" "$first"
 	assert_output ""
-	wait_until 30 eval '[[ -n $(first_run_after "$other" "$first") ]]' ||
+	ran_on_other() {
+		[[ -n $(first_run_after "$other" "$first") ]]
+	}
+	wait_until 30 ran_on_other ||
 		fail "the other replica ran nothing after $first: $(cat "$RUNS")"
 	# The replica's name is released: a process that takes it next need
 	# not wait for a lease.
