@@ -161,10 +161,10 @@ bats: tfd tfdctl
 	TFD=$(CURDIR)/tfd $(BATS) tests/bats
 
 # The whole suite once more against tfd built with ASan+UBSan.
-# The files that only check packaging (completions, install, the static
-# build, the metrics text, the Dockerfiles, install-deps and the clock
-# tests' gate, the licence lines, the Debian package) run tfd too little
-# to gain from it; the package builds its own tfd.
+# The files that only check packaging (completions, install, the man
+# pages, the static build, the metrics text, the Dockerfiles, install-deps
+# and the clock tests' gate, the licence lines, the Debian package) run
+# tfd too little to gain from it; the package builds its own tfd.
 # 76-fleet-client drives the client through build/fleet_drive, not $TFD:
 # a second pass would run the same programs again. Of the fleet's files,
 # 75 and 78-fleet-safety run the client under ASan; 77's faults and
@@ -173,6 +173,7 @@ bats: tfd tfdctl
 ASAN_BATS = $(filter-out tests/bats/76-fleet-client.bats \
 	    tests/bats/77-fleet.bats tests/bats/78-fleet-scale.bats \
 	    tests/bats/80-completion.bats tests/bats/85-install.bats \
+	    tests/bats/86-man.bats \
 	    tests/bats/90-static.bats tests/bats/91-metrics-format.bats \
 	    tests/bats/92-dockerfile.bats tests/bats/93-host-safety.bats \
 	    tests/bats/94-licence.bats \
@@ -191,6 +192,8 @@ build/tfd-valgrind: tfd
 bats-valgrind: build/tfd-valgrind
 	TFD=$(CURDIR)/build/tfd-valgrind $(BATS) $(VALGRIND_BATS)
 
+MAN_PAGES = man/tfd.1 man/tfdctl.1 man/tfd-jobs.5 man/tfd-fleet.7 man/tfd-cron.8
+
 SHELL_FILES = .ci/run .ci/install-deps completions/tfd.bash completions/tfdctl.bash \
 	      $(wildcard tests/bats/*.bash) \
 	      $(wildcard bench/*.sh tests/fuzz/*.sh tests/vectors/*.sh tests/*.sh) \
@@ -202,7 +205,7 @@ analyze:
 		--inline-suppr src tests/unit
 	shellcheck -x $(SHELL_FILES)
 	shellcheck -s bash -S warning $(wildcard tests/bats/*.bats)
-	mandoc -Tlint -Wwarning man/tfd.1 man/tfd-jobs.5 man/tfdctl.1
+	mandoc -Tlint -Wwarning $(MAN_PAGES)
 	tests/check-version.sh
 	tests/check-spdx.sh
 	zsh -n completions/_tfd completions/_tfdctl
@@ -399,6 +402,8 @@ INSTALLED = $(DESTDIR)$(BINDIR)/tfd \
 	    $(DESTDIR)$(MANDIR)/man1/tfd.1 \
 	    $(DESTDIR)$(MANDIR)/man1/tfdctl.1 \
 	    $(DESTDIR)$(MANDIR)/man5/tfd-jobs.5 \
+	    $(DESTDIR)$(MANDIR)/man7/tfd-fleet.7 \
+	    $(DESTDIR)$(MANDIR)/man8/tfd-cron.8 \
 	    $(DESTDIR)$(DATADIR)/bash-completion/completions/tfd \
 	    $(DESTDIR)$(DATADIR)/zsh/site-functions/_tfd \
 	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/tfd.fish \
@@ -413,6 +418,8 @@ install: tfd tfdctl
 	$(INSTALL) -D -m 644 man/tfd.1 $(DESTDIR)$(MANDIR)/man1/tfd.1
 	$(INSTALL) -D -m 644 man/tfdctl.1 $(DESTDIR)$(MANDIR)/man1/tfdctl.1
 	$(INSTALL) -D -m 644 man/tfd-jobs.5 $(DESTDIR)$(MANDIR)/man5/tfd-jobs.5
+	$(INSTALL) -D -m 644 man/tfd-fleet.7 $(DESTDIR)$(MANDIR)/man7/tfd-fleet.7
+	$(INSTALL) -D -m 644 man/tfd-cron.8 $(DESTDIR)$(MANDIR)/man8/tfd-cron.8
 	$(INSTALL) -D -m 644 completions/tfd.bash \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/tfd
 	$(INSTALL) -D -m 644 completions/_tfd \

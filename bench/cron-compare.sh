@@ -12,8 +12,9 @@
 # Usage: bash bench/cron-compare.sh   (TFD=./tfd MINUTES=3
 #        RESULTS=bench/results-cron.md)
 # Needs: cron, exim4 (or any sendmail delivering to /var/mail), useradd.
-# Touches the host: /etc/cron.d/tfd-compare and the user tfcmp while it runs
-# (both removed at the end); refuses to run while a cron daemon is running.
+# Touches the host: /etc/cron.d/tfd-compare, /etc/cron.d/tfd-compare-bad and
+# the user tfcmp while it runs (all removed at the end); refuses to run
+# while a cron daemon is running.
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
@@ -22,6 +23,7 @@ MINUTES=${MINUTES:-3}
 RESULTS=${RESULTS:-bench/results-cron.md}
 USER_NAME=tfcmp
 CRON_FILE=/etc/cron.d/tfd-compare
+CRON_BAD=/etc/cron.d/tfd-compare-bad
 say() { printf 'cron-compare: %s\n' "$*" >&2; }
 
 ((EUID == 0)) || { say "needs root"; exit 1; }
@@ -43,7 +45,7 @@ cleanup() {
 	local p
 	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-	rm -f "$CRON_FILE"
+	rm -f "$CRON_FILE" "$CRON_BAD"
 	userdel -r "$USER_NAME" >/dev/null 2>&1
 	rm -f "/var/mail/$USER_NAME"
 }
@@ -65,7 +67,11 @@ jobs_file() {
 }
 jobs_file >"$CRON_FILE"
 jobs_file >"$WORK/tfd.d/compare"
-chmod 644 "$CRON_FILE" "$WORK/tfd.d/compare"
+# And a package's bad file beside it (minute 61): neither runs it, and
+# both run the other file (Debian's cron ignores the whole file, tfd the
+# line, with a warning naming it).
+printf '61 * * * * root %s %s\n' "$WORK/probe.sh" "$WORK/out" | tee "$CRON_BAD" >"$WORK/tfd.d/compare-bad"
+chmod 644 "$CRON_FILE" "$CRON_BAD" "$WORK/tfd.d/compare" "$WORK/tfd.d/compare-bad"
 # Mail goes to /var/mail/USER (root's may be aliased to another box):
 # what each mailbox gains while the daemons run is theirs. exim delivers
 # only into a box its user owns, so the new user's is left to it.

@@ -305,6 +305,11 @@ void cron_canonical(const struct cron *c, char *buf, size_t len)
 		 c->weekdays_star, c->wild, c->never);
 }
 
+bool cron_never(const struct cron *cron)
+{
+	return cron->never;
+}
+
 void cron_free(struct cron *cron)
 {
 	free(cron);

@@ -4,6 +4,7 @@
 #ifndef TFD_CRON_H
 #define TFD_CRON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,10 @@ int cron_next(const struct cron *cron, const struct tz *zone, int64_t after_ns,
  * and "@hourly", "mon-fri" and "1-5"); expressions whose instants differ,
  * never. */
 void cron_canonical(const struct cron *cron, char *buf, size_t len);
+
+/* Whether no day the expression allows exists (0 0 30 2 *, 0 0 31 4 *):
+ * cron's way to write "never", which crontab(1) installs. */
+bool cron_never(const struct cron *cron);
 
 void cron_free(struct cron *cron);
 

@@ -51,18 +51,71 @@ static bool looks_like_field(const char *word, size_t len)
 	return true;
 }
 
-/* Why a line of N fields and nothing after is not a crontab line: as far as
- * they look like time fields, the command came too early. */
-static void explain_missing_command(const struct cron_line *c, int n,
-				    char *why, size_t len)
+/* How many of the first N fields look like time fields, from the first. */
+static int time_fields(const struct cron_line *c, int n)
 {
 	int fields = 0;
 
 	while (fields < n && looks_like_field(c->field[fields], c->field_len[fields]))
 		fields++;
+	return fields;
+}
+
+/* Whether WORD (LEN bytes) is a command's, not a time field, even a
+ * mistyped one: it holds a character no field has, a run of more than 3
+ * letters, a '/' not followed by a step's digit ("echo", "backup.sh",
+ * "/usr/bin/x"), or letters alone that name no month or weekday ("php").
+ * A word that could be a field ("99", "x-y", "1/0") is left to cron.c to
+ * name. */
+static bool command_like(const char *word, size_t len)
+{
+	size_t run = 0, letters = 0;
+
+	while (letters < len && is_alpha(word[letters]))
+		letters++;
+	if (letters == len && (len != 3 || !is_field_name(word)))
+		return true;
+	for (size_t i = 0; i < len; i++) {
+		run = is_alpha(word[i]) ? run + 1 : 0;
+		if (run > 3 || (!is_alpha(word[i]) && !is_digit(word[i]) &&
+				!strchr("*,-/", word[i])))
+			return true;
+		if (word[i] == '/' && (i + 1 == len || !is_digit(word[i + 1])))
+			return true;
+	}
+	return false;
+}
+
+/* The first of the 5 fields that is a command's word: the command came
+ * early (a field left out); NFIELDS when none is. */
+static int early_command(const struct cron_line *c)
+{
+	int k = 0;
+
+	while (k < NFIELDS && !command_like(c->field[k], c->field_len[k]))
+		k++;
+	return k;
+}
+
+/* A line whose field K is a word no time field is made of (a command
+ * that came too early, a field left out): says so, naming the word. */
+static void explain_early_word(const struct cron_line *c, int k, char *why, size_t len)
+{
+	size_t shown = c->field_len[k] < 40 ? c->field_len[k] : 40;
+
+	snprintf(why, len, "%d time field%s before '%.*s%s', expected 5 or an @nickname", k,
+		 k == 1 ? "" : "s", (int)shown, c->field[k], shown < c->field_len[k] ? "..." : "");
+}
+
+/* Why a line of N fields and nothing after is not a crontab line: as far as
+ * they look like time fields, the command came too early. */
+static void explain_missing_command(const struct cron_line *c, int n,
+				    char *why, size_t len)
+{
+	int fields = time_fields(c, n);
+
 	if (fields < n)
-		snprintf(why, len, "%d time field%s before the command, expected 5 "
-			 "or an @nickname", fields, fields == 1 ? "" : "s");
+		explain_early_word(c, fields, why, len);
 	else if (n == NFIELDS)
 		snprintf(why, len, "no command after the 5 time fields");
 	else
@@ -77,13 +130,30 @@ static int split_user(struct cron_line *c, char *why, size_t len)
 {
 	const char *p = c->command;
 
+	int shown;
+
 	c->user = p;
 	c->user_len = strcspn(p, " \t");
+	shown = (int)(c->user_len < 40 ? c->user_len : 40);
 	p = skip_blanks(p + c->user_len);
 	if (!*p) {
 		snprintf(why, len, "no command after the user '%.*s' (a system "
 			 "crontab's line is the time fields, a user, then a command)",
-			 (int)(c->user_len < 40 ? c->user_len : 40), c->user);
+			 shown, c->user);
+		return -1;
+	}
+	/* cron looks the field up with getpwnam(3) alone: a group or a uid
+	 * there finds no user, and cron never runs the line. */
+	if (memchr(c->user, ':', c->user_len)) {
+		snprintf(why, len, "the user field '%.*s' holds a ':' (a system crontab's "
+			 "user field is a user's name alone, no group; cron runs no such line)",
+			 shown, c->user);
+		return -1;
+	}
+	if (strspn(c->user, "0123456789") == c->user_len) {
+		snprintf(why, len, "the user field '%.*s' is a number (a system crontab's "
+			 "user field is a user's name, not a uid; cron runs no such line)",
+			 shown, c->user);
 		return -1;
 	}
 	c->command = p;
@@ -127,6 +197,10 @@ int cron_line_split(const char *p, struct cron_line *c, bool system,
 		}
 		if (!*p) {
 			explain_missing_command(c, c->nfields, why, len);
+			return -1;
+		}
+		if (early_command(c) < NFIELDS) {
+			explain_early_word(c, early_command(c), why, len);
 			return -1;
 		}
 	}

@@ -3,7 +3,8 @@
  * splits it (the schedule, a system crontab's user, the command), and its
  * command cut at the first unescaped '%' into the command and its stdin,
  * as cronie's do_command does. The schedule's values are not checked
- * here (cron.c does). Pure. */
+ * here (cron.c does), only that each field is made of what fields are
+ * made of. Pure. */
 #ifndef TFD_CRONLINE_H
 #define TFD_CRONLINE_H
 
@@ -27,7 +28,11 @@ struct cron_line {
 };
 
 /* Splits P (at its first non-blank) into the schedule, the user (SYSTEM)
- * and the command. Returns 0, or -1 and why not in WHY (LEN bytes). */
+ * and the command. Returns 0, or -1 and why not in WHY (LEN bytes): a
+ * word among the five fields that no time field is made of (named: "4
+ * time fields before 'echo'"), no command, a user field that is not a
+ * user's name alone (a ':' or a number, which cron's getpwnam(3) finds
+ * no user for). */
 int cron_line_split(const char *p, struct cron_line *c, bool system, char *why, size_t len);
 
 /* Copies the command of CMD, up to its first unescaped '%', into OUT

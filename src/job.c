@@ -235,6 +235,13 @@ static int build_timer(struct job *j, const struct job_options *o,
 	return 0;
 }
 
+/* Whether CTX builds a crontab line (run by its file's shell), not a tfd
+ * line nor the command line. */
+static bool crontab_line(const struct job_context *ctx)
+{
+	return ctx->in_file && ctx->shell;
+}
+
 static int build_wall_schedule(struct job *j, const struct job_options *o,
 			       const struct job_context *ctx, char *err, size_t errlen)
 {
@@ -251,15 +258,25 @@ static int build_wall_schedule(struct job *j, const struct job_options *o,
 		s->calendar = j->calendar;
 	} else {
 		s->kind = SCHEDULE_CRON;
+		/* A crontab line has no --cron to name: its fields are shown. */
 		if (cron_parse(o->cron, &j->cron, why, sizeof why) != 0)
-			return usage(err, errlen, "--cron: %s", why);
+			return usage(err, errlen, "%s%s", crontab_line(ctx) ? "" : "--cron: ", why);
 		s->cron = j->cron;
 	}
 	j->local_time = !j->zone && (!o->calendar || calendar_in_local_time(j->calendar));
-	if (schedule_next(s, ctx->wall_now_ns, &next) != 0)
-		return usage(err, errlen, "--%s '%s': the event never elapses",
-			     o->calendar ? "calendar" : "cron", o->calendar ? o->calendar : o->cron);
-	return 0;
+	if (schedule_next(s, ctx->wall_now_ns, &next) == 0)
+		return 0;
+	/* A cron expression whose dates never come (0 0 30 2 *, cron's
+	 * "never") is what crontab(1) installs and cron loads: the job is
+	 * taken and never runs (the caller warns). A calendar event that
+	 * never elapses is a mistake, as systemd takes it. */
+	if (o->cron && cron_never(j->cron)) {
+		j->never = true;
+		return 0;
+	}
+	return usage(err, errlen, "%s '%s': the event never elapses",
+		     o->calendar ? "--calendar" : crontab_line(ctx) ? "the schedule" : "--cron",
+		     o->calendar ? o->calendar : o->cron);
 }
 
 static int load_zone(struct job *j, const struct job_context *ctx, char *err, size_t errlen)
@@ -554,7 +571,7 @@ static bool job_mails_by_default(const struct job_context *ctx)
 static int build_mail(struct job *j, const struct job_options *o,
 		      const struct job_context *ctx)
 {
-	const char *command = ctx->in_file && ctx->shell ? o->exec : NULL;
+	const char *command = crontab_line(ctx) ? o->exec : NULL;
 	bool to_user = job_mails_by_default(ctx);
 	char user[256];
 	bool none;
@@ -640,8 +657,11 @@ static ssize_t added_variables(const struct job *j, const struct job_context *ct
 			return -1;
 	if (!j->user.spec)
 		return (ssize_t)k;
-	if (another_user(j)) {
-		if ((got = add_defaults(vars, k, clean_defaults, 2)) < 0)
+	/* Another user's runs start from cron's environment; a crontab line
+	 * of a file cron reads that runs as tfd's own user (root's lines)
+	 * gets cron's SHELL too, whatever tfd's environment has. */
+	if (another_user(j) || (ctx->cron_file && crontab_line(ctx))) {
+		if ((got = add_defaults(vars, k, clean_defaults, another_user(j) ? 2 : 1)) < 0)
 			return -1;
 		k = (size_t)got;
 	}
@@ -799,6 +819,7 @@ static int build_user(struct job *j, const struct job_options *o,
 	j->target.ngroups = j->user.ngroups;
 	if (another_user(j)) {
 		j->session.user = j->user.spec;
+		j->session.uid = j->user.uid;
 		j->target.session = &j->session;
 	}
 	return 0;

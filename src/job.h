@@ -94,6 +94,8 @@ struct job {
 				     * (in user), else job_context.own_user; NULL:
 				     * not known */
 	bool reboot;                /* @reboot: one run at start, no schedule */
+	bool never;                 /* a cron schedule whose dates never come
+				     * (0 0 30 2 *): never run, never ended */
 	struct schedule schedule;
 	char *schedule_text;        /* the command line's schedule options as
 				     * written; NULL for a jobs file's line */

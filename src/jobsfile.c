@@ -52,6 +52,9 @@ struct parser {
 	const char *shell, *cron_tz;
 	bool system;                /* JOBS_SYSTEM: crontab lines name a user */
 	bool user;                  /* JOBS_USER: a user's crontab, no tfd lines */
+	bool lenient;               /* JOBS_LENIENT: a bad line is passed over */
+	bool oom;                   /* memory ran out: the parse fails */
+	size_t bad_cap;             /* entries allocated in f->bad */
 };
 
 /* Messages */
@@ -76,6 +79,7 @@ static int fail(struct parser *ps, const char *fmt, ...)
 static int out_of_memory(struct parser *ps)
 {
 	snprintf(ps->err, ps->errlen, "out of memory");
+	ps->oom = true;
 	return -1;
 }
 
@@ -191,6 +195,22 @@ static int grow(struct jobs_alloc *a, void **ptr, size_t *cap, size_t need,
 }
 
 /* Entries */
+
+/* The line at hand was bad, its message in the error buffer: under
+ * JOBS_LENIENT it is listed and the parse goes on. */
+static int pass_over(struct parser *ps)
+{
+	struct jobs_file *f = ps->f;
+	char *why;
+
+	if (!ps->lenient || ps->oom)
+		return -1;
+	if (grow(&f->alloc, (void **)&f->bad, &ps->bad_cap, f->nbad + 1, sizeof *f->bad) ||
+	    !(why = arena_strndup(ps, ps->err, strlen(ps->err))))
+		return out_of_memory(ps);
+	f->bad[f->nbad++] = (struct jobs_bad){ ps->line, why };
+	return 0;
+}
 
 /* The environment the next entry sees, shared with the entries before it
  * when no environment line came between. */
@@ -420,6 +440,10 @@ static int parse_job_or_env(struct parser *ps, const char *p)
 	struct env_line e;
 	enum env_kind env;
 
+	if (*p == '-' && !starts_crontab(p[1]) && ps->user && env_line_read(p, &e) == ENV_OK)
+		return fail(ps, "bad environment line '%s': a variable's name may not begin "
+			    "with '-' (tfd reads such a line as a tfd line, which a user's "
+			    "crontab cannot hold)", shown(ps->text, buf, sizeof(buf)));
 	if (*p == '-' && !starts_crontab(p[1]) && ps->user)
 		return fail(ps, "bad line '%s': a user's crontab takes crontab lines only, "
 			    "not tfd lines (their options, such as --user or --persist, "
@@ -495,11 +519,11 @@ int jobs_parse_as(const char *name, const char *text, size_t len, unsigned flags
 	return parse_file(&libc, flags, name, text, len, out, err, errlen);
 }
 
-int jobs_parse_with(const struct jobs_alloc *alloc, const char *name,
-		    const char *text, size_t len, struct jobs_file **out,
-		    char *err, size_t errlen)
+int jobs_parse_with(const struct jobs_alloc *alloc, unsigned flags, const char *name,
+		    const char *text, size_t len, struct jobs_file **out, char *err,
+		    size_t errlen)
 {
-	return parse_file(alloc, 0, name, text, len, out, err, errlen);
+	return parse_file(alloc, flags, name, text, len, out, err, errlen);
 }
 
 static int parse_file(const struct jobs_alloc *alloc, unsigned flags, const char *name,
@@ -509,7 +533,7 @@ static int parse_file(const struct jobs_alloc *alloc, unsigned flags, const char
 	struct jobs_file *f = alloc->realloc(alloc->ctx, NULL, sizeof(*f));
 	struct parser ps = { .name = name, .err = err, .errlen = errlen, .f = f,
 			     .shell = "/bin/sh", .system = flags & JOBS_SYSTEM,
-			     .user = flags & JOBS_USER };
+			     .user = flags & JOBS_USER, .lenient = flags & JOBS_LENIENT };
 	size_t at = 0;
 	int rc = 0;
 
@@ -527,7 +551,8 @@ static int parse_file(const struct jobs_alloc *alloc, unsigned flags, const char
 			rc = fail(&ps, "too many lines");
 		else {
 			ps.line++;
-			rc = parse_line(&ps, text + at, end - at);
+			if (parse_line(&ps, text + at, end - at) != 0)
+				rc = pass_over(&ps);
 		}
 		at = end + 1;
 	}
@@ -553,5 +578,7 @@ void jobs_free(struct jobs_file *f)
 	}
 	if (f->entries)
 		f->alloc.free(f->alloc.ctx, f->entries);
+	if (f->bad)
+		f->alloc.free(f->alloc.ctx, f->bad);
 	f->alloc.free(f->alloc.ctx, f);
 }

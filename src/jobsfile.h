@@ -74,9 +74,18 @@ struct jobs_alloc {
 
 struct jobs_block;
 
+/* A line passed over (JOBS_LENIENT). */
+struct jobs_bad {
+	unsigned line;
+	const char *why;        /* "NAME:LINE: why, naming the bad text" */
+};
+
 struct jobs_file {
 	struct jobs_entry *entries;  /* in file order */
 	size_t n;
+	struct jobs_bad *bad;        /* JOBS_LENIENT: the lines passed over, in
+					file order */
+	size_t nbad;
 	/* The parser's own storage: every string and array above. */
 	struct jobs_alloc alloc;
 	struct jobs_block *blocks;
@@ -93,17 +102,20 @@ int jobs_parse(const char *name, const char *text, size_t len,
  * /etc/cron.d; --system-crontab), whose crontab lines carry a user name
  * between the time fields (or the @nickname) and the command; JOBS_USER
  * for a user's crontab (--user-crontabs), which takes no tfd line: their
- * options (--user, --persist, --cgroup) are the host's, not a user's. */
-enum { JOBS_SYSTEM = 1, JOBS_USER = 2 };
+ * options (--user, --persist, --cgroup) are the host's, not a user's.
+ * JOBS_LENIENT, for a host's cron: a bad line is passed over (listed in
+ * BAD, its environment line not set) and the rest parses, as cron skips
+ * such a line; only memory running out fails the parse. */
+enum { JOBS_SYSTEM = 1, JOBS_USER = 2, JOBS_LENIENT = 4 };
 
 /* jobs_parse of a file read as FLAGS says. */
 int jobs_parse_as(const char *name, const char *text, size_t len, unsigned flags,
 		  struct jobs_file **out, char *err, size_t errlen);
 
-/* jobs_parse with the memory of ALLOC (copied). */
-int jobs_parse_with(const struct jobs_alloc *alloc, const char *name,
-		    const char *text, size_t len, struct jobs_file **out,
-		    char *err, size_t errlen);
+/* jobs_parse_as with the memory of ALLOC (copied). */
+int jobs_parse_with(const struct jobs_alloc *alloc, unsigned flags, const char *name,
+		    const char *text, size_t len, struct jobs_file **out, char *err,
+		    size_t errlen);
 
 void jobs_free(struct jobs_file *f);
 

@@ -18,22 +18,21 @@
 
 /* Reading the file */
 
-/* The file at PATH opened for reading, with its size, or -1 with err
- * filled. O_NONBLOCK: a FIFO put at PATH (before a start, or before a
- * reload, which runs in the event loop) must not block tfd in open(); it is
- * then refused, as every kind of file but a regular one is. */
-static int open_jobs_file(const char *path, struct stat *st, char *err, size_t errlen)
+/* The file at PATH opened for reading, with its size, or -1 with why
+ * (static text). O_NONBLOCK: a FIFO put at PATH (before a start, or
+ * before a reload, which runs in the event loop) must not block tfd in
+ * open(); it is then refused, as every kind of file but a regular one
+ * is. */
+static int open_jobs_file(const char *path, struct stat *st, const char **why)
 {
-	const char *why;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
 	if (fd < 0 || fstat(fd, st) != 0)
-		why = strerror(errno);
+		*why = strerror(errno);
 	else
-		why = not_regular_why(st->st_mode);
-	if (!why)
+		*why = not_regular_why(st->st_mode);
+	if (!*why)
 		return fd;
-	snprintf(err, errlen, "--jobs '%s': %s", path, why);
 	if (fd >= 0)
 		close(fd);
 	return -1;
@@ -82,30 +81,41 @@ static int read_at_most(int fd, off_t size, size_t max, char **text, size_t *len
 	return 0;
 }
 
+/* jobs_file_read_stat's work: 0; -1 with why alone in WHY (the file not
+ * named); -2 when memory ran out. */
+static int read_whole(const char *path, size_t max, char **text, size_t *len,
+		      struct stat *st, char *why, size_t whylen)
+{
+	const char *cause;
+	int fd = open_jobs_file(path, st, &cause), rc;
+
+	if (fd < 0) {
+		snprintf(why, whylen, "%s", cause);
+		return -1;
+	}
+	/* The size first: a huge file is refused without reading any of it. */
+	rc = (uintmax_t)st->st_size > max ? 1 : read_at_most(fd, st->st_size, max, text, len);
+	if (rc > 0)
+		snprintf(why, whylen, "too large: more than %zu bytes", max);
+	else if (rc < 0 && errno == ENOMEM)
+		rc = -2;
+	else if (rc < 0)
+		snprintf(why, whylen, "read: %s", strerror(errno));
+	close(fd);
+	return rc > 0 ? -1 : rc;
+}
+
 int jobs_file_read(const char *path, size_t max, char **text, size_t *len, char *err,
 		   size_t errlen)
 {
 	struct stat st;
+	char why[512];
+	int rc = read_whole(path, max, text, len, &st, why, sizeof why);
 
-	return jobs_file_read_stat(path, max, text, len, &st, err, errlen);
-}
-
-int jobs_file_read_stat(const char *path, size_t max, char **text, size_t *len,
-			struct stat *st, char *err, size_t errlen)
-{
-	int fd = open_jobs_file(path, st, err, errlen), rc;
-
-	if (fd < 0)
-		return -1;
-	/* The size first: a huge file is refused without reading any of it. */
-	rc = (uintmax_t)st->st_size > max ? 1 : read_at_most(fd, st->st_size, max, text, len);
-	if (rc > 0)
-		snprintf(err, errlen, "--jobs '%s': too large: more than %zu bytes", path, max);
-	else if (rc < 0 && errno == ENOMEM)
+	if (rc == -2)
 		snprintf(err, errlen, "out of memory");
-	else if (rc < 0)
-		snprintf(err, errlen, "--jobs '%s': read: %s", path, strerror(errno));
-	close(fd);
+	else if (rc != 0)
+		snprintf(err, errlen, "--jobs '%s': %s", path, why);
 	return rc == 0 ? 0 : -1;
 }
 
@@ -196,13 +206,15 @@ void loaded_free(struct loaded *l)
 	*l = (struct loaded){ 0 };
 }
 
-static int add_file(struct loaded *l, const char *path, bool spool)
+/* Adds the file PATH: a spool's (SPOOL), a directory's, or NAMED by a
+ * --jobs PATH itself. */
+static int add_file(struct loaded *l, const char *path, bool spool, bool named)
 {
 	const char *base;
 
 	if (array_reserve(&l->files, &l->cap, l->nfiles + 1, sizeof *l->files, SIZE_MAX) != 0)
 		return -1;
-	l->files[l->nfiles] = (struct load_file){ .path = strdup(path) };
+	l->files[l->nfiles] = (struct load_file){ .path = strdup(path), .named = named };
 	if (!l->files[l->nfiles].path)
 		return -1;
 	base = strrchr(l->files[l->nfiles].path, '/');
@@ -223,13 +235,13 @@ static int expand_path(struct loaded *l, const char *path, bool spool, char *err
 	int rc = 0;
 
 	if (!spool && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
-		return add_file(l, path, false) == 0 ? 0 : (snprintf(err, errlen, "out of memory"), -1);
+		return add_file(l, path, false, true) == 0 ? 0 : (snprintf(err, errlen, "out of memory"), -1);
 	rc = spool ? jobsdir_list_spool(path, &paths, &n, err, errlen)
 		   : jobsdir_list(path, &paths, &n, err, errlen);
 	if (rc != 0)
 		return -1;
 	for (size_t i = 0; i < n && rc == 0; i++)
-		if (add_file(l, paths[i], spool) != 0) {
+		if (add_file(l, paths[i], spool, false) != 0) {
 			snprintf(err, errlen, "out of memory");
 			rc = -1;
 		}
@@ -267,47 +279,80 @@ static const char *twin_of(const struct loaded *l, size_t i)
 	return NULL;
 }
 
-/* Why file I, read (ST), is passed over, or NULL: read twice, or, for a
- * host's cron, not written by whom cron would take it from (cronfile). */
+/* Why file I, read (ST), is passed over, or NULL: for a host's cron, not
+ * written by whom cron would take it from (cronfile), or read twice. The
+ * owner's rule first: a link that may not load is said to be that, even
+ * when another link reaches the same file. */
 static const char *skip_why(const struct jobs_from *src, struct loaded *l, size_t i,
 			    const struct stat *st, char *buf, size_t len)
 {
 	const struct load_file *f = &l->files[i];
-	const char *twin = twin_of(l, i), *why;
+	const char *twin, *why = NULL;
 	bool unknown = false;
 
-	if (twin) {
-		snprintf(buf, len, "the same file as '%s', read once", twin);
-		return buf;
-	}
-	if (!f->user)
-		return src->system ? cronfile_system_why(f->path, st, buf, len) : NULL;
-	why = cronfile_user_why(f->user, st, &unknown, buf, len);
+	if (f->user)
+		why = cronfile_user_why(f->user, st, &unknown, buf, len);
+	else if (src->system)
+		why = cronfile_system_why(f->path, st, buf, len);
 	if (unknown)
 		names_add(&l->unknown, f->user);
-	return why;
+	if (why || !(twin = twin_of(l, i)))
+		return why;
+	snprintf(buf, len, "the same file as '%s', read once", twin);
+	return buf;
 }
 
-/* Cuts a host's crontab at its last newline, as cron does: a line still
- * being written never runs half. */
+/* Whether file I is one that a writer still held open when the reload
+ * gave up waiting for it (writers.h): the same file as one of HELD. */
+static bool held_open(const struct jobs_from *src, const struct load_file *f)
+{
+	struct stat st;
+
+	for (size_t k = 0; src->held && src->held[k]; k++)
+		if (stat(src->held[k], &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino)
+			return true;
+	return false;
+}
+
+/* Cuts file I at its last newline where a line without one may be still
+ * being written: a host's crontab always, as cron does, and any file that
+ * a writer still holds open. A line that has no end never runs half. */
 static size_t cut_unended(const struct jobs_from *src, struct loaded *l, size_t i,
 			  const char *text, size_t len)
 {
+	bool held = held_open(src, &l->files[i]);
 	unsigned line;
 	size_t whole;
 
-	if (!src->system && !l->files[i].user)
+	if (!held && !jobs_from_host(src))
 		return len;
 	whole = cronfile_whole_lines(text, len, &line);
-	if (line)
+	if (line && held)
+		warnf(&l->warnings, "tfd: warning: %s:%u: not loaded: the file is still open for "
+		      "writing and this last line has no newline yet\n", l->files[i].path, line);
+	else if (line)
 		warnf(&l->warnings, "tfd: warning: %s:%u: not loaded: the last line has no "
 		      "newline (cron ignores it too)\n", l->files[i].path, line);
 	return whole;
 }
 
-/* Reads file I into the buffer, or records why it is passed over. A
- * spool's file that cannot be read is passed over; a --jobs file is an
- * error. */
+/* Whether file I, which could not be read (WHY), is passed over rather
+ * than refusing the load: a spool's file always, and, for a host's cron,
+ * any file but a --jobs PATH that is not there (a mistyped path is said
+ * at start, as --user-crontabs' is). */
+static bool passed_over(const struct jobs_from *src, const struct load_file *f)
+{
+	struct stat st;
+
+	if (f->user)
+		return true;
+	if (!jobs_from_host(src))
+		return false;
+	return !f->named || stat(f->path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+}
+
+/* Reads file I into the buffer, or records why it is passed over. A file
+ * that cannot be read is an error, but where passed_over says. */
 static int read_file(const struct jobs_from *src, struct loaded *l, size_t i, char *err,
 		     size_t errlen)
 {
@@ -320,12 +365,19 @@ static int read_file(const struct jobs_from *src, struct loaded *l, size_t i, ch
 	int rc;
 
 	/* A link in the spool is no file crontab(1) wrote: cron refuses it. */
-	if (f->user && lstat(f->path, &link) == 0 && S_ISLNK(link.st_mode))
+	if (f->user && lstat(f->path, &link) == 0 && S_ISLNK(link.st_mode)) {
 		why = "a symbolic link";
-	else if (jobs_file_read_stat(f->path, JOBS_FILE_MAX, &text, &len, &st, err, errlen) != 0) {
-		if (!f->user || strcmp(err, "out of memory") == 0)
+	} else if ((rc = read_whole(f->path, JOBS_FILE_MAX, &text, &len, &st, buf,
+				    sizeof buf)) != 0) {
+		if (rc == -2) {
+			snprintf(err, errlen, "out of memory");
 			return -1;
-		why = err;
+		}
+		if (!passed_over(src, f)) {
+			snprintf(err, errlen, "--jobs '%s': %s", f->path, buf);
+			return -1;
+		}
+		why = buf;
 	} else {
 		f->dev = st.st_dev;
 		f->ino = st.st_ino;

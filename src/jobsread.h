@@ -29,16 +29,12 @@
 int jobs_file_read(const char *path, size_t max, char **text, size_t *len, char *err,
 		   size_t errlen);
 
-/* jobs_file_read that also gives what fstat(2) said of the file read. */
-int jobs_file_read_stat(const char *path, size_t max, char **text, size_t *len,
-			struct stat *st, char *err, size_t errlen);
-
 /* Where a load's warnings go, one line each ("tfd: warning: ...\n"): stderr
  * at start, the loop's queued stderr at a reload. */
 typedef void (*jobs_warn_fn)(void *arg, const char *line);
 
 /* A load's warnings, one line each, given out when the load is over (and
- * not when nothing changed). */
+ * not when nothing changed, nor when the load is refused). */
 struct warnings {
 	struct buf text;             /* text.failed: memory ran out, some
 					are missing */
@@ -71,12 +67,25 @@ struct jobs_from {
 	size_t npaths;
 	bool system;                 /* --system-crontab: root's files alone */
 	const char *user_crontabs;   /* --user-crontabs DIR, or NULL */
+	char *const *held;           /* files a writer still held open when the
+					reload gave up waiting (NULL-terminated,
+					or NULL): their last line without a
+					newline is not loaded */
 };
+
+/* Whether the files are a host's cron (--system-crontab, --user-crontabs):
+ * as cron does, a file or line it cannot use is passed over with a
+ * warning, and the rest loads. */
+static inline bool jobs_from_host(const struct jobs_from *from)
+{
+	return from->system || from->user_crontabs;
+}
 
 /* One file a load reads. */
 struct load_file {
 	char *path;
 	const char *user;            /* a spool's file: its name, the user's */
+	bool named;                  /* a --jobs PATH itself, not a directory's */
 	bool skipped;                /* passed over, with a warning */
 	dev_t dev;                   /* what fstat said, to read a file once */
 	ino_t ino;
@@ -97,7 +106,8 @@ struct loaded {
 
 /* Reads every file of FROM into L (zeroed), one record each. A --jobs
  * file that is missing or cannot be read is an error (-1, err); a spool's
- * is passed over with a warning, as is a file cron would not load. */
+ * is passed over with a warning, as is a file cron would not load, and
+ * for a host's cron any file but a --jobs PATH that is not there. */
 int jobs_read_files(const struct jobs_from *from, struct loaded *l, char *err,
 		    size_t errlen);
 

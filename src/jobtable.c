@@ -9,6 +9,7 @@
 #include "hash.h"
 #include "jobsfile.h"
 #include "jobsread.h"
+#include "linecheck.h"
 #include "pathsearch.h"
 #include "runuser.h"
 #include "shellword.h"
@@ -157,20 +158,26 @@ int job_names_default(struct job **jobs, size_t n)
 
 /* What a reload compares: the line (first, as jobview reads it back),
  * the user whose crontab holds it (USER, or NULL: the same line moved
- * from one user's crontab to another's is another job), and what it
- * sees. Not the name: a default name changes when a line above takes
- * it. */
-static char *identity_of(const struct jobs_entry *e, const char *user)
+ * from one user's crontab to another's is another job), the uid its runs
+ * take (J's: a user deleted and made again under another uid is another
+ * job, which a reload starts; the old one's runs are refused, session.h),
+ * and what it sees. Not the name: a default name changes when a line
+ * above takes it. */
+static char *identity_of(const struct jobs_entry *e, const char *user, const struct job *j)
 {
-	size_t len = strlen(e->text) + 2 + (user ? strlen(user) + 2 : 0);
+	char uid[32] = "";
+	size_t len;
 	char *id, *p;
 
+	if (j->user.spec)
+		snprintf(uid, sizeof uid, "uid %lu\n", (unsigned long)j->user.uid);
+	len = strlen(e->text) + 2 + (user ? strlen(user) + 2 : 0) + strlen(uid);
 	for (size_t i = 0; e->env && e->env[i]; i++)
 		len += strlen(e->env[i]) + 1;
 	id = malloc(len);
 	if (!id)
 		return NULL;
-	p = id + sprintf(id, "%s\n%s%s", e->text, user ? user : "", user ? ":\n" : "");
+	p = id + sprintf(id, "%s\n%s%s%s", e->text, user ? user : "", user ? ":\n" : "", uid);
 	for (size_t i = 0; e->env && e->env[i]; i++)
 		p += sprintf(p, "%s\n", e->env[i]);
 	return id;
@@ -197,6 +204,7 @@ struct building {
 	struct warnings *warnings;
 	struct names *unknown;       /* the users found missing */
 	bool scoped;                 /* default names are SOURCE/WORD */
+	struct line_checks checks;   /* shells and commands looked at */
 };
 
 /* How much of a line a message that quotes nothing else shows. */
@@ -237,14 +245,22 @@ static bool user_unknown(struct building *b, size_t i)
 	return true;
 }
 
-/* A line of a user's crontab that is bad is passed over with a warning, as
- * cron does: one user's mistake never stops the host's cron nor another
- * user's reload. Returns 0 then, else STATUS with the error in err. */
+/* Whether the table is a host's cron, whose bad lines are passed over. */
+static bool host_cron(const struct jobs_source *src)
+{
+	return jobs_from_host(&(struct jobs_from){ .system = src->system,
+						   .user_crontabs = src->user_crontabs });
+}
+
+/* A bad line of a host's cron is passed over with a warning, as cron
+ * does: one package's or user's mistake never stops the host's cron nor
+ * a reload. Memory running out is no line's fault. Returns 0 then, else
+ * STATUS with the error in err. */
 static int line_failed(struct building *b, size_t i, int status, const char *why, char *err,
 		       size_t errlen)
 {
 	line_error(b, i, status, why, err, errlen);
-	if (status != 2 || !b->lines[i].user)
+	if (!host_cron(b->src) || strcmp(why, "out of memory") == 0)
 		return status;
 	warnf(b->warnings, "tfd: warning: %s; the line is not loaded\n", err);
 	b->dropped[i] = true;
@@ -279,6 +295,9 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 			b->dropped[i] = true;
 			return 0;
 		}
+		/* The user databases failed: a later reload tries again. */
+		if (status == 1 && host_cron(b->src))
+			names_add(b->unknown, b->opts[i].user);
 		/* A crontab line's user field is not an option: "user 'x'". */
 		snprintf(named, sizeof named, "%s%s", e->user || b->lines[i].user ? "" : "--", why);
 		return line_failed(b, i, status, named, err, errlen);
@@ -286,6 +305,13 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	status = job_build(&b->opts[i], &ctx, &b->jobs[i], why, sizeof why);
 	if (status != 0)
 		return line_failed(b, i, status, why, err, errlen);
+	if (b->jobs[i]->never)
+		warnf(b->warnings, "tfd: warning: %s:%u: '%s' names no day that exists: the line "
+		      "is loaded and never runs\n", b->lines[i].file, e->line, b->opts[i].cron);
+	/* A dry run often runs where the commands are not installed (CI):
+	 * it says only what no run could start without, the shell. */
+	line_checks_warn(&b->checks, b->jobs[i], b->opts[i].exec,
+			 e->kind != JOBS_TFD && !ctx.dry_run, b->lines[i].file, e->line);
 	b->jobs[i]->line = e->line;
 	if (!(b->jobs[i]->file = strdup(b->lines[i].file)))
 		return line_error(b, i, 1, "out of memory", err, errlen);
@@ -321,6 +347,30 @@ static void base_name(const struct building *b, size_t i, char *buf, size_t len)
 		snprintf(buf, len, "%s", word);
 }
 
+/* The lines passed over leave the table: the others close up, in order,
+ * and none is marked dropped any more. */
+static void drop_lines(struct building *b)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < b->n; i++) {
+		if (b->dropped[i]) {
+			job_free(b->jobs[i]);
+			job_options_free(&b->opts[i]);
+			continue;
+		}
+		b->jobs[kept] = b->jobs[i];
+		b->opts[kept] = b->opts[i];
+		b->lines[kept++] = b->lines[i];
+	}
+	for (size_t i = kept; i < b->n; i++) {
+		b->jobs[i] = NULL;
+		b->opts[i] = (struct job_options){ 0 };
+	}
+	memset(b->dropped, 0, b->n * sizeof *b->dropped);
+	b->n = kept;
+}
+
 /* Explicit names first (twice is an error), then the default ones. */
 static int assign_names(struct building *b, char *err, size_t errlen)
 {
@@ -335,11 +385,15 @@ static int assign_names(struct building *b, char *err, size_t errlen)
 			continue;
 		if (!name[0] || name_taken(&explicit, name)) {
 			char why[512];
+			int status;
 
-			hash_set_free(&explicit);
 			snprintf(why, sizeof why, "--name '%.256s': %s", name,
 				 name[0] ? "already the name of another job" : "must not be empty");
-			return line_error(b, i, 2, why, err, errlen);
+			if ((status = line_failed(b, i, 2, why, err, errlen)) != 0) {
+				hash_set_free(&explicit);
+				return status;
+			}
+			continue;
 		}
 		if (!(b->jobs[i]->name = strdup(name))) {
 			hash_set_free(&explicit);
@@ -348,6 +402,7 @@ static int assign_names(struct building *b, char *err, size_t errlen)
 		name_add(&explicit, b->jobs[i]->name);
 	}
 	hash_set_free(&explicit);
+	drop_lines(b);
 	for (size_t i = 0; i < b->n; i++) {
 		char base[2 * NAME_MAX_LEN];
 
@@ -371,11 +426,12 @@ static int name_jobs(struct building *b, char *err, size_t errlen)
 	for (size_t i = 0; i < b->n && status == 0; i++) {
 		char why[1200];
 
-		if (!(b->jobs[i]->identity = identity_of(b->lines[i].e, b->lines[i].user)))
+		if (!(b->jobs[i]->identity = identity_of(b->lines[i].e, b->lines[i].user, b->jobs[i])))
 			status = line_error(b, i, 1, "out of memory", err, errlen);
 		else if (job_check_fleet_name(b->jobs[i], &b->src->ctx, why, sizeof why) != 0)
-			status = line_error(b, i, 2, why, err, errlen);
+			status = line_failed(b, i, 2, why, err, errlen);
 	}
+	drop_lines(b);
 	return status;
 }
 
@@ -385,32 +441,11 @@ static int open_jobs(struct building *b, char *err, size_t errlen)
 		char why[7680];
 		int status = job_open(b->jobs[i], &b->opts[i], &b->src->ctx, why, sizeof why);
 
-		if (status != 0)
-			return line_error(b, i, status, why, err, errlen);
+		if (status != 0 && (status = line_failed(b, i, status, why, err, errlen)) != 0)
+			return status;
 	}
+	drop_lines(b);
 	return 0;
-}
-
-/* The lines passed over leave the table: the others close up, in order. */
-static void drop_lines(struct building *b)
-{
-	size_t kept = 0;
-
-	for (size_t i = 0; i < b->n; i++) {
-		if (b->dropped[i]) {
-			job_free(b->jobs[i]);
-			job_options_free(&b->opts[i]);
-			continue;
-		}
-		b->jobs[kept] = b->jobs[i];
-		b->opts[kept] = b->opts[i];
-		b->lines[kept++] = b->lines[i];
-	}
-	for (size_t i = kept; i < b->n; i++) {
-		b->jobs[i] = NULL;
-		b->opts[i] = (struct job_options){ 0 };
-	}
-	b->n = kept;
 }
 
 static int build_table(struct building *b, char *err, size_t errlen)
@@ -424,6 +459,8 @@ static int build_table(struct building *b, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return 1;
 	}
+	/* Without the memory for them, the checks are left out. */
+	line_checks_init(&b->checks, b->n, b->warnings);
 	for (size_t i = 0; i < b->n && status == 0; i++)
 		status = build_entry(b, i, err, errlen);
 	if (status == 0)
@@ -463,23 +500,23 @@ static void warn_system_like(struct loaded *l, size_t i)
 		      l->files[i].path, l->parsed[i]->entries[at].line, user, user);
 }
 
-/* Parses file I (TEXT, LEN bytes): its environment is its own. A user's
- * crontab that does not parse is passed over with a warning. */
+/* Parses file I (TEXT, LEN bytes): its environment is its own. A host's
+ * cron passes a bad line over with a warning, and loads the rest. */
 static int parse_file(const struct jobs_source *src, struct loaded *l, size_t i,
 		      const char *text, size_t len, char *err, size_t errlen)
 {
 	const char *user = l->files[i].user;
-	unsigned flags = user ? JOBS_USER : src->system ? JOBS_SYSTEM : 0;
+	unsigned flags = (user ? JOBS_USER : src->system ? JOBS_SYSTEM : 0) |
+			 (host_cron(src) ? JOBS_LENIENT : 0);
+	const struct jobs_file *f;
 
-	if (jobs_parse_as(l->files[i].path, text, len, flags, &l->parsed[i], err, errlen) == 0) {
-		if (!flags)
-			warn_system_like(l, i);
-		return 0;
-	}
-	if (!user || strcmp(err, "out of memory") == 0)
+	if (jobs_parse_as(l->files[i].path, text, len, flags, &l->parsed[i], err, errlen) != 0)
 		return -1;
-	warnf(&l->warnings, "tfd: warning: %s; the file is not loaded\n", err);
-	l->parsed[i] = NULL;
+	f = l->parsed[i];
+	for (size_t k = 0; k < f->nbad; k++)
+		warnf(&l->warnings, "tfd: warning: %s; the line is not loaded\n", f->bad[k].why);
+	if (!(flags & (JOBS_USER | JOBS_SYSTEM)))
+		warn_system_like(l, i);
 	return 0;
 }
 
@@ -540,6 +577,7 @@ static int build_loaded(struct jobs_source *src, struct loaded *l, struct job_ta
 	free(b.dropped);
 	run_user_cache_free(&b.users);
 	job_envs_free(&b.envs);
+	line_checks_free(&b.checks);
 	if (status != 0) {
 		struct job_table t = { b.jobs, b.n };
 
@@ -553,16 +591,18 @@ static int build_loaded(struct jobs_source *src, struct loaded *l, struct job_ta
 int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced,
 		     jobs_warn_fn warn, void *warn_arg, int *status, char *err, size_t errlen)
 {
-	struct jobs_from from = { src->paths, src->npaths, src->system, src->user_crontabs };
+	struct jobs_from from = { src->paths, src->npaths, src->system, src->user_crontabs,
+				  src->held };
 	struct loaded l = { 0 };
 	/* A user missing at the last load may exist now: load again. */
 	bool retry = names_user_found(src->unknown);
 
+	/* A refused load says why, and nothing else: its warnings are of
+	 * jobs that do not load. */
 	*status = 2;
 	src->read_failed = false;
 	if (jobs_read_files(&from, &l, err, errlen) != 0) {
 		src->read_failed = true;
-		warnings_give(&l.warnings, warn, warn_arg);
 		loaded_free(&l);
 		return -1;
 	}
@@ -571,7 +611,6 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 		return 1;
 	}
 	*status = build_loaded(src, &l, out, err, errlen);
-	warnings_give(&l.warnings, warn, warn_arg);
 	if (*status != 0) {
 		loaded_free(&l);
 		return -1;
@@ -579,6 +618,7 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 	src->nfiles = 0;
 	for (size_t i = 0; i < l.nfiles; i++)
 		src->nfiles += !l.files[i].skipped;
+	warnings_give(&l.warnings, warn, warn_arg);
 	free(src->last_text);
 	src->last_text = l.text.s;
 	src->last_len = l.text.len;
@@ -590,17 +630,20 @@ int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced
 	return 0;
 }
 
-int jobs_source_reload(void *arg, struct job_table *out, bool forced, jobs_warn_fn warn,
-		       void *warn_arg, char *err, size_t errlen)
+int jobs_source_reload(void *arg, struct job_table *out, bool forced, char *const *held,
+		       jobs_warn_fn warn, void *warn_arg, char *err, size_t errlen)
 {
 	struct jobs_source *src = arg;
-	int status;
+	int status, rc;
 
 	/* A job the reload adds starts as at start, at the reload's instant:
 	 * its first --delay or --interval, and --for, count from now. */
 	src->ctx.wall_now_ns = clock_now_ns(CLOCK_REALTIME);
 	src->ctx.mono_now_ns = clock_now_ns(CLOCK_MONOTONIC);
-	return jobs_source_load(src, out, forced, warn, warn_arg, &status, err, errlen);
+	src->held = held;
+	rc = jobs_source_load(src, out, forced, warn, warn_arg, &status, err, errlen);
+	src->held = NULL;
+	return rc;
 }
 
 void jobs_source_free(struct jobs_source *src)

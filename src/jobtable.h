@@ -40,6 +40,8 @@ struct jobs_source {
 	size_t nfiles;              /* the files the last load read (the log's count) */
 	bool read_failed;           /* the last load failed on a file it could not
 				       read, not on a line */
+	char *const *held;          /* the reload's: files a writer still holds
+				       open (jobs_from) */
 };
 
 /* Reads every file of the sources (a directory stands for its files, by
@@ -49,13 +51,15 @@ struct jobs_source {
  * cannot be read or a line is bad (err: "FILE:LINE: why" or "FILE: why"),
  * with the exit status for it in *status: one bad file refuses the whole
  * load. What a host's cron passes over instead (a file cron would not
- * load, one reached twice, a line of an unknown user, a user's bad line,
- * a last line without newline) goes to WARN, once a load, not when
- * nothing changed. Fits loop_reload_fn. */
+ * load or cannot read, one reached twice, a line of an unknown user, a bad
+ * line, a last line without newline) goes to WARN, with what a line's
+ * runs would fail on (linecheck.h) and a cron line that never runs, once
+ * a load, not when nothing changed nor when the load is refused.
+ * jobs_source_reload fits loop_reload_fn. */
 int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced,
 		     jobs_warn_fn warn, void *warn_arg, int *status, char *err, size_t errlen);
-int jobs_source_reload(void *src, struct job_table *out, bool forced, jobs_warn_fn warn,
-		       void *warn_arg, char *err, size_t errlen);
+int jobs_source_reload(void *src, struct job_table *out, bool forced, char *const *held,
+		       jobs_warn_fn warn, void *warn_arg, char *err, size_t errlen);
 void jobs_source_free(struct jobs_source *src);
 
 /* Names every job of JOBS that has none (its name_base set) in table

@@ -319,6 +319,19 @@ static bool busy(const struct loop *l)
 	return l->readers.n > 0 || l->starts.n > 0 || mailer_busy(&l->mailer);
 }
 
+/* Whether tfd stays with nothing to run: a host's cron waits for files
+ * and users to come, as cron does, and a cron line whose dates never come
+ * is a schedule that never ends. */
+static bool stays(const struct loop *l)
+{
+	if (l->cfg->host_cron)
+		return true;
+	for (size_t i = 0; i < l->njobs; i++)
+		if (l->jobs[i]->never && !l->jobs[i]->state->removed)
+			return true;
+	return false;
+}
+
 static bool finished(struct loop *l)
 {
 	/* Left runs are not waited for; a mail on its way is (at most
@@ -331,7 +344,7 @@ static bool finished(struct loop *l)
 	if (events_blocked(&l->ev) || claims_waiting(l))
 		return false;
 	if (!busy(l))
-		return true;
+		return !stays(l);
 	runs_finish_groups(l);
 	return false;
 }

@@ -16,9 +16,12 @@
 /* Reads the jobs file again into a new table (built and opened, nothing
  * armed). Returns 0; 1 when the file is as it was last read and FORCED is
  * false (nothing to do); or -1 with one line in err: the table stays.
- * Warnings (files or lines passed over) go to WARN, with WARN_ARG. */
+ * HELD (NULL-terminated, or NULL) names the files a writer still holds
+ * open: their last line without a newline is not loaded. Warnings (files
+ * or lines passed over) go to WARN, with WARN_ARG. */
 typedef int (*loop_reload_fn)(void *arg, struct job_table *out, bool forced,
-			      jobs_warn_fn warn, void *warn_arg, char *err, size_t errlen);
+			      char *const *held, jobs_warn_fn warn, void *warn_arg, char *err,
+			      size_t errlen);
 
 struct fleet;
 struct http;
@@ -51,6 +54,8 @@ struct loop_config {
 	char *const *jobs_paths;     /* every --jobs PATH (file or directory), watched */
 	size_t njobs_paths;
 	const char *user_crontabs;   /* --user-crontabs DIR, watched; or NULL */
+	bool host_cron;              /* --system-crontab or --user-crontabs: never
+					ends for lack of jobs */
 	loop_reload_fn reload;
 	void *reload_arg;
 	struct fleet *fleet;         /* --fleet: elapses are claimed; NULL without */

@@ -341,8 +341,11 @@ int options_read(int argc, const char **argv, struct options *o)
 	while (status == OPTIONS_GO_ON && (rc = poptGetNextOpt(ctx)) >= 0) {
 		if (rc == OPT_HELP) {
 			poptPrintHelp(ctx, stdout, 0);
-			fputs("\nMore in the manual: man tfd (options, signals, exit status), "
-			      "man tfd-jobs (the jobs file),\nman tfdctl (a running tfd).\n", stdout);
+			fputs("\nMore in the manual: man tfd (options, signals, exit status),\n"
+			      "man tfd-jobs (the jobs file), man tfdctl (a running tfd),\n"
+			      "man tfd-cron (tfd as the host's cron),"
+			      " man tfd-fleet (replicas on PostgreSQL).\n",
+			      stdout);
 			status = finish_stdout();
 		} else if (rc == OPT_USAGE) {
 			poptPrintUsage(ctx, stdout, 0);

@@ -201,8 +201,8 @@ static void warn_queued(void *arg, const char *line)
 }
 
 /* Whether the reload waits for a jobs file still being written: a half
- * file is never read. After WRITERS_WAIT_NS it reads them as they are, with
- * a warning. */
+ * file is never read. After WRITERS_WAIT_NS it reads them, with a warning,
+ * up to their last newline (writers_held). */
 static bool waits_for_writers(struct loop *l)
 {
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
@@ -214,7 +214,8 @@ static bool waits_for_writers(struct loop *l)
 		return true;
 	case WRITERS_GAVE_UP:
 		events_errf(&l->ev, "tfd: warning: '%s' is still open for writing after %d s: "
-			    "read as it is\n", still, (int)(WRITERS_WAIT_NS / 1000000000));
+			    "read up to its last newline until it is closed\n", still,
+			    (int)(WRITERS_WAIT_NS / 1000000000));
 		return false;
 	default:
 		return false;
@@ -245,7 +246,11 @@ int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *
 	l->reload->due = INT64_MAX;
 	/* Before the read: a link changed after it is seen again. */
 	watch_links(l);
-	rc = l->cfg->reload(l->cfg->reload_arg, &t, forced, warn_queued, l, err, errlen);
+	/* After a refused reload the jobs are older than the files: files as
+	 * they were last loaded (a rollback) are a reload too, which clears
+	 * the refusal. */
+	rc = l->cfg->reload(l->cfg->reload_arg, &t, forced || l->reload->refused,
+			    writers_held(&l->reload->writers), warn_queued, l, err, errlen);
 	if (rc > 0)
 		return 1;   /* the file is as it was */
 	if (rc < 0) {

@@ -151,6 +151,15 @@ int session_open(struct session *s, const struct session_spec *spec,
 	*s = (struct session){ .pam = spec->pam };
 	if (run_user_resolve(spec->user, &s->user, why, whylen) != 0)
 		return -1;
+	/* The name now belongs to someone else: the jobs were another's. */
+	if (s->user.uid != spec->uid) {
+		snprintf(why, whylen, "user '%s': uid %lu now, not %lu as when the job was "
+			 "loaded (deleted and made again?); a reload or a restart takes the "
+			 "user as it is now", spec->user, (unsigned long)s->user.uid,
+			 (unsigned long)spec->uid);
+		run_user_free(&s->user);
+		return -1;
+	}
 	/* Before PAM: pam_group's credentials add to the groups of today. */
 	if (setgroups(s->user.ngroups, s->user.groups) < 0) {
 		snprintf(why, whylen, "user '%s': setgroups: %s", spec->user, strerror(errno));

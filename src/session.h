@@ -23,6 +23,9 @@
 /* A run as another user, as its target describes it. */
 struct session_spec {
 	const char *user;       /* USER[:GROUP], as --user or the user field gives it */
+	uid_t uid;              /* USER's uid when the job was loaded: a run whose
+				   lookup finds another (the user deleted and
+				   made again) does not start */
 	bool keep_home;         /* the jobs file sets HOME: the entry's does not replace it */
 	const struct pam_library *pam; /* libpam, loaded in tfd (pam_load); NULL: none */
 };
@@ -39,7 +42,8 @@ struct session {
  * PAM session (when libpam is loaded) and builds the environment from
  * ENVP: PAM's variables first, unless ENVP sets them, then ENVP with the
  * entry's HOME (unless SPEC keeps the file's), LOGNAME and USER. Returns
- * 0, or -1 with one line in why ("user 'x': no such user"). */
+ * 0, or -1 with one line in why ("user 'x': no such user", or its uid no
+ * longer the one loaded). */
 int session_open(struct session *s, const struct session_spec *spec,
 		 char *const *envp, char *why, size_t whylen);
 

@@ -110,3 +110,24 @@ size_t jobs_word_name(const char *word, char *buf, size_t len)
 		word_sink_put(&s, *word++);
 	return finish_name(&s, buf, len);
 }
+
+bool shell_command_word(const char *command, char *buf, size_t len)
+{
+	struct word_sink s = { buf, 0, len ? len - 1 : 0, false, false };
+	const char *p = skip_blanks(command), *start;
+	enum word_scan st;
+
+	while (is_assignment(p) && word_scan(&p, NULL) == WORD_OK)
+		p = skip_blanks(p);
+	start = p;
+	st = word_scan(&p, &s);
+	/* Empty (a redirection or a substitution first), cut short, or with
+	 * what the shell would expand (~, a pattern, braces): unknown. */
+	if ((st != WORD_OK && st != WORD_OPERATOR) || s.len == 0 || s.len >= s.cap)
+		return false;
+	for (const char *c = start; c < p; c++)
+		if (strchr("~*?[{", *c))
+			return false;
+	buf[s.len] = '\0';
+	return true;
+}

@@ -40,4 +40,11 @@ size_t jobs_default_name(const char *command, char *buf, size_t len);
  * taken as it is. */
 size_t jobs_word_name(const char *word, char *buf, size_t len);
 
+/* The command word of the shell string COMMAND, whole (not its base
+ * name), after any leading NAME=VALUE assignments, its quotes removed,
+ * into BUF (LEN bytes): true; false when there is none a look-up could
+ * judge: a redirection or a substitution first, a word the shell would
+ * expand (~, * ? [, braces), a quote left open, or one too long for BUF. */
+bool shell_command_word(const char *command, char *buf, size_t len);
+
 #endif

@@ -454,6 +454,9 @@ static int build_table(struct setup *st, const struct options *o)
 		return 0;
 	}
 	status = job_table_single(&o->job, &st->ctx, &st->table, st->err, sizeof st->err);
+	if (status == 0 && st->table.jobs[0]->never)
+		fprintf(stderr, "tfd: warning: --cron '%s' names no day that exists: the job "
+			"never runs\n", o->job.cron);
 	if (status == 0 && !st->table.jobs[0]->format && tick_format(o, false) &&
 	    !(st->table.jobs[0]->format = strdup(tick_format(o, false)))) {
 		snprintf(st->err, sizeof st->err, "out of memory");
@@ -627,6 +630,7 @@ static int run(const struct options *o)
 			.metrics_path = o->metrics, .jobs_path = jobs_source_of(o),
 			.jobs_paths = o->jobs_all, .njobs_paths = o->jobs_n,
 			.user_crontabs = o->user_crontabs,
+			.host_cron = o->system_crontab || o->user_crontabs,
 			.reload = jobs_source_of(o) ? jobs_source_reload : NULL,
 			.reload_arg = &st.source,
 			.fleet = st.fleet, .replica = st.fleet ? st.fleet_config.replica : NULL,

@@ -28,9 +28,7 @@ static void add(struct writers *ws, int wd, const char *dir, const char *name)
 	if (!(path = malloc(dir_len + strlen(name) + 2)))
 		return;
 	sprintf(path, "%s/%s", dir, name);
-	ws->v[ws->n].wd = wd;
-	ws->v[ws->n].path = path;
-	ws->v[ws->n].name_at = dir_len + 1;
+	ws->v[ws->n] = (struct writer){ .wd = wd, .path = path, .name_at = dir_len + 1 };
 	ws->n++;
 }
 
@@ -52,39 +50,57 @@ void writers_note(struct writers *ws, const struct inotify_event *ev, const char
 	}
 	if (!dir || ev->len == 0)
 		return;
-	if (ev->mask & IN_MODIFY)
+	if ((ev->mask & IN_MODIFY) && (known = find(ws, ev->wd, ev->name)))
+		*known = (struct writer){ known->wd, known->path, known->name_at, 0, false };
+	else if (ev->mask & IN_MODIFY)
 		add(ws, ev->wd, dir, ev->name);
 	else if ((ev->mask & (IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM)) &&
 		 (known = find(ws, ev->wd, ev->name)))
 		drop(ws, known);
 }
 
-static void forget(struct writers *ws)
-{
-	for (size_t i = 0; i < ws->n; i++)
-		free(ws->v[i].path);
-	ws->n = 0;
-	ws->since = 0;
-}
-
 enum writers_verdict writers_check(struct writers *ws, int64_t now, char *still, size_t len)
 {
-	if (ws->n == 0) {
-		ws->since = 0;
-		return WRITERS_NONE;
+	enum writers_verdict verdict = WRITERS_NONE;
+
+	for (size_t i = 0; i < ws->n; i++) {
+		struct writer *w = &ws->v[i];
+
+		if (w->held)
+			continue;
+		if (w->since == 0)
+			w->since = now;
+		if (now - w->since < WRITERS_WAIT_NS)
+			return WRITERS_WAIT;
 	}
-	if (ws->since == 0)
-		ws->since = now;
-	if (now - ws->since < WRITERS_WAIT_NS)
-		return WRITERS_WAIT;
-	snprintf(still, len, "%s", ws->v[0].path);
-	forget(ws);
-	return WRITERS_GAVE_UP;
+	for (size_t i = 0; i < ws->n; i++) {
+		if (ws->v[i].held)
+			continue;
+		if (verdict == WRITERS_NONE)
+			snprintf(still, len, "%s", ws->v[i].path);
+		ws->v[i].held = true;
+		verdict = WRITERS_GAVE_UP;
+	}
+	return verdict;
+}
+
+char *const *writers_held(struct writers *ws)
+{
+	size_t n = 0;
+
+	free(ws->held);
+	ws->held = calloc(ws->n + 1, sizeof *ws->held);
+	for (size_t i = 0; ws->held && i < ws->n; i++)
+		if (ws->v[i].held)
+			ws->held[n++] = ws->v[i].path;
+	return n ? ws->held : NULL;
 }
 
 void writers_free(struct writers *ws)
 {
-	forget(ws);
+	for (size_t i = 0; i < ws->n; i++)
+		free(ws->v[i].path);
 	free(ws->v);
+	free(ws->held);
 	*ws = (struct writers){ 0 };
 }

@@ -332,8 +332,15 @@ bad() {
 	bad @fortnightly --cron @fortnightly
 }
 
-@test "a --cron that never elapses: 0 0 30 2 *" {
-	bad '0 0 30 2 *' --cron '0 0 30 2 *'
+@test "a --cron whose dates never come (0 0 30 2 *, cron's never) is taken with a warning: no expiration" {
+	local expr
+	for expr in '0 0 30 2 *' '0 0 31 4 *' '0 0 31 2,4,6,9,11 *'; do
+		run --separate-stderr "$TFD" --cron "$expr" --dry-run=3 -- /usr/bin/touch "$MARK"
+		assert_success
+		assert_output ""
+		assert_equal "$stderr" "tfd: warning: --cron '$expr' names no day that exists: the job never runs"
+	done
+	[[ ! -e $MARK ]] || fail "the command ran"
 }
 
 # Timestamps
@@ -492,8 +499,9 @@ check_utc_warning() {
 		assert_output --partial "--calendar"
 		assert_output --partial "--exec"
 		# It ends with where to read more.
-		assert_line --index -1 "man tfdctl (a running tfd)."
-		assert_output --partial "man tfd (options, signals, exit status), man tfd-jobs (the jobs file)"
+		assert_line "More in the manual: man tfd (options, signals, exit status),"
+		assert_line "man tfd-jobs (the jobs file), man tfdctl (a running tfd),"
+		assert_line --index -1 "man tfd-cron (tfd as the host's cron), man tfd-fleet (replicas on PostgreSQL)."
 	done
 }
 

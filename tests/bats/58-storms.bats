@@ -55,7 +55,10 @@ now_us() {
 
 @test "a storm under ulimit -u: a start that finds no process fails alone and is retried, tfd goes on" {
 	[[ $(id -u) == 0 ]] && command -v setpriv >/dev/null || skip "needs root and setpriv to run as nobody"
-	write_storm 300 --retry 30 --retry-delay 50ms -- /bin/sleep 0.3
+	# Runs of a second, 64 started at a time under a limit of 50
+	# processes: the first batch finds no process, however slowly a
+	# loaded machine starts it.
+	write_storm 300 --retry 30 --retry-delay 50ms -- /bin/sleep 1
 	# nobody may not reach the test's directory: tfd and its jobs go where
 	# it can.
 	local dir
@@ -63,7 +66,7 @@ now_us() {
 	chmod 755 "$dir"
 	cp "$TFD" "$JOBS" "$dir/"
 	chmod 644 "$dir/jobs"
-	run --separate-stderr bash -c "ulimit -u 100 && exec setpriv --reuid=nobody --regid=nogroup --clear-groups '$dir/${TFD##*/}' --jobs '$dir/jobs' --json"
+	run --separate-stderr bash -c "ulimit -u 50 && exec setpriv --reuid=nobody --regid=nogroup --clear-groups '$dir/${TFD##*/}' --jobs '$dir/jobs' --json"
 	rm -rf "$dir"
 	# The failed starts were errors: tfd says so in its status at the end.
 	assert_equal "$status" 1 || fail "stderr: ${stderr:0:300}"

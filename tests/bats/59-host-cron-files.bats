@@ -13,40 +13,7 @@
 
 load test_helper
 load reload_helper
-
-setup() {
-	cd "$BATS_TEST_TMPDIR" || exit 1
-	export TZ=UTC
-	BASE='2026-12-03 00:00:00 UTC'   # a Thursday
-	[[ $(id -u) == 0 ]] || fail "these tests need root (CI runs them as root)"
-	umask 022
-	TEST_USERS=()
-}
-
-# The helper's teardown, and the users a test made.
-eval "helper_$(declare -f teardown)"
-teardown() {
-	exec 5>&- 2>/dev/null || true
-	helper_teardown
-	local u
-	for u in "${TEST_USERS[@]}"; do
-		userdel "$u" 2>/dev/null || true
-		groupdel "$u" 2>/dev/null || true
-	done
-}
-
-# A user of this test (tfa and a random number), in $1's name.
-new_user_name() {
-	local -n out=$1
-	out=tfa$RANDOM$RANDOM
-	TEST_USERS+=("$out")
-}
-
-make_user() {
-	local -n made=$1
-	new_user_name made
-	useradd -M -d /nonexistent -s /bin/sh -U "$made"
-}
+load host_helper
 
 @test "--system-crontab: a file not root's alone, or a link not root's, is not loaded, named with why; the others load" {
 	local user uid
@@ -68,8 +35,8 @@ make_user() {
 	echo '@reboot root echo to-user-file' >user.tab
 	chown "$user" user.tab
 	ln -s "$PWD/user.tab" cron.d/rootlink
-	run --separate-stderr "$TFD" --system-crontab --jobs cron.d
-	assert_success
+	run_host_cron 1 5 "$TFD" --system-crontab --jobs cron.d
+	assert_equal "$status" 143
 	assert_output good
 	run sort <<<"$(without_operator_log "$stderr")"
 	assert_output - <<-EOF
@@ -131,12 +98,12 @@ make_user() {
 	# crontab(1)'s temporary file and hidden names are passed over.
 	cp -p "spool/$user" spool/tmp.XXXXab
 	cp -p "spool/$user" spool/.hidden
-	run --separate-stderr "$TFD" --user-crontabs spool
-	assert_success
+	run_host_cron 1 5 "$TFD" --user-crontabs spool
+	assert_equal "$status" 143
 	assert_output "ran as $user: $user"
 	run sort <<<"$(without_operator_log "$stderr")"
 	assert_output - <<-EOF
-		tfd: warning: spool/bin:1: bad line '--name x --delay 0 -- /bin/echo bin ran': a user's crontab takes crontab lines only, not tfd lines (their options, such as --user or --persist, are the host's to give); the file is not loaded
+		tfd: warning: spool/bin:1: bad line '--name x --delay 0 -- /bin/echo bin ran': a user's crontab takes crontab lines only, not tfd lines (their options, such as --user or --persist, are the host's to give); the line is not loaded
 		tfd: warning: spool/daemon: not loaded: mode 0640 gives group or others access (crontab(1) writes 0600)
 		tfd: warning: spool/nobody: not loaded: not owned by 'nobody' (uid 0, not $(id -u nobody))
 		tfd: warning: spool/sys: not loaded: a symbolic link
@@ -146,8 +113,7 @@ make_user() {
 	# command there, never the user it runs as.
 	printf 'MAILTO=""\n@reboot root echo as root\n' >"spool/$user"
 	rm "$TFD_REBOOT_FILE"   # another boot: @reboot runs again
-	run --separate-stderr "$TFD" --user-crontabs spool
-	[[ $stderr == *"root: not found"* ]] || fail "the line did not run: $stderr"
+	host_cron_until 'grep -q "root: not found" "$HOST_ERR"' "$TFD" --user-crontabs spool
 	[[ $output != *"as root"* ]] || fail "a user's line ran as root: $output"
 	# A spool that is not there; a command beside it; --system-crontab
 	# (the user field) is for --jobs files only.
@@ -297,8 +263,8 @@ make_user() {
 @test "--system-crontab: a last line without a newline is ignored with a warning, as cron does" {
 	mkdir cron.d
 	printf 'MAILTO=""\n@reboot root echo whole\n@reboot root echo half' >cron.d/x
-	run --separate-stderr "$TFD" --system-crontab --jobs cron.d
-	assert_success
+	run_host_cron 1 1 "$TFD" --system-crontab --jobs cron.d
+	assert_equal "$status" 143
 	assert_output whole
 	assert_equal "$(without_operator_log "$stderr")" "tfd: warning: cron.d/x:3: not loaded: the last line has no newline (cron ignores it too)"
 	# A plain jobs file's last line needs none.
@@ -318,8 +284,8 @@ make_user() {
 	mkdir cron.d
 	printf 'MAILTO=""\n@reboot root echo system\n' >./crontab
 	ln -s "$PWD/crontab" cron.d/link
-	run --separate-stderr "$TFD" --system-crontab --jobs crontab --jobs cron.d
-	assert_success
+	run_host_cron 1 1 "$TFD" --system-crontab --jobs crontab --jobs cron.d
+	assert_equal "$status" 143
 	assert_output system
 	assert_equal "$(without_operator_log "$stderr")" "tfd: warning: cron.d/link: not loaded: the same file as 'crontab', read once"
 }

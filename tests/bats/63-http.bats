@@ -546,6 +546,41 @@ tick_gaps() {
 	assert_equal "$code" 200
 }
 
+@test "--listen: a rollback to the jobs file that runs, after a refused reload, is a reload: ok, and /readyz 200" {
+	require_command jq
+	local jobs=$BATS_TEST_TMPDIR/jobs good=$BATS_TEST_TMPDIR/good i
+	printf '%s\n' '--name a -i 1h -- true' '--name b -i 1h -- true' >"$jobs"
+	start_http --jobs "$jobs" --json
+	# The issue's steps: a ConfigMap rolled out bad, then rolled back.
+	cp "$jobs" "$good"
+	echo '--name bad --calendar nonsense -- true' >>"$jobs"
+	readyz_becomes 503
+	assert_equal "$code" 503
+	cp "$good" "$jobs"
+	readyz_becomes 200
+	assert_equal "$code" 200
+	for ((i = 0; i < 50; i++)); do
+		(($(grep -c '"event":"reload"' "$OUT") >= 2)) && break
+		sleep 0.1
+	done
+	run jq -c 'select(.event == "reload") | [.ok, .added, .removed, .kept]' "$OUT"
+	assert_line --index 0 '[false,null,null,null]'
+	assert_line --index 1 '[true,0,0,2]'
+}
+
+@test "--listen: a cron line whose dates never come (0 0 30 2 *) shows no next time in /jobs nor in /metrics" {
+	require_command jq
+	local jobs=$BATS_TEST_TMPDIR/jobs
+	printf '%s\n' '--name a -i 1h -- true' '0 0 30 2 * echo never' >"$jobs"
+	start_http --jobs "$jobs" -q
+	get /jobs
+	assert_equal "$(jq -c '.jobs[] | select(.job == "echo") | [.next, .left]' <<<"$body")" '[null,null]'
+	get /metrics
+	[[ $body == *'tfd_next_run_timestamp_seconds{job_name="a"}'* ]] || fail "$body"
+	[[ $body != *'tfd_next_run_timestamp_seconds{job_name="echo"}'* ]] || fail "$body"
+	[[ $body == *'tfd_runs_total{job_name="echo"'* ]] || fail "$body"
+}
+
 @test "--listen: /readyz is 503 while a jobs directory holds no job" {
 	mkdir "$BATS_TEST_TMPDIR/jobs.d"
 	start_http --jobs "$BATS_TEST_TMPDIR/jobs.d" -q

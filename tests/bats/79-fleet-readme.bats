@@ -6,7 +6,8 @@
 # the role and the database, `tfd --fleet-sql | psql`, the grants, two
 # replicas, `tfd_runs` read. The commands reach the test's server through
 # PGHOST and PGPORT, `sudo -u postgres` is runuser, `tfd` is $TFD, and
-# the role is the test's user (root), as $USER names it.
+# the role is the test's user (root), as $USER names it. tfd-fleet(7)
+# shows the same six lines: 86-man.bats checks that they are README's.
 
 load test_helper
 load pg_helper
@@ -39,16 +40,6 @@ setup() {
 	EOF
 	chmod +x bin/sudo
 	export PATH="$PWD/bin:$PG_BIN:$PATH" PGHOST=$PG_DIR PGPORT=$PG_PORT USER=root
-}
-
-# The commands of README.md's fenced block that holds `tfd --fleet-sql`,
-# one a line.
-readme_fleet_commands() {
-	awk '/^```/ {
-			if (inb && block ~ /tfd --fleet-sql/) { printf "%s", block; exit }
-			inb = !inb; block = ""; next
-		}
-		inb { block = block $0 "\n" }' "$REPO/README.md"
 }
 
 # True when two replicas are live and $1 elapses have run.

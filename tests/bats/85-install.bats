@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
-# make install puts exactly its twelve files in place with the right modes
+# make install puts exactly its fifteen files in place with the right modes
 # (the units naming the installed binary), and make uninstall removes
 # exactly those.
 
@@ -20,6 +20,8 @@ expected_files() {
 		"644 $p/share/man/man1/tfd.1" \
 		"644 $p/share/man/man1/tfdctl.1" \
 		"644 $p/share/man/man5/tfd-jobs.5" \
+		"644 $p/share/man/man7/tfd-fleet.7" \
+		"644 $p/share/man/man8/tfd-cron.8" \
 		"644 $p/share/zsh/site-functions/_tfd" \
 		"644 $p/share/zsh/site-functions/_tfdctl" \
 		"755 $p/bin/tfd" \
@@ -43,7 +45,7 @@ setup() {
 	ROOT=$BATS_TEST_TMPDIR/root
 }
 
-@test "install with PREFIX=/usr puts exactly the twelve files, with modes" {
+@test "install with PREFIX=/usr puts exactly the fifteen files, with modes" {
 	run make_in_repo install DESTDIR="$ROOT" PREFIX=/usr
 	assert_success
 	run installed_files "$ROOT"
@@ -57,6 +59,8 @@ setup() {
 	cmp "$REPO/man/tfd.1" "$ROOT/usr/share/man/man1/tfd.1"
 	cmp "$REPO/man/tfdctl.1" "$ROOT/usr/share/man/man1/tfdctl.1"
 	cmp "$REPO/man/tfd-jobs.5" "$ROOT/usr/share/man/man5/tfd-jobs.5"
+	cmp "$REPO/man/tfd-fleet.7" "$ROOT/usr/share/man/man7/tfd-fleet.7"
+	cmp "$REPO/man/tfd-cron.8" "$ROOT/usr/share/man/man8/tfd-cron.8"
 	cmp "$REPO/completions/tfd.bash" \
 		"$ROOT/usr/share/bash-completion/completions/tfd"
 	cmp "$REPO/completions/_tfd" "$ROOT/usr/share/zsh/site-functions/_tfd"
@@ -124,13 +128,21 @@ setup() {
 	assert_output ""
 }
 
-@test "the installed man page and completions are found where the shells look" {
+@test "the installed man pages and completions are found where man and the shells look" {
 	make_in_repo install DESTDIR="$ROOT" PREFIX=/usr >/dev/null
+	local page
 	if command -v mandoc >/dev/null; then
-		run mandoc -Tlint -Wwarning "$ROOT/usr/share/man/man1/tfd.1"
-		assert_success
-		run mandoc -Tlint -Wwarning "$ROOT/usr/share/man/man5/tfd-jobs.5"
-		assert_success
+		for page in man1/tfd.1 man1/tfdctl.1 man5/tfd-jobs.5 man7/tfd-fleet.7 man8/tfd-cron.8; do
+			run mandoc -Tlint -Wwarning "$ROOT/usr/share/man/$page"
+			assert_success
+		done
+	fi
+	# man finds each page by its name and section in the installed tree.
+	if command -v man >/dev/null; then
+		for page in 1/tfd 1/tfdctl 5/tfd-jobs 7/tfd-fleet 8/tfd-cron; do
+			run env MANPATH="$ROOT/usr/share/man" man -w "${page%/*}" "${page#*/}"
+			assert_output "$ROOT/usr/share/man/man${page%/*}/${page#*/}.${page%/*}"
+		done
 	fi
 	run bash -c 'source "$1" && complete -p tfd' _ \
 		"$ROOT/usr/share/bash-completion/completions/tfd"

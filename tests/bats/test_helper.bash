@@ -266,6 +266,49 @@ wait_for_no_process() {
 		fail "still running after ${2:-20}s: $(pgrep -af "$1")"
 }
 
+# Whether file $1 holds at least $2 lines.
+has_lines() {
+	[[ -f $1 ]] && (($(wc -l <"$1") >= $2))
+}
+
+# Runs "$@", a host's cron (--system-crontab, --user-crontabs), which never
+# ends by itself, with stdout in $HOST_OUT and stderr in $HOST_ERR, until
+# the shell condition $1 holds (polled for up to 20 s, or until the
+# command ends by itself), then stops it with SIGTERM. Sets what `run
+# --separate-stderr` sets: status (143 when it ran until the signal, as it
+# should), output and lines, stderr (without the operator's log) and
+# stderr_lines.
+# shellcheck disable=SC2034 # the tests read what it sets.
+host_cron_until() {
+	local cond=$1 pid i
+	shift
+	HOST_OUT=$BATS_TEST_TMPDIR/host.out HOST_ERR=$BATS_TEST_TMPDIR/host.err
+	"$@" >"$HOST_OUT" 2>"$HOST_ERR" 3>&- &
+	pid=$!
+	for ((i = 0; i < 400; i++)); do
+		eval "$cond" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -TERM "$pid" 2>/dev/null || true
+	status=0
+	wait "$pid" || status=$?
+	output=$(<"$HOST_OUT")
+	# The operator's log (a host's cron logs every run) left out: the
+	# tests read warnings and errors; $HOST_ERR keeps it all.
+	stderr=$(without_operator_log "$(<"$HOST_ERR")")
+	lines=() stderr_lines=()
+	[[ -z $output ]] || mapfile -t lines <<<"$output"
+	[[ -z $stderr ]] || mapfile -t stderr_lines <<<"$stderr"
+}
+
+# host_cron_until its stdout holds $1 lines and its stderr $2.
+run_host_cron() {
+	local out=$1 err=$2
+	shift 2
+	host_cron_until "has_lines \"\$HOST_OUT\" $out && has_lines \"\$HOST_ERR\" $err" "$@"
+}
+
 # Waits up to $2 seconds (default 20) for a process whose command line
 # matches the extended regex $1.
 wait_for_process() {
@@ -275,4 +318,15 @@ wait_for_process() {
 		sleep 0.05
 	done
 	fail "no process matching '$1' after ${2:-20}s"
+}
+
+# The commands of README.md's fenced block that holds `tfd --fleet-sql`,
+# one a line: the fleet in six commands (79-fleet-readme.bats runs them,
+# 86-man.bats finds them in tfd-fleet(7)).
+readme_fleet_commands() {
+	awk '/^```/ {
+			if (inb && block ~ /tfd --fleet-sql/) { printf "%s", block; exit }
+			inb = !inb; block = ""; next
+		}
+		inb { block = block $0 "\n" }' "$REPO/README.md"
 }

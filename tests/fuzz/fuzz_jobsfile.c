@@ -42,8 +42,9 @@ static void check_entry(const struct jobs_entry *e, unsigned flags)
 		    (e->kind == JOBS_CRONTAB) != (e->schedule != NULL))
 			abort();
 		/* The user field is one non-empty word, in a system crontab
-		 * only. */
-		if ((flags & JOBS_SYSTEM) ? !e->user || !*e->user || strpbrk(e->user, " \t")
+		 * only: a name, neither a uid nor USER:GROUP. */
+		if ((flags & JOBS_SYSTEM) ? !e->user || !*e->user || strpbrk(e->user, " \t:") ||
+						    strspn(e->user, "0123456789") == strlen(e->user)
 					  : e->user != NULL)
 			abort();
 		check_name(e->command);
@@ -128,6 +129,12 @@ static void check_file(const uint8_t *data, size_t size, unsigned flags)
 		if (i > 0 && f->entries[i].line <= f->entries[i - 1].line)
 			abort();
 	}
+	/* JOBS_LENIENT: each line passed over once, in order, with one line
+	 * naming it; never one without the flag. */
+	for (size_t i = 0; i < f->nbad; i++)
+		if (!(flags & JOBS_LENIENT) || strncmp(f->bad[i].why, "jobs:", 5) != 0 ||
+		    strchr(f->bad[i].why, '\n') || (i > 0 && f->bad[i].line <= f->bad[i - 1].line))
+			abort();
 	jobs_free(f);
 }
 
@@ -136,5 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_file(data, size, 0);
 	check_file(data, size, JOBS_SYSTEM);
 	check_file(data, size, JOBS_USER);
+	check_file(data, size, JOBS_SYSTEM | JOBS_LENIENT);
+	check_file(data, size, JOBS_USER | JOBS_LENIENT);
 	return 0;
 }

@@ -204,6 +204,35 @@ static void check_range_end(const struct schedule_kind *kind, struct tally *tall
 	tz_free(zone);
 }
 
+/* Dates that never come are cron's "never": parsed, said by cron_never,
+ * and without a next run; the 29th of February comes, every fourth year. */
+static void check_never(struct tally *tally)
+{
+	static const struct {
+		const char *expr;
+		bool never;
+	} cases[] = {
+		{ "0 0 30 2 *", true }, { "0 0 31 4 *", true }, { "0 0 31 2,4,6,9,11 *", true },
+		{ "0 0 29 2 *", false }, { "0 0 30 2 mon", false }, { "0 0 31 * *", false },
+	};
+	char err[256];
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct cron *cron = NULL;
+		int64_t next;
+
+		if (cron_parse(cases[i].expr, &cron, err, sizeof err) != 0) {
+			tally_check(tally, false, "never", 0, "'%s': %s", cases[i].expr, err);
+			continue;
+		}
+		tally_check(tally, cron_never(cron) == cases[i].never, "never", 0, "'%s': never %d",
+			    cases[i].expr, cron_never(cron));
+		tally_check(tally, (cron_next(cron, NULL, 0, &next) != 0) == cases[i].never,
+			    "never", 0, "'%s': a next run or none", cases[i].expr);
+		cron_free(cron);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct schedule_kind kind = {
@@ -220,5 +249,6 @@ int main(int argc, char **argv)
 	elapses_check_files(&kind, argc, argv, &tally);
 	check_model(&tally);
 	check_range_end(&kind, &tally);
+	check_never(&tally);
 	return tally_finish(&tally, "test_cron");
 }

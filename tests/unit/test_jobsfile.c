@@ -173,18 +173,22 @@ static void test_nicknames(void)
 	}
 }
 
-/* The fields are passed on unchecked, positionally as cronie takes them:
- * the lead's cron_parse names a bad one. */
+/* The fields' values are passed on unchecked, positionally as cronie
+ * takes them: the lead's cron_parse names a bad one. */
 static void test_fields_unchecked(void)
 {
-	struct jobs_file *f = parse_ok("0 2 * * backup.sh --full\n"
-				       "99 x-y mon,JAN 1/0 * cmd\n");
+	struct jobs_file *f = parse_ok("99 x-y mon,JAN 1/0 * cmd\n0 0 30 2 * never\n");
 
 	if (!f)
 		return;
-	EXPECT_STR(f->entries[0].schedule, "0 2 * * backup.sh");
-	EXPECT_STR(f->entries[0].command, "--full");
-	EXPECT_STR(f->entries[1].schedule, "99 x-y mon,JAN 1/0 *");
+	EXPECT_STR(f->entries[0].schedule, "99 x-y mon,JAN 1/0 *");
+	EXPECT_STR(f->entries[0].command, "cmd");
+	EXPECT_STR(f->entries[1].schedule, "0 0 30 2 *");
+	jobs_free(f);
+	/* Names of months and weekdays, steps, ranges and lists are fields. */
+	f = parse_ok("0 0 1-5/2 jan-mar,dec Mon-fri echo\n");
+	if (f)
+		EXPECT_STR(f->entries[0].schedule, "0 0 1-5/2 jan-mar,dec Mon-fri");
 	jobs_free(f);
 }
 
@@ -452,11 +456,23 @@ static void test_percent(void)
 static void test_crontab_errors(void)
 {
 	EXPECT_ERROR("* * * *  cmd\n", "jobs:1: bad crontab line '* * * *  cmd': 4 time "
-		     "fields before the command, expected 5 or an @nickname");
+		     "fields before 'cmd', expected 5 or an @nickname");
 	EXPECT_ERROR("0 2 * backup.sh\n", "jobs:1: bad crontab line '0 2 * backup.sh': "
-		     "3 time fields before the command, expected 5 or an @nickname");
+		     "3 time fields before 'backup.sh', expected 5 or an @nickname");
 	EXPECT_ERROR("* jan mon /x\n", "jobs:1: bad crontab line '* jan mon /x': 3 time "
-		     "fields before the command, expected 5 or an @nickname");
+		     "fields before '/x', expected 5 or an @nickname");
+	/* A word among the fields that no field is made of is a command that
+	 * came early (a field left out), named, whatever follows it. */
+	EXPECT_ERROR("*/5 * * * echo a b\n", "jobs:1: bad crontab line '*/5 * * * echo a "
+		     "b': 4 time fields before 'echo', expected 5 or an @nickname");
+	EXPECT_ERROR("0 2 * * backup.sh --full\n", "jobs:1: bad crontab line '0 2 * * "
+		     "backup.sh --full': 4 time fields before 'backup.sh', expected 5 or an "
+		     "@nickname");
+	EXPECT_ERROR("0 2 * * /usr/bin/ls -l\n", "jobs:1: bad crontab line '0 2 * * "
+		     "/usr/bin/ls -l': 4 time fields before '/usr/bin/ls', expected 5 or an "
+		     "@nickname");
+	EXPECT_ERROR("0 * * php x.php\n", "jobs:1: bad crontab line '0 * * php x.php': 3 "
+		     "time fields before 'php', expected 5 or an @nickname");
 	EXPECT_ERROR("A=1\n\n1 * * * *   \n", "jobs:3: bad crontab line '1 * * * *   ': "
 		     "no command after the 5 time fields");
 	EXPECT_ERROR("*/5 *\n", "jobs:1: bad crontab line '*/5 *': 2 time fields and "
@@ -547,34 +563,53 @@ static void test_tfd_errors(void)
 
 /* Default names */
 
+/* A job's default name, and the command word a load looks up (whole,
+ * after assignments, unquoted; none where the shell would expand it or
+ * something else comes first). */
 static void test_default_names(void)
 {
 	static const struct {
-		const char *command, *want;
+		const char *command, *want, *word;
 	} cases[] = {
-		{ "backup.sh --full", "backup.sh" },
-		{ "/usr/bin/curl -fsS http://x/", "curl" },
-		{ "  FOO=1 BAR='a b' cmd x", "cmd" },
-		{ "'/opt/my tool/run it' x", "run it" },
-		{ "\"./a\"b", "ab" },
-		{ "dir/sub/ x", "sub" },
-		{ "make>log", "make" },
-		{ "true;false", "true" },
-		{ "FOO=1", "job" },
-		{ "", "job" },
-		{ "   ", "job" },
-		{ "/", "job" },
-		{ "'unterminated x", "unterminated x" },
-		{ "(cd /tmp && make)", "job" },
+		{ "backup.sh --full", "backup.sh", "backup.sh" },
+		{ "/usr/bin/curl -fsS http://x/", "curl", "/usr/bin/curl" },
+		{ "  FOO=1 BAR='a b' cmd x", "cmd", "cmd" },
+		{ "'/opt/my tool/run it' x", "run it", "/opt/my tool/run it" },
+		{ "\"./a\"b", "ab", "./ab" },
+		{ "dir/sub/ x", "sub", "dir/sub/" },
+		{ "make>log", "make", "make" },
+		{ "true;false", "true", "true" },
+		{ "cd / && run-parts x", "cd", "cd" },
+		{ "FOO=1", "job", NULL },
+		{ "", "job", NULL },
+		{ "   ", "job", NULL },
+		{ "/", "job", "/" },
+		{ "'unterminated x", "unterminated x", NULL },
+		{ "(cd /tmp && make)", "job", NULL },
+		{ ">/dev/null cmd", "job", NULL },
+		{ "$HOME/bin/x", "job", NULL },
+		{ "A=$(x) cmd", "job", NULL },
+		{ "~/bin/x", "x", NULL },
+		{ "/opt/*/x", "x", NULL },
+		{ "{a,b}", "{a,b}", NULL },
 	};
 	char buf[64];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		size_t n = jobs_default_name(cases[i].command, buf, sizeof(buf));
+		bool found;
 
 		EXPECT_STR(buf, cases[i].want);
 		EXPECT_INT(n, strlen(cases[i].want));
+		found = shell_command_word(cases[i].command, buf, sizeof(buf));
+		check(found == (cases[i].word != NULL), "'%s': a word found %d", cases[i].command,
+		      found);
+		if (found && cases[i].word)
+			EXPECT_STR(buf, cases[i].word);
 	}
+	/* A word too long for the buffer is no word to judge. */
+	check(!shell_command_word("abcdefgh", buf, 4), "a cut word taken");
+	check(shell_command_word("abc", buf, 5) && strcmp(buf, "abc") == 0, "a word that fits");
 	EXPECT_INT(jobs_default_name("abcdefgh", buf, 4), 3);
 	EXPECT_STR(buf, "abc");
 	EXPECT_INT(jobs_default_name("", buf, 3), 2);
@@ -617,10 +652,11 @@ static void failing_free(void *ctx, void *ptr)
 	free(ptr);
 }
 
-static void test_out_of_memory(void)
+/* Memory failing at each call in turn: "out of memory", nothing kept;
+ * with FLAGS (JOBS_LENIENT: the bad lines of TEXT are listed, and their
+ * list's memory fails too). */
+static void out_of_memory_with(unsigned flags, const char *text, size_t n, size_t nbad)
 {
-	static const char text[] = "A=1\nB=2\n@daily a %x\n--delay 1s -- b\nA=3\n"
-				   "* * * * * c\n";
 	struct failing a = { 0 };
 	struct jobs_alloc alloc = { failing_realloc, failing_free, &a };
 	struct jobs_file *f = NULL;
@@ -629,7 +665,7 @@ static void test_out_of_memory(void)
 
 	for (limit = 0; limit < 1000 && rc != 0; limit++) {
 		a = (struct failing){ .limit = limit };
-		rc = jobs_parse_with(&alloc, "jobs", text, sizeof(text) - 1, &f, err,
+		rc = jobs_parse_with(&alloc, flags, "jobs", text, strlen(text), &f, err,
 				     sizeof(err));
 		if (rc != 0) {
 			EXPECT_STR(err, "out of memory");
@@ -638,10 +674,20 @@ static void test_out_of_memory(void)
 	}
 	check(rc == 0 && limit > 3, "never parsed, or too few allocations (%d)", limit);
 	if (rc == 0) {
-		EXPECT_INT(f->n, 3);
+		EXPECT_INT(f->n, n);
+		EXPECT_INT(f->nbad, nbad);
 		jobs_free(f);
 		EXPECT_INT(a.live, 0);
 	}
+}
+
+static void test_out_of_memory(void)
+{
+	out_of_memory_with(0, "A=1\nB=2\n@daily a %x\n--delay 1s -- b\nA=3\n* * * * * c\n", 3, 0);
+	out_of_memory_with(JOBS_LENIENT, "A=1\n61 * * * * x\n@daily a %x\nnonsense\n"
+			   "*/5 * * * echo a b\n* * * * * c\n", 3, 2);
+	out_of_memory_with(JOBS_LENIENT | JOBS_USER, "A=1\n61 * * * * x\n@daily a\n"
+			   "-e=x\n--delay 1s -- b\n* * * * * c\n", 3, 2);
 }
 
 /* A system crontab (JOBS_SYSTEM): the user field, as /etc/crontab and
@@ -731,6 +777,75 @@ static void test_system_user_errors(void)
 	EXPECT_SYSTEM_ERROR("A=1\n* * * * * * root cmd\n", "crontab:2: bad crontab line "
 			    "'* * * * * * root cmd': the user field begins with '*' "
 			    "(6 time fields?)");
+	/* cron looks the user field up by name alone: a group, a uid. */
+	EXPECT_SYSTEM_ERROR("0 4 * * * alice:root cmd\n", "crontab:1: bad crontab line "
+			    "'0 4 * * * alice:root cmd': the user field 'alice:root' holds a "
+			    "':' (a system crontab's user field is a user's name alone, no "
+			    "group; cron runs no such line)");
+	EXPECT_SYSTEM_ERROR("@daily 0 cmd\n", "crontab:1: bad crontab line '@daily 0 cmd': "
+			    "the user field '0' is a number (a system crontab's user field is "
+			    "a user's name, not a uid; cron runs no such line)");
+	EXPECT_SYSTEM_ERROR("*/5 * * * root echo a\n", "crontab:1: bad crontab line "
+			    "'*/5 * * * root echo a': 4 time fields before 'root', expected 5 "
+			    "or an @nickname");
+}
+
+/* JOBS_LENIENT, a host's cron: a bad line is passed over and listed, the
+ * rest parses; a bad environment line sets nothing. */
+static void test_lenient(void)
+{
+	const char *text = "A=1\n61 * * * * x\nnonsense\nB=\n0 1 * * echo a\n"
+			   "SHELL=\"\"\nA=2\n\x01 bad\n@daily y\n";
+	const char *user = "-e=x\nA=1\n--name x -- /bin/true\n@daily z\n";
+	struct jobs_file *f = NULL;
+	char err[512] = "";
+
+	if (jobs_parse_as("cron.d/x", text, strlen(text), JOBS_LENIENT, &f, err,
+			  sizeof err) != 0) {
+		check(0, "a lenient parse failed: %s", err);
+		return;
+	}
+	EXPECT_INT(f->n, 2);
+	EXPECT_STR(f->entries[0].schedule, "61 * * * *");
+	EXPECT_STR(env_string(f->entries[0].env), "A=1");
+	EXPECT_STR(f->entries[1].command, "y");
+	EXPECT_STR(env_string(f->entries[1].env), "A=2");
+	EXPECT_STR(f->entries[1].shell, "/bin/sh");
+	EXPECT_INT(f->nbad, 5);
+	if (f->nbad == 5) {
+		EXPECT_INT(f->bad[0].line, 3);
+		EXPECT_STR(f->bad[0].why, "cron.d/x:3: bad line 'nonsense': not NAME=VALUE, a "
+			   "crontab line (5 time fields or an @nickname, then a command) or a "
+			   "tfd line (options, beginning with '-')");
+		EXPECT_INT(f->bad[1].line, 4);
+		EXPECT_INT(f->bad[2].line, 5);
+		EXPECT_STR(f->bad[2].why, "cron.d/x:5: bad crontab line '0 1 * * echo a': 4 "
+			   "time fields before 'echo', expected 5 or an @nickname");
+		EXPECT_INT(f->bad[3].line, 6);
+		EXPECT_INT(f->bad[4].line, 8);
+	}
+	jobs_free(f);
+	f = NULL;
+	/* A user's crontab: the variable crontab(1) takes with a '-' name, and
+	 * a tfd line, are that line alone. */
+	if (jobs_parse_as("spool/alice", user, strlen(user), JOBS_USER | JOBS_LENIENT, &f, err,
+			  sizeof err) != 0) {
+		check(0, "a lenient user's crontab failed: %s", err);
+		return;
+	}
+	EXPECT_INT(f->n, 1);
+	EXPECT_STR(f->entries[0].command, "z");
+	EXPECT_STR(env_string(f->entries[0].env), "A=1");
+	EXPECT_INT(f->nbad, 2);
+	if (f->nbad == 2)
+		EXPECT_STR(f->bad[0].why, "spool/alice:1: bad environment line '-e=x': a "
+			   "variable's name may not begin with '-' (tfd reads such a line as a "
+			   "tfd line, which a user's crontab cannot hold)");
+	jobs_free(f);
+	/* Without JOBS_LENIENT the first bad line refuses the file. */
+	f = NULL;
+	check(jobs_parse_as("spool/alice", user, strlen(user), JOBS_USER, &f, err,
+			    sizeof err) == -1 && f == NULL, "a strict parse passed a bad line");
 }
 
 /* A user's crontab (JOBS_USER): crontab lines without a user field, and
@@ -785,5 +900,6 @@ int main(void)
 	test_system_user_field();
 	test_system_user_errors();
 	test_user_crontab();
+	test_lenient();
 	return tally_finish(&tally, "test_jobsfile");
 }

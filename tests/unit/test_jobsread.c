@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* test_jobsread: what a load reads: each file once (a second path to it
  * is a warning), a system crontab root's alone, a user's crontab the
- * user's alone, a last line without newline cut off, and a record for
- * every file, passed over or not, so that a chmod alone is a change. */
+ * user's alone, a last line without newline cut off (a host's cron's, or
+ * one a writer still holds open), a file a host's cron cannot take
+ * passed over, and a record for every file, passed over or not, so that a
+ * chmod alone is a change. */
 #include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -50,7 +52,7 @@ static void test_system(const char *dir)
 {
 	char a[512], b[512], twin[512], half[512];
 	char *paths[4];
-	struct jobs_from from = { paths, 4, true, NULL };
+	struct jobs_from from = { .paths = paths, .npaths = 4, .system = true };
 	struct loaded l = { 0 };
 	char err[512] = "";
 	const char *body, *head;
@@ -101,11 +103,11 @@ static void test_system(const char *dir)
 static void test_spool(const char *dir)
 {
 	char spool[512];
-	struct jobs_from from = { NULL, 0, false, spool };
+	struct jobs_from from = { .user_crontabs = spool };
 	struct loaded l = { 0 };
 	struct passwd *pw = getpwuid(geteuid());
 	char err[512] = "";
-	const char *body;
+	const char *body = "";
 
 	if (!pw) {
 		check(0, "no passwd entry for uid %u", (unsigned)geteuid());
@@ -142,6 +144,118 @@ static void test_spool(const char *dir)
 	loaded_free(&l);
 }
 
+/* The warnings of L as one string ("" for none). */
+static const char *warnings_of(const struct loaded *l)
+{
+	return l->warnings.text.s ? l->warnings.text.s : "";
+}
+
+/* A host's cron passes over a file it cannot take, as cron does, where a
+ * plain --jobs refuses the load; a --jobs PATH that is not there is still
+ * an error. */
+static void test_host_passes_over(const char *dir)
+{
+	char big[512], fifo[512], ok[512], missing[512];
+	char *paths[] = { big, fifo, ok };
+	struct jobs_from host = { .paths = paths, .npaths = 3, .system = true };
+	struct jobs_from plain = { .paths = paths, .npaths = 3 };
+	struct loaded l = { 0 };
+	char err[512] = "";
+	const char *body = "";
+	int fd;
+
+	snprintf(big, sizeof big, "%s/big", dir);
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	snprintf(ok, sizeof ok, "%s/ok", dir);
+	snprintf(missing, sizeof missing, "%s/missing", dir);
+	/* One byte over the limit, as a hole: refused by its size, unread. */
+	fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	check(fd >= 0 && ftruncate(fd, (off_t)JOBS_FILE_MAX + 1) == 0, "big");
+	if (fd >= 0)
+		close(fd);
+	check(mkfifo(fifo, 0644) == 0, "mkfifo");
+	write_file(dir, "ok", "@reboot root echo ok\n", 0644);
+	check(jobs_read_files(&plain, &l, err, sizeof err) == -1 &&
+	      strstr(err, "/big': too large: more than 16777216 bytes"), "plain: '%s'", err);
+	loaded_free(&l);
+	check(jobs_read_files(&host, &l, err, sizeof err) == 0, "host: %s", err);
+	check(l.nfiles == 3 && l.files[0].skipped && l.files[1].skipped && !l.files[2].skipped,
+	      "host: which were passed over");
+	check(strcmp(record(&l, 0, &body), "-") == 0 &&
+	      strcmp(body, "too large: more than 16777216 bytes") == 0, "big: '%s'", body);
+	check(strcmp(record(&l, 1, &body), "-") == 0 &&
+	      strcmp(body, "a FIFO, not a regular file") == 0, "fifo: '%s'", body);
+	check(strstr(warnings_of(&l), "/big: not loaded: too large: more than 16777216 bytes\n") &&
+	      strstr(warnings_of(&l), "/fifo: not loaded: a FIFO, not a regular file\n"),
+	      "warnings: %s", warnings_of(&l));
+	loaded_free(&l);
+	/* A --jobs PATH mistyped is said at start, host or not. */
+	paths[0] = missing;
+	check(jobs_read_files(&host, &l, err, sizeof err) == -1 &&
+	      strstr(err, "/missing': No such file or directory"), "missing: '%s'", err);
+	loaded_free(&l);
+	unlink(big);
+	unlink(fifo);
+}
+
+/* A file a writer still holds open (HELD): its last line without a
+ * newline is not read, in a plain --jobs file too. */
+static void test_held_open(const char *dir)
+{
+	char jobs[512], other[512];
+	char *paths[] = { jobs, other };
+	char *held[] = { jobs, NULL };
+	struct jobs_from from = { .paths = paths, .npaths = 2 };
+	struct loaded l = { 0 };
+	char err[512] = "";
+	const char *body = "";
+
+	snprintf(jobs, sizeof jobs, "%s/half", dir);
+	snprintf(other, sizeof other, "%s/other", dir);
+	write_file(dir, "half", "--name a -- /bin/true\n--name b -- /bin/rm -rf /srv/da", 0644);
+	write_file(dir, "other", "--name c -- /bin/true", 0644);
+	check(jobs_read_files(&from, &l, err, sizeof err) == 0, "read: %s", err);
+	check(strcmp(record(&l, 0, &body), "53") == 0, "not held: cut");
+	loaded_free(&l);
+	from.held = held;
+	check(jobs_read_files(&from, &l, err, sizeof err) == 0, "read: %s", err);
+	check(strcmp(record(&l, 0, &body), "22") == 0, "held: not cut: '%s'",
+	      record(&l, 0, &body));
+	/* The other file, not held, keeps its last line. */
+	check(strcmp(record(&l, 1, &body), "21") == 0, "other: cut");
+	check(strstr(warnings_of(&l), "/half:2: not loaded: the file is still open for writing "
+		     "and this last line has no newline yet\n") != NULL,
+	      "warnings: %s", warnings_of(&l));
+	loaded_free(&l);
+}
+
+/* A link not root's is said to be that, before it is said to reach a
+ * file that another link reaches too. */
+static void test_owner_rule_first(const char *dir)
+{
+	char target[512], root_link[512], user_link[512];
+	char *paths[] = { root_link, user_link };
+	struct jobs_from from = { .paths = paths, .npaths = 2, .system = true };
+	struct loaded l = { 0 };
+	char err[512] = "";
+	const char *body = "";
+
+	if (geteuid() != 0)
+		return;
+	write_file(dir, "target", "@reboot root echo t\n", 0644);
+	snprintf(target, sizeof target, "%s/target", dir);
+	snprintf(root_link, sizeof root_link, "%s/rootlink", dir);
+	snprintf(user_link, sizeof user_link, "%s/userlink", dir);
+	check(symlink(target, root_link) == 0 && symlink(target, user_link) == 0 &&
+	      lchown(user_link, 65534, 65534) == 0, "links");
+	check(jobs_read_files(&from, &l, err, sizeof err) == 0, "read: %s", err);
+	check(l.nfiles == 2 && !l.files[0].skipped && l.files[1].skipped, "skipped");
+	check(strcmp(record(&l, 1, &body), "-") == 0 &&
+	      strcmp(body, "a symbolic link not owned by root (uid 65534)") == 0,
+	      "user link: '%s'", body);
+	loaded_free(&l);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test_jobsread.XXXXXX", cmd[600];
@@ -152,6 +266,9 @@ int main(void)
 	}
 	test_system(dir);
 	test_spool(dir);
+	test_host_passes_over(dir);
+	test_held_open(dir);
+	test_owner_rule_first(dir);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	check(system(cmd) == 0, "cleanup");
 	return tally_finish(&tally, "test_jobsread");

@@ -7,9 +7,12 @@
  * keeps jobs by, as jobs_source_load gives it: a line and the environment
  * it sees, not its line number; and for the default names it gives: bare
  * in one file, SOURCE/WORD numbered within its file wherever more files
- * may be read, a line's hash rather than -2 under --fleet. */
+ * may be read, a line's hash rather than -2 under --fleet. And what a load
+ * passes over with a warning (a host's cron's bad lines) or only warns of
+ * (a command not found). */
 #include "harness.h"
 #include "jobtable.h"
+#include "linecheck.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -117,32 +120,77 @@ static void put_text(const char *path, const char *text)
 	}
 }
 
+/* Appends a load's warning LINE to the buffer ARG. */
+static void keep_warning(void *arg, const char *line)
+{
+	char *buf = arg;
+	size_t len = strlen(buf);
+
+	snprintf(buf + len, 4096 - len, "%s", line);
+}
+
+/* How a load loads: with --system-crontab; as a start, not a dry run;
+ * with --fleet. */
+enum { AS_SYSTEM = 1, AS_START = 2, AS_FLEET = 4 };
+
 /* The table of every --jobs PATH of PATHS (N), loaded as tfd --jobs
- * --dry-run does (with --fleet when FLEET). */
-static int load_paths(char **paths, size_t n, bool fleet, struct tz *utc, struct job_table *t)
+ * --dry-run does (or as HOW says), its warnings in WARNINGS (4096 bytes,
+ * or NULL). Returns the number of jobs, or -1 with ERR when the load is
+ * refused. */
+static int load_paths_as(char **paths, size_t n, unsigned how, struct tz *utc,
+			 struct job_table *t, char *warnings, char *err, size_t errlen)
 {
 	struct job_options defaults = { 0 };
 	struct jobs_source src = {
-		.path = paths[0], .paths = paths, .npaths = n, .defaults = &defaults,
-		.ctx = { .local = utc, .dry_run = true, .fleet = fleet },
+		.path = paths[0], .paths = paths, .npaths = n, .system = how & AS_SYSTEM,
+		.defaults = &defaults,
+		.ctx = { .local = utc, .dry_run = !(how & AS_START), .fleet = how & AS_FLEET },
 	};
-	char err[512];
-	int status = 0;
+	int status = 0, got;
 
+	if (warnings)
+		warnings[0] = '\0';
 	src.ctx.zones = tz_cache_new();
-	if (jobs_source_load(&src, t, true, NULL, NULL, &status, err, sizeof err) != 0) {
-		check(0, "load: %s", err);
-		t->n = 0;
-	}
+	got = jobs_source_load(&src, t, true, warnings ? keep_warning : NULL, warnings, &status,
+			       err, errlen) == 0 ? (int)t->n : -1;
 	tz_cache_free(src.ctx.zones);
 	jobs_source_free(&src);
-	return (int)t->n;
+	return got;
+}
+
+/* The table of PATHS (N), loaded with --fleet when FLEET; a refused load
+ * is a failed check and an empty table. */
+static int load_paths(char **paths, size_t n, bool fleet, struct tz *utc, struct job_table *t)
+{
+	char err[512];
+	int got = load_paths_as(paths, n, fleet ? AS_FLEET : 0, utc, t, NULL, err, sizeof err);
+
+	if (got < 0) {
+		check(0, "load: %s", err);
+		*t = (struct job_table){ 0 };
+		return 0;
+	}
+	return got;
+}
+
+/* The table of the jobs file TEXT, loaded as HOW says (load_paths_as). */
+static int load_as(const char *text, unsigned how, struct tz *utc, struct job_table *t,
+		   char *warnings, char *err, size_t errlen)
+{
+	char path[600], *paths[] = { path };
+	int n;
+
+	snprintf(path, sizeof path, "%s", harness_path("jobs"));
+	put_text(path, text);
+	n = load_paths_as(paths, 1, how, utc, t, warnings, err, errlen);
+	unlink(path);
+	return n;
 }
 
 /* The table of the jobs file TEXT, loaded as tfd --jobs --dry-run does. */
 static int load(const char *text, struct tz *utc, struct job_table *t)
 {
-	char path[512], *paths[1] = { path };
+	char path[600], *paths[] = { path };
 	int n;
 
 	snprintf(path, sizeof path, "%s", harness_path("jobs"));
@@ -288,6 +336,101 @@ static void test_shared_environment(void)
 	tz_free(utc);
 }
 
+/* A host's cron (--system-crontab) passes a bad line over with a warning
+ * naming FILE:LINE, at parse or at build, and loads the rest; a plain
+ * --jobs file refuses the load at the first. */
+static void test_host_lenient(void)
+{
+	static const char text[] =
+		"MAILTO=\"\"\n"
+		"61 * * * * root echo x\n"
+		"0 1 * * * root echo ok\n"
+		"--name a --bogus -- /bin/true\n"
+		"*/5 * * * root echo a b\n"
+		"--name d --interval 1h -- /bin/true\n"
+		"--name d --interval 1h -- /bin/true\n"
+		"0 0 1 1 * alice:root echo\n"
+		"0 0 30 2 * root echo never\n";
+	struct tz *utc = tz_load_utc();
+	struct job_table t = { 0 };
+	char warnings[4096], err[512], path[600];
+
+	check(load_as(text, 0, utc, &t, warnings, err, sizeof err) == -1 &&
+	      strstr(err, "jobs:5: bad crontab line '*/5 * * * root echo a b'"), "strict: %s", err);
+	job_table_free(&t);
+	check(load_as(text, AS_SYSTEM, utc, &t, warnings, err, sizeof err) == 3, "host: %s", err);
+	if (t.n == 3) {
+		check(strcmp(t.jobs[0]->name, "jobs/echo") == 0 && t.jobs[0]->line == 3, "ok line");
+		check(strcmp(t.jobs[1]->name, "d") == 0 && t.jobs[1]->line == 6, "first d");
+		check(t.jobs[2]->never && t.jobs[2]->line == 9, "the never line");
+	}
+	snprintf(path, sizeof path, "%s", harness_path("jobs"));
+	for (const char *want_line = "2\0" "4\0" "5\0" "7\0" "8\0" "9\0"; *want_line;
+	     want_line += strlen(want_line) + 1) {
+		char want[700];
+
+		snprintf(want, sizeof want, "tfd: warning: %s:%s: ", path, want_line);
+		check(strstr(warnings, want) != NULL, "no warning for line %s: %s", want_line,
+		      warnings);
+	}
+	check(strstr(warnings, "--name 'd': already the name of another job; the line is "
+		     "not loaded\n") && strstr(warnings, "'0 0 30 2 *' names no day that exists: "
+						 "the line is loaded and never runs\n"),
+	      "warnings: %s", warnings);
+	job_table_free(&t);
+	tz_free(utc);
+}
+
+/* A crontab line's command not found, its shell missing: warnings at
+ * load, never a refusal; builtins, keywords and expansions not looked at. */
+static void test_line_checks(void)
+{
+	static const char text[] =
+		"0 1 * * * tfd-no-such-command x\n"
+		"0 2 * * * tfd-no-such-command y\n"
+		"0 3 * * * cd / && tfd-no-such-command\n"
+		"0 4 * * * if true; then x; fi\n"
+		"0 5 * * * $HOME/bin/x\n"
+		"0 6 * * * FOO=1 /no/such/tfd-cmd\n"
+		"0 7 * * * /bin/sh -c true\n"
+		"--name e --interval 1h --exec 'tfd-no-such-command'\n"
+		"SHELL=/no/such/shell\n"
+		"0 8 * * * true\n"
+		"0 9 * * * tfd-no-such-command\n";
+	struct tz *utc = tz_load_utc();
+	struct job_table t = { 0 };
+	char warnings[4096], err[512], want[700];
+
+	check(line_shell_builtin("cd") && line_shell_builtin("[") && line_shell_builtin("if") &&
+	      line_shell_builtin("}") && line_shell_builtin("source") &&
+	      line_shell_builtin("while") && !line_shell_builtin("ls") &&
+	      !line_shell_builtin("sh") && !line_shell_builtin(""), "builtins");
+
+	check(load_as(text, AS_START, utc, &t, warnings, err, sizeof err) == 10, "load: %s", err);
+	snprintf(want, sizeof want, "tfd: warning: %s:1: 'tfd-no-such-command' is not found in "
+		 "its PATH (", harness_path("jobs"));
+	check(strncmp(warnings, want, strlen(want)) == 0, "warnings: %s", warnings);
+	snprintf(want, sizeof want, "tfd: warning: %s:6: '/no/such/tfd-cmd': No such file or "
+		 "directory: its runs will fail (status 127)\n", harness_path("jobs"));
+	check(strstr(warnings, want) != NULL, "absolute: %s", warnings);
+	snprintf(want, sizeof want, "tfd: warning: %s:10: the shell '/no/such/shell': No such "
+		 "file or directory: the runs of the lines it runs will fail (status 127)\n",
+		 harness_path("jobs"));
+	check(strstr(warnings, want) != NULL, "shell: %s", warnings);
+	/* Said once each: the command at line 1, the shell at line 10. */
+	check(strstr(warnings, ":2: ") == NULL && strstr(warnings, ":11: ") == NULL &&
+	      strstr(warnings, ":3: ") == NULL && strstr(warnings, ":8: ") == NULL,
+	      "said again, or of a builtin or an --exec string: %s", warnings);
+	job_table_free(&t);
+	/* A dry run says only the shell, which no run could do without. */
+	check(load_as(text, 0, utc, &t, warnings, err, sizeof err) == 10, "dry: %s", err);
+	check(strstr(warnings, "the shell '/no/such/shell'") != NULL &&
+	      strstr(warnings, "tfd-no-such-command") == NULL &&
+	      strstr(warnings, "/no/such/tfd-cmd") == NULL, "dry run: %s", warnings);
+	job_table_free(&t);
+	tz_free(utc);
+}
+
 int main(void)
 {
 	harness_start(tmpdir, 60);
@@ -299,6 +442,8 @@ int main(void)
 	test_names_scoped();
 	test_names_fleet();
 	test_shared_environment();
+	test_host_lenient();
+	test_line_checks();
 	harness_remove_tree(tmpdir);
 	return tally_finish(&tally, "jobtable");
 }
