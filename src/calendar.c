@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ascii.h"
+#include "buf.h"
 #include "civil.h"
 
 #define MIN_YEAR 1970
@@ -57,23 +58,21 @@ static const char *skip_space_chars(const char *p)
 	return p;
 }
 
-/* A chain grows by one item at a time, to fit, rather than by buf.h's
- * doubling: a calendar keeps its six chains for as long as its job lives,
- * almost all of one item, and room for eight in each would cost 10,000
- * calendar jobs 2 MB more (and a load more instructions in malloc). The
- * size is bounded by MAX_COMPONENTS, so it cannot overflow. */
+/* A chain grows by one item at a time, to fit (buf.h's array, its limit
+ * the new count), rather than by doubling: a calendar keeps its six
+ * chains for as long as its job lives, almost all of one item, and room
+ * for eight in each would cost 10,000 calendar jobs 2 MB more (and a load
+ * more instructions in malloc). Its capacity is so always its count. */
 static bool chain_add(struct parser *ps, struct chain *ch, int start, int stop,
 		      int repeat)
 {
-	struct component *items;
+	size_t cap = (size_t)ch->n;
 
 	if (ch->n >= MAX_COMPONENTS)
 		return fail(ps, "too many list items");
-	items = realloc(ch->items, (size_t)(ch->n + 1) * sizeof(*items));
-	if (!items)
+	if (array_reserve(&ch->items, &cap, cap + 1, sizeof *ch->items, cap + 1) != 0)
 		return fail(ps, "out of memory");
-	items[ch->n++] = (struct component){ start, stop, repeat };
-	ch->items = items;
+	ch->items[ch->n++] = (struct component){ start, stop, repeat };
 	return true;
 }
 

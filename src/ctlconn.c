@@ -18,11 +18,7 @@
  * and what is left of it now in poll's milliseconds (0 past it). */
 static int64_t deadline_in(int64_t span)
 {
-	int64_t at;
-
-	if (span < 0 || __builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC), span, &at))
-		return INT64_MAX;
-	return at;
+	return span < 0 ? INT64_MAX : mono_after(span);
 }
 
 static int ms_left(int64_t deadline)

@@ -4,13 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * UINT64_C(1099511628211);
+	return h;
+}
+
 uint64_t hash_text(const char *s)
 {
-	uint64_t h = UINT64_C(14695981039346656037);
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * UINT64_C(1099511628211);
-	return h;
+	return hash_bytes(HASH_START, s, strlen(s));
 }
 
 int hash_set_init(struct hash_set *s, size_t n, const char *(*key)(const void *item))

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hash: FNV-1a over a string, and the one open-addressing hash set of
+/* hash: FNV-1a, the one hash of bytes, and the one open-addressing hash set of
  * items keyed by a string each item carries, with a number beside each.
  * It is a multiset (two equal keys are two entries) from which a match can
  * be taken out: the reload's merge keys old jobs by identity. Looking up
@@ -12,6 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* FNV-1a (64 bits): HASH_START, then each piece's N bytes at P folded
+ * into the hash so far by hash_bytes, which returns the new hash. Pieces
+ * hash as their bytes joined: a caller that must tell "ab","c" from
+ * "a","bc" hashes an end of its own after each. */
+#define HASH_START UINT64_C(14695981039346656037)
+uint64_t hash_bytes(uint64_t h, const void *p, size_t n);
+
+/* The hash of the string S (its bytes, without the NUL). */
 uint64_t hash_text(const char *s);
 
 struct hash_entry {

@@ -93,12 +93,7 @@ static int open_listener(const struct listen_addr *a, int *status, char *err, si
 
 static int64_t request_deadline(void)
 {
-	int64_t at;
-
-	if (__builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC),
-				   (int64_t)HTTP_REQUEST_SECONDS * NSEC_PER_SEC, &at))
-		return INT64_MAX;
-	return at;
+	return mono_after((int64_t)HTTP_REQUEST_SECONDS * NSEC_PER_SEC);
 }
 
 static struct http_conn *free_conn(struct http *h)
@@ -406,9 +401,9 @@ int64_t http_deadline(const struct http *h)
 	/* A body held back makes libmicrohttpd want a run at once, always;
 	 * the caller, who said later, says when (http_held). */
 	if (h->held || h->mhd.get_timeout(h->daemon, &ms) != MHD_SHIM_YES ||
-	    ms > (unsigned long long)(INT64_MAX / 1000000) ||
-	    __builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC), (int64_t)ms * 1000000, &at))
+	    ms > (unsigned long long)(INT64_MAX / 1000000))
 		return requests;
+	at = mono_after((int64_t)ms * 1000000);
 	return at < requests ? at : requests;
 }
 

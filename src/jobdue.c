@@ -3,13 +3,6 @@
 
 #include "timens.h"
 
-int64_t jobdue_add(int64_t a, int64_t b)
-{
-	int64_t sum;
-
-	return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
-}
-
 static int64_t job_deadline(const struct job *j)
 {
 	int64_t d = j->state->runner ? runner_deadline(j->state->runner) : INT64_MAX;
@@ -41,5 +34,5 @@ int64_t jobdue_next_run_mono(const struct job *j)
 	mono = clock_now_ns(CLOCK_MONOTONIC);
 	if (__builtin_sub_overflow(j->state->walk.at_ns, now_clock, &left))
 		return INT64_MAX;
-	return jobdue_add(mono, left);
+	return ns_after(mono, left);
 }

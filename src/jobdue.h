@@ -18,7 +18,4 @@ void jobdue_update(struct loop *l, struct job *j);
 /* Monotonic time of J's next scheduled run (INT64_MAX: none). */
 int64_t jobdue_next_run_mono(const struct job *j);
 
-/* A + B, INT64_MAX past it. */
-int64_t jobdue_add(int64_t a, int64_t b);
-
 #endif

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* jsonesc: how one byte is written inside a JSON string, the one rule for
- * every JSON tfd writes (report.c's events, jsonw.c's control answers). */
+/* jsonesc: how text is written inside a JSON string, the one rule for
+ * every JSON tfd writes (report.c's events, jsonw.c's control answers):
+ * valid UTF-8 as it is, a byte that must be escaped escaped, and U+FFFD
+ * for what is not UTF-8, so that the JSON is valid whatever a name or a
+ * line holds. */
 #ifndef TFD_JSONESC_H
 #define TFD_JSONESC_H
 
 #include <stddef.h>
+
+#include "utf8.h"
 
 /* Writes byte C as it stands in a JSON string into OUT (at most 6 bytes):
  * itself, a two-character escape, or \u00XX for another control byte and
@@ -34,6 +39,29 @@ static inline size_t json_escape_byte(unsigned char c, char out[6])
 	}
 	out[0] = two[0], out[1] = two[1];
 	return 2;
+}
+
+/* The next piece of a JSON string's text at P (N > 0 bytes left): what
+ * stands for it in the string, *PIECE (ESC, P itself or U+FFFD) of *LEN
+ * bytes, and the return, how many bytes of P it stands for: one byte
+ * escaped or not (ESC), a valid multibyte sequence whole, or one U+FFFD
+ * for an invalid sequence's maximal subpart. */
+static inline size_t json_text_piece(const char *p, size_t n, char esc[6], const char **piece,
+				     size_t *len)
+{
+	long k = utf8_sequence((const unsigned char *)p, n);
+
+	if (k == 1) {
+		*len = json_escape_byte((unsigned char)*p, esc);
+		*piece = esc;
+	} else if (k > 1) {
+		*len = (size_t)k;
+		*piece = p;
+	} else {
+		*len = sizeof UTF8_REPLACEMENT - 1;
+		*piece = UTF8_REPLACEMENT;
+	}
+	return (size_t)(k < 0 ? -k : k);
 }
 
 #endif

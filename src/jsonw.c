@@ -9,7 +9,6 @@
 #include "buf.h"
 #include "jsonesc.h"
 #include "report.h"
-#include "utf8.h"
 
 void jsonw_reset(struct jsonw *w)
 {
@@ -110,14 +109,6 @@ void jsonw_end_array(struct jsonw *w)
 	close_container(w, "]");
 }
 
-static void escaped_byte(struct jsonw *w, unsigned char c)
-{
-	char e[6];
-	size_t n = json_escape_byte(c, e);
-
-	jsonw_raw(w, e, n);
-}
-
 /* A byte that stands for itself in a JSON string. */
 static bool plain(unsigned char c)
 {
@@ -132,8 +123,9 @@ static void quoted(struct jsonw *w, const char *s, size_t n)
 
 	raw_str(w, "\"");
 	for (size_t i = 0; i < n;) {
-		size_t run = i;
-		long k;
+		size_t run = i, len;
+		char esc[6];
+		const char *piece;
 
 		while (run < n && plain(p[run]))
 			run++;
@@ -142,14 +134,8 @@ static void quoted(struct jsonw *w, const char *s, size_t n)
 			i = run;
 			continue;
 		}
-		k = utf8_sequence(p + i, n - i);
-		if (k == 1)
-			escaped_byte(w, p[i]);
-		else if (k > 1)
-			jsonw_raw(w, s + i, (size_t)k);
-		else
-			raw_str(w, UTF8_REPLACEMENT);
-		i += (size_t)(k < 0 ? -k : k);
+		i += json_text_piece(s + i, n - i, esc, &piece, &len);
+		jsonw_raw(w, piece, len);
 	}
 	raw_str(w, "\"");
 }

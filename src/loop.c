@@ -64,12 +64,6 @@ static bool settle(struct loop *l)
 	return sig != 0;
 }
 
-static void loop_shutdown(struct loop *l, int sig)
-{
-	status_stop(&l->st, sig);
-	settle(l);
-}
-
 static void loop_fail(struct loop *l, const char *call)
 {
 	status_fail(&l->st, &l->ev, call);
@@ -192,9 +186,8 @@ static void on_join_target_exit(struct loop *l, struct job *j)
 	spawn_target_close(&j->target);
 	if (l->st.phase == PHASE_SHUTDOWN)
 		return;
-	loop_shutdown(l, SIGTERM);
-	l->st.status = 1;
-	l->st.final = true;
+	status_end(&l->st, 1);
+	settle(l);
 }
 
 /* Setup */

@@ -14,12 +14,24 @@ void status_set(struct loop_status *s, int status)
 	}
 }
 
+void status_so_far(struct loop_status *s, int status)
+{
+	if (s->phase != PHASE_SHUTDOWN && !s->final)
+		s->status = status;
+}
+
 void status_stop(struct loop_status *s, int sig)
 {
 	if (s->phase != PHASE_SHUTDOWN && !s->final)
 		s->status = 128 + sig;
 	s->phase = PHASE_SHUTDOWN;
 	s->stop_sig = sig;
+}
+
+void status_end(struct loop_status *s, int status)
+{
+	status_set(s, status);
+	status_stop(s, SIGTERM);
 }
 
 void status_drain(struct loop_status *s)
@@ -32,8 +44,7 @@ void status_drain(struct loop_status *s)
 void status_fail(struct loop_status *s, struct events *ev, const char *call)
 {
 	events_failure(ev, call, errno);
-	status_set(s, 1);
-	status_stop(s, SIGTERM);
+	status_end(s, 1);
 }
 
 void status_fail_oom(struct loop_status *s, struct events *ev)

@@ -40,6 +40,15 @@ struct loop_status {
 /* tfd ends with STATUS whatever happens later (-E, a failure). */
 void status_set(struct loop_status *s, int status);
 
+/* A lone schedule's run ended with STATUS: tfd's exit status so far, as
+ * the next run's may be; kept unless a status was fixed or tfd is
+ * shutting down (then that says how tfd ends). */
+void status_so_far(struct loop_status *s, int status);
+
+/* tfd ends with STATUS (unless one was fixed before) and stops as if
+ * sent SIGTERM: a failure, -E, a --join target gone. */
+void status_end(struct loop_status *s, int status);
+
 /* tfd stops as if sent SIG: every schedule ends and the runs are sent
  * SIG (loop.c does it, once the handler returns). */
 void status_stop(struct loop_status *s, int sig);

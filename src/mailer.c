@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "capture.h"
 #include "spawn.h"
+#include "timens.h"
 #include "writenow.h"
 
 extern char **environ;
@@ -183,13 +184,6 @@ static int start_send(struct mail_send *s, const struct mail_job *m,
 	return 0;
 }
 
-static int64_t later(int64_t now, int64_t span)
-{
-	int64_t at;
-
-	return __builtin_add_overflow(now, span, &at) ? INT64_MAX : at;
-}
-
 void mailer_send(struct mailer *ms, const struct mail_job *m, const struct mail_sender *as,
 		 const char *job, uint64_t seq, struct mail_body *body, struct events *ev,
 		 int64_t now)
@@ -199,9 +193,10 @@ void mailer_send(struct mailer *ms, const struct mail_job *m, const struct mail_
 
 	if (s) {
 		*s = (struct mail_send){ .fd = -1, .seq = seq, .body = *body,
-					 .term_at = later(now, MAILER_TIMEOUT_NS),
-					 .kill_at = ms->stopping ? later(now, MAILER_STOP_GRACE_NS)
-								 : INT64_MAX,
+					 .term_at = ns_after(now, MAILER_TIMEOUT_NS),
+					 .kill_at = ms->stopping
+							    ? ns_after(now, MAILER_STOP_GRACE_NS)
+							    : INT64_MAX,
 					 .job = strdup(job), .sendmail = strdup(m->sendmail) };
 		*body = (struct mail_body){ 0 };
 	}
@@ -232,8 +227,8 @@ void mailer_stop(struct mailer *ms, int64_t now)
 		return;
 	ms->stopping = true;
 	for (size_t i = 0; i < ms->n; i++)
-		if (ms->s[i]->kill_at > later(now, MAILER_STOP_GRACE_NS))
-			ms->s[i]->kill_at = later(now, MAILER_STOP_GRACE_NS);
+		if (ms->s[i]->kill_at > ns_after(now, MAILER_STOP_GRACE_NS))
+			ms->s[i]->kill_at = ns_after(now, MAILER_STOP_GRACE_NS);
 }
 
 int64_t mailer_deadline(const struct mailer *ms)
@@ -256,8 +251,8 @@ static void end_slow_send(struct mail_send *s, int64_t now)
 	kill(-s->pid, SIGTERM);
 	s->timed_out = true;
 	s->term_at = INT64_MAX;
-	if (s->kill_at > later(now, MAILER_KILL_GRACE_NS))
-		s->kill_at = later(now, MAILER_KILL_GRACE_NS);
+	if (s->kill_at > ns_after(now, MAILER_KILL_GRACE_NS))
+		s->kill_at = ns_after(now, MAILER_KILL_GRACE_NS);
 }
 
 void mailer_expire(struct mailer *ms, int64_t now)

@@ -11,8 +11,8 @@
 
 #include "buf.h"
 #include "fleet_sql.h"
+#include "nearest.h"
 #include "oplog.h"
-#include "suggest.h"
 
 enum option_code {
 	/* per-job text options */
@@ -283,37 +283,39 @@ static int out_of_memory(void)
 
 /* Did you mean */
 
-/* The long names of TABLE and the tables it includes, after the N of
- * NAMES already there (at most MAX): how many there are now. */
-static size_t long_names(const struct poptOption *table, const char **names, size_t n,
-			 size_t max)
+/* The long names of TABLE and the tables it includes, offered to N. */
+static void offer_long_names(const struct poptOption *table, struct nearest *n)
 {
 	for (const struct poptOption *t = table; t->longName || t->shortName || t->arg; t++) {
 		if ((t->argInfo & POPT_ARG_MASK) == POPT_ARG_INCLUDE_TABLE)
-			n = long_names(t->arg, names, n, max);
-		else if (t->longName && n < max)
-			names[n++] = t->longName;
+			offer_long_names(t->arg, n);
+		else if (t->longName)
+			nearest_offer(n, t->longName);
 	}
-	return n;
 }
 
 const char *options_suggest(const char *bad, bool job_line)
 {
-	const char *names[128];
-	char word[SUGGEST_WORD_MAX + 1];
-	size_t len, n = long_names(job_line ? job_line_table : option_table, names, 0,
-				   sizeof names / sizeof names[0]);
+	char word[NEAREST_LEN_MAX + 1];
+	struct nearest near;
+	size_t len;
 
 	if (strncmp(bad, "--", 2) != 0)
 		return NULL;
 	bad += 2;
 	len = strcspn(bad, "=");
-	if (len == 0 || len > SUGGEST_WORD_MAX)
+	if (len == 0 || len > NEAREST_LEN_MAX)
 		return NULL;
 	memcpy(word, bad, len);
 	word[len] = '\0';
-	return suggest_nearest(word, names, n);
+	nearest_begin(&near, word);
+	offer_long_names(job_line ? job_line_table : option_table, &near);
+	return nearest_found(&near);
 }
+
+/* Room for put_suggestion's text: the name in it is one of tfd's
+ * options, each far shorter. */
+#define HINT_MAX 96
 
 /* "; did you mean --interval?" after the message about BAD, or "". */
 static void put_suggestion(char *buf, size_t len, const char *bad, bool job_line)
@@ -362,7 +364,7 @@ int options_read(int argc, const char **argv, struct options *o)
 	}
 	if (status == OPTIONS_GO_ON && rc < -1) {
 		const char *bad = poptBadOption(ctx, POPT_BADOPTION_NOALIAS);
-		char hint[SUGGEST_WORD_MAX + 32] = "";
+		char hint[HINT_MAX] = "";
 
 		if (rc == POPT_ERROR_BADOPT)
 			put_suggestion(hint, sizeof hint, bad, false);
@@ -409,7 +411,7 @@ int options_read_job_line(char *const *words, const struct job_options *defaults
 		store(&o, rc, poptGetOptArg(ctx));
 	if (status == 0 && rc < -1) {
 		const char *bad = poptBadOption(ctx, POPT_BADOPTION_NOALIAS);
-		char hint[SUGGEST_WORD_MAX + 32] = "";
+		char hint[HINT_MAX] = "";
 
 		if (rc == POPT_ERROR_BADOPT)
 			put_suggestion(hint, sizeof hint, bad, true);

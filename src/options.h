@@ -47,7 +47,7 @@ int options_read(int argc, const char **argv, struct options *o);
 /* The long name of the command line's option (JOB_LINE false) or a jobs
  * file's tfd line's (true) nearest to the unknown option BAD
  * ("--intreval", "--intreval=5s"): "interval", or NULL when none is near
- * (suggest.h). */
+ * (nearest.h). */
 const char *options_suggest(const char *bad, bool job_line);
 
 /* Reads the words of a tfd line (without a program name) over a copy of

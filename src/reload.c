@@ -311,10 +311,8 @@ bool reload_waits(const struct loop *l)
 /* A change settles before it is read. */
 static void reload_after_settling(struct loop *l)
 {
-	int64_t at;
+	int64_t at = mono_after(RELOAD_SETTLE_NS);
 
-	if (__builtin_add_overflow(clock_now_ns(CLOCK_MONOTONIC), RELOAD_SETTLE_NS, &at))
-		at = INT64_MAX;
 	if (at < l->reload->due)
 		l->reload->due = at;
 }

@@ -10,7 +10,6 @@
 #include "civil.h"
 #include "jsonesc.h"
 #include "timens.h"
-#include "utf8.h"
 
 /* A bounded appender: the first piece that does not fit ends the line, so
  * a line is cut between fields and never inside a number. */
@@ -78,31 +77,18 @@ static void put_unix(struct out *o, int64_t wall_ns)
 
 /* Strings */
 
-static void put_escaped_byte(struct out *o, unsigned char c)
-{
-	char e[6];
-	size_t n = json_escape_byte(c, e);
-
-	put(o, e, n);
-}
-
 /* S (N bytes) as a JSON string, quotes included. The one escaper every
  * event uses. */
 static void put_json_text(struct out *o, const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
 	put(o, "\"", 1);
 	for (size_t i = 0; i < n;) {
-		long k = utf8_sequence(p + i, n - i);
+		char esc[6];
+		const char *piece;
+		size_t len;
 
-		if (k == 1)
-			put_escaped_byte(o, p[i]);
-		else if (k > 1)
-			put(o, s + i, (size_t)k);
-		else
-			put_str(o, UTF8_REPLACEMENT);
-		i += (size_t)(k < 0 ? -k : k);
+		i += json_text_piece(s + i, n - i, esc, &piece, &len);
+		put(o, piece, len);
 	}
 	put(o, "\"", 1);
 }
@@ -503,6 +489,7 @@ size_t json_error(const struct json_context *cx, char *buf, size_t len, const ch
 /* The terminal form of --dry-run */
 
 /* format_timespan's units, largest first. */
+#define SPAN_DAY (INT64_C(86400) * NSEC_PER_SEC)
 static const struct span_unit {
 	const char *name;
 	int64_t ns;
@@ -510,7 +497,7 @@ static const struct span_unit {
 	{ "y", INT64_C(31557600) * NSEC_PER_SEC },
 	{ "month", INT64_C(2629800) * NSEC_PER_SEC },
 	{ "w", INT64_C(604800) * NSEC_PER_SEC },
-	{ "d", INT64_C(86400) * NSEC_PER_SEC },
+	{ "d", SPAN_DAY },
 	{ "h", INT64_C(3600) * NSEC_PER_SEC },
 	{ "min", INT64_C(60) * NSEC_PER_SEC },
 	{ "s", NSEC_PER_SEC },
@@ -518,26 +505,48 @@ static const struct span_unit {
 	{ "us", NSEC_PER_USEC },
 };
 
+/* Whether STYLE counts in the unit at I; and shows it second. */
+static bool span_counts_in(size_t i, enum span_style style)
+{
+	return style == SPAN_FINE || span_units[i].ns <= SPAN_DAY;
+}
+
+static bool span_shows_second(size_t i, enum span_style style)
+{
+	return style == SPAN_FINE || span_units[i].ns >= NSEC_PER_SEC;
+}
+
 /* "18h 42min": the largest unit of MAG and, when not 0, the next one. */
-static void put_span(struct out *o, uint64_t mag)
+static void put_span(struct out *o, uint64_t mag, enum span_style style)
 {
 	const size_t n = sizeof(span_units) / sizeof(span_units[0]);
 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t unit = (uint64_t)span_units[i].ns, rest;
 
-		if (mag < unit)
+		if (mag < unit || !span_counts_in(i, style))
 			continue;
 		put_u64(o, mag / unit);
 		put_str(o, span_units[i].name);
-		rest = mag % unit;
-		if (i + 1 < n && rest / (uint64_t)span_units[i + 1].ns) {
+		rest = i + 1 < n && span_shows_second(i + 1, style)
+			       ? mag % unit / (uint64_t)span_units[i + 1].ns : 0;
+		if (rest) {
 			put(o, " ", 1);
-			put_u64(o, rest / (uint64_t)span_units[i + 1].ns);
+			put_u64(o, rest);
 			put_str(o, span_units[i + 1].name);
 		}
 		return;
 	}
+	put(o, "0", 1);
+}
+
+size_t format_span(char *buf, size_t len, uint64_t ns, enum span_style style)
+{
+	struct out o = out_init(buf, len);
+
+	put_span(&o, ns, style);
+	o.buf[o.len] = '\0';
+	return o.len;
 }
 
 /* "in X", "X ago" or "now" for the distance from NOW_NS to AT_NS. */
@@ -554,7 +563,7 @@ static void put_distance(struct out *o, int64_t at_ns, int64_t now_ns)
 	}
 	if (ahead)
 		put_str(o, "in ");
-	put_span(o, mag);
+	put_span(o, mag, SPAN_FINE);
 	if (!ahead)
 		put_str(o, " ago");
 }

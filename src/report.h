@@ -151,15 +151,29 @@ size_t json_control(const struct json_context *cx, char *buf, size_t len, const 
 size_t json_error(const struct json_context *cx, char *buf, size_t len, const char *job,
 		  const char *call, const char *message);
 
+/* How format_span counts. */
+enum span_style {
+	SPAN_FINE,    /* from years down, the second unit as fine as the
+		       * first ("1month 1w", "1s 250ms"): --dry-run's "in X" */
+	SPAN_COLUMN,  /* from days down ("40d"), no second unit below a
+		       * second ("1s", "250ms"), as systemctl list-timers'
+		       * columns: tfdctl's LEFT and PASSED */
+};
+
+/* A span as people read it: the largest unit that fits and the next
+ * smaller one when it is not 0 ("18h 42min", "3d", "5min 3s", "250ms"),
+ * both truncated, in format_timespan's units (y month w d h min s ms us;
+ * a year is 365.25 days, a month 1/12 of that), as STYLE allows; "0"
+ * below a microsecond. Returns the length written (BUF holds LEN, at
+ * least 32: any span fits). */
+size_t format_span(char *buf, size_t len, uint64_t ns, enum span_style style);
+
 /* The terminal form of a --dry-run line: "Fri 2026-12-04 09:00:00 CET  in
  * 18h 42min". AT_NS is shown in LOCAL (NULL: UTC) to the second, with the
  * abbreviation in force then; after two spaces how far it is from NOW_NS:
  * "in X" ahead, "X ago" for an instant already past (an --at in the past),
- * "now" within a microsecond. X is the largest unit that fits and the next
- * smaller one when it is not 0 ("18h 42min", "3d", "5min 3s", "250ms"),
- * both truncated, in format_timespan's units (y month w d h min s ms us;
- * a year is 365.25 days, a month 1/12 of that). With JOB (not NULL), the
- * line begins with the name and two spaces. */
+ * "now" within a microsecond; X is format_span's, SPAN_FINE. With JOB
+ * (not NULL), the line begins with the name and two spaces. */
 size_t format_dry_run_human(char *buf, size_t len, const char *job,
 			    int64_t at_ns, int64_t now_ns, const struct tz *local);
 

@@ -14,6 +14,7 @@
 
 #include "report.h"
 #include "buf.h"
+#include "timens.h"
 
 extern char **environ;
 
@@ -400,13 +401,6 @@ static int prepare_io(struct runner *r, struct spawn_io *io, int out[2], int err
 
 /* Retries */
 
-static int64_t later(int64_t now, int64_t span)
-{
-	int64_t at;
-
-	return __builtin_add_overflow(now, span, &at) ? INT64_MAX : at;
-}
-
 /* The wait before try ATTEMPT+1: the delay doubled ATTEMPT-1 times. */
 static int64_t retry_wait(const struct runner *r, unsigned attempt)
 {
@@ -423,7 +417,7 @@ static int64_t retry_wait(const struct runner *r, unsigned attempt)
  * NOW, and none came while the try ran (even one --overlap skip dropped). */
 static bool plan_retry(struct runner *r, const struct run *run, int64_t now, int64_t next_run)
 {
-	int64_t due = later(now, retry_wait(r, run->attempt));
+	int64_t due = ns_after(now, retry_wait(r, run->attempt));
 
 	if (r->stopping || r->waiting || run->overtaken || run->attempt > r->cfg.retry ||
 	    due >= next_run)
@@ -512,8 +506,8 @@ static int start_run(struct runner *r, const struct tick *t, unsigned attempt,
 		.deadline = INT64_MAX,
 		.report_fd = report[0],
 	};
-	if (r->cfg.timeout_ns && __builtin_add_overflow(now, r->cfg.timeout_ns, &run->deadline))
-		run->deadline = INT64_MAX;
+	if (r->cfg.timeout_ns)
+		run->deadline = ns_after(now, r->cfg.timeout_ns);
 	start->kind = RUN_START_RUN;
 	start->run = (struct run_started){ pid, t->seq, out[0], err[0] };
 	return 0;
@@ -547,7 +541,7 @@ static void signal_run(const struct runner *r, struct run *run, int sig, int64_t
 	}
 	if (!run->term_sent) {
 		run->term_sent = true;
-		run->deadline = later(now, kill_grace(r));
+		run->deadline = ns_after(now, kill_grace(r));
 	}
 }
 

@@ -142,10 +142,8 @@ static void start_failed(struct loop *l, struct job *j, const struct start_failu
 		return;
 	j->state->metrics.runs_failure++;
 	l->metrics_dirty = true;
-	if (l->cfg->exit_on_error && l->st.phase == PHASE_RUNNING) {
-		status_set(&l->st, 1);
-		status_stop(&l->st, SIGTERM);
-	}
+	if (l->cfg->exit_on_error && l->st.phase == PHASE_RUNNING)
+		status_end(&l->st, 1);
 }
 
 void runs_note_start(struct loop *l, struct job *j, const struct run_start *s)
@@ -201,14 +199,12 @@ static void finish(struct loop *l, struct job *j, const struct run_end *e, bool 
 	if (l->st.phase == PHASE_SHUTDOWN || l->st.final)
 		return;
 	if (!l->cfg->jobs_path && !schedule_repeats(&j->schedule))
-		l->st.status = run_status(e);
+		status_so_far(&l->st, run_status(e));
 	/* -E ends tfd: the other runs, of this job or any other, are ended as
 	 * a SIGTERM to tfd would end them, not waited for (a long job's run
 	 * would keep tfd up long after the failure). */
-	if (l->cfg->exit_on_error && e->failed) {
-		status_set(&l->st, run_status(e));
-		status_stop(&l->st, SIGTERM);
-	}
+	if (l->cfg->exit_on_error && e->failed)
+		status_end(&l->st, run_status(e));
 }
 
 void runs_finish(struct loop *l, struct job *j, const struct run_end *e)

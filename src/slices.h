@@ -49,7 +49,7 @@ static inline void slice_budget_renew(struct slice_budget *b, int64_t now)
 	periods = b->renew_at ? 1 + (now - b->renew_at) / SLICE_PERIOD_NS : 1;
 	b->left_ns = periods > (SLICE_NS - b->left_ns) / SLICE_NS ? SLICE_NS
 								  : b->left_ns + periods * SLICE_NS;
-	b->renew_at = now < INT64_MAX - SLICE_PERIOD_NS ? now + SLICE_PERIOD_NS : INT64_MAX;
+	b->renew_at = ns_after(now, SLICE_PERIOD_NS);
 }
 
 static inline bool slice_budget_spent(const struct slice_budget *b)

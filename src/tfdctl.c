@@ -17,6 +17,7 @@
 #include "jsonw.h"
 #include "nearest.h"
 #include "parse_time.h"
+#include "report.h"
 #include "showtext.h"
 #include "timens.h"
 
@@ -193,37 +194,6 @@ static int talk(const struct ctl *c, const struct jsonw *req, struct jsonw *answ
 
 /* Showing answers */
 
-/* "5min 3s", "2h", "250ms": the largest unit and the next when not 0 and
- * not below a second, as systemctl list-timers shows them. */
-static void span_text(char *buf, size_t len, int64_t ns)
-{
-	static const struct { const char *unit; int64_t ns; } units[] = {
-		{ "d", INT64_C(86400000000000) }, { "h", INT64_C(3600000000000) },
-		{ "min", INT64_C(60000000000) }, { "s", INT64_C(1000000000) },
-		{ "ms", INT64_C(1000000) }, { "us", INT64_C(1000) },
-	};
-	size_t n = sizeof units / sizeof units[0];
-
-	if (ns < 1000) {
-		snprintf(buf, len, "0");
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		int64_t big = ns / units[i].ns, rest;
-
-		if (big == 0)
-			continue;
-		rest = i + 1 < n && units[i + 1].ns >= INT64_C(1000000000)
-			       ? (ns % units[i].ns) / units[i + 1].ns : 0;
-		if (rest)
-			snprintf(buf, len, "%" PRId64 "%s %" PRId64 "%s", big, units[i].unit, rest,
-				 units[i + 1].unit);
-		else
-			snprintf(buf, len, "%" PRId64 "%s", big, units[i].unit);
-		return;
-	}
-}
-
 /* A number of seconds in the answer (decimal) as nanoseconds. */
 static bool seconds_ns(const struct json_doc *d, size_t i, int64_t *ns)
 {
@@ -278,7 +248,7 @@ static void span_field(char *buf, size_t len, const struct json_doc *d, size_t o
 		snprintf(buf, len, "-");
 		return;
 	}
-	span_text(span, sizeof span, ns);
+	format_span(span, sizeof span, ns > 0 ? (uint64_t)ns : 0, SPAN_COLUMN);
 	snprintf(buf, len, "%s%s", span, suffix);
 }
 

@@ -141,7 +141,7 @@ int64_t tick_wall_of(const struct job *j, int64_t at_ns)
 		return at_ns;
 	if (__builtin_sub_overflow(at_ns, clock_now_ns(j->read_clock), &left))
 		return 0;
-	return jobdue_add(clock_now_ns(CLOCK_REALTIME), left);
+	return ns_after(clock_now_ns(CLOCK_REALTIME), left);
 }
 
 /* Wall-clock time of J's next expiration, for metrics (0: none). */
@@ -155,7 +155,7 @@ static int64_t next_run_wall(const struct job *j)
 		return j->state->walk.at_ns;
 	if (__builtin_sub_overflow(j->state->walk.at_ns, clock_now_ns(j->read_clock), &left))
 		return 0;
-	return jobdue_add(clock_now_ns(CLOCK_REALTIME), left);
+	return ns_after(clock_now_ns(CLOCK_REALTIME), left);
 }
 
 int64_t tick_next_run_wall(const struct job *j)
@@ -304,7 +304,7 @@ static void act_later(struct loop *l, struct job *j, const struct tick *t)
 		bound = t->next_in_ns - 1;
 	j->state->pending = true;
 	j->state->pending_tick = *t;
-	j->state->pending_due = jobdue_add(clock_now_ns(CLOCK_MONOTONIC), random_upto(bound));
+	j->state->pending_due = mono_after(random_upto(bound));
 	jobdue_update(l, j);
 }
 
@@ -548,12 +548,11 @@ void tick_start_job(struct loop *l, struct job *j)
 	if (!tick_clock_for(l, j->schedule.clock)) {
 		events_errf(&l->ev, "tfd: timerfd_create (%s): %s\n", j->clock_name,
 			    strerror(errno));
-		status_set(&l->st, 1);
-		status_stop(&l->st, SIGTERM);
+		status_end(&l->st, 1);
 		return;
 	}
 	if (j->for_ns)
-		j->state->for_deadline = jobdue_add(j->start_mono_ns, j->for_ns);
+		j->state->for_deadline = ns_after(j->start_mono_ns, j->for_ns);
 	if (j->persist_catch_up)
 		catch_up(l, j);
 	if (l->st.phase == PHASE_RUNNING)

@@ -39,4 +39,20 @@ static inline int64_t clock_now_ns(clockid_t clock)
 	return timespec_to_ns(ts);
 }
 
+/* AT + SPAN, or INT64_MAX when the sum is past what int64_t holds: an
+ * instant that far off is one that never comes, as INT64_MAX means "no
+ * deadline" wherever tfd keeps one. */
+static inline int64_t ns_after(int64_t at, int64_t span)
+{
+	int64_t sum;
+
+	return __builtin_add_overflow(at, span, &sum) ? INT64_MAX : sum;
+}
+
+/* The monotonic instant SPAN from now, as ns_after. */
+static inline int64_t mono_after(int64_t span)
+{
+	return ns_after(clock_now_ns(CLOCK_MONOTONIC), span);
+}
+
 #endif

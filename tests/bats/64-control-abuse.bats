@@ -563,6 +563,23 @@ running() {
 	assert_equal "${stderr_lines[0]}" "tfdctl: --control: an empty path names no socket"
 }
 
+@test "messages: a command or job name in other case, or begun, suggests it as tfd's options do" {
+	printf '%s\n' '--name nightly-report --interval 1h -- true' '--name echo --interval 1h -- true' >./jobs
+	start_answering
+	run --separate-stderr "$TFDCTL" STATUS
+	assert_equal "$status" 2
+	assert_equal "${stderr_lines[0]}" "tfdctl: unknown command 'STATUS'; did you mean 'status'?"
+	run --separate-stderr "$TFDCTL" stat
+	assert_equal "${stderr_lines[0]}" "tfdctl: unknown command 'stat'; did you mean 'status'?"
+	run --separate-stderr "$TFDCTL" run nightly
+	assert_equal "$status" 1
+	assert_equal "$stderr" "tfdctl: unknown job 'nightly'; did you mean 'nightly-report'?"
+	run --separate-stderr "$TFDCTL" run ECHO
+	assert_equal "$stderr" "tfdctl: unknown job 'ECHO'; did you mean 'echo'?"
+	run --separate-stderr "$TFDCTL" run e
+	assert_equal "$stderr" "tfdctl: unknown job 'e'"
+}
+
 @test "status shows the command quoted as a shell would take it back" {
 	printf '%s\n' "--name q --interval 1h -- sh -c 'echo \"it'\\''s\" \$HOME; exit 0' x" >./jobs
 	start_answering

@@ -112,13 +112,15 @@ skip_under_asan() {
 
 # Text $1 without the lines of the operator's log (tfd(1), "The
 # operator's log"; 42-log.bats tests them): start, reload and stop with
-# jobs files, a run's start and its success in host modes. What is left
-# is tfd's warnings and errors (a failed run's line among them).
+# jobs files, a run's start and its success in host modes, a fleet's
+# connection. What is left is tfd's warnings and errors (a failed run's
+# line among them).
 without_operator_log() {
 	grep -Ev -e '^tfd [0-9]+\.[0-9]+\.[0-9]+: [0-9]+ jobs? from ' \
 		-e '^tfd: stopping on SIG[A-Z0-9]+' -e '^tfd: reloaded ' \
 		-e '^tfd: .+: run [0-9]+ \(pid [0-9]+\)( as .+)?: started$' \
 		-e '^tfd: .+: run [0-9]+: exited 0 after [0-9.]+s$' \
+		-e "^tfd: --fleet: connected to the database as replica '.+'\$" \
 		<<<"$1" || true
 }
 

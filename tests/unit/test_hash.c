@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for hash: FNV-1a against its published vectors; the hash set
+/* Unit tests for hash: FNV-1a against its published vectors, whole and in
+ * pieces; the hash set
  * as a set (find, add, a value changed in place) and as a multiset (equal
  * keys are entries of their own, taken out one at a time, each with its
  * own value), filled to the size given at init so that probes wrap and
@@ -26,6 +27,11 @@ static void test_fnv(void)
 	for (size_t i = 0; i < sizeof vectors / sizeof *vectors; i++)
 		check(hash_text(vectors[i].text) == vectors[i].hash, "hash of \"%s\": %016" PRIx64,
 		      vectors[i].text, hash_text(vectors[i].text));
+	/* Pieces hash as their bytes joined; a NUL is a byte as any. */
+	check(hash_bytes(hash_bytes(HASH_START, "foo", 3), "bar", 3) == hash_text("foobar"),
+	      "foo, bar: foobar");
+	check(hash_bytes(HASH_START, "", 0) == HASH_START, "no bytes: the start");
+	check(hash_bytes(HASH_START, "a\0", 2) != hash_text("a"), "a NUL counts");
 }
 
 /* Items are the keys themselves. */

@@ -181,6 +181,36 @@ static void test_distance(void)
 	expect_str(buf, "now", __LINE__);
 }
 
+/* A span, as --dry-run (fine) and tfdctl's columns (from days, no second
+ * unit below a second) show it. */
+static void test_span(void)
+{
+	static const struct {
+		uint64_t ns;
+		const char *fine, *column;
+	} cases[] = {
+		{ 0, "0", "0" },
+		{ 999, "0", "0" },
+		{ 1000, "1us", "1us" },
+		{ 2003000, "2ms 3us", "2ms" },
+		{ 1250000000, "1s 250ms", "1s" },
+		{ (uint64_t)S(303), "5min 3s", "5min 3s" },
+		{ (uint64_t)S(18 * 3600 + 42 * 60 + 59), "18h 42min", "18h 42min" },
+		{ (uint64_t)S(3 * 86400), "3d", "3d" },
+		{ (uint64_t)S(40 * 86400), "1month 1w", "40d" },
+		{ (uint64_t)S(400 * 86400), "1y 1month", "400d" },
+		{ UINT64_MAX, "584y 6month", "213503d 23h" },
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		format_span(buf, sizeof buf, cases[i].ns, SPAN_FINE);
+		expect_str(buf, cases[i].fine, __LINE__);
+		format_span(buf, sizeof buf, cases[i].ns, SPAN_COLUMN);
+		expect_str(buf, cases[i].column, __LINE__);
+	}
+}
+
 /* Compares BUF (LEN bytes) with WANT, which may hold NULs. */
 static void expect_mem(const char *buf, size_t len, const char *want, size_t want_len,
 		       int line)
@@ -484,6 +514,7 @@ int main(void)
 	test_json_replica();
 	test_json_time();
 	test_distance();
+	test_span();
 	test_json_strings();
 	test_output_bound();
 	test_local_time();

@@ -149,8 +149,9 @@ static void test_reap_after_stop(void)
 }
 
 /* The loop's status: the first fixed status stays; a stop's status is
- * 128 + its signal unless one was fixed; a failure is status 1 and a stop
- * by SIGTERM, with its line on stderr. */
+ * 128 + its signal unless one was fixed; a lone run's status counts until
+ * then; an end is a fixed status and a stop by SIGTERM; a failure is
+ * status 1 and a stop by SIGTERM, with its line on stderr. */
 static void test_status(void)
 {
 	struct loopkit *k = loopkit_new();
@@ -165,6 +166,20 @@ static void test_status(void)
 	status_set(&s, 3);
 	status_set(&s, 4);
 	check(s.status == 3 && s.final, "the first fixed status stays");
+	s = (struct loop_status){ 0 };
+	status_so_far(&s, 5);
+	status_so_far(&s, 6);
+	check(s.status == 6 && !s.final && s.phase == PHASE_RUNNING, "a run's status, the last");
+	status_end(&s, 7);
+	check(s.status == 7 && s.final && s.phase == PHASE_SHUTDOWN &&
+	      status_take_stop(&s) == SIGTERM, "an end: its status, fixed, and SIGTERM");
+	status_end(&s, 8);
+	status_so_far(&s, 9);
+	check(s.status == 7, "after an end no status changes it");
+	s = (struct loop_status){ 0 };
+	status_stop(&s, SIGINT);
+	status_so_far(&s, 0);
+	check(s.status == 128 + SIGINT, "a stop's status outlasts a run's");
 	s = (struct loop_status){ 0 };
 	errno = EBADF;
 	status_fail(&s, &k->l.ev, "read (timerfd)");
