@@ -169,7 +169,8 @@ bats: tfd tfdctl
 # a second pass would run the same programs again. Of the fleet's files,
 # 75 and 78-fleet-safety run the client under ASan; 77's faults and
 # 78-fleet-scale's bursts wait on PostgreSQL and timeouts, and would only
-# wait longer.
+# wait longer. 96-floors and 97-format run no tfd at all (the floors
+# and the format checks).
 ASAN_BATS = $(filter-out tests/bats/76-fleet-client.bats \
 	    tests/bats/77-fleet.bats tests/bats/78-fleet-scale.bats \
 	    tests/bats/80-completion.bats tests/bats/85-install.bats \
@@ -177,7 +178,8 @@ ASAN_BATS = $(filter-out tests/bats/76-fleet-client.bats \
 	    tests/bats/90-static.bats tests/bats/91-metrics-format.bats \
 	    tests/bats/92-dockerfile.bats tests/bats/93-host-safety.bats \
 	    tests/bats/94-licence.bats \
-	    tests/bats/95-package.bats,$(wildcard tests/bats/*.bats))
+	    tests/bats/95-package.bats tests/bats/96-floors.bats \
+	    tests/bats/97-format.bats,$(wildcard tests/bats/*.bats))
 bats-asan: build/tfd-asan
 	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(ASAN_BATS)
 
@@ -199,7 +201,12 @@ SHELL_FILES = .ci/run .ci/install-deps completions/tfd.bash completions/tfdctl.b
 	      $(wildcard bench/*.sh tests/fuzz/*.sh tests/vectors/*.sh tests/*.sh) \
 	      debian/tests/smoke
 
-analyze:
+# Checks analyze runs besides its own, once the tree meets them (issue 33:
+# src/ in folders, then formatted): floors-check format-check. Empty until
+# then; `make analyze ANALYZE_EXTRA=floors-check` runs one already.
+ANALYZE_EXTRA ?=
+
+analyze: $(ANALYZE_EXTRA)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--std=c11 -D_GNU_SOURCE -Isrc --suppress=missingIncludeSystem \
 		--inline-suppr src tests/unit
@@ -217,11 +224,38 @@ analyze:
 spdx:
 	tests/check-spdx.sh --add
 
-# The project's style (.clang-format) applied in place to src/ and
-# tests/unit/; only when asked: neither the build nor check runs it.
+# The project's style (.clang-format, for Debian 12's clang-format 14)
+# applied in place to src/ and tests/unit/ (their folders too); only when
+# asked: neither the build nor check runs it. format-check changes nothing
+# and fails on a file format would change; tests/format-stats.sh counts
+# the files and lines it would.
 CLANG_FORMAT ?= clang-format
+FORMAT_FILES  = $(wildcard src/*.[ch] src/*/*.[ch] tests/unit/*.[ch] tests/unit/*/*.[ch])
 format:
-	$(CLANG_FORMAT) -i $(SRCS) $(HDRS) $(wildcard tests/unit/*.c tests/unit/*.h)
+	$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+format-check:
+	$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES)
+
+# The floors (HACKING.md, "The floors"): src/'s folders from the bottom
+# up, their order written here only. A folder uses only itself and the
+# folders below; tfd.c and tfdctl.c, in src/ itself, are above them all.
+# floors-check fails on a circle between objects, a call or an include
+# that goes up a floor, and a folder not named here (tests/check-floors.sh);
+# in a flat src/ only circles can be found. floors-report prints the module
+# graph's numbers for BENCHMARKS.md: circles, arrows up (a flat src/'s
+# files on the floors FLOORS_PLAN gives them), the biggest structs.
+FLOORS         = base time fleet run jobs loop serve
+FLOORS_PLAN    = bench/floors-plan
+FLOORS_STRUCTS = fleet loop control_client
+FLOORS_OBJS    = $(PROG_OBJS) build/obj/tfdctl.o
+
+floors-check: $(FLOORS_OBJS)
+	tests/check-floors.sh --floors '$(FLOORS)' src build/obj
+
+floors-report: $(FLOORS_OBJS)
+	@tests/check-floors.sh --report --floors '$(FLOORS)' --plan '$(FLOORS_PLAN)' \
+		--structs '$(FLOORS_STRUCTS)' src build/obj
 
 # libFuzzer harnesses, seeded from the corpora and the project's vectors;
 # found crashers are kept in tests/fuzz/regressions/NAME and replayed.
@@ -390,6 +424,7 @@ clean:
 -include $(wildcard build/*/*.d build/*/*/*.d)
 
 .PHONY: all static unit unit-asan bats bats-asan bats-valgrind analyze spdx format fuzz check clean \
+	format-check floors-check floors-report \
 	bats-unclocked bats-asan-unclocked bats-fleet bats-clock \
 	build-aarch64 build-i686 check-aarch64 check-i686 check-cross
 
