@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
 # shellcheck disable=SC2016 # the runs' shells, not this one, expand $TFD_*.
-# --on-stop=wait under --fleet: a replica told to stop lets its run finish
-# and writes its end to tfd_runs, as without the signal (the fleet's own
-# side of the drain, claiming nothing more, is the fleet's to build);
-# --on-stop=leave is refused there. Against a PostgreSQL of the file's own
-# (pg_helper.bash).
+# --on-stop=wait under --fleet, a replica's drain: from the signal on it
+# claims nothing more (the others take the elapses), starts what it won and
+# waits for its runs, renewing their leases, writes each end, lets its name
+# go and exits 0; a second signal forwards (41-on-stop.bats: --on-stop
+# without --fleet, and --on-stop=leave refused with it). Against a
+# PostgreSQL of the file's own (pg_helper.bash).
 
 load test_helper
 load pg_helper
