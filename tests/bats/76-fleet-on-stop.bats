@@ -90,18 +90,6 @@ first_run_after() {
 	assert_output ""
 }
 
-# N jobs j1..jN due at one instant, far enough ahead (4 s) for replicas to
-# read them and connect on a loaded machine, each logging its run, and a
-# job that keeps a replica running after them; in $jobs.
-burst_jobs() {
-	local at=$(($(date +%s) + 4)) i
-	jobs=$BATS_TEST_TMPDIR/jobs
-	for i in $(seq "$1"); do
-		printf '%s\n' "--name j$i --clock realtime --at @$at -- sh -c '$LOG'"
-	done >"$jobs"
-	printf '%s\n' "--name keep --calendar 2199-01-01 -- true" >>"$jobs"
-}
-
 count_runs_of() {
 	grep -c " $1\$" "$RUNS" || true
 }
@@ -110,7 +98,7 @@ count_runs_of() {
 	fleet_runs_log
 	# One claim statement's worth: every elapse is won before the
 	# first run starts (64 start a turn).
-	burst_jobs 1000
+	burst_jobs 1000 keep
 	start_replica a --jobs "$jobs" --on-stop=wait
 	claimed() {
 		(($(pg_sql "SELECT count(*) FROM tfd_runs WHERE job LIKE 'j%'" "$DB" 2>/dev/null || echo 0) == 1000))
@@ -131,20 +119,14 @@ count_runs_of() {
 
 @test "--fleet --on-stop=wait: SIGTERM during a burst's claims on one of two replicas: it claims nothing more, starts what it won and exits 0; every elapse runs once, none abandoned" {
 	fleet_runs_log
-	burst_jobs 3000
+	burst_jobs 3000 keep
 	start_replica a --jobs "$jobs" --on-stop=wait --fleet-lease 6s
 	start_replica b --jobs "$jobs" --fleet-lease 6s
 	wait_until 60 eval '(($(count_runs_of a) >= 20))' || fail "a ran nothing: $(cat a.err)"
 	kill -TERM "$PID_a"
 	wait_bg_exit "$PID_a" 120
 	assert_equal "$bg_status" 0
-	settled() {
-		(($(pg_sql "SELECT count(*) FROM tfd_runs WHERE job LIKE 'j%' AND state <> 'running'" "$DB") == 3000))
-	}
-	wait_until 120 settled || fail "$(pg_sql "SELECT state, replica, count(*) FROM tfd_runs GROUP BY 1, 2" "$DB")"
-	kill -TERM "$PID_b"
-	wait_bg_exit "$PID_b" 60
-	assert_each_once
+	stop_when_settled 3000 "$PID_b"
 	assert_equal "$(wc -l <"$RUNS")" 3000
 	run pg_sql "SELECT state, count(*) FROM tfd_runs WHERE job LIKE 'j%' GROUP BY 1" "$DB"
 	assert_output "succeeded|3000"
