@@ -53,6 +53,10 @@ enum fleet_event_kind {
 				   * an elapse that a stopping one won and
 				   * released unstarted: it runs it, and ends
 				   * or drops it as a won one */
+	FLEET_EVENT_UNSENT,       /* token, job, scheduled_ns, manual: a claim
+				   * dropped unsent as tfd stops
+				   * (fleet_stop_claiming): it has no answer,
+				   * and no row */
 };
 
 /* The strings are the fleet's, valid until its next call. */
@@ -62,7 +66,7 @@ struct fleet_event {
 	const char *job;
 	int64_t scheduled_ns;
 	enum fleet_outcome outcome;
-	bool manual;              /* TAKEN: tfdctl run's elapse */
+	bool manual;              /* TAKEN, UNSENT: tfdctl run's elapse */
 	const char *call, *message;
 };
 

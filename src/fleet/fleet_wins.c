@@ -363,22 +363,36 @@ int64_t fleet_claims_expiry(const struct fleet *f)
 	return mono + (first - db) + 1;
 }
 
+/* OP, a claim never sent, is dropped: the loop hears it (it holds the
+ * elapse's tick for an answer that will not come). */
+static void drop_unsent(struct fleet *f, struct op *op)
+{
+	fleet_events_push(&f->events,
+			  &(struct fleet_event){ .kind = FLEET_EVENT_UNSENT, .token = op->token,
+						 .scheduled_ns = op->scheduled_ns,
+						 .manual = op->manual },
+			  op->job, NULL);
+	fleet_op_free(op);
+}
+
 void fleet_stop_claiming(struct fleet *f)
 {
 	struct op **link = &f->claims.head, *op;
 
+	if (f->claims_stopped)
+		return;
 	f->claims_stopped = true;
 	/* Never sent: the other replicas claim them as they would anyway. A
-	 * claim sent once (resent) may have its row: asked again, and
-	 * released if won. */
+	 * claim sent once (resent) may have its row: asked again, and acted
+	 * on as its answer says. */
 	while ((op = fleet_queue_pop(&f->early)))
-		fleet_op_free(op);
+		drop_unsent(f, op);
 	f->claims.tail = NULL;
 	while ((op = *link)) {
 		if (op->kind == OP_CLAIM && !op->resent) {
 			*link = op->next;
 			f->claims.n--;
-			fleet_op_free(op);
+			drop_unsent(f, op);
 			continue;
 		}
 		f->claims.tail = op;

@@ -54,9 +54,10 @@ int fleet_run_released(struct fleet *f, const char *job, int64_t scheduled_ns);
 bool fleet_claim_held(struct fleet *f, const char *job, int64_t scheduled_ns);
 
 /* tfd stops: claims not yet sent are dropped (the other replicas claim
- * those elapses as they would anyway), and a claim asked from now on is
- * missed. Claims sent once are still answered (a won one is then released
- * by the caller). */
+ * those elapses as they would anyway), each told as FLEET_EVENT_UNSENT,
+ * and a claim asked from now on is missed. Claims sent once are still
+ * answered (the caller starts a won one, or releases it). Once: later
+ * calls do nothing. */
 void fleet_stop_claiming(struct fleet *f);
 
 /* The fleet's own files (fleet*.c) */

@@ -70,6 +70,7 @@ struct claims_state {
 	struct won *won;
 	size_t nwon, won_cap;
 	uint64_t next_token;
+	bool stopped;            /* tfd stops: stop_claiming was done */
 	struct fleet_metrics m;
 	struct claims_hooks hooks;
 };
@@ -403,17 +404,34 @@ void claims_pending_due(struct loop *l, struct job *j, int64_t now)
 		check_pending(l, j);
 }
 
+/* Whether J's won elapse T acts here. While tfd drains (--on-stop=wait)
+ * it does when it starts at once: its claim was won before the signal or
+ * sent before it, and a replica that waits starts what it won and waits
+ * for it (it claims nothing more). One whose start would wait
+ * (--random-delay, a run going under --overlap queue or kill) does not:
+ * the drain would last as long, or a kill end the run it waits for. */
+static bool acts_here(const struct loop *l, const struct job *j, const struct tick *t)
+{
+	if (j->state->removed)
+		return false;
+	if (l->st.phase == PHASE_RUNNING)
+		return true;
+	if (!status_draining(&l->st) || (j->random_delay_ns && !t->manual))
+		return false;
+	return !j->state->runner || !runner_would_wait(j->state->runner);
+}
+
 /* This replica won the elapse: it acts as without --fleet. What the act
  * did decides the row: a run (now or after --random-delay) ends later; a
  * job without a command has done its part; anything else will not run.
- * One that will not start here (its job removed, tfd stopping) is
- * released, for another replica to run. */
+ * One that will not start here (its job removed, tfd stopping, acts_here)
+ * is released, for another replica to run. */
 static void act_won(struct loop *l, struct job *j, struct tick *t)
 {
 	struct claims_state *c = l->claims;
 	int64_t scheduled_ns = tick_scheduled_ns(t);
 
-	if (j->state->removed || l->st.phase != PHASE_RUNNING) {
+	if (!acts_here(l, j, t)) {
 		check_written(l, fleet_run_released(c->f, j->name, scheduled_ns));
 		return;
 	}
@@ -519,6 +537,17 @@ static void answered(struct loop *l, const struct fleet_event *ev)
 	}
 }
 
+/* A claim dropped unsent as tfd stops: its tick is not printed (this
+ * replica did not ask, the others claim the elapse as they would), but
+ * tfdctl run's, which no other replica asks for, is missed. */
+static void unsent(struct loop *l, const struct fleet_event *ev)
+{
+	struct held h;
+
+	if (take_held(l->claims, ev->token, &h) && h.j && ev->manual)
+		print_not_ours(l, h.j, &h.t, TICK_MISSED);
+}
+
 /* The job named NAME that the loop runs, or NULL. */
 static struct job *job_named(struct loop *l, const char *name)
 {
@@ -579,6 +608,9 @@ static void take_events(struct loop *l)
 		case FLEET_EVENT_TAKEN:
 			taken(l, &ev);
 			break;
+		case FLEET_EVENT_UNSENT:
+			unsent(l, &ev);
+			break;
 		case FLEET_EVENT_NOTE:
 			/* Not a failure: stderr only, no "error" event. */
 			events_errf(&l->ev, "tfd: %s\n", ev.message);
@@ -592,13 +624,37 @@ static void take_events(struct loop *l)
 	}
 }
 
+/* tfd stops (a signal, forwarded or waited out): what was not sent is
+ * not claimed (the others take it), and the won elapses whose run is not
+ * going are given up now rather than at exit (a drain may last as long
+ * as its longest run): a start the stop dropped (its --random-delay, a
+ * queued run) is released, a retry it dropped writes its last try's end.
+ * Once. */
+static void stop_claiming(struct loop *l)
+{
+	struct claims_state *c = l->claims;
+
+	if (c->stopped)
+		return;
+	c->stopped = true;
+	fleet_stop_claiming(c->f);
+	for (size_t i = 0; i < c->nwon;) {
+		struct won *w = &c->won[i];
+		const struct runner *r = w->j->state->runner;
+
+		if (r && runner_runs_seq(r, w->seq))
+			i++;
+		else
+			give_up_won(l, w);
+	}
+}
+
 void claims_service(struct loop *l, short revents)
 {
 	if (!l->claims)
 		return;
-	/* Stopping: what was not sent is not claimed (the others take it). */
 	if (l->st.phase != PHASE_RUNNING)
-		fleet_stop_claiming(l->claims->f);
+		stop_claiming(l);
 	/* The elapses due now are claimed 64 a turn (due.c): one statement
 	 * for them all. */
 	fleet_claims_coming(l->claims->f, elapses_coming(l));

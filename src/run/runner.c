@@ -99,6 +99,20 @@ bool runner_retrying(const struct runner *r)
 	return r->retrying;
 }
 
+bool runner_runs_seq(const struct runner *r, uint64_t seq)
+{
+	for (size_t i = 0; i < r->nruns; i++)
+		if (!r->runs[i].reaped && r->runs[i].seq == seq)
+			return true;
+	return false;
+}
+
+bool runner_would_wait(const struct runner *r)
+{
+	return runner_active(r) > 0 &&
+	       (r->cfg.overlap == OVERLAP_QUEUE || r->cfg.overlap == OVERLAP_KILL);
+}
+
 bool runner_has_groups(const struct runner *r)
 {
 	return runner_active(r) < r->nruns;

@@ -193,6 +193,14 @@ size_t runner_pids(const struct runner *r, pid_t *pids, size_t max);
 /* A failed try waits to be tried again. */
 bool runner_retrying(const struct runner *r);
 
+/* A run of wake-up SEQ is going (its leader not reaped yet, so its end
+ * is still to be told). */
+bool runner_runs_seq(const struct runner *r, uint64_t seq);
+
+/* A wake-up now would not start a run at once but wait for the one
+ * going (--overlap queue, or kill, which ends it first). */
+bool runner_would_wait(const struct runner *r);
+
 /* What tfdctl stop ended besides the runs it signalled: a run queued
  * behind them, and a failed try that waited to be tried again, whose end
  * is now the run's (failed). */

@@ -50,17 +50,6 @@ count_action() {
 	cat "$BATS_TEST_TMPDIR"/*.out | grep '"event":"tick"' | grep -c "\"action\":\"$1\"" || true
 }
 
-# A burst: N jobs j1..jN due at one instant, far enough ahead (4 s) for
-# replicas to read them and connect on a loaded machine, each logging its
-# run; in $jobs.
-burst_jobs() {
-	local at=$(($(date +%s) + 4)) i
-	jobs=$BATS_TEST_TMPDIR/jobs
-	for i in $(seq "$1"); do
-		printf '%s\n' "--name j$i --clock realtime --at @$at -- sh -c '$LOG'"
-	done >"$jobs"
-}
-
 @test "fleet scale: 3 replicas x 600 jobs due at one instant: each run once, none missed, one claim statement per replica and a few more" {
 	burst_jobs 600
 	for r in a b c; do
@@ -340,9 +329,7 @@ bouncer_start() {
 }
 
 @test "fleet scale: a replica stopped (SIGTERM) while it starts the runs it won releases the rest: another replica runs each elapse once, none abandoned" {
-	burst_jobs 2000
-	# A job that keeps a replica running.
-	printf '%s\n' "--name keep --calendar 2199-01-01 -- true" >>"$jobs"
+	burst_jobs 2000 keep
 	start_named_replica a --fleet-lease 6s --jobs "$jobs"
 	# Stopped with most of its won runs not started (64 start a turn).
 	wait_until 30 eval '(($(grep -c " a$" "$RUNS") >= 20))' || fail "a ran nothing"
@@ -352,13 +339,7 @@ bouncer_start() {
 	started=$(grep -c ' a$' "$RUNS")
 	# b takes what a released, at its renewals (every second).
 	start_named_replica b --fleet-lease 6s --jobs "$jobs"
-	settled() {
-		(($(pg_sql "SELECT count(*) FROM tfd_runs WHERE job <> '' AND state = 'running'" "$DB") == 0))
-	}
-	wait_until 60 settled || fail "$(pg_sql "SELECT state, replica, count(*) FROM tfd_runs GROUP BY 1, 2" "$DB")"
-	kill -TERM "$PID_b"
-	wait_bg_exit "$PID_b" 30
-	assert_each_once
+	stop_when_settled 2000 "$PID_b"
 	((started < 1000)) || fail "a started $started runs: nothing to release"
 	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job <> '' AND state = 'abandoned'" "$DB")" 0
 	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job <> '' AND replica = 'b'" "$DB")" \

@@ -164,6 +164,38 @@ fleet_stderr() {
 	grep -v "^tfd: --fleet: connected to the database" "$1" || true
 }
 
+# A burst: N jobs j1..jN due at one instant, far enough ahead (4 s) for
+# replicas to read them and connect on a loaded machine, each logging its
+# run ($LOG, fleet_runs_log); with a second argument "keep", a job that
+# keeps a replica running after them too; in $jobs.
+burst_jobs() {
+	local at=$(($(date +%s) + 4)) i
+	jobs=$BATS_TEST_TMPDIR/jobs
+	for i in $(seq "$1"); do
+		printf '%s\n' "--name j$i --clock realtime --at @$at -- sh -c '$LOG'"
+	done >"$jobs"
+	if [[ ${2:-} == keep ]]; then
+		printf '%s\n' "--name keep --calendar 2199-01-01 -- true" >>"$jobs"
+	fi
+}
+
+# True when N elapses of j1..jN have rows in tfd_runs and none is running.
+burst_settled() {
+	[[ $(pg_sql "SELECT count(*) FILTER (WHERE state <> 'running') = $1 AND
+		count(*) FILTER (WHERE state = 'running') = 0 FROM tfd_runs WHERE job LIKE 'j%'" "$DB") == t ]]
+}
+
+# The end of a burst's test: once N elapses are settled (burst_settled,
+# within 120 s), replica PID is stopped (60 s) and each (job, instant) of
+# $RUNS must have run once.
+stop_when_settled() {
+	wait_until 120 burst_settled "$1" ||
+		fail "$(pg_sql "SELECT state, replica, count(*) FROM tfd_runs GROUP BY 1, 2" "$DB")"
+	kill -TERM "$2"
+	wait_bg_exit "$2" 60
+	assert_each_once
+}
+
 # Fails when some (job, instant) of $RUNS ran more than once.
 assert_each_once() {
 	local doubled
