@@ -398,8 +398,10 @@ static void carry_out(struct fleet *f, struct op *op, const pq_result *r,
 		return;
 	case FLEET_VERDICT_RENEWED:
 		fleet_wins_clock(f, v->db_now_ns);
-		fleet_wins_renewed(f, r);
-		timer_due(f, fleet_policy(op->kind)->timer, false);
+		/* A stopping replica may release more rows than one renewal
+		 * takes: the rest are taken at once, not a period later, when
+		 * their deadline may have passed. */
+		timer_due(f, fleet_policy(op->kind)->timer, fleet_wins_renewed(f, r));
 		break;
 	case FLEET_VERDICT_REPLICA:
 		rc = fleet_replica_answer(f, op, r, &next);

@@ -11,8 +11,10 @@
 #define FLEET_KEEP_BATCH      "1000"
 #define FLEET_KEEP_BATCH_ROWS 1000
 
-/* How many released rows one renewal takes at most. */
-#define FLEET_TAKE_ROWS "1000"
+/* How many released rows one renewal takes at most; a renewal that took
+ * that many renews again at once, for the rest (fleet_wins_renewed). */
+#define FLEET_TAKE_ROWS     "1000"
+#define FLEET_TAKE_ROWS_MAX 1000
 
 /* The renewal's answer: one row each, of these columns. */
 enum fleet_renew_column {

@@ -547,10 +547,11 @@ static void take(struct fleet *f, const pq_result *r, int row)
 			  w->job, NULL);
 }
 
-void fleet_wins_renewed(struct fleet *f, const pq_result *r)
+bool fleet_wins_renewed(struct fleet *f, const pq_result *r)
 {
 	const struct pq *pq = &f->pq;
 	int rows = pq->nfields(r) == FLEET_RENEW_COLUMNS ? pq->ntuples(r) : 0;
+	int taken = 0;
 
 	/* Every key it named was renewed as the statement was sent, but the
 	 * lost ones, whose lease is no longer this replica's to count on. */
@@ -563,10 +564,12 @@ void fleet_wins_renewed(struct fleet *f, const pq_result *r)
 
 		if (strcmp(what, "taken") == 0) {
 			take(f, r, row);
+			taken++;
 		} else if (strcmp(what, "lost") == 0 &&
 			   (w = win_find(f, pq->get_value(r, row, FLEET_RENEW_JOB),
 					 micros_at(pq, r, row, FLEET_RENEW_SCHEDULED)))) {
 			w->lease_from = 0;
 		}
 	}
+	return taken >= FLEET_TAKE_ROWS_MAX;
 }

@@ -74,8 +74,10 @@ void fleet_wins_clock(struct fleet *f, int64_t db_ns);
  * NULL for another kind or when memory ran out. */
 const char *fleet_wins_statement(struct fleet *f, const struct op *op, struct fleet_statement *p);
 /* The renewal's answer R: the keys named are confirmed but those the
- * server lost, and the released rows it took are won (FLEET_EVENT_TAKEN). */
-void fleet_wins_renewed(struct fleet *f, const pq_result *r);
+ * server lost, and the released rows it took are won (FLEET_EVENT_TAKEN).
+ * True when it took as many as one renewal may (FLEET_TAKE_ROWS_MAX):
+ * more may wait, and the next renewal is due at once. */
+bool fleet_wins_renewed(struct fleet *f, const pq_result *r);
 /* A claim won: kept for a failover's rewrite. */
 void fleet_win_add(struct fleet *f, const struct op *claim);
 /* The recent wins' rows to write again after a reconnection (up to

@@ -136,6 +136,28 @@ count_runs_of() {
 	assert_equal "$(grep -c '"action":"run"' a.out)" "$(count_runs_of a)"
 }
 
+@test "--fleet, the default --on-stop: more won elapses released at a stop than one renewal takes are all taken at once by the next replica and run, none abandoned" {
+	fleet_runs_log
+	burst_jobs 2500 keep
+	start_replica a --jobs "$jobs"
+	claimed() {
+		(($(pg_sql "SELECT count(*) FROM tfd_runs WHERE job LIKE 'j%'" "$DB" 2>/dev/null || echo 0) == 2500))
+	}
+	wait_until 60 claimed || fail "the claims were not all written: $(cat a.err)"
+	kill -TERM "$PID_a"
+	wait_bg_exit "$PID_a" 60
+	local released
+	released=$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job LIKE 'j%' AND replica = ''" "$DB")
+	((released > 1000)) || skip "a started all but $released runs before the signal: one renewal takes them"
+	# b renews every 10 min (its lease / 6): only taking again at once, when
+	# a renewal took its fill, takes the rest within the elapses' 60 s.
+	start_replica b --jobs "$jobs" --fleet-lease 1h
+	wait_until 120 eval '(($(count_runs_of b) == released))' ||
+		fail "b ran $(count_runs_of b) of $released: $(pg_sql "SELECT state, replica, count(*) FROM tfd_runs GROUP BY 1, 2" "$DB")"
+	assert_equal "$(pg_sql "SELECT count(*) FROM tfd_runs WHERE job LIKE 'j%' AND state = 'abandoned'" "$DB")" 0
+	stop_when_settled 2500 "$PID_b"
+}
+
 @test "--fleet --on-stop=wait: a won start that waits for its --random-delay is released at the signal, not at exit; a second signal ends the runs and their ends are written" {
 	fleet_runs_log
 	local at=$(($(date +%s) + 3))
