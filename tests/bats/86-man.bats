@@ -189,3 +189,19 @@ page_lists() {
 	run grep -c 'tfd-cron\.service' "$REPO/man/tfd-jobs.5"
 	refute_output 0
 }
+
+@test "the fleet's rules are in tfd-fleet(7); tfd(1)'s FLEET is a pointer to it, and no page points to a moved section under tfd(1)" {
+	local ss
+	for ss in Claims '\&At most once' Stopping 'The database unreachable' Failover \
+		'The tables' Privileges Secrets '\&In Kubernetes'; do
+		grep -qxF ".Ss $ss" "$REPO/man/tfd-fleet.7" || fail "tfd-fleet(7) lacks .Ss $ss"
+		! grep -qxF ".Ss $ss" "$REPO/man/tfd.1" || fail "tfd(1) still has .Ss $ss"
+	done
+	run sed -n '/^\.Sh FLEET/,/^\.Sh /p' "$REPO/man/tfd.1"
+	((${#lines[@]} < 25)) || fail "tfd(1)'s FLEET has ${#lines[@]} lines"
+	assert_line '.Xr tfd-fleet 7 ;'
+	# A subsection now in tfd-fleet(7) is never sent for "under FLEET" in tfd(1).
+	run grep -n -A2 '^\.Sx \(Secrets\|Privileges\|Stopping\|The database unreachable\)$' \
+		"$REPO/man/tfd.1" "$REPO/man/tfd-jobs.5"
+	refute_output --partial '.Sx FLEET'
+}
