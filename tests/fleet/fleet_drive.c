@@ -119,6 +119,10 @@ static void take_events(struct drive *d)
 		case FLEET_EVENT_TAKEN:
 			printf("taken %s %lld\n", ev.job, (long long)(ev.scheduled_ns / NSEC_PER_SEC));
 			break;
+		case FLEET_EVENT_UNSENT:
+			printf("unsent %s %lld\n", ev.job, (long long)(ev.scheduled_ns / NSEC_PER_SEC));
+			d->unanswered--;
+			break;
 		}
 		fflush(stdout);
 	}
