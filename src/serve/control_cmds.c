@@ -455,19 +455,12 @@ static void answer_ended(struct control *ctl, struct control_client *c, const st
 			 const struct run_record *r)
 {
 	struct jsonw *w = control_answer_begin(ctl, true);
-	char name[16];
 
 	jsonw_key(w, "job");
 	jsonw_string(w, j->name);
 	jsonw_key(w, "seq");
 	jsonw_u64(w, r->seq);
-	jsonw_key(w, "status");
-	if (r->signal || r->start_failed)
-		jsonw_null(w);
-	else
-		jsonw_i64(w, r->status);
-	jsonw_key(w, "signal");
-	jsonw_string(w, r->signal ? signal_name(r->signal, name, sizeof name) : NULL);
+	jobview_put_exit(w, r);
 	jsonw_key(w, "timed_out");
 	jsonw_bool(w, r->timed_out);
 	jsonw_key(w, "duration");

@@ -392,9 +392,22 @@ static void put_next_elapses(struct jsonw *w, const struct job *j)
 	jsonw_end_array(w);
 }
 
+void jobview_put_exit(struct jsonw *w, const struct run_record *r)
+{
+	char name[16];
+
+	jsonw_key(w, "status");
+	if (r->signal || r->start_failed)
+		jsonw_null(w);
+	else
+		jsonw_i64(w, r->status);
+	jsonw_key(w, "signal");
+	jsonw_string(w, r->signal ? signal_name(r->signal, name, sizeof name) : NULL);
+}
+
 static void put_record(struct jsonw *w, const struct run_record *r)
 {
-	char result[64], name[16];
+	char result[64];
 
 	result_text(r, result, sizeof result);
 	jsonw_object(w);
@@ -404,13 +417,7 @@ static void put_record(struct jsonw *w, const struct run_record *r)
 	jsonw_seconds(w, r->duration_ns);
 	jsonw_key(w, "result");
 	jsonw_string(w, result);
-	jsonw_key(w, "status");
-	if (r->signal || r->start_failed)
-		jsonw_null(w);
-	else
-		jsonw_i64(w, r->status);
-	jsonw_key(w, "signal");
-	jsonw_string(w, r->signal ? signal_name(r->signal, name, sizeof name) : NULL);
+	jobview_put_exit(w, r);
 	put_counter(w, "attempt", r->attempt);
 	jsonw_key(w, "trigger");
 	jsonw_string(w, r->manual ? "manual" : "schedule");

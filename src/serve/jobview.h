@@ -13,6 +13,7 @@
 struct loop;
 struct job;
 struct slice_budget;
+struct run_record;
 
 /* {"ok":true,"jobs":[{...},...]} and a newline: every job in the table
  * (not those a reload removed whose runs go on), sorted by the next
@@ -65,6 +66,11 @@ int jobview_status(struct jsonw *w, const struct loop *l, const char *name);
  * line and a run's output may hold secrets; the 0600 control socket
  * shows them), as the environment always is. */
 int jobview_status_public(struct jsonw *w, const struct loop *l, const char *name);
+
+/* A run's "status" (its exit status; null when a signal ended it or it
+ * never started) and "signal" (its name, or null), as `status` lists a
+ * run and `run --wait` answers one. */
+void jobview_put_exit(struct jsonw *w, const struct run_record *r);
 
 /* The job of the table named NAME (not a removed one), or NULL. */
 struct job *jobview_find(const struct loop *l, const char *name);
