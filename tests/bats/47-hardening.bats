@@ -218,7 +218,8 @@ process_stopped() {
 			assert_wakeups 2 '%n %e'
 		else
 			((status < 128)) || fail "ulimit -v $v: killed by a signal ($status)"
-			[[ $stderr == *"out of memory"* || $stderr == *"cannot"* || $stderr == *"error while loading"* ]] ||
+			[[ $stderr == *"out of memory"* || $stderr == *"cannot"* || $stderr == *"error while loading"* ||
+				$stderr == *": Cannot allocate memory; run "*" did not start"* ]] ||
 				fail "ulimit -v $v: status $status, '$stderr'"
 		fi
 	done

@@ -12,6 +12,10 @@ load test_helper
 
 STYLE=$BATS_TEST_DIRNAME/fixtures/format-style.c
 
+# Run from `make check`, the make of a test is a sub-make that would say
+# which directories it enters: it is make run by hand here.
+unset MAKEFLAGS MFLAGS MAKELEVEL
+
 # A tree the Makefile can run in: VERSION, the configuration, src/.
 make_tree() {
 	local t=$1
