@@ -118,6 +118,7 @@ count_runs_of() {
 }
 
 @test "--fleet --on-stop=wait: SIGTERM during a burst's claims on one of two replicas: it claims nothing more, starts what it won and exits 0; every elapse runs once, none abandoned" {
+	skip_under_asan "3,000 runs take minutes there; the normal build runs it, and the 1,000-run burst above runs under ASan"
 	fleet_runs_log
 	burst_jobs 3000 keep
 	start_replica a --jobs "$jobs" --on-stop=wait --fleet-lease 6s
@@ -149,6 +150,7 @@ count_runs_of() {
 }
 
 @test "--fleet, the default --on-stop: more won elapses released at a stop than one renewal takes are all taken at once by the next replica and run, none abandoned" {
+	skip_under_asan "2,500 runs take minutes there; the normal build runs it, and the 1,000-run burst above runs under ASan"
 	fleet_runs_log
 	burst_jobs 2500 keep
 	start_replica a --jobs "$jobs"
