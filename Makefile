@@ -174,21 +174,19 @@ unit-asan: $(ASAN_BINS)
 bats: tfd tfdctl
 	TFD=$(CURDIR)/tfd $(BATS) tests/bats
 
-# The bats files again against tfd built with ASan+UBSan.
-# The suite must fit 15 minutes on two cores (README): the ASan pass takes
-# the files whose paths parse, copy and free the most (output, commands,
-# signals and stops, bad input, the runner, jobs files and reloads, the
-# control socket and HTTP under abuse, the fleet's client and drain). The
-# host-cron, mail, storm, clock-sensitive and cgroup files run their paths
-# of the same modules again and only wait longer under it; their code is
-# under ASan in the unit tests (unit-asan) and the fuzzers.
-ASAN_BATS = tests/bats/20-output.bats tests/bats/30-command.bats \
-	    tests/bats/40-signals.bats tests/bats/41-on-stop.bats \
-	    tests/bats/45-bad-input.bats tests/bats/50-runner.bats \
-	    tests/bats/55-jobs.bats tests/bats/56-reload.bats \
-	    tests/bats/62-control.bats tests/bats/63-http.bats \
-	    tests/bats/64-control-abuse.bats tests/bats/75-fleet.bats \
-	    tests/bats/76-fleet-on-stop.bats tests/bats/78-fleet-safety.bats
+# The bats files again against tfd built with ASan+UBSan: those whose
+# paths parse, copy and free the most (output, commands, signals and stops,
+# bad input, the runner, jobs files and reloads, the control socket and
+# HTTP under abuse, the fleet's client and drain). The host-cron, mail,
+# storm, clock-sensitive and cgroup files run their paths of the same
+# modules again and only wait longer under it; their code is under ASan in
+# the unit tests (unit-asan) and the fuzzers. Three streams (make check).
+ASAN_STREAM_a     = 20-output 30-command 40-signals 41-on-stop 45-bad-input \
+		    50-runner 55-jobs 56-reload
+ASAN_STREAM_b     = 62-control 63-http 64-control-abuse
+ASAN_STREAM_fleet = 75-fleet 76-fleet-on-stop 78-fleet-safety
+ASAN_STREAMS = a b fleet
+ASAN_BATS = $(foreach s,$(ASAN_STREAMS),$(ASAN_STREAM_$(s):%=tests/bats/%.bats))
 bats-asan: build/tfd-asan
 	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(ASAN_BATS)
 
@@ -315,44 +313,65 @@ fuzz-%: build/fuzz/fuzz_%
 fuzz:
 	$(MAKE) -j2 $(FUZZERS:%=fuzz-%)
 
-# Compiling goes as many at a time as the caller's -j says (make -j2 check);
-# the tests run one after another, since timing tests share the cores.
-# The two bats passes (the normal build and ASan's) run side by side, each
-# file after file, and the fleet's files as a third stream: their tests
-# mostly wait on timers and on PostgreSQL, so three streams fit two cores. 60-clock sets the realtime clock, which would move
-# the other stream's realtime schedules: it runs alone, after both, and
-# only where CI or TFD_CLOCK_TESTS=1 is set (.ci/run sets it); elsewhere
-# its tests are skipped, saying why.
+# make check: compiling goes as many at a time as the caller's -j says
+# (make -j2 check); then the unit tests and the analyzers, one after
+# another; then the bats files in streams side by side, each stream file
+# after file: their tests mostly wait (on timers, on runs, on PostgreSQL
+# and its leases), and the suite must fit 15 minutes on two cores with
+# the fresh container's install (README). Each stream is about 3 minutes
+# alone; a test's tolerances are for a busy machine (beside two busy
+# loops too), which the streams make of each other. The host-cron files
+# make and remove users: they share one stream (useradd's lock).
+#
+# 60-clock sets the realtime clock, which would move the other streams'
+# realtime schedules: it runs alone, after them, and only where CI or
+# TFD_CLOCK_TESTS=1 is set (.ci/run sets it); elsewhere its tests are
+# skipped, saying why. The fuzzers use both cores: they run last.
 CLOCK_BATS = tests/bats/60-clock.bats
+STREAM_core   = 10-schedule 20-output 25-precise 30-command 40-signals 41-on-stop \
+		42-log 45-bad-input 47-hardening 50-runner
+STREAM_jobs   = 55-jobs 56-reload 57-retry-output-metrics 58-storms 65-calendar \
+		70-cgroup-join
+STREAM_serve  = 62-control 63-http 64-control-abuse
+STREAM_fleet1 = 75-fleet 76-fleet-client 78-fleet-control 79-fleet-readme
+STREAM_fleet2 = 77-fleet
+STREAM_fleet3 = 76-fleet-on-stop 78-fleet-safety 78-fleet-scale
+STREAM_host   = 59-host-cron 59-host-cron-files 59-host-cron-lenient 61-mail \
+		62-host-runs 93-host-safety
+NAMED_STREAMS = core jobs serve fleet1 fleet2 fleet3 host
+# The rest: completion, install, package and the tree's own checks; a new
+# file lands here until a stream names it.
+STREAM_system = $(filter-out $(foreach s,$(NAMED_STREAMS),$(STREAM_$(s))) \
+		$(CLOCK_BATS:tests/bats/%.bats=%),$(patsubst tests/bats/%.bats,%,$(wildcard tests/bats/*.bats)))
+STREAMS = $(NAMED_STREAMS) system
 
-# The fleet's files, against a PostgreSQL of their own, mostly wait on the
-# server and on leases: they are a third stream beside the two passes
-# (make check runs the three at once), with the ASan build's fleet files
-# after the normal build's.
-FLEET_BATS = $(wildcard tests/bats/7[5-9]-*.bats)
-
-bats-unclocked: tfd tfdctl
-	TFD=$(CURDIR)/tfd $(BATS) $(filter-out $(CLOCK_BATS) $(FLEET_BATS),$(wildcard tests/bats/*.bats))
-
-bats-asan-unclocked: build/tfd-asan tfdctl
-	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(filter-out $(CLOCK_BATS) $(FLEET_BATS),$(ASAN_BATS))
-
-bats-fleet: tfd build/tfd-asan build/fleet_drive build/delay_proxy
-	TFD=$(CURDIR)/tfd $(BATS) $(FLEET_BATS)
-	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(filter $(FLEET_BATS),$(ASAN_BATS))
+BATS_NEEDS = tfd tfdctl build/tfd-asan build/fleet_drive build/delay_proxy
+define stream_rules
+bats-stream-$(1): $$(BATS_NEEDS)
+	TFD=$$(CURDIR)/tfd $$(BATS) $$(STREAM_$(1):%=tests/bats/%.bats)
+endef
+define asan_stream_rules
+bats-asan-stream-$(1): $$(BATS_NEEDS)
+	TFD=$$(CURDIR)/build/tfd-asan $$(BATS) $$(ASAN_STREAM_$(1):%=tests/bats/%.bats)
+endef
+$(foreach s,$(STREAMS),$(eval $(call stream_rules,$(s))))
+$(foreach s,$(ASAN_STREAMS),$(eval $(call asan_stream_rules,$(s))))
 
 bats-clock: tfd build/tfd-asan
 	TFD=$(CURDIR)/tfd $(BATS) $(CLOCK_BATS)
 	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(CLOCK_BATS)
 
+# valgrind's subset and the other architectures' tests (under qemu) keep
+# a core busy for about two minutes each: they run beside the streams,
+# whose tests mostly wait.
 check:
 	$(MAKE) tfd tfdctl build/tfd-asan $(UNIT_BINS) $(ASAN_BINS) build/tfd-valgrind \
-		build/fleet_drive build/delay_proxy
+		build/fleet_drive build/delay_proxy build-aarch64 build-i686 \
+		build/aarch64/tfd-qemu build/qemu-run $(FUZZERS:%=build/fuzz/fuzz_%)
 	$(MAKE) -j1 unit unit-asan analyze
-	$(MAKE) -j3 --output-sync=target bats-unclocked bats-asan-unclocked bats-fleet
-	$(MAKE) -j1 bats-clock bats-valgrind fuzz
-	$(MAKE) build-aarch64 build-i686
-	$(MAKE) -j1 check-cross
+	$(MAKE) -j$(words $(STREAMS) $(ASAN_STREAMS) valgrind cross) --output-sync=target \
+		$(STREAMS:%=bats-stream-%) $(ASAN_STREAMS:%=bats-asan-stream-%) bats-valgrind check-cross
+	$(MAKE) -j1 bats-clock fuzz
 
 # Other architectures, with Debian's cross compilers (.ci/install-deps):
 # aarch64, whose unit tests and a bats subset run under qemu-user, and
@@ -438,7 +457,7 @@ clean:
 
 .PHONY: all static unit unit-asan bats bats-asan bats-valgrind analyze spdx format fuzz check clean \
 	format-check floors-check floors-report \
-	bats-unclocked bats-asan-unclocked bats-fleet bats-clock \
+	bats-clock $(STREAMS:%=bats-stream-%) $(ASAN_STREAMS:%=bats-asan-stream-%) \
 	build-aarch64 build-i686 check-aarch64 check-i686 check-cross
 
 # Installation: the binary, the man pages, the three shells' completions

@@ -40,8 +40,15 @@ pg_free_port() {
 	return 1
 }
 
+# Runs a command as postgres from /: PostgreSQL's programs enter their
+# working directory again, and a checkout under /root (mode 700) is not
+# postgres's to enter ("could not change directory to ...").
+as_postgres() {
+	(cd / && exec runuser -u postgres -- "$@")
+}
+
 pg_ctl_as_postgres() {
-	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DIR/data" "$@"
+	as_postgres "$PG_BIN/pg_ctl" -D "$PG_DIR/data" "$@"
 }
 
 pg_up() {
@@ -67,7 +74,7 @@ pg_start() {
 	mkdir -p "$PG_DIR"
 	pg_open_path "$PG_DIR"
 	chown postgres: "$PG_DIR"
-	runuser -u postgres -- "$PG_BIN/initdb" -D "$PG_DIR/data" -A trust -U postgres \
+	as_postgres "$PG_BIN/initdb" -D "$PG_DIR/data" -A trust -U postgres \
 		--no-sync --no-instructions >/dev/null
 	# A port taken between the look and the start fails the start: try
 	# another.
