@@ -174,24 +174,23 @@ unit-asan: $(ASAN_BINS)
 bats: tfd tfdctl
 	TFD=$(CURDIR)/tfd $(BATS) tests/bats
 
-# The bats files again against tfd built with ASan+UBSan: those whose
-# paths parse, copy and free the most (output, commands, signals and stops,
-# bad input, the runner, jobs files and reloads, the control socket and
-# HTTP under abuse, the fleet's client and drain). The host-cron, mail,
-# storm, clock-sensitive and cgroup files run their paths of the same
-# modules again and only wait longer under it; their code is under ASan in
-# the unit tests (unit-asan) and the fuzzers. Three streams (make check).
-ASAN_STREAM_a     = 20-output 30-command 40-signals 41-on-stop 45-bad-input \
-		    50-runner 55-jobs 56-reload
+# The bats files again against tfd built with ASan+UBSan, in three streams
+# (make check): those whose paths parse, copy and free the most: output
+# and commands, bad input, stops and reloads, the control socket and HTTP
+# under abuse, the fleet's client. The others run the same modules' paths
+# again and only wait longer under it; those modules are under ASan in the
+# unit tests (unit-asan) and the fuzzers too.
+ASAN_STREAM_a     = 20-output 30-command 41-on-stop 45-bad-input 56-reload
 ASAN_STREAM_b     = 62-control 63-http 64-control-abuse
-ASAN_STREAM_fleet = 75-fleet 76-fleet-on-stop 78-fleet-safety
+ASAN_STREAM_fleet = 75-fleet 78-fleet-safety
 ASAN_STREAMS = a b fleet
 ASAN_BATS = $(foreach s,$(ASAN_STREAMS),$(ASAN_STREAM_$(s):%=tests/bats/%.bats))
 bats-asan: build/tfd-asan
 	TFD=$(CURDIR)/build/tfd-asan $(BATS) $(ASAN_BATS)
 
-# A representative subset under valgrind: output, bad input, commands.
-VALGRIND_BATS = tests/bats/20-output.bats tests/bats/45-bad-input.bats
+# A representative subset under valgrind: the output's paths (bad input's
+# error paths run under ASan, whose leak check is valgrind's too).
+VALGRIND_BATS = tests/bats/20-output.bats
 build/tfd-valgrind: tfd
 	@mkdir -p build
 	printf '#!/bin/sh\nexec valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite "%s/tfd" "$$@"\n' \
@@ -314,8 +313,8 @@ fuzz:
 	$(MAKE) -j2 $(FUZZERS:%=fuzz-%)
 
 # make check: compiling goes as many at a time as the caller's -j says
-# (make -j2 check); then the unit tests and the analyzers, one after
-# another; then the bats files in streams side by side, each stream file
+# (make -j2 check); then the unit tests and the analyzers side by side;
+# then the bats files in streams side by side, each stream file
 # after file: their tests mostly wait (on timers, on runs, on PostgreSQL
 # and its leases), and the suite must fit 15 minutes on two cores with
 # the fresh container's install (README). Each stream is about 3 minutes
@@ -365,10 +364,10 @@ bats-clock: tfd build/tfd-asan
 # a core busy for about two minutes each: they run beside the streams,
 # whose tests mostly wait.
 check:
-	$(MAKE) tfd tfdctl build/tfd-asan $(UNIT_BINS) $(ASAN_BINS) build/tfd-valgrind \
+	$(MAKE) tfd tfdctl tfd-static build/tfd-asan $(UNIT_BINS) $(ASAN_BINS) build/tfd-valgrind \
 		build/fleet_drive build/delay_proxy build-aarch64 build-i686 \
 		build/aarch64/tfd-qemu build/qemu-run $(FUZZERS:%=build/fuzz/fuzz_%)
-	$(MAKE) -j1 unit unit-asan analyze
+	$(MAKE) -j3 --output-sync=target unit unit-asan analyze
 	$(MAKE) -j$(words $(STREAMS) $(ASAN_STREAMS) valgrind cross) --output-sync=target \
 		$(STREAMS:%=bats-stream-%) $(ASAN_STREAMS:%=bats-asan-stream-%) bats-valgrind check-cross
 	$(MAKE) -j1 bats-clock fuzz
@@ -383,8 +382,7 @@ check:
 CC_AARCH64   ?= aarch64-linux-gnu-gcc
 CC_I686      ?= i686-linux-gnu-gcc
 QEMU_AARCH64 ?= qemu-aarch64
-AARCH64_BATS  = tests/bats/20-output.bats tests/bats/30-command.bats \
-		tests/bats/45-bad-input.bats
+AARCH64_BATS  = tests/bats/20-output.bats tests/bats/30-command.bats
 CROSS_ARCHES  = aarch64 i686
 cross_cc_aarch64 = $(CC_AARCH64)
 cross_cc_i686    = $(CC_I686)

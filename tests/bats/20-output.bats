@@ -277,14 +277,14 @@ exit_name_lengths() {
 	start_bg sh -c 'exec timeout 30 "$1" --json --jobs "$2" >"$2.out" 2>"$2.err"' sh "$TFD" "$f"
 	for ((i = 0; i < 200; i++)); do
 		exit_name_lengths "$f.out" | grep -qx 20000 && break
-		sleep 0.1
+		nap 0.1
 	done
 	printf -- '--name %s --interval 100ms -- true\n' "$longer" >"$f.new"
 	cat "$f" >>"$f.new"
 	mv "$f.new" "$f"
 	for ((i = 0; i < 200; i++)); do
 		exit_name_lengths "$f.out" | grep -qx 60000 && break
-		sleep 0.1
+		nap 0.1
 	done
 	kill -TERM "${BG_PIDS[-1]}"
 	wait "${BG_PIDS[-1]}" || true
@@ -395,7 +395,7 @@ exit_name_lengths() {
 	start_bg "$TFD" -i 10ms -n 50 -f '%e %E' --stats >"$out" 2>"$BATS_TEST_TMPDIR/err"
 	wait_for_lines "$out" 20 1 || fail "no first line"
 	kill -STOP "${BG_PIDS[0]}"
-	sleep 0.2
+	nap 0.2
 	kill -CONT "${BG_PIDS[0]}"
 	wait "${BG_PIDS[0]}"
 	run cat "$out"

@@ -26,7 +26,7 @@ precise_pid() {
 			[[ ! -e /dev/cpu_dma_latency ]] && return 0
 			holds_latency "$pid" && return 0
 		fi
-		sleep 0.05
+		nap 0.05
 	done
 	fail "tfd --precise did not finish setting up"
 }

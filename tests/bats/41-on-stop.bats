@@ -56,7 +56,7 @@ ms_since() {
 	printf '%s\n' "--name slow --interval 300ms --overlap queue -- sh $PWD/slow.sh" >jobfile
 	start_tfd --jobs jobfile --on-stop=wait
 	# An elapse comes while the run goes: it is queued.
-	sleep 0.5
+	nap 0.5
 	local start
 	start=$(now_ns)
 	kill -TERM "$TFD_PID"
@@ -102,7 +102,7 @@ ms_since() {
 	kill -USR1 "$TFD_PID"
 	for ((i = 0; i < 100; i++)); do
 		grep -q 'next in' err && break
-		sleep 0.05
+		nap 0.05
 	done
 	grep -q 'next in' err || fail "no answer to SIGUSR1: $(cat err)"
 	run grep -E 'reloaded|stopping on SIGHUP' err

@@ -402,7 +402,7 @@ bad() {
 	local i
 	for ((i = 0; i < 100; i++)); do
 		[[ -S $sock ]] && break
-		sleep 0.05
+		nap 0.05
 	done
 	assert_system_error "--control '$sock'" --control="$sock" -i 1s "${RUN[@]}"
 	[[ ! -e $MARK ]] || fail "the command ran"
@@ -419,7 +419,7 @@ s = socket.socket(socket.AF_INET6)
 s.bind(('::', $port)); s.listen(); open('$BATS_TEST_TMPDIR/bound', 'w').close(); time.sleep(60)"
 	for ((i = 0; i < 100; i++)); do
 		[[ -e $BATS_TEST_TMPDIR/bound ]] && break
-		sleep 0.05
+		nap 0.05
 	done
 	assert_system_error "(another process listens on that port)" --listen ":$port" -i 1s "${RUN[@]}"
 	[[ ! -e $MARK ]] || fail "the command ran"

@@ -44,7 +44,7 @@ assert_no_process() {
 	local i
 	for ((i = 0; i <= ${2:-0} * 20; i++)); do
 		pgrep -f "$1" >/dev/null || return 0
-		sleep 0.05
+		nap 0.05
 	done
 	fail "still running: $(pgrep -af "$1")"
 }

@@ -666,7 +666,7 @@ job_lines() {
 		--name b --interval 0.2s --exec 'echo $TFD_SEQ >> b.out'
 		--name a --interval 0.2s --exec 'echo $TFD_SEQ >> a.out'
 	EOF
-	sleep 0.4
+	nap 0.4
 	run reloads ev.json
 	assert_output ""
 	kill -HUP "${BG_PIDS[0]}"
@@ -748,7 +748,7 @@ job_lines() {
 	{
 		echo '--name a --interval 1h -- true'
 		printf -- '--name d --interv'
-		sleep 0.4
+		nap 0.4
 		echo 'al 1h -- true'
 	} >dir/jobs
 	wait_for_reloads ev.json 3
@@ -757,7 +757,7 @@ job_lines() {
 	{
 		echo '--name a --interval 1h -- true'
 		printf -- '--name e --interv'
-		sleep 0.4
+		nap 0.4
 		echo 'al 1h -- true'
 	} >dir/jobs
 	wait_for_reloads ev.json 4

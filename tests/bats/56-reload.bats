@@ -36,17 +36,17 @@ assert_alive() {
 	wait_for_match ev.json '"event":"tick"'
 	: >./jobs
 	wait_for_reloads ev.json 1
-	sleep 0.5
+	nap 0.5
 	assert_alive
 	# A truncate-then-write save: the empty file is seen first.
 	: >./jobs
-	sleep 0.3
+	nap 0.3
 	echo '--name b --interval 200ms -- /bin/true' >./jobs
 	wait_for_reloads ev.json 2
 	wait_for_match ev.json '"event":"tick","job":"b"'
 	: >./jobs
 	wait_for_reloads ev.json 3
-	sleep 0.5
+	nap 0.5
 	assert_alive
 	echo '--name c --delay 0 --exec "touch ran"' >./jobs
 	wait_for_lines ran 20 0 || fail "c did not run"
@@ -130,7 +130,7 @@ first_tick() {
 	# The line starts again as true-2 (the 700 ms job was true-2 too).
 	for ((i = 0; i < 100; i++)); do
 		(($(grep -c '"event":"tick","job":"true-2","seq":1,' ev.json) >= 2)) && break
-		sleep 0.05
+		nap 0.05
 	done
 	assert_equal "$(grep -c '"event":"tick","job":"true-2","seq":1,' ev.json)" 2
 	kill -TERM "${BG_PIDS[0]}"

@@ -45,7 +45,7 @@ wait_for_metric() {
 	for ((i = 0; i < ${3:-20} * 20; i++)); do
 		v=$(metric "$1" "$2" 2>/dev/null)
 		[[ -n $v ]] && ((v >= ${4:-1})) && return 0
-		sleep 0.05
+		nap 0.05
 	done
 	fail "$1 in $2 is '$v' after ${3:-20}s, want at least ${4:-1}"
 }
@@ -286,7 +286,7 @@ p[1]: two"
 	local tfd i
 	for ((i = 0; i < 100; i++)); do
 		tfd=$(pgrep -f -- "^$TFD -i 10ms --tag-output --name t") && [[ -s reader ]] && break
-		sleep 0.05
+		nap 0.05
 	done
 	[[ -n $tfd && -s reader ]] || fail "tfd did not start"
 	BG_PIDS+=("$(cat reader)")
@@ -405,7 +405,7 @@ p[1]: two"
 	local tfd=${BG_PIDS[-1]}
 	wait_for_lines out.json 20 4
 	kill -STOP "$tfd"
-	sleep 0.6
+	nap 0.6
 	kill -CONT "$tfd"
 	wait_for_metric 'tfd_missed_expirations_total{job_name="true"}' m.prom 20 5
 	kill -TERM "$tfd"

@@ -198,7 +198,7 @@ load host_helper
 	wait_up
 	# A change to nothing (touch) while the user is missing loads nothing.
 	touch cron.d/a
-	sleep 0.5
+	nap 0.5
 	useradd -M -d /nonexistent -s /bin/sh -U "$user"
 	kill -HUP "${BG_PIDS[0]}"
 	wait_for_reloads ev.json 1
@@ -296,7 +296,7 @@ settled_rss() {
 	for ((i = 0; i < 400 && quiet < 10; i++)); do
 		read -r nr _ <"/proc/$1/syscall"
 		if [[ $nr == 7 || $nr == 271 || $nr == 73 ]]; then quiet=$((quiet + 1)); else quiet=0; fi
-		sleep 0.05
+		nap 0.05
 	done
 	awk '/^VmRSS/ { print $2 }' "/proc/$1/status"
 }

@@ -21,7 +21,7 @@ wait_for_file() {
 	local i
 	for ((i = 0; i < 100; i++)); do
 		[[ -e $1 ]] && return 0
-		sleep 0.05
+		nap 0.05
 	done
 	fail "no file '$1' after 5 s: $(cat err 2>/dev/null)"
 }

@@ -56,7 +56,7 @@ delivered() {
 			printf '%s\n' "$msg"
 			return 0
 		fi
-		sleep 0.05
+		nap 0.05
 	done
 	fail "no message holding '$1' in $MAILBOX after 10s"
 }
@@ -335,7 +335,7 @@ require_mta() {
 	wait_for_lines finished 20
 	for _ in $(seq 100); do
 		[[ -e mail.0 ]] && break
-		sleep 0.1
+		nap 0.1
 	done
 	run grep -c '^m$' mail.0
 	assert_output 131072

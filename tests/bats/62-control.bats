@@ -22,7 +22,7 @@ wait_for_clients() {
 	local i
 	for ((i = 0; i < 100; i++)); do
 		(($(clients) == $1)) && return 0
-		sleep 0.05
+		nap 0.05
 	done
 	fail "tfd has $(clients) clients, not $1"
 }
@@ -193,7 +193,7 @@ ask() {
 		echo "{\"command\":\"list\"}"; sleep 7; echo "{\"command\":\"list\"}"; } 2>/dev/null 3>&-)' _ "$SOCK"
 	assert_failure 1
 	before=$(grep -c '"event":"tick","job":"tick"' ev.json)
-	sleep 0.6
+	nap 0.6
 	after=$(grep -c '"event":"tick","job":"tick"' ev.json)
 	((after > before)) || fail "ticks stopped: $before then $after"
 	run "$TFDCTL" list --names
@@ -231,7 +231,7 @@ ask() {
 	for i in $(seq 8); do
 		start_bg socat -u "UNIX-CONNECT:$SOCK" OPEN:/dev/null
 	done
-	sleep 0.5
+	nap 0.5
 	t0=$(awk '{ print $14 + $15 }' "/proc/${BG_PIDS[0]}/stat")
 	sleep 2
 	t1=$(awk '{ print $14 + $15 }' "/proc/${BG_PIDS[0]}/stat")
@@ -242,7 +242,7 @@ ask() {
 	kill "${BG_PIDS[@]:1}"
 	for ((i = 0; i < 30; i++)); do
 		"$TFDCTL" --timeout=1s list --names >list 2>/dev/null && break
-		sleep 0.1
+		nap 0.1
 	done
 	assert_equal "$(cat list)" a
 }
@@ -264,7 +264,7 @@ ask() {
 	start_bg "$TFD" --jobs=jobs --control="$SOCK" >out2 2>err2
 	for ((i = 0; i < 100; i++)); do
 		"$TFDCTL" list >/dev/null 2>&1 && break
-		sleep 0.05
+		nap 0.05
 	done
 	run "$TFDCTL" list --names
 	assert_success
@@ -388,14 +388,14 @@ ask() {
 	run "$TFDCTL" reload
 	assert_output 'reloaded: 0 added, 0 removed, 2 kept'
 	n=$(grep -c '"job":"p".*"action":"paused"' ev.json)
-	sleep 0.5
+	nap 0.5
 	(($(grep -c '"job":"p".*"action":"paused"' ev.json) > n)) || fail "p no longer paused"
 	grep -q '^tfd_paused{job_name="p"} 1$' m.prom || fail "$(grep paused m.prom)"
 	grep -Eq '^tfd_paused_total\{job_name="p"\} [1-9]' m.prom || fail "$(grep paused m.prom)"
 	run "$TFDCTL" resume --all
 	assert_success
 	n=$(grep -c '"event":"exit","job":"p"' ev.json)
-	sleep 0.5
+	nap 0.5
 	(($(grep -c '"event":"exit","job":"p"' ev.json) > n)) || fail "p did not run again"
 	run jq -c 'select(.event == "control") | [.command, .job]' ev.json
 	assert_output $'["pause","p"]\n["reload",null]\n["resume",null]'

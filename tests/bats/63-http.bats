@@ -81,7 +81,7 @@ start_http() {
 			if [[ ! -d /proc/$TFD_PID ]] || grep -q '^State:.Z' "/proc/$TFD_PID/status"; then
 				break
 			fi
-			sleep 0.05
+			nap 0.05
 		done
 		# Another pass took the port between the look and the bind.
 		wait "$TFD_PID" 2>/dev/null
@@ -108,7 +108,7 @@ readyz_becomes() {
 	for ((i = 0; i < 50; i++)); do
 		get /readyz
 		[[ $code == "$1" ]] && return
-		sleep 0.1
+		nap 0.1
 	done
 }
 
@@ -181,7 +181,7 @@ late_max_us() {
 	need_tfdctl
 	printf '%s\n' '--name "a b" -i 100ms -- true' '--name c --cron "0 0 1 1 *" -- false' >"$jobs"
 	start_http --jobs "$jobs" --control "$ctl" -q
-	sleep 0.5
+	nap 0.5
 	# What moves between two requests (the time left, the time passed) is
 	# left out of the comparison.
 	moving='del(.. | objects | .left?, .passed?)'
@@ -222,7 +222,7 @@ late_max_us() {
 	for _ in $(seq 100); do
 		run "$TFDCTL" --control "$ctl" --json status leak
 		[[ $output == *out-s3cret-2*env-s3cret-1* ]] && break
-		sleep 0.1
+		nap 0.1
 	done
 	assert_output --partial '"output_tail":"token=out-s3cret-2 env-s3cret-1\n'
 	assert_output --partial arg-s3cret-3
@@ -258,7 +258,7 @@ tick_gaps() {
 	printf '#!/bin/bash\nexec chrt -f 10 %q "$@"\n' "$TFD" >"$wrapper"
 	chmod +x "$wrapper"
 	TFD=$wrapper start_http --jobs "$jobs" --control "$BATS_TEST_TMPDIR/control" --json
-	sleep 0.5
+	nap 0.5
 	: >"$OUT"
 	load=$BATS_FILE_TMPDIR/load
 	"$load" -c 32 -a 2 -t 4 "$URL/jobs" >"$BATS_TEST_TMPDIR/jobs.load" 3>&- &
@@ -303,7 +303,7 @@ tick_gaps() {
 	kill -HUP "$TFD_PID"
 	for _ in $(seq 100); do
 		grep -q '"event":"reload"' "$OUT" && break
-		sleep 0.05
+		nap 0.05
 	done
 	grep -q '"event":"reload","job":null,"ok":true,"added":0,"removed":9900,"kept":100' "$OUT" ||
 		fail "$(grep reload "$OUT")"
@@ -425,7 +425,7 @@ tick_gaps() {
 	# The idle 48 left are closed 10 s after they were opened, by tfd.
 	while ((SECONDS - opened < 16)); do
 		(($(closed c1) + $(closed c2) + $(closed c3) == 48)) && break
-		sleep 0.2
+		nap 0.2
 	done
 	assert_equal "$(($(closed c1) + $(closed c2) + $(closed c3)))" 48
 	run awk '$1 == "closed" && $3 < 9000' "$BATS_TEST_TMPDIR/c1" "$BATS_TEST_TMPDIR/c2" \
@@ -439,7 +439,7 @@ tick_gaps() {
 	# The 17th is closed at once...
 	for _ in $(seq 40); do
 		(($(closed c1) > 0)) && break
-		sleep 0.05
+		nap 0.05
 	done
 	assert_equal "$(closed c1)" 1
 	# ...another address is served, and so is the first once it has a
@@ -451,7 +451,7 @@ tick_gaps() {
 	kill "${BG_PIDS[-1]}"
 	for _ in $(seq 40); do
 		curl -s -m 3 --interface 127.0.0.1 "$URL/healthz" && break
-		sleep 0.05
+		nap 0.05
 	done
 	run curl -s -m 3 --interface 127.0.0.1 "$URL/healthz"
 	assert_output ok
@@ -467,7 +467,7 @@ tick_gaps() {
 		run curl -s -m 3 -o /dev/null -w '%{http_code} %{time_total}' --interface 127.0.0.2 \
 			"$URL/healthz"
 		[[ $output == "200 "* ]] || fail "/healthz: '$output'"
-		sleep 0.5
+		nap 0.5
 	done
 }
 
@@ -490,7 +490,7 @@ tick_gaps() {
 	printf '#!/bin/bash\nulimit -n 256\nexec %q "$@"\n' "$TFD" >"$wrapper"
 	chmod +x "$wrapper"
 	TFD=$wrapper start_http --jobs "$BATS_TEST_TMPDIR/jobs" -q
-	sleep 0.5
+	nap 0.5
 	for k in 1 2 3; do
 		hold "c$k" -b "127.0.0.$k" -n 16
 	done
@@ -515,7 +515,7 @@ tick_gaps() {
 	for _ in 1 2 3 4 5; do
 		run curl -s -m 2 "$URL/healthz"
 		assert_output ok
-		sleep 0.5
+		nap 0.5
 	done
 	wait_bg_exit "$TFD_PID" 20
 	kill "$slow" 2>/dev/null || true
@@ -561,7 +561,7 @@ tick_gaps() {
 	assert_equal "$code" 200
 	for ((i = 0; i < 50; i++)); do
 		(($(grep -c '"event":"reload"' "$OUT") >= 2)) && break
-		sleep 0.1
+		nap 0.1
 	done
 	run jq -c 'select(.event == "reload") | [.ok, .added, .removed, .kept]' "$OUT"
 	assert_line --index 0 '[false,null,null,null]'
@@ -601,7 +601,7 @@ tick_gaps() {
 		for _ in $(seq 150); do
 			get /readyz
 			[[ $code == "$1" ]] && return 0
-			sleep 0.1
+			nap 0.1
 		done
 		fail "/readyz: $code $body"
 	}

@@ -19,7 +19,7 @@ wait_for_tfd() {
 	local i
 	for ((i = 0; i < 200; i++)); do
 		"$TFDCTL" --control="$SOCK" list --names >/dev/null 2>&1 && return 0
-		sleep 0.05
+		nap 0.05
 	done
 	fail "no tfd answers at $SOCK: $(cat err 2>/dev/null)"
 }
@@ -229,7 +229,7 @@ running() {
 		# Every one but one gives up at once; that one answers.
 		for ((k = 0; k < 200; k++)); do
 			(($(running "${pids[@]}") <= 1)) && break
-			sleep 0.05
+			nap 0.05
 		done
 		wait_for_tfd
 		assert_equal "round $round: $(running "${pids[@]}") running" "round $round: 1 running"
@@ -288,7 +288,7 @@ running() {
 	for ((tries = 0; tries < 100; tries++)); do
 		run --separate-stderr "$TFDCTL" reload
 		[[ $stderr == *stopping* ]] && break
-		sleep 0.05
+		nap 0.05
 	done
 	assert_equal "$status" 1
 	assert_equal "$stderr" "tfdctl: tfd is stopping: no reload now"
@@ -451,7 +451,7 @@ running() {
 	BG_PIDS+=("${pids[@]}")
 	for ((i = 0; i < 200; i++)); do
 		(($(grep -c '"event":"tick","job":"long"' ev.json) >= 32)) && break
-		sleep 0.05
+		nap 0.05
 	done
 	kill "${pids[@]}"
 	for i in "${pids[@]}"; do wait "$i" 2>/dev/null || true; done
@@ -475,7 +475,7 @@ running() {
 		for ((k = 0; k < 400; k++)); do
 			(($(grep -c '"event":"tick","job":"long"' ev.json) >= ticks + 32)) && break
 			[[ -s refused ]] && break
-			sleep 0.05
+			nap 0.05
 		done
 		[[ ! -s refused ]] || fail "round $round: $(sort refused | uniq -c)"
 		ticks=$((ticks + 32))

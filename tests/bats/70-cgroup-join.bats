@@ -75,7 +75,7 @@ start_target() {
 			BG_PIDS+=("$TARGET")
 			return 0
 		fi
-		sleep 0.05
+		nap 0.05
 	done
 	fail "the unshare target did not start"
 }
@@ -128,7 +128,7 @@ make_busybox_root() {
 	local i
 	for ((i = 0; i < 100; i++)); do
 		rmdir "$CG" 2>/dev/null && break
-		sleep 0.02
+		nap 0.02
 	done
 	[[ ! -d $CG ]] || fail "cannot remove $CG"
 	wait_bg_exit "${BG_PIDS[-1]}"

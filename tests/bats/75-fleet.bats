@@ -135,7 +135,7 @@ NOWHERE='host=/nonexistent dbname=tfd'
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/plain")" 0
 	# The dry run stays to be looked at, with its output into a full pipe.
 	"$TFD" --fleet "$NOWHERE" --cron '* * * * *' --dry-run=100000 | {
-		sleep 0.5
+		nap 0.5
 		pid=$(pgrep -n -f -- "--fleet $NOWHERE") && grep -c libpq "/proc/$pid/maps"
 		cat >/dev/null
 	} >"$BATS_TEST_TMPDIR/fleet"

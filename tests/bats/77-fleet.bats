@@ -79,7 +79,7 @@ count_action() {
 	for _ in $(seq 100); do
 		state=$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'long'" "$DB")
 		[[ $state == abandoned ]] && break
-		sleep 0.1
+		nap 0.1
 	done
 	assert_equal "$state" abandoned
 	for r in a b c; do
@@ -211,7 +211,7 @@ count_action() {
 			>"$BATS_TEST_TMPDIR/$r.out" 2>"$BATS_TEST_TMPDIR/$r.err"
 		eval "PID_$r=\$!"
 	done
-	sleep 0.5
+	nap 0.5
 	: >"$gate"
 	for r in a b c; do
 		wait_bg_exit "$(eval echo "\$PID_$r")" 30

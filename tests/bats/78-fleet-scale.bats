@@ -99,7 +99,7 @@ count_action() {
 		row_ns=$(pg_sql "SELECT (extract(epoch FROM clock_timestamp()) * 1e9)::bigint
 			FROM tfd_runs WHERE job = 'short' AND state = 'succeeded'" "$DB")
 		[[ -n $row_ns ]] && break
-		sleep 0.05
+		nap 0.05
 	done
 	[[ -n $row_ns ]] || fail "short's end not written within 3 s"
 	((row_ns - end_ns < 1500000000)) || fail "written $(((row_ns - end_ns) / 1000000)) ms after the end"

@@ -171,7 +171,7 @@ page_lists() {
 	start_bg "$TFD" --jobs=jobs --control="$sock" >out 2>err
 	for ((i = 0; i < 200; i++)); do
 		[[ -S $sock ]] && break
-		sleep 0.05
+		nap 0.05
 	done
 	local narrow wide
 	narrow=$("$REPO/tfdctl" --control="$sock" list | head -n 1 | tr -s ' ')

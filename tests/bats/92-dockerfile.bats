@@ -138,6 +138,8 @@ require_bookworm_apt() {
 # build_stage RECIPE DIR: copies into DIR what the build stage (the first)
 # of RECIPE copies from the context, and runs its RUN lines there but for
 # those that call apt-get (this machine has what .ci/install-deps gives).
+# It compiles without optimizing: what it checks is that the copied files
+# are enough, and the suite's two cores have the rest of it to run.
 # Prints the sources the last stage copies from the build stage, as paths
 # under DIR (the build stage's WORKDIR is DIR).
 build_stage() {
@@ -155,7 +157,7 @@ build_stage() {
 		WORKDIR) workdir=${words[1]} ;;
 		RUN)
 			[[ $line == *apt-get* ]] && continue
-			(cd "$ctx" && bash -ec "${line#* }") >&2 || return 1
+			(cd "$ctx" && CFLAGS=-O0 bash -ec "${line#* }") >&2 || return 1
 			;;
 		esac
 	done < <(stage "$recipe" 0)

@@ -20,7 +20,7 @@ wait_for_socket() {
 	local i
 	for ((i = 0; i < 100; i++)); do
 		[[ -S $SOCK ]] && return 0
-		sleep 0.05
+		nap 0.05
 	done
 	fail "no socket at $SOCK: $(cat err 2>/dev/null)"
 }

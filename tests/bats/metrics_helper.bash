@@ -37,7 +37,7 @@ node_exporter_start() {
 				return 0
 			fi
 			kill -0 "$NODE_EXPORTER_PID" 2>/dev/null || break
-			sleep 0.05
+			nap 0.05
 		done
 		node_exporter_stop
 	done

@@ -127,7 +127,7 @@ pg_proxy_start() {
 pg_wait_listen() {
 	for _ in $(seq 100); do
 		ss -Htln "sport = :$1" | grep -q . && return 0
-		sleep 0.05
+		nap 0.05
 	done
 	fail "$2 does not listen on $1"
 }

@@ -14,7 +14,7 @@ wait_up() {
 	local i
 	for ((i = 0; i < 400; i++)); do
 		[[ -e up ]] && return 0
-		sleep 0.05
+		nap 0.05
 	done
 	fail "tfd did not start its jobs: $(cat err 2>/dev/null)"
 }
@@ -29,7 +29,7 @@ wait_for_watch() {
 		n=$(cat /proc/"$1"/fdinfo/* 2>/dev/null | grep -c '^inotify wd:') || true
 		((n >= ${3:-1})) && return 0
 		[[ -d /proc/$1 ]] || fail "process $1 exited: $(cat err 2>/dev/null)"
-		sleep 0.05
+		nap 0.05
 	done
 	fail "process $1 watches $n paths after ${2:-20}s, not ${3:-1}: $(cat err 2>/dev/null)"
 }
@@ -46,7 +46,7 @@ wait_for_match() {
 	local i
 	for ((i = 0; i < ${3:-20} * 20; i++)); do
 		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
+		nap 0.05
 	done
 	fail "no line matching '$2' in $1 after ${3:-20}s: $(cat "$1" 2>/dev/null)"
 }
@@ -76,7 +76,7 @@ wait_for_reloads() {
 	local i
 	for ((i = 0; i < ${3:-20} * 20; i++)); do
 		(($(reloads "$1" | wc -l) >= $2)) && return 0
-		sleep 0.05
+		nap 0.05
 	done
 	fail "fewer than $2 reload events in $1 after ${3:-20}s: $(reloads "$1")"
 }

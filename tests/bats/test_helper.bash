@@ -5,8 +5,40 @@
 # clean-up of anything a test left running.
 
 bats_require_minimum_version 1.5.0
-bats_load_library bats-support
-bats_load_library bats-assert
+
+# bats sources this file again for every test, and a library's load.bash
+# finds each of its files through `$(dirname ...)`: two processes a file,
+# some 30 a test, a fifth of a second of CPU each time, which the suite's
+# two cores spend better on the tests. The same files are sourced here
+# without them; a load.bash of another shape is left to bats_load_library.
+load_library() {
+	local dir line path
+	# shellcheck disable=SC2016 # load.bash's own text, not expanded
+	local prefix='source "$(dirname "${BASH_SOURCE[0]}")/'
+	local -a files=()
+	IFS=: read -ra path <<<"${BATS_LIB_PATH:-/usr/lib/bats}"
+	for dir in "${path[@]}"; do
+		[[ -f $dir/$1/load.bash ]] && break
+	done
+	while IFS= read -r line; do
+		[[ -z $line || $line == '#'* ]] && continue
+		if [[ $line != "$prefix"*'"' ]]; then
+			bats_load_library "$1"
+			return
+		fi
+		line=${line#"$prefix"}
+		files+=("$dir/$1/${line%'"'}")
+	done <"$dir/$1/load.bash" || {
+		bats_load_library "$1"
+		return
+	}
+	for line in "${files[@]}"; do
+		# shellcheck source=/dev/null
+		source "$line"
+	done
+}
+load_library bats-support
+load_library bats-assert
 
 # The tests do not depend on the caller's locale: sort's order, grep's and
 # bash's character classes, and what bash makes of $'\u...' all change with
@@ -16,13 +48,29 @@ export LC_ALL=C
 unset LANGUAGE
 
 TFD=${TFD:-$BATS_TEST_DIRNAME/../../tfd}
-REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+REPO=${BATS_TEST_DIRNAME%/tests/bats}
+[[ $REPO != "$BATS_TEST_DIRNAME" && $REPO == /* ]] || REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 export TFD REPO
 
 # @reboot lines run at the first start of their jobs in a boot, recorded
 # in /run/tfd/reboot (tfd(1)): each test keeps its own record instead, so
 # no test stands for another's first start, nor writes in /run.
 export TFD_REBOOT_FILE=$BATS_TEST_TMPDIR/tfd-reboot
+
+# nap SECONDS: sleep(1) without a process. The polls below wait 20 times a
+# second, for minutes in all; under bats each process a test starts costs
+# some 10 ms of CPU, half a core for a test that polls, which the suite's
+# streams (make check) need. A read that times out on a FIFO opened
+# read-write (so never at its end) sleeps in bash itself; the descriptor
+# is the read's alone, no child inherits it.
+nap() {
+	local fifo=$BATS_FILE_TMPDIR/nap
+	if [[ ! -p $fifo ]] && ! mkfifo "$fifo" 2>/dev/null && [[ ! -p $fifo ]]; then
+		sleep "$1"
+		return 0
+	fi
+	read -rt "$1" <>"$fifo" || true
+}
 
 # Background processes a test starts must close fd 3 (`3>&-`) or bats waits
 # for them; they are recorded here and ended in teardown.
@@ -61,7 +109,7 @@ wait_for_lines() {
 		if [[ -f $file ]] && (($(wc -l <"$file") >= want)); then
 			return 0
 		fi
-		sleep 0.05
+		nap 0.05
 	done
 	return 1
 }
@@ -222,15 +270,20 @@ assert_wakeups() {
 # fails the test instead of hanging the suite.
 # shellcheck disable=SC2034 # bg_status is the tests' to read.
 wait_bg_exit() {
-	local pid=$1 timeout=${2:-30} i state
+	local pid=$1 timeout=${2:-30} i state stat
 	for ((i = 0; i < timeout * 20; i++)); do
-		state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+		# The state is the field after the command's closing parenthesis.
+		state=
+		if read -r stat 2>/dev/null <"/proc/$pid/stat"; then
+			state=${stat##*) }
+			state=${state%% *}
+		fi
 		if [[ -z $state || $state == Z ]]; then
 			bg_status=0
 			wait "$pid" || bg_status=$?
 			return 0
 		fi
-		sleep 0.05
+		nap 0.05
 	done
 	fail "process $pid still running after ${timeout}s"
 }
@@ -242,7 +295,7 @@ wait_until() {
 	shift
 	for ((i = 0; i < seconds * 20; i++)); do
 		"$@" && return 0
-		sleep 0.05
+		nap 0.05
 	done
 	return 1
 }
@@ -290,7 +343,7 @@ host_cron_until() {
 	for ((i = 0; i < 400; i++)); do
 		eval "$cond" && break
 		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
+		nap 0.05
 	done
 	kill -TERM "$pid" 2>/dev/null || true
 	status=0
@@ -317,7 +370,7 @@ wait_for_process() {
 	local i
 	for ((i = 0; i < ${2:-20} * 20; i++)); do
 		pgrep -f "$1" >/dev/null && return 0
-		sleep 0.05
+		nap 0.05
 	done
 	fail "no process matching '$1' after ${2:-20}s"
 }
