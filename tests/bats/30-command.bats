@@ -171,7 +171,8 @@ SigIgn: 0000000000000000"
 }
 
 @test "with a command, --format prints the tick lines" {
-	run --separate-stderr timeout 10 "$TFD" -i 10ms -n 2 -f 'tick %E' --overlap parallel -- true
+	# 200 ms: a tick late by more than an interval would count two.
+	run --separate-stderr timeout 10 "$TFD" -i 200ms -n 2 -f 'tick %E' --overlap parallel -- true
 	assert_success
 	assert_equal "${lines[-1]}" "tick 2"
 }

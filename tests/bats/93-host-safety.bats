@@ -94,7 +94,7 @@ run_install_deps() {
 			pid=$!
 			for ((i = 0; i < 400; i++)); do
 				[[ -e $T/apt-waiting ]] && break
-				nap 0.05
+				sleep 0.05
 			done
 			kill -TERM -- "-$pid"
 			wait "$pid" || status=$?
