@@ -264,8 +264,9 @@ p[1]: two"
 
 @test "tag-output: while tfd's stdout is stuck, --timeout still ends the run" {
 	local mark="m${BASHPID}x$RANDOM"
-	# The reader reads nothing until the test says so (the file go).
-	start_bg sh -c '"$TFD" -d 0 --timeout 500ms --tag-output --name y -- yes "$1" 2>err |
+	# The reader reads nothing until the test says so (the file go). A
+	# timeout of 2 s: the poll below must see the run on a loaded machine.
+	start_bg sh -c '"$TFD" -d 0 --timeout 2s --tag-output --name y -- yes "$1" 2>err |
 		(while [ ! -e go ]; do sleep 0.05; done; cat) >out' sh "$mark"
 	local bg=${BG_PIDS[-1]}
 	wait_for_process "^yes $mark\$"
