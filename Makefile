@@ -326,7 +326,7 @@ fuzz:
 # 60-clock sets the realtime clock, which would move the other streams'
 # realtime schedules: it runs alone, after them, and only where CI or
 # TFD_CLOCK_TESTS=1 is set (.ci/run sets it); elsewhere its tests are
-# skipped, saying why. The fuzzers use both cores: they run last.
+# skipped, saying why.
 CLOCK_BATS = tests/bats/60-clock.bats
 STREAM_core   = 10-schedule 25-precise 30-command 40-signals 41-on-stop 42-log \
 		47-hardening 50-runner
@@ -370,9 +370,16 @@ check:
 		build/fleet_drive build/delay_proxy build-aarch64 build-i686 \
 		build/aarch64/tfd-qemu build/qemu-run $(FUZZERS:%=build/fuzz/fuzz_%)
 	$(MAKE) -j3 --output-sync=target unit unit-asan analyze
-	$(MAKE) -j$(words $(STREAMS) $(ASAN_STREAMS) cross) --output-sync=target \
-		$(STREAMS:%=bats-stream-%) $(ASAN_STREAMS:%=bats-asan-stream-%) check-cross
-	$(MAKE) -j1 bats-clock bats-valgrind fuzz
+	$(MAKE) -j$(words $(STREAMS) $(ASAN_STREAMS) cross fuzz) --output-sync=target \
+		$(STREAMS:%=bats-stream-%) $(ASAN_STREAMS:%=bats-asan-stream-%) check-cross \
+		fuzz-beside
+	$(MAKE) -j1 bats-clock bats-valgrind
+
+# The fuzzers beside the streams, at the lowest priority: each runs for
+# FUZZ_SECONDS of the clock, on what CPU the tests leave (make fuzz alone
+# gives them both cores; each prints how many inputs it ran).
+fuzz-beside:
+	nice -n 19 $(MAKE) fuzz
 
 # Other architectures, with Debian's cross compilers (.ci/install-deps):
 # aarch64, whose unit tests and a bats subset run under qemu-user, and
@@ -386,6 +393,12 @@ CC_I686      ?= i686-linux-gnu-gcc
 QEMU_AARCH64 ?= qemu-aarch64
 AARCH64_BATS  = tests/bats/20-output.bats
 CROSS_ARCHES  = aarch64 i686
+# The unit tests of what a word's size, time_t's, byte order or alignment
+# could change: time and its text, buffers, hashes, heaps, JSON, the jobs
+# file, saved state and the fleet's parameters.
+CROSS_UNITS   = buf calendar cron fleet_answer fleet_params hash heap jobsfile json \
+		metrics parse_time persist report schedule tick timens tz utf8 writenow
+CROSS_UNIT_SRCS = $(CROSS_UNITS:%=tests/unit/test_%.c)
 cross_cc_aarch64 = $(CC_AARCH64)
 cross_cc_i686    = $(CC_I686)
 
@@ -412,7 +425,7 @@ build/$(1)/unit/%: build/$(1)/obj/test-%.o $$(LIB_OBJS:build/obj/%=build/$(1)/ob
 	@mkdir -p build/$(1)/unit
 	$$(cross_cc_$(1)) $$(CFLAGS) -o $$@ $$^ $$(LDFLAGS) -lpopt
 
-build-$(1): build/$(1)/tfd $$(UNIT_SRCS:tests/unit/%.c=build/$(1)/unit/%)
+build-$(1): build/$(1)/tfd $$(CROSS_UNIT_SRCS:tests/unit/%.c=build/$(1)/unit/%)
 endef
 $(foreach arch,$(CROSS_ARCHES),$(eval $(call cross_rules,$(arch))))
 
@@ -430,7 +443,7 @@ build/aarch64/tfd-qemu: build/aarch64/tfd build/qemu-run
 	chmod +x $@
 
 check-aarch64: build-aarch64 build/aarch64/tfd-qemu
-	@set -e; for t in $(UNIT_SRCS:tests/unit/%.c=build/aarch64/unit/%); do \
+	@set -e; for t in $(CROSS_UNIT_SRCS:tests/unit/%.c=build/aarch64/unit/%); do \
 		$(QEMU_RUN) $$t $(CORPUS) tests/vectors; done
 	TFD=$(CURDIR)/build/aarch64/tfd-qemu $(BATS) $(AARCH64_BATS)
 
@@ -444,7 +457,7 @@ check-i686: build-i686 build/qemu-run
 		run='$(CURDIR)/build/qemu-run $(QEMU_I386)'; \
 		echo "check-i686: this kernel runs no 32-bit program; under $(QEMU_I386)"; \
 	fi; \
-	for t in $(UNIT_SRCS:tests/unit/%.c=build/i686/unit/%); do \
+	for t in $(CROSS_UNIT_SRCS:tests/unit/%.c=build/i686/unit/%); do \
 		$$run $$t $(CORPUS) tests/vectors; done
 
 check-cross: check-aarch64 check-i686
@@ -457,7 +470,7 @@ clean:
 
 .PHONY: all static unit unit-asan bats bats-asan bats-valgrind analyze spdx format fuzz check clean \
 	format-check floors-check floors-report \
-	bats-clock $(STREAMS:%=bats-stream-%) $(ASAN_STREAMS:%=bats-asan-stream-%) \
+	bats-clock fuzz-beside $(STREAMS:%=bats-stream-%) $(ASAN_STREAMS:%=bats-asan-stream-%) \
 	build-aarch64 build-i686 check-aarch64 check-i686 check-cross
 
 # Installation: the binary, the man pages, the three shells' completions

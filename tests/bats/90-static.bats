@@ -123,7 +123,7 @@ add_busybox() {
 	# A copy works as well as a link, and the run's environment is there.
 	rm "$ROOT/bin/sh"
 	cp /bin/busybox "$ROOT/bin/sh"
-	in_root -- -i 10ms -n 2 -q --exec 'echo "$TFD_SEQ"'
+	in_root -- -i 300ms -n 2 -q --exec 'echo "$TFD_SEQ"'
 	assert_success
 	assert_equal "$(xargs <<<"$output")" "1 2"
 }
