@@ -315,13 +315,13 @@ fuzz:
 
 # make check: compiling goes as many at a time as the caller's -j says
 # (make -j2 check); then the unit tests and the analyzers side by side;
-# then the bats files in streams side by side, each stream file
-# after file: their tests mostly wait (on timers, on runs, on PostgreSQL
-# and its leases), and the suite must fit 15 minutes on two cores with
-# the fresh container's install (README). Each stream is about 3 minutes
-# alone; a test's tolerances are for a busy machine (beside two busy
-# loops too), which the streams make of each other. The host-cron files
-# make and remove users: they share one stream (useradd's lock).
+# then the bats files in streams side by side, each stream file after
+# file, each file once. The suite must fit 15 minutes on two cores with
+# the fresh container's install (README), and it is CPU that bounds it,
+# not the tests' waits (BENCHMARKS.md, "The suite's time"): streams of
+# about 3 minutes each keep both cores busy, and a test's tolerances are
+# for a busy machine, which the streams make of each other. The host-cron
+# files make and remove users: they share one stream (useradd's lock).
 #
 # 60-clock sets the realtime clock, which would move the other streams'
 # realtime schedules: it runs alone, after them, and only where CI or
@@ -339,8 +339,9 @@ STREAM_host   = 59-host-cron 59-host-cron-files 59-host-cron-lenient 61-mail \
 		62-host-runs 93-host-safety
 NAMED_STREAMS = core jobs fleet1 fleet2 fleet3 host
 # The rest: completion, install, package and the tree's own checks; a new
-# file lands here until a stream names it. The ASan streams' files run
-# there alone (but 75-fleet, whose one test the ASan build skips).
+# file lands here until a stream names it. A file an ASan stream runs is
+# not run against the normal build too (75-fleet is named above: the ASan
+# build skips one of its tests).
 STREAM_system = $(filter-out $(foreach s,$(NAMED_STREAMS),$(STREAM_$(s))) \
 		$(foreach s,$(ASAN_STREAMS),$(ASAN_STREAM_$(s))) \
 		$(CLOCK_BATS:tests/bats/%.bats=%),$(patsubst tests/bats/%.bats,%,$(wildcard tests/bats/*.bats)))
