@@ -264,10 +264,11 @@ p[1]: two"
 
 @test "tag-output: while tfd's stdout is stuck, --timeout still ends the run" {
 	local mark="m${BASHPID}x$RANDOM"
-	# The reader reads nothing until the test says so (the file go). A
+	# The reader reads nothing until the test says so (the file go), or
+	# for 60 s at most: a failed test leaves no reader waiting. A
 	# timeout of 2 s: the poll below must see the run on a loaded machine.
 	start_bg sh -c '"$TFD" -d 0 --timeout 2s --tag-output --name y -- yes "$1" 2>err |
-		(while [ ! -e go ]; do sleep 0.05; done; cat) >out' sh "$mark"
+		(i=0; while [ ! -e go ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done; cat) >out' sh "$mark"
 	local bg=${BG_PIDS[-1]}
 	wait_for_process "^yes $mark\$"
 	# The run is gone while the reader has read nothing yet.
