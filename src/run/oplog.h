@@ -44,7 +44,7 @@ size_t oplog_prefix(char *buf, bool journal, enum oplog_level level);
 void oplog_stderr(enum oplog_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* "tfd 0.4.0: 12 jobs from 3 files\n": the first line, once the jobs are
+/* "tfd 0.5.0: 12 jobs from 3 files\n": the first line, once the jobs are
  * loaded. NFILES 0: the command line's job. */
 size_t oplog_start(char *buf, size_t len, size_t njobs, size_t nfiles);
 
