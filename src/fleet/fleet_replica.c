@@ -17,6 +17,7 @@
 #include "fleet_pause.h"
 #include "fleet_sql.h"
 #include "fleet_state.h"
+#include "fleet_wins.h"
 #include "report.h"
 
 /* Decisions:

@@ -18,9 +18,7 @@
 #include "fleet_params.h"
 #include "fleet_pipe.h"
 #include "fleet_policy.h"
-#include "fleet_replica.h"
 #include "fleet_types.h"
-#include "fleet_wins.h"
 #include "pq.h"
 #include "timens.h"
 
