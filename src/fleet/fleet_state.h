@@ -41,7 +41,7 @@ struct win {
 	int64_t scheduled_ns, won_real;
 	bool exclusive;
 	bool manual;                 /* tfdctl run's: its row's trigger is 'manual' */
-	const char *state;           /* "running" until its end ("released": given up
+	enum row_state state;        /* running until its end (released: given up
 				      * unstarted, for another replica to take) */
 	struct fleet_end end;
 	int64_t lease_from;          /* monotonic: the claim or renewal that the server

@@ -49,7 +49,7 @@
 
 static bool running(const struct win *w)
 {
-	return strcmp(w->state, "running") == 0;
+	return w->state == ROW_RUNNING;
 }
 
 /* Ended wins older than the deadline are forgotten: no replica claims
@@ -93,7 +93,7 @@ static struct win *win_new(struct fleet *f, const char *name)
 		f->events.lost = true;
 		return NULL;
 	}
-	f->wins[f->nwins] = (struct win){ .job = job, .won_real = now_real(), .state = "running",
+	f->wins[f->nwins] = (struct win){ .job = job, .won_real = now_real(), .state = ROW_RUNNING,
 					  .end = { .attempts = 1 } };
 	return &f->wins[f->nwins++];
 }
@@ -127,7 +127,7 @@ static struct win *win_find(struct fleet *f, const char *job, int64_t scheduled_
  * is no longer this replica's. */
 static bool rewritten(const struct win *w)
 {
-	return strcmp(w->state, "released") != 0;
+	return w->state != ROW_RELEASED;
 }
 
 struct op *fleet_wins_rewrite(struct fleet *f)
@@ -250,7 +250,7 @@ int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 	if (!op)
 		return -1;
 	op->end = *e;
-	op->state = e->failed ? "failed" : "succeeded";
+	op->state = e->failed ? ROW_FAILED : ROW_SUCCEEDED;
 	op->manual = w && w->manual;  /* its row, if written again, says so */
 	if (w) {
 		w->end = *e;
@@ -268,7 +268,7 @@ int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
 	if (!op)
 		return -1;
 	if (w) {
-		w->state = "abandoned";
+		w->state = ROW_ABANDONED;
 		w->end = (struct fleet_end){ .exit_status = -1, .attempts = w->end.attempts,
 					     .finished_ns = now_real() };
 	}
@@ -285,10 +285,10 @@ int fleet_run_released(struct fleet *f, const char *job, int64_t scheduled_ns)
 		return -1;
 	/* An end's item of state 'released' (fleet_sql_ends): written with
 	 * the ends, many to a statement, and waited for at exit as they are. */
-	op->state = "released";
+	op->state = ROW_RELEASED;
 	op->manual = w && w->manual;
 	if (w)
-		w->state = "released";
+		w->state = ROW_RELEASED;
 	fleet_enqueue(f, op);
 	return 0;
 }
