@@ -74,7 +74,12 @@ struct fleet *fleet_new(const struct fleet_config *c, int *status, char *err, si
 		return NULL;
 	}
 	f->backoff_ns = BACKOFF_FIRST_NS;
-	fleet_replica_init(f);
+	if (fleet_replica_init(f) != 0 || fleet_wins_init(f) != 0) {
+		*status = 1;
+		snprintf(err, errlen, "out of memory");
+		fleet_free(f);
+		return NULL;
+	}
 	return f;
 }
 
@@ -106,10 +111,7 @@ void fleet_free(struct fleet *f)
 	fleet_queue_free(&f->claims);
 	fleet_queue_free(&f->writes);
 	fleet_queue_free(&f->chores);
-	fleet_queue_free(&f->early);
-	for (size_t i = 0; i < f->nwins; i++)
-		free(f->wins[i].job);
-	free(f->wins);
+	fleet_wins_free(f);
 	fleet_events_clear(&f->events);
 	fleet_params_free(&f->params);
 	fleet_replica_free(f);
@@ -131,7 +133,7 @@ static void timer_due(struct fleet *f, enum fleet_timer t, bool at_once)
 		f->renew_at = at_once ? now : now + period;
 		break;
 	case FLEET_TIMER_BEAT:
-		f->beat_at = at_once ? now : now + period;
+		fleet_replica_beat_at(f, at_once ? now : now + period);
 		break;
 	case FLEET_TIMER_REWRITE:
 		f->rewrite_due = true;
@@ -280,6 +282,7 @@ static void become_ready(struct fleet *f, const struct fleet_verdict *v)
 	f->link = LINK_READY;
 	f->backoff_ns = BACKOFF_FIRST_NS;
 	f->outage_reported = false;
+	fleet_wins_connected(f);
 	fleet_replica_ready(f);
 	/* Renewed at once: leases ran on while the connection was down. The
 	 * cleanup waits a renewal period: a replica that starts has elapses
@@ -579,7 +582,8 @@ static struct op *next_op(struct fleet *f)
 		return op;
 	if (now >= f->renew_at) {
 		f->renew_at = INT64_MAX;  /* until its answer */
-		return fleet_op_new(OP_RENEW, NULL, 0);
+		/* It takes the released rows of this replica's jobs. */
+		return fleet_op_new(OP_RENEW, fleet_replica_jobs(f), 0);
 	}
 	if (claims_first(f))
 		return claims_wait(f, now) ? NULL : next_claims(f);

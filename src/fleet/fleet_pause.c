@@ -213,7 +213,7 @@ const char *fleet_pause_statement(struct fleet *f, const struct op *op,
 		p->v[p->n++] = op->job;
 		return fleet_sql_resume;
 	case OP_VIEW:
-		p->v[p->n++] = f->job_names;
+		p->v[p->n++] = op->job;  /* the jobs' names as the refresh had them */
 		return fleet_sql_view;
 	default:
 		return NULL;
@@ -333,11 +333,11 @@ void fleet_pause_saw(struct fleet *f, const struct op *claim, enum fleet_outcome
 	set_paused(f, claim->job, o == FLEET_PAUSED);
 }
 
-void fleet_pause_refresh(struct fleet *f)
+void fleet_pause_refresh(struct fleet *f, const char *jobs)
 {
 	struct op *op;
 
-	if (!f->job_names)
+	if (!jobs)
 		return;
 	for (op = fleet_pipe_oldest(&f->pipe); op; op = op->next)
 		if (op->kind == OP_VIEW)
@@ -345,7 +345,7 @@ void fleet_pause_refresh(struct fleet *f)
 	for (op = f->chores.head; op; op = op->next)
 		if (op->kind == OP_VIEW)
 			return;   /* one is waiting already */
-	if (!(op = fleet_op_new(OP_VIEW, NULL, 0))) {
+	if (!(op = fleet_op_new(OP_VIEW, jobs, 0))) {
 		f->events.lost = true;
 		return;
 	}

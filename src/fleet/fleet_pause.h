@@ -76,7 +76,8 @@ void fleet_pause_answer(struct fleet *f, struct op *op, const pq_result *r);
 void fleet_pause_refused(struct fleet *f, const struct op *op, const char *message);
 /* A scheduled elapse's claim answered O: the job is paused or not. */
 void fleet_pause_saw(struct fleet *f, const struct op *claim, enum fleet_outcome o);
-/* The view is read again (once the claims are sent). */
-void fleet_pause_refresh(struct fleet *f);
+/* The view of JOBS (this replica's jobs' names, a text[] literal; NULL:
+ * none yet, nothing to read) is read again, once the claims are sent. */
+void fleet_pause_refresh(struct fleet *f, const char *jobs);
 
 #endif

@@ -8,6 +8,7 @@
 #ifndef TFD_FLEET_REPLICA_H
 #define TFD_FLEET_REPLICA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,8 +34,15 @@ void fleet_release(struct fleet *f);
 
 /* The fleet's own files (fleet*.c) */
 
-void fleet_replica_init(struct fleet *f);
+/* struct fleet_replica, the part of the fleet's state fleet_replica.c
+ * owns, made (-1: out of memory) and freed. */
+int fleet_replica_init(struct fleet *f);
 void fleet_replica_free(struct fleet *f);
+/* This replica's jobs' names as a text[] literal, or NULL before
+ * fleet_set_jobs. */
+const char *fleet_replica_jobs(const struct fleet *f);
+/* The name's next renewal, at AT (monotonic). */
+void fleet_replica_beat_at(struct fleet *f, int64_t at);
 /* OP's SQL when it is one of fleet_replica.c's kinds, else NULL. */
 const char *fleet_replica_statement(struct fleet *f, const struct op *op,
 				    struct fleet_statement *p);
@@ -55,7 +63,5 @@ void fleet_check_backlog(struct fleet *f);
  * told once an outage, with what tfd does meanwhile; one that could not
  * be made tries the next host first next time (fleet_params_next_host). */
 void fleet_link_lost(struct fleet *f, const char *why);
-/* Every queued claim is missed now, and the next ones as they come. */
-void fleet_refuse_claims(struct fleet *f);
 
 #endif

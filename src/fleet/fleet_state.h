@@ -5,7 +5,10 @@
  * work to (fleet_replica.c, fleet_pause.c, fleet_wins.c), and by nothing
  * else: the loop sees only fleet.h, and fleet_answer.c, which reads the
  * answers, sees none of it. Those files sit below fleet.c: they call
- * nothing of it; what they need sent or given up they return. */
+ * nothing of it; what they need sent or given up they return. Each of
+ * them owns its part of the state behind a pointer, a struct only its
+ * file defines (struct fleet_wins, struct fleet_replica, struct
+ * fleet_view): the others reach it through that file's calls. */
 #ifndef TFD_FLEET_STATE_H
 #define TFD_FLEET_STATE_H
 
@@ -26,28 +29,16 @@
 #define BACKOFF_MAX_NS     (16 * NSEC_PER_SEC)
 #define KEEP_EVERY_NS      (600 * NSEC_PER_SEC)
 
+struct fleet_wins;
+struct fleet_replica;
+struct fleet_view;
+
 enum link {
 	LINK_IDLE,        /* not started */
 	LINK_WAIT,        /* a backoff before the next connection */
 	LINK_CONNECTING,
 	LINK_SETUP,       /* connected; the table is being checked */
 	LINK_READY,
-};
-
-/* An elapse this replica won lately, and what became of it: written
- * again after a reconnection (a failover may have lost its row). */
-struct win {
-	char *job;
-	int64_t scheduled_ns, won_real;
-	bool exclusive;
-	bool manual;                 /* tfdctl run's: its row's trigger is 'manual' */
-	enum row_state state;        /* running until its end (released: given up
-				      * unstarted, for another replica to take) */
-	struct fleet_end end;
-	int64_t lease_from;          /* monotonic: the claim or renewal that the server
-				      * confirmed last was sent then; 0: not since a
-				      * renewal found its row gone */
-	uint64_t listed;             /* the renewal that listed it last */
 };
 
 struct fleet {
@@ -71,41 +62,17 @@ struct fleet {
 	 * renewal and release, the jobs, tfdctl's pauses), the chores (the
 	 * cleanup's steps, the fleet's view). */
 	struct queue runs, claims, writes, chores;
-	struct win *wins;
-	size_t nwins, wins_cap;
+	struct fleet_wins *wins;      /* fleet_wins.c: the recent wins, the renewal,
+				       * the clock, the claims held early */
 	bool rewrite_due;             /* reconnected: the recent wins are written first */
-	uint64_t renew_gen;           /* the renewal in flight, or the last one */
-	int64_t renew_sent;           /* monotonic: when it was sent */
-	bool renew_check;             /* the next renewal ends the rows not held */
-	int64_t clock_ahead_ns;       /* this replica's clock ahead of the database's
-				       * by more than FLEET_CLOCK_SLACK_NS (with the
-				       * round trip's half); else 0 */
-	struct queue early;           /* claims held until the database's clock
-				       * reaches their instant */
-	bool claims_stopped;          /* tfd is stopping: nothing more is claimed */
 	bool claims_coming;           /* fleet_claims_coming */
 	int64_t renew_at, keep_at;
 	char *boundary;              /* ISO text; NULL before the first connection */
 
-	bool outage_reported, clock_warned;
-	int64_t unreachable_since;   /* monotonic: the outage's first failure; 0: none */
-	bool ever_ready;             /* a connection was ready once */
+	bool outage_reported, refusal_reported;
 	struct fleet_events events;
-
-	/* The replica's name and jobs (fleet_replica.c) */
-	char instance[33];           /* this process's, random: who holds the name */
-	char host[256];
-	int64_t beat_at;             /* the next renewal of the name (monotonic) */
-	int64_t hold_retry_at;       /* the name held by another: asked again then; 0 */
-	int64_t holder_seen_us;      /* that holder's seen_at when found; -1: none */
-	char *job_names, *job_prints; /* this replica's jobs as array literals; NULL: none yet */
-	uint64_t jobs_version, jobs_written;
-	char **differ_told;          /* "job\x1freplica\x1ffingerprint" told once */
-	size_t ndiffer_told;
-	bool claims_refused;         /* refused for good (read-only, no privilege,
-				      * the name another's): claims are missed at once */
-	int64_t ready_real;          /* when the connection was last ready (wall clock) */
-	bool refusal_reported, behind_reported, fatal;
+	struct fleet_replica *rep;   /* fleet_replica.c: the name, the jobs, the
+				      * outage's and the backlog's reports */
 	struct fleet_view *view;     /* fleet_pause.c: pauses and last runs; NULL before */
 };
 

@@ -62,6 +62,13 @@ void fleet_stop_claiming(struct fleet *f);
 
 /* The fleet's own files (fleet*.c) */
 
+/* struct fleet_wins, the part of the fleet's state fleet_wins.c owns,
+ * made (-1: out of memory) and freed. */
+int fleet_wins_init(struct fleet *f);
+void fleet_wins_free(struct fleet *f);
+/* The connection is ready: its first renewal ends the rows not held. */
+void fleet_wins_connected(struct fleet *f);
+
 /* fleet_claim, of tfdctl run's tick when MANUAL (its row's trigger). */
 int fleet_claim_as(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
 		   uint64_t token, bool manual);
@@ -89,5 +96,12 @@ void fleet_claims_expire(struct fleet *f);
 /* When the first queued claim expires or a held one is due, on
  * CLOCK_MONOTONIC, or INT64_MAX. */
 int64_t fleet_claims_expiry(const struct fleet *f);
+/* The server refuses claims for good (read-only, no privilege, the name
+ * another's): every queued claim is missed now, and the next ones as
+ * they come, until fleet_claims_accepted (a connection ready, the name
+ * this replica's). */
+void fleet_refuse_claims(struct fleet *f);
+void fleet_claims_accepted(struct fleet *f);
+bool fleet_claims_refused(const struct fleet *f);
 
 #endif
