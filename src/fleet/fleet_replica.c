@@ -4,7 +4,8 @@
  * renewed every lease/6; it writes its jobs' fingerprints to tfd_jobs and
  * compares them with the other live replicas'. Also the outage's report
  * and a claim queue that falls behind. */
-#include "fleet_replica.h"
+#include "fleet.h"
+#include "fleet_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,10 +15,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "fleet_pause.h"
 #include "fleet_sql.h"
-#include "fleet_state.h"
-#include "fleet_wins.h"
 #include "report.h"
 
 /* Decisions:
@@ -49,7 +47,7 @@ struct fleet_replica {
 	bool behind_reported, fatal;
 };
 
-int fleet_replica_init(struct fleet *f)
+int fleet__replica_init(struct fleet *f)
 {
 	unsigned char id[16] = { 0 };
 
@@ -59,7 +57,7 @@ int fleet_replica_init(struct fleet *f)
 	/* Not a secret, only unique: a short read leaves zeros beside the pid
 	 * and the time, which still tell two processes apart. */
 	if (getrandom(id, sizeof id, GRND_NONBLOCK) != (ssize_t)sizeof id) {
-		int64_t t = now_real();
+		int64_t t = fleet__now_real();
 		pid_t pid = getpid();
 
 		memcpy(id, &t, sizeof t);
@@ -74,9 +72,8 @@ int fleet_replica_init(struct fleet *f)
 	return 0;
 }
 
-void fleet_replica_free(struct fleet *f)
+void fleet__replica_free(struct fleet *f)
 {
-	fleet_pause_free(f);
 	if (!f->rep)
 		return;
 	for (size_t i = 0; i < f->rep->ndiffer_told; i++)
@@ -88,12 +85,12 @@ void fleet_replica_free(struct fleet *f)
 	f->rep = NULL;
 }
 
-const char *fleet_replica_jobs(const struct fleet *f)
+const char *fleet__replica_jobs(const struct fleet *f)
 {
 	return f->rep->job_names;
 }
 
-void fleet_replica_beat_at(struct fleet *f, int64_t at)
+void fleet__replica_beat_at(struct fleet *f, int64_t at)
 {
 	f->rep->beat_at = at;
 }
@@ -106,7 +103,7 @@ static void param_text(struct fleet_statement *p, int slot, const char *fmt, int
 	p->v[p->n++] = p->buf[slot];
 }
 
-const char *fleet_replica_statement(struct fleet *f, const struct op *op,
+const char *fleet__replica_statement(struct fleet *f, const struct op *op,
 				    struct fleet_statement *p)
 {
 	switch (op->kind) {
@@ -141,9 +138,9 @@ const char *fleet_replica_statement(struct fleet *f, const struct op *op,
 		param_text(p, 0, "%" PRId64, f->cfg.lease_ns / 1000);
 		return fleet_sql_differ;
 	case OP_RENEW:
-		return fleet_wins_statement(f, op, p);
+		return fleet__wins_statement(f, op, p);
 	default:
-		return fleet_pause_statement(f, op, p);
+		return fleet__pause_statement(f, op, p);
 	}
 }
 
@@ -156,7 +153,7 @@ static void queue_op(struct fleet *f, enum op_kind kind)
 		return;
 	}
 	op->token = f->rep->jobs_version;
-	fleet_enqueue(f, op);
+	fleet__enqueue(f, op);
 }
 
 /* The name is another process's: said once, and nothing more is claimed
@@ -171,7 +168,7 @@ static void fatal_holder(struct fleet *f, const pq_result *r, int host_field)
 		 f->replica, known ? "host " : "nobody now", known ? f->pq.get_value(r, 0, host_field) : "",
 		 known ? ", pid " : "", known ? f->pq.get_value(r, 0, host_field + 1) : "");
 	f->rep->fatal = true;
-	fleet_refuse_claims(f);
+	fleet__refuse_claims(f);
 	fleet_events_push(&f->events, &(struct fleet_event){ .kind = FLEET_EVENT_FATAL, .call = "fleet" },
 			  NULL, msg);
 }
@@ -197,7 +194,7 @@ static int answer_hold(struct fleet *f, const pq_result *r, struct op **send)
 		return 0;
 	}
 	f->rep->holder_seen_us = strtoll(f->pq.get_value(r, 0, 3), NULL, 10);
-	f->rep->hold_retry_at = now_mono() + f->cfg.lease_ns / 3;
+	f->rep->hold_retry_at = fleet__now_mono() + f->cfg.lease_ns / 3;
 	return 0;
 }
 
@@ -235,11 +232,11 @@ static void answer_differ(struct fleet *f, const pq_result *r)
 		snprintf(msg, sizeof msg, "job '%.300s' is defined otherwise on replica '%.200s' "
 			 "(its schedule, command or policies differ): each replica claims it at its "
 			 "own instants", job, other);
-		fleet_push_error(f, "fleet", msg);
+		fleet__push_error(f, "fleet", msg);
 	}
 }
 
-int fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r, struct op **send)
+int fleet__replica_answer(struct fleet *f, struct op *op, const pq_result *r, struct op **send)
 {
 	int rc = 0;
 
@@ -253,10 +250,10 @@ int fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r, str
 			fatal_holder(f, r, 1);
 			break;
 		}
-		f->rep->beat_at = now_mono() + f->cfg.lease_ns / 6;
+		f->rep->beat_at = fleet__now_mono() + f->cfg.lease_ns / 6;
 		if (f->rep->job_names)
 			queue_op(f, f->rep->jobs_written == f->rep->jobs_version ? OP_DIFFER : OP_JOBS);
-		fleet_pause_refresh(f, f->rep->job_names);
+		fleet__pause_refresh(f, f->rep->job_names);
 		break;
 	case OP_JOBS:
 		f->rep->jobs_written = op->token;
@@ -282,7 +279,7 @@ static void note_connected(struct fleet *f)
 {
 	char msg[400];
 	bool again = f->rep->ever_ready;
-	int64_t tenths = f->rep->unreachable_since ? (now_mono() - f->rep->unreachable_since) / 100000000 : -1;
+	int64_t tenths = f->rep->unreachable_since ? (fleet__now_mono() - f->rep->unreachable_since) / 100000000 : -1;
 
 	if (tenths < 0)
 		snprintf(msg, sizeof msg, "--fleet: connected to the database as replica '%.200s'",
@@ -303,12 +300,12 @@ static void report_lost(struct fleet *f, const char *why)
 	char msg[1400], deadline[32], *line;
 
 	if (!f->rep->unreachable_since)
-		f->rep->unreachable_since = now_mono();
+		f->rep->unreachable_since = fleet__now_mono();
 	if (f->outage_reported)
 		return;
 	format_seconds(deadline, f->cfg.deadline_ns);
 	line = fleet_one_line(why);
-	if (fleet_claims_refused(f))
+	if (fleet__claims_refused(f))
 		snprintf(msg, sizeof msg, "tfd cannot use the database; it keeps trying, and misses "
 			 "every elapse at once until the database accepts its statements: %s",
 			 line ? line : why);
@@ -320,30 +317,30 @@ static void report_lost(struct fleet *f, const char *why)
 			 : f->link == LINK_SETUP ? "tfd cannot use the database"
 			 : "cannot connect to the database", deadline, line ? line : why);
 	free(line);
-	fleet_push_error(f, "postgresql", msg);
+	fleet__push_error(f, "postgresql", msg);
 }
 
-void fleet_link_lost(struct fleet *f, const char *why)
+void fleet__link_lost(struct fleet *f, const char *why)
 {
 	if (f->link == LINK_CONNECTING)
 		fleet_params_next_host(&f->params);
 	report_lost(f, why);
 }
 
-void fleet_replica_ready(struct fleet *f)
+void fleet__replica_ready(struct fleet *f)
 {
 	note_connected(f);
-	f->rep->ready_real = now_real();
-	f->rep->beat_at = now_mono() + f->cfg.lease_ns / 6;
+	f->rep->ready_real = fleet__now_real();
+	f->rep->beat_at = fleet__now_mono() + f->cfg.lease_ns / 6;
 	if (!f->rep->fatal)
-		fleet_claims_accepted(f);
+		fleet__claims_accepted(f);
 	f->refusal_reported = false;
 	/* Written again on each connection: the database may be another
 	 * (a failover) or its rows deleted. */
 	f->rep->jobs_written = 0;
 	if (f->rep->job_names)
 		queue_op(f, OP_JOBS);
-	fleet_pause_refresh(f, f->rep->job_names);
+	fleet__pause_refresh(f, f->rep->job_names);
 }
 
 int fleet_set_jobs(struct fleet *f, size_t n, const char *const *names,
@@ -406,12 +403,12 @@ static const struct op *oldest_waiting(const struct fleet *f)
  * Not an outage: a link that stopped answering is told as one, and the
  * elapses that waited for a connection are not counted. Told once, until
  * the queue has caught up. */
-void fleet_check_backlog(struct fleet *f)
+void fleet__check_backlog(struct fleet *f)
 {
 	const struct op *head = oldest_waiting(f);
 	char msg[800], at[64];
 	int64_t since = head && head->scheduled_ns > f->rep->ready_real ? head->scheduled_ns : f->rep->ready_real;
-	int64_t age = head ? now_real() - since : 0;
+	int64_t age = head ? fleet__now_real() - since : 0;
 
 	if (age < f->cfg.deadline_ns / 4)
 		f->rep->behind_reported = false;
@@ -423,12 +420,12 @@ void fleet_check_backlog(struct fleet *f)
 		 "claimed (job '%.200s' at %s) has waited %" PRId64 ".%03" PRId64 " s, more than half "
 		 "of --fleet-deadline; its later elapses may be missed", f->replica, head->job, at,
 		 age / NSEC_PER_SEC, age % NSEC_PER_SEC / 1000000);
-	fleet_push_error(f, "fleet", msg);
+	fleet__push_error(f, "fleet", msg);
 }
 
-int fleet_replica_service(struct fleet *f, struct op **send)
+int fleet__replica_service(struct fleet *f, struct op **send)
 {
-	int64_t now = now_mono();
+	int64_t now = fleet__now_mono();
 
 	*send = NULL;
 	fleet_events_flush(&f->events, now);
@@ -445,12 +442,12 @@ int fleet_replica_service(struct fleet *f, struct op **send)
 	return 0;
 }
 
-int64_t fleet_replica_deadline(const struct fleet *f)
+int64_t fleet__replica_deadline(const struct fleet *f)
 {
 	int64_t flush = fleet_events_flush_at(&f->events);
 
 	if (f->events.head)
-		return now_mono();  /* events to take: served at once */
+		return fleet__now_mono();  /* events to take: served at once */
 	if (f->link == LINK_SETUP && !fleet_pipe_awaits(&f->pipe) && f->rep->hold_retry_at && f->rep->hold_retry_at < flush)
 		return f->rep->hold_retry_at;
 	if (f->link == LINK_READY && !f->rep->fatal && f->rep->beat_at < flush)

@@ -8,7 +8,7 @@
 /* OP's SQL, with its parameters filled into P (which starts empty):
  * CFG's replica, lease and keep, and the replica's BOUNDARY (ISO text, or
  * NULL before the first connection). NULL for the kinds another module
- * writes (fleet_replica_statement, fleet_pause_statement) and for a
+ * writes (fleet__replica_statement, fleet__pause_statement) and for a
  * batch's items, never sent alone. */
 const char *fleet_statement_of(const struct fleet_config *cfg, const char *boundary,
 			       const struct op *op, struct fleet_statement *p);

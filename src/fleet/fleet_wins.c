@@ -9,7 +9,8 @@
  * still running are the keys that the renewal renews, the ones it knows
  * to hold; it takes the rows other replicas released. Also the claims
  * held until the database's clock reaches their instant. */
-#include "fleet_wins.h"
+#include "fleet.h"
+#include "fleet_int.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,7 +19,6 @@
 
 #include "fleet_answer.h"
 #include "fleet_sql.h"
-#include "fleet_state.h"
 
 /* Decisions:
  * - A renewal names the keys it renews (the runs going, the claims whose
@@ -80,12 +80,12 @@ struct fleet_wins {
 				       * the name another's): claims are missed at once */
 };
 
-int fleet_wins_init(struct fleet *f)
+int fleet__wins_init(struct fleet *f)
 {
 	return (f->wins = calloc(1, sizeof *f->wins)) ? 0 : -1;
 }
 
-void fleet_wins_free(struct fleet *f)
+void fleet__wins_free(struct fleet *f)
 {
 	if (!f->wins)
 		return;
@@ -97,7 +97,7 @@ void fleet_wins_free(struct fleet *f)
 	f->wins = NULL;
 }
 
-void fleet_wins_connected(struct fleet *f)
+void fleet__wins_connected(struct fleet *f)
 {
 	/* Its first renewal ends the rows it does not hold: nothing of its
 	 * is in flight before it (the recent wins are written first). */
@@ -113,7 +113,7 @@ static bool running(const struct win *w)
  * their elapses any more. Running ones are kept until they end. */
 static void prune_wins(struct fleet *f)
 {
-	int64_t oldest = now_real() - f->cfg.deadline_ns;
+	int64_t oldest = fleet__now_real() - f->cfg.deadline_ns;
 	size_t kept = 0;
 
 	for (size_t i = 0; i < f->wins->n; i++) {
@@ -150,12 +150,12 @@ static struct win *win_new(struct fleet *f, const char *name)
 		f->events.lost = true;
 		return NULL;
 	}
-	f->wins->v[f->wins->n] = (struct win){ .job = job, .won_real = now_real(), .state = ROW_RUNNING,
+	f->wins->v[f->wins->n] = (struct win){ .job = job, .won_real = fleet__now_real(), .state = ROW_RUNNING,
 					  .end = { .attempts = 1 } };
 	return &f->wins->v[f->wins->n++];
 }
 
-void fleet_win_add(struct fleet *f, const struct op *claim)
+void fleet__win_add(struct fleet *f, const struct op *claim)
 {
 	struct win *w = win_new(f, claim->job);
 
@@ -187,7 +187,7 @@ static bool rewritten(const struct win *w)
 	return w->state != ROW_RELEASED;
 }
 
-struct op *fleet_wins_rewrite(struct fleet *f)
+struct op *fleet__wins_rewrite(struct fleet *f)
 {
 	size_t n = 0, k = 0, first;
 	struct op **items, *batch;
@@ -224,7 +224,7 @@ struct op *fleet_wins_rewrite(struct fleet *f)
 /* The database's now(), as this replica's clock and the answers tell it. */
 static int64_t db_now(const struct fleet *f)
 {
-	return now_real() - f->wins->clock_ahead_ns;
+	return fleet__now_real() - f->wins->clock_ahead_ns;
 }
 
 /* Q's claims in the order of their instants: OP after the last that is
@@ -245,16 +245,16 @@ static void push_in_order(struct queue *q, struct op *op)
 }
 
 /* OP is claimed once the database's clock reaches its instant: held in
- * EARLY until then (fleet_claims_expire moves it on). */
+ * EARLY until then (fleet__claims_expire moves it on). */
 static void queue_claim(struct fleet *f, struct op *op)
 {
 	if (op->scheduled_ns > db_now(f) && f->wins->clock_ahead_ns > 0)
 		push_in_order(&f->wins->early, op);
 	else
-		fleet_enqueue(f, op);
+		fleet__enqueue(f, op);
 }
 
-int fleet_claim_as(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
+int fleet__claim_as(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
 		   uint64_t token, bool manual)
 {
 	struct op *op = fleet_op_new(OP_CLAIM, job, scheduled_ns);
@@ -264,11 +264,11 @@ int fleet_claim_as(struct fleet *f, const char *job, int64_t scheduled_ns, bool 
 	op->exclusive = exclusive;
 	op->token = token;
 	op->manual = manual;
-	op->queued_mono = now_mono();
+	op->queued_mono = fleet__now_mono();
 	if (f->wins->claims_refused || f->wins->claims_stopped) {
-		/* The server refused claims for good (fleet_refuse_claims), or
+		/* The server refused claims for good (fleet__refuse_claims), or
 		 * tfd stops: nobody here runs it. */
-		fleet_push_outcome(f, op, FLEET_MISSED);
+		fleet__push_outcome(f, op, FLEET_MISSED);
 		fleet_op_free(op);
 		return 0;
 	}
@@ -281,7 +281,7 @@ int fleet_claim_as(struct fleet *f, const char *job, int64_t scheduled_ns, bool 
 int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
 		uint64_t token)
 {
-	return fleet_claim_as(f, job, scheduled_ns, exclusive, token, false);
+	return fleet__claim_as(f, job, scheduled_ns, exclusive, token, false);
 }
 
 int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, unsigned attempt)
@@ -294,7 +294,7 @@ int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, un
 	if (w)
 		w->end.attempts = attempt;
 	op->end.attempts = attempt;
-	fleet_enqueue(f, op);  /* sent as the claims are */
+	fleet__enqueue(f, op);  /* sent as the claims are */
 	return 0;
 }
 
@@ -313,7 +313,7 @@ int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 		w->end = *e;
 		w->state = op->state;
 	}
-	fleet_enqueue(f, op);  /* sent as the claims are */
+	fleet__enqueue(f, op);  /* sent as the claims are */
 	return 0;
 }
 
@@ -327,9 +327,9 @@ int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
 	if (w) {
 		w->state = ROW_ABANDONED;
 		w->end = (struct fleet_end){ .exit_status = -1, .attempts = w->end.attempts,
-					     .finished_ns = now_real() };
+					     .finished_ns = fleet__now_real() };
 	}
-	fleet_enqueue(f, op);  /* sent as the claims are */
+	fleet__enqueue(f, op);  /* sent as the claims are */
 	return 0;
 }
 
@@ -346,7 +346,7 @@ int fleet_run_released(struct fleet *f, const char *job, int64_t scheduled_ns)
 	op->manual = w && w->manual;
 	if (w)
 		w->state = ROW_RELEASED;
-	fleet_enqueue(f, op);
+	fleet__enqueue(f, op);
 	return 0;
 }
 
@@ -359,28 +359,28 @@ bool fleet_claim_held(struct fleet *f, const char *job, int64_t scheduled_ns)
 	 * not claim): nothing to lose. */
 	if (!w)
 		return true;
-	return w->lease_from > 0 && now_mono() < w->lease_from + lease - lease / LEASE_MARGIN_DIVISOR;
+	return w->lease_from > 0 && fleet__now_mono() < w->lease_from + lease - lease / LEASE_MARGIN_DIVISOR;
 }
 
 /* Refusals */
 
-void fleet_refuse_claims(struct fleet *f)
+void fleet__refuse_claims(struct fleet *f)
 {
 	struct op *op;
 
 	f->wins->claims_refused = true;
 	while ((op = fleet_queue_pop(&f->claims))) {
-		fleet_push_outcome(f, op, FLEET_MISSED);
+		fleet__push_outcome(f, op, FLEET_MISSED);
 		fleet_op_free(op);
 	}
 }
 
-void fleet_claims_accepted(struct fleet *f)
+void fleet__claims_accepted(struct fleet *f)
 {
 	f->wins->claims_refused = false;
 }
 
-bool fleet_claims_refused(const struct fleet *f)
+bool fleet__claims_refused(const struct fleet *f)
 {
 	return f->wins->claims_refused;
 }
@@ -394,14 +394,14 @@ static void claim_the_due(struct fleet *f)
 	int64_t now = db_now(f);
 
 	while (f->wins->early.head && f->wins->early.head->scheduled_ns <= now)
-		fleet_enqueue(f, fleet_queue_pop(&f->wins->early));
+		fleet__enqueue(f, fleet_queue_pop(&f->wins->early));
 }
 
 /* A claim still waiting in its queue past its deadline is missed: the
  * loop hears it at the deadline, not when the database is back. One whose
  * insert may have been carried out (sent on a connection lost before the
  * answer) has its row, if any, abandoned when the database is back. */
-void fleet_claims_expire(struct fleet *f)
+void fleet__claims_expire(struct fleet *f)
 {
 	int64_t now = db_now(f);
 	struct op **link = &f->claims.head;
@@ -414,10 +414,10 @@ void fleet_claims_expire(struct fleet *f)
 		if (op->kind == OP_CLAIM && now > op->scheduled_ns + f->cfg.deadline_ns) {
 			*link = op->next;
 			f->claims.n--;
-			fleet_push_outcome(f, op, FLEET_MISSED);
+			fleet__push_outcome(f, op, FLEET_MISSED);
 			if (op->resent && fleet_policy(op->kind)->abandon_if_resent) {
 				op->kind = OP_ABANDON;
-				fleet_enqueue(f, op);
+				fleet__enqueue(f, op);
 			} else {
 				fleet_op_free(op);
 			}
@@ -428,10 +428,10 @@ void fleet_claims_expire(struct fleet *f)
 	}
 }
 
-/* fleet_deadline's part for fleet_claims_expire. */
-int64_t fleet_claims_expiry(const struct fleet *f)
+/* fleet_deadline's part for fleet__claims_expire. */
+int64_t fleet__claims_expiry(const struct fleet *f)
 {
-	int64_t first = INT64_MAX, db = db_now(f), mono = now_mono();
+	int64_t first = INT64_MAX, db = db_now(f), mono = fleet__now_mono();
 
 	for (const struct op *op = f->claims.head; op; op = op->next)
 		if (op->kind == OP_CLAIM && op->scheduled_ns + f->cfg.deadline_ns < first)
@@ -494,12 +494,12 @@ static void hold_early(struct fleet *f)
 		queue_claim(f, op);
 }
 
-void fleet_wins_clock(struct fleet *f, int64_t db_ns)
+void fleet__wins_clock(struct fleet *f, int64_t db_ns)
 {
 	int64_t off, half, was = f->wins->clock_ahead_ns;
 	char msg[400];
 
-	if (!fleet_answer_clock(db_ns, f->sent_real, now_real(), &off, &half))
+	if (!fleet_answer_clock(db_ns, f->sent_real, fleet__now_real(), &off, &half))
 		return;
 	/* Beyond the slack and the round trip's uncertainty; the hold is
 	 * the most the clock may be ahead, so no claim goes early. */
@@ -514,7 +514,7 @@ void fleet_wins_clock(struct fleet *f, int64_t db_ns)
 		return;
 	f->wins->clock_warned = true;
 	fleet_clock_message(f->replica, off, msg, sizeof msg);
-	fleet_push_error(f, "clock", msg);
+	fleet__push_error(f, "clock", msg);
 }
 
 /* The renewal */
@@ -579,12 +579,12 @@ static int held_keys(struct fleet *f, struct fleet_statement *p)
 	return rc;
 }
 
-const char *fleet_wins_statement(struct fleet *f, const struct op *op, struct fleet_statement *p)
+const char *fleet__wins_statement(struct fleet *f, const struct op *op, struct fleet_statement *p)
 {
 	if (op->kind != OP_RENEW)
 		return NULL;
 	f->wins->renew_gen++;
-	f->wins->renew_sent = now_mono();
+	f->wins->renew_sent = fleet__now_mono();
 	snprintf(p->buf[0], sizeof p->buf[0], "%" PRId64, f->cfg.lease_ns / 1000);
 	snprintf(p->buf[1], sizeof p->buf[1], "%" PRId64, f->cfg.deadline_ns / 1000);
 	p->v[p->n++] = f->replica;
@@ -627,7 +627,7 @@ static void take(struct fleet *f, const pq_result *r, int row)
 			  w->job, NULL);
 }
 
-bool fleet_wins_renewed(struct fleet *f, const pq_result *r)
+bool fleet__wins_renewed(struct fleet *f, const pq_result *r)
 {
 	const struct pq *pq = &f->pq;
 	int rows = pq->nfields(r) == FLEET_RENEW_COLUMNS ? pq->ntuples(r) : 0;
