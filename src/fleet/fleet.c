@@ -234,16 +234,33 @@ void fleet_start(struct fleet *f)
 
 /* Statements */
 
+/* OP's SQL and its parameters into P, written by the file its row of
+ * the policy table names; NULL when memory ran out. */
+static const char *statement_of(struct fleet *f, const struct op *op, struct fleet_statement *p)
+{
+	switch (fleet_policy(op->kind)->statement) {
+	case FLEET_SQL_OP:
+		return fleet_statement_of(&f->cfg, f->boundary, op, p);
+	case FLEET_SQL_WINS:
+		return fleet__wins_statement(f, op, p);
+	case FLEET_SQL_REPLICA:
+		return fleet__replica_statement(f, op, p);
+	case FLEET_SQL_PAUSE:
+		return fleet__pause_statement(f, op, p);
+	case FLEET_SQL_NONE:
+		break;  /* an item of a batch: never sent alone */
+	}
+	return NULL;
+}
+
 /* OP goes out into the pipeline, with a sync of its own: a transaction
  * of its own, whose error aborts nothing else (fleet_pipe.h). */
 static void send_op(struct fleet *f, struct op *op)
 {
 	struct fleet_statement p = { .n = 0 };
-	const char *sql = fleet__replica_statement(f, op, &p);
+	const char *sql = statement_of(f, op, &p);
 	int flushed, sent;
 
-	if (!sql)
-		sql = fleet_statement_of(&f->cfg, f->boundary, op, &p);
 	/* The answer timeout runs from the last answer while any is owed. */
 	if (!fleet_pipe_awaits(&f->pipe))
 		f->waited_from = fleet__now_mono();

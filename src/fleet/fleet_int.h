@@ -152,7 +152,7 @@ int fleet__claim_as(struct fleet *f, const char *job, int64_t scheduled_ns, bool
  * (an error event, call "clock"). */
 void fleet__wins_clock(struct fleet *f, int64_t db_ns);
 /* OP_RENEW's SQL and parameters into P (the keys this replica holds), or
- * NULL for another kind or when memory ran out. */
+ * NULL for another kind or when memory ran out (FLEET_SQL_WINS). */
 const char *fleet__wins_statement(struct fleet *f, const struct op *op, struct fleet_statement *p);
 /* The renewal's answer R: the keys named are confirmed but those the
  * server lost, and the released rows it took are won (FLEET_EVENT_TAKEN).
@@ -192,7 +192,9 @@ void fleet__replica_free(struct fleet *f);
 const char *fleet__replica_jobs(const struct fleet *f);
 /* The name's next renewal, at AT (monotonic). */
 void fleet__replica_beat_at(struct fleet *f, int64_t at);
-/* OP's SQL when it is one of fleet_replica.c's kinds, else NULL. */
+/* OP's SQL and parameters into P, for the kinds whose row of the policy
+ * table names this file (FLEET_SQL_REPLICA; fleet__pause_statement:
+ * FLEET_SQL_PAUSE); NULL for another kind. */
 const char *fleet__replica_statement(struct fleet *f, const struct op *op,
 				    struct fleet_statement *p);
 /* Status flows down: a step that must send a statement at once (the
@@ -217,7 +219,6 @@ void fleet__link_lost(struct fleet *f, const char *why);
  * written to tfd_paused, the fleet's view read back. */
 
 void fleet__pause_free(struct fleet *f);
-/* OP's SQL when it is one of this file's kinds, else NULL. */
 const char *fleet__pause_statement(struct fleet *f, const struct op *op,
 				  struct fleet_statement *p);
 /* OP's answer R, acted on and OP freed; or its refusal (MESSAGE), told

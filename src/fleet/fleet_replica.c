@@ -137,10 +137,8 @@ const char *fleet__replica_statement(struct fleet *f, const struct op *op,
 		p->v[p->n++] = f->replica;
 		param_text(p, 0, "%" PRId64, f->cfg.lease_ns / 1000);
 		return fleet_sql_differ;
-	case OP_RENEW:
-		return fleet__wins_statement(f, op, p);
 	default:
-		return fleet__pause_statement(f, op, p);
+		return NULL;
 	}
 }
 
