@@ -87,6 +87,28 @@ static inline struct op *kit_op(enum op_kind kind, const char *job, int64_t sche
 	return kit_need(fleet_op_new(kind, job, scheduled_ns));
 }
 
+/* A file's statement call WRITE writes exactly the kinds whose row of
+ * the policy table names it (WHO): send_op asks it for those alone. */
+typedef const char *kit_writer(struct fleet *f, const struct op *op, struct fleet_statement *p);
+
+static inline void kit_check_writer(kit_writer *write, enum fleet_writer who)
+{
+	struct fleet *f = kit_fleet("r1");
+
+	for (int k = 0; k < OP_KINDS; k++) {
+		struct op *op = kit_op(k, "job", 0);
+		struct fleet_statement p = { .n = 0 };
+		const char *sql = write(f, op, &p);
+
+		check((sql != NULL) == (fleet_policy(k)->statement == who),
+		      "%s: written by this file if and only if its row says so",
+		      fleet_policy(k)->name);
+		fleet_statement_free(&p);
+		fleet_op_free(op);
+	}
+	fleet_free(f);
+}
+
 /* Every event the fleet has queued, drained: how many of KIND (and, for
  * FLEET_EVENT_CLAIM, of OUTCOME; else OUTCOME is ignored). The last of
  * them is copied into *LAST when LAST (its job and message into JOB and

@@ -9,25 +9,6 @@
 #include "fleetkit.h"
 #include "fleet_sql.h"
 
-/* fleet__pause_statement writes exactly the kinds its row of the policy
- * table gives it. */
-static void test_statement_kinds(void)
-{
-	struct fleet *f = kit_fleet("r1");
-
-	for (int k = 0; k < OP_KINDS; k++) {
-		struct op *op = kit_op(k, "job", 0);
-		struct fleet_statement p = { .n = 0 };
-		const char *sql = fleet__pause_statement(f, op, &p);
-
-		check((sql != NULL) == (fleet_policy(k)->statement == FLEET_SQL_PAUSE),
-		      "%s: written here if and only if its row says so", fleet_policy(k)->name);
-		fleet_statement_free(&p);
-		fleet_op_free(op);
-	}
-	fleet_free(f);
-}
-
 static void test_pause_and_resume(void)
 {
 	struct fleet *f = kit_fleet("r1");
@@ -160,7 +141,7 @@ static void test_refresh_and_manual(void)
 
 int main(void)
 {
-	test_statement_kinds();
+	kit_check_writer(fleet__pause_statement, FLEET_SQL_PAUSE);
 	test_pause_and_resume();
 	test_claims_seen();
 	test_view_read();

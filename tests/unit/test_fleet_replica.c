@@ -12,25 +12,6 @@
 
 #include <unistd.h>
 
-/* fleet__replica_statement writes exactly the kinds its row of the
- * policy table gives it (send_op asks it for those alone). */
-static void test_statement_kinds(void)
-{
-	struct fleet *f = kit_fleet("r1");
-
-	for (int k = 0; k < OP_KINDS; k++) {
-		struct op *op = kit_op(k, "job", 0);
-		struct fleet_statement p = { .n = 0 };
-		const char *sql = fleet__replica_statement(f, op, &p);
-
-		check((sql != NULL) == (fleet_policy(k)->statement == FLEET_SQL_REPLICA),
-		      "%s: written here if and only if its row says so", fleet_policy(k)->name);
-		fleet_statement_free(&p);
-		fleet_op_free(op);
-	}
-	fleet_free(f);
-}
-
 static void test_hold(void)
 {
 	struct fleet *f = kit_fleet("r1"), *g = kit_fleet("r1");
@@ -254,7 +235,7 @@ static void test_backlog(void)
 
 int main(void)
 {
-	test_statement_kinds();
+	kit_check_writer(fleet__replica_statement, FLEET_SQL_REPLICA);
 	test_hold();
 	test_hold_answers();
 	test_jobs();

@@ -233,6 +233,7 @@ static void test_renewal(void)
 
 int main(void)
 {
+	kit_check_writer(fleet__wins_statement, FLEET_SQL_WINS);
 	test_claims_expire();
 	test_refused_and_stopped();
 	test_clock_ahead();
