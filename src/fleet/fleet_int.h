@@ -145,7 +145,7 @@ void fleet__wins_connected(struct fleet *f);
 
 /* fleet_claim, of tfdctl run's tick when MANUAL (its row's trigger). */
 int fleet__claim_as(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
-		   uint64_t token, bool manual);
+		    uint64_t token, bool manual);
 /* The database's now() in an answer (DB_NS; 0: none) against this
  * replica's clock: a clock more than FLEET_CLOCK_SLACK_NS ahead holds
  * the claims until the database's instant; either way apart is said once
@@ -180,8 +180,9 @@ bool fleet__claims_refused(const struct fleet *f);
 
 /* fleet_replica.c: what the replicas know of each other: the replica's
  * name in tfd_replicas, its jobs in tfd_jobs and their comparison with
- * the other replicas', the backlog, the outage's report. A step that needs a
- * statement sent at once, or the connection given up, returns it. */
+ * the other replicas', the backlog, the outage's report. A step that
+ * needs a statement sent at once, or the connection given up, returns
+ * it. */
 
 /* struct fleet_replica, the part of the fleet's state fleet_replica.c
  * owns, made (-1: out of memory) and freed. */
@@ -196,7 +197,7 @@ void fleet__replica_beat_at(struct fleet *f, int64_t at);
  * table names this file (FLEET_SQL_REPLICA; fleet__pause_statement:
  * FLEET_SQL_PAUSE); NULL for another kind. */
 const char *fleet__replica_statement(struct fleet *f, const struct op *op,
-				    struct fleet_statement *p);
+				     struct fleet_statement *p);
 /* Status flows down: a step that must send a statement at once (the
  * setup's next) leaves it in *SEND for fleet.c to send, and one that ran
  * out of memory returns -ENOMEM (fleet.c gives the connection up); else
@@ -220,7 +221,7 @@ void fleet__link_lost(struct fleet *f, const char *why);
 
 void fleet__pause_free(struct fleet *f);
 const char *fleet__pause_statement(struct fleet *f, const struct op *op,
-				  struct fleet_statement *p);
+				   struct fleet_statement *p);
 /* OP's answer R, acted on and OP freed; or its refusal (MESSAGE), told
  * to the caller's client (OP is the caller's to free). */
 void fleet__pause_answer(struct fleet *f, struct op *op, const pq_result *r);

@@ -214,7 +214,7 @@ const char *fleet_self(const struct fleet *f)
 /* The fleet's side */
 
 const char *fleet__pause_statement(struct fleet *f, const struct op *op,
-				  struct fleet_statement *p)
+				   struct fleet_statement *p)
 {
 	switch (op->kind) {
 	case OP_PAUSE:

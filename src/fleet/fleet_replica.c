@@ -104,7 +104,7 @@ static void param_text(struct fleet_statement *p, int slot, const char *fmt, int
 }
 
 const char *fleet__replica_statement(struct fleet *f, const struct op *op,
-				    struct fleet_statement *p)
+				     struct fleet_statement *p)
 {
 	switch (op->kind) {
 	case OP_HOLD:
@@ -250,7 +250,8 @@ int fleet__replica_answer(struct fleet *f, struct op *op, const pq_result *r, st
 		}
 		f->rep->beat_at = fleet__now_mono() + f->cfg.lease_ns / 6;
 		if (f->rep->job_names)
-			queue_op(f, f->rep->jobs_written == f->rep->jobs_version ? OP_DIFFER : OP_JOBS);
+			queue_op(f, f->rep->jobs_written == f->rep->jobs_version
+				    ? OP_DIFFER : OP_JOBS);
 		fleet__pause_refresh(f, f->rep->job_names);
 		break;
 	case OP_JOBS:
@@ -277,7 +278,9 @@ static void note_connected(struct fleet *f)
 {
 	char msg[400];
 	bool again = f->rep->ever_ready;
-	int64_t tenths = f->rep->unreachable_since ? (fleet__now_mono() - f->rep->unreachable_since) / 100000000 : -1;
+	int64_t tenths = f->rep->unreachable_since
+				 ? (fleet__now_mono() - f->rep->unreachable_since) / 100000000
+				 : -1;
 
 	if (tenths < 0)
 		snprintf(msg, sizeof msg, "--fleet: connected to the database as replica '%.200s'",
@@ -405,12 +408,14 @@ void fleet__check_backlog(struct fleet *f)
 {
 	const struct op *head = oldest_waiting(f);
 	char msg[800], at[64];
-	int64_t since = head && head->scheduled_ns > f->rep->ready_real ? head->scheduled_ns : f->rep->ready_real;
+	int64_t ready = f->rep->ready_real;
+	int64_t since = head && head->scheduled_ns > ready ? head->scheduled_ns : ready;
 	int64_t age = head ? fleet__now_real() - since : 0;
 
 	if (age < f->cfg.deadline_ns / 4)
 		f->rep->behind_reported = false;
-	if (!head || f->rep->behind_reported || f->link != LINK_READY || age <= f->cfg.deadline_ns / 2)
+	if (!head || f->rep->behind_reported || f->link != LINK_READY ||
+	    age <= f->cfg.deadline_ns / 2)
 		return;
 	f->rep->behind_reported = true;
 	fleet_format_instant(at, sizeof at, head->scheduled_ns);
@@ -427,7 +432,8 @@ int fleet__replica_service(struct fleet *f, struct op **send)
 
 	*send = NULL;
 	fleet_events_flush(&f->events, now);
-	if (f->link == LINK_SETUP && !fleet_pipe_awaits(&f->pipe) && f->rep->hold_retry_at && now >= f->rep->hold_retry_at) {
+	if (f->link == LINK_SETUP && !fleet_pipe_awaits(&f->pipe) && f->rep->hold_retry_at &&
+	    now >= f->rep->hold_retry_at) {
 		f->rep->hold_retry_at = 0;
 		/* The name asked for again: the setup's statement, sent at once. */
 		if (!(*send = fleet_op_new(OP_HOLD, NULL, 0)))
@@ -446,7 +452,8 @@ int64_t fleet__replica_deadline(const struct fleet *f)
 
 	if (f->events.head)
 		return fleet__now_mono();  /* events to take: served at once */
-	if (f->link == LINK_SETUP && !fleet_pipe_awaits(&f->pipe) && f->rep->hold_retry_at && f->rep->hold_retry_at < flush)
+	if (f->link == LINK_SETUP && !fleet_pipe_awaits(&f->pipe) && f->rep->hold_retry_at &&
+	    f->rep->hold_retry_at < flush)
 		return f->rep->hold_retry_at;
 	if (f->link == LINK_READY && !f->rep->fatal && f->rep->beat_at < flush)
 		return f->rep->beat_at;

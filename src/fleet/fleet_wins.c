@@ -150,8 +150,10 @@ static struct win *win_new(struct fleet *f, const char *name)
 		f->events.lost = true;
 		return NULL;
 	}
-	f->wins->v[f->wins->n] = (struct win){ .job = job, .won_real = fleet__now_real(), .state = ROW_RUNNING,
-					  .end = { .attempts = 1 } };
+	f->wins->v[f->wins->n] = (struct win){ .job = job,
+					       .won_real = fleet__now_real(),
+					       .state = ROW_RUNNING,
+					       .end = { .attempts = 1 } };
 	return &f->wins->v[f->wins->n++];
 }
 
@@ -255,7 +257,7 @@ static void queue_claim(struct fleet *f, struct op *op)
 }
 
 int fleet__claim_as(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
-		   uint64_t token, bool manual)
+		    uint64_t token, bool manual)
 {
 	struct op *op = fleet_op_new(OP_CLAIM, job, scheduled_ns);
 
@@ -359,7 +361,8 @@ bool fleet_claim_held(struct fleet *f, const char *job, int64_t scheduled_ns)
 	 * not claim): nothing to lose. */
 	if (!w)
 		return true;
-	return w->lease_from > 0 && fleet__now_mono() < w->lease_from + lease - lease / LEASE_MARGIN_DIVISOR;
+	return w->lease_from > 0 &&
+	       fleet__now_mono() < w->lease_from + lease - lease / LEASE_MARGIN_DIVISOR;
 }
 
 /* Refusals */

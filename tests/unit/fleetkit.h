@@ -24,7 +24,7 @@
 
 struct pg_result {
 	int rows, fields;
-	const char *cells[KIT_ROWS][KIT_FIELDS];  /* NULL: SQL null */
+	const char *cells[KIT_ROWS][KIT_FIELDS]; /* NULL: SQL null */
 };
 
 static inline int kit_result_status(const pq_result *r)
@@ -70,10 +70,14 @@ static inline struct fleet *kit_fleet(const char *name)
 	struct fleet *f = kit_need(calloc(1, sizeof *f));
 
 	f->replica = kit_need(strdup(name));
-	f->cfg = (struct fleet_config){ .replica = f->replica, .lease_ns = 60 * KIT_SEC,
-					.deadline_ns = 60 * KIT_SEC, .keep_ns = 3600 * KIT_SEC };
-	f->pq = (struct pq){ .result_status = kit_result_status, .ntuples = kit_ntuples,
-			     .nfields = kit_nfields, .get_value = kit_get_value,
+	f->cfg = (struct fleet_config){ .replica = f->replica,
+					.lease_ns = 60 * KIT_SEC,
+					.deadline_ns = 60 * KIT_SEC,
+					.keep_ns = 3600 * KIT_SEC };
+	f->pq = (struct pq){ .result_status = kit_result_status,
+			     .ntuples = kit_ntuples,
+			     .nfields = kit_nfields,
+			     .get_value = kit_get_value,
 			     .get_is_null = kit_get_is_null };
 	f->renew_at = f->keep_at = INT64_MAX;
 	if (fleet__replica_init(f) != 0 || fleet__wins_init(f) != 0)

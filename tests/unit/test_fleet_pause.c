@@ -28,7 +28,8 @@ static void test_pause_and_resume(void)
 		      strcmp(p.v[2], "r1") == 0,
 	      "the jobs as a text[], the caller's uid, the replica");
 	fleet_statement_free(&p);
-	check(!fleet_job_paused(f, "a") && !fleet_view_changed(f), "nothing changes before the answer");
+	check(!fleet_job_paused(f, "a") && !fleet_view_changed(f),
+	      "nothing changes before the answer");
 	fleet__pause_answer(f, fleet_queue_pop(&f->writes), &done);
 	check(kit_events(f, FLEET_EVENT_DONE, 0, &e) == 1 && e.ev.token == 7 && !e.ev.message,
 	      "done: the caller is told");
@@ -39,8 +40,8 @@ static void test_pause_and_resume(void)
 	fleet_pause_write(f, 1, jobs, false, 1000, 8);
 	op = fleet_queue_pop(&f->writes);
 	p = (struct fleet_statement){ .n = 0 };
-	check(op && op->kind == OP_RESUME && fleet__pause_statement(f, op, &p) == fleet_sql_resume &&
-		      p.n == 1,
+	check(op && op->kind == OP_RESUME &&
+		      fleet__pause_statement(f, op, &p) == fleet_sql_resume && p.n == 1,
 	      "a resume: the jobs alone");
 	fleet_statement_free(&p);
 	fleet__pause_answer(f, op, &done);
@@ -58,7 +59,8 @@ static void test_pause_and_resume(void)
 	fleet_op_free(op);
 	op = kit_op(OP_VIEW, "{}", 0);
 	fleet__pause_refused(f, op, "no");
-	check(kit_events(f, FLEET_EVENT_DONE, 0, NULL) == 0, "a view refused has no caller to tell");
+	check(kit_events(f, FLEET_EVENT_DONE, 0, NULL) == 0,
+	      "a view refused has no caller to tell");
 	fleet_op_free(op);
 	fleet_free(f);
 }
@@ -89,7 +91,8 @@ static void test_view_read(void)
 {
 	struct fleet *f = kit_fleet("r1");
 	struct pg_result r = {
-		.rows = 3, .fields = 8,
+		.rows = 3,
+		.fields = 8,
 		.cells = { { "b", "t", NULL },
 			   { "a", "f", "r2", "succeeded", "1700000000000000", "1700000002000000",
 			     "0", "f" },
@@ -104,14 +107,16 @@ static void test_view_read(void)
 	      "b paused, a and c not, found in whatever order the server gave them");
 	check(!fleet_job_last(f, "b", &last), "b has no last run");
 	check(fleet_job_last(f, "a", &last) && strcmp(last.replica, "r2") == 0 &&
-		      strcmp(last.state, "succeeded") == 0 && last.start_ns == INT64_C(1700000000) *
-		      KIT_SEC && last.end_ns == INT64_C(1700000002) * KIT_SEC &&
-		      last.exit_status == 0 && !last.timed_out,
+		      strcmp(last.state, "succeeded") == 0 &&
+		      last.start_ns == INT64_C(1700000000) * KIT_SEC &&
+		      last.end_ns == INT64_C(1700000002) * KIT_SEC && last.exit_status == 0 &&
+		      !last.timed_out,
 	      "a's last run: on r2, succeeded, 2 s, status 0");
 	check(fleet_job_last(f, "c", &last) && strcmp(last.state, "failed") == 0 &&
 		      last.end_ns == 0 && last.exit_status == -1,
 	      "a state tfd does not know reads failed; no end, no status");
-	check(!fleet_job_last(f, "zz", &last) && !fleet_job_paused(f, "zz"), "a job not in the view");
+	check(!fleet_job_last(f, "zz", &last) && !fleet_job_paused(f, "zz"),
+	      "a job not in the view");
 	fleet__pause_answer(f, kit_op(OP_VIEW, "{}", 0), &short_row);
 	check(fleet_job_paused(f, "b") && !fleet_job_paused(f, "z"),
 	      "an answer of another shape leaves the view as it was");

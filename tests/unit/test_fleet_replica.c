@@ -21,7 +21,8 @@ static void test_hold(void)
 
 	gethostname(host, sizeof host - 1);
 	snprintf(pid, sizeof pid, "%d", (int)getpid());
-	check(fleet__replica_statement(f, op, &p) == fleet_sql_hold && p.n == 7, "hold: 7 parameters");
+	check(fleet__replica_statement(f, op, &p) == fleet_sql_hold && p.n == 7,
+	      "hold: 7 parameters");
 	check(p.n == 7 && strcmp(p.v[0], "r1") == 0 && strlen(p.v[1]) == 32 &&
 		      strspn(p.v[1], "0123456789abcdef") == 32,
 	      "the name, and an instance id of 32 hex digits: %s", p.n == 7 ? p.v[1] : "");
@@ -42,7 +43,8 @@ static void test_hold_answers(void)
 {
 	struct fleet *f = kit_fleet("r1");
 	struct pg_result taken = { .rows = 1, .fields = 4, .cells = { { "t" } } };
-	struct pg_result held = { .rows = 1, .fields = 4,
+	struct pg_result held = { .rows = 1,
+				  .fields = 4,
 				  .cells = { { "f", "otherhost", "4242", "1700000000000000" } } };
 	struct op *send = NULL, *op;
 	struct fleet_statement p = { .n = 0 };
@@ -57,7 +59,8 @@ static void test_hold_answers(void)
 	f->link = LINK_SETUP;
 	check(fleet__replica_answer(f, kit_op(OP_HOLD, NULL, 0), &held, &send) == 0 && !send,
 	      "held by another: nothing sent now");
-	check(kit_events(f, FLEET_EVENT_FATAL, 0, NULL) == 0, "not the end yet: its holder may be dead");
+	check(kit_events(f, FLEET_EVENT_FATAL, 0, NULL) == 0,
+	      "not the end yet: its holder may be dead");
 	d = fleet__replica_deadline(f);
 	check(d > mono + 19 * KIT_SEC && d < fleet__now_mono() + 21 * KIT_SEC,
 	      "asked again after lease/3 (20 s): %lld ns", (long long)(d - mono));
@@ -119,7 +122,8 @@ static void test_beat(void)
 	      "a connection ready: the jobs written again, the fleet's view read");
 	check(kit_events(f, FLEET_EVENT_NOTE, 0, NULL) == 1, "and the connection told");
 	fleet__replica_beat_at(f, 0);
-	check(fleet__replica_service(f, &send) == 0 && !send && kit_queued(&f->writes, OP_BEAT) == 1,
+	check(fleet__replica_service(f, &send) == 0 && !send &&
+		      kit_queued(&f->writes, OP_BEAT) == 1,
 	      "the name's renewal is due: queued");
 	fleet__replica_service(f, &send);
 	check(kit_queued(&f->writes, OP_BEAT) == 1, "once, until its answer");
@@ -133,7 +137,8 @@ static void test_beat(void)
 	      "renewed while the jobs are not written: they are, and the view is read again");
 	op = fleet_queue_pop(&f->writes);
 	fleet__replica_answer(f, op, &jobs, &send);
-	check(kit_queued(&f->writes, OP_DIFFER) == 1, "the jobs written: compared with the others'");
+	check(kit_queued(&f->writes, OP_DIFFER) == 1,
+	      "the jobs written: compared with the others'");
 	while ((op = fleet_queue_pop(&f->writes)))
 		fleet_op_free(op);
 	fleet__replica_answer(f, kit_op(OP_BEAT, NULL, 0), &yes, &send);
@@ -145,7 +150,8 @@ static void test_beat(void)
 static void test_differ_told_once(void)
 {
 	struct fleet *f = kit_fleet("r1");
-	struct pg_result r = { .rows = 3, .fields = 3,
+	struct pg_result r = { .rows = 3,
+			       .fields = 3,
 			       .cells = { { "a", "r2", "00000000000000aa" },
 					  { "a", "r2", "00000000000000aa" },
 					  { "a", "r3", "00000000000000bb" } } };
@@ -183,7 +189,7 @@ static void test_outage_told_once(void)
 		      strstr(e.msg, "--fleet-deadline (60 s)") &&
 		      strstr(e.msg, "server closed the connection unexpectedly"),
 	      "the outage told with what tfd does meanwhile: %s", e.msg);
-	f->outage_reported = true;  /* fleet.c's, once told */
+	f->outage_reported = true; /* fleet.c's, once told */
 	f->link = LINK_WAIT;
 	fleet__link_lost(f, "could not connect");
 	check(kit_events(f, FLEET_EVENT_ERROR, 0, NULL) == 0, "once an outage");

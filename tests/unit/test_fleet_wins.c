@@ -37,12 +37,13 @@ static void test_claims_expire(void)
 		      fleet_claim(f, "now", now, false, 3) == 0,
 	      "three claims asked");
 	check(f->claims.n == 3, "queued, to be sent by the next service: %zu", f->claims.n);
-	f->claims.head->next->resent = true;  /* "sent-once": its answer was lost */
+	f->claims.head->next->resent = true; /* "sent-once": its answer was lost */
 	fleet__claims_expire(f);
 	check(kit_events(f, FLEET_EVENT_CLAIM, FLEET_MISSED, NULL) == 2,
 	      "the two past --fleet-deadline are missed now, not when the database is back");
-	check(f->claims.n == 1 && strcmp(f->claims.head->job, "now") == 0 && f->claims.tail ==
-		      f->claims.head, "the one within it still waits");
+	check(f->claims.n == 1 && strcmp(f->claims.head->job, "now") == 0 &&
+		      f->claims.tail == f->claims.head,
+	      "the one within it still waits");
 	abandon = f->runs.head;
 	check(abandon && abandon->kind == OP_ABANDON && strcmp(abandon->job, "sent-once") == 0 &&
 		      f->runs.n == 1,
@@ -123,7 +124,9 @@ static void test_wins_rewritten(void)
 {
 	struct fleet *f = kit_fleet("r1");
 	int64_t mono = fleet__now_mono();
-	struct fleet_end failed = { .failed = true, .exit_status = 3, .attempts = 2,
+	struct fleet_end failed = { .failed = true,
+				    .exit_status = 3,
+				    .attempts = 2,
 				    .finished_ns = T1 + KIT_SEC };
 	struct op *rw;
 
