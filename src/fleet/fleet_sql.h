@@ -12,7 +12,7 @@
 #define FLEET_KEEP_BATCH_ROWS 1000
 
 /* How many released rows one renewal takes at most; a renewal that took
- * that many renews again at once, for the rest (fleet_wins_renewed). */
+ * that many renews again at once, for the rest (fleet__wins_renewed). */
 #define FLEET_TAKE_ROWS     "1000"
 #define FLEET_TAKE_ROWS_MAX 1000
 
