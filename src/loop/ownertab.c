@@ -13,22 +13,16 @@ int ownertab_add(struct loop *l, const struct owner_row *row, void *self)
 	return 0;
 }
 
-void poll_set_add(struct loop *l, size_t *n, int fd, short events, enum owner_kind kind,
-		  unsigned row, void *ptr)
+bool poll_set_grow(struct loop *l, size_t n)
 {
-	if (*n == l->pfd_cap) {
-		size_t cap = l->pfd_cap, owners_cap = l->pfd_cap;
+	size_t cap = l->pfd_cap, owners_cap = l->pfd_cap;
 
-		/* Both arrays grow alike; the slots are the fewer of them. */
-		array_reserve(&l->pfd, &cap, *n + 1, sizeof *l->pfd, SIZE_MAX);
-		if (cap > *n)
-			array_reserve(&l->owners, &owners_cap, *n + 1, sizeof *l->owners, SIZE_MAX);
-		l->pfd_cap = cap < owners_cap ? cap : owners_cap;
-		if (*n == l->pfd_cap)
-			return;
-	}
-	l->pfd[*n] = (struct pollfd){ .fd = fd, .events = events };
-	l->owners[(*n)++] = (struct poll_owner){ kind, row, ptr };
+	/* Both arrays grow alike; the slots are the fewer of them. */
+	array_reserve(&l->pfd, &cap, n + 1, sizeof *l->pfd, SIZE_MAX);
+	if (cap > n)
+		array_reserve(&l->owners, &owners_cap, n + 1, sizeof *l->owners, SIZE_MAX);
+	l->pfd_cap = cap < owners_cap ? cap : owners_cap;
+	return n < l->pfd_cap;
 }
 
 /* What a row's poll adds its slots through (owner_add_fn's SET). */

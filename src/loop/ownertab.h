@@ -10,6 +10,8 @@
 #ifndef TFD_OWNERTAB_H
 #define TFD_OWNERTAB_H
 
+#include <stdbool.h>
+
 #include "loopstate.h"
 
 /* Adds ROW, with SELF, to L's table (in the order they are added: the
@@ -17,10 +19,20 @@
  * full (OWNER_ROWS_MAX). */
 int ownertab_add(struct loop *l, const struct owner_row *row, void *self);
 
+/* The poll set grown by a slot; false when no memory was found. */
+bool poll_set_grow(struct loop *l, size_t n);
+
 /* Adds FD to the poll set as slot *N for KIND (ROW: the row's index) and
- * PTR (a full set that finds no memory leaves the slot out, once). */
-void poll_set_add(struct loop *l, size_t *n, int fd, short events, enum owner_kind kind,
-		  unsigned row, void *ptr);
+ * PTR (a full set that finds no memory leaves the slot out, once).
+ * Inline: the tick's path adds a few slots every turn. */
+static inline void poll_set_add(struct loop *l, size_t *n, int fd, short events,
+				enum owner_kind kind, unsigned row, void *ptr)
+{
+	if (*n == l->pfd_cap && !poll_set_grow(l, *n))
+		return;
+	l->pfd[*n] = (struct pollfd){ .fd = fd, .events = events };
+	l->owners[(*n)++] = (struct poll_owner){ kind, row, ptr };
+}
 
 /* Every row's descriptors added to the poll set from slot *N, and each
  * row's events of the last poll forgotten. */

@@ -170,18 +170,32 @@ static const struct owner_row control_row = { .name = "control", .poll = control
 					      .deadline = control_row_deadline,
 					      .expire = control_row_expire };
 
+/* Whether a job of the table mails its output (MAILTO): without --jobs,
+ * the table never changes, and a tfd whose jobs mail nothing has no
+ * sendmail to serve. */
+static bool any_mail(const struct loop *l)
+{
+	for (size_t i = 0; i < l->njobs; i++)
+		if (l->jobs[i]->mail)
+			return true;
+	return false;
+}
+
 /* The table of the loop's owners, in the order their slots are polled
  * and they expire. An owner absent (no --fleet, --listen, --control) is
  * not in it. A new owner: its row above (or in its own module), and one
- * line here. */
+ * line here. Reload is there only with --jobs (nothing else reloads),
+ * the mailer only where mail can come. */
 static int serve_owners(struct loop *l)
 {
 	int failed = 0;
 
 	if (l->claims)
 		failed |= ownertab_add(l, &fleet_row, l);
-	failed |= ownertab_add(l, &reload_row, l);
-	failed |= ownertab_add(l, &mailer_row, &l->mailer);
+	if (l->cfg->jobs_path)
+		failed |= ownertab_add(l, &reload_row, l);
+	if (l->cfg->jobs_path || any_mail(l))
+		failed |= ownertab_add(l, &mailer_row, &l->mailer);
 	if (l->cfg->http)
 		failed |= ownertab_add(l, &http_row, l);
 	if (l->control)
