@@ -35,7 +35,8 @@ static void fleet_after_poll(void *self, short revents)
 	claims_service(self, revents);
 }
 
-static const struct owner_row fleet_row = { .name = "fleet", .poll = fleet_poll,
+static const struct owner_row fleet_row = { .name = "fleet",
+					    .poll = fleet_poll,
 					    .deadline = fleet_deadline,
 					    .after_poll = fleet_after_poll };
 
@@ -65,7 +66,8 @@ static void reload_expire(void *self, int64_t now)
 		reload_now(self);
 }
 
-static const struct owner_row reload_row = { .name = "reload", .poll = reload_poll,
+static const struct owner_row reload_row = { .name = "reload",
+					     .poll = reload_poll,
 					     .ready = reload_ready,
 					     .deadline = reload_row_deadline,
 					     .expire = reload_expire };
@@ -97,7 +99,8 @@ static void mailer_row_expire(void *self, int64_t now)
 	mailer_expire(self, now);
 }
 
-static const struct owner_row mailer_row = { .name = "mail", .poll = mailer_poll,
+static const struct owner_row mailer_row = { .name = "mail",
+					     .poll = mailer_poll,
 					     .ready = mailer_ready,
 					     .deadline = mailer_row_deadline,
 					     .expire = mailer_row_expire };
@@ -138,8 +141,10 @@ static void http_expire(void *self, int64_t now)
 	http_ready(self, -1, 0, NULL);
 }
 
-static const struct owner_row http_row = { .name = "http", .poll = http_row_poll,
-					   .ready = http_ready, .deadline = http_row_deadline,
+static const struct owner_row http_row = { .name = "http",
+					   .poll = http_row_poll,
+					   .ready = http_ready,
+					   .deadline = http_row_deadline,
 					   .expire = http_expire };
 
 /* --control (control.h): the socket and its clients, each slot's tag the
@@ -165,7 +170,8 @@ static void control_row_expire(void *self, int64_t now)
 	control_expire(self, now);
 }
 
-static const struct owner_row control_row = { .name = "control", .poll = control_row_poll,
+static const struct owner_row control_row = { .name = "control",
+					      .poll = control_row_poll,
 					      .ready = control_row_ready,
 					      .deadline = control_row_deadline,
 					      .expire = control_row_expire };

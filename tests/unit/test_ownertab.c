@@ -18,13 +18,12 @@
 #include "ownertab.h"
 #include "timens.h"
 
-
 #define SEC INT64_C(1000000000)
 
 /* One fake owner: a pipe whose read end it polls, what it was told. */
 struct fake {
 	int fds[2];
-	int tag;                /* its slot's tag is &tag */
+	int tag; /* its slot's tag is &tag */
 	int64_t deadline;
 	size_t readies, expires, afters;
 	int ready_fd;
@@ -71,12 +70,17 @@ static void fake_after(void *self, short revents)
 	f->after_revents = revents;
 }
 
-static const struct owner_row plain_row = { .name = "plain", .poll = fake_poll,
-					    .ready = fake_ready, .deadline = fake_deadline,
+static const struct owner_row plain_row = { .name = "plain",
+					    .poll = fake_poll,
+					    .ready = fake_ready,
+					    .deadline = fake_deadline,
 					    .expire = fake_expire };
-static const struct owner_row served_row = { .name = "served", .poll = fake_poll,
-					     .ready = fake_ready, .deadline = fake_deadline,
-					     .expire = fake_expire, .after_poll = fake_after };
+static const struct owner_row served_row = { .name = "served",
+					     .poll = fake_poll,
+					     .ready = fake_ready,
+					     .deadline = fake_deadline,
+					     .expire = fake_expire,
+					     .after_poll = fake_after };
 
 static size_t after_calls;
 
@@ -131,17 +135,15 @@ static void test_poll_and_dispatch(struct loop *l, struct fake *a, struct fake *
 	for (size_t i = 0; i < n; i++)
 		if (l->pfd[i].revents)
 			ownertab_ready(l, i);
-	check(a->readies == 0, "the first row is not told of the second's slot (%zu)",
-	      a->readies);
+	check(a->readies == 0, "the first row is not told of the second's slot (%zu)", a->readies);
 	check(b->readies == 1, "the second row is told of its slot once (%zu)", b->readies);
-	check(b->ready_fd == b->fds[0] && b->ready_tag == &b->tag &&
-		      (b->ready_revents & POLLIN),
-	      "with its descriptor, its tag and POLLIN (fd %d, tag %p, revents %#x)",
-	      b->ready_fd, b->ready_tag, (unsigned)b->ready_revents);
+	check(b->ready_fd == b->fds[0] && b->ready_tag == &b->tag && (b->ready_revents & POLLIN),
+	      "with its descriptor, its tag and POLLIN (fd %d, tag %p, revents %#x)", b->ready_fd,
+	      b->ready_tag, (unsigned)b->ready_revents);
 	ownertab_after_poll(l, count_after);
 	check(b->afters == 1 && (b->after_revents & POLLIN) && after_calls == 1,
-	      "the row served after every poll has its slot's events (%zu, %#x, %zu)",
-	      b->afters, (unsigned)b->after_revents, after_calls);
+	      "the row served after every poll has its slot's events (%zu, %#x, %zu)", b->afters,
+	      (unsigned)b->after_revents, after_calls);
 	check(a->afters == 0, "a row without after_poll is not served after the poll");
 	/* The next poll set forgets the last one's events. */
 	n = 0;
