@@ -16,7 +16,7 @@
 /* The fleet's client (claims.h): its socket, its timeouts, and its work
  * done after every poll, whether its socket was ready or not; it keeps
  * its own timeouts there, so the deadline timer only wakes the loop. */
-static void fleet_poll(void *self, owner_add_fn *add, void *set)
+static void fleet_row_poll(void *self, owner_add_fn *add, void *set)
 {
 	short events = 0;
 	int fd = claims_poll_fd(self, &events);
@@ -25,7 +25,7 @@ static void fleet_poll(void *self, owner_add_fn *add, void *set)
 		add(set, fd, events, NULL);
 }
 
-static int64_t fleet_deadline(void *self)
+static int64_t fleet_row_deadline(void *self)
 {
 	return claims_deadline(self);
 }
@@ -36,8 +36,8 @@ static void fleet_after_poll(void *self, short revents)
 }
 
 static const struct owner_row fleet_row = { .name = "fleet",
-					    .poll = fleet_poll,
-					    .deadline = fleet_deadline,
+					    .poll = fleet_row_poll,
+					    .deadline = fleet_row_deadline,
 					    .after_poll = fleet_after_poll };
 
 /* Reload (reload.h): the inotify watches, and a reload that settles. */
