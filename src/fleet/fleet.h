@@ -40,6 +40,10 @@
 
 #include "fleet_types.h"
 
+/* The statements that create the tables and indexes, for --fleet-sql
+ * (fleet_sql.c). */
+extern const char fleet_sql_ddl[];
+
 struct fleet;
 
 /* Loads libpq and checks C's connection string (libpq parses it; the

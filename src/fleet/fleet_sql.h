@@ -31,8 +31,7 @@ enum fleet_renew_column {
 #define FLEET_DIFFER_ROWS "100"
 
 extern const char fleet_sql_setup[];
-/* The statements that create the tables and indexes, for --fleet-sql. */
-extern const char fleet_sql_ddl[];
+/* fleet_sql_ddl, for --fleet-sql: in fleet.h, the fleet's public face. */
 extern const char fleet_sql_start[];
 extern const char fleet_sql_attempt[];
 extern const char fleet_sql_abandon[];
