@@ -51,6 +51,22 @@ make_tree() {
 	cmp "$STYLE" "$t/src/good.c"
 }
 
+@test "make format-check leaves out the files tests/format-todo names, and only those" {
+	local t=$BATS_TEST_TMPDIR/tree
+	make_tree "$t"
+	printf 'int  f(void);\n' >"$t/src/old.h"
+	printf 'int  g(void);\n' >"$t/src/new.h"
+	printf '# written before the style was checked\nsrc/old.h\n' >"$t/tests/format-todo"
+	run make -s -C "$t" -f "$REPO/Makefile" format-check
+	assert_failure
+	assert_output --partial "src/new.h:1:"
+	refute_output --partial "old.h"
+	printf 'int g(void);\n' >"$t/src/new.h"
+	run make -s -C "$t" -f "$REPO/Makefile" format-check
+	assert_success
+	assert_output ""
+}
+
 @test "format-stats counts the files and lines each configuration would change" {
 	local t=$BATS_TEST_TMPDIR/tree
 	make_tree "$t"
