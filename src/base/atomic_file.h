@@ -18,8 +18,7 @@ const char *not_regular_why(mode_t mode);
  * directory, and PATH itself is missing or a regular file (not a directory,
  * a FIFO, a socket or a device). Returns 0, or -1 with one line in err that
  * begins "OPTION 'PATH': " and says why (a usage error). */
-int atomic_check_target(const char *option, const char *path, char *err,
-			size_t errlen);
+int atomic_check_target(const char *option, const char *path, char *err, size_t errlen);
 
 /* Replaces PATH with the LEN bytes of DATA: a temporary file with an
  * unpredictable name is created exclusively in PATH's directory (mode 0644
@@ -29,7 +28,6 @@ int atomic_check_target(const char *option, const char *path, char *err,
  * and one line in err, "CALL 'PATH': MESSAGE", where CALL is the one word
  * naming the failed call (open, write, fsync, close, rename), whether it
  * failed on PATH's directory, the temporary or PATH itself. */
-int atomic_replace(const char *path, const void *data, size_t len, char *err,
-		   size_t errlen);
+int atomic_replace(const char *path, const void *data, size_t len, char *err, size_t errlen);
 
 #endif

@@ -12,9 +12,9 @@
 
 /* Zeroed is empty. */
 struct buf {
-	char *s;        /* s[0..len) is the text; NULL until something is kept */
+	char *s; /* s[0..len) is the text; NULL until something is kept */
 	size_t len, cap;
-	bool failed;    /* a reserve failed: sticky, until its owner clears it */
+	bool failed; /* a reserve failed: sticky, until its owner clears it */
 };
 
 /* The slow paths of the two below: they grow. */

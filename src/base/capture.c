@@ -14,8 +14,8 @@ static int keep(struct capture *c, const char *data, size_t len)
 }
 
 /* Sends the kept part and DATA[0..len) as one line. */
-static void send_line(struct capture *c, const char *data, size_t len,
-		      capture_line_fn fn, void *arg)
+static void send_line(struct capture *c, const char *data, size_t len, capture_line_fn fn,
+		      void *arg)
 {
 	if (c->line.len == 0) {
 		fn(arg, data, len);
@@ -31,8 +31,7 @@ static void send_line(struct capture *c, const char *data, size_t len,
 	c->line.len = 0;
 }
 
-int capture_feed(struct capture *c, const char *data, size_t len,
-		 capture_line_fn fn, void *arg)
+int capture_feed(struct capture *c, const char *data, size_t len, capture_line_fn fn, void *arg)
 {
 	while (len > 0) {
 		size_t room = CAPTURE_LINE_MAX - c->line.len;

@@ -14,7 +14,7 @@
 #define CAPTURE_LINE_MAX (64 * 1024)
 
 struct capture {
-	struct buf line;  /* a line not yet ended */
+	struct buf line; /* a line not yet ended */
 };
 
 /* LINE is not NUL-terminated and has no newline. */
@@ -22,8 +22,7 @@ typedef void (*capture_line_fn)(void *arg, const char *line, size_t len);
 
 /* Returns 0, or -1 when memory ran out (the bytes not kept are lost and
  * the caller reports it). */
-int capture_feed(struct capture *c, const char *data, size_t len,
-		 capture_line_fn fn, void *arg);
+int capture_feed(struct capture *c, const char *data, size_t len, capture_line_fn fn, void *arg);
 void capture_finish(struct capture *c, capture_line_fn fn, void *arg);
 void capture_free(struct capture *c);
 

@@ -23,9 +23,9 @@ uint64_t hash_bytes(uint64_t h, const void *p, size_t n);
 uint64_t hash_text(const char *s);
 
 struct hash_entry {
-	const void *item;       /* NULL: empty */
+	const void *item; /* NULL: empty */
 	size_t value;
-	bool taken;             /* a tombstone: the probe goes on past it */
+	bool taken; /* a tombstone: the probe goes on past it */
 };
 
 struct hash_set {

@@ -15,7 +15,7 @@
 /* Embedded in an item: its key and where it sits (HEAP_ABSENT: not in). */
 struct heap_node {
 	int64_t key;
-	size_t order;   /* breaks ties between equal keys: smaller first */
+	size_t order; /* breaks ties between equal keys: smaller first */
 	size_t index;
 	void *item;
 };

@@ -78,7 +78,8 @@ static int read_string(struct reader *r, long i)
 
 			if (e == 'u') {
 				for (int h = 2; h < 6; h++)
-					if (r->pos + (size_t)h >= r->len || !is_hex(r->s[r->pos + (size_t)h]))
+					if (r->pos + (size_t)h >= r->len ||
+					    !is_hex(r->s[r->pos + (size_t)h]))
 						return fail(r, "bad \\u escape");
 				r->pos += 6;
 				continue;
@@ -194,8 +195,12 @@ static int read_value(struct reader *r, int depth)
 	if (r->pos >= r->len)
 		return fail(r, "expected a value");
 	c = r->s[r->pos];
-	i = add_value(r, c == '{' ? JSON_OBJECT : c == '[' ? JSON_ARRAY : c == '"' ? JSON_STRING
-		      : c == 't' || c == 'f' ? JSON_BOOL : c == 'n' ? JSON_NULL : JSON_NUMBER);
+	i = add_value(r, c == '{'               ? JSON_OBJECT
+			 : c == '['             ? JSON_ARRAY
+			 : c == '"'             ? JSON_STRING
+			 : c == 't' || c == 'f' ? JSON_BOOL
+			 : c == 'n'             ? JSON_NULL
+						: JSON_NUMBER);
 	if (i < 0)
 		return -1;
 	if (c == '{' || c == '[')

@@ -20,8 +20,8 @@ enum json_type { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSO
  * everything inside it. */
 struct json_value {
 	enum json_type type;
-	size_t start, len;   /* the text of it (a string's without quotes) */
-	size_t count;        /* members or elements */
+	size_t start, len; /* the text of it (a string's without quotes) */
+	size_t count;      /* members or elements */
 	size_t next;
 };
 

@@ -41,8 +41,8 @@ static size_t distance_within(const char *a, size_t la, const char *b, size_t lb
 			size_t cost = !same(a[i - 1], b[j - 1]);
 
 			row[j] = min3(up[j] + 1, row[j - 1] + 1, up[j - 1] + cost);
-			if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]) &&
-			    two[j - 2] + 1 < row[j])
+			if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) &&
+			    same(a[i - 2], b[j - 1]) && two[j - 2] + 1 < row[j])
 				row[j] = two[j - 2] + 1;
 			if (row[j] < least)
 				least = row[j];

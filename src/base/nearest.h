@@ -33,12 +33,12 @@ size_t nearest_distance(const char *a, const char *b);
  * - never the word itself: a word of the set is not a mistake. */
 struct nearest {
 	const char *word;
-	size_t len;               /* of WORD */
-	size_t limit;             /* the largest distance that is "near" */
-	const char *best;         /* NULL: none yet */
+	size_t len;       /* of WORD */
+	size_t limit;     /* the largest distance that is "near" */
+	const char *best; /* NULL: none yet */
 	size_t distance;
-	const char *completion;   /* the first candidate that begins with WORD */
-	bool completions;         /* more than one does */
+	const char *completion; /* the first candidate that begins with WORD */
+	bool completions;       /* more than one does */
 };
 
 void nearest_begin(struct nearest *n, const char *word);

@@ -20,7 +20,7 @@
 typedef void owner_add_fn(void *set, int fd, short events, void *tag);
 
 struct owner_row {
-	const char *name;   /* for a reader of the table, and error lines */
+	const char *name; /* for a reader of the table, and error lines */
 	/* Adds the row's descriptors to the poll set (none: adds nothing). */
 	void (*poll)(void *self, owner_add_fn *add, void *set);
 	/* One of its descriptors had REVENTS: TAG is what poll gave. */

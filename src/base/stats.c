@@ -72,8 +72,7 @@ int64_t stats_percentile_us(const struct stats *st, unsigned p)
 			uint64_t top = bucket_top(b);
 
 			/* The bucket bound may exceed the largest value seen. */
-			return (int64_t)top < st->late_max_us ? (int64_t)top
-							       : st->late_max_us;
+			return (int64_t)top < st->late_max_us ? (int64_t)top : st->late_max_us;
 		}
 	}
 	return st->late_max_us;
@@ -87,9 +86,8 @@ size_t stats_format(const struct stats *st, char *buf, size_t len)
 	int n;
 
 	n = snprintf(buf, len,
-		     "tfd: stats: wakeups %" PRIu64 " expirations %" PRIu64
-		     " missed %" PRIu64 " late_us min %" PRId64 " avg %" PRId64
-		     " p99 %" PRId64 " max %" PRId64 "\n",
+		     "tfd: stats: wakeups %" PRIu64 " expirations %" PRIu64 " missed %" PRIu64
+		     " late_us min %" PRId64 " avg %" PRId64 " p99 %" PRId64 " max %" PRId64 "\n",
 		     st->wakeups, st->expirations, st->missed, min, avg,
 		     stats_percentile_us(st, 99), max);
 	return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;

@@ -9,9 +9,9 @@
 
 /* Values below 64 µs are exact; above, each power of two splits into 32
  * buckets, so a percentile is within 1/32 (3 %) of the true value. */
-#define STATS_EXACT    64
-#define STATS_SUB      32
-#define STATS_BUCKETS  (STATS_EXACT + (64 - 6) * STATS_SUB)
+#define STATS_EXACT 64
+#define STATS_SUB 32
+#define STATS_BUCKETS (STATS_EXACT + (64 - 6) * STATS_SUB)
 
 struct stats {
 	uint64_t wakeups;

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #define NSEC_PER_USEC INT64_C(1000)
-#define NSEC_PER_SEC  INT64_C(1000000000)
+#define NSEC_PER_SEC INT64_C(1000000000)
 
 static inline int64_t timespec_to_ns(struct timespec ts)
 {

@@ -137,8 +137,18 @@ static void put_quoted(struct text *t, const char *s)
 
 /* The columns a batch can carry, each item's value as text (NULL: SQL
  * NULL, written unquoted). */
-enum column { COL_JOB, COL_SCHEDULED, COL_EXCLUSIVE, COL_RESENT, COL_STATE, COL_ATTEMPTS,
-	      COL_EXIT, COL_TIMED_OUT, COL_FINISHED, COL_MANUAL };
+enum column {
+	COL_JOB,
+	COL_SCHEDULED,
+	COL_EXCLUSIVE,
+	COL_RESENT,
+	COL_STATE,
+	COL_ATTEMPTS,
+	COL_EXIT,
+	COL_TIMED_OUT,
+	COL_FINISHED,
+	COL_MANUAL
+};
 
 static const char *value_of(const struct op *op, enum column c, char *buf, size_t len)
 {
@@ -227,7 +237,7 @@ const char *fleet_batch_statement(const struct fleet_config *cfg, const struct o
 				  struct fleet_statement *p)
 {
 	static const enum column claims[] = { COL_JOB, COL_SCHEDULED, COL_EXCLUSIVE, COL_RESENT };
-	static const enum column rows[] = { COL_JOB, COL_SCHEDULED, COL_STATE, COL_ATTEMPTS,
+	static const enum column rows[] = { COL_JOB,  COL_SCHEDULED, COL_STATE,   COL_ATTEMPTS,
 					    COL_EXIT, COL_TIMED_OUT, COL_FINISHED };
 
 	switch (op->kind) {

@@ -11,8 +11,8 @@
 #include "pq.h"
 
 struct fleet_params {
-	char **keywords, **values;   /* libpq's connection parameters, NULL-ended */
-	int64_t answer_ns;           /* a connection or statement silent this long is dead */
+	char **keywords, **values;    /* libpq's connection parameters, NULL-ended */
+	int64_t answer_ns;            /* a connection or statement silent this long is dead */
 	struct fleet_secrets secrets; /* scrubbed from every message of libpq's */
 };
 
@@ -24,8 +24,8 @@ struct fleet_params {
  * part of a password is shown (fleet_secrets.h). A URI that libpq would
  * misread, or a port that is not a number, is a usage error. F is left
  * for fleet_params_free either way. */
-int fleet_params_parse(struct fleet_params *f, const struct pq *pq, const char *conninfo,
-		       char *err, size_t errlen);
+int fleet_params_parse(struct fleet_params *f, const struct pq *pq, const char *conninfo, char *err,
+		       size_t errlen);
 void fleet_params_free(struct fleet_params *f);
 
 /* A connection that could not be made (its host refused it, closed it

@@ -21,7 +21,7 @@ struct op *fleet_pipe_oldest(const struct fleet_pipe *p)
 enum fleet_pipe_read fleet_pipe_read(struct fleet_pipe *p, int status)
 {
 	if (p->answered)
-		return FLEET_PIPE_CONFUSED;  /* its answer would be read twice */
+		return FLEET_PIPE_CONFUSED; /* its answer would be read twice */
 	if (p->sync_due) {
 		if (status != PQ_RESULT_SYNC)
 			return FLEET_PIPE_CONFUSED;

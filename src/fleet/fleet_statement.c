@@ -62,7 +62,7 @@ const char *fleet_statement_of(const struct fleet_config *cfg, const char *bound
 		return fleet_sql_attempt;
 	case OP_CLAIM:
 	case OP_END:
-		break;  /* items of a batch, never sent alone */
+		break; /* items of a batch, never sent alone */
 	case OP_ABANDON:
 		p->v[p->n++] = op->job;
 		param_instant(p, 0, op->scheduled_ns);
@@ -89,7 +89,7 @@ const char *fleet_statement_of(const struct fleet_config *cfg, const char *bound
 	case OP_PAUSE:
 	case OP_RESUME:
 	case OP_VIEW:
-		break;  /* written by another file (the policy's statement column) */
+		break; /* written by another file (the policy's statement column) */
 	case OP_KINDS:
 		break;
 	}

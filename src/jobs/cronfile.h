@@ -15,20 +15,19 @@
  * it must be owned by root and writable by nobody else, and when PATH is
  * a symbolic link, the link must be root's too. The reason is static text
  * or written in BUF. */
-const char *cronfile_system_why(const char *path, const struct stat *st, char *buf,
-				size_t len);
+const char *cronfile_system_why(const char *path, const struct stat *st, char *buf, size_t len);
 
 /* Why the crontab of USER in a spool (PATH, whose open descriptor FSTAT
  * said ST) may not load (NULL: it may): it must be owned by USER and give
  * no permission to group or others, as crontab(1) writes it. *UNKNOWN is
  * set when USER does not exist (a later reload may find it). */
-const char *cronfile_user_why(const char *user, const struct stat *st, bool *unknown,
-			      char *buf, size_t len);
+const char *cronfile_user_why(const char *user, const struct stat *st, bool *unknown, char *buf,
+			      size_t len);
 
 /* Why the mode MODE and owner UID (the user's: OWNER) of a user's crontab
  * refuse it, or NULL. Pure. */
-const char *cronfile_user_mode_why(mode_t mode, uid_t uid, uid_t owner, const char *user,
-				   char *buf, size_t len);
+const char *cronfile_user_mode_why(mode_t mode, uid_t uid, uid_t owner, const char *user, char *buf,
+				   size_t len);
 
 /* Why the owner UID and mode MODE of a system crontab refuse it, or NULL.
  * Pure. */

@@ -18,13 +18,13 @@
 enum jobs_kind { JOBS_CRONTAB, JOBS_REBOOT, JOBS_TFD };
 
 struct cron_line {
-	enum jobs_kind kind;        /* JOBS_CRONTAB or JOBS_REBOOT */
+	enum jobs_kind kind;                 /* JOBS_CRONTAB or JOBS_REBOOT */
 	const char *field[CRON_LINE_FIELDS]; /* the time fields, or the nickname */
 	size_t field_len[CRON_LINE_FIELDS];
 	int nfields;
-	const char *user;           /* a system crontab's user field, or NULL */
+	const char *user; /* a system crontab's user field, or NULL */
 	size_t user_len;
-	const char *command;        /* the rest of the line */
+	const char *command; /* the rest of the line */
 };
 
 /* Splits P (at its first non-blank) into the schedule, the user (SYSTEM)

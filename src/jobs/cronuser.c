@@ -23,8 +23,8 @@ static bool user_name_like(const char *s, size_t n)
 	return true;
 }
 
-long cronuser_first_line(const struct jobs_file *f, cronuser_known_fn known, void *arg,
-			 char *word, size_t len)
+long cronuser_first_line(const struct jobs_file *f, cronuser_known_fn known, void *arg, char *word,
+			 size_t len)
 {
 	for (size_t i = 0; i < f->n; i++) {
 		const struct jobs_entry *e = &f->entries[i];

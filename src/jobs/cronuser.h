@@ -20,7 +20,7 @@ typedef bool (*cronuser_known_fn)(void *arg, const char *word);
 /* The first crontab or @reboot line of F (read as a plain jobs file) whose command
  * begins with a user name that KNOWN says is one, then more words: its index, with
  * the name in WORD (LEN bytes, cut); -1 when there is none. */
-long cronuser_first_line(const struct jobs_file *f, cronuser_known_fn known, void *arg,
-			 char *word, size_t len);
+long cronuser_first_line(const struct jobs_file *f, cronuser_known_fn known, void *arg, char *word,
+			 size_t len);
 
 #endif

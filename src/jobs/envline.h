@@ -9,9 +9,9 @@
 enum env_kind { ENV_OK, ENV_NOT, ENV_BAD };
 
 struct env_line {
-	const char *name, *value;   /* in the line, not NUL-terminated */
+	const char *name, *value; /* in the line, not NUL-terminated */
 	size_t name_len, value_len;
-	const char *why;            /* with ENV_BAD */
+	const char *why; /* with ENV_BAD */
 };
 
 /* Reads P as cronie's load_env does: NAME, blanks, '=', blanks, VALUE; the

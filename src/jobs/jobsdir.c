@@ -21,8 +21,8 @@ bool jobsdir_name_ok(const char *name)
 	for (; *name; name++) {
 		char c = *name;
 
-		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '-'))
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-'))
 			return false;
 	}
 	return true;
@@ -30,8 +30,8 @@ bool jobsdir_name_ok(const char *name)
 
 bool jobsdir_spool_name_ok(const char *name)
 {
-	return *name && *name != '.' && strncmp(name, "tmp.", 4) != 0 &&
-	       !strchr(name, '~') && !strchr(name, '/');
+	return *name && *name != '.' && strncmp(name, "tmp.", 4) != 0 && !strchr(name, '~') &&
+	       !strchr(name, '/');
 }
 
 /* The rule of a directory's names: run-parts', or a spool's. */
@@ -121,8 +121,7 @@ static char *join_path(const char *dir, const char *name)
 	return p;
 }
 
-static int list_as(const char *dir, bool spool, char ***paths, size_t *n, char *err,
-		   size_t errlen)
+static int list_as(const char *dir, bool spool, char ***paths, size_t *n, char *err, size_t errlen)
 {
 	const char *option = spool ? "--user-crontabs" : "--jobs";
 	DIR *d = opendir(dir);

@@ -24,10 +24,10 @@
 #define LINE_CHECK_COMMANDS_MAX 256
 
 struct line_checks {
-	struct hash_set seen;        /* the shells and commands looked at */
-	char **keys;                 /* their keys, owned */
+	struct hash_set seen; /* the shells and commands looked at */
+	char **keys;          /* their keys, owned */
 	size_t nkeys, max;
-	size_t commands;             /* commands looked up so far */
+	size_t commands; /* commands looked up so far */
 	struct warnings *warnings;
 };
 
@@ -43,8 +43,8 @@ void line_checks_free(struct line_checks *c);
  * found in the PATH its runs get, nor as an absolute path. Builtins and
  * keywords of a POSIX shell, a word the shell would expand, or a shell not
  * of the sh family are not looked at. */
-void line_checks_warn(struct line_checks *c, const struct job *j, const char *script,
-		      bool command, const char *file, unsigned line);
+void line_checks_warn(struct line_checks *c, const struct job *j, const char *script, bool command,
+		      const char *file, unsigned line);
 
 /* Whether WORD is a builtin or a reserved word of a POSIX shell, or of
  * bash's: found without a look-up in PATH. Pure. */

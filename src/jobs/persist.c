@@ -46,8 +46,8 @@ static int parse_stamp(const char *text, size_t len, int64_t *wall_ns)
 	int64_t sec, nsec;
 
 	if (whole == 0 || (whole > 1 && text[0] == '0') || text[whole] != '.' ||
-	    strspn(frac, digits) != FRACTION_DIGITS ||
-	    frac[FRACTION_DIGITS] != '\n' || frac + FRACTION_DIGITS + 1 != text + len)
+	    strspn(frac, digits) != FRACTION_DIGITS || frac[FRACTION_DIGITS] != '\n' ||
+	    frac + FRACTION_DIGITS + 1 != text + len)
 		return -1;
 	if (decimal_value(text, whole, &sec) != 0 ||
 	    decimal_value(frac, FRACTION_DIGITS, &nsec) != 0 ||
@@ -119,8 +119,7 @@ int persist_read(const char *path, int64_t *wall_ns, char *err, size_t errlen)
 	buf[n] = '\0';
 	if (n > STAMP_MAX || parse_stamp(buf, (size_t)n, wall_ns) != 0) {
 		snprintf(err, errlen,
-			 "--persist '%s': corrupt: expected one line 'SECONDS.NANOSECONDS'",
-			 path);
+			 "--persist '%s': corrupt: expected one line 'SECONDS.NANOSECONDS'", path);
 		return -2;
 	}
 	return 1;

@@ -188,7 +188,8 @@ int reboot_record_path(char *buf, size_t len, char *err, size_t errlen)
 		return 0;
 	}
 	if (!default_place(buf, len, &mode)) {
-		snprintf(err, errlen, "no place for the record: XDG_RUNTIME_DIR and HOME are "
+		snprintf(err, errlen,
+			 "no place for the record: XDG_RUNTIME_DIR and HOME are "
 			 "not set, or too long");
 		return -1;
 	}

@@ -21,11 +21,11 @@
  * jobs and, given explicitly, its --replica (two replicas of a fleet on
  * one machine each run the @reboot lines). */
 struct reboot_instance {
-	char *const *paths;          /* every --jobs PATH */
+	char *const *paths; /* every --jobs PATH */
 	size_t npaths;
-	bool system;                 /* --system-crontab */
-	const char *user_crontabs;   /* --user-crontabs DIR, or NULL */
-	const char *replica;         /* --replica, or NULL */
+	bool system;               /* --system-crontab */
+	const char *user_crontabs; /* --user-crontabs DIR, or NULL */
+	const char *replica;       /* --replica, or NULL */
 };
 
 /* The key of an instance: the FNV-1a hash (64 bits), as 16 hex digits, of

@@ -23,13 +23,13 @@ void due_serve(struct loop *l);
 
 /* tfdctl run of J, outside its schedule: whether it may run now. */
 enum due_manual {
-	DUE_MANUAL_NOW,          /* it acts at due_manual_act */
-	DUE_MANUAL_CLAIM,        /* --fleet: due_manual_act asks its claim, and it
+	DUE_MANUAL_NOW,         /* it acts at due_manual_act */
+	DUE_MANUAL_CLAIM,       /* --fleet: due_manual_act asks its claim, and it
 				  * acts once won (claims.h's manual_answered) */
-	DUE_MANUAL_NO_COMMAND,   /* J only prints: nothing to run */
-	DUE_MANUAL_STOPPING,     /* tfd shuts down or drains (--on-stop=wait):
+	DUE_MANUAL_NO_COMMAND,  /* J only prints: nothing to run */
+	DUE_MANUAL_STOPPING,    /* tfd shuts down or drains (--on-stop=wait):
 				  * nothing new starts */
-	DUE_MANUAL_NO_DATABASE,  /* --fleet without its database: a run now
+	DUE_MANUAL_NO_DATABASE, /* --fleet without its database: a run now
 				  * must be claimed, and nobody can */
 };
 

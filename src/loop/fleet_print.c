@@ -58,14 +58,14 @@ static void fnv_words(struct fnv *h, char *const *words)
  * daylight saving time's rule and dates, as far as a schedule sees them). */
 static void fnv_zone(struct fnv *h, const struct tz *zone)
 {
-	const int64_t year = INT64_C(1767225600);  /* 2026-01-01T00:00:00Z */
+	const int64_t year = INT64_C(1767225600); /* 2026-01-01T00:00:00Z */
 
 	if (!zone) {
 		fnv_int(h, -1);
 		return;
 	}
 	for (int half_month = 0; half_month < 24; half_month++) {
-		int64_t t = year + half_month * INT64_C(1314900);  /* a 24th of 365.25 days */
+		int64_t t = year + half_month * INT64_C(1314900); /* a 24th of 365.25 days */
 
 		fnv_int(h, tz_offset_at(zone, t, NULL));
 	}

@@ -20,8 +20,8 @@ int jobrefs_take(struct jobrefs *r, const struct loop *l)
 
 static int by_address(const void *a, const void *b)
 {
-	uintptr_t x = (uintptr_t)*(const struct job *const *)a;
-	uintptr_t y = (uintptr_t)*(const struct job *const *)b;
+	uintptr_t x = (uintptr_t) * (const struct job *const *)a;
+	uintptr_t y = (uintptr_t) * (const struct job *const *)b;
 
 	return (x > y) - (x < y);
 }

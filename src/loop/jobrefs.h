@@ -18,9 +18,9 @@ struct loop;
 struct job;
 
 struct jobrefs {
-	const struct job **jobs;  /* NULL: freed since it was taken */
+	const struct job **jobs; /* NULL: freed since it was taken */
 	size_t n;
-	uint64_t dropped;         /* l->jobs_dropped at the last look */
+	uint64_t dropped; /* l->jobs_dropped at the last look */
 };
 
 /* The jobs of L's table now, those a reload removed left out. Returns 0,

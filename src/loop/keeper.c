@@ -23,9 +23,9 @@
 struct keeper {
 	struct loop *l;
 	int signal_fd;
-	bool stopped;             /* a signal: the pipes were closed */
+	bool stopped; /* a signal: the pipes were closed */
 	struct pollfd *pfd;
-	struct reader **readers;  /* each reader slot's reader */
+	struct reader **readers; /* each reader slot's reader */
 	size_t pfd_cap, readers_cap;
 };
 
@@ -119,7 +119,7 @@ static void become_keeper(struct keeper *k, int *keep, size_t nkeep)
 	free(keep);
 	k->signal_fd = open_signals();
 	l->ev.on_stdout_lost = stdout_lost;
-	l->readers.on_bytes = NULL;   /* no tfdctl status to show a tail */
+	l->readers.on_bytes = NULL; /* no tfdctl status to show a tail */
 	l->mailer.closing = false;
 	l->mailer.stopping = false;
 }

@@ -34,8 +34,8 @@
 #define SLICE_PART_BYTES (32 * 1024)
 
 struct slice_budget {
-	int64_t left_ns;      /* below 0: a debt */
-	int64_t renew_at;     /* CLOCK_MONOTONIC */
+	int64_t left_ns;  /* below 0: a debt */
+	int64_t renew_at; /* CLOCK_MONOTONIC */
 };
 
 /* After a poll, at NOW (monotonic): each period over gives SLICE_NS

@@ -26,7 +26,7 @@ struct start {
 struct starts {
 	struct start q[STARTS_MAX];
 	size_t head, n;
-	size_t pipe_fds_max;   /* run pipes open at once: from RLIMIT_NOFILE */
+	size_t pipe_fds_max; /* run pipes open at once: from RLIMIT_NOFILE */
 };
 
 /* An empty queue; a --tag-output start waits while PIPE_FDS_MAX run pipes

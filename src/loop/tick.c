@@ -176,8 +176,8 @@ static void job_figures(const struct job *j, struct job_metrics *m)
 
 /* Every job's figures now, each with its name (removed jobs left out).
  * Returns -1 when memory ran out; the caller frees both arrays. */
-static int collect_metrics(struct loop *l, const char ***names_out,
-			   struct job_metrics **m_out, size_t *n_out)
+static int collect_metrics(struct loop *l, const char ***names_out, struct job_metrics **m_out,
+			   size_t *n_out)
 {
 	const char **names = calloc(l->njobs + 1, sizeof *names);
 	struct job_metrics *m = calloc(l->njobs + 1, sizeof *m);
@@ -212,8 +212,7 @@ void tick_write_metrics(struct loop *l, const struct fleet_metrics *fm)
 		return;
 	if (collect_metrics(l, &names, &m, &n) != 0)
 		events_error(&l->ev, NULL, "malloc", "--metrics: out of memory");
-	else if (metrics_write(l->cfg->metrics_path, names, m, n, fm, err,
-			       sizeof err) != 0)
+	else if (metrics_write(l->cfg->metrics_path, names, m, n, fm, err, sizeof err) != 0)
 		events_error(&l->ev, NULL, "metrics", err);
 	free(names);
 	free(m);
@@ -469,7 +468,8 @@ void tick_on_clock(struct loop *l, struct clock_timer *ct)
 	/* Each due job is moved past NOW, so this ends; the budget only
 	 * guards against a schedule that would not move. */
 	for (budget = ct->heap.n; budget > 0 && heap_min_key(&ct->heap) <= now &&
-				  l->st.phase == PHASE_RUNNING && !starts_full(&l->starts); budget--)
+				  l->st.phase == PHASE_RUNNING && !starts_full(&l->starts);
+	     budget--)
 		job_wake(l, heap_top(&ct->heap)->item, now);
 	/* A full start queue leaves the rest due: the timer is armed anew
 	 * (in the past, so it fires at once) when the queue has room. */
@@ -521,7 +521,8 @@ static int start_runner(struct loop *l, struct job *j)
  * at once, numbered 0, printed as no tick. */
 static void catch_up(struct loop *l, struct job *j)
 {
-	struct tick t = { .job = j->name, .local = l->cfg->local,
+	struct tick t = { .job = j->name,
+			  .local = l->cfg->local,
 			  .wall_ns = clock_now_ns(CLOCK_REALTIME) };
 
 	if (j->state->runner && run_tick(l, j, &t) == TICK_ACTION_NONE)

@@ -18,7 +18,9 @@ int timer_open(struct timer *t, clockid_t clock, clockid_t read_clock)
 
 	if (fd < 0)
 		return -1;
-	*t = (struct timer){ .fd = fd, .clock = clock, .read_clock = read_clock,
+	*t = (struct timer){ .fd = fd,
+			     .clock = clock,
+			     .read_clock = read_clock,
 			     .armed = INT64_MAX };
 	return 0;
 }

@@ -15,11 +15,12 @@
  * for a directory of files, one removed or moved away; and a write not yet
  * closed, which a reload waits for. One mask for every watch: two on the
  * same directory share a descriptor. */
-#define DIR_EVENTS (IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM | \
-		    IN_ATTRIB | IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF | IN_MASK_ADD)
+#define DIR_EVENTS \
+	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_ATTRIB | \
+	 IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF | IN_MASK_ADD)
 /* A directory made (or moved) below the ancestor, or the ancestor gone. */
-#define ANCESTOR_EVENTS (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | \
-			 IN_MASK_ADD)
+#define ANCESTOR_EVENTS \
+	(IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_MASK_ADD)
 /* The watch itself is gone (IN_IGNORED) or no longer on that path. */
 #define GONE_EVENTS (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)
 
@@ -193,7 +194,8 @@ enum watch_news watch_event(struct watch *w, int fd, const struct inotify_event 
 	if (w->wd >= 0 && ev->wd == w->wd) {
 		if (!(ev->mask & GONE_EVENTS))
 			return (w->whole_dir ? dir_file_changed(w, ev) : file_changed(w->path, ev))
-				       ? WATCH_CHANGED : WATCH_NONE;
+				       ? WATCH_CHANGED
+				       : WATCH_NONE;
 		/* Deleted, or moved away: the path is what is watched, so
 		 * the watch goes to wherever the path leads now. */
 		unwatch(&w->wd);

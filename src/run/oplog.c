@@ -135,8 +135,10 @@ size_t oplog_stop(char *buf, size_t len, const struct oplog_stop_line *s)
 		snprintf(what, sizeof what, ": %zu run%s sent %s, SIGKILL after %ss", s->runs,
 			 plural(s->runs), sig, millis(grace, s->kill_after_ns));
 	else if (s->runs && s->how == OPLOG_STOP_WAITING)
-		snprintf(what, sizeof what, ": waiting for %zu run%s to end (a second signal "
-			 "sends it on to them)", s->runs, plural(s->runs));
+		snprintf(what, sizeof what,
+			 ": waiting for %zu run%s to end (a second signal "
+			 "sends it on to them)",
+			 s->runs, plural(s->runs));
 	else if (s->runs)
 		snprintf(what, sizeof what, ": %zu run%s left running", s->runs, plural(s->runs));
 	if (s->dropped)

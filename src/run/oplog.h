@@ -50,13 +50,13 @@ size_t oplog_start(char *buf, size_t len, size_t njobs, size_t nfiles);
 
 /* What a stop did to the runs going. */
 enum oplog_stop {
-	OPLOG_STOP_SIGNALLED,  /* sent the signal, SIGKILL after the grace */
-	OPLOG_STOP_WAITING,    /* --on-stop=wait: nothing new, the runs end on their own */
-	OPLOG_STOP_LEFT,       /* --on-stop=leave: tfd exits, the runs go on */
+	OPLOG_STOP_SIGNALLED, /* sent the signal, SIGKILL after the grace */
+	OPLOG_STOP_WAITING,   /* --on-stop=wait: nothing new, the runs end on their own */
+	OPLOG_STOP_LEFT,      /* --on-stop=leave: tfd exits, the runs go on */
 };
 
 struct oplog_stop_line {
-	int sig;               /* the signal tfd was sent */
+	int sig; /* the signal tfd was sent */
 	enum oplog_stop how;
 	size_t runs;           /* runs going */
 	size_t dropped;        /* starts that were due or waiting and will not be made */

@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 /* Returns 0 when PATH is a file we may execute, else the errno value that
  * explains why not: EISDIR for a directory, EACCES for any other file, and
  * stat's own error (ENOENT, or EACCES for a directory we may not search)
@@ -31,8 +30,7 @@ static int executable_error(const char *path, int *exists)
 	return 0;
 }
 
-static int path_in_dir(char *buf, size_t len, const char *dir, size_t dirlen,
-		     const char *name)
+static int path_in_dir(char *buf, size_t len, const char *dir, size_t dirlen, const char *name)
 {
 	int n = snprintf(buf, len, "%.*s/%s", (int)dirlen, dir, name);
 
@@ -71,9 +69,9 @@ int resolve_command_in(const char *command, const char *dirs, char *buf, size_t 
 	for (const char *dir = dirs;; dir++) {
 		size_t dirlen = strcspn(dir, ":");
 		int exists = 0;
-		int e = path_in_dir(buf, len, dirlen ? dir : ".", dirlen ? dirlen : 1,
-				    command) == 0 ? executable_error(buf, &exists)
-						  : ENAMETOOLONG;
+		int e = path_in_dir(buf, len, dirlen ? dir : ".", dirlen ? dirlen : 1, command) == 0
+				? executable_error(buf, &exists)
+				: ENAMETOOLONG;
 
 		if (e == 0)
 			return 0;

@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 struct pidmap_slot {
-	pid_t pid;      /* 0: empty; -1: deleted */
+	pid_t pid; /* 0: empty; -1: deleted */
 	void *value;
 };
 

@@ -16,10 +16,10 @@
  * line in err ("--cgroup '/x': not a cgroup v2 directory") and the exit
  * status to use in *status (2 for a bad value, 1 for a missing kernel
  * feature). A pidfd is taken once, so a later reuse of PID is never joined. */
-int spawn_open_cgroup(struct spawn_target *target, const char *dir,
-		      int *status, char *err, size_t errlen);
-int spawn_open_join(struct spawn_target *target, const char *pid_text,
-		    int *status, char *err, size_t errlen);
+int spawn_open_cgroup(struct spawn_target *target, const char *dir, int *status, char *err,
+		      size_t errlen);
+int spawn_open_join(struct spawn_target *target, const char *pid_text, int *status, char *err,
+		    size_t errlen);
 void spawn_target_close(struct spawn_target *target);
 
 #endif

@@ -35,7 +35,7 @@
 #define CONTROL_FDS (CONTROL_CLIENTS + 2)
 
 struct control;
-struct control_client;   /* one connected client; the socket's, opaque above it */
+struct control_client; /* one connected client; the socket's, opaque above it */
 
 /* What the socket hands to the layer above it. ARG is the hooks'. Each
  * may answer (the calls under "Answers") or close the client. */

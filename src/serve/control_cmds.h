@@ -42,14 +42,12 @@ void control_cmds_closed(void *arg, struct control_client *c);
 
 /* A run of J ended (R; FINAL: no retry follows): a `run --wait` for it
  * is answered. J leaves the table: its waiters are told. */
-void control_cmds_run_ended(struct loop *l, struct job *j, const struct run_record *r,
-			    bool final);
+void control_cmds_run_ended(struct loop *l, struct job *j, const struct run_record *r, bool final);
 void control_cmds_job_gone(struct loop *l, struct job *j);
 
 /* A reload was done (COUNTS) or refused (ERROR): `tfdctl reload`s that
  * wait for it are answered. */
-void control_cmds_reloaded(struct loop *l, const struct reload_counts *counts,
-			   const char *error);
+void control_cmds_reloaded(struct loop *l, const struct reload_counts *counts, const char *error);
 
 /* --fleet: the claim of tfdctl run's tick T of J was answered and acted
  * on (T's action); a pause or resume written (MESSAGE NULL) or refused,

@@ -13,10 +13,10 @@
 #include "jsonw.h"
 
 struct ctlconn {
-	const char *path;          /* the socket */
-	const char *timeout_text;  /* --timeout as given, for messages ("10s": none given) */
-	int64_t send_ns;           /* how long connecting and sending may take; -1: no limit */
-	int64_t answer_ns;         /* how long the answer may take then; -1: no limit */
+	const char *path;         /* the socket */
+	const char *timeout_text; /* --timeout as given, for messages ("10s": none given) */
+	int64_t send_ns;          /* how long connecting and sending may take; -1: no limit */
+	int64_t answer_ns;        /* how long the answer may take then; -1: no limit */
 };
 
 /* Sends REQ (its line) to the tfd at CC's path and reads its answer's

@@ -15,7 +15,8 @@ int control_default_path(char *buf, size_t len, char *err, size_t errlen)
 	} else if (dir && *dir) {
 		n = snprintf(buf, len, "%s/tfd/control", dir);
 	} else {
-		snprintf(err, errlen, "no control socket path: XDG_RUNTIME_DIR is not set; "
+		snprintf(err, errlen,
+			 "no control socket path: XDG_RUNTIME_DIR is not set; "
 			 "give --control=PATH");
 		return -1;
 	}

@@ -47,8 +47,8 @@ typedef long (*http_stream_fn)(void *arg, char *buf, size_t max);
  * made in parts from STREAM_ARG, which STREAM_FREE releases once the
  * answer is sent or dropped. */
 struct http_answer {
-	unsigned status;          /* 200, 404, 503, or 500 (out of memory) */
-	const char *type;         /* Content-Type */
+	unsigned status;  /* 200, 404, 503, or 500 (out of memory) */
+	const char *type; /* Content-Type */
 	char *body;
 	size_t len;
 	const char *static_body;

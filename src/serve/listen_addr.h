@@ -11,9 +11,9 @@
 #include <sys/socket.h>
 
 struct listen_addr {
-	struct sockaddr_storage sa;  /* AF_INET or AF_INET6, port set */
+	struct sockaddr_storage sa; /* AF_INET or AF_INET6, port set */
 	socklen_t len;
-	bool any;                    /* no ADDR: every address, IPv6 and IPv4 */
+	bool any; /* no ADDR: every address, IPv6 and IPv4 */
 	uint16_t port;
 };
 

@@ -98,8 +98,8 @@ static bool needs_escape(const char *s, size_t n)
  * show_escaped escapes a name), each quote as QUOTE, and a closing quote.
  * '...' writes a quote as '\'' (the quotes closed, one escaped, opened
  * again); $'...' as \'. */
-static int put_quoted(struct buf *out, const char *s, size_t n, const char *open,
-		      const char *quote, bool escaped)
+static int put_quoted(struct buf *out, const char *s, size_t n, const char *open, const char *quote,
+		      bool escaped)
 {
 	size_t from = 0;
 

@@ -19,15 +19,14 @@ struct calendar;
  * standard or daylight time ("… CET", "… CEST" when LOCAL is Europe/Berlin)
  * is read as systemd reads it: the event is then in local time with
  * daylight saving forced off or on. LOCAL may be NULL: no abbreviations. */
-int calendar_parse_local(const char *spec, const struct tz *local,
-			 tz_lookup_fn find_zone, void *find_zone_arg,
-			 struct calendar **out, char *err, size_t errlen);
+int calendar_parse_local(const char *spec, const struct tz *local, tz_lookup_fn find_zone,
+			 void *find_zone_arg, struct calendar **out, char *err, size_t errlen);
 
 /* The first elapse strictly after AFTER_NS (ns since the epoch), in the
  * event's own zone if it names one, else in LOCAL. Returns 0 and *next_ns,
  * or -1 when the event never elapses again. */
-int calendar_next(const struct calendar *cal, const struct tz *local,
-		  int64_t after_ns, int64_t *next_ns);
+int calendar_next(const struct calendar *cal, const struct tz *local, int64_t after_ns,
+		  int64_t *next_ns);
 
 /* Whether CAL is read on the local zone's clock: it names no zone of its
  * own ("… UTC", "… Europe/Berlin", "@SECONDS" do). */

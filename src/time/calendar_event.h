@@ -29,11 +29,11 @@ struct chain {
 };
 
 struct calendar {
-	int weekdays;           /* bit 0 = Monday … bit 6 = Sunday; -1 = any */
-	bool end_of_month;      /* the day chain counts back from the month end */
+	int weekdays;      /* bit 0 = Monday … bit 6 = Sunday; -1 = any */
+	bool end_of_month; /* the day chain counts back from the month end */
 	bool utc;
-	int dst;                /* -1, or daylight saving forced off (0) or on */
-	const struct tz *zone;  /* the event's own zone; NULL = the local one */
+	int dst;               /* -1, or daylight saving forced off (0) or on */
+	const struct tz *zone; /* the event's own zone; NULL = the local one */
 	struct chain year, month, day, hour, minute, usec;
 };
 

@@ -48,13 +48,11 @@ int64_t floor_mod(int64_t n, int64_t d);
  * RFC 3339's is SEP 'T' with "Z" or "+01:00"; PostgreSQL's timestamptz
  * input takes ' ' and "+00". Writes at most LEN bytes with a NUL (40 hold
  * any ZONE of up to 9); returns the length written. */
-size_t civil_format_us(char *buf, size_t len, int64_t secs, int us, char sep,
-		       const char *zone);
+size_t civil_format_us(char *buf, size_t len, int64_t secs, int us, char sep, const char *zone);
 
 /* As civil_format_us for WALL_NS nanoseconds since the epoch in UTC,
  * truncated to the microsecond before it (the same for instants before
  * 1970 as after). */
-size_t civil_format_utc_us(char *buf, size_t len, int64_t wall_ns, char sep,
-			   const char *zone);
+size_t civil_format_utc_us(char *buf, size_t len, int64_t wall_ns, char sep, const char *zone);
 
 #endif

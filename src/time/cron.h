@@ -19,8 +19,7 @@ int cron_parse(const char *expr, struct cron **out, char *err, size_t errlen);
 /* The first run time strictly after AFTER_NS (ns since the epoch), local
  * time in ZONE, cronie's DST rules. Returns 0 and *next_ns, or -1 when the
  * expression never runs again. */
-int cron_next(const struct cron *cron, const struct tz *zone, int64_t after_ns,
-	      int64_t *next_ns);
+int cron_next(const struct cron *cron, const struct tz *zone, int64_t after_ns, int64_t *next_ns);
 
 /* CRON as parsed, in one canonical text in BUF (LEN: 64 holds it): each
  * field's values and the flags that change what they mean (a day field or

@@ -16,12 +16,12 @@
 #define JSONW_DEPTH 32
 
 struct jsonw {
-	char *text;           /* NUL-terminated while not failed */
+	char *text; /* NUL-terminated while not failed */
 	size_t len, cap;
-	bool failed;          /* memory ran out: the text is incomplete */
+	bool failed; /* memory ran out: the text is incomplete */
 	unsigned depth;
 	bool first[JSONW_DEPTH]; /* nothing written yet in the open container */
-	bool after_key;       /* a key was written: its value needs no comma */
+	bool after_key;          /* a key was written: its value needs no comma */
 };
 
 /* Zeroed is an empty writer. jsonw_reset empties it for reuse and keeps

@@ -20,13 +20,11 @@ struct why {
 };
 
 /* Sets WHY's message; returns -1, for "return why_set(...)". */
-int why_set(struct why *why, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int why_set(struct why *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Formats "invalid KIND 'TEXT': WHY" into ERR, with TEXT's control
  * characters escaped so that the message stays one line; returns -1. */
-int parse_fail(char *err, size_t errlen, const char *kind, const char *text,
-	       const struct why *why);
+int parse_fail(char *err, size_t errlen, const char *kind, const char *text, const struct why *why);
 
 /* Parses the time span [P, END): numbers with optional fractions and
  * units, summed; white space may separate everything. 0, or -1 and WHY. */
@@ -51,8 +49,7 @@ static inline bool has_suffix(const char *p, const char *end, const char *suffix
 	return (size_t)(end - p) >= n && memcmp(end - n, suffix, n) == 0;
 }
 
-static inline bool has_suffix_nocase(const char *p, const char *end,
-			      const char *suffix)
+static inline bool has_suffix_nocase(const char *p, const char *end, const char *suffix)
 {
 	size_t n = strlen(suffix);
 

@@ -89,8 +89,12 @@ bool schedule_repeats(const struct schedule *s)
 void schedule_walk_init(struct schedule_walk *w, const struct schedule *s, uint64_t count,
 			int64_t end_ns)
 {
-	*w = (struct schedule_walk){ .s = s, .count = count, .end_ns = end_ns, .k = 1,
-				     .at_ns = INT64_MAX, .last_ns = INT64_MIN };
+	*w = (struct schedule_walk){ .s = s,
+				     .count = count,
+				     .end_ns = end_ns,
+				     .k = 1,
+				     .at_ns = INT64_MAX,
+				     .last_ns = INT64_MIN };
 }
 
 static int walk_within(const struct schedule_walk *w)

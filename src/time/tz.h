@@ -53,8 +53,7 @@ int tz_local_to_utc(const struct tz *zone, int64_t local, int64_t out[2]);
  * daylight side (or the side WANT_DST does not name). A WANT_DST that the
  * zone does not have at that time borrows the offset of the nearest instant
  * that has it. Returns false where glibc fails (and on overflow). */
-bool tz_mktime(const struct tz *zone, int64_t local, int want_dst,
-	       int64_t *guess, int64_t *out);
+bool tz_mktime(const struct tz *zone, int64_t local, int want_dst, int64_t *guess, int64_t *out);
 
 /* The abbreviation localtime(3) gives for instant T (tm_zone: "CET",
  * "CEST", "+1030"). Never NULL. */
@@ -82,8 +81,7 @@ const char *tz_dst_abbr(const struct tz *zone);
  * without any): the first standard and the first daylight type. A kind
  * left without a name takes the other's, so neither is NULL; Asia/Tokyo
  * has JST/JDT in 1950 and JST/JST from 1952. */
-void tz_abbrs_at(const struct tz *zone, int64_t t, const char **std,
-		 const char **dst);
+void tz_abbrs_at(const struct tz *zone, int64_t t, const char **std, const char **dst);
 
 /* A lookup from zone name to loaded zone, injected into the pure parsers so
  * they can resolve "… Europe/Berlin" without doing I/O themselves. Returns

@@ -8,13 +8,13 @@
 
 struct cache_entry {
 	char *name;
-	struct tz *zone;      /* NULL: known to be unknown */
+	struct tz *zone; /* NULL: known to be unknown */
 	struct cache_entry *next;
 };
 
 struct tz_cache {
 	struct cache_entry *head;
-	int unknown;          /* negative entries, bounded */
+	int unknown; /* negative entries, bounded */
 };
 
 #define CACHE_MAX_UNKNOWN 64

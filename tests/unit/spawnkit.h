@@ -29,7 +29,7 @@ void read_file(const char *path, char *buf, size_t len);
 struct capture {
 	char out[4096];
 	char err[1024];
-	int status;        /* from waitpid */
+	int status; /* from waitpid */
 	pid_t pid;
 };
 

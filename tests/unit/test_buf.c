@@ -84,8 +84,8 @@ static void test_overflow(void)
 	char c = 'x';
 
 	check(buf_put(&b, &c, 1) == 0, "one byte");
-	check(buf_reserve(&b, SIZE_MAX, SIZE_MAX) == -1 && b.failed && b.len == 1 &&
-	      b.s[0] == 'x', "len + SIZE_MAX wraps: refused, the text kept");
+	check(buf_reserve(&b, SIZE_MAX, SIZE_MAX) == -1 && b.failed && b.len == 1 && b.s[0] == 'x',
+	      "len + SIZE_MAX wraps: refused, the text kept");
 	b.failed = false;
 	check(buf_reserve(&b, SIZE_MAX / 2, SIZE_MAX) == -1 && b.failed && b.s[0] == 'x',
 	      "half the address space: no memory, the text kept");
@@ -127,7 +127,8 @@ static void test_array(void)
 	/* Past PTRDIFF_MAX bytes, which malloc refuses on every platform (an
 	 * eighth of SIZE_MAX fits a 32-bit process's memory). */
 	check(array_reserve(&w, &wcap, (size_t)PTRDIFF_MAX / sizeof *w + 1, sizeof *w, SIZE_MAX) ==
-		      -1 && wcap == 20,
+			      -1 &&
+		      wcap == 20,
 	      "more than memory holds: refused, the array as it was");
 	w[19].bytes[0] = 'z';
 	check(w[19].bytes[0] == 'z', "the last element is there");

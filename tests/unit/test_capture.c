@@ -116,8 +116,8 @@ static void check_against_reference(const char *what, const char *data, size_t l
 		cut(&got, data, len, chunks[k]);
 		check(got.lines == want.lines && got.len == want.len &&
 			      (got.len == 0 || memcmp(got.text, want.text, got.len) == 0),
-		      "%s, chunks of %zu: %zu lines of %zu bytes, want %zu of %zu", what,
-		      chunks[k], got.lines, got.len, want.lines, want.len);
+		      "%s, chunks of %zu: %zu lines of %zu bytes, want %zu of %zu", what, chunks[k],
+		      got.lines, got.len, want.lines, want.len);
 		sink_free(&got);
 	}
 	sink_free(&want);
@@ -243,7 +243,8 @@ static void test_piece_sizes(void)
 	check(capture_feed(&c, "\n", 1, on_line, &got) == 0, "feed the newline");
 	check(got.lines == 1 && got.len == MAX + 1, "64 KiB then its newline: %zu lines, %zu bytes",
 	      got.lines, got.len);
-	check(capture_feed(&c, s, len, on_line, &got) == 0 && capture_feed(&c, "z", 1, on_line, &got) == 0,
+	check(capture_feed(&c, s, len, on_line, &got) == 0 &&
+		      capture_feed(&c, "z", 1, on_line, &got) == 0,
 	      "feed 64 KiB and one byte");
 	check(got.lines == 2 && got.longest == MAX, "64 KiB and more: the piece is out (%zu lines)",
 	      got.lines);
@@ -306,8 +307,10 @@ static void test_random(void)
 			capture_finish(&c, on_line, &got);
 			capture_free(&c);
 			reference(&want, s, len);
-			check(got.len == want.len && (got.len == 0 || memcmp(got.text, want.text, got.len) == 0),
-			      "%s in random chunks: %zu lines, want %zu", what, got.lines, want.lines);
+			check(got.len == want.len &&
+				      (got.len == 0 || memcmp(got.text, want.text, got.len) == 0),
+			      "%s in random chunks: %zu lines, want %zu", what, got.lines,
+			      want.lines);
 			sink_free(&got);
 			sink_free(&want);
 		}

@@ -44,7 +44,7 @@ static void test_without_fleet(void)
 	check(claims_start(l, &hooks) == 0 && l->claims == NULL, "no fleet: no claims");
 	check(!claims_hold(l, j, &t), "an elapse acts at once");
 	check(!claims_waiting(l) && claims_deadline(l) == INT64_MAX &&
-	      claims_poll_fd(l, &events) == -1 && claims_metrics(l) == NULL,
+		      claims_poll_fd(l, &events) == -1 && claims_metrics(l) == NULL,
 	      "nothing waits, nothing to poll, no figures");
 	claims_run_ended(l, j, &e);
 	claims_job_gone(l, j);
@@ -59,7 +59,8 @@ static void test_without_fleet(void)
 static struct fleet *fleet_nowhere(void)
 {
 	struct fleet_config c = { .conninfo = "host=/nonexistent/tfd-test-claims dbname=x",
-				  .replica = "test", .lease_ns = FLEET_LEASE_DEFAULT_NS,
+				  .replica = "test",
+				  .lease_ns = FLEET_LEASE_DEFAULT_NS,
 				  .deadline_ns = FLEET_DEADLINE_DEFAULT_NS,
 				  .keep_ns = FLEET_KEEP_DEFAULT_NS };
 	char err[256];
@@ -77,7 +78,9 @@ static void test_held(void)
 	struct loop *l = &k->l;
 	struct job *j = loopkit_job(k, "h", "%n", 0, MS);
 	struct job *boot = loopkit_job(k, "b", "%n", 0, MS);
-	struct tick t = { .job = "h", .seq = 1, .expirations = 1,
+	struct tick t = { .job = "h",
+			  .seq = 1,
+			  .expirations = 1,
 			  .wall_ns = clock_now_ns(CLOCK_REALTIME) };
 	struct run_end e = { .seq = 1, .attempt = 1 };
 
@@ -117,7 +120,10 @@ static void test_unsent_at_drain(void)
 	struct job *j = loopkit_job(k, "u", "%n", 0, MS);
 	int64_t now = clock_now_ns(CLOCK_REALTIME);
 	struct tick t = { .job = "u", .seq = 1, .expirations = 1, .wall_ns = now };
-	struct tick m = { .job = "u", .seq = 2, .expirations = 1, .wall_ns = now + MS,
+	struct tick m = { .job = "u",
+			  .seq = 2,
+			  .expirations = 1,
+			  .wall_ns = now + MS,
 			  .manual = true };
 
 	k->cfg.fleet = fleet_nowhere();
@@ -133,8 +139,8 @@ static void test_unsent_at_drain(void)
 	status_drain(&l->st);
 	claims_service(l, 0);
 	check(!claims_waiting(l), "drained: the unsent claims no longer hold tfd up");
-	check(strcmp(loopkit_out(k), "2\n") == 0,
-	      "only tfdctl run's tick (2) printed, missed: %s", loopkit_out(k));
+	check(strcmp(loopkit_out(k), "2\n") == 0, "only tfdctl run's tick (2) printed, missed: %s",
+	      loopkit_out(k));
 	claims_free(l);
 	fleet_free(k->cfg.fleet);
 	loopkit_free(k);

@@ -10,11 +10,14 @@
 
 #define S INT64_C(1000000000)
 
-static struct run_record record_of(const char *state, int exit_status, bool timed_out,
-				   bool *ended)
+static struct run_record record_of(const char *state, int exit_status, bool timed_out, bool *ended)
 {
-	struct fleet_last f = { .start_ns = 100 * S, .end_ns = 102 * S + 5, .replica = "b",
-				.state = state, .exit_status = exit_status, .timed_out = timed_out };
+	struct fleet_last f = { .start_ns = 100 * S,
+				.end_ns = 102 * S + 5,
+				.replica = "b",
+				.state = state,
+				.exit_status = exit_status,
+				.timed_out = timed_out };
 	struct run_record r;
 
 	*ended = claims_fleet_record(&f, &r);

@@ -37,15 +37,18 @@ int main(void)
 	char user[64];
 
 	check(first("SHELL=/bin/sh\n# m h dom mon dow user command\n"
-		    "17 * * * * root cd / && run-parts --report /etc/cron.hourly\n", user) == 3 &&
-	      strcmp(user, "root") == 0, "/etc/crontab's line: %s", user);
+		    "17 * * * * root cd / && run-parts --report /etc/cron.hourly\n",
+		    user) == 3 &&
+		      strcmp(user, "root") == 0,
+	      "/etc/crontab's line: %s", user);
 	check(first("@reboot www-data /srv/start\n", user) == 1 && strcmp(user, "www-data") == 0,
 	      "an @reboot line too");
 	check(first("*/5 * * * * backup.sh --all\n0 1 * * * nobody x\n", user) == 0,
 	      "not a user of this host");
 	check(first("0 1 * * * root\n", user) == 0, "a user name alone is a command");
 	check(first("0 1 * * * Root x\n", user) == 0, "not a user name's form");
-	check(first("--name a --interval 1s -- root x\n", user) == 0, "tfd lines are not looked at");
+	check(first("--name a --interval 1s -- root x\n", user) == 0,
+	      "tfd lines are not looked at");
 	check(first("0 1 * * * /usr/bin/root x\n0 2 * * *   root   y\n", user) == 2,
 	      "blanks around the name");
 	return tally_finish(&tally, "cronuser");

@@ -25,15 +25,18 @@ static void test_once_then_count(void)
 
 	check(tell(&r, "disk full", 100 * S, &more) && more == 0, "the first is told");
 	for (int i = 1; i <= 40; i++)
-		check(!tell(&r, "disk full", 100 * S + i * S / 2, &more), "a repeat within the period: counted");
+		check(!tell(&r, "disk full", 100 * S + i * S / 2, &more),
+		      "a repeat within the period: counted");
 	check(tell(&r, "other", 101 * S, &more) && more == 0, "another line is told");
 	check(!fleet_repeats_due(&r, 159 * S, &t), "no count before the period ends");
-	check(fleet_repeats_due(&r, 160 * S, &t) && t.more == 40 && strcmp(t.message, "disk full") == 0,
+	check(fleet_repeats_due(&r, 160 * S, &t) && t.more == 40 &&
+		      strcmp(t.message, "disk full") == 0,
 	      "the count at the period's end: %llu", (unsigned long long)t.more);
 	check(!fleet_repeats_due(&r, 160 * S, &t), "told once");
 	/* Said again within the next period: counted, then told with it. */
 	check(!tell(&r, "disk full", 170 * S, &more), "counted in the next period");
-	check(tell(&r, "disk full", 221 * S, &more) && more == 1, "told after the period, with 1 more");
+	check(tell(&r, "disk full", 221 * S, &more) && more == 1,
+	      "told after the period, with 1 more");
 	/* A period with nothing more frees the line: the next is told at once. */
 	check(!fleet_repeats_due(&r, 290 * S, &t), "nothing more: no count");
 	check(tell(&r, "disk full", 291 * S, &more) && more == 0, "told again at once");

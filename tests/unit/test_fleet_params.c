@@ -35,8 +35,8 @@ static void test_next_host(void)
 {
 	struct fleet_params f = { 0 };
 
-	params(&f, (const char *const[]){ "host", "db1,db2,db3", "port", "5432,5433,5434",
-					  "dbname", "tfd", NULL });
+	params(&f, (const char *const[]){ "host", "db1,db2,db3", "port", "5432,5433,5434", "dbname",
+					  "tfd", NULL });
 	fleet_params_next_host(&f);
 	check(strcmp(value(&f, "host"), "db2,db3,db1") == 0, "hosts turned: %s", value(&f, "host"));
 	check(strcmp(value(&f, "port"), "5433,5434,5432") == 0, "ports with them: %s",

@@ -41,7 +41,8 @@ static void read_is(struct fleet_pipe *p, int status, enum fleet_pipe_read want,
 	if (want != FLEET_PIPE_ANSWERED || got != want)
 		return;
 	op = fleet_pipe_oldest(p);
-	check(op && strcmp(op->job, job) == 0, "answered %s, not %s", op ? op->job : "nothing", job);
+	check(op && strcmp(op->job, job) == 0, "answered %s, not %s", op ? op->job : "nothing",
+	      job);
 	check(fleet_pipe_take_answered(p) == op, "the answered one taken out");
 	fleet_op_free(op);
 }

@@ -106,11 +106,13 @@ static void test_zones(const struct tz *utc)
 		return;
 	}
 	check(print_of('c', "0 9 * * *", paris) != print_of('c', "0 9 * * *", utc), "Paris, UTC");
-	check(print_of('c', "0 9 * * *", paris) != print_of('c', "0 9 * * *", york), "Paris, New York");
+	check(print_of('c', "0 9 * * *", paris) != print_of('c', "0 9 * * *", york),
+	      "Paris, New York");
 	check(print_of('c', "0 9 * * *", paris) == print_of('c', "0 9 * * *", cet),
 	      "Paris and CET: the same offsets all year");
 	check(print_of('k', "*-*-* 09:00 America/New_York", utc) ==
-		      print_of('k', "*-*-* 09:00", york), "an event's own zone, as the local one");
+		      print_of('k', "*-*-* 09:00", york),
+	      "an event's own zone, as the local one");
 	tz_free(paris);
 	tz_free(cet);
 	tz_free(york);

@@ -56,7 +56,8 @@ static void test_collect(void)
 		return;
 	fputs("# a comment:x:y:z:not-a-password\n"
 	      "h:5432:db:u:pass\\:with\\\\escapes\n"
-	      "*:*:*:*:Star-Word\n", f);
+	      "*:*:*:*:Star-Word\n",
+	      f);
 	fclose(f);
 	unsetenv("PGPASSWORD");
 	check(fleet_secrets_collect(&s, "postgresql://u:Qz7%40Wx9@h/db?x=y", "Qz7@Wx9", path) == 0,
@@ -69,12 +70,14 @@ static void test_collect(void)
 	fleet_secrets_free(&s);
 	/* A '?' of the password's before its '@': the URI's text up to it. */
 	check(fleet_secrets_collect(&s, "postgresql://u:Qz7?user=Wx9@127.0.0.1/db", NULL,
-				    "/nonexistent") == 0, "collect");
+				    "/nonexistent") == 0,
+	      "collect");
 	check(has(&s, "Qz7?user=Wx9"), "a password with a '?'");
 	fleet_secrets_free(&s);
 	setenv("PGPASSWORD", "From-Env", 1);
 	check(fleet_secrets_collect(&s, "host=h", NULL, "/nonexistent") == 0 && s.n == 1 &&
-	      has(&s, "From-Env"), "PGPASSWORD");
+		      has(&s, "From-Env"),
+	      "PGPASSWORD");
 	unsetenv("PGPASSWORD");
 	fleet_secrets_free(&s);
 	unlink(path);

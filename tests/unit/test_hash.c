@@ -115,8 +115,8 @@ static void test_full(void)
 		char key[16];
 
 		snprintf(key, sizeof key, "%zu", i % (N / 2));
-		check(hash_set_take(&s, key, &value) && value % (N / 2) == i % (N / 2),
-		      "take %s", key);
+		check(hash_set_take(&s, key, &value) && value % (N / 2) == i % (N / 2), "take %s",
+		      key);
 	}
 	for (size_t i = 0; i < N; i++)
 		check(hash_set_find(&s, names[i]) == NULL, "%s all taken", names[i]);

@@ -18,7 +18,7 @@
 
 struct item {
 	struct heap_node node;
-	bool in;          /* the reference: is it in, with what key */
+	bool in; /* the reference: is it in, with what key */
 	int64_t key;
 };
 
@@ -42,7 +42,9 @@ static bool heap_sound(const struct heap *h, const char *step)
 			return false;
 		}
 		if (i > 0 && h->nodes[(i - 1) / 2]->key > n->key) {
-			check(false, "%s: the node at %zu (%" PRId64 ") is below a larger parent (%" PRId64 ")",
+			check(false,
+			      "%s: the node at %zu (%" PRId64 ") is below a larger parent (%" PRId64
+			      ")",
 			      step, i, n->key, h->nodes[(i - 1) / 2]->key);
 			return false;
 		}
@@ -62,7 +64,8 @@ static bool agrees(const struct heap *h, const char *step)
 
 		if (!it->in) {
 			if (it->node.index != HEAP_ABSENT) {
-				check(false, "%s: item %zu is out but has index %zu", step, i, it->node.index);
+				check(false, "%s: item %zu is out but has index %zu", step, i,
+				      it->node.index);
 				return false;
 			}
 			continue;
@@ -70,15 +73,17 @@ static bool agrees(const struct heap *h, const char *step)
 		in++;
 		if (it->node.index >= h->n || h->nodes[it->node.index] != &it->node ||
 		    it->node.key != it->key) {
-			check(false, "%s: item %zu is not where it says, or has key %" PRId64 " for %" PRId64,
+			check(false,
+			      "%s: item %zu is not where it says, or has key %" PRId64
+			      " for %" PRId64,
 			      step, i, it->node.key, it->key);
 			return false;
 		}
 		if (it->key < min)
 			min = it->key;
 	}
-	if (in != h->n || heap_min_key(h) != min ||
-	    (in == 0) != (heap_top(h) == NULL) || (in && heap_top(h)->key != min)) {
+	if (in != h->n || heap_min_key(h) != min || (in == 0) != (heap_top(h) == NULL) ||
+	    (in && heap_top(h)->key != min)) {
 		check(false, "%s: %zu in for %zu, minimum %" PRId64 " for %" PRId64, step, h->n, in,
 		      heap_min_key(h), min);
 		return false;

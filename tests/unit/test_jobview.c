@@ -125,7 +125,8 @@ static void test_budget(void)
 	check(slice_budget_next(&b) == 5, "it waits for the renewal");
 	b.left_ns = SLICE_NS;
 	check(jobview_listing_part(ls, &b, 4096, &part, &n) == 0 && n > 0 &&
-	      strncmp(part, "{\"ok\":true,\"jobs\":[", 19) == 0, "the head and the first jobs");
+		      strncmp(part, "{\"ok\":true,\"jobs\":[", 19) == 0,
+	      "the head and the first jobs");
 	check(b.left_ns < SLICE_NS, "what it took is spent: %lld", (long long)b.left_ns);
 	jobview_listing_free(ls);
 	loopkit_free(k);

@@ -50,14 +50,15 @@ static void test_plan(void)
 	      "counts %zu %zu %zu", p.counts.kept, p.counts.added, p.counts.removed);
 	check(p.n == 8, "table of %zu", p.n);
 	check(p.table[0] == old[3] && p.table[1] == old[0] && p.table[2] == fresh[2] &&
-	      p.table[3] == old[4] && p.table[4] == fresh[4] && p.table[5] == fresh[5],
+		      p.table[3] == old[4] && p.table[4] == fresh[4] && p.table[5] == fresh[5],
 	      "file order with kept jobs as they were");
 	check(p.table[6] == old[1] && p.table[7] == old[2], "then the removed, old first");
 	check(p.nretire == 1 && p.retire[0] == old[1], "b retires");
 	check(p.nstart == 2 && p.start[0] == fresh[2] && p.start[1] == fresh[4],
 	      "d and the third a start, @reboot does not");
 	check(p.ndiscard == 3 && p.discard[0] == fresh[0] && p.discard[1] == fresh[1] &&
-	      p.discard[2] == fresh[3], "kept copies discarded");
+		      p.discard[2] == fresh[3],
+	      "kept copies discarded");
 	reload_plan_free(&p);
 	check(reload_plan(NULL, 0, NULL, 0, &p) == 0 && p.n == 0, "empty plan");
 	reload_plan_free(&p);
@@ -160,9 +161,9 @@ static void test_timer(void)
 	}
 	check(timer_arm(&t, 0, 0, false) == 0, "zero fires at once");
 	check(timer_read(&t) == TIMER_READ_OK, "read");
-	check(timer_arm(&t, INT64_MAX, 0, false) == 0 &&
-	      timerfd_gettime(t.fd, &cur) == 0 && cur.it_value.tv_sec == 0 &&
-	      cur.it_value.tv_nsec == 0, "disarmed");
+	check(timer_arm(&t, INT64_MAX, 0, false) == 0 && timerfd_gettime(t.fd, &cur) == 0 &&
+		      cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec == 0,
+	      "disarmed");
 	t.armed = 1000;
 	t.period = 300;
 	timer_expired(&t, 1000);

@@ -54,8 +54,12 @@ static void test_lines(void)
 	char buf[256], want[64];
 	struct oplog_stop_line stop = { .sig = SIGTERM, .how = OPLOG_STOP_LEFT, .runs = 2 };
 	struct run_end ok = { .seq = 7, .status = 0, .duration_ns = 3200000000 },
-		       killed = { .seq = 8, .status = -1, .signal = SIGTERM, .timed_out = true,
-				  .duration_ns = 3600 * NSEC_PER_SEC + 1234567, .failed = true },
+		       killed = { .seq = 8,
+				  .status = -1,
+				  .signal = SIGTERM,
+				  .timed_out = true,
+				  .duration_ns = 3600 * NSEC_PER_SEC + 1234567,
+				  .failed = true },
 		       retried = { .seq = 9, .status = 3, .duration_ns = 15999999 };
 
 	snprintf(want, sizeof want, "tfd %s: 12 jobs from 3 files\n", TFD_VERSION);
@@ -67,12 +71,17 @@ static void test_lines(void)
 
 	expect_str(LINE(oplog_stop(buf, sizeof buf, &stop)),
 		   "tfd: stopping on SIGTERM: 2 runs left running\n", __LINE__);
-	stop = (struct oplog_stop_line){ .sig = SIGINT, .how = OPLOG_STOP_WAITING, .runs = 1,
+	stop = (struct oplog_stop_line){ .sig = SIGINT,
+					 .how = OPLOG_STOP_WAITING,
+					 .runs = 1,
 					 .dropped = 3 };
 	expect_str(LINE(oplog_stop(buf, sizeof buf, &stop)),
 		   "tfd: stopping on SIGINT: waiting for 1 run to end (a second signal sends it "
-		   "on to them); 3 starts dropped\n", __LINE__);
-	stop = (struct oplog_stop_line){ .sig = SIGTERM, .how = OPLOG_STOP_SIGNALLED, .runs = 2,
+		   "on to them); 3 starts dropped\n",
+		   __LINE__);
+	stop = (struct oplog_stop_line){ .sig = SIGTERM,
+					 .how = OPLOG_STOP_SIGNALLED,
+					 .runs = 2,
 					 .kill_after_ns = 5 * NSEC_PER_SEC };
 	expect_str(LINE(oplog_stop(buf, sizeof buf, &stop)),
 		   "tfd: stopping on SIGTERM: 2 runs sent SIGTERM, SIGKILL after 5s\n", __LINE__);

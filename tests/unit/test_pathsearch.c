@@ -22,8 +22,7 @@ static void expect_resolve(const char *command, int want, const char *want_path,
 	const char *why = "";
 	int got = resolve_command_in(command, getenv("PATH"), buf, sizeof buf, &why);
 
-	check(got == want, "resolve_command_in('%s') = %d, want %d (%s)", command,
-	      got, want, why);
+	check(got == want, "resolve_command_in('%s') = %d, want %d (%s)", command, got, want, why);
 	if (got == 0 && want == 0 && want_path)
 		check(strcmp(buf, want_path) == 0, "resolve_command_in('%s') path '%s', want '%s'",
 		      command, buf, want_path);
@@ -55,7 +54,7 @@ static void test_resolve(void)
 	write_file(p, "", 0644);
 
 	check(resolve_command_in("sh", getenv("PATH"), buf, sizeof buf, &why) == 0 &&
-	      strlen(buf) > 3 && strcmp(buf + strlen(buf) - 3, "/sh") == 0,
+		      strlen(buf) > 3 && strcmp(buf + strlen(buf) - 3, "/sh") == 0,
 	      "resolve_command_in('sh') found '%s'", buf);
 	expect_resolve("/bin/sh", 0, "/bin/sh", NULL);
 	expect_resolve("tfd-no-such-command-x", 127, NULL, "command not found");

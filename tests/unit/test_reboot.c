@@ -49,8 +49,8 @@ static void check_set(const char *text, const char *key, const char *boot, const
 	size_t len = 0;
 	char *got = reboot_record_set(text, strlen(text), key, boot, &len);
 
-	check(got && len == strlen(want) && memcmp(got, want, len) == 0, "set %s %s in '%s': '%.*s'",
-	      key, boot, text, got ? (int)len : 4, got ? got : "NULL");
+	check(got && len == strlen(want) && memcmp(got, want, len) == 0,
+	      "set %s %s in '%s': '%.*s'", key, boot, text, got ? (int)len : 4, got ? got : "NULL");
 	free(got);
 }
 

@@ -14,8 +14,8 @@ static void expect_escaped(const char *s, size_t n, bool lines, const char *want
 	struct buf b = { 0 };
 
 	check(show_escaped(&b, s, n, lines) == 0, "show_escaped failed");
-	check(b.len == strlen(want) && memcmp(b.s, want, b.len) == 0,
-	      "escaped: '%.*s', not '%s'", (int)b.len, b.s ? b.s : "", want);
+	check(b.len == strlen(want) && memcmp(b.s, want, b.len) == 0, "escaped: '%.*s', not '%s'",
+	      (int)b.len, b.s ? b.s : "", want);
 	buf_free(&b);
 }
 
@@ -33,7 +33,9 @@ static void test_escaped(void)
 	ESCAPED("back\\slash", false, "back\\\\slash");
 	ESCAPED("back\\slash", true, "back\\slash");
 	/* CSI as a C1 control (U+009B) is escaped; U+00A0 is not. */
-	ESCAPED("\xc2\x9b" "2J", false, "\\xc2\\x9b2J");
+	ESCAPED("\xc2\x9b"
+		"2J",
+		false, "\\xc2\\x9b2J");
 	ESCAPED("\xc2\xa0", false, "\xc2\xa0");
 	ESCAPED("caf\xc3\xa9", false, "caf\xc3\xa9");
 	ESCAPED("bad\xff", false, "bad\\xff");
@@ -45,8 +47,8 @@ static void expect_word(const char *s, size_t n, const char *want)
 	struct buf b = { 0 };
 
 	check(show_shell_word(&b, s, n) == 0, "show_shell_word failed");
-	check(b.len == strlen(want) && memcmp(b.s, want, b.len) == 0,
-	      "word: '%.*s', not '%s'", (int)b.len, b.s ? b.s : "", want);
+	check(b.len == strlen(want) && memcmp(b.s, want, b.len) == 0, "word: '%.*s', not '%s'",
+	      (int)b.len, b.s ? b.s : "", want);
 	buf_free(&b);
 }
 

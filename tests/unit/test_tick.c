@@ -71,12 +71,13 @@ static void test_start_and_wake(void)
 	tick_on_clock(l, ct);
 	check(l->starts.n == 1, "one wake-up queued: %zu", l->starts.n);
 	check(starts_pop(&l->starts, &s) && s.job == j && s.tick.seq == 1 &&
-	      s.tick.expirations >= 3 && s.tick.total == s.tick.expirations,
+		      s.tick.expirations >= 3 && s.tick.total == s.tick.expirations,
 	      "seq 1 counts its missed elapses: %llu", (unsigned long long)s.tick.expirations);
 	check(j->state->metrics.missed == s.tick.expirations - 1, "missed %llu",
 	      (unsigned long long)j->state->metrics.missed);
 	check(heap_min_key(&ct->heap) > clock_now_ns(CLOCK_MONOTONIC) - MS &&
-	      s.tick.next_in_ns <= 2 * MS, "the next elapse is ahead, within the interval");
+		      s.tick.next_in_ns <= 2 * MS,
+	      "the next elapse is ahead, within the interval");
 	tick_end_all_schedules(l);
 	check(!j->state->running && ct->heap.n == 0, "ended: out of the heap");
 	loopkit_free(k);
@@ -143,7 +144,7 @@ static void test_failure_flows_down(void)
 	tick_start_job(l, j);
 	ct = tick_clock_for(l, CLOCK_MONOTONIC);
 	close(ct->t.fd);
-	ct->t.fd = open("/dev/null", O_RDONLY);   /* reads 0 bytes: an error */
+	ct->t.fd = open("/dev/null", O_RDONLY); /* reads 0 bytes: an error */
 	dup2(null, 2);
 	tick_on_clock(l, ct);
 	output_flush(&l->ev.err);

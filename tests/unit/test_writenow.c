@@ -61,7 +61,7 @@ static void test_pipe(void)
 
 /* A descriptor as a script: each call takes the next step. */
 struct script {
-	const int *steps;       /* > 0: bytes taken (at most); 0: wrote nothing; < 0: -errno */
+	const int *steps; /* > 0: bytes taken (at most); 0: wrote nothing; < 0: -errno */
 	size_t at, n;
 	size_t calls;
 };
@@ -91,8 +91,10 @@ static void test_script(void)
 	int err;
 
 	err = write_now("0123456789", 10, &off, scripted, &s);
-	check(err == 0 && off == 10 && s.calls == 6, "EINTR tried again, short writes continued: "
-	      "%d, %zu bytes, %zu calls", err, off, s.calls);
+	check(err == 0 && off == 10 && s.calls == 6,
+	      "EINTR tried again, short writes continued: "
+	      "%d, %zu bytes, %zu calls",
+	      err, off, s.calls);
 	s = (struct script){ zero, 0, 2, 0 };
 	off = 0;
 	err = write_now("0123456789", 10, &off, scripted, &s);
