@@ -31,6 +31,8 @@ void deadlines_arm(struct loop *l)
 		d = claims_deadline(l);
 	if (mailer_deadline(&l->mailer) < d)
 		d = mailer_deadline(&l->mailer);
+	if (hooks_deadline(&l->hooks) < d)
+		d = hooks_deadline(&l->hooks);
 	if (l->cfg->http && http_deadline(l->cfg->http) < d)
 		d = http_deadline(l->cfg->http);
 	if (control_deadline(l->control) < d)
@@ -61,6 +63,7 @@ void deadlines_due(struct loop *l)
 	if (reload_deadline(l) <= now)
 		reload_now(l);
 	mailer_expire(&l->mailer, now);
+	hooks_expire(&l->hooks, now);
 	/* libmicrohttpd counts its timeouts in milliseconds from its own
 	 * reading of the clock: it is asked, not compared with NOW. */
 	if (l->cfg->http)
