@@ -232,7 +232,7 @@ tfd: j: --on-success echo fine"
 }
 
 @test "hooks: tfd's stop forwards its signal to a hook going, as to the runs" {
-	start_bg "$TFD" -i 1h -d 0 --on-success 'echo $$ >hook.pid; trap "echo term >hook.end; exit 0" TERM; sleep 61.36 & wait' -- true
+	start_bg "$TFD" -i 1h -d 0 --on-success 'trap "echo term >hook.end; exit 0" TERM; sleep 61.36 & echo $$ >hook.pid; wait' -- true
 	local tfd=${BG_PIDS[0]}
 	wait_until 20 test -s hook.pid || fail "no hook"
 	kill -TERM "$tfd"
