@@ -203,13 +203,17 @@ static void start_hook(struct loop *l, struct job *j, const struct run_end *e)
 								      : RUNNER_KILL_GRACE_NS };
 	struct job_history *h;
 	struct hook_record rec;
+	struct hook_started out;
 	bool started;
 
 	if (!(s.command = job_hook_for(&j->hooks, e, &s.kind)))
 		return;
+	/* Its output goes where the runs' goes: read, as theirs is. */
 	if (j->run.tag_output) {
 		s.tail_len = job_history_tail(j, tail);
 		s.tail = tail;
+		s.capture = true;
+		s.one_pipe = j->run.one_pipe;
 	}
 	if (j->user.spec && j->user.change) {
 		s.chown = true;
@@ -217,7 +221,11 @@ static void start_hook(struct loop *l, struct job *j, const struct run_end *e)
 		s.gid = j->user.gid;
 	}
 	started = hooks_start(&l->hooks, &s, &l->ev, clock_now_ns(CLOCK_MONOTONIC),
-			      clock_now_ns(CLOCK_REALTIME), &rec);
+			      clock_now_ns(CLOCK_REALTIME), &rec, &out);
+	if (out.out_fd >= 0 &&
+	    readers_add_hook(&l->readers, j, j->name, out.pid, e->seq, j->mail != NULL,
+			     out.out_fd, out.err_fd) != 0)
+		status_fail_oom(&l->st, &l->ev);
 	if (l->hooks.stopping || !(h = job_history_of(j)))
 		return;
 	h->last_hook = rec;
@@ -408,6 +416,11 @@ static bool reap_hook(struct loop *l, pid_t pid, int wstatus)
 	void *owner = NULL;
 	bool ended;
 
+	if (!hooks_owns(&l->hooks, pid))
+		return false;
+	/* Its lines come before its "error". */
+	if (!WIFSTOPPED(wstatus) && !WIFCONTINUED(wstatus))
+		readers_leader_ended(&l->readers, pid, &l->ev);
 	if (!hooks_reaped(&l->hooks, pid, wstatus, &l->ev, clock_now_ns(CLOCK_MONOTONIC), &ended,
 			  &owner, &rec))
 		return false;

@@ -205,17 +205,45 @@ static void hook_failed(struct events *ev, const char *job, enum hook_kind kind,
 	events_error(ev, job, "hook", message);
 }
 
+/* Closes the descriptors of FDS that are open. */
+static void close_fds(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0) {
+			close(fds[i]);
+			fds[i] = -1;
+		}
+}
+
+/* With S->capture, the pipes of the hook's stdout and stderr: PIPES
+ * holds {out read, out write, err read, err write}, -1 where none. */
+static int open_pipes(const struct hook_start *s, int pipes[4], const char **what)
+{
+	if (!s->capture)
+		return 0;
+	if (pipe2(pipes, O_CLOEXEC) != 0 || (!s->one_pipe && pipe2(pipes + 2, O_CLOEXEC) != 0)) {
+		*what = "pipe2";
+		return -1;
+	}
+	fcntl(pipes[0], F_SETFL, O_NONBLOCK);
+	if (!s->one_pipe)
+		fcntl(pipes[2], F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
 /* The shell with `-c COMMAND`, through the path every run takes, as the
  * runs' user (never in their cgroup or namespaces: a hook tells the
  * host's world, as the mailer does), its stdin /dev/null, its stdout and
- * stderr tfd's, in a process group of its own. */
-static pid_t spawn_hook(const struct hook_start *s, char *const *envp, const char **what)
+ * stderr tfd's or PIPES' write ends, in a process group of its own. */
+static pid_t spawn_hook(const struct hook_start *s, char *const *envp, const int pipes[4],
+			const char **what)
 {
 	const char *base = strrchr(s->shell, '/');
 	char *argv[] = { (char *)(base ? base + 1 : s->shell), "-c", (char *)s->command, NULL };
 	struct spawn_target target = { .cgroup_fd = -1, .join_pidfd = -1, .join_root_fd = -1 };
 	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	struct spawn_io io = { { null_fd, -1, -1 }, -1, false, -1 };
+	struct spawn_io io = { { null_fd, pipes[1], s->one_pipe ? pipes[1] : pipes[3] }, -1,
+			       false, -1 };
 	pid_t pid;
 	int err;
 
@@ -244,11 +272,14 @@ static int add_hook(struct hooks *hs, struct hook_run *h)
 	return 0;
 }
 
-/* Starts H as S says; returns 0, or -1 with *WHAT and errno. */
-static int start_hook(const struct hook_start *s, struct hook_run *h, const char **what)
+/* Starts H as S says, its pipes' read ends in PIPES[0] and [2]; returns
+ * 0, or -1 with *WHAT and errno. */
+static int start_hook(const struct hook_start *s, struct hook_run *h, int pipes[4],
+		      const char **what)
 {
 	struct hook_vars v = { s->job, s->end->seq, s->end, s->kind, NULL };
 	char **envp;
+	int err;
 
 	if (s->tail && !(h->output_file = write_output_file(s, what)))
 		return -1;
@@ -259,18 +290,28 @@ static int start_hook(const struct hook_start *s, struct hook_run *h, const char
 		errno = ENOMEM;
 		return -1;
 	}
-	h->pid = spawn_hook(s, envp, what);
+	if (open_pipes(s, pipes, what) == 0)
+		h->pid = spawn_hook(s, envp, pipes, what);
+	else
+		h->pid = -1;
+	err = errno;
 	free(envp);
+	/* The write ends are the hook's alone now. */
+	close_fds(&pipes[1], 1);
+	close_fds(&pipes[3], 1);
+	errno = err;
 	return h->pid < 0 ? -1 : 0;
 }
 
 bool hooks_start(struct hooks *hs, const struct hook_start *s, struct events *ev,
-		 int64_t now, int64_t wall_now, struct hook_record *rec)
+		 int64_t now, int64_t wall_now, struct hook_record *rec, struct hook_started *out)
 {
+	int pipes[4] = { -1, -1, -1, -1 };
 	struct hook_run *h;
 	const char *what = "malloc";
 	char why[512];
 
+	*out = (struct hook_started){ 0, -1, -1 };
 	if (hs->stopping)
 		return true;
 	h = calloc(1, sizeof *h);
@@ -285,8 +326,11 @@ bool hooks_start(struct hooks *hs, const struct hook_start *s, struct events *ev
 		h->kill_at = INT64_MAX;
 		h->job = strdup(s->job);
 	}
-	if (h && h->job && start_hook(s, h, &what) == 0 && add_hook(hs, h) == 0)
+	if (h && h->job && start_hook(s, h, pipes, &what) == 0 && add_hook(hs, h) == 0) {
+		*out = (struct hook_started){ h->pid, pipes[0], pipes[2] };
 		return true;
+	}
+	close_fds(pipes, 4);
 	if (h && h->pid > 0) {
 		/* Started, but not tracked: reaped as an orphan is. */
 		what = "malloc";
@@ -345,6 +389,14 @@ void hooks_signal(struct hooks *hs, int sig, int64_t now)
 	hs->stopping = true;
 	for (size_t i = 0; i < hs->n; i++)
 		end_hook(hs->h[i], sig, now);
+}
+
+bool hooks_owns(const struct hooks *hs, pid_t pid)
+{
+	for (size_t i = 0; i < hs->n; i++)
+		if (hs->h[i]->pid == pid)
+			return true;
+	return false;
 }
 
 bool hooks_busy(const struct hooks *hs, const void *owner)

@@ -4,8 +4,10 @@
  * run's TFD_* variables and, when tfd reads the run's output, the tail of
  * it in a file (TFD_OUTPUT_FILE) removed once the hook ends.
  *
- * A hook is not a run: it has no hook of its own, no retry, no mail, no
- * place in the metrics; its standard output and error are tfd's. Its
+ * A hook is not a run: it has no hook of its own, no retry, no place in
+ * the metrics; its output goes where its job's runs' goes: tfd's own
+ * standard output and error, or pipes the caller reads (--tag-output,
+ * MAILTO) as the runs' are read. Its
  * failure (a non-zero exit, a signal, a failed start) is an "error" event
  * naming the job and the hook. A hook still going HOOK_TIMEOUT_NS after
  * its start is sent SIGTERM, and SIGKILL its job's kill grace later. It
@@ -118,16 +120,30 @@ struct hook_start {
 	const char *tail;               /* the run's output tail; NULL: tfd did not
 					   read its output (no TFD_OUTPUT_FILE) */
 	size_t tail_len;
+	bool capture;                   /* stdout and stderr through pipes, for the
+					   caller to read (as the runs' are) */
+	bool one_pipe;                  /* with capture: both through one */
 	int64_t kill_grace_ns;
 	void *owner;
 };
 
-/* Starts the hook HS says at NOW (wall: WALL_NOW). A hook that cannot
- * start is an "error" event, and returns false with *REC filled (for the
- * caller's status); else true. Once tfd forwarded a stop, nothing
- * starts and it returns true with REC untouched. */
+/* A hook started: its pid (0: none started) and, with capture, the read
+ * ends of its pipes (non-blocking; err_fd -1 with one_pipe), now the
+ * caller's; else -1. */
+struct hook_started {
+	pid_t pid;
+	int out_fd, err_fd;
+};
+
+/* Starts the hook S says at NOW (wall: WALL_NOW), into *OUT. A hook that
+ * cannot start is an "error" event, and returns false with *REC filled
+ * (for the caller's status); else true, with *REC as it starts. Once tfd
+ * forwarded a stop, nothing starts: true, OUT->pid 0. */
 bool hooks_start(struct hooks *hs, const struct hook_start *s, struct events *ev,
-		 int64_t now, int64_t wall_now, struct hook_record *rec);
+		 int64_t now, int64_t wall_now, struct hook_record *rec, struct hook_started *out);
+
+/* True when PID is a hook's going. */
+bool hooks_owns(const struct hooks *hs, pid_t pid);
 
 /* PID changed state: true when it is a hook of HS. When it ended, *OWNER
  * and *REC say whose hook it was and what it did (a failure was said as

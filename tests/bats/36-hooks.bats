@@ -108,6 +108,38 @@ on stderr"
 	assert_equal "$(ls tmp)" ""
 }
 
+@test "hooks: a hook's output goes where the runs' goes: tagged with the run, or mailed" {
+	run --separate-stderr "$TFD" -d 0 --name t --tag-output \
+		--on-failure 'echo from the hook; echo hook on stderr >&2' -- sh -c 'echo from the run; exit 1'
+	assert_equal "$status" 1
+	assert_equal "$output" "t[1]: from the run
+t[1]: from the hook"
+	[[ $stderr == *"t[1]: hook on stderr"* ]] || fail "stderr: $stderr"
+	# Without --tag-output, tfd's own stdout, as the runs'.
+	run --separate-stderr "$TFD" -d 0 --on-success 'echo plain' -- true
+	assert_success
+	assert_output plain
+	# MAILTO: a mail of its own, as each run's is.
+	cat >sendmail <<-EOF
+		#!/bin/sh
+		n=0
+		while ! mkdir "$PWD/.slot.\$n" 2>/dev/null; do n=\$((n + 1)); done
+		cat > "$PWD/mail.\$n.part" && mv "$PWD/mail.\$n.part" "$PWD/mail.\$n"
+	EOF
+	chmod +x sendmail
+	cat >jobs <<-EOF
+		MAILTO=someone
+		SENDMAIL=$PWD/sendmail
+		--name m --delay 0 --on-failure 'echo the hook says' -- sh -c 'echo the run says; exit 1'
+	EOF
+	run --separate-stderr "$TFD" --jobs jobs
+	assert_success
+	wait_until 20 test -e mail.1 || fail "not two mails: $(cat mail.* 2>/dev/null)"
+	assert_equal "$(grep -l 'the run says' mail.0 mail.1 | wc -l)" 1
+	assert_equal "$(grep -l 'the hook says' mail.0 mail.1 | wc -l)" 1
+	assert_equal "$(grep -l 'the hook says' mail.0 mail.1)" "$(grep -L 'the run says' mail.0 mail.1)"
+}
+
 @test "hooks: no hook after a try that a retry follows; one after the last" {
 	run --separate-stderr "$TFD" -d 0 --retry 2 --retry-delay 0.1s \
 		--on-failure 'echo "$TFD_STATUS" >>failed' --on-success 'echo ok >>succeeded' \
@@ -177,32 +209,34 @@ own own"
 }
 
 @test "hooks: tfdctl status shows the hooks and the last one's result; --dry-run lists them" {
-	printf '%s\n' "--name j --interval 1h --on-failure 'exit 5' --on-success 'echo fine' -- sh -c 'exit 1'" >jobs
+	printf '%s\n' "--name j --interval 1h --tag-output --on-failure 'echo hook line; exit 5' --on-success 'echo fine' -- sh -c 'echo run line; exit 1'" >jobs
 	start_tfd
 	"$TFDCTL" run --wait j >/dev/null 2>&1 || true
 	wait_until 20 sh -c "'$TFDCTL' --json status j | jq -e '.job.last_hook.result == \"status 5\"' >/dev/null" ||
 		fail "$("$TFDCTL" --json status j)"
 	run "$TFDCTL" --json status j
-	assert_equal "$(jq -c '.job.hooks' <<<"$output")" '{"on_failure":"exit 5","on_success":"echo fine"}'
+	assert_equal "$(jq -c '.job.hooks' <<<"$output")" '{"on_failure":"echo hook line; exit 5","on_success":"echo fine"}'
+	# The output tail is the run's: the hook's lines are not in it.
+	assert_equal "$(jq -c '.job.output_tail' <<<"$output")" '"run line\n"'
 	assert_equal "$(jq -c '.job.last_hook | [.hook, .seq, .running, .status, .signal]' <<<"$output")" \
 		'["on-failure",1,false,5,null]'
 	# A hook is not a run: one run counted, one in the history.
 	assert_equal "$(jq -c '[.job.counters.runs, (.job.runs | length)]' <<<"$output")" '[1,1]'
 	run "$TFDCTL" status j
-	assert_line "     Hooks: --on-failure exit 5"
+	assert_line "     Hooks: --on-failure echo hook line; exit 5"
 	assert_line "            --on-success echo fine"
 	assert_line --regexp '^ Last hook: --on-failure after run 1, .+, status 5 in [0-9]+'
 	# --dry-run: into a pipe the hooks go to stderr, one line each.
 	run --separate-stderr "$TFD" --jobs jobs --dry-run=1
 	assert_success
 	assert_equal "${#lines[@]}" 1
-	assert_equal "$stderr" "tfd: j: --on-failure exit 5
+	assert_equal "$stderr" "tfd: j: --on-failure echo hook line; exit 5
 tfd: j: --on-success echo fine"
 	# On a terminal, below the expirations.
 	run sh -c "timeout 20 script -qfec \"'$TFD' --jobs jobs --dry-run=1\" /dev/null"
 	assert_success
 	assert_line --regexp '^Hooks:'
-	assert_line --regexp '^j  --on-failure exit 5'
+	assert_line --regexp '^j  --on-failure echo hook line; exit 5'
 }
 
 @test "hooks: an empty --on-failure or --on-success, or one without a command, is a usage error" {

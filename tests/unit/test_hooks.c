@@ -132,8 +132,10 @@ static pid_t start(struct hooks *hs, struct events *ev, const char *command, con
 				.job = "job", .end = &e, .tail = tail,
 				.tail_len = tail ? strlen(tail) : 0, .kill_grace_ns = GRACE_NS };
 	struct hook_record rec;
+	struct hook_started out;
 
-	check(hooks_start(hs, &s, ev, START_NS, 0, &rec), "started");
+	check(hooks_start(hs, &s, ev, START_NS, 0, &rec, &out), "started");
+	check(out.out_fd < 0 && out.err_fd < 0, "no pipes without capture");
 	check(hs->n == 1, "one hook going");
 	return hs->n == 1 ? hs->h[0]->pid : -1;
 }
@@ -224,6 +226,7 @@ static void test_failing_hook(struct events *ev, int fd)
 	struct hook_start s = { .kind = HOOK_SUCCESS, .shell = "/nonexistent/sh",
 				.command = "true", .job = "job", .end = &e };
 	struct hook_record rec;
+	struct hook_started out;
 	char *text;
 	pid_t pid = start(&hs, ev, "exit 4", NULL);
 
@@ -234,16 +237,49 @@ static void test_failing_hook(struct events *ev, int fd)
 	      "the error event: %s", text);
 	free(text);
 	/* A shell that is not there: exec fails in the child (127). */
-	check(hooks_start(&hs, &s, ev, START_NS, 0, &rec), "started");
-	rec = reap(&hs, ev, hs.h[0]->pid, START_NS);
+	check(hooks_start(&hs, &s, ev, START_NS, 0, &rec, &out) && out.pid > 0, "started");
+	rec = reap(&hs, ev, out.pid, START_NS);
 	check(rec.status == 127, "127: %d", rec.status);
 	text = printed(fd);
 	check(strstr(text, "job: --on-success hook of run 8: exited with status 127") != NULL,
 	      "the error event: %s", text);
 	free(text);
 	hooks_signal(&hs, SIGTERM, START_NS);
-	check(hooks_start(&hs, &s, ev, START_NS, 0, &rec) && hs.n == 0,
+	check(hooks_start(&hs, &s, ev, START_NS, 0, &rec, &out) && hs.n == 0 && out.pid == 0,
 	      "once a stop was forwarded, nothing starts");
+	hooks_free(&hs);
+}
+
+/* With capture, the hook's stdout and stderr come through two pipes, or
+ * one. */
+static void test_capture(struct events *ev)
+{
+	struct hooks hs = { 0 };
+	struct run_end e = { .seq = 9 };
+	struct hook_start s = { .kind = HOOK_SUCCESS, .shell = "/bin/sh",
+				.command = "echo out; echo err >&2", .job = "job", .end = &e,
+				.capture = true };
+	struct hook_record rec;
+	struct hook_started out;
+	char buf[64];
+	ssize_t n;
+
+	check(hooks_start(&hs, &s, ev, START_NS, 0, &rec, &out) && out.out_fd >= 0 &&
+	      out.err_fd >= 0, "two pipes");
+	rec = reap(&hs, ev, out.pid, START_NS);
+	n = read(out.out_fd, buf, sizeof buf);
+	check(n == 4 && memcmp(buf, "out\n", 4) == 0, "stdout through the first");
+	n = read(out.err_fd, buf, sizeof buf);
+	check(n == 4 && memcmp(buf, "err\n", 4) == 0, "stderr through the second");
+	close(out.out_fd);
+	close(out.err_fd);
+	s.one_pipe = true;
+	check(hooks_start(&hs, &s, ev, START_NS, 0, &rec, &out) && out.out_fd >= 0 &&
+	      out.err_fd < 0, "one pipe");
+	rec = reap(&hs, ev, out.pid, START_NS);
+	n = read(out.out_fd, buf, sizeof buf);
+	check(n == 8 && memcmp(buf, "out\nerr\n", 8) == 0, "both through it");
+	close(out.out_fd);
 	hooks_free(&hs);
 }
 
@@ -268,6 +304,7 @@ int main(void)
 	test_output_file(&ev, fd);
 	test_slow_hook(&ev, fd);
 	test_failing_hook(&ev, fd);
+	test_capture(&ev);
 	events_close(&ev);
 	close(fd);
 	harness_remove_tree(dir);
