@@ -127,7 +127,7 @@ t[1]: from the hook"
 		cat > "$PWD/mail.\$n.part" && mv "$PWD/mail.\$n.part" "$PWD/mail.\$n"
 	EOF
 	chmod +x sendmail
-	cat >jobs <<-EOF
+	cat >./jobs <<-EOF
 		MAILTO=someone
 		SENDMAIL=$PWD/sendmail
 		--name m --delay 0 --on-failure 'echo the hook says' -- sh -c 'echo the run says; exit 1'
@@ -186,7 +186,7 @@ $TEST_USER 600
 from the run"
 	# A crontab line's owner reaches its hook through the defaults, too.
 	rm "$SHARED/seen"
-	printf '* * * * * %s exit 1\n' "$TEST_USER" >crontab
+	printf '* * * * * %s exit 1\n' "$TEST_USER" >./crontab
 	start_bg "$TFD" --jobs crontab --system-crontab --tag-output --on-failure "$hook" \
 		--control="$SOCK" >out 2>err
 	wait_for_socket
@@ -197,7 +197,7 @@ $TEST_USER"
 }
 
 @test "hooks: on tfd lines and as defaults beside --jobs, which a line overrides" {
-	cat >jobs <<-'EOF'
+	cat >./jobs <<-'EOF'
 		--name own --delay 0 --on-failure 'echo "own $TFD_JOB" >>hooks' -- false
 		--name dflt --delay 0 -- false
 		--name good --delay 0 -- true
@@ -209,7 +209,7 @@ own own"
 }
 
 @test "hooks: tfdctl status shows the hooks and the last one's result; --dry-run lists them" {
-	printf '%s\n' "--name j --interval 1h --tag-output --on-failure 'echo hook line; exit 5' --on-success 'echo fine' -- sh -c 'echo run line; exit 1'" >jobs
+	printf '%s\n' "--name j --interval 1h --tag-output --on-failure 'echo hook line; exit 5' --on-success 'echo fine' -- sh -c 'echo run line; exit 1'" >./jobs
 	start_tfd
 	"$TFDCTL" run --wait j >/dev/null 2>&1 || true
 	wait_until 20 sh -c "'$TFDCTL' --json status j | jq -e '.job.last_hook.result == \"status 5\"' >/dev/null" ||
@@ -243,7 +243,7 @@ tfd: j: --on-success echo fine"
 	assert_usage_error "--on-failure: empty" -d 0 --on-failure= -- true
 	assert_usage_error "--on-success: empty" -d 0 --on-success '' -- true
 	assert_usage_error "--on-failure needs a command" -i 1s --on-failure 'echo x'
-	printf '%s\n' "--name j --delay 0 --on-success '' -- true" >jobs
+	printf '%s\n' "--name j --delay 0 --on-success '' -- true" >./jobs
 	run --separate-stderr "$TFD" --jobs jobs
 	assert_equal "$status" 2
 	[[ ${stderr_lines[0]} == "tfd: jobs:1: "*"--on-success: empty"* ]] || fail "$stderr"
