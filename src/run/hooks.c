@@ -232,7 +232,7 @@ static int open_pipes(const struct hook_start *s, int pipes[4], const char **wha
 }
 
 /* The shell with `-c COMMAND`, through the path every run takes, as the
- * runs' user (never in their cgroup or namespaces: a hook tells the
+ * runs' user on tfd's host (spawn_target_on_host: a hook tells the
  * host's world, as the mailer does), its stdin /dev/null, its stdout and
  * stderr tfd's or PIPES' write ends, in a process group of its own. */
 static pid_t spawn_hook(const struct hook_start *s, char *const *envp, const int pipes[4],
@@ -240,7 +240,7 @@ static pid_t spawn_hook(const struct hook_start *s, char *const *envp, const int
 {
 	const char *base = strrchr(s->shell, '/');
 	char *argv[] = { (char *)(base ? base + 1 : s->shell), "-c", (char *)s->command, NULL };
-	struct spawn_target target = { .cgroup_fd = -1, .join_pidfd = -1, .join_root_fd = -1 };
+	struct spawn_target target = spawn_target_on_host(s->target);
 	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	struct spawn_io io = { { null_fd, pipes[1], s->one_pipe ? pipes[1] : pipes[3] }, -1,
 			       false, -1 };
@@ -250,12 +250,6 @@ static pid_t spawn_hook(const struct hook_start *s, char *const *envp, const int
 	if (null_fd < 0) {
 		*what = "open (/dev/null)";
 		return -1;
-	}
-	if (s->target) {
-		target = *s->target;
-		target.cgroup_fd = -1;
-		target.join_pidfd = -1;
-		target.join_root_fd = -1;
 	}
 	pid = spawn_run(&target, &io, s->shell, argv, envp, what);
 	err = errno;

@@ -1,31 +1,23 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: MIT
 # shellcheck disable=SC2154 # bats' `run` sets $status, $output, $stderr and their _lines.
-# --on-failure and --on-success (tfd(1), "Hooks"): a shell command after a
+# --on-failure and --on-success (tfd(1), HOOKS): a shell command after a
 # run's last try, as the job's user, with the run's TFD_* variables and
 # its output tail in TFD_OUTPUT_FILE; its failure an "error" event; shown
-# by tfdctl status and --dry-run. A hook is not a run: no retry, no mail,
+# by tfdctl status and --dry-run. A hook is not a run: no retry, no hook,
 # no place in the runs' counts, and it never delays a tick.
 
 load test_helper
 load control_helper
-
-# control_helper's setup (tfdctl's socket), and the user and the shared
-# directory a test made, removed in teardown.
 eval "control_$(declare -f setup)"
-setup() {
-	control_setup
-}
+# host_helper's make_user and make_shared, and its teardown, which
+# removes what they made.
+load host_helper
+eval "host_$(declare -f setup)"
 
-eval "helper_$(declare -f teardown)"
-teardown() {
-	helper_teardown
-	if [[ -n ${TEST_USER-} ]]; then
-		remove_user "$TEST_USER"
-	fi
-	if [[ -n ${SHARED-} ]]; then
-		rm -rf "$SHARED"
-	fi
+setup() {
+	host_setup
+	control_setup
 }
 
 # The hook that keeps what it sees: its TFD_* variables in ./env.N (N:
@@ -172,10 +164,9 @@ hook"
 }
 
 @test "hooks: a hook runs as the job's user, with the runs' environment" {
-	TEST_USER=tfch$RANDOM
-	useradd -M -d /nonexistent -s /bin/sh -U "$TEST_USER"
-	SHARED=$(mktemp -d /tmp/tfc-hooks.XXXXXX)
-	chmod 1777 "$SHARED"
+	local TEST_USER
+	make_user TEST_USER
+	make_shared
 	local hook="{ id -un; echo \"\$LOGNAME\"; stat -c '%U %a' \"\$TFD_OUTPUT_FILE\"; cat \"\$TFD_OUTPUT_FILE\"; } >$SHARED/t; mv $SHARED/t $SHARED/seen"
 	run --separate-stderr "$TFD" -d 0 --user "$TEST_USER" --tag-output --on-failure "$hook" \
 		-- sh -c 'echo from the run; exit 1'

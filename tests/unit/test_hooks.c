@@ -8,6 +8,7 @@
  * job and the hook. The test reaps the hooks itself and hands each wait
  * status to them as the loop does. */
 #include "harness.h"
+#include "loopkit.h"
 #include "hooks.h"
 
 #include <fcntl.h>
@@ -92,17 +93,6 @@ static void test_environment(void)
 	check(strcmp(hook_status_text(&e, buf, sizeof buf), "timeout") == 0, "timeout");
 }
 
-/* The events tfd printed, read from the file they went to. */
-static char *printed(int fd)
-{
-	off_t len = lseek(fd, 0, SEEK_END);
-	char *text = calloc(1, (size_t)len + 1);
-
-	if (!text || pread(fd, text, (size_t)len, 0) != len)
-		abort();
-	return text;
-}
-
 /* Waits up to 10 s for PATH. */
 static bool appeared(const char *path)
 {
@@ -112,15 +102,6 @@ static bool appeared(const char *path)
 		usleep(10000);
 	}
 	return false;
-}
-
-/* True when PID is still running (not yet a zombie) after a short wait. */
-static bool still_running(pid_t pid)
-{
-	siginfo_t si = { 0 };
-
-	usleep(200000);
-	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0;
 }
 
 /* Starts COMMAND as the --on-failure hook of run 7 of "job", with the
@@ -181,7 +162,7 @@ static void test_output_file(struct events *ev, int fd)
 	check(access(text + 9, F_OK) != 0, "removed once the hook ended: %s", text + 9);
 	if (f)
 		fclose(f);
-	events = printed(fd);
+	events = harness_file_text(fd);
 	check(strstr(events, "hook") == NULL, "no error event: %s", events);
 	free(events);
 	hooks_free(&hs);
@@ -201,16 +182,16 @@ static void test_slow_hook(struct events *ev, int fd)
 	check(hooks_deadline(&hs) == START_NS + HOOK_TIMEOUT_NS, "deadline at 300 s");
 	check(appeared(ready), "the hook started");
 	hooks_expire(&hs, START_NS + HOOK_TIMEOUT_NS - 1);
-	check(still_running(pid), "not ended before 300 s");
+	check(harness_still_running(pid), "not ended before 300 s");
 	hooks_expire(&hs, START_NS + HOOK_TIMEOUT_NS);
 	check(hooks_deadline(&hs) == START_NS + HOOK_TIMEOUT_NS + GRACE_NS,
 	      "SIGKILL due the kill grace after SIGTERM");
-	check(still_running(pid), "SIGTERM ignored");
+	check(harness_still_running(pid), "SIGTERM ignored");
 	hooks_expire(&hs, START_NS + HOOK_TIMEOUT_NS + GRACE_NS);
 	rec = reap(&hs, ev, pid, START_NS + HOOK_TIMEOUT_NS + GRACE_NS);
 	check(rec.signal == SIGKILL && rec.timed_out, "ended by SIGKILL, timed out");
 	check(!hooks_busy(&hs, NULL), "no hook left");
-	text = printed(fd);
+	text = harness_file_text(fd);
 	check(strstr(text, "\"event\":\"error\",\"job\":\"job\",\"call\":\"hook\"") &&
 	      strstr(text, "job: --on-failure hook of run 7: ended by SIGKILL: it had not "
 			   "ended 300 s after it started"), "the error event: %s", text);
@@ -232,7 +213,7 @@ static void test_failing_hook(struct events *ev, int fd)
 
 	rec = reap(&hs, ev, pid, START_NS);
 	check(rec.status == 4, "exit status 4");
-	text = printed(fd);
+	text = harness_file_text(fd);
 	check(strstr(text, "job: --on-failure hook of run 7: exited with status 4") != NULL,
 	      "the error event: %s", text);
 	free(text);
@@ -240,7 +221,7 @@ static void test_failing_hook(struct events *ev, int fd)
 	check(hooks_start(&hs, &s, ev, START_NS, 0, &rec, &out) && out.pid > 0, "started");
 	rec = reap(&hs, ev, out.pid, START_NS);
 	check(rec.status == 127, "127: %d", rec.status);
-	text = printed(fd);
+	text = harness_file_text(fd);
 	check(strstr(text, "job: --on-success hook of run 8: exited with status 127") != NULL,
 	      "the error event: %s", text);
 	free(text);
@@ -286,21 +267,15 @@ static void test_capture(struct events *ev)
 int main(void)
 {
 	char dir[] = "/tmp/tfd-test_hooks.XXXXXX";
-	struct events_config cfg = { .json = true };
 	struct events ev;
 	int fd;
 
 	harness_start(dir, 60);
 	test_which_hook();
 	test_environment();
-	fd = open(harness_path("events"), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0 || events_open(&ev, &cfg) != 0)
+	fd = loopkit_json_events(&ev, harness_path("events"));
+	if (fd < 0)
 		return 1;
-	/* The events go to a file of the test's, not to its stdout. */
-	output_close(&ev.out);
-	output_close(&ev.err);
-	output_open(&ev.out, fd, "stdout");
-	output_open(&ev.err, fd, "stderr");
 	test_output_file(&ev, fd);
 	test_slow_hook(&ev, fd);
 	test_failing_hook(&ev, fd);
