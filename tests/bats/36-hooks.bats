@@ -266,3 +266,18 @@ tfd: j: --on-success echo fine"
 	assert_equal "$(cat hook.end)" term
 	wait_for_no_process "^sleep 61.36$"
 }
+
+@test "hooks: -E waits for the failing run's --on-failure; --on-stop=wait lets a hook end" {
+	run --separate-stderr timeout 20 "$TFD" -E -i 0.5s \
+		--on-failure 'sleep 0.3; echo "$TFD_RUN $TFD_STATUS" >>failed' -- sh -c 'exit 3'
+	assert_equal "$status" 3
+	assert_equal "$(cat failed)" "1 failure"
+	start_bg "$TFD" -i 1h -d 0 --on-stop wait \
+		--on-success 'trap "echo term >hook.end" TERM; : >hook.ready; sleep 1; echo done >hook.end' -- true
+	local tfd=${BG_PIDS[0]}
+	wait_until 20 test -e hook.ready || fail "no hook"
+	kill -TERM "$tfd"
+	wait_bg_exit "$tfd" 20
+	assert_equal "$bg_status" 0
+	assert_equal "$(cat hook.end)" done
+}
