@@ -115,7 +115,8 @@ char **hook_environment(char *const *base, const struct hook_vars *v)
 	}
 	text = (char *)(envp + nbase + (size_t)n + 1);
 	memcpy(text, vars.s, vars.len);
-	memcpy(envp, base, nbase * sizeof *envp);
+	if (nbase > 0)
+		memcpy(envp, base, nbase * sizeof *envp);
 	for (int i = 0; i < n; i++) {
 		envp[nbase + (size_t)i] = text;
 		text += strlen(text) + 1;

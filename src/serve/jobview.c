@@ -478,14 +478,17 @@ static void put_last_hook(struct jsonw *w, const struct job *j)
 		jsonw_seconds(w, k->duration_ns);
 	jsonw_key(w, "result");
 	if (h->hook_running) {
+		/* No end yet: no result, status nor signal. */
+		jsonw_null(w);
+		jsonw_key(w, "status");
+		jsonw_null(w);
+		jsonw_key(w, "signal");
 		jsonw_null(w);
 	} else {
 		result_text(&r, result, sizeof result);
 		jsonw_string(w, result);
+		jobview_put_exit(w, &r);
 	}
-	if (h->hook_running)
-		r.status = 0;
-	jobview_put_exit(w, &r);
 	jsonw_end_object(w);
 }
 

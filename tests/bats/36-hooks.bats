@@ -230,6 +230,22 @@ tfd: j: --on-success echo fine"
 	assert_line --regexp '^j  --on-failure echo hook line; exit 5'
 }
 
+@test "hooks: tfdctl status shows a hook still going as running" {
+	printf '%s\n' "--name slow --interval 1h --on-success ': >ready; sleep 30' -- true" >./jobs
+	start_tfd
+	"$TFDCTL" run slow >/dev/null
+	wait_until 20 test -e ready || fail "no hook: $(cat err)"
+	run "$TFDCTL" --json status slow
+	assert_equal "$(jq -c '.job.last_hook | [.hook, .running, .duration, .result, .status, .signal]' <<<"$output")" \
+		'["on-success",true,null,null,null,null]'
+	run "$TFDCTL" status slow
+	assert_line --regexp '^ Last hook: --on-success after run 1, .+, running$'
+	# The stop ends it, as a run.
+	kill -TERM "${BG_PIDS[0]}"
+	wait_bg_exit "${BG_PIDS[0]}" 20
+	assert_equal "$bg_status" 143
+}
+
 @test "hooks: an empty --on-failure or --on-success, or one without a command, is a usage error" {
 	assert_usage_error "--on-failure: empty" -d 0 --on-failure= -- true
 	assert_usage_error "--on-success: empty" -d 0 --on-success '' -- true
