@@ -295,5 +295,5 @@ tfd: j: --on-success echo fine"
 	kill -TERM "$tfd"
 	wait_bg_exit "$tfd" 20
 	assert_equal "$bg_status" 0
-	assert_equal "$(cat hook.end)" done
+	assert_equal "$(cat hook.end)" "done"
 }
