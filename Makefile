@@ -396,8 +396,10 @@ AARCH64_BATS  = tests/bats/20-output.bats
 CROSS_ARCHES  = aarch64 i686
 # The unit tests of what a word's size, time_t's, byte order or alignment
 # could change: time and its text, buffers, hashes, heaps, JSON, the jobs
-# file, saved state and the fleet's parameters.
-CROSS_UNITS   = buf calendar cron fleet_answer fleet_params hash heap jobsfile json \
+# file, saved state and the fleet's parameters, its instants and
+# fingerprints as text (its wins, pauses and replica's statements).
+CROSS_UNITS   = buf calendar cron fleet_answer fleet_params fleet_pause fleet_replica \
+		fleet_wins hash heap jobsfile json \
 		metrics parse_time persist report schedule tick timens tz utf8 writenow
 CROSS_UNIT_SRCS = $(CROSS_UNITS:%=tests/unit/test_%.c)
 cross_cc_aarch64 = $(CC_AARCH64)

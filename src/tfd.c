@@ -34,6 +34,7 @@
 #include "reboot.h"
 #include "report.h"
 #include "runner.h"
+#include "serve.h"
 #include "spawn.h"
 #include "timens.h"
 #include "tz.h"
@@ -639,6 +640,7 @@ static int run(const struct options *o)
 			.control_fd = control_fd, .control_lock_fd = control_lock_fd,
 			.control_path = control_path,
 			.reboot_done = !reboot_lines_run(&st, o),
+			.serve = &serve_loop,
 		};
 		st.table = (struct job_table){ 0 };
 		status = loop_run(&lc);

@@ -5,7 +5,11 @@
  * The loop asks each row for its descriptors before a poll, hands each
  * ready slot back to the row that added it, arms its one CLOCK_MONOTONIC
  * timer at the earliest of the rows' deadlines and, when it fires, lets
- * every row expire what is due. A row knows nothing of the loop. */
+ * every row expire what is due. A row knows nothing of the loop.
+ *
+ * The table is built in one place (src/serve/serve.c, serve_owners):
+ * a new owner is one row there, and its module's functions behind it.
+ * Every member but name may be NULL (nothing of that kind). */
 #ifndef TFD_OWNER_H
 #define TFD_OWNER_H
 
@@ -25,6 +29,11 @@ struct owner_row {
 	int64_t (*deadline)(void *self);
 	/* The deadline timer fired at NOW: acts on what is due. */
 	void (*expire)(void *self, int64_t now);
+	/* Optional: after every poll, whether or not its descriptors were
+	 * ready, with the events they had (ORed; 0: none), after every
+	 * ready slot's owner was served (the fleet's client, which keeps
+	 * its own timeouts and sends what the turn queued). */
+	void (*after_poll)(void *self, short revents);
 };
 
 #endif

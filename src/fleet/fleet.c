@@ -11,8 +11,7 @@
 #include <unistd.h>
 
 #include "fleet_answer.h"
-#include "fleet_pause.h"
-#include "fleet_state.h"
+#include "fleet_int.h"
 #include "fleet_statement.h"
 
 /* Decisions (see also FLEET in tfd(1)):
@@ -74,7 +73,12 @@ struct fleet *fleet_new(const struct fleet_config *c, int *status, char *err, si
 		return NULL;
 	}
 	f->backoff_ns = BACKOFF_FIRST_NS;
-	fleet_replica_init(f);
+	if (fleet__replica_init(f) != 0 || fleet__wins_init(f) != 0) {
+		*status = 1;
+		snprintf(err, errlen, "out of memory");
+		fleet_free(f);
+		return NULL;
+	}
 	return f;
 }
 
@@ -106,13 +110,11 @@ void fleet_free(struct fleet *f)
 	fleet_queue_free(&f->claims);
 	fleet_queue_free(&f->writes);
 	fleet_queue_free(&f->chores);
-	fleet_queue_free(&f->early);
-	for (size_t i = 0; i < f->nwins; i++)
-		free(f->wins[i].job);
-	free(f->wins);
+	fleet__wins_free(f);
+	fleet__pause_free(f);
 	fleet_events_clear(&f->events);
 	fleet_params_free(&f->params);
-	fleet_replica_free(f);
+	fleet__replica_free(f);
 	free(f->boundary);
 	free(f->replica);
 	pq_unload(&f->pq);
@@ -124,14 +126,14 @@ void fleet_free(struct fleet *f)
 /* T is due at once (AT_ONCE), or at its next period. */
 static void timer_due(struct fleet *f, enum fleet_timer t, bool at_once)
 {
-	int64_t now = now_mono(), period = f->cfg.lease_ns / 6;
+	int64_t now = fleet__now_mono(), period = f->cfg.lease_ns / 6;
 
 	switch (t) {
 	case FLEET_TIMER_RENEW:
 		f->renew_at = at_once ? now : now + period;
 		break;
 	case FLEET_TIMER_BEAT:
-		f->beat_at = at_once ? now : now + period;
+		fleet__replica_beat_at(f, at_once ? now : now + period);
 		break;
 	case FLEET_TIMER_REWRITE:
 		f->rewrite_due = true;
@@ -149,7 +151,7 @@ static void timer_due(struct fleet *f, enum fleet_timer t, bool at_once)
 static void send_again(struct fleet *f, struct op *op, enum fleet_again again)
 {
 	const struct fleet_policy *p = fleet_policy(op->kind);
-	struct queue *q = fleet_queue_of(f, p->queue);
+	struct queue *q = fleet__queue_of(f, p->queue);
 
 	if (again == FLEET_AGAIN_RESENT)
 		for (size_t i = 0; i < op->nitems; i++)
@@ -177,7 +179,7 @@ static void lose_connection(struct fleet *f, const char *why)
 	bool was_ready = f->link == LINK_READY;
 
 	/* WHY may be libpq's, freed with the connection. */
-	fleet_link_lost(f, why);
+	fleet__link_lost(f, why);
 	drop_connection(f);
 	/* Newest first: each goes to the front of its queue. */
 	for (op = fleet_pipe_take_back(&f->pipe); op; op = next) {
@@ -187,7 +189,7 @@ static void lose_connection(struct fleet *f, const char *why)
 	/* The next connection may reach a promoted standby that lost them. */
 	f->rewrite_due = f->boundary != NULL;
 	f->link = LINK_WAIT;
-	f->retry_at = now_mono() + f->backoff_ns;
+	f->retry_at = fleet__now_mono() + f->backoff_ns;
 	f->backoff_ns = f->backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : f->backoff_ns * 2;
 	f->outage_reported = true;
 	if (was_ready)
@@ -214,7 +216,7 @@ static void begin_connecting(struct fleet *f)
 					     (const char *const *)f->params.values, 0);
 	f->link = LINK_CONNECTING;
 	f->want_write = true;  /* libpq: before the first PQconnectPoll, wait to write */
-	f->waited_from = now_mono();
+	f->waited_from = fleet__now_mono();
 	if (!f->conn) {
 		lose_connection(f, "out of memory");
 		return;
@@ -232,20 +234,37 @@ void fleet_start(struct fleet *f)
 
 /* Statements */
 
+/* OP's SQL and its parameters into P, written by the file its row of
+ * the policy table names; NULL when memory ran out. */
+static const char *statement_of(struct fleet *f, const struct op *op, struct fleet_statement *p)
+{
+	switch (fleet_policy(op->kind)->statement) {
+	case FLEET_SQL_OP:
+		return fleet_statement_of(&f->cfg, f->boundary, op, p);
+	case FLEET_SQL_WINS:
+		return fleet__wins_statement(f, op, p);
+	case FLEET_SQL_REPLICA:
+		return fleet__replica_statement(f, op, p);
+	case FLEET_SQL_PAUSE:
+		return fleet__pause_statement(f, op, p);
+	case FLEET_SQL_NONE:
+		break;  /* an item of a batch: never sent alone */
+	}
+	return NULL;
+}
+
 /* OP goes out into the pipeline, with a sync of its own: a transaction
  * of its own, whose error aborts nothing else (fleet_pipe.h). */
 static void send_op(struct fleet *f, struct op *op)
 {
 	struct fleet_statement p = { .n = 0 };
-	const char *sql = fleet_replica_statement(f, op, &p);
+	const char *sql = statement_of(f, op, &p);
 	int flushed, sent;
 
-	if (!sql)
-		sql = fleet_statement_of(&f->cfg, f->boundary, op, &p);
 	/* The answer timeout runs from the last answer while any is owed. */
 	if (!fleet_pipe_awaits(&f->pipe))
-		f->waited_from = now_mono();
-	op->sent_real = now_real();
+		f->waited_from = fleet__now_mono();
+	op->sent_real = fleet__now_real();
 	fleet_pipe_sent(&f->pipe, op);
 	if (!sql) {
 		fleet_statement_free(&p);
@@ -276,11 +295,12 @@ static void become_ready(struct fleet *f, const struct fleet_verdict *v)
 		lose_connection(f, "out of memory");
 		return;
 	}
-	fleet_wins_clock(f, v->db_now_ns);
+	fleet__wins_clock(f, v->db_now_ns);
 	f->link = LINK_READY;
 	f->backoff_ns = BACKOFF_FIRST_NS;
 	f->outage_reported = false;
-	fleet_replica_ready(f);
+	fleet__wins_connected(f);
+	fleet__replica_ready(f);
 	/* Renewed at once: leases ran on while the connection was down. The
 	 * cleanup waits a renewal period: a replica that starts has elapses
 	 * to claim first. */
@@ -296,7 +316,7 @@ static void become_ready(struct fleet *f, const struct fleet_verdict *v)
  * name is asked again too. */
 static void answer_claims(struct fleet *f, struct op *batch, const pq_result *r, int rows)
 {
-	struct queue *q = fleet_queue_of(f, fleet_policy(batch->kind)->queue);
+	struct queue *q = fleet__queue_of(f, fleet_policy(batch->kind)->queue);
 
 	for (int row = 0; row < rows; row++) {
 		enum fleet_outcome o = FLEET_MISSED;
@@ -311,9 +331,9 @@ static void answer_claims(struct fleet *f, struct op *batch, const pq_result *r,
 			continue;
 		}
 		if (o == FLEET_WON)
-			fleet_win_add(f, op);
-		fleet_pause_saw(f, op, o);
-		fleet_push_outcome(f, op, o);
+			fleet__win_add(f, op);
+		fleet__pause_saw(f, op, o);
+		fleet__push_outcome(f, op, o);
 		fleet_op_free(op);
 		batch->items[i] = NULL;
 	}
@@ -333,14 +353,14 @@ static void answer_refused(struct fleet *f, struct op *op, const struct fleet_ve
 	const struct fleet_policy *p = fleet_policy(op->kind);
 
 	if (!v->lasts || !f->refusal_reported)
-		fleet_push_error(f, "postgresql", v->message);
+		fleet__push_error(f, "postgresql", v->message);
 	f->refusal_reported = f->refusal_reported || v->lasts;
 	if (p->refused == FLEET_REFUSED_MISS)
 		for (size_t i = 0; i < op->nitems; i++)
-			fleet_push_outcome(f, op->items[i], FLEET_MISSED);
+			fleet__push_outcome(f, op->items[i], FLEET_MISSED);
 	else if (p->refused == FLEET_REFUSED_LATER)
 		timer_due(f, p->timer, false);
-	fleet_pause_refused(f, op, v->message);
+	fleet__pause_refused(f, op, v->message);
 	fleet_op_free(op);
 }
 
@@ -353,13 +373,13 @@ static void follow(struct fleet *f, struct op *op, const struct fleet_verdict *v
 	op->kind = v->next;
 	op->scheduled_ns = v->scheduled_ns;
 	op->token = v->token;
-	if ((q = fleet_queue_of(f, fleet_policy(op->kind)->queue)))
+	if ((q = fleet__queue_of(f, fleet_policy(op->kind)->queue)))
 		fleet_queue_push(q, op);
 	else
 		send_op(f, op);
 }
 
-/* A sub-module's step (fleet_replica.h) returned RC and, maybe, the
+/* A sub-module's step (fleet_int.h) returned RC and, maybe, the
  * statement NEXT to send at once. The step is called first, apart: it
  * sets NEXT, and a call's arguments are evaluated in no set order. */
 static void send_step(struct fleet *f, int rc, struct op *next)
@@ -380,7 +400,7 @@ static void carry_out(struct fleet *f, struct op *op, const pq_result *r,
 
 	if (v->kind == FLEET_VERDICT_LOST) {
 		if (v->refuse_claims)
-			fleet_refuse_claims(f);
+			fleet__refuse_claims(f);
 		lose_connection(f, v->message);  /* OP among the others */
 		return;
 	}
@@ -393,22 +413,22 @@ static void carry_out(struct fleet *f, struct op *op, const pq_result *r,
 		become_ready(f, v);
 		return;
 	case FLEET_VERDICT_CLAIMS:
-		fleet_wins_clock(f, v->db_now_ns);
+		fleet__wins_clock(f, v->db_now_ns);
 		answer_claims(f, op, r, v->rows);
 		return;
 	case FLEET_VERDICT_RENEWED:
-		fleet_wins_clock(f, v->db_now_ns);
+		fleet__wins_clock(f, v->db_now_ns);
 		/* A stopping replica may release more rows than one renewal
 		 * takes: the rest are taken at once, not a period later, when
 		 * their deadline may have passed. */
-		timer_due(f, fleet_policy(op->kind)->timer, fleet_wins_renewed(f, r));
+		timer_due(f, fleet_policy(op->kind)->timer, fleet__wins_renewed(f, r));
 		break;
 	case FLEET_VERDICT_REPLICA:
-		rc = fleet_replica_answer(f, op, r, &next);
+		rc = fleet__replica_answer(f, op, r, &next);
 		send_step(f, rc, next);
 		return;
 	case FLEET_VERDICT_PAUSE:
-		fleet_pause_answer(f, op, r);
+		fleet__pause_answer(f, op, r);
 		return;
 	case FLEET_VERDICT_ROLLED_BACK:
 		send_again(f, op, fleet_policy(op->kind)->rolled_back);
@@ -436,7 +456,7 @@ static void finish_statement(struct fleet *f)
 	f->answer = NULL;
 	f->sent_real = op->sent_real;
 	if (r)
-		fleet_check_backlog(f);  /* the server answers: is the queue behind? */
+		fleet__check_backlog(f);  /* the server answers: is the queue behind? */
 	fleet_answer_read(&f->pq, op, r, f->pq.status(f->conn) == PQ_CONNECTION_OK, &v);
 	if (v.kind != FLEET_VERDICT_LOST)
 		fleet_pipe_take_answered(&f->pipe);
@@ -450,7 +470,7 @@ static void finish_statement(struct fleet *f)
  * its statement answered, or its sync. */
 static void take_result(struct fleet *f, pq_result *r)
 {
-	f->waited_from = now_mono();  /* the server answers */
+	f->waited_from = fleet__now_mono();  /* the server answers */
 	switch (fleet_pipe_read(&f->pipe, r ? f->pq.result_status(r) : -1)) {
 	case FLEET_PIPE_RESULT:
 		if (f->answer)
@@ -567,19 +587,20 @@ static struct op *next_run_row(struct fleet *f)
  * otherwise hold the later claims back on the server. */
 static struct op *next_op(struct fleet *f)
 {
-	int64_t now = now_mono();
+	int64_t now = fleet__now_mono();
 	struct op *op;
 
 	if (f->rewrite_due) {
 		f->rewrite_due = false;
-		if ((op = fleet_wins_rewrite(f)))
+		if ((op = fleet__wins_rewrite(f)))
 			return op;
 	}
 	if ((op = next_run_row(f)))
 		return op;
 	if (now >= f->renew_at) {
 		f->renew_at = INT64_MAX;  /* until its answer */
-		return fleet_op_new(OP_RENEW, NULL, 0);
+		/* It takes the released rows of this replica's jobs. */
+		return fleet_op_new(OP_RENEW, fleet__replica_jobs(f), 0);
 	}
 	if (claims_first(f))
 		return claims_wait(f, now) ? NULL : next_claims(f);
@@ -657,10 +678,10 @@ void fleet_service(struct fleet *f, short revents)
 	struct op *next;
 	int rc;
 
-	fleet_claims_expire(f);
-	rc = fleet_replica_service(f, &next);
+	fleet__claims_expire(f);
+	rc = fleet__replica_service(f, &next);
 	send_step(f, rc, next);
-	if (f->link == LINK_WAIT && now_mono() >= f->retry_at)
+	if (f->link == LINK_WAIT && fleet__now_mono() >= f->retry_at)
 		begin_connecting(f);
 	else if (f->link == LINK_CONNECTING)
 		step_connecting(f, revents);
@@ -670,14 +691,14 @@ void fleet_service(struct fleet *f, short revents)
 	 * the timeout is dead, even when TCP has not noticed (a peer that was
 	 * stopped still acknowledges). */
 	if ((f->link == LINK_CONNECTING || fleet_pipe_awaits(&f->pipe)) && f->conn &&
-	    now_mono() - f->waited_from > f->params.answer_ns) {
+	    fleet__now_mono() - f->waited_from > f->params.answer_ns) {
 		char msg[200];
 
 		snprintf(msg, sizeof msg, "no answer from the server within %" PRId64 " s",
 			 f->params.answer_ns / NSEC_PER_SEC);
 		lose_connection(f, msg);
 	}
-	if (f->link == LINK_WAIT && now_mono() >= f->retry_at)
+	if (f->link == LINK_WAIT && fleet__now_mono() >= f->retry_at)
 		begin_connecting(f);
 }
 
@@ -710,7 +731,7 @@ static int64_t earliest(int64_t a, int64_t b)
  * flight are woken by it, not by a time. */
 static int64_t next_send(const struct fleet *f)
 {
-	int64_t now = now_mono();
+	int64_t now = fleet__now_mono();
 
 	if (f->rewrite_due || f->runs.head)
 		return now;
@@ -725,7 +746,7 @@ static int64_t next_send(const struct fleet *f)
 
 int64_t fleet_deadline(const struct fleet *f)
 {
-	int64_t d = fleet_claims_expiry(f);
+	int64_t d = fleet__claims_expiry(f);
 
 	if (f->link == LINK_WAIT)
 		d = earliest(d, f->retry_at);
@@ -733,7 +754,7 @@ int64_t fleet_deadline(const struct fleet *f)
 		d = earliest(d, f->waited_from + f->params.answer_ns + 1);
 	if (f->link == LINK_READY)
 		d = earliest(d, next_send(f));
-	return earliest(d, fleet_replica_deadline(f));
+	return earliest(d, fleet__replica_deadline(f));
 }
 
 bool fleet_next_event(struct fleet *f, struct fleet_event *out)

@@ -25,9 +25,12 @@
  *   at exit: fleet_service until fleet_pending is 0 or a grace period
  *   passed without an answer and with no statement in flight
  *   (fleet_answering), then fleet_free.
- * The calls about claims and runs are in fleet_wins.h, the replica's jobs
- * and name in fleet_replica.h: both included here, and carried out by
- * files below fleet.c. */
+ * This is the fleet's whole face: what the loop (src/loop/claims*.c),
+ * tfd.c and the control's views call. The fleet's own files share
+ * fleet_int.h, which nothing above src/fleet/ includes. Claims and runs
+ * are carried out by fleet_wins.c, the replica's jobs and name by
+ * fleet_replica.c, tfdctl's pauses and the view by fleet_pause.c, all
+ * below fleet.c. */
 #ifndef TFD_FLEET_H
 #define TFD_FLEET_H
 
@@ -35,9 +38,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fleet_replica.h"
 #include "fleet_types.h"
-#include "fleet_wins.h"
+
+/* The statements that create the tables and indexes, for --fleet-sql
+ * (fleet_sql.c). */
+extern const char fleet_sql_ddl[];
 
 struct fleet;
 
@@ -91,5 +96,103 @@ bool fleet_answering(const struct fleet *f);
  * takes no time from the answers still to be read and asked again, nor
  * CPU from the server. */
 size_t fleet_claims_waiting(const struct fleet *f);
+
+/* Claims and runs (fleet_wins.c) */
+
+/* Asks for the elapse of JOB at SCHEDULED_NS (wall clock, the instant the
+ * schedule gave, not the wake-up's). EXCLUSIVE: --overlap skip, which then
+ * holds across the fleet. TOKEN comes back in the answer. Queued: the next
+ * fleet_service sends every elapse queued since, up to 1,000 in one
+ * statement. Returns 0, or -1 when memory ran out (then nobody runs it:
+ * treat as missed). */
+int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
+		uint64_t token);
+
+/* A won elapse's run is tried again (ATTEMPT from 2); and it ended. They
+ * are written by the next fleet_service, before any claim, or when the
+ * database is back. Return -1 when memory ran out. */
+int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, unsigned attempt);
+int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
+		    const struct fleet_end *e);
+
+/* A won elapse that will not run after all (its job was removed by a
+ * reload, tfd is stopping): its row is marked abandoned, so no replica
+ * runs it. Instead of fleet_run_ended. Returns -1 when memory ran out. */
+int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns);
+
+/* A won elapse that will not start here (tfd stops, its job was removed,
+ * its delayed start came past its lease): its row is released, running
+ * and nobody's, so that another replica's renewal takes it and runs it
+ * within the deadline. Instead of fleet_run_ended. Returns -1 when memory
+ * ran out. */
+int fleet_run_released(struct fleet *f, const char *job, int64_t scheduled_ns);
+
+/* Whether this replica still holds its claim of the won elapse of JOB at
+ * SCHEDULED_NS by the lease: the claim, or the last renewal that named
+ * it, was sent less than the lease (less a tenth) ago on the monotonic
+ * clock, and no renewal found its row gone. Past it, another replica may
+ * have marked it abandoned: a delayed start does not start. */
+bool fleet_claim_held(struct fleet *f, const char *job, int64_t scheduled_ns);
+
+/* tfd stops: claims not yet sent are dropped (the other replicas claim
+ * those elapses as they would anyway), each told as FLEET_EVENT_UNSENT,
+ * and a claim asked from now on is missed. Claims sent once are still
+ * answered (the caller starts a won one, or releases it). Once: later
+ * calls do nothing. */
+void fleet_stop_claiming(struct fleet *f);
+
+/* The replica's jobs and name (fleet_replica.c) */
+
+/* This replica's jobs, for tfd_jobs: their names and fingerprints (of
+ * schedule, command and policies), written at once or when the database
+ * is back; a job that another live replica defines otherwise is reported
+ * once (an error event, call "fleet"). Again after each reload. Returns
+ * -1 when memory ran out. */
+int fleet_set_jobs(struct fleet *f, size_t n, const char *const *names,
+		   const uint64_t *fingerprints);
+
+/* At exit: the replica's name is let go (a restart takes it at once);
+ * counted by fleet_pending. */
+void fleet_release(struct fleet *f);
+
+/* tfdctl under --fleet (fleet_pause.c): a manual run is claimed like an
+ * elapse, its row's trigger 'manual', and is never paused; a pause is a
+ * row of tfd_paused, read by every claim statement, so it holds at the
+ * instant of the claim on every replica. What the replica shows (tfdctl
+ * list's STATE, LAST and RESULT, the tfd_paused gauge) is its view of
+ * the fleet, read after the claims at each connection and each renewal
+ * of the name: the loop never waits for it. */
+
+/* tfdctl run: as fleet_claim, with the row's trigger 'manual'; never
+ * answered FLEET_PAUSED. */
+int fleet_claim_manual(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
+		       uint64_t token);
+
+/* tfdctl pause (PAUSED) or resume of the N JOBS, by UID: their rows of
+ * tfd_paused written or deleted, answered by a FLEET_EVENT_DONE with TOKEN
+ * (message NULL: done; else the server's reason). Returns -1 when memory
+ * ran out (nothing queued). */
+int fleet_pause_write(struct fleet *f, size_t n, const char *const *jobs, bool paused,
+		      unsigned uid, uint64_t token);
+
+/* Whether the view changed since the last call: then the loop reads it. */
+bool fleet_view_changed(struct fleet *f);
+
+/* The last row of a job in tfd_runs, as last read. */
+struct fleet_last {
+	int64_t start_ns;            /* claimed_at, wall clock */
+	int64_t end_ns;              /* finished_at; 0 while running */
+	const char *replica;         /* valid until the fleet's next service */
+	const char *state;           /* "running", "succeeded", "failed", "abandoned" */
+	int exit_status;             /* -1: none */
+	bool timed_out;
+};
+
+/* JOB paused in the view; its last run (false: none known). */
+bool fleet_job_paused(const struct fleet *f, const char *job);
+bool fleet_job_last(const struct fleet *f, const char *job, struct fleet_last *out);
+
+/* This replica's name. */
+const char *fleet_self(const struct fleet *f);
 
 #endif

@@ -25,8 +25,8 @@ enum fleet_verdict_kind {
 				    * ready, BOUNDARY its first instant */
 	FLEET_VERDICT_CLAIMS,      /* ROWS rows, each read by fleet_answer_claim */
 	FLEET_VERDICT_RENEWED,     /* the leases were renewed */
-	FLEET_VERDICT_REPLICA,     /* fleet_replica_answer reads it */
-	FLEET_VERDICT_PAUSE,       /* fleet_pause_answer reads it */
+	FLEET_VERDICT_REPLICA,     /* fleet__replica_answer reads it */
+	FLEET_VERDICT_PAUSE,       /* fleet__pause_answer reads it */
 	FLEET_VERDICT_LOST,        /* the connection is given up (MESSAGE);
 				    * REFUSE_CLAIMS: and the claims missed
 				    * at once, the refusal lasting */

@@ -143,7 +143,7 @@ enum column { COL_JOB, COL_SCHEDULED, COL_EXCLUSIVE, COL_RESENT, COL_STATE, COL_
 static const char *value_of(const struct op *op, enum column c, char *buf, size_t len)
 {
 	const struct fleet_end *e = &op->end;
-	bool running = op->state && strcmp(op->state, "running") == 0;
+	bool running = op->state == ROW_RUNNING;
 
 	switch (c) {
 	case COL_JOB:
@@ -158,7 +158,7 @@ static const char *value_of(const struct op *op, enum column c, char *buf, size_
 	case COL_MANUAL:
 		return op->manual ? "t" : "f";
 	case COL_STATE:
-		return op->state;
+		return fleet_row_state_text(op->state);
 	case COL_ATTEMPTS:
 		snprintf(buf, len, "%u", e->attempts);
 		return buf;

@@ -42,6 +42,25 @@ char *fleet_array_literal(size_t n, const char *const *items)
 	return s;
 }
 
+const char *fleet_row_state_text(enum row_state state)
+{
+	switch (state) {
+	case ROW_RUNNING:
+		return "running";
+	case ROW_SUCCEEDED:
+		return "succeeded";
+	case ROW_FAILED:
+		return "failed";
+	case ROW_ABANDONED:
+		return "abandoned";
+	case ROW_RELEASED:
+		return "released";
+	case ROW_UNSET:
+		break;
+	}
+	return NULL;
+}
+
 /* Queues */
 
 void fleet_queue_push(struct queue *q, struct op *op)

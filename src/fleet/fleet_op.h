@@ -26,6 +26,22 @@ enum op_kind {
 	OP_KINDS  /* how many kinds there are: not one */
 };
 
+/* A tfd_runs row's state as this replica writes it (an end's item, a
+ * recent win's): the column's word is fleet_row_state_text's. */
+enum row_state {
+	ROW_UNSET,        /* a claim's item: no state of its own (SQL NULL) */
+	ROW_RUNNING,
+	ROW_SUCCEEDED,
+	ROW_FAILED,
+	ROW_ABANDONED,
+	ROW_RELEASED,     /* won, not started: running and nobody's, for
+			   * another replica's renewal to take */
+};
+
+/* STATE's word in tfd_runs.state (and fleet_sql_ends'), or NULL for
+ * ROW_UNSET. */
+const char *fleet_row_state_text(enum row_state state);
+
 struct op {
 	struct op *next;
 	enum op_kind kind;
@@ -43,7 +59,7 @@ struct op {
 				  * (FLEET_BATCH_MAX new claims), asking again
 				  * only, or a storm's */
 	struct fleet_end end;    /* OP_END; OP_ATTEMPT uses end.attempts */
-	const char *state;       /* OP_END and OP_REWRITE's items: the row's state */
+	enum row_state state;    /* OP_END and OP_REWRITE's items: the row's state */
 	struct op **items;       /* OP_CLAIMS, OP_ENDS, OP_REWRITE: the rows, owned */
 	size_t nitems;
 };

@@ -1,5 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-#include "fleet_pause.h"
+/* fleet_pause: tfdctl under --fleet, the database's side. A pause is a row
+ * of tfd_paused (job, paused_at, paused_by), written or deleted by any
+ * replica and read by every claim: the claim statement itself leaves a
+ * paused job's scheduled elapse unclaimed and answers "paused", so the
+ * pause holds at the instant of the claim on every replica, whatever a
+ * replica last heard. A manual run (tfdctl run) is claimed like an elapse,
+ * its row's trigger 'manual', and is never paused (its caller asked for
+ * it).
+ *
+ * What the replica shows (tfdctl list's STATE, LAST and RESULT, the
+ * tfd_paused gauge) is its view of the fleet: one statement reads, for
+ * each of its jobs, whether it is paused and the last row of tfd_runs
+ * (not a skip), at each connection and each renewal of the replica's
+ * name (lease/6), after the claims; claims' answers and this replica's
+ * own pauses update it between reads. The loop never waits for it: it
+ * reads the view as it stands. */
+#include "fleet.h"
+#include "fleet_int.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,8 +24,6 @@
 #include <string.h>
 
 #include "fleet_sql.h"
-#include "fleet_state.h"
-#include "fleet_wins.h"
 
 /* Decisions:
  * - The claim decides: a paused job's elapse is left unclaimed by the
@@ -40,7 +55,7 @@ static void view_job_free(struct view_job *e)
 	free(e->replica);
 }
 
-void fleet_pause_free(struct fleet *f)
+void fleet__pause_free(struct fleet *f)
 {
 	if (!f->view)
 		return;
@@ -139,7 +154,7 @@ static void set_paused(struct fleet *f, const char *job, bool paused)
 int fleet_claim_manual(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
 		       uint64_t token)
 {
-	return fleet_claim_as(f, job, scheduled_ns, exclusive, token, true);
+	return fleet__claim_as(f, job, scheduled_ns, exclusive, token, true);
 }
 
 int fleet_pause_write(struct fleet *f, size_t n, const char *const *jobs, bool paused,
@@ -198,8 +213,8 @@ const char *fleet_self(const struct fleet *f)
 
 /* The fleet's side */
 
-const char *fleet_pause_statement(struct fleet *f, const struct op *op,
-				  struct fleet_statement *p)
+const char *fleet__pause_statement(struct fleet *f, const struct op *op,
+				   struct fleet_statement *p)
 {
 	switch (op->kind) {
 	case OP_PAUSE:
@@ -213,7 +228,7 @@ const char *fleet_pause_statement(struct fleet *f, const struct op *op,
 		p->v[p->n++] = op->job;
 		return fleet_sql_resume;
 	case OP_VIEW:
-		p->v[p->n++] = f->job_names;
+		p->v[p->n++] = op->job;  /* the jobs' names as the refresh had them */
 		return fleet_sql_view;
 	default:
 		return NULL;
@@ -300,7 +315,7 @@ static void answer_view(struct fleet *f, const pq_result *r)
 	v->changed = true;
 }
 
-void fleet_pause_answer(struct fleet *f, struct op *op, const pq_result *r)
+void fleet__pause_answer(struct fleet *f, struct op *op, const pq_result *r)
 {
 	if (op->kind == OP_VIEW) {
 		answer_view(f, r);
@@ -314,7 +329,7 @@ void fleet_pause_answer(struct fleet *f, struct op *op, const pq_result *r)
 	fleet_op_free(op);
 }
 
-void fleet_pause_refused(struct fleet *f, const struct op *op, const char *message)
+void fleet__pause_refused(struct fleet *f, const struct op *op, const char *message)
 {
 	if (op->kind != OP_PAUSE && op->kind != OP_RESUME)
 		return;
@@ -323,7 +338,7 @@ void fleet_pause_refused(struct fleet *f, const struct op *op, const char *messa
 			  message);
 }
 
-void fleet_pause_saw(struct fleet *f, const struct op *claim, enum fleet_outcome o)
+void fleet__pause_saw(struct fleet *f, const struct op *claim, enum fleet_outcome o)
 {
 	/* A manual run is never paused. Only a won claim says the job is
 	 * not paused: "elsewhere" or a skip may answer from a row written
@@ -333,11 +348,11 @@ void fleet_pause_saw(struct fleet *f, const struct op *claim, enum fleet_outcome
 	set_paused(f, claim->job, o == FLEET_PAUSED);
 }
 
-void fleet_pause_refresh(struct fleet *f)
+void fleet__pause_refresh(struct fleet *f, const char *jobs)
 {
 	struct op *op;
 
-	if (!f->job_names)
+	if (!jobs)
 		return;
 	for (op = fleet_pipe_oldest(&f->pipe); op; op = op->next)
 		if (op->kind == OP_VIEW)
@@ -345,7 +360,7 @@ void fleet_pause_refresh(struct fleet *f)
 	for (op = f->chores.head; op; op = op->next)
 		if (op->kind == OP_VIEW)
 			return;   /* one is waiting already */
-	if (!(op = fleet_op_new(OP_VIEW, NULL, 0))) {
+	if (!(op = fleet_op_new(OP_VIEW, jobs, 0))) {
 		f->events.lost = true;
 		return;
 	}

@@ -3,8 +3,8 @@
  * s6-supervise keeps its actions in one): where an op waits to be sent,
  * what becomes of it when its statement does not go through (the
  * connection lost while it was in flight, or the server rolling it back
- * with a SQLSTATE of class 40), what a refusal means, how its answer is
- * read and what the exit waits for. fleet.c and fleet_answer.c take every
+ * with a SQLSTATE of class 40), what a refusal means, who writes its
+ * SQL, how its answer is read and what the exit waits for. fleet.c and fleet_answer.c take every
  * decision about a kind from here; a new kind is one more row. */
 #ifndef TFD_FLEET_POLICY_H
 #define TFD_FLEET_POLICY_H
@@ -90,6 +90,18 @@ enum fleet_reading {
 	FLEET_READ_PAUSE,       /* fleet_pause.c's: a pause, a resume, the view */
 };
 
+/* Which file writes an op's SQL and parameters (fleet.c send_op calls
+ * it): the one that holds what they are made of. */
+enum fleet_writer {
+	FLEET_SQL_NONE,      /* none: an item of a batch, never sent alone */
+	FLEET_SQL_OP,        /* fleet_statement.c: from the op, --fleet's
+			      * settings and the boundary alone (batches
+			      * through fleet_batch.c) */
+	FLEET_SQL_WINS,      /* fleet_wins.c: the renewal, with the keys held */
+	FLEET_SQL_REPLICA,   /* fleet_replica.c: the name and the jobs */
+	FLEET_SQL_PAUSE,     /* fleet_pause.c: the pauses and the view */
+};
+
 /* What fleet_pending counts of an op: the exit waits for the runs' rows. */
 enum fleet_pending {
 	FLEET_PENDING_NONE,
@@ -99,6 +111,7 @@ enum fleet_pending {
 
 struct fleet_policy {
 	const char *name;            /* the kind's, for tests and messages */
+	enum fleet_writer statement; /* who writes its SQL */
 	enum fleet_queue queue;
 	bool batch;                  /* carries items (fleet_batch.c) */
 	enum fleet_again lost;       /* in flight when the connection was lost */

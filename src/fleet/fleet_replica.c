@@ -2,9 +2,10 @@
 /* fleet_replica: what the replicas know of each other. Each process holds
  * its --replica name in tfd_replicas with an instance id of its own,
  * renewed every lease/6; it writes its jobs' fingerprints to tfd_jobs and
- * compares them with the other live replicas'. Also the claims that the
- * server refuses for good, and a claim queue that falls behind. */
-#include "fleet_replica.h"
+ * compares them with the other live replicas'. Also the outage's report
+ * and a claim queue that falls behind. */
+#include "fleet.h"
+#include "fleet_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,9 +15,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "fleet_pause.h"
 #include "fleet_sql.h"
-#include "fleet_state.h"
 #include "report.h"
 
 /* Decisions:
@@ -32,35 +31,68 @@
  *   database sees both. Each difference (job, other replica, its
  *   fingerprint) is told once. */
 
-void fleet_replica_init(struct fleet *f)
+struct fleet_replica {
+	char instance[33];           /* this process's, random: who holds the name */
+	char host[256];
+	int64_t beat_at;             /* the next renewal of the name (monotonic) */
+	int64_t hold_retry_at;       /* the name held by another: asked again then; 0 */
+	int64_t holder_seen_us;      /* that holder's seen_at when found; -1: none */
+	char *job_names, *job_prints; /* this replica's jobs as array literals; NULL: none yet */
+	uint64_t jobs_version, jobs_written;
+	char **differ_told;          /* "job\x1freplica\x1ffingerprint" told once */
+	size_t ndiffer_told;
+	int64_t ready_real;          /* when the connection was last ready (wall clock) */
+	int64_t unreachable_since;   /* monotonic: the outage's first failure; 0: none */
+	bool ever_ready;             /* a connection was ready once */
+	bool behind_reported, fatal;
+};
+
+int fleet__replica_init(struct fleet *f)
 {
 	unsigned char id[16] = { 0 };
+
+	if (!(f->rep = calloc(1, sizeof *f->rep)))
+		return -1;
 
 	/* Not a secret, only unique: a short read leaves zeros beside the pid
 	 * and the time, which still tell two processes apart. */
 	if (getrandom(id, sizeof id, GRND_NONBLOCK) != (ssize_t)sizeof id) {
-		int64_t t = now_real();
+		int64_t t = fleet__now_real();
 		pid_t pid = getpid();
 
 		memcpy(id, &t, sizeof t);
 		memcpy(id + sizeof t, &pid, sizeof pid);
 	}
 	for (size_t i = 0; i < sizeof id; i++)
-		snprintf(f->instance + 2 * i, 3, "%02x", id[i]);
-	if (gethostname(f->host, sizeof f->host) != 0)
-		snprintf(f->host, sizeof f->host, "unknown");
-	f->host[sizeof f->host - 1] = '\0';
-	f->holder_seen_us = -1;
+		snprintf(f->rep->instance + 2 * i, 3, "%02x", id[i]);
+	if (gethostname(f->rep->host, sizeof f->rep->host) != 0)
+		snprintf(f->rep->host, sizeof f->rep->host, "unknown");
+	f->rep->host[sizeof f->rep->host - 1] = '\0';
+	f->rep->holder_seen_us = -1;
+	return 0;
 }
 
-void fleet_replica_free(struct fleet *f)
+void fleet__replica_free(struct fleet *f)
 {
-	for (size_t i = 0; i < f->ndiffer_told; i++)
-		free(f->differ_told[i]);
-	free(f->differ_told);
-	free(f->job_names);
-	free(f->job_prints);
-	fleet_pause_free(f);
+	if (!f->rep)
+		return;
+	for (size_t i = 0; i < f->rep->ndiffer_told; i++)
+		free(f->rep->differ_told[i]);
+	free(f->rep->differ_told);
+	free(f->rep->job_names);
+	free(f->rep->job_prints);
+	free(f->rep);
+	f->rep = NULL;
+}
+
+const char *fleet__replica_jobs(const struct fleet *f)
+{
+	return f->rep->job_names;
+}
+
+void fleet__replica_beat_at(struct fleet *f, int64_t at)
+{
+	f->rep->beat_at = at;
 }
 
 /* Statements */
@@ -71,44 +103,42 @@ static void param_text(struct fleet_statement *p, int slot, const char *fmt, int
 	p->v[p->n++] = p->buf[slot];
 }
 
-const char *fleet_replica_statement(struct fleet *f, const struct op *op,
-				    struct fleet_statement *p)
+const char *fleet__replica_statement(struct fleet *f, const struct op *op,
+				     struct fleet_statement *p)
 {
 	switch (op->kind) {
 	case OP_HOLD:
 		p->v[p->n++] = f->replica;
-		p->v[p->n++] = f->instance;
-		p->v[p->n++] = f->host;
+		p->v[p->n++] = f->rep->instance;
+		p->v[p->n++] = f->rep->host;
 		param_text(p, 0, "%" PRId64, (int64_t)getpid());
 		p->v[p->n++] = TFD_VERSION;
 		param_text(p, 1, "%" PRId64, f->cfg.lease_ns / 1000);
-		if (f->holder_seen_us >= 0)
-			param_text(p, 2, "%" PRId64, f->holder_seen_us);
+		if (f->rep->holder_seen_us >= 0)
+			param_text(p, 2, "%" PRId64, f->rep->holder_seen_us);
 		else
 			p->v[p->n++] = NULL;
 		return fleet_sql_hold;
 	case OP_BEAT:
 		p->v[p->n++] = f->replica;
-		p->v[p->n++] = f->instance;
+		p->v[p->n++] = f->rep->instance;
 		return fleet_sql_beat;
 	case OP_RELEASE:
 		p->v[p->n++] = f->replica;
-		p->v[p->n++] = f->instance;
+		p->v[p->n++] = f->rep->instance;
 		param_text(p, 0, "%" PRId64, f->cfg.lease_ns / 1000);
 		return fleet_sql_release;
 	case OP_JOBS:
 		p->v[p->n++] = f->replica;
-		p->v[p->n++] = f->job_names;
-		p->v[p->n++] = f->job_prints;
+		p->v[p->n++] = f->rep->job_names;
+		p->v[p->n++] = f->rep->job_prints;
 		return fleet_sql_jobs;
 	case OP_DIFFER:
 		p->v[p->n++] = f->replica;
 		param_text(p, 0, "%" PRId64, f->cfg.lease_ns / 1000);
 		return fleet_sql_differ;
-	case OP_RENEW:
-		return fleet_wins_statement(f, op, p);
 	default:
-		return fleet_pause_statement(f, op, p);
+		return NULL;
 	}
 }
 
@@ -120,8 +150,8 @@ static void queue_op(struct fleet *f, enum op_kind kind)
 		f->events.lost = true;  /* the loop stops: out of memory */
 		return;
 	}
-	op->token = f->jobs_version;
-	fleet_enqueue(f, op);
+	op->token = f->rep->jobs_version;
+	fleet__enqueue(f, op);
 }
 
 /* The name is another process's: said once, and nothing more is claimed
@@ -135,8 +165,8 @@ static void fatal_holder(struct fleet *f, const pq_result *r, int host_field)
 		 "renewed within the last --fleet-lease: give each process its own --replica",
 		 f->replica, known ? "host " : "nobody now", known ? f->pq.get_value(r, 0, host_field) : "",
 		 known ? ", pid " : "", known ? f->pq.get_value(r, 0, host_field + 1) : "");
-	f->fatal = true;
-	fleet_refuse_claims(f);
+	f->rep->fatal = true;
+	fleet__refuse_claims(f);
 	fleet_events_push(&f->events, &(struct fleet_event){ .kind = FLEET_EVENT_FATAL, .call = "fleet" },
 			  NULL, msg);
 }
@@ -152,17 +182,17 @@ static bool first_is_true(const struct fleet *f, const pq_result *r)
 static int answer_hold(struct fleet *f, const pq_result *r, struct op **send)
 {
 	if (first_is_true(f, r)) {
-		f->holder_seen_us = -1;
-		f->hold_retry_at = 0;
+		f->rep->holder_seen_us = -1;
+		f->rep->hold_retry_at = 0;
 		*send = fleet_op_new(OP_START, NULL, 0);
 		return *send ? 0 : -ENOMEM;
 	}
-	if (f->holder_seen_us >= 0 || f->pq.ntuples(r) < 1 || f->pq.get_is_null(r, 0, 3)) {
+	if (f->rep->holder_seen_us >= 0 || f->pq.ntuples(r) < 1 || f->pq.get_is_null(r, 0, 3)) {
 		fatal_holder(f, r, 1);
 		return 0;
 	}
-	f->holder_seen_us = strtoll(f->pq.get_value(r, 0, 3), NULL, 10);
-	f->hold_retry_at = now_mono() + f->cfg.lease_ns / 3;
+	f->rep->holder_seen_us = strtoll(f->pq.get_value(r, 0, 3), NULL, 10);
+	f->rep->hold_retry_at = fleet__now_mono() + f->cfg.lease_ns / 3;
 	return 0;
 }
 
@@ -174,18 +204,18 @@ static bool told_before(struct fleet *f, const char *job, const char *replica, c
 	if (!key)
 		return true;
 	snprintf(key, len, "%s\x1f%s\x1f%s", job, replica, print);
-	for (size_t i = 0; i < f->ndiffer_told; i++)
-		if (strcmp(f->differ_told[i], key) == 0) {
+	for (size_t i = 0; i < f->rep->ndiffer_told; i++)
+		if (strcmp(f->rep->differ_told[i], key) == 0) {
 			free(key);
 			return true;
 		}
-	grown = realloc(f->differ_told, (f->ndiffer_told + 1) * sizeof *grown);
+	grown = realloc(f->rep->differ_told, (f->rep->ndiffer_told + 1) * sizeof *grown);
 	if (!grown) {
 		free(key);
 		return true;
 	}
-	f->differ_told = grown;
-	f->differ_told[f->ndiffer_told++] = key;
+	f->rep->differ_told = grown;
+	f->rep->differ_told[f->rep->ndiffer_told++] = key;
 	return false;
 }
 
@@ -200,11 +230,11 @@ static void answer_differ(struct fleet *f, const pq_result *r)
 		snprintf(msg, sizeof msg, "job '%.300s' is defined otherwise on replica '%.200s' "
 			 "(its schedule, command or policies differ): each replica claims it at its "
 			 "own instants", job, other);
-		fleet_push_error(f, "fleet", msg);
+		fleet__push_error(f, "fleet", msg);
 	}
 }
 
-int fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r, struct op **send)
+int fleet__replica_answer(struct fleet *f, struct op *op, const pq_result *r, struct op **send)
 {
 	int rc = 0;
 
@@ -218,13 +248,14 @@ int fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r, str
 			fatal_holder(f, r, 1);
 			break;
 		}
-		f->beat_at = now_mono() + f->cfg.lease_ns / 6;
-		if (f->job_names)
-			queue_op(f, f->jobs_written == f->jobs_version ? OP_DIFFER : OP_JOBS);
-		fleet_pause_refresh(f);
+		f->rep->beat_at = fleet__now_mono() + f->cfg.lease_ns / 6;
+		if (f->rep->job_names)
+			queue_op(f, f->rep->jobs_written == f->rep->jobs_version
+				    ? OP_DIFFER : OP_JOBS);
+		fleet__pause_refresh(f, f->rep->job_names);
 		break;
 	case OP_JOBS:
-		f->jobs_written = op->token;
+		f->rep->jobs_written = op->token;
 		queue_op(f, OP_DIFFER);
 		break;
 	case OP_DIFFER:
@@ -246,8 +277,10 @@ int fleet_replica_answer(struct fleet *f, struct op *op, const pq_result *r, str
 static void note_connected(struct fleet *f)
 {
 	char msg[400];
-	bool again = f->ever_ready;
-	int64_t tenths = f->unreachable_since ? (now_mono() - f->unreachable_since) / 100000000 : -1;
+	bool again = f->rep->ever_ready;
+	int64_t tenths = f->rep->unreachable_since
+				 ? (fleet__now_mono() - f->rep->unreachable_since) / 100000000
+				 : -1;
 
 	if (tenths < 0)
 		snprintf(msg, sizeof msg, "--fleet: connected to the database as replica '%.200s'",
@@ -256,8 +289,8 @@ static void note_connected(struct fleet *f)
 		snprintf(msg, sizeof msg, "--fleet: connected to the database %sas replica '%.200s', "
 			 "after %" PRId64 ".%" PRId64 " s %s", again ? "again " : "", f->replica,
 			 tenths / 10, tenths % 10, again ? "without it" : "of trying");
-	f->unreachable_since = 0;
-	f->ever_ready = true;
+	f->rep->unreachable_since = 0;
+	f->rep->ever_ready = true;
 	fleet_events_note(&f->events, again ? "connected again" : "connected", msg);
 }
 
@@ -267,13 +300,13 @@ static void report_lost(struct fleet *f, const char *why)
 {
 	char msg[1400], deadline[32], *line;
 
-	if (!f->unreachable_since)
-		f->unreachable_since = now_mono();
+	if (!f->rep->unreachable_since)
+		f->rep->unreachable_since = fleet__now_mono();
 	if (f->outage_reported)
 		return;
 	format_seconds(deadline, f->cfg.deadline_ns);
 	line = fleet_one_line(why);
-	if (f->claims_refused)
+	if (fleet__claims_refused(f))
 		snprintf(msg, sizeof msg, "tfd cannot use the database; it keeps trying, and misses "
 			 "every elapse at once until the database accepts its statements: %s",
 			 line ? line : why);
@@ -285,33 +318,30 @@ static void report_lost(struct fleet *f, const char *why)
 			 : f->link == LINK_SETUP ? "tfd cannot use the database"
 			 : "cannot connect to the database", deadline, line ? line : why);
 	free(line);
-	fleet_push_error(f, "postgresql", msg);
+	fleet__push_error(f, "postgresql", msg);
 }
 
-void fleet_link_lost(struct fleet *f, const char *why)
+void fleet__link_lost(struct fleet *f, const char *why)
 {
 	if (f->link == LINK_CONNECTING)
 		fleet_params_next_host(&f->params);
 	report_lost(f, why);
 }
 
-void fleet_replica_ready(struct fleet *f)
+void fleet__replica_ready(struct fleet *f)
 {
 	note_connected(f);
-	/* Its first renewal ends the rows it does not hold: nothing of its
-	 * is in flight before it (the recent wins are written first). */
-	f->renew_check = true;
-	f->ready_real = now_real();
-	f->beat_at = now_mono() + f->cfg.lease_ns / 6;
-	if (!f->fatal)
-		f->claims_refused = false;
+	f->rep->ready_real = fleet__now_real();
+	f->rep->beat_at = fleet__now_mono() + f->cfg.lease_ns / 6;
+	if (!f->rep->fatal)
+		fleet__claims_accepted(f);
 	f->refusal_reported = false;
 	/* Written again on each connection: the database may be another
 	 * (a failover) or its rows deleted. */
-	f->jobs_written = 0;
-	if (f->job_names)
+	f->rep->jobs_written = 0;
+	if (f->rep->job_names)
 		queue_op(f, OP_JOBS);
-	fleet_pause_refresh(f);
+	fleet__pause_refresh(f, f->rep->job_names);
 }
 
 int fleet_set_jobs(struct fleet *f, size_t n, const char *const *names,
@@ -336,11 +366,11 @@ int fleet_set_jobs(struct fleet *f, size_t n, const char *const *names,
 		free(pl);
 		return -1;
 	}
-	free(f->job_names);
-	free(f->job_prints);
-	f->job_names = nl;
-	f->job_prints = pl;
-	f->jobs_version++;
+	free(f->rep->job_names);
+	free(f->rep->job_prints);
+	f->rep->job_names = nl;
+	f->rep->job_prints = pl;
+	f->rep->jobs_version++;
 	if (f->link == LINK_READY)
 		queue_op(f, OP_JOBS);
 	return 0;
@@ -348,21 +378,8 @@ int fleet_set_jobs(struct fleet *f, size_t n, const char *const *names,
 
 void fleet_release(struct fleet *f)
 {
-	if (f->link == LINK_READY && !f->fatal)
+	if (f->link == LINK_READY && !f->rep->fatal)
 		queue_op(f, OP_RELEASE);
-}
-
-/* Refusals */
-
-void fleet_refuse_claims(struct fleet *f)
-{
-	struct op *op;
-
-	f->claims_refused = true;
-	while ((op = fleet_queue_pop(&f->claims))) {
-		fleet_push_outcome(f, op, FLEET_MISSED);
-		fleet_op_free(op);
-	}
 }
 
 /* Service */
@@ -387,54 +404,58 @@ static const struct op *oldest_waiting(const struct fleet *f)
  * Not an outage: a link that stopped answering is told as one, and the
  * elapses that waited for a connection are not counted. Told once, until
  * the queue has caught up. */
-void fleet_check_backlog(struct fleet *f)
+void fleet__check_backlog(struct fleet *f)
 {
 	const struct op *head = oldest_waiting(f);
 	char msg[800], at[64];
-	int64_t since = head && head->scheduled_ns > f->ready_real ? head->scheduled_ns : f->ready_real;
-	int64_t age = head ? now_real() - since : 0;
+	int64_t ready = f->rep->ready_real;
+	int64_t since = head && head->scheduled_ns > ready ? head->scheduled_ns : ready;
+	int64_t age = head ? fleet__now_real() - since : 0;
 
 	if (age < f->cfg.deadline_ns / 4)
-		f->behind_reported = false;
-	if (!head || f->behind_reported || f->link != LINK_READY || age <= f->cfg.deadline_ns / 2)
+		f->rep->behind_reported = false;
+	if (!head || f->rep->behind_reported || f->link != LINK_READY ||
+	    age <= f->cfg.deadline_ns / 2)
 		return;
-	f->behind_reported = true;
+	f->rep->behind_reported = true;
 	fleet_format_instant(at, sizeof at, head->scheduled_ns);
 	snprintf(msg, sizeof msg, "replica '%.200s' falls behind: its oldest elapse waiting to be "
 		 "claimed (job '%.200s' at %s) has waited %" PRId64 ".%03" PRId64 " s, more than half "
 		 "of --fleet-deadline; its later elapses may be missed", f->replica, head->job, at,
 		 age / NSEC_PER_SEC, age % NSEC_PER_SEC / 1000000);
-	fleet_push_error(f, "fleet", msg);
+	fleet__push_error(f, "fleet", msg);
 }
 
-int fleet_replica_service(struct fleet *f, struct op **send)
+int fleet__replica_service(struct fleet *f, struct op **send)
 {
-	int64_t now = now_mono();
+	int64_t now = fleet__now_mono();
 
 	*send = NULL;
 	fleet_events_flush(&f->events, now);
-	if (f->link == LINK_SETUP && !fleet_pipe_awaits(&f->pipe) && f->hold_retry_at && now >= f->hold_retry_at) {
-		f->hold_retry_at = 0;
+	if (f->link == LINK_SETUP && !fleet_pipe_awaits(&f->pipe) && f->rep->hold_retry_at &&
+	    now >= f->rep->hold_retry_at) {
+		f->rep->hold_retry_at = 0;
 		/* The name asked for again: the setup's statement, sent at once. */
 		if (!(*send = fleet_op_new(OP_HOLD, NULL, 0)))
 			return -ENOMEM;
 	}
-	if (f->link == LINK_READY && !f->fatal && now >= f->beat_at) {
-		f->beat_at = INT64_MAX;  /* until its answer */
+	if (f->link == LINK_READY && !f->rep->fatal && now >= f->rep->beat_at) {
+		f->rep->beat_at = INT64_MAX;  /* until its answer */
 		queue_op(f, OP_BEAT);
 	}
 	return 0;
 }
 
-int64_t fleet_replica_deadline(const struct fleet *f)
+int64_t fleet__replica_deadline(const struct fleet *f)
 {
 	int64_t flush = fleet_events_flush_at(&f->events);
 
 	if (f->events.head)
-		return now_mono();  /* events to take: served at once */
-	if (f->link == LINK_SETUP && !fleet_pipe_awaits(&f->pipe) && f->hold_retry_at && f->hold_retry_at < flush)
-		return f->hold_retry_at;
-	if (f->link == LINK_READY && !f->fatal && f->beat_at < flush)
-		return f->beat_at;
+		return fleet__now_mono();  /* events to take: served at once */
+	if (f->link == LINK_SETUP && !fleet_pipe_awaits(&f->pipe) && f->rep->hold_retry_at &&
+	    f->rep->hold_retry_at < flush)
+		return f->rep->hold_retry_at;
+	if (f->link == LINK_READY && !f->rep->fatal && f->rep->beat_at < flush)
+		return f->rep->beat_at;
 	return flush;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "fleet_sql.h"
+#include "fleet.h"
 
 /* pg_advisory_xact_lock's key while a table is created: "tfdruns". */
 #define SETUP_LOCK "32199633744817779"

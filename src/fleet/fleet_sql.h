@@ -12,7 +12,7 @@
 #define FLEET_KEEP_BATCH_ROWS 1000
 
 /* How many released rows one renewal takes at most; a renewal that took
- * that many renews again at once, for the rest (fleet_wins_renewed). */
+ * that many renews again at once, for the rest (fleet__wins_renewed). */
 #define FLEET_TAKE_ROWS     "1000"
 #define FLEET_TAKE_ROWS_MAX 1000
 
@@ -31,8 +31,7 @@ enum fleet_renew_column {
 #define FLEET_DIFFER_ROWS "100"
 
 extern const char fleet_sql_setup[];
-/* The statements that create the tables and indexes, for --fleet-sql. */
-extern const char fleet_sql_ddl[];
+/* fleet_sql_ddl, for --fleet-sql: in fleet.h, the fleet's public face. */
 extern const char fleet_sql_start[];
 extern const char fleet_sql_attempt[];
 extern const char fleet_sql_abandon[];

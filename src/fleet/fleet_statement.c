@@ -89,7 +89,7 @@ const char *fleet_statement_of(const struct fleet_config *cfg, const char *bound
 	case OP_PAUSE:
 	case OP_RESUME:
 	case OP_VIEW:
-		break;  /* fleet_replica_statement, fleet_pause_statement */
+		break;  /* written by another file (the policy's statement column) */
 	case OP_KINDS:
 		break;
 	}

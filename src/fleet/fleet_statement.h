@@ -7,9 +7,9 @@
 
 /* OP's SQL, with its parameters filled into P (which starts empty):
  * CFG's replica, lease and keep, and the replica's BOUNDARY (ISO text, or
- * NULL before the first connection). NULL for the kinds another module
- * writes (fleet_replica_statement, fleet_pause_statement) and for a
- * batch's items, never sent alone. */
+ * NULL before the first connection), for the kinds whose row of the
+ * policy table says FLEET_SQL_OP. NULL for the others, which another
+ * file writes (fleet_int.h), and for a batch's items, never sent alone. */
 const char *fleet_statement_of(const struct fleet_config *cfg, const char *boundary,
 			       const struct op *op, struct fleet_statement *p);
 

@@ -46,7 +46,7 @@ enum fleet_event_kind {
 	FLEET_EVENT_FATAL,        /* call, message: this replica's name is another
 				   * process's: tfd must stop, status 1 */
 	FLEET_EVENT_DONE,         /* token, message (NULL: done): a pause or resume
-				   * written (fleet_pause.h) */
+				   * written (fleet.h: fleet_pause_write) */
 	FLEET_EVENT_NOTE,         /* message: a line that is no failure (the
 				   * connection made), for stderr */
 	FLEET_EVENT_TAKEN,        /* job, scheduled_ns, manual: this replica took

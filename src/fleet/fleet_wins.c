@@ -9,7 +9,8 @@
  * still running are the keys that the renewal renews, the ones it knows
  * to hold; it takes the rows other replicas released. Also the claims
  * held until the database's clock reaches their instant. */
-#include "fleet_wins.h"
+#include "fleet.h"
+#include "fleet_int.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,7 +19,6 @@
 
 #include "fleet_answer.h"
 #include "fleet_sql.h"
-#include "fleet_state.h"
 
 /* Decisions:
  * - A renewal names the keys it renews (the runs going, the claims whose
@@ -47,27 +47,84 @@
  * replica and of the server may run at rates a little apart. */
 #define LEASE_MARGIN_DIVISOR 10
 
+/* An elapse this replica won lately, and what became of it: written
+ * again after a reconnection (a failover may have lost its row). */
+struct win {
+	char *job;
+	int64_t scheduled_ns, won_real;
+	bool exclusive;
+	bool manual;                 /* tfdctl run's: its row's trigger is 'manual' */
+	enum row_state state;        /* running until its end (released: given up
+				      * unstarted, for another replica to take) */
+	struct fleet_end end;
+	int64_t lease_from;          /* monotonic: the claim or renewal that the server
+				      * confirmed last was sent then; 0: not since a
+				      * renewal found its row gone */
+	uint64_t listed;             /* the renewal that listed it last */
+};
+
+struct fleet_wins {
+	struct win *v;                /* oldest first */
+	size_t n, cap;
+	uint64_t renew_gen;           /* the renewal in flight, or the last one */
+	int64_t renew_sent;           /* monotonic: when it was sent */
+	bool renew_check;             /* the next renewal ends the rows not held */
+	int64_t clock_ahead_ns;       /* this replica's clock ahead of the database's
+				       * by more than FLEET_CLOCK_SLACK_NS (with the
+				       * round trip's half); else 0 */
+	bool clock_warned;            /* a clock apart was said */
+	struct queue early;           /* claims held until the database's clock
+				       * reaches their instant */
+	bool claims_stopped;          /* tfd is stopping: nothing more is claimed */
+	bool claims_refused;          /* refused for good (read-only, no privilege,
+				       * the name another's): claims are missed at once */
+};
+
+int fleet__wins_init(struct fleet *f)
+{
+	return (f->wins = calloc(1, sizeof *f->wins)) ? 0 : -1;
+}
+
+void fleet__wins_free(struct fleet *f)
+{
+	if (!f->wins)
+		return;
+	fleet_queue_free(&f->wins->early);
+	for (size_t i = 0; i < f->wins->n; i++)
+		free(f->wins->v[i].job);
+	free(f->wins->v);
+	free(f->wins);
+	f->wins = NULL;
+}
+
+void fleet__wins_connected(struct fleet *f)
+{
+	/* Its first renewal ends the rows it does not hold: nothing of its
+	 * is in flight before it (the recent wins are written first). */
+	f->wins->renew_check = true;
+}
+
 static bool running(const struct win *w)
 {
-	return strcmp(w->state, "running") == 0;
+	return w->state == ROW_RUNNING;
 }
 
 /* Ended wins older than the deadline are forgotten: no replica claims
  * their elapses any more. Running ones are kept until they end. */
 static void prune_wins(struct fleet *f)
 {
-	int64_t oldest = now_real() - f->cfg.deadline_ns;
+	int64_t oldest = fleet__now_real() - f->cfg.deadline_ns;
 	size_t kept = 0;
 
-	for (size_t i = 0; i < f->nwins; i++) {
-		struct win *w = &f->wins[i];
+	for (size_t i = 0; i < f->wins->n; i++) {
+		struct win *w = &f->wins->v[i];
 
 		if (!running(w) && w->won_real < oldest)
 			free(w->job);
 		else
-			f->wins[kept++] = *w;
+			f->wins->v[kept++] = *w;
 	}
-	f->nwins = kept;
+	f->wins->n = kept;
 }
 
 /* A win to keep: a memory failure stops tfd (events.lost), as a win not
@@ -76,29 +133,31 @@ static struct win *win_new(struct fleet *f, const char *name)
 {
 	char *job;
 
-	if (f->nwins == f->wins_cap)
+	if (f->wins->n == f->wins->cap)
 		prune_wins(f);
-	if (f->nwins == f->wins_cap) {
-		size_t cap = f->wins_cap ? f->wins_cap * 2 : 64;
-		struct win *p = realloc(f->wins, cap * sizeof *p);
+	if (f->wins->n == f->wins->cap) {
+		size_t cap = f->wins->cap ? f->wins->cap * 2 : 64;
+		struct win *p = realloc(f->wins->v, cap * sizeof *p);
 
 		if (!p) {
 			f->events.lost = true;
 			return NULL;
 		}
-		f->wins = p;
-		f->wins_cap = cap;
+		f->wins->v = p;
+		f->wins->cap = cap;
 	}
 	if (!(job = strdup(name))) {
 		f->events.lost = true;
 		return NULL;
 	}
-	f->wins[f->nwins] = (struct win){ .job = job, .won_real = now_real(), .state = "running",
-					  .end = { .attempts = 1 } };
-	return &f->wins[f->nwins++];
+	f->wins->v[f->wins->n] = (struct win){ .job = job,
+					       .won_real = fleet__now_real(),
+					       .state = ROW_RUNNING,
+					       .end = { .attempts = 1 } };
+	return &f->wins->v[f->wins->n++];
 }
 
-void fleet_win_add(struct fleet *f, const struct op *claim)
+void fleet__win_add(struct fleet *f, const struct op *claim)
 {
 	struct win *w = win_new(f, claim->job);
 
@@ -114,8 +173,8 @@ void fleet_win_add(struct fleet *f, const struct op *claim)
 /* The newest first: a run's end is usually of a recent win. */
 static struct win *win_find(struct fleet *f, const char *job, int64_t scheduled_ns)
 {
-	for (size_t i = f->nwins; i > 0; i--) {
-		struct win *w = &f->wins[i - 1];
+	for (size_t i = f->wins->n; i > 0; i--) {
+		struct win *w = &f->wins->v[i - 1];
 
 		if (w->scheduled_ns == scheduled_ns && strcmp(w->job, job) == 0)
 			return w;
@@ -127,22 +186,22 @@ static struct win *win_find(struct fleet *f, const char *job, int64_t scheduled_
  * is no longer this replica's. */
 static bool rewritten(const struct win *w)
 {
-	return strcmp(w->state, "released") != 0;
+	return w->state != ROW_RELEASED;
 }
 
-struct op *fleet_wins_rewrite(struct fleet *f)
+struct op *fleet__wins_rewrite(struct fleet *f)
 {
 	size_t n = 0, k = 0, first;
 	struct op **items, *batch;
 
 	prune_wins(f);
 	/* The newest FLEET_BATCH_MAX of them. */
-	for (first = f->nwins; first > 0 && n < FLEET_BATCH_MAX; first--)
-		n += rewritten(&f->wins[first - 1]);
+	for (first = f->wins->n; first > 0 && n < FLEET_BATCH_MAX; first--)
+		n += rewritten(&f->wins->v[first - 1]);
 	if (n == 0 || !(items = calloc(n, sizeof *items)))
 		return NULL;
-	for (size_t i = first; i < f->nwins && k < n; i++) {
-		const struct win *w = &f->wins[i];
+	for (size_t i = first; i < f->wins->n && k < n; i++) {
+		const struct win *w = &f->wins->v[i];
 
 		if (!rewritten(w))
 			continue;
@@ -167,7 +226,7 @@ struct op *fleet_wins_rewrite(struct fleet *f)
 /* The database's now(), as this replica's clock and the answers tell it. */
 static int64_t db_now(const struct fleet *f)
 {
-	return now_real() - f->clock_ahead_ns;
+	return fleet__now_real() - f->wins->clock_ahead_ns;
 }
 
 /* Q's claims in the order of their instants: OP after the last that is
@@ -188,17 +247,17 @@ static void push_in_order(struct queue *q, struct op *op)
 }
 
 /* OP is claimed once the database's clock reaches its instant: held in
- * EARLY until then (fleet_claims_expire moves it on). */
+ * EARLY until then (fleet__claims_expire moves it on). */
 static void queue_claim(struct fleet *f, struct op *op)
 {
-	if (op->scheduled_ns > db_now(f) && f->clock_ahead_ns > 0)
-		push_in_order(&f->early, op);
+	if (op->scheduled_ns > db_now(f) && f->wins->clock_ahead_ns > 0)
+		push_in_order(&f->wins->early, op);
 	else
-		fleet_enqueue(f, op);
+		fleet__enqueue(f, op);
 }
 
-int fleet_claim_as(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
-		   uint64_t token, bool manual)
+int fleet__claim_as(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
+		    uint64_t token, bool manual)
 {
 	struct op *op = fleet_op_new(OP_CLAIM, job, scheduled_ns);
 
@@ -207,11 +266,11 @@ int fleet_claim_as(struct fleet *f, const char *job, int64_t scheduled_ns, bool 
 	op->exclusive = exclusive;
 	op->token = token;
 	op->manual = manual;
-	op->queued_mono = now_mono();
-	if (f->claims_refused || f->claims_stopped) {
-		/* The server refused claims for good (fleet_refuse_claims), or
+	op->queued_mono = fleet__now_mono();
+	if (f->wins->claims_refused || f->wins->claims_stopped) {
+		/* The server refused claims for good (fleet__refuse_claims), or
 		 * tfd stops: nobody here runs it. */
-		fleet_push_outcome(f, op, FLEET_MISSED);
+		fleet__push_outcome(f, op, FLEET_MISSED);
 		fleet_op_free(op);
 		return 0;
 	}
@@ -224,7 +283,7 @@ int fleet_claim_as(struct fleet *f, const char *job, int64_t scheduled_ns, bool 
 int fleet_claim(struct fleet *f, const char *job, int64_t scheduled_ns, bool exclusive,
 		uint64_t token)
 {
-	return fleet_claim_as(f, job, scheduled_ns, exclusive, token, false);
+	return fleet__claim_as(f, job, scheduled_ns, exclusive, token, false);
 }
 
 int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, unsigned attempt)
@@ -237,7 +296,7 @@ int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, un
 	if (w)
 		w->end.attempts = attempt;
 	op->end.attempts = attempt;
-	fleet_enqueue(f, op);  /* sent as the claims are */
+	fleet__enqueue(f, op);  /* sent as the claims are */
 	return 0;
 }
 
@@ -250,13 +309,13 @@ int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 	if (!op)
 		return -1;
 	op->end = *e;
-	op->state = e->failed ? "failed" : "succeeded";
+	op->state = e->failed ? ROW_FAILED : ROW_SUCCEEDED;
 	op->manual = w && w->manual;  /* its row, if written again, says so */
 	if (w) {
 		w->end = *e;
 		w->state = op->state;
 	}
-	fleet_enqueue(f, op);  /* sent as the claims are */
+	fleet__enqueue(f, op);  /* sent as the claims are */
 	return 0;
 }
 
@@ -268,11 +327,11 @@ int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
 	if (!op)
 		return -1;
 	if (w) {
-		w->state = "abandoned";
+		w->state = ROW_ABANDONED;
 		w->end = (struct fleet_end){ .exit_status = -1, .attempts = w->end.attempts,
-					     .finished_ns = now_real() };
+					     .finished_ns = fleet__now_real() };
 	}
-	fleet_enqueue(f, op);  /* sent as the claims are */
+	fleet__enqueue(f, op);  /* sent as the claims are */
 	return 0;
 }
 
@@ -285,11 +344,11 @@ int fleet_run_released(struct fleet *f, const char *job, int64_t scheduled_ns)
 		return -1;
 	/* An end's item of state 'released' (fleet_sql_ends): written with
 	 * the ends, many to a statement, and waited for at exit as they are. */
-	op->state = "released";
+	op->state = ROW_RELEASED;
 	op->manual = w && w->manual;
 	if (w)
-		w->state = "released";
-	fleet_enqueue(f, op);
+		w->state = ROW_RELEASED;
+	fleet__enqueue(f, op);
 	return 0;
 }
 
@@ -302,7 +361,31 @@ bool fleet_claim_held(struct fleet *f, const char *job, int64_t scheduled_ns)
 	 * not claim): nothing to lose. */
 	if (!w)
 		return true;
-	return w->lease_from > 0 && now_mono() < w->lease_from + lease - lease / LEASE_MARGIN_DIVISOR;
+	return w->lease_from > 0 &&
+	       fleet__now_mono() < w->lease_from + lease - lease / LEASE_MARGIN_DIVISOR;
+}
+
+/* Refusals */
+
+void fleet__refuse_claims(struct fleet *f)
+{
+	struct op *op;
+
+	f->wins->claims_refused = true;
+	while ((op = fleet_queue_pop(&f->claims))) {
+		fleet__push_outcome(f, op, FLEET_MISSED);
+		fleet_op_free(op);
+	}
+}
+
+void fleet__claims_accepted(struct fleet *f)
+{
+	f->wins->claims_refused = false;
+}
+
+bool fleet__claims_refused(const struct fleet *f)
+{
+	return f->wins->claims_refused;
 }
 
 /* Claims waiting */
@@ -313,15 +396,15 @@ static void claim_the_due(struct fleet *f)
 {
 	int64_t now = db_now(f);
 
-	while (f->early.head && f->early.head->scheduled_ns <= now)
-		fleet_enqueue(f, fleet_queue_pop(&f->early));
+	while (f->wins->early.head && f->wins->early.head->scheduled_ns <= now)
+		fleet__enqueue(f, fleet_queue_pop(&f->wins->early));
 }
 
 /* A claim still waiting in its queue past its deadline is missed: the
  * loop hears it at the deadline, not when the database is back. One whose
  * insert may have been carried out (sent on a connection lost before the
  * answer) has its row, if any, abandoned when the database is back. */
-void fleet_claims_expire(struct fleet *f)
+void fleet__claims_expire(struct fleet *f)
 {
 	int64_t now = db_now(f);
 	struct op **link = &f->claims.head;
@@ -334,10 +417,10 @@ void fleet_claims_expire(struct fleet *f)
 		if (op->kind == OP_CLAIM && now > op->scheduled_ns + f->cfg.deadline_ns) {
 			*link = op->next;
 			f->claims.n--;
-			fleet_push_outcome(f, op, FLEET_MISSED);
+			fleet__push_outcome(f, op, FLEET_MISSED);
 			if (op->resent && fleet_policy(op->kind)->abandon_if_resent) {
 				op->kind = OP_ABANDON;
-				fleet_enqueue(f, op);
+				fleet__enqueue(f, op);
 			} else {
 				fleet_op_free(op);
 			}
@@ -348,16 +431,16 @@ void fleet_claims_expire(struct fleet *f)
 	}
 }
 
-/* fleet_deadline's part for fleet_claims_expire. */
-int64_t fleet_claims_expiry(const struct fleet *f)
+/* fleet_deadline's part for fleet__claims_expire. */
+int64_t fleet__claims_expiry(const struct fleet *f)
 {
-	int64_t first = INT64_MAX, db = db_now(f), mono = now_mono();
+	int64_t first = INT64_MAX, db = db_now(f), mono = fleet__now_mono();
 
 	for (const struct op *op = f->claims.head; op; op = op->next)
 		if (op->kind == OP_CLAIM && op->scheduled_ns + f->cfg.deadline_ns < first)
 			first = op->scheduled_ns + f->cfg.deadline_ns;
-	if (f->early.head && f->early.head->scheduled_ns < first)
-		first = f->early.head->scheduled_ns;
+	if (f->wins->early.head && f->wins->early.head->scheduled_ns < first)
+		first = f->wins->early.head->scheduled_ns;
 	if (first == INT64_MAX)
 		return INT64_MAX;
 	return mono + (first - db) + 1;
@@ -379,13 +462,13 @@ void fleet_stop_claiming(struct fleet *f)
 {
 	struct op **link = &f->claims.head, *op;
 
-	if (f->claims_stopped)
+	if (f->wins->claims_stopped)
 		return;
-	f->claims_stopped = true;
+	f->wins->claims_stopped = true;
 	/* Never sent: the other replicas claim them as they would anyway. A
 	 * claim sent once (resent) may have its row: asked again, and acted
 	 * on as its answer says. */
-	while ((op = fleet_queue_pop(&f->early)))
+	while ((op = fleet_queue_pop(&f->wins->early)))
 		drop_unsent(f, op);
 	f->claims.tail = NULL;
 	while ((op = *link)) {
@@ -414,27 +497,27 @@ static void hold_early(struct fleet *f)
 		queue_claim(f, op);
 }
 
-void fleet_wins_clock(struct fleet *f, int64_t db_ns)
+void fleet__wins_clock(struct fleet *f, int64_t db_ns)
 {
-	int64_t off, half, was = f->clock_ahead_ns;
+	int64_t off, half, was = f->wins->clock_ahead_ns;
 	char msg[400];
 
-	if (!fleet_answer_clock(db_ns, f->sent_real, now_real(), &off, &half))
+	if (!fleet_answer_clock(db_ns, f->sent_real, fleet__now_real(), &off, &half))
 		return;
 	/* Beyond the slack and the round trip's uncertainty; the hold is
 	 * the most the clock may be ahead, so no claim goes early. */
 	if ((off < 0 ? -off : off) <= FLEET_CLOCK_SLACK_NS + half) {
-		f->clock_ahead_ns = 0;
+		f->wins->clock_ahead_ns = 0;
 		return;
 	}
-	f->clock_ahead_ns = off > 0 ? off + half : 0;
-	if (f->clock_ahead_ns && !was)
+	f->wins->clock_ahead_ns = off > 0 ? off + half : 0;
+	if (f->wins->clock_ahead_ns && !was)
 		hold_early(f);
-	if (f->clock_warned)
+	if (f->wins->clock_warned)
 		return;
-	f->clock_warned = true;
+	f->wins->clock_warned = true;
 	fleet_clock_message(f->replica, off, msg, sizeof msg);
-	fleet_push_error(f, "clock", msg);
+	fleet__push_error(f, "clock", msg);
 }
 
 /* The renewal */
@@ -468,18 +551,18 @@ static int held_keys(struct fleet *f, struct fleet_statement *p)
 
 	for (const struct op *in = fleet_pipe_oldest(&f->pipe); in; in = in->next)
 		n += in->kind == OP_CLAIMS ? in->nitems : 0;
-	for (size_t i = 0; i < f->nwins; i++)
-		n += running(&f->wins[i]);
+	for (size_t i = 0; i < f->wins->n; i++)
+		n += running(&f->wins->v[i]);
 	for (const struct op *op = f->claims.head; op; op = op->next)
 		n += op->kind == OP_CLAIM && op->resent;
 	k.jobs = calloc(n + 1, sizeof *k.jobs);
 	k.ats = calloc(n + 1, sizeof *k.ats);
 	k.at = calloc(n + 1, sizeof *k.at);
 	if (k.jobs && k.ats && k.at) {
-		for (size_t i = 0; i < f->nwins; i++)
-			if (running(&f->wins[i])) {
-				f->wins[i].listed = f->renew_gen;
-				add_key(&k, f->wins[i].job, f->wins[i].scheduled_ns);
+		for (size_t i = 0; i < f->wins->n; i++)
+			if (running(&f->wins->v[i])) {
+				f->wins->v[i].listed = f->wins->renew_gen;
+				add_key(&k, f->wins->v[i].job, f->wins->v[i].scheduled_ns);
 			}
 		for (const struct op *in = fleet_pipe_oldest(&f->pipe); in; in = in->next)
 			for (size_t i = 0; in->kind == OP_CLAIMS && i < in->nitems; i++)
@@ -499,12 +582,12 @@ static int held_keys(struct fleet *f, struct fleet_statement *p)
 	return rc;
 }
 
-const char *fleet_wins_statement(struct fleet *f, const struct op *op, struct fleet_statement *p)
+const char *fleet__wins_statement(struct fleet *f, const struct op *op, struct fleet_statement *p)
 {
 	if (op->kind != OP_RENEW)
 		return NULL;
-	f->renew_gen++;
-	f->renew_sent = now_mono();
+	f->wins->renew_gen++;
+	f->wins->renew_sent = fleet__now_mono();
 	snprintf(p->buf[0], sizeof p->buf[0], "%" PRId64, f->cfg.lease_ns / 1000);
 	snprintf(p->buf[1], sizeof p->buf[1], "%" PRId64, f->cfg.deadline_ns / 1000);
 	p->v[p->n++] = f->replica;
@@ -514,10 +597,10 @@ const char *fleet_wins_statement(struct fleet *f, const struct op *op, struct fl
 		return NULL;
 	/* At the first renewal of a connection the keys are all there is. A
 	 * renewal lost or rolled back leaves its rows to their lease. */
-	p->v[p->n++] = f->renew_check ? "t" : "f";
-	f->renew_check = false;
+	p->v[p->n++] = f->wins->renew_check ? "t" : "f";
+	f->wins->renew_check = false;
 	/* A replica that stops takes nothing: it would release it again. */
-	p->v[p->n++] = f->job_names && !f->claims_stopped ? f->job_names : "{}";
+	p->v[p->n++] = op->job && !f->wins->claims_stopped ? op->job : "{}";
 	p->v[p->n++] = p->buf[1];
 	return fleet_sql_renew;
 }
@@ -539,15 +622,15 @@ static void take(struct fleet *f, const pq_result *r, int row)
 	w->scheduled_ns = micros_at(pq, r, row, FLEET_RENEW_SCHEDULED);
 	w->exclusive = strcmp(pq->get_value(r, row, FLEET_RENEW_EXCLUSIVE), "t") == 0;
 	w->manual = strcmp(pq->get_value(r, row, FLEET_RENEW_MANUAL), "t") == 0;
-	w->lease_from = f->renew_sent;
-	w->listed = f->renew_gen;
+	w->lease_from = f->wins->renew_sent;
+	w->listed = f->wins->renew_gen;
 	fleet_events_push(&f->events,
 			  &(struct fleet_event){ .kind = FLEET_EVENT_TAKEN,
 						 .scheduled_ns = w->scheduled_ns, .manual = w->manual },
 			  w->job, NULL);
 }
 
-bool fleet_wins_renewed(struct fleet *f, const pq_result *r)
+bool fleet__wins_renewed(struct fleet *f, const pq_result *r)
 {
 	const struct pq *pq = &f->pq;
 	int rows = pq->nfields(r) == FLEET_RENEW_COLUMNS ? pq->ntuples(r) : 0;
@@ -555,9 +638,9 @@ bool fleet_wins_renewed(struct fleet *f, const pq_result *r)
 
 	/* Every key it named was renewed as the statement was sent, but the
 	 * lost ones, whose lease is no longer this replica's to count on. */
-	for (size_t i = 0; i < f->nwins; i++)
-		if (f->wins[i].listed == f->renew_gen && f->wins[i].lease_from > 0)
-			f->wins[i].lease_from = f->renew_sent;
+	for (size_t i = 0; i < f->wins->n; i++)
+		if (f->wins->v[i].listed == f->wins->renew_gen && f->wins->v[i].lease_from > 0)
+			f->wins->v[i].lease_from = f->wins->renew_sent;
 	for (int row = 0; row < rows; row++) {
 		const char *what = pq->get_value(r, row, FLEET_RENEW_WHAT);
 		struct win *w;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "fleet_sql.h"
+#include "fleet.h"
 #include "nearest.h"
 #include "oplog.h"
 

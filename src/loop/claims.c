@@ -10,7 +10,6 @@
 
 #include "buf.h"
 #include "fleet.h"
-#include "fleet_pause.h"
 #include "fleet_print.h"
 #include "jobstate.h"
 #include "metrics.h"

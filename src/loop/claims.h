@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fleet_pause.h"
+#include "fleet.h"
 #include "jobstate.h"
 #include "loopstate.h"
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fleet_pause.h"
+#include "fleet.h"
 #include "jobstate.h"
 #include "loopstate.h"
 

@@ -25,6 +25,40 @@ typedef int (*loop_reload_fn)(void *arg, struct job_table *out, bool forced,
 
 struct fleet;
 struct http;
+struct loop;
+struct reload_counts;
+struct run_record;
+struct tick;
+
+/* What serves the loop from the floor above it (src/serve/serve.c, given
+ * by tfd.c): --control and --listen opened on the loop's state, the table
+ * of owners built (ownertab.h), and the loop's news handed to tfdctl's
+ * commands. The loop calls nothing above it but through these. */
+struct loop_serve {
+	/* Descriptors set aside for --listen's connections and --control's
+	 * clients out of the run pipes' share. */
+	size_t http_fds, control_fds;
+	/* Once the loop's own state is there: --control opened with FDS
+	 * descriptors (l->control, l->commands), --listen given the loop's
+	 * state. Returns -1 when memory ran out. */
+	int (*open)(struct loop *l, size_t control_fds);
+	/* Once the fleet's client started: every owner's row added to the
+	 * table, in the order they are polled and expire. Returns -1 when
+	 * the table is full. */
+	int (*owners)(struct loop *l);
+	/* At the end (also after a failed open): answers owed given up,
+	 * --control closed, --listen no longer reading the loop. */
+	void (*close)(struct loop *l);
+	/* J leaves the table: what waited for its run is answered. */
+	void (*job_gone)(struct loop *l, struct job *j);
+	/* The runs' record (runs.h), a reload's outcome (reload.h), the
+	 * fleet's answers to a manual run and a pause (claims.h), ARG the
+	 * loop. */
+	void (*run_record)(void *arg, struct job *j, const struct run_record *r, bool final);
+	void (*reload_done)(void *arg, const struct reload_counts *counts, const char *error);
+	void (*manual_answered)(void *arg, struct job *j, const struct tick *t);
+	void (*pause_answered)(void *arg, uint64_t token, const char *message);
+};
 
 /* What SIGTERM and SIGINT do to the runs going (--on-stop). */
 enum on_stop {
@@ -66,6 +100,7 @@ struct loop_config {
 	const char *control_path;    /* removed at exit */
 	bool reboot_done;            /* the @reboot jobs ran in this boot already
 					(reboot.h): they are not started */
+	const struct loop_serve *serve; /* what serves it, from above (required) */
 };
 
 #endif

@@ -26,6 +26,7 @@
 #include "loopconfig.h"
 #include "loopstatus.h"
 #include "mailer.h"
+#include "owner.h"
 #include "readers.h"
 #include "slices.h"
 #include "starts.h"
@@ -41,28 +42,37 @@ struct clock_timer {
 #define CLOCKS 5
 
 /* Who a slot of the poll set belongs to; dispatch hands its events there.
- * A new kind of descriptor (a database socket) is one more kind here and
- * one more case in dispatch_slot(). */
+ * The loop's own descriptors are kinds here; every other owner's (the
+ * fleet, reload, the mailer, --listen, --control) is OWNER_ROW: a row of
+ * the table of owners (owner.h, ownertab.h), which a new owner joins. */
 enum owner_kind {
 	OWNER_NONE,       /* a slot whose owner went away during dispatch */
 	OWNER_SIGNALS,
 	OWNER_DEADLINES,
-	OWNER_INOTIFY,
 	OWNER_STDOUT,
 	OWNER_STDERR,
 	OWNER_CLOCK,      /* ptr: struct clock_timer */
 	OWNER_JOIN,       /* ptr: struct job whose --join target is watched */
 	OWNER_READER,     /* ptr: struct reader */
-	OWNER_FLEET,      /* the --fleet database's socket (claims.h) */
-	OWNER_MAIL,       /* a sendmail's stdin (mailer.h): every pipe is tried */
-	OWNER_HTTP,       /* --listen's epoll descriptor (http.h) */
-	OWNER_CONTROL,    /* the control socket (control.h); ptr: its tag */
+	OWNER_ROW,        /* row: its index in the table; ptr: its tag */
 };
 
 struct poll_owner {
 	enum owner_kind kind;
+	unsigned row;
 	void *ptr;
 };
+
+/* One row of the table of owners, and the events its slots had at the
+ * last poll (for after_poll). */
+struct owner_entry {
+	const struct owner_row *row;
+	void *self;
+	short revents;
+};
+
+/* Rows in the table at most: five today (ownertab_add refuses more). */
+#define OWNER_ROWS_MAX 8
 
 struct claims_state;
 struct control;
@@ -89,6 +99,8 @@ struct loop {
 	struct pollfd *pfd;       /* the poll set, and who owns each slot */
 	struct poll_owner *owners;
 	size_t pfd_cap;
+	struct owner_entry rows[OWNER_ROWS_MAX]; /* the table of owners (ownertab.h) */
+	size_t nrows;
 	struct loop_status st;    /* the phase and exit status: written below, acted on by loop.c */
 	bool metrics_dirty;
 	struct stats stats;

@@ -199,8 +199,8 @@ static void start_hook(struct loop *l, struct job *j, const struct run_end *e)
 	char tail[JOB_TAIL_MAX];
 	struct hook_start s = { .shell = j->hooks.shell, .job = j->name, .end = e,
 				.envp = j->envp, .target = &j->target, .owner = j,
-				.kill_grace_ns = j->run.kill_after_ns ? j->run.kill_after_ns
-								      : RUNNER_KILL_GRACE_NS };
+				.kill_grace_ns = l->cfg->kill_after_ns ? l->cfg->kill_after_ns
+								       : RUNNER_KILL_GRACE_NS };
 	struct job_history *h;
 	struct hook_record rec;
 	struct hook_started out;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "claims.h"
-#include "fleet_pause.h"
+#include "fleet.h"
 #include "jobrefs.h"
 #include "jobsfile.h"
 #include "loopstate.h"

@@ -281,6 +281,16 @@ tfd: j: --on-success echo fine"
 	assert_equal "$bg_status" 143
 	assert_equal "$(cat hook.end)" term
 	wait_for_no_process "^sleep 61.36$"
+	# One that ignores it is killed --kill-after later.
+	start_bg "$TFD" --kill-after 0.5s -i 1h -d 0 \
+		--on-success 'trap "" TERM; : >stubborn.ready; sleep 62.36' -- true
+	tfd=${BG_PIDS[1]}
+	wait_until 20 test -e stubborn.ready || fail "no hook"
+	local t0=$SECONDS
+	kill -TERM "$tfd"
+	wait_bg_exit "$tfd" 20
+	assert_equal "$bg_status" 143
+	((SECONDS - t0 < 4)) || fail "took $((SECONDS - t0)) s, --kill-after is 0.5 s"
 }
 
 @test "hooks: -E waits for the failing run's --on-failure; --on-stop=wait lets a hook end" {

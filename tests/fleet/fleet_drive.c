@@ -45,7 +45,6 @@
 #include <time.h>
 
 #include "fleet.h"
-#include "fleet_pause.h"
 #include "runner.h"
 #include "timens.h"
 

@@ -143,11 +143,11 @@ static void test_rows_text(void)
 	struct fleet_statement p = { .n = 0 };
 
 	items[0] = fleet_op_new(OP_END, "done", 0);
-	items[0]->state = "failed";
+	items[0]->state = ROW_FAILED;
 	items[0]->end = (struct fleet_end){ .failed = true, .exit_status = 3, .attempts = 2,
 					    .timed_out = true, .finished_ns = 1000000 };
 	items[1] = fleet_op_new(OP_END, "going", 0);
-	items[1]->state = "running";
+	items[1]->state = ROW_RUNNING;
 	items[1]->exclusive = false;
 	items[1]->end = (struct fleet_end){ .exit_status = 0, .attempts = 1 };
 	b = batch_of(OP_REWRITE, items, 2);
@@ -163,8 +163,28 @@ static void test_rows_text(void)
 	fleet_op_free(b);
 }
 
+/* Each row state's word is the one tfd_runs.state and fleet_sql_ends
+ * read; a claim's item has none (SQL NULL). */
+static void test_row_states(void)
+{
+	static const struct {
+		enum row_state state;
+		const char *text;
+	} words[] = { { ROW_RUNNING, "running" },   { ROW_SUCCEEDED, "succeeded" },
+		      { ROW_FAILED, "failed" },     { ROW_ABANDONED, "abandoned" },
+		      { ROW_RELEASED, "released" } };
+
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		const char *t = fleet_row_state_text(words[i].state);
+
+		check(t && strcmp(t, words[i].text) == 0, "state %zu: %s", i, t ? t : "NULL");
+	}
+	check(fleet_row_state_text(ROW_UNSET) == NULL, "a claim's item: no state");
+}
+
 int main(void)
 {
+	test_row_states();
 	test_take_claims();
 	test_take_ends();
 	test_claims_text();

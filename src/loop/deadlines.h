@@ -2,8 +2,10 @@
 /* deadlines: the loop's one CLOCK_MONOTONIC timerfd (struct loop's
  * deadline), armed at the earliest of what waits on the monotonic clock:
  * the jobs' deadlines (timeouts, kill graces, retries, --random-delay,
- * --for: the heap of jobs by jobdue_update), a reload's settle and
- * the fleet's timeouts, --listen's connections. Each owner acts on its own when the timer fires. */
+ * --for: the heap of jobs by jobdue_update) and every row's of the table
+ * of owners (ownertab.h: a reload's settle, the fleet's timeouts, a
+ * sendmail's, --listen's and --control's clients). Each acts on its own
+ * when the timer fires. */
 #ifndef TFD_DEADLINES_H
 #define TFD_DEADLINES_H
 

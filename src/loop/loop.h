@@ -3,9 +3,11 @@
  * in use (armed at the earliest elapse of that clock's heap of jobs), one
  * monotonic timerfd for every deadline (timeouts, kill graces, retries,
  * random delays, --for, a pending reload), a signalfd, the runs' output
- * pipes, tfd's own stdout and stderr while they hold queued lines, inotify
- * on the jobs file's directory and the --join targets' pidfds. Nothing
- * sleeps and nothing wakes between elapses. */
+ * pipes, tfd's own stdout and stderr while they hold queued lines, the
+ * --join targets' pidfds, and the descriptors of every row of its table
+ * of owners (ownertab.h: reload's inotify, the fleet, the mailer,
+ * --listen, --control), which cfg->serve builds. Nothing sleeps and
+ * nothing wakes between elapses. */
 #ifndef TFD_LOOP_H
 #define TFD_LOOP_H
 

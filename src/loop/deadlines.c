@@ -2,10 +2,7 @@
 #include "deadlines.h"
 
 #include "claims.h"
-#include "http.h"
-#include "control.h"
-#include "mailer.h"
-#include "reload.h"
+#include "ownertab.h"
 #include "tick.h"
 #include "timens.h"
 
@@ -24,22 +21,10 @@ void deadlines_free(struct loop *l)
 void deadlines_arm(struct loop *l)
 {
 	int64_t d = heap_min_key(&l->aux);
+	int64_t rows = ownertab_deadline(l);
 
-	if (reload_deadline(l) < d)
-		d = reload_deadline(l);
-	if (claims_deadline(l) < d)
-		d = claims_deadline(l);
-	if (mailer_deadline(&l->mailer) < d)
-		d = mailer_deadline(&l->mailer);
-	if (hooks_deadline(&l->hooks) < d)
-		d = hooks_deadline(&l->hooks);
-	if (l->cfg->http && http_deadline(l->cfg->http) < d)
-		d = http_deadline(l->cfg->http);
-	if (control_deadline(l->control) < d)
-		d = control_deadline(l->control);
-	/* HTTP's answers that wait for their budget (slices.h). */
-	if (l->cfg->http && http_held(l->cfg->http) && slice_budget_next(&l->http_slices) < d)
-		d = slice_budget_next(&l->http_slices);
+	if (rows < d)
+		d = rows;
 	if (timer_arm(&l->deadline, d, 0, false) != 0)
 		status_fail(&l->st, &l->ev, "timerfd_settime");
 }
@@ -60,13 +45,5 @@ void deadlines_due(struct loop *l)
 		claims_pending_due(l, j, now);
 		tick_deadline_due(l, j, now);
 	}
-	if (reload_deadline(l) <= now)
-		reload_now(l);
-	mailer_expire(&l->mailer, now);
-	hooks_expire(&l->hooks, now);
-	/* libmicrohttpd counts its timeouts in milliseconds from its own
-	 * reading of the clock: it is asked, not compared with NOW. */
-	if (l->cfg->http)
-		http_service(l->cfg->http);
-	control_expire(l->control, now);
+	ownertab_expire(l, now);
 }

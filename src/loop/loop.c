@@ -14,14 +14,11 @@
 
 #include "buf.h"
 #include "claims.h"
-#include "control.h"
-#include "control_cmds.h"
 #include "deadlines.h"
 #include "due.h"
-#include "endpoints.h"
-#include "http.h"
 #include "keeper.h"
 #include "loopstate.h"
+#include "ownertab.h"
 #include "precise.h"
 #include "reload.h"
 #include "runs.h"
@@ -253,10 +250,10 @@ static void drop_job(struct loop *l, size_t i)
 	if (j->target.join_pidfd >= 0)
 		for (size_t k = 0; k < l->pfd_cap; k++)
 			if (l->owners[k].ptr == j)
-				l->owners[k] = (struct poll_owner){ OWNER_NONE, NULL };
+				l->owners[k] = (struct poll_owner){ OWNER_NONE, 0, NULL };
 	heap_remove(&l->aux, &j->state->aux_node);
 	claims_job_gone(l, j);
-	control_cmds_job_gone(l, j);
+	l->cfg->serve->job_gone(l, j);
 	starts_drop(&l->starts, j);
 	runs_forget_groups(l, j);
 	job_state_free(j);
@@ -348,39 +345,6 @@ static bool finished(struct loop *l)
 	return false;
 }
 
-/* Adds FD to the poll set for OWNER (a full set that finds no memory
- * leaves the slot out, once). */
-static void poll_slot(struct loop *l, size_t *n, int fd, short events,
-		      enum owner_kind kind, void *ptr)
-{
-	if (*n == l->pfd_cap) {
-		size_t cap = l->pfd_cap, owners_cap = l->pfd_cap;
-
-		/* Both arrays grow alike; the slots are the fewer of them. */
-		array_reserve(&l->pfd, &cap, *n + 1, sizeof *l->pfd, SIZE_MAX);
-		if (cap > *n)
-			array_reserve(&l->owners, &owners_cap, *n + 1, sizeof *l->owners, SIZE_MAX);
-		l->pfd_cap = cap < owners_cap ? cap : owners_cap;
-		if (*n == l->pfd_cap)
-			return;
-	}
-	l->pfd[*n] = (struct pollfd){ .fd = fd, .events = events };
-	l->owners[(*n)++] = (struct poll_owner){ kind, ptr };
-}
-
-/* A slot of the control socket's (control_poll). */
-struct control_slots {
-	struct loop *l;
-	size_t *n;
-};
-
-static void control_slot(void *arg, int fd, short events, void *tag)
-{
-	struct control_slots *s = arg;
-
-	poll_slot(s->l, s->n, fd, events, OWNER_CONTROL, tag);
-}
-
 /* The poll set, each slot with its owner. While a line waits for tfd's
  * stdout or stderr, timers and run output are left unread: the kernel
  * counts expirations meanwhile and runs block on their pipes, while
@@ -393,40 +357,30 @@ static size_t build_poll_set(struct loop *l)
 	bool blocked = events_blocked(&l->ev);
 	bool read_pipes = !blocked || l->st.phase == PHASE_SHUTDOWN;
 	size_t n = 0;
-	short fleet_events = 0;
-	int fleet_fd = claims_poll_fd(l, &fleet_events);
 
-	poll_slot(l, &n, l->signal_fd, POLLIN, OWNER_SIGNALS, NULL);
-	poll_slot(l, &n, l->deadline.fd, POLLIN, OWNER_DEADLINES, NULL);
-	if (fleet_fd >= 0)
-		poll_slot(l, &n, fleet_fd, fleet_events, OWNER_FLEET, NULL);
-	if (reload_poll_fd(l) >= 0)
-		poll_slot(l, &n, reload_poll_fd(l), POLLIN, OWNER_INOTIFY, NULL);
-	if (l->cfg->http)
-		poll_slot(l, &n, http_poll_fd(l->cfg->http), POLLIN, OWNER_HTTP, NULL);
+	poll_set_add(l, &n, l->signal_fd, POLLIN, OWNER_SIGNALS, 0, NULL);
+	poll_set_add(l, &n, l->deadline.fd, POLLIN, OWNER_DEADLINES, 0, NULL);
 	if (output_pending(&l->ev.out))
-		poll_slot(l, &n, l->ev.out.fd, POLLOUT, OWNER_STDOUT, NULL);
+		poll_set_add(l, &n, l->ev.out.fd, POLLOUT, OWNER_STDOUT, 0, NULL);
 	if (output_pending(&l->ev.err))
-		poll_slot(l, &n, l->ev.err.fd, POLLOUT, OWNER_STDERR, NULL);
+		poll_set_add(l, &n, l->ev.err.fd, POLLOUT, OWNER_STDERR, 0, NULL);
 	/* While the start queue is full, due jobs stay due in their heaps. */
 	for (int i = 0; i < CLOCKS && !blocked && !starts_full(&l->starts); i++)
 		if (l->clocks[i].t.fd >= 0)
-			poll_slot(l, &n, l->clocks[i].t.fd, POLLIN, OWNER_CLOCK, &l->clocks[i]);
+			poll_set_add(l, &n, l->clocks[i].t.fd, POLLIN, OWNER_CLOCK, 0, &l->clocks[i]);
 	for (size_t i = 0; i < l->njobs; i++)
 		if (l->jobs[i]->target.join_pidfd >= 0)
-			poll_slot(l, &n, l->jobs[i]->target.join_pidfd, POLLIN, OWNER_JOIN,
-				  l->jobs[i]);
+			poll_set_add(l, &n, l->jobs[i]->target.join_pidfd, POLLIN, OWNER_JOIN, 0,
+				     l->jobs[i]);
 	/* A mailed run's output goes to no stream of tfd's: it is read on. */
 	for (size_t i = 0; i < l->readers.n; i++)
 		if (read_pipes || l->readers.r[i]->run->mail)
-			poll_slot(l, &n, l->readers.r[i]->fd, POLLIN, OWNER_READER,
-				  l->readers.r[i]);
-	for (size_t i = 0; i < l->mailer.n; i++)
-		if (l->mailer.s[i]->fd >= 0)
-			poll_slot(l, &n, l->mailer.s[i]->fd, POLLOUT, OWNER_MAIL, NULL);
-	/* The control socket and its clients: served whatever else waits,
-	 * as they never block. */
-	control_poll(l->control, control_slot, &(struct control_slots){ l, &n });
+			poll_set_add(l, &n, l->readers.r[i]->fd, POLLIN, OWNER_READER, 0,
+				     l->readers.r[i]);
+	/* The owners' rows (the fleet, reload, the mailer, --listen,
+	 * --control): their descriptors are theirs to choose, served
+	 * whatever else waits, as they never block. */
+	ownertab_poll(l, &n);
 	return n;
 }
 
@@ -437,8 +391,10 @@ static void on_reader(struct loop *l, struct reader *r)
 
 /* Hands one slot's events to its owner. A handler may retire an owner
  * of a later slot (a reload or a reap drops a job): it clears that slot. */
-static void dispatch_slot(struct loop *l, const struct poll_owner *o)
+static void dispatch_slot(struct loop *l, size_t i)
 {
+	const struct poll_owner *o = &l->owners[i];
+
 	switch (o->kind) {
 	case OWNER_NONE:
 		break;
@@ -447,9 +403,6 @@ static void dispatch_slot(struct loop *l, const struct poll_owner *o)
 		break;
 	case OWNER_DEADLINES:
 		deadlines_due(l);
-		break;
-	case OWNER_INOTIFY:
-		reload_on_inotify(l);
 		break;
 	case OWNER_STDOUT:
 		events_flush_out(&l->ev);
@@ -466,28 +419,10 @@ static void dispatch_slot(struct loop *l, const struct poll_owner *o)
 	case OWNER_READER:
 		on_reader(l, o->ptr);
 		break;
-	case OWNER_FLEET:
-		/* Served after every poll, below. */
-		break;
-	case OWNER_MAIL:
-		mailer_write_all(&l->mailer);
-		break;
-	case OWNER_HTTP:
-		http_service(l->cfg->http);
-		break;
-	case OWNER_CONTROL:
-		control_ready(l->control, o->ptr);
+	case OWNER_ROW:
+		ownertab_ready(l, i);
 		break;
 	}
-}
-
-/* The --fleet socket's revents of the last poll (0: not polled). */
-static short fleet_revents(const struct loop *l, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (l->owners[i].kind == OWNER_FLEET)
-			return l->pfd[i].revents;
-	return 0;
 }
 
 static void wait_for_events(struct loop *l)
@@ -516,46 +451,20 @@ static void wait_for_events(struct loop *l)
 	}
 	for (size_t i = 0; i < n; i++)
 		if (l->pfd[i].revents) {
-			dispatch_slot(l, &l->owners[i]);
+			dispatch_slot(l, i);
 			after_handler(l);
 		}
-	if (l->claims) {
-		claims_service(l, fleet_revents(l, n));
-		after_handler(l);
-	}
+	ownertab_after_poll(l, after_handler);
 	due_serve(l);
 	after_handler(l);
 	if (l->claims)
 		claims_note_coming(l);
 }
 
-/* The fleet's answers to tfdctl's run and pause (claims.h). */
-static void manual_answered(void *arg, struct job *j, const struct tick *t)
-{
-	control_cmds_claimed(arg, j, t);
-}
-
-static void pause_answered(void *arg, uint64_t token, const char *message)
-{
-	control_cmds_fleet_done(arg, token, message);
-}
-
-/* A run's record, for tfdctl's waiters (runs.h). */
-static void run_record(void *arg, struct job *j, const struct run_record *r, bool final)
-{
-	control_cmds_run_ended(arg, j, r, final);
-}
-
 /* A run's end, for the fleet. */
 static void run_ended(void *arg, struct job *j, const struct run_end *e)
 {
 	claims_run_ended(arg, j, e);
-}
-
-/* A reload's outcome, for tfdctl reload's waiters (reload.h). */
-static void reload_done(void *arg, const struct reload_counts *counts, const char *error)
-{
-	control_cmds_reloaded(arg, counts, error);
 }
 
 /* The descriptors set aside for a server (--listen's connections,
@@ -574,24 +483,6 @@ static size_t set_aside(size_t *pipes, size_t fds)
 	return take;
 }
 
-/* --control: the socket, its requests handed up to the commands (whose
- * answers go down through it), FDS descriptors its own. The socket's own
- * failure closes its descriptors; l->control NULL says it failed. */
-static void open_control(struct loop *l, size_t fds)
-{
-	const struct control_hooks hooks = { control_cmds_request, control_cmds_more,
-					     control_cmds_expired, control_cmds_closed, l };
-	const struct loop_config *cfg = l->cfg;
-
-	l->commands = control_cmds_new();
-	l->control = control_new(cfg->control_fd, cfg->control_lock_fd, cfg->control_path, fds,
-				 &hooks, &l->control_slices);
-	if (!l->commands) {
-		control_free(l->control);
-		l->control = NULL;
-	}
-}
-
 /* Everything the loop holds, from a zeroed start: what is open is closed. */
 static void free_loop(struct loop *l)
 {
@@ -599,9 +490,8 @@ static void free_loop(struct loop *l)
 
 	claims_free(l);
 	/* The commands' last answers go out through the socket, then it
-	 * closes. */
-	control_cmds_free(l);
-	control_free(l->control);
+	 * closes; --listen no longer reads the loop. */
+	l->cfg->serve->close(l);
 	/* Output still collected at this point is printed, not mailed:
 	 * no sendmail started now would be reaped. */
 	l->mailer.closing = true;
@@ -658,20 +548,18 @@ static struct loop *new_loop(struct loop_config *cfg)
 	deadlines_init(l);
 	pipes = starts_pipe_fds_max();
 	if (cfg->http)
-		set_aside(&pipes, HTTP_FDS);
+		set_aside(&pipes, cfg->serve->http_fds);
 	if (cfg->control_fd >= 0)
-		control_fds = set_aside(&pipes, CONTROL_FDS);
+		control_fds = set_aside(&pipes, cfg->serve->control_fds);
 	starts_init(&l->starts, pipes);
 	l->jobs = cfg->table.jobs;
 	l->njobs = cfg->table.n;
 	cfg->table = (struct job_table){ 0 };
 	stats_init(&l->stats);
 	l->states = job_states_attach(l->jobs, l->njobs);
-	l->runs = runs_new(run_record, run_ended, l);
-	l->reload = reload_new(reload_done, l);
-	if (cfg->control_fd >= 0)
-		open_control(l, control_fds);
-	if (!l->states || !l->runs || !l->reload || (cfg->control_fd >= 0 && !l->control)) {
+	l->runs = runs_new(cfg->serve->run_record, run_ended, l);
+	l->reload = reload_new(cfg->serve->reload_done, l);
+	if (!l->states || !l->runs || !l->reload || cfg->serve->open(l, control_fds) != 0) {
 		fputs("tfd: out of memory\n", stderr);
 		free_loop(l);
 		return NULL;
@@ -711,16 +599,18 @@ int loop_run(struct loop_config *cfg)
 
 	if (!l)
 		return 1;
-	if (cfg->http)
-		http_serve(cfg->http, endpoints_answer, l);
 	if (open_descriptors(l) == 0) {
 		if (cfg->precise)
 			l->precise_fd = precise_enable();
 		/* Orphans of a run become ours, so none is left a zombie and
 		 * shutdown can wait for a run's whole process group. */
 		prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL);
-		if (claims_start(l, &(struct claims_hooks){ manual_answered, pause_answered, l }) != 0)
+		if (claims_start(l, &(struct claims_hooks){ cfg->serve->manual_answered,
+							     cfg->serve->pause_answered, l }) != 0)
 			status_fail_oom(&l->st, &l->ev);
+		/* Every owner's row, the fleet's among them (src/serve/serve.c). */
+		if (cfg->serve->owners(l) != 0)
+			status_fail(&l->st, &l->ev, "the table of owners (full)");
 		runs_find_terminal(l);
 		reload_watch(l);
 		events_start(&l->ev, l->njobs, cfg->nfiles);
@@ -743,10 +633,6 @@ int loop_run(struct loop_config *cfg)
 	status = l->st.status;
 	if (status == 0 && l->ev.write_failed)
 		status = 1;
-	/* The server outlives the loop (tfd.c closes it): it must not
-	 * reach the loop's state after this. */
-	if (cfg->http)
-		http_serve(cfg->http, NULL, NULL);
 	free_loop(l);
 	return status;
 }
