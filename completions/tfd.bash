@@ -11,7 +11,8 @@ _tfd_arg_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--for --calendar --cron --base-time -e --exec -f --format --overlap
 	--timeout --retry --retry-delay --random-delay --persist --cgroup --join
 	--user --jobs --user-crontabs --metrics --listen --fleet --replica --fleet-lease
-	--fleet-deadline --fleet-keep --on-stop --kill-after'
+	--fleet-deadline --fleet-keep --on-stop --kill-after
+	--on-failure --on-success'
 
 _tfd_all_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--for --calendar --cron --dry-run --base-time -e --exec -f --format
@@ -20,6 +21,7 @@ _tfd_all_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--on-stop --kill-after --log-runs --random-delay --persist --cgroup --join --user --jobs --system-crontab
 	--user-crontabs --metrics --listen
 	--fleet --replica --fleet-lease --fleet-deadline --fleet-keep --fleet-sql --control
+	--on-failure --on-success
 	-h --help --usage -V --version --'
 
 # Short options that take a value: in a cluster such as "-qc", the value
@@ -143,7 +145,7 @@ _tfd_reply_value()
 	--user)
 		mapfile -t COMPREPLY < <(compgen -u -- "$cur")
 		;;
-	-e | --exec)
+	-e | --exec | --on-failure | --on-success)
 		mapfile -t COMPREPLY < <(compgen -c -- "$cur" | sort -u)
 		;;
 	--cron)

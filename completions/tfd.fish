@@ -7,7 +7,8 @@ set -g __fish_tfd_arg_opts --name -c --clock -a --at -d --delay -i --interval \
     -n --count --for --calendar --cron --base-time -e --exec -f --format \
     --overlap --timeout --retry --retry-delay --random-delay --persist \
     --cgroup --join --user --jobs --user-crontabs --metrics --listen --fleet \
-    --replica --fleet-lease --fleet-deadline --fleet-keep --on-stop --kill-after
+    --replica --fleet-lease --fleet-deadline --fleet-keep --on-stop --kill-after \
+    --on-failure --on-success
 
 # Prints the index in (commandline -opc) of the word where the command
 # starts: after "--", or the first word that is neither an option nor an
@@ -131,6 +132,8 @@ complete $opt -l persist -r -F -d 'Remember the last run in a file'
 complete $opt -l cgroup -xa '(__fish_tfd_cgroups)' -d 'Start each run in a cgroup v2 directory'
 complete $opt -l join -xa '(__fish_complete_pids)' -d 'Start each run in the namespaces of a process'
 complete $opt -l user -xa '(__fish_complete_users)' -d 'Run each run as a user'
+complete $opt -l on-failure -xa '(__fish_complete_command)' -d 'Shell command after a run fails'
+complete $opt -l on-success -xa '(__fish_complete_command)' -d 'Shell command after a run succeeds'
 complete $opt -l system-crontab -d 'Crontab lines name a user, as /etc/crontab'
 
 # The whole process

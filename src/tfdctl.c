@@ -548,6 +548,42 @@ static void show_tail(struct buf *b, const struct json_doc *d, size_t job)
 	print_buf(b);
 }
 
+/* The hooks' commands, and what the last one did. */
+static void show_hooks(struct buf *b, const struct json_doc *d, size_t job)
+{
+	size_t hooks = json_get(d, job, "hooks"), last = json_get(d, job, "last_hook"), ended;
+	static const char *const key[] = { "on_failure", "on_success" };
+	static const char *const option[] = { "on-failure", "on-success" };
+	char hook[16], start[64], result[64], dur[64];
+	int64_t seq = 0;
+
+	for (size_t k = 0; hooks && k < 2; k++) {
+		size_t text = json_get(d, hooks, key[k]);
+
+		if (!text || d->v[text].type != JSON_STRING)
+			continue;
+		cell_text(b, k == 0 ? "     Hooks: --" : "            --");
+		cell_text(b, option[k]);
+		cell_text(b, " ");
+		shown_field(b, d, hooks, key[k]);
+		cell_text(b, "\n");
+	}
+	print_buf(b);
+	if (!last || d->v[last].type != JSON_OBJECT)
+		return;
+	field_text(hook, sizeof hook, d, last, "hook");
+	json_int(d, json_get(d, last, "seq"), &seq);
+	instant_text(start, sizeof start, d, json_get(d, last, "start_unix"));
+	field_text(result, sizeof result, d, last, "result");
+	span_field(dur, sizeof dur, d, last, "duration", "");
+	ended = json_get(d, last, "result");
+	if (ended && d->v[ended].type == JSON_STRING)
+		printf(" Last hook: --%s after run %" PRId64 ", %s, %s in %s\n", hook, seq, start,
+		       result, dur);
+	else
+		printf(" Last hook: --%s after run %" PRId64 ", %s, running\n", hook, seq, start);
+}
+
 static int show_status(const struct json_doc *d)
 {
 	size_t job = json_get(d, 0, "job");
@@ -587,6 +623,7 @@ static int show_status(const struct json_doc *d)
 	       b, retry, e, f);
 	show_counters(d, job);
 	show_runs(d, job);
+	show_hooks(&line, d, job);
 	show_tail(&line, d, job);
 	if (line.failed) {
 		fputs("tfdctl: out of memory\n", stderr);

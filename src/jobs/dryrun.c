@@ -145,6 +145,32 @@ static int print_next(const struct dry_run *dr, struct heap *h, char *line, size
 	return 0;
 }
 
+/* Each job's hooks, after its expirations: on the terminal below them;
+ * else on stderr, so that a pipe still reads one expiration a line. */
+static void print_hooks(const struct dry_run *dr)
+{
+	bool terminal = !dr->format && !dr->json;
+	bool first = true;
+
+	for (size_t i = 0; i < dr->table->n; i++) {
+		const struct job *j = dr->table->jobs[i];
+
+		for (int k = 0; k < HOOK_KINDS; k++) {
+			const char *command = j->hooks.command[k];
+			const char *name = hook_kind_name((enum hook_kind)k);
+
+			if (!command)
+				continue;
+			if (terminal)
+				printf("%s%s  --%s %s\n", first ? "\nHooks:\n" : "", j->name, name,
+				       command);
+			else
+				fprintf(stderr, "tfd: %s: --%s %s\n", j->name, name, command);
+			first = false;
+		}
+	}
+}
+
 int dry_run_print(const struct dry_run *dr, char *err, size_t errlen)
 {
 	struct dry_job *djobs = calloc(dr->table->n + 1, sizeof *djobs);
@@ -169,5 +195,6 @@ int dry_run_print(const struct dry_run *dr, char *err, size_t errlen)
 	free(line);
 	if (status != 0)
 		return status;
+	print_hooks(dr);
 	return finish_stdout() ? -1 : 0;
 }

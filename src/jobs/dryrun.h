@@ -3,7 +3,9 @@
  * in time order, printed on stdout instead of arming anything. It walks
  * each job's schedule (schedule_walk) as the loop would, one expiration at
  * its own instant, and prints each as the loop would print its tick: the
- * job's --format, a --json tick, or the terminal form. */
+ * job's --format, a --json tick, or the terminal form. Then each job's
+ * hooks (--on-failure, --on-success): below, in the terminal form; else
+ * on stderr. */
 #ifndef TFD_DRYRUN_H
 #define TFD_DRYRUN_H
 

@@ -825,6 +825,34 @@ static int build_user(struct job *j, const struct job_options *o,
 	return 0;
 }
 
+/* --on-failure and --on-success: a shell command each, run with the
+ * job's shell (a crontab line's SHELL, else /bin/sh), as --exec is. */
+static int build_hooks(struct job *j, const struct job_options *o,
+		       const struct job_context *ctx, char *err, size_t errlen)
+{
+	const char *given[HOOK_KINDS] = { [HOOK_FAILURE] = o->on_failure,
+					  [HOOK_SUCCESS] = o->on_success };
+	bool any = false;
+
+	for (int k = 0; k < HOOK_KINDS; k++) {
+		if (!given[k])
+			continue;
+		if (!given[k][0])
+			return usage(err, errlen, "--%s: empty: give the shell command to run",
+				     hook_kind_name((enum hook_kind)k));
+		if (!o->exec && !o->command)
+			return usage(err, errlen, "--%s needs a command (--exec STRING or "
+				     "-- COMMAND): a job that only prints has no runs",
+				     hook_kind_name((enum hook_kind)k));
+		if (!(j->hooks.command[k] = strdup(given[k])))
+			return out_of_memory(err, errlen);
+		any = true;
+	}
+	if (any && !(j->hooks.shell = strdup(ctx->shell ? ctx->shell : "/bin/sh")))
+		return out_of_memory(err, errlen);
+	return 0;
+}
+
 static int build_output(struct job *j, const struct job_options *o, char *err, size_t errlen)
 {
 	char why[WHY_MAX];
@@ -853,6 +881,7 @@ int job_build(const struct job_options *o, const struct job_context *ctx,
 	    (status = check_fleet(j, o, ctx, err, errlen)) ||
 	    (status = build_output(j, o, err, errlen)) ||
 	    (status = build_command(j, o, ctx, err, errlen)) ||
+	    (status = build_hooks(j, o, ctx, err, errlen)) ||
 	    (status = build_user(j, o, ctx, err, errlen))) {
 		job_free(j);
 		return status;
@@ -948,6 +977,7 @@ void job_free(struct job *j)
 	free(j->input);
 	free(j->persist_path);
 	mail_job_free(j->mail);
+	job_hooks_free(&j->hooks);
 	free(j);
 }
 

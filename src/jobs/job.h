@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "heap.h"
+#include "hooks.h"
 #include "mail.h"
 #include "metrics.h"
 #include "options.h"
@@ -130,6 +131,8 @@ struct job {
 	struct session_spec session; /* a run as another user: what its runs look
 					up (target.session points here) */
 	struct mail_job *mail;      /* MAILTO: its runs' output is mailed; NULL: not */
+	/* --on-failure, --on-success */
+	struct job_hooks hooks;
 
 	/* Where it is: the loop's, beside this definition (jobstate.h); NULL
 	 * until the loop takes the job into its table. */

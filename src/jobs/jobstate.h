@@ -44,6 +44,10 @@ struct job_history {
 	char *tail;                 /* a ring of the output's last bytes, made
 				     * when output is first read */
 	size_t tail_len, tail_head; /* bytes kept; where the oldest begins */
+	/* Its last hook (--on-failure, --on-success): started, or ended */
+	struct hook_record last_hook;
+	bool hooked;                /* last_hook holds one */
+	bool hook_running;          /* it has not ended yet */
 };
 
 /* --fleet: a job's last run as the fleet's table has it, on whichever

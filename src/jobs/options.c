@@ -20,6 +20,8 @@ enum option_code {
 	OPT_CALENDAR, OPT_CRON, OPT_EXEC, OPT_FORMAT, OPT_OVERLAP, OPT_TIMEOUT,
 	OPT_RETRY, OPT_RETRY_DELAY, OPT_RANDOM_DELAY, OPT_PERSIST, OPT_CGROUP, OPT_JOIN,
 	OPT_USER, OPT_TAG_OUTPUT,
+	/* hooks */
+	OPT_ON_FAILURE, OPT_ON_SUCCESS,
 	/* the process */
 	OPT_JOBS, OPT_DRY_RUN, OPT_BASE_TIME, OPT_METRICS, OPT_JSON, OPT_QUIET,
 	OPT_VERBOSE, OPT_PRECISE, OPT_STATS, OPT_EXIT_ON_ERROR, OPT_SYSTEM_CRONTAB,
@@ -51,6 +53,8 @@ static const size_t text_field[] = {
 	[OPT_CGROUP] = offsetof(struct options, job.cgroup),
 	[OPT_JOIN] = offsetof(struct options, job.join),
 	[OPT_USER] = offsetof(struct options, job.user),
+	[OPT_ON_FAILURE] = offsetof(struct options, job.on_failure),
+	[OPT_ON_SUCCESS] = offsetof(struct options, job.on_success),
 	[OPT_DRY_RUN] = offsetof(struct options, dry_run),
 	[OPT_BASE_TIME] = offsetof(struct options, base_time),
 	[OPT_METRICS] = offsetof(struct options, metrics),
@@ -103,6 +107,15 @@ static struct poptOption job_runner_table[] = {
 	{ "join", '\0', POPT_ARG_STRING, NULL, OPT_JOIN, "start each run in the namespaces of process PID", "PID" },
 	{ "user", '\0', POPT_ARG_STRING, NULL, OPT_USER,
 	  "run each run as USER (its groups, HOME, LOGNAME, USER), or with GROUP", "USER[:GROUP]" },
+	POPT_TABLEEND
+};
+
+/* After a run: its hooks (hooks.h). */
+static struct poptOption job_hook_table[] = {
+	{ "on-failure", '\0', POPT_ARG_STRING, NULL, OPT_ON_FAILURE,
+	  "run STRING with the shell after a run fails (after its last try)", "STRING" },
+	{ "on-success", '\0', POPT_ARG_STRING, NULL, OPT_ON_SUCCESS,
+	  "run STRING with the shell after a run succeeds", "STRING" },
 	POPT_TABLEEND
 };
 
@@ -165,6 +178,7 @@ static struct poptOption option_table[] = {
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_schedule_table, 0, "Schedule:", NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_action_table, 0, "On each wake-up:", NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_runner_table, 0, "Running commands:", NULL },
+	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_hook_table, 0, "After a run:", NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, process_table, 0, "The whole process:", NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, fleet_table, 0, "Replicas (a fleet):", NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, help_table, 0, "Help:", NULL },
@@ -175,6 +189,7 @@ static struct poptOption job_line_table[] = {
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_schedule_table, 0, NULL, NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_action_table, 0, NULL, NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_runner_table, 0, NULL, NULL },
+	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_hook_table, 0, NULL, NULL },
 	POPT_TABLEEND
 };
 

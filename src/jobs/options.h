@@ -13,6 +13,7 @@ struct job_options {
 	char *name, *clock, *at, *delay, *interval, *count, *for_, *calendar, *cron;
 	char *exec, *format, *overlap, *timeout, *retry, *retry_delay, *random_delay;
 	char *persist, *cgroup, *join;
+	char *on_failure, *on_success;  /* hooks (hooks.h) */
 	char *user;              /* --user USER[:GROUP]; the last text field */
 	bool tag_output;
 	char **command;          /* NULL-terminated, or NULL */

@@ -126,6 +126,9 @@ static void stop_on_signal(struct loop *l, int sig)
 		line.how = l->st.left ? OPLOG_STOP_LEFT : OPLOG_STOP_SIGNALLED;
 	}
 	line.dropped = stop_all(l, how == ON_STOP_FORWARD ? sig : 0);
+	/* Hooks are treated as the runs are: signalled, or left to end. */
+	if (how == ON_STOP_FORWARD)
+		hooks_signal(&l->hooks, sig, clock_now_ns(CLOCK_MONOTONIC));
 	if (!again)
 		events_stop(&l->ev, &line);
 }
@@ -308,7 +311,8 @@ static bool busy(const struct loop *l)
 		if (j->state->running || j->state->pending || (j->state->runner && runner_busy(j->state->runner)))
 			return true;
 	}
-	return l->readers.n > 0 || l->starts.n > 0 || mailer_busy(&l->mailer);
+	return l->readers.n > 0 || l->starts.n > 0 || mailer_busy(&l->mailer) ||
+	       hooks_busy(&l->hooks, NULL);
 }
 
 /* Whether tfd stays with nothing to run: a host's cron waits for files
@@ -493,6 +497,7 @@ static void free_loop(struct loop *l)
 	l->mailer.closing = true;
 	readers_free(&l->readers, &l->ev);
 	mailer_free(&l->mailer, &l->ev);
+	hooks_free(&l->hooks);
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);

@@ -94,6 +94,7 @@ struct loop {
 	struct runs *runs;        /* pids, the terminal, groups left behind (runs.c) */
 	struct readers readers;
 	struct mailer mailer;     /* MAILTO: the sendmails on their way */
+	struct hooks hooks;       /* --on-failure, --on-success: the hooks going */
 	struct starts starts;     /* due wake-ups waiting their turn (starts.h) */
 	struct pollfd *pfd;       /* the poll set, and who owns each slot */
 	struct poll_owner *owners;

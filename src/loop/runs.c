@@ -189,9 +189,66 @@ static void record_end(struct loop *l, struct job *j, const struct run_end *e, b
 	l->runs->on_record(l->runs->arg, j, &r, !(run_end_unsuccessful(e) && !e->failed));
 }
 
+/* Hooks */
+
+/* The hook of the run's end E, if J has one for it, started as the runs
+ * start: as their user, with their environment and, when tfd read their
+ * output, its tail in TFD_OUTPUT_FILE. */
+static void start_hook(struct loop *l, struct job *j, const struct run_end *e)
+{
+	char tail[JOB_TAIL_MAX];
+	struct hook_start s = { .shell = j->hooks.shell, .job = j->name, .end = e,
+				.envp = j->envp, .target = &j->target, .owner = j,
+				.kill_grace_ns = l->cfg->kill_after_ns ? l->cfg->kill_after_ns
+								       : RUNNER_KILL_GRACE_NS };
+	struct job_history *h;
+	struct hook_record rec;
+	struct hook_started out;
+	bool started;
+
+	if (!(s.command = job_hook_for(&j->hooks, e, &s.kind)))
+		return;
+	/* Its output goes where the runs' goes: read, as theirs is. */
+	if (j->run.tag_output) {
+		s.tail_len = job_history_tail(j, tail);
+		s.tail = tail;
+		s.capture = true;
+		s.one_pipe = j->run.one_pipe;
+	}
+	if (j->user.spec && j->user.change) {
+		s.chown = true;
+		s.uid = j->user.uid;
+		s.gid = j->user.gid;
+	}
+	started = hooks_start(&l->hooks, &s, &l->ev, clock_now_ns(CLOCK_MONOTONIC),
+			      clock_now_ns(CLOCK_REALTIME), &rec, &out);
+	if (out.out_fd >= 0 &&
+	    readers_add_hook(&l->readers, j, j->name, out.pid, e->seq, j->mail != NULL,
+			     out.out_fd, out.err_fd) != 0)
+		status_fail_oom(&l->st, &l->ev);
+	if (l->hooks.stopping || !(h = job_history_of(j)))
+		return;
+	h->last_hook = rec;
+	h->hooked = true;
+	h->hook_running = started;
+}
+
+/* A hook of J ended as REC says: tfdctl status shows it. */
+static void hook_ended(struct job *j, const struct hook_record *rec)
+{
+	struct job_history *h = job_history_of(j);
+
+	if (!h)
+		return;
+	h->last_hook = *rec;
+	h->hooked = true;
+	h->hook_running = false;
+}
+
 static void finish(struct loop *l, struct job *j, const struct run_end *e, bool kept)
 {
 	events_run_end(&l->ev, j->name, e);
+	start_hook(l, j, e);
 	record_end(l, j, e, kept);
 	runs_count_end(&j->state->metrics, e, clock_now_ns(CLOCK_REALTIME));
 	l->metrics_dirty = true;
@@ -349,7 +406,27 @@ void runs_end_removed_groups(struct loop *l)
 bool runs_gone(const struct loop *l, const struct job *j)
 {
 	return !(j->state->runner && runner_busy(j->state->runner)) &&
-	       !readers_pending_for(&l->readers, j);
+	       !readers_pending_for(&l->readers, j) && !hooks_busy(&l->hooks, j);
+}
+
+/* PID is a hook's: true (its end kept for tfdctl status). */
+static bool reap_hook(struct loop *l, pid_t pid, int wstatus)
+{
+	struct hook_record rec;
+	void *owner = NULL;
+	bool ended;
+
+	if (!hooks_owns(&l->hooks, pid))
+		return false;
+	/* Its lines come before its "error". */
+	if (!WIFSTOPPED(wstatus) && !WIFCONTINUED(wstatus))
+		readers_leader_ended(&l->readers, pid, &l->ev);
+	if (!hooks_reaped(&l->hooks, pid, wstatus, &l->ev, clock_now_ns(CLOCK_MONOTONIC), &ended,
+			  &owner, &rec))
+		return false;
+	if (ended)
+		hook_ended(owner, &rec);
+	return true;
 }
 
 void runs_reap(struct loop *l)
@@ -367,6 +444,8 @@ void runs_reap(struct loop *l)
 		enum reaped what;
 
 		if (!j && mailer_reaped(&l->mailer, pid, wstatus, &l->ev))
+			continue;
+		if (!j && reap_hook(l, pid, wstatus))
 			continue;
 		if (!j) {
 			if (!WIFSTOPPED(wstatus))

@@ -115,19 +115,13 @@ static pid_t spawn_sendmail(const char *path, const struct mail_sender *as, int 
 	char *argv[] = { (char *)path, "-i", "-t", NULL };
 	int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	struct spawn_io io = { { rd, null_fd, -1 }, -1, false, -1 };
-	struct spawn_target target = { .cgroup_fd = -1, .join_pidfd = -1, .join_root_fd = -1 };
+	struct spawn_target target = spawn_target_on_host(as->target);
 	pid_t pid;
 	int err;
 
 	if (null_fd < 0) {
 		*what = "open (/dev/null)";
 		return -1;
-	}
-	if (as->target) {
-		target = *as->target;
-		target.cgroup_fd = -1;
-		target.join_pidfd = -1;
-		target.join_root_fd = -1;
 	}
 	pid = spawn_run(&target, &io, path, argv, as->envp ? as->envp : environ, what);
 	err = errno;

@@ -43,13 +43,14 @@ static void run_outputs_free(struct run_outputs *ro)
 	free(ro);
 }
 
-int readers_add_run(struct readers *rs, struct job *j, const char *name, pid_t pid,
-		    uint64_t seq, bool mail, int out_fd, int err_fd)
+static int add_outputs(struct readers *rs, struct job *j, const char *name, pid_t pid,
+		       uint64_t seq, bool mail, bool hook, int out_fd, int err_fd)
 {
 	struct run_outputs *ro = calloc(1, sizeof *ro);
 
 	if (ro)
-		*ro = (struct run_outputs){ .job = j, .name = name, .pid = pid, .seq = seq };
+		*ro = (struct run_outputs){ .job = j, .name = name, .pid = pid, .seq = seq,
+					    .hook = hook };
 	if (ro && mail && !(ro->mail = calloc(1, sizeof *ro->mail))) {
 		free(ro);
 		ro = NULL;
@@ -67,6 +68,18 @@ int readers_add_run(struct readers *rs, struct job *j, const char *name, pid_t p
 		return -1;
 	}
 	return 0;
+}
+
+int readers_add_run(struct readers *rs, struct job *j, const char *name, pid_t pid,
+		    uint64_t seq, bool mail, int out_fd, int err_fd)
+{
+	return add_outputs(rs, j, name, pid, seq, mail, false, out_fd, err_fd);
+}
+
+int readers_add_hook(struct readers *rs, struct job *j, const char *name, pid_t pid,
+		     uint64_t seq, bool mail, int out_fd, int err_fd)
+{
+	return add_outputs(rs, j, name, pid, seq, mail, true, out_fd, err_fd);
 }
 
 struct line_target {
@@ -118,7 +131,7 @@ static enum read_result read_some(struct readers *rs, struct reader *r, struct e
 	char buf[CAPTURE_READ_MAX];
 	ssize_t n = read(r->fd, buf, sizeof buf);
 
-	if (n > 0 && rs->on_bytes)
+	if (n > 0 && rs->on_bytes && !r->run->hook)
 		rs->on_bytes(rs->arg, r->run->job, buf, (size_t)n);
 	if (n > 0 && r->run->mail) {
 		/* Bytes past the cap are counted: the run never blocks. */

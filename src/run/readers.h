@@ -34,6 +34,9 @@ struct run_outputs {
 	int open;              /* pipes not yet at end of stream */
 	bool ended;            /* the leader was reaped */
 	struct mail_body *mail; /* MAILTO: the output collected; NULL: lines */
+	bool hook;             /* a hook's (hooks.h), labelled with its run's
+				  SEQ: not the run's output, so on_bytes is
+				  not told */
 };
 
 struct reader {
@@ -67,6 +70,11 @@ struct readers {
  * closed). */
 int readers_add_run(struct readers *rs, struct job *j, const char *name, pid_t pid,
 		    uint64_t seq, bool mail, int out_fd, int err_fd);
+
+/* The same for a hook of run SEQ of J (hooks.h): its lines are labelled
+ * as the run's, its mail is the job's; on_bytes is not told. */
+int readers_add_hook(struct readers *rs, struct job *j, const char *name, pid_t pid,
+		     uint64_t seq, bool mail, int out_fd, int err_fd);
 
 /* The leader of run PID was reaped: what its pipes hold now is read into
  * EV (bounded), pipes at their end are closed. */

@@ -450,7 +450,8 @@ static void fail_start(struct runner *r, const struct tick *t, unsigned attempt,
 	if (start->failure.retried) {
 		r->retry_last = (struct run_end){ .job = r->cfg.name, .seq = t->seq, .status = -1,
 						  .attempt = attempt, .failed = true,
-						  .manual = t->manual };
+						  .manual = t->manual,
+						  .scheduled_ns = tick_scheduled_ns(t) };
 		r->retry_not_started = true;
 	}
 }
@@ -614,6 +615,7 @@ static void describe_end(const struct runner *r, const struct run *run, int wsta
 		.timed_out = run->timed_out,
 		.superseded = run->superseded,
 		.manual = run->tick.manual,
+		.scheduled_ns = tick_scheduled_ns(&run->tick),
 	};
 	/* A run that --overlap kill ended made way for a newer one. */
 	end->failed = run_end_unsuccessful(end);

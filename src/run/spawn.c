@@ -813,6 +813,19 @@ pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
 	return pid;
 }
 
+struct spawn_target spawn_target_on_host(const struct spawn_target *runs)
+{
+	struct spawn_target t = { .cgroup_fd = -1, .join_pidfd = -1, .join_root_fd = -1 };
+
+	if (runs) {
+		t = *runs;
+		t.cgroup_fd = -1;
+		t.join_pidfd = -1;
+		t.join_root_fd = -1;
+	}
+	return t;
+}
+
 void spawn_note_signals(struct spawn_target *target)
 {
 	struct kernel_sigaction old;

@@ -41,6 +41,12 @@ struct spawn_target {
 	uint64_t reset_mask;  /* bit N-1: signal N is not at SIG_DFL in tfd */
 };
 
+/* Where a helper of a job's runs starts (a sendmail, a hook): as the
+ * runs' user, with what drops privileges to that user (RUNS: NULL for
+ * tfd's own), but on tfd's host: never in the runs' cgroup nor in their
+ * --join target's namespaces, whose world is not the helper's. */
+struct spawn_target spawn_target_on_host(const struct spawn_target *runs);
+
 /* Notes which signals tfd does not leave at SIG_DFL (SIGPIPE, anything its
  * caller ignored), so a run resets those few instead of all 64. Call after
  * tfd's own dispositions are final; without it a run resets every one. */

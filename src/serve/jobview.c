@@ -435,6 +435,63 @@ static void put_runs(struct jsonw *w, const struct job *j)
 	jsonw_end_array(w);
 }
 
+/* Hooks: "hooks", each STRING (a command: the socket's alone), and
+ * "last_hook", what the last one did (null: none yet). */
+static void put_hooks(struct jsonw *w, const struct job *j)
+{
+	jsonw_key(w, "hooks");
+	jsonw_object(w);
+	jsonw_key(w, "on_failure");
+	jsonw_string(w, j->hooks.command[HOOK_FAILURE]);
+	jsonw_key(w, "on_success");
+	jsonw_string(w, j->hooks.command[HOOK_SUCCESS]);
+	jsonw_end_object(w);
+}
+
+static void put_last_hook(struct jsonw *w, const struct job *j)
+{
+	const struct job_history *h = j->state->history;
+	const struct hook_record *k = h && h->hooked ? &h->last_hook : NULL;
+	/* Told as a run's end is told: one rule for "result". */
+	struct run_record r = { 0 };
+	char result[64];
+
+	jsonw_key(w, "last_hook");
+	if (!k) {
+		jsonw_null(w);
+		return;
+	}
+	r = (struct run_record){ .start_ns = k->start_ns, .duration_ns = k->duration_ns,
+				 .status = k->status, .signal = k->signal,
+				 .timed_out = k->timed_out, .start_failed = k->start_failed };
+	jsonw_object(w);
+	jsonw_key(w, "hook");
+	jsonw_string(w, hook_kind_name(k->kind));
+	put_counter(w, "seq", k->seq);
+	put_instant(w, "start", k->start_ns);
+	jsonw_key(w, "running");
+	jsonw_bool(w, h->hook_running);
+	jsonw_key(w, "duration");
+	if (h->hook_running)
+		jsonw_null(w);
+	else
+		jsonw_seconds(w, k->duration_ns);
+	jsonw_key(w, "result");
+	if (h->hook_running) {
+		/* No end yet: no result, status nor signal. */
+		jsonw_null(w);
+		jsonw_key(w, "status");
+		jsonw_null(w);
+		jsonw_key(w, "signal");
+		jsonw_null(w);
+	} else {
+		result_text(&r, result, sizeof result);
+		jsonw_string(w, result);
+		jobview_put_exit(w, &r);
+	}
+	jsonw_end_object(w);
+}
+
 static void put_tail(struct jsonw *w, const struct job *j)
 {
 	char tail[JOB_TAIL_MAX];
@@ -503,6 +560,9 @@ static int put_status(struct jsonw *w, const struct loop *l, const char *name, b
 	put_counters(w, j);
 	put_next_elapses(w, j);
 	put_runs(w, j);
+	if (secrets)
+		put_hooks(w, j);
+	put_last_hook(w, j);
 	if (secrets)
 		put_tail(w, j);
 	jsonw_end_object(w);

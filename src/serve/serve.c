@@ -7,6 +7,7 @@
 #include "control.h"
 #include "control_cmds.h"
 #include "endpoints.h"
+#include "hooks.h"
 #include "http.h"
 #include "loopstate.h"
 #include "mailer.h"
@@ -105,6 +106,22 @@ static const struct owner_row mailer_row = { .name = "mail",
 					     .deadline = mailer_row_deadline,
 					     .expire = mailer_row_expire };
 
+/* The hooks (hooks.h): no descriptor of their own (their output is the
+ * readers'), a deadline each: the 5-minute limit, then the kill grace. */
+static int64_t hooks_row_deadline(void *self)
+{
+	return hooks_deadline(self);
+}
+
+static void hooks_row_expire(void *self, int64_t now)
+{
+	hooks_expire(self, now);
+}
+
+static const struct owner_row hooks_row = { .name = "hooks",
+					    .deadline = hooks_row_deadline,
+					    .expire = hooks_row_expire };
+
 /* --listen (http.h): libmicrohttpd's epoll descriptor and its timeouts,
  * and the loop's budget for the answers that wait for it (slices.h).
  * SELF is the loop, for that budget. */
@@ -187,11 +204,21 @@ static bool any_mail(const struct loop *l)
 	return false;
 }
 
+/* Whether a job of the first table has a hook: as any_mail, for the
+ * hooks' row. */
+static bool any_hook(const struct loop *l)
+{
+	for (size_t i = 0; i < l->njobs; i++)
+		if (l->jobs[i]->hooks.shell)
+			return true;
+	return false;
+}
+
 /* The table of the loop's owners, in the order their slots are polled
  * and they expire. An owner absent (no --fleet, --listen, --control) is
  * not in it. A new owner: its row above (or in its own module), and one
  * line here. Reload is there only with --jobs (nothing else reloads),
- * the mailer only where mail can come. */
+ * the mailer only where mail can come, the hooks where hooks can. */
 static int serve_owners(struct loop *l)
 {
 	int failed = 0;
@@ -202,6 +229,8 @@ static int serve_owners(struct loop *l)
 		failed |= ownertab_add(l, &reload_row, l);
 	if (l->cfg->jobs_path || any_mail(l))
 		failed |= ownertab_add(l, &mailer_row, &l->mailer);
+	if (l->cfg->jobs_path || any_hook(l))
+		failed |= ownertab_add(l, &hooks_row, &l->hooks);
 	if (l->cfg->http)
 		failed |= ownertab_add(l, &http_row, l);
 	if (l->control)

@@ -68,6 +68,8 @@ struct run_end {
 				    (its user gone, its PAM account check
 				    failed): why, in one line; else NULL */
 	bool manual;           /* a run tfdctl run started (its tick's) */
+	int64_t scheduled_ns;  /* its elapse's scheduled instant on the wall
+				  clock (tick_scheduled_ns), for its hooks */
 };
 
 /* Whether a run failed, before --retry has its say: a nonzero status or a

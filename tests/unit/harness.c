@@ -2,9 +2,11 @@
 #include "harness.h"
 #include "tsv.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 struct tally tally;
@@ -60,4 +62,22 @@ void harness_remove_tree(const char *path)
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", path);
+}
+
+char *harness_file_text(int fd)
+{
+	off_t len = lseek(fd, 0, SEEK_END);
+	char *text = len >= 0 ? calloc(1, (size_t)len + 1) : NULL;
+
+	if (!text || pread(fd, text, (size_t)len, 0) != len)
+		abort();
+	return text;
+}
+
+int harness_still_running(int pid)
+{
+	siginfo_t si = { 0 };
+
+	usleep(200000);
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0;
 }

@@ -39,4 +39,12 @@ const char *harness_path(const char *name);
 /* Removes PATH and everything below it; a line on stderr when it cannot. */
 void harness_remove_tree(const char *path);
 
+/* Everything written so far to the file at FD (from its start), as a
+ * string to free; aborts when it cannot be read. */
+char *harness_file_text(int fd);
+
+/* True when the child PID is still running (not yet a zombie) after a
+ * short wait: what a test checks of a child it expects not to end yet. */
+int harness_still_running(int pid);
+
 #endif

@@ -146,3 +146,21 @@ void loopkit_command(struct job *j, char *const *argv)
 	j->run.argv = j->argv;
 	j->run.target = &j->target;
 }
+
+int loopkit_json_events(struct events *ev, const char *path)
+{
+	struct events_config cfg = { .json = true };
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0 || events_open(ev, &cfg) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	/* The events go to a file of the test's, not to its stdout. */
+	output_close(&ev->out);
+	output_close(&ev->err);
+	output_open(&ev->out, fd, "stdout");
+	output_open(&ev->err, fd, "stderr");
+	return fd;
+}

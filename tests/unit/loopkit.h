@@ -29,6 +29,12 @@ struct loopkit {
 struct loopkit *loopkit_new(void);
 void loopkit_free(struct loopkit *k);
 
+/* For a module that prints through events alone (the mailer, the
+ * hooks): EV opened for --json, its stdout and stderr both the file
+ * PATH of the test's. Returns the file's descriptor (read it back with
+ * harness_file_text; close it after events_close), or -1. */
+int loopkit_json_events(struct events *ev, const char *path);
+
 /* Everything printed on the loop's stdout (stderr) so far, in a static
  * buffer of each. */
 const char *loopkit_out(struct loopkit *k);

@@ -10,6 +10,7 @@
  * (A bats test would wait ten real minutes, and faking the clock for tfd
  * would also fake the timerfd it sleeps on.) */
 #include "harness.h"
+#include "loopkit.h"
 #include "mailer.h"
 
 #include <fcntl.h>
@@ -45,26 +46,6 @@ static bool appeared(struct mailer *ms, const char *path)
 		usleep(10000);
 	}
 	return false;
-}
-
-/* True when PID is still running (not yet a zombie) after a short wait. */
-static bool still_running(pid_t pid)
-{
-	siginfo_t si = { 0 };
-
-	usleep(200000);
-	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0;
-}
-
-/* The events tfd printed, read from the file they went to. */
-static char *printed(int fd)
-{
-	off_t len = lseek(fd, 0, SEEK_END);
-	char *text = calloc(1, (size_t)len + 1);
-
-	if (!text || pread(fd, text, (size_t)len, 0) != len)
-		abort();
-	return text;
 }
 
 /* Sends a mail of one output line through SENDMAIL at START_NS; returns
@@ -107,12 +88,12 @@ static void test_slow_sendmail(struct events *ev, int fd)
 	check(mailer_deadline(&ms) == START_NS + MAILER_TIMEOUT_NS, "deadline at 600 s");
 	check(appeared(&ms, ready), "the sendmail read the mail");
 	mailer_expire(&ms, START_NS + MAILER_TIMEOUT_NS - 1);
-	check(still_running(pid), "not ended before 600 s");
+	check(harness_still_running(pid), "not ended before 600 s");
 	mailer_expire(&ms, START_NS + MAILER_TIMEOUT_NS);
 	status = reap(&ms, ev, pid);
 	check(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "ended by SIGTERM: %#x", status);
 	check(!mailer_busy(&ms), "no sendmail left");
-	text = printed(fd);
+	text = harness_file_text(fd);
 	check(strstr(text, "\"call\":\"sendmail\"") &&
 	      strstr(text, "ended by SIGTERM: it had not ended 600 s after it started; "
 			   "run 7's output is printed instead"), "the error event: %s", text);
@@ -141,13 +122,13 @@ static void test_stubborn_sendmail(struct events *ev, int fd)
 	mailer_expire(&ms, START_NS + MAILER_TIMEOUT_NS);
 	check(mailer_deadline(&ms) == START_NS + MAILER_TIMEOUT_NS + MAILER_KILL_GRACE_NS,
 	      "SIGKILL due 5 s after SIGTERM");
-	check(still_running(pid), "SIGTERM ignored");
+	check(harness_still_running(pid), "SIGTERM ignored");
 	mailer_expire(&ms, START_NS + MAILER_TIMEOUT_NS + MAILER_KILL_GRACE_NS - 1);
-	check(still_running(pid), "not killed before the grace is over");
+	check(harness_still_running(pid), "not killed before the grace is over");
 	mailer_expire(&ms, START_NS + MAILER_TIMEOUT_NS + MAILER_KILL_GRACE_NS);
 	status = reap(&ms, ev, pid);
 	check(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "ended by SIGKILL: %#x", status);
-	text = printed(fd);
+	text = harness_file_text(fd);
 	check(strstr(text, "ended by SIGKILL: it had not ended 600 s after it started") != NULL,
 	      "the error event: %s", text);
 	check(strstr(text, "\"line\":\"stubborn line\"") != NULL, "the output printed: %s", text);
@@ -175,7 +156,7 @@ static void test_prompt_sendmail(struct events *ev, int fd)
 	}
 	status = reap(&ms, ev, pid);
 	check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exited 0: %#x", status);
-	text = printed(fd);
+	text = harness_file_text(fd);
 	check(strlen(text) == (size_t)before, "nothing printed: %s", text + before);
 	free(text);
 	mailer_free(&ms, ev);
@@ -186,19 +167,13 @@ static void test_prompt_sendmail(struct events *ev, int fd)
 int main(void)
 {
 	char dir[] = "/tmp/tfd-test_mailer.XXXXXX";
-	struct events_config cfg = { .json = true };
 	struct events ev;
 	int fd;
 
 	harness_start(dir, 60);
-	fd = open(harness_path("events"), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0 || events_open(&ev, &cfg) != 0)
+	fd = loopkit_json_events(&ev, harness_path("events"));
+	if (fd < 0)
 		return 1;
-	/* The events go to a file of the test's, not to its stdout. */
-	output_close(&ev.out);
-	output_close(&ev.err);
-	output_open(&ev.out, fd, "stdout");
-	output_open(&ev.err, fd, "stderr");
 	test_slow_sendmail(&ev, fd);
 	test_stubborn_sendmail(&ev, fd);
 	test_prompt_sendmail(&ev, fd);
