@@ -29,8 +29,7 @@ void job_hooks_free(struct job_hooks *h)
 	*h = (struct job_hooks){ 0 };
 }
 
-const char *job_hook_for(const struct job_hooks *h, const struct run_end *e,
-			 enum hook_kind *kind)
+const char *job_hook_for(const struct job_hooks *h, const struct run_end *e, enum hook_kind *kind)
 {
 	/* A failed try that a retry follows is not the run's end yet. */
 	if (run_end_unsuccessful(e) && !e->failed)
@@ -79,7 +78,8 @@ static int put_variables(struct buf *b, const struct hook_vars *v)
 	snprintf(entry, sizeof entry, "TFD_RUN=%" PRIu64, v->seq);
 	buf_put(b, entry, strlen(entry) + 1);
 	n++;
-	snprintf(entry, sizeof entry, "TFD_EXIT_STATUS=%d", e->signal ? 128 + e->signal : e->status);
+	snprintf(entry, sizeof entry, "TFD_EXIT_STATUS=%d",
+		 e->signal ? 128 + e->signal : e->status);
 	buf_put(b, entry, strlen(entry) + 1);
 	n++;
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++, n++) {
@@ -243,8 +243,9 @@ static pid_t spawn_hook(const struct hook_start *s, char *const *envp, const int
 	char *argv[] = { (char *)(base ? base + 1 : s->shell), "-c", (char *)s->command, NULL };
 	struct spawn_target target = spawn_target_on_host(s->target);
 	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	struct spawn_io io = { { null_fd, pipes[1], s->one_pipe ? pipes[1] : pipes[3] }, -1,
-			       false, -1 };
+	struct spawn_io io = { .fd = { null_fd, pipes[1], s->one_pipe ? pipes[1] : pipes[3] },
+			       .tty_fd = -1,
+			       .report_fd = -1 };
 	pid_t pid;
 	int err;
 
@@ -298,8 +299,8 @@ static int start_hook(const struct hook_start *s, struct hook_run *h, int pipes[
 	return h->pid < 0 ? -1 : 0;
 }
 
-bool hooks_start(struct hooks *hs, const struct hook_start *s, struct events *ev,
-		 int64_t now, int64_t wall_now, struct hook_record *rec, struct hook_started *out)
+bool hooks_start(struct hooks *hs, const struct hook_start *s, struct events *ev, int64_t now,
+		 int64_t wall_now, struct hook_record *rec, struct hook_started *out)
 {
 	int pipes[4] = { -1, -1, -1, -1 };
 	struct hook_run *h;
@@ -310,7 +311,9 @@ bool hooks_start(struct hooks *hs, const struct hook_start *s, struct events *ev
 	if (hs->stopping)
 		return true;
 	h = calloc(1, sizeof *h);
-	*rec = (struct hook_record){ .kind = s->kind, .seq = s->end->seq, .start_ns = wall_now,
+	*rec = (struct hook_record){ .kind = s->kind,
+				     .seq = s->end->seq,
+				     .start_ns = wall_now,
 				     .status = -1 };
 	if (h) {
 		h->rec = *rec;

@@ -44,9 +44,9 @@ const char *hook_kind_name(enum hook_kind kind);
 
 /* A job's hooks, as its options gave them. */
 struct job_hooks {
-	char *shell;                    /* the shell: the job's (a crontab line's
+	char *shell;               /* the shell: the job's (a crontab line's
 					   SHELL), else /bin/sh; NULL: no hook */
-	char *command[HOOK_KINDS];      /* the STRING of each; NULL: none */
+	char *command[HOOK_KINDS]; /* the STRING of each; NULL: none */
 };
 
 void job_hooks_free(struct job_hooks *h);
@@ -54,16 +54,15 @@ void job_hooks_free(struct job_hooks *h);
 /* Which hook follows the end E of a run (NULL: none): its failure after
  * its last try, or its success. A try that a retry follows, and a run
  * that --overlap kill ended for a newer one, have none. */
-const char *job_hook_for(const struct job_hooks *h, const struct run_end *e,
-			 enum hook_kind *kind);
+const char *job_hook_for(const struct job_hooks *h, const struct run_end *e, enum hook_kind *kind);
 
 /* The variables a hook sees, as text. */
 struct hook_vars {
-	const char *job;                /* TFD_JOB */
-	uint64_t seq;                   /* TFD_RUN: the run's number, its TFD_SEQ */
-	const struct run_end *end;      /* TFD_STATUS, _EXIT_STATUS, _DURATION, _SCHEDULED */
-	enum hook_kind kind;            /* TFD_HOOK */
-	const char *output_file;        /* TFD_OUTPUT_FILE; NULL: not set */
+	const char *job;           /* TFD_JOB */
+	uint64_t seq;              /* TFD_RUN: the run's number, its TFD_SEQ */
+	const struct run_end *end; /* TFD_STATUS, _EXIT_STATUS, _DURATION, _SCHEDULED */
+	enum hook_kind kind;       /* TFD_HOOK */
+	const char *output_file;   /* TFD_OUTPUT_FILE; NULL: not set */
 };
 
 /* "success", "failure", "timeout" or "signal SIGTERM": TFD_STATUS of E. */
@@ -77,32 +76,32 @@ char **hook_environment(char *const *base, const struct hook_vars *v);
 /* What a hook did, for tfdctl status. */
 struct hook_record {
 	enum hook_kind kind;
-	uint64_t seq;                   /* the run it followed */
-	int64_t start_ns;               /* wall clock */
+	uint64_t seq;     /* the run it followed */
+	int64_t start_ns; /* wall clock */
 	int64_t duration_ns;
-	int status;                     /* exit code, or -1 when a signal ended it */
+	int status; /* exit code, or -1 when a signal ended it */
 	int signal;
-	bool timed_out;                 /* ended at HOOK_TIMEOUT_NS */
-	bool start_failed;              /* it never started */
+	bool timed_out;    /* ended at HOOK_TIMEOUT_NS */
+	bool start_failed; /* it never started */
 };
 
 /* One hook going. */
 struct hook_run {
 	pid_t pid;
-	void *owner;                    /* the caller's: handed back at the end */
-	char *job;                      /* for messages */
-	char *output_file;              /* removed once it ends; NULL: none */
+	void *owner;       /* the caller's: handed back at the end */
+	char *job;         /* for messages */
+	char *output_file; /* removed once it ends; NULL: none */
 	struct hook_record rec;
-	int64_t started;                /* monotonic */
+	int64_t started; /* monotonic */
 	int64_t kill_grace_ns;
-	int64_t term_at;                /* monotonic: SIGTERM, it took too long */
-	int64_t kill_at;                /* monotonic: SIGKILL; INT64_MAX: none */
+	int64_t term_at; /* monotonic: SIGTERM, it took too long */
+	int64_t kill_at; /* monotonic: SIGKILL; INT64_MAX: none */
 };
 
 struct hooks {
 	struct hook_run **h;
 	size_t n, cap;
-	bool stopping;                  /* tfd forwarded a stop: no new hook */
+	bool stopping; /* tfd forwarded a stop: no new hook */
 };
 
 /* A hook to start after a run's end. */
@@ -111,18 +110,18 @@ struct hook_start {
 	const char *shell, *command;
 	const char *job;
 	const struct run_end *end;
-	char *const *envp;              /* the runs' environment, without TFD_* */
+	char *const *envp;                 /* the runs' environment, without TFD_* */
 	const struct spawn_target *target; /* the runs' (its user, its session);
 					      NULL: tfd's own user */
-	uid_t uid;                      /* the output file's owner, with CHOWN */
+	uid_t uid;                         /* the output file's owner, with CHOWN */
 	gid_t gid;
 	bool chown;
-	const char *tail;               /* the run's output tail; NULL: tfd did not
+	const char *tail; /* the run's output tail; NULL: tfd did not
 					   read its output (no TFD_OUTPUT_FILE) */
 	size_t tail_len;
-	bool capture;                   /* stdout and stderr through pipes, for the
+	bool capture;  /* stdout and stderr through pipes, for the
 					   caller to read (as the runs' are) */
-	bool one_pipe;                  /* with capture: both through one */
+	bool one_pipe; /* with capture: both through one */
 	int64_t kill_grace_ns;
 	void *owner;
 };
@@ -139,8 +138,8 @@ struct hook_started {
  * cannot start is an "error" event, and returns false with *REC filled
  * (for the caller's status); else true, with *REC as it starts. Once tfd
  * forwarded a stop, nothing starts: true, OUT->pid 0. */
-bool hooks_start(struct hooks *hs, const struct hook_start *s, struct events *ev,
-		 int64_t now, int64_t wall_now, struct hook_record *rec, struct hook_started *out);
+bool hooks_start(struct hooks *hs, const struct hook_start *s, struct events *ev, int64_t now,
+		 int64_t wall_now, struct hook_record *rec, struct hook_started *out);
 
 /* True when PID is a hook's going. */
 bool hooks_owns(const struct hooks *hs, pid_t pid);

@@ -56,8 +56,12 @@ static void test_which_hook(void)
 static void test_environment(void)
 {
 	char *base[] = { "PATH=/bin", "HOME=/root", NULL };
-	struct run_end e = { .seq = 42, .status = -1, .signal = SIGKILL, .failed = true,
-			     .duration_ns = 1500000000, .scheduled_ns = INT64_C(1796292001000123456) };
+	struct run_end e = { .seq = 42,
+			     .status = -1,
+			     .signal = SIGKILL,
+			     .failed = true,
+			     .duration_ns = 1500000000,
+			     .scheduled_ns = INT64_C(1796292001000123456) };
 	struct hook_vars v = { "backup", 42, &e, HOOK_FAILURE, "/tmp/tfd-hook-x" };
 	char **envp = hook_environment(base, &v), buf[64];
 
@@ -75,11 +79,13 @@ static void test_environment(void)
 	check(find(envp, "TFD_DURATION") && strcmp(find(envp, "TFD_DURATION"), "1.5") == 0,
 	      "TFD_DURATION");
 	check(find(envp, "TFD_SCHEDULED") &&
-	      strcmp(find(envp, "TFD_SCHEDULED"), "1796292001.000123456") == 0, "TFD_SCHEDULED");
+		      strcmp(find(envp, "TFD_SCHEDULED"), "1796292001.000123456") == 0,
+	      "TFD_SCHEDULED");
 	check(find(envp, "TFD_HOOK") && strcmp(find(envp, "TFD_HOOK"), "on-failure") == 0,
 	      "TFD_HOOK");
 	check(find(envp, "TFD_OUTPUT_FILE") &&
-	      strcmp(find(envp, "TFD_OUTPUT_FILE"), "/tmp/tfd-hook-x") == 0, "TFD_OUTPUT_FILE");
+		      strcmp(find(envp, "TFD_OUTPUT_FILE"), "/tmp/tfd-hook-x") == 0,
+	      "TFD_OUTPUT_FILE");
 	free(envp);
 	v.output_file = NULL;
 	e = (struct run_end){ .seq = 1, .status = 0 };
@@ -109,9 +115,14 @@ static bool appeared(const char *path)
 static pid_t start(struct hooks *hs, struct events *ev, const char *command, const char *tail)
 {
 	struct run_end e = { .seq = 7, .status = 1, .failed = true };
-	struct hook_start s = { .kind = HOOK_FAILURE, .shell = "/bin/sh", .command = command,
-				.job = "job", .end = &e, .tail = tail,
-				.tail_len = tail ? strlen(tail) : 0, .kill_grace_ns = GRACE_NS };
+	struct hook_start s = { .kind = HOOK_FAILURE,
+				.shell = "/bin/sh",
+				.command = command,
+				.job = "job",
+				.end = &e,
+				.tail = tail,
+				.tail_len = tail ? strlen(tail) : 0,
+				.kill_grace_ns = GRACE_NS };
 	struct hook_record rec;
 	struct hook_started out;
 
@@ -148,13 +159,16 @@ static void test_output_file(struct events *ev, int fd)
 
 	snprintf(command, sizeof command,
 		 "cat \"$TFD_OUTPUT_FILE\" >'%s.tmp'; echo \"$TFD_OUTPUT_FILE\" >>'%s.tmp';"
-		 " mv '%s.tmp' '%s'", copy, copy, copy, copy);
+		 " mv '%s.tmp' '%s'",
+		 copy, copy, copy, copy);
 	pid = start(&hs, ev, command, "the tail\n");
 	check(hs.h[0]->output_file && stat(hs.h[0]->output_file, &st) == 0 &&
-	      (st.st_mode & 0777) == 0600, "the output file is there, 0600");
+		      (st.st_mode & 0777) == 0600,
+	      "the output file is there, 0600");
 	rec = reap(&hs, ev, pid, START_NS + 1000);
 	check(rec.status == 0 && !rec.signal && rec.kind == HOOK_FAILURE && rec.seq == 7 &&
-	      rec.duration_ns == 1000, "its record");
+		      rec.duration_ns == 1000,
+	      "its record");
 	f = fopen(copy, "r");
 	check(f && fread(text, 1, sizeof text - 1, f) > 0, "the hook read the file");
 	check(strncmp(text, "the tail\n/", 10) == 0, "its content: %s", text);
@@ -193,8 +207,9 @@ static void test_slow_hook(struct events *ev, int fd)
 	check(!hooks_busy(&hs, NULL), "no hook left");
 	text = harness_file_text(fd);
 	check(strstr(text, "\"event\":\"error\",\"job\":\"job\",\"call\":\"hook\"") &&
-	      strstr(text, "job: --on-failure hook of run 7: ended by SIGKILL: it had not "
-			   "ended 300 s after it started"), "the error event: %s", text);
+		      strstr(text, "job: --on-failure hook of run 7: ended by SIGKILL: it had not "
+				   "ended 300 s after it started"),
+	      "the error event: %s", text);
 	free(text);
 	hooks_free(&hs);
 	free(ready);
@@ -204,8 +219,11 @@ static void test_failing_hook(struct events *ev, int fd)
 {
 	struct hooks hs = { 0 };
 	struct run_end e = { .seq = 8, .status = 1, .failed = true };
-	struct hook_start s = { .kind = HOOK_SUCCESS, .shell = "/nonexistent/sh",
-				.command = "true", .job = "job", .end = &e };
+	struct hook_start s = { .kind = HOOK_SUCCESS,
+				.shell = "/nonexistent/sh",
+				.command = "true",
+				.job = "job",
+				.end = &e };
 	struct hook_record rec;
 	struct hook_started out;
 	char *text;
@@ -237,8 +255,11 @@ static void test_capture(struct events *ev)
 {
 	struct hooks hs = { 0 };
 	struct run_end e = { .seq = 9 };
-	struct hook_start s = { .kind = HOOK_SUCCESS, .shell = "/bin/sh",
-				.command = "echo out; echo err >&2", .job = "job", .end = &e,
+	struct hook_start s = { .kind = HOOK_SUCCESS,
+				.shell = "/bin/sh",
+				.command = "echo out; echo err >&2",
+				.job = "job",
+				.end = &e,
 				.capture = true };
 	struct hook_record rec;
 	struct hook_started out;
@@ -246,7 +267,8 @@ static void test_capture(struct events *ev)
 	ssize_t n;
 
 	check(hooks_start(&hs, &s, ev, START_NS, 0, &rec, &out) && out.out_fd >= 0 &&
-	      out.err_fd >= 0, "two pipes");
+		      out.err_fd >= 0,
+	      "two pipes");
 	rec = reap(&hs, ev, out.pid, START_NS);
 	n = read(out.out_fd, buf, sizeof buf);
 	check(n == 4 && memcmp(buf, "out\n", 4) == 0, "stdout through the first");
@@ -256,7 +278,8 @@ static void test_capture(struct events *ev)
 	close(out.err_fd);
 	s.one_pipe = true;
 	check(hooks_start(&hs, &s, ev, START_NS, 0, &rec, &out) && out.out_fd >= 0 &&
-	      out.err_fd < 0, "one pipe");
+		      out.err_fd < 0,
+	      "one pipe");
 	rec = reap(&hs, ev, out.pid, START_NS);
 	n = read(out.out_fd, buf, sizeof buf);
 	check(n == 8 && memcmp(buf, "out\nerr\n", 8) == 0, "both through it");
