@@ -605,6 +605,12 @@ static int run(const struct options *o)
 	int control_fd = -1, control_lock_fd = -1;
 	int status = build_setup(&st, o);
 
+	/* From here a stop signal waits for the loop, which removes what
+	 * is made below (loop.h). */
+	if (status == 0 && !st.dry_run && loop_block_signals() != 0) {
+		fprintf(stderr, "tfd: sigprocmask: %s\n", strerror(errno));
+		status = 1;
+	}
 	/* HTTP first: a port in use then leaves no control socket behind. */
 	if (status == 0 && !st.dry_run && o->listen)
 		status = open_http(&st);

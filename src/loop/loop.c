@@ -215,29 +215,43 @@ static bool inherited_ignore(int sig)
 	return sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
 }
 
-static int open_signalfd(void)
+/* The signals the loop reads from its signalfd, into MASK. */
+static void loop_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGCHLD);
+	sigaddset(mask, SIGUSR1);
+	sigaddset(mask, SIGUSR2);
+	/* tfd hands the terminal to its runs and takes it back; as a
+	 * background group it must not be stopped for that. */
+	sigaddset(mask, SIGTTIN);
+	sigaddset(mask, SIGTTOU);
+	for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
+		if (!inherited_ignore(stop_signals[i]))
+			sigaddset(mask, stop_signals[i]);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaddset(mask, sig);
+}
+
+int loop_block_signals(void)
 {
 	sigset_t mask;
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGUSR1);
-	sigaddset(&mask, SIGUSR2);
-	/* tfd hands the terminal to its runs and takes it back; as a
-	 * background group it must not be stopped for that. */
-	sigaddset(&mask, SIGTTIN);
-	sigaddset(&mask, SIGTTOU);
-	for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
-		if (!inherited_ignore(stop_signals[i]))
-			sigaddset(&mask, stop_signals[i]);
-	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
-		sigaddset(&mask, sig);
+	loop_signals(&mask);
 	/* A parent that ignores SIGCHLD would have children auto-reaped and
 	 * their statuses lost; EPIPE is handled where write() returns it. */
 	signal(SIGCHLD, SIG_DFL);
 	signal(SIGPIPE, SIG_IGN);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) != 0)
+	return sigprocmask(SIG_BLOCK, &mask, NULL);
+}
+
+static int open_signalfd(void)
+{
+	sigset_t mask;
+
+	if (loop_block_signals() != 0)
 		return -1;
+	loop_signals(&mask);
 	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 

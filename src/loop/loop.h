@@ -17,4 +17,11 @@
  * ends or a signal stops tfd. Returns tfd's exit status. */
 int loop_run(struct loop_config *cfg);
 
+/* Blocks the signals the loop will read (a stop signal, SIGCHLD, ...),
+ * before it runs: tfd calls it before it makes what a stop must remove
+ * (the control socket), so a SIGTERM that comes meanwhile waits for the
+ * loop and is a stop like any other, not a death by default action.
+ * Returns -1 (errno) when sigprocmask fails. */
+int loop_block_signals(void);
+
 #endif
