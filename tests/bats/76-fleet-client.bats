@@ -228,7 +228,9 @@ setup() {
 
 @test "fleet client: a fleet-wide skip is a 'skipped' row: a replica that asks after the run ended hears skip too" {
 	out=$BATS_TEST_TMPDIR/a
-	FLEET_REPLICA=a start_bg "$DRIVE" "$CONN" connected claim j "$NOW" skip serve 1500 \
+	# a's run lasts 6 s: b's claim must come while it goes (b connects
+	# first, which a loaded machine made take longer than 1.5 s).
+	FLEET_REPLICA=a start_bg "$DRIVE" "$CONN" connected claim j "$NOW" skip serve 6000 \
 		end j "$NOW" 0 flushed >"$out"
 	wait_for_lines "$out" 30 2
 	FLEET_REPLICA=b run "$DRIVE" "$CONN" connected claim j $((NOW + 1)) skip
