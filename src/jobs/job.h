@@ -17,6 +17,7 @@
 #include "heap.h"
 #include "mail.h"
 #include "metrics.h"
+#include "notify_url.h"
 #include "options.h"
 #include "report.h"
 #include "runner.h"
@@ -130,6 +131,7 @@ struct job {
 	struct session_spec session; /* a run as another user: what its runs look
 					up (target.session points here) */
 	struct mail_job *mail;      /* MAILTO: its runs' output is mailed; NULL: not */
+	struct notify_target notify; /* --ping, --notify: told of its runs (notify.h) */
 
 	/* Where it is: the loop's, beside this definition (jobstate.h); NULL
 	 * until the loop takes the job into its table. */

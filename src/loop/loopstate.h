@@ -57,6 +57,7 @@ enum owner_kind {
 	OWNER_MAIL,       /* a sendmail's stdin (mailer.h): every pipe is tried */
 	OWNER_HTTP,       /* --listen's epoll descriptor (http.h) */
 	OWNER_CONTROL,    /* the control socket (control.h); ptr: its tag */
+	OWNER_NOTIFY,     /* notify: a socket of --ping's and --notify's requests (notify.h) */
 };
 
 struct poll_owner {
@@ -67,6 +68,7 @@ struct poll_owner {
 struct claims_state;
 struct control;
 struct control_cmds;
+struct notify;
 struct reload;
 struct runs;
 
@@ -101,6 +103,11 @@ struct loop {
 	 * made in parts that holds jobs looks at its jobs again when this
 	 * moved (jobview.h). */
 	uint64_t jobs_dropped;
+	/* --ping, --notify: their HTTP requests (notify.h), made when a run
+	 * first has one to send; NULL: none yet, or libcurl failed to load
+	 * (notify_failed: said once). */
+	struct notify *notify;
+	bool notify_failed;
 };
 
 #endif

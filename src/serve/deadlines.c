@@ -5,6 +5,7 @@
 #include "http.h"
 #include "control.h"
 #include "mailer.h"
+#include "notify.h"   /* notify row (issue 34) */
 #include "reload.h"
 #include "tick.h"
 #include "timens.h"
@@ -35,6 +36,8 @@ void deadlines_arm(struct loop *l)
 		d = http_deadline(l->cfg->http);
 	if (control_deadline(l->control) < d)
 		d = control_deadline(l->control);
+	if (l->notify && notify_row.deadline(l->notify) < d)   /* notify row (issue 34) */
+		d = notify_row.deadline(l->notify);
 	/* HTTP's answers that wait for their budget (slices.h). */
 	if (l->cfg->http && http_held(l->cfg->http) && slice_budget_next(&l->http_slices) < d)
 		d = slice_budget_next(&l->http_slices);
@@ -66,4 +69,6 @@ void deadlines_due(struct loop *l)
 	if (l->cfg->http)
 		http_service(l->cfg->http);
 	control_expire(l->control, now);
+	if (l->notify)   /* notify row (issue 34) */
+		notify_row.expire(l->notify, now);
 }

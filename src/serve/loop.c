@@ -22,6 +22,7 @@
 #include "http.h"
 #include "keeper.h"
 #include "loopstate.h"
+#include "notify.h"   /* notify row (issue 34) */
 #include "precise.h"
 #include "reload.h"
 #include "runs.h"
@@ -44,6 +45,8 @@ static size_t stop_all(struct loop *l, int sig)
 	starts_drop(&l->starts, NULL);
 	if (l->st.phase == PHASE_SHUTDOWN)
 		mailer_stop(&l->mailer, now);
+	if (l->st.phase == PHASE_SHUTDOWN)
+		notify_stop(l->notify, now);   /* notify row (issue 34) */
 	for (size_t i = 0; i < l->njobs; i++)
 		dropped += tick_stop_job(l, l->jobs[i], sig, now);
 	return dropped;
@@ -253,6 +256,7 @@ static void drop_job(struct loop *l, size_t i)
 				l->owners[k] = (struct poll_owner){ OWNER_NONE, NULL };
 	heap_remove(&l->aux, &j->state->aux_node);
 	claims_job_gone(l, j);
+	notify_forget(l->notify, j);   /* notify row (issue 34) */
 	control_cmds_job_gone(l, j);
 	starts_drop(&l->starts, j);
 	runs_forget_groups(l, j);
@@ -311,7 +315,8 @@ static bool busy(const struct loop *l)
 		if (j->state->running || j->state->pending || (j->state->runner && runner_busy(j->state->runner)))
 			return true;
 	}
-	return l->readers.n > 0 || l->starts.n > 0 || mailer_busy(&l->mailer);
+	return l->readers.n > 0 || l->starts.n > 0 || mailer_busy(&l->mailer) ||
+	       notify_busy(l->notify);   /* notify row (issue 34) */
 }
 
 /* Whether tfd stays with nothing to run: a host's cron waits for files
@@ -377,6 +382,13 @@ static void control_slot(void *arg, int fd, short events, void *tag)
 	poll_slot(s->l, s->n, fd, events, OWNER_CONTROL, tag);
 }
 
+static void notify_slot(void *arg, int fd, short events, void *tag)   /* notify row (issue 34) */
+{
+	struct control_slots *s = arg;
+
+	poll_slot(s->l, s->n, fd, events, OWNER_NOTIFY, tag);
+}
+
 /* The poll set, each slot with its owner. While a line waits for tfd's
  * stdout or stderr, timers and run output are left unread: the kernel
  * counts expirations meanwhile and runs block on their pipes, while
@@ -423,6 +435,8 @@ static size_t build_poll_set(struct loop *l)
 	/* The control socket and its clients: served whatever else waits,
 	 * as they never block. */
 	control_poll(l->control, control_slot, &(struct control_slots){ l, &n });
+	if (l->notify)   /* notify row (issue 34) */
+		notify_row.poll(l->notify, notify_slot, &(struct control_slots){ l, &n });
 	return n;
 }
 
@@ -473,6 +487,10 @@ static void dispatch_slot(struct loop *l, const struct poll_owner *o)
 		break;
 	case OWNER_CONTROL:
 		control_ready(l->control, o->ptr);
+		break;
+	case OWNER_NOTIFY:   /* notify row (issue 34) */
+		notify_row.ready(l->notify, l->pfd[o - l->owners].fd,
+				 l->pfd[o - l->owners].revents, o->ptr);
 		break;
 	}
 }
@@ -606,6 +624,7 @@ static void free_loop(struct loop *l)
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
+	notify_free(l->notify);   /* notify row (issue 34) */
 	deadlines_free(l);
 	tick_clocks_free(l);
 	events_close(&l->ev);
