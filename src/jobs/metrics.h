@@ -59,6 +59,7 @@ int metrics_format_fleet(struct buf *b, const struct fleet_metrics *f);
  * the others in order) and the next job in it. */
 struct metrics_cursor {
 	size_t family, job;
+	bool header;     /* the family's header is written */
 };
 
 /* The figures of jobs and the fleet's (FLEET, or NULL without), copied
