@@ -197,10 +197,13 @@ metric() {
 	local pid=${BG_PIDS[-1]}
 	wait_until 60 grep -q '"event":"exit","job":"j","seq":20,' "$BATS_TEST_TMPDIR/out" ||
 		fail "$(cat "$BATS_TEST_TMPDIR/out")"
-	# The ticks came on time (within 50 ms, a loaded machine's margin):
-	# the requests that wait never held the loop.
+	# The ticks came on time: none missed, none late by more than a loaded
+	# machine's noise (a request that held the loop would hold it for its
+	# 10 s timeout).
+	run jq -s '[.[] | select(.event == "tick") | .expirations] | add' "$BATS_TEST_TMPDIR/out"
+	assert_output 20
 	run jq -s '[.[] | select(.event == "tick") | .late_us] | max' "$BATS_TEST_TMPDIR/out"
-	((output < 50000)) || fail "a tick $output us late"
+	((output < 500000)) || fail "a tick $output us late"
 	kill -TERM "$pid"
 }
 
