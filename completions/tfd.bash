@@ -11,14 +11,14 @@ _tfd_arg_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--for --calendar --cron --base-time -e --exec -f --format --overlap
 	--timeout --retry --retry-delay --random-delay --persist --cgroup --join
 	--user --jobs --user-crontabs --metrics --listen --fleet --replica --fleet-lease
-	--fleet-deadline --fleet-keep --on-stop --kill-after'
+	--fleet-deadline --fleet-keep --on-stop --kill-after --ping --notify --notify-on'
 
 _tfd_all_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--for --calendar --cron --dry-run --base-time -e --exec -f --format
 	--tag-output -j --json -q --quiet --precise --stats -v --verbose
 	--overlap --timeout --retry --retry-delay -E --exit-on-error
 	--on-stop --kill-after --log-runs --random-delay --persist --cgroup --join --user --jobs --system-crontab
-	--user-crontabs --metrics --listen
+	--user-crontabs --metrics --listen --ping --notify --notify-on
 	--fleet --replica --fleet-lease --fleet-deadline --fleet-keep --fleet-sql --control
 	-h --help --usage -V --version --'
 
@@ -121,6 +121,9 @@ _tfd_reply_value()
 		;;
 	--overlap)
 		_tfd_reply_words 'skip queue kill parallel' "$cur"
+		;;
+	--notify-on)
+		_tfd_reply_words 'failure always' "$cur"
 		;;
 	--on-stop)
 		_tfd_reply_words 'forward wait leave' "$cur"

@@ -40,6 +40,11 @@ struct notify {
 	size_t nsocks, socks_cap;
 	int64_t curl_due;         /* curl's timer (monotonic); INT64_MAX: none */
 	size_t in_flight;
+	/* The earliest try of a request that may start, as row_deadline
+	 * last found it; due_dirty: the queue changed since (a wake-up that
+	 * changed nothing here costs no walk of it). */
+	int64_t waiting_due;
+	bool due_dirty;
 	int64_t give_up;          /* after a stop: when what is held is dropped */
 	struct events *ev;
 	notify_result_fn on_result;
@@ -101,6 +106,7 @@ static void req_detach(struct notify *n, struct notify_req *r)
 static void req_done(struct notify *n, struct notify_req *r, enum notify_outcome outcome,
 		     const char *text)
 {
+	n->due_dirty = true;
 	req_detach(n, r);
 	n->on_result(n->arg, r->tag, r->kind, outcome, text);
 	req_free(r);
@@ -209,6 +215,7 @@ static void try_failed(struct notify *n, struct notify_req *r, const char *why);
 /* R's next try, on its way. */
 static void start(struct notify *n, struct notify_req *r)
 {
+	n->due_dirty = true;
 	r->due = INT64_MAX;
 	r->tries++;
 	r->easy = n->curl.easy_init();
@@ -221,6 +228,29 @@ static void start(struct notify *n, struct notify_req *r)
 		try_failed(n, r, "curl_easy_setopt failed");
 }
 
+static bool same_sender(const struct notify_req *a, const struct notify_req *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	if (a->tag || b->tag)
+		return a->tag == b->tag;
+	return a->job && b->job && strcmp(a->job, b->job) == 0;
+}
+
+/* Whether the I-th request waits for an older one of its job and kind:
+ * a job's requests leave in order, so that a run's end never reaches
+ * healthchecks.io before its start (which would leave the check
+ * "started" until its grace time). */
+static bool waits_its_turn(const struct notify *n, size_t i)
+{
+	const struct notify_req *r = notify_queue_at(&n->q, i);
+
+	for (size_t k = 0; k < i; k++)
+		if (same_sender(notify_queue_at(&n->q, k), r))
+			return true;
+	return false;
+}
+
 /* The requests whose try is due, oldest first, as far as there is room
  * on the way. */
 static void start_due(struct notify *n, int64_t now)
@@ -228,7 +258,7 @@ static void start_due(struct notify *n, int64_t now)
 	for (size_t i = 0; i < n->q.n && n->in_flight < NOTIFY_IN_FLIGHT; i++) {
 		struct notify_req *r = notify_queue_at(&n->q, i);
 
-		if (!r->easy && r->due <= now)
+		if (!r->easy && r->due <= now && !waits_its_turn(n, i))
 			start(n, r);
 	}
 }
@@ -240,6 +270,7 @@ static void try_failed(struct notify *n, struct notify_req *r, const char *why)
 	char message[1024];
 
 	req_detach(n, r);
+	n->due_dirty = true;
 	if (wait >= 0 && n->give_up == INT64_MAX) {
 		r->due = mono_after(wait);
 		return;
@@ -313,18 +344,22 @@ static void row_ready(void *self, int fd, short revents, void *tag)
 
 static int64_t row_deadline(void *self)
 {
-	const struct notify *n = self;
+	struct notify *n = self;
 	int64_t d = n->curl_due;
 
+	if (n->due_dirty) {
+		n->due_dirty = false;
+		n->waiting_due = INT64_MAX;
+		for (size_t i = 0; i < n->q.n && n->in_flight < NOTIFY_IN_FLIGHT; i++) {
+			const struct notify_req *r = notify_queue_at(&n->q, i);
+
+			if (!r->easy && r->due < n->waiting_due && !waits_its_turn(n, i))
+				n->waiting_due = r->due;
+		}
+	}
 	if (n->q.n > 0 && n->give_up < d)
 		d = n->give_up;
-	for (size_t i = 0; i < n->q.n && n->in_flight < NOTIFY_IN_FLIGHT; i++) {
-		const struct notify_req *r = notify_queue_at(&n->q, i);
-
-		if (!r->easy && r->due < d)
-			d = r->due;
-	}
-	return d;
+	return n->waiting_due < d ? n->waiting_due : d;
 }
 
 /* After a stop's grace, what is left is dropped. */
@@ -380,7 +415,7 @@ struct notify *notify_new(struct events *ev, notify_result_fn on_result, void *a
 	n->curl.multi_setopt(n->multi, CURL_SHIM_MOPT_SOCKETDATA, (void *)n);
 	n->curl.multi_setopt(n->multi, CURL_SHIM_MOPT_TIMERFUNCTION, (curl_timer_fn)on_timer);
 	n->curl.multi_setopt(n->multi, CURL_SHIM_MOPT_TIMERDATA, (void *)n);
-	n->curl_due = n->give_up = INT64_MAX;
+	n->curl_due = n->give_up = n->waiting_due = INT64_MAX;
 	n->ev = ev;
 	n->on_result = on_result;
 	n->arg = arg;
@@ -438,6 +473,7 @@ int notify_send(struct notify *n, const struct notify_request *q)
 		req_free(r);
 		return -1;
 	}
+	n->due_dirty = true;
 	out = notify_queue_push(&n->q, r);
 	if (out)
 		req_done(n, out, NOTIFY_DROPPED, "dropped: too many requests waiting");

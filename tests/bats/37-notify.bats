@@ -22,7 +22,6 @@ setup() {
 receiver() {
 	local portfile=$BATS_TEST_TMPDIR/port.$RANDOM
 	start_bg python3 "$REPO/tests/notify-receiver.py" "$portfile" "$LOG" "$@"
-	RECEIVER_PID=$!
 	wait_until 20 test -s "$portfile" || fail "the receiver did not start"
 	PORT=$(<"$portfile")
 	BASE=http://127.0.0.1:$PORT
@@ -149,12 +148,12 @@ at_least() {
 		--ping "$BASE/ping-key?k=1" --notify "$BASE/hook-key" --notify-on always -- true
 	wait_until 20 at_least '.path | startswith("/hook-key")' 1 || fail "$(cat "$LOG")"
 	wait_until 20 at_least '.path | startswith("/ping-key?")' 1 || fail "$(cat "$LOG")"
-	run "${TFD%/*}/tfdctl" --control="$BATS_TEST_TMPDIR/ctl" status j
+	run "$REPO/tfdctl" --control="$BATS_TEST_TMPDIR/ctl" status j
 	assert_success
 	assert_line --regexp "^      Ping: http://127.0.0.1:$PORT/… \(last: 200, .*\)$"
 	assert_line --regexp "^    Notify: http://127.0.0.1:$PORT/… \(last: 200, .*\)$"
 	refute_output --partial key
-	run "${TFD%/*}/tfdctl" --control="$BATS_TEST_TMPDIR/ctl" -j status j
+	run "$REPO/tfdctl" --control="$BATS_TEST_TMPDIR/ctl" -j status j
 	run jq -r '.job.ping.last_ok, .job.notify.last_result, .job.notify_on' <<<"$output"
 	assert_output $'true\n200\nalways'
 }
