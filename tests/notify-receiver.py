@@ -50,7 +50,11 @@ def main():
         def log_message(self, format, *a):
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    class Server(ThreadingHTTPServer):
+        def handle_error(self, request, client_address):
+            pass  # a client that closed first (tfd dropped the request)
+
+    server = Server(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     with open(args.portfile + ".tmp", "w", encoding="ascii") as f:
         f.write(str(server.server_address[1]))

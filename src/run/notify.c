@@ -56,26 +56,26 @@ struct notify {
 
 struct notify_req *notify_queue_at(const struct notify_queue *q, size_t i)
 {
-	return q->r[(q->head + i) % NOTIFY_QUEUE_MAX];
+	return q->r[(q->head + i) % NOTIFY_QUEUE_CAP];
 }
 
 struct notify_req *notify_queue_push(struct notify_queue *q, struct notify_req *r)
 {
 	struct notify_req *out = NULL;
 
-	if (q->n == NOTIFY_QUEUE_MAX) {
+	if (q->n == NOTIFY_QUEUE_CAP) {
 		out = q->r[q->head];
-		q->head = (q->head + 1) % NOTIFY_QUEUE_MAX;
+		q->head = (q->head + 1) % NOTIFY_QUEUE_CAP;
 		q->n--;
 	}
-	q->r[(q->head + q->n++) % NOTIFY_QUEUE_MAX] = r;
+	q->r[(q->head + q->n++) % NOTIFY_QUEUE_CAP] = r;
 	return out;
 }
 
 void notify_queue_remove(struct notify_queue *q, size_t i)
 {
 	for (; i + 1 < q->n; i++)
-		q->r[(q->head + i) % NOTIFY_QUEUE_MAX] = q->r[(q->head + i + 1) % NOTIFY_QUEUE_MAX];
+		q->r[(q->head + i) % NOTIFY_QUEUE_CAP] = q->r[(q->head + i + 1) % NOTIFY_QUEUE_CAP];
 	q->n--;
 }
 
@@ -454,6 +454,21 @@ static char *copy(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+/* Makes room for one more: the oldest request that waits (a request on
+ * its way is about to be answered, and is let be). */
+static void drop_oldest_waiting(struct notify *n)
+{
+	for (size_t i = 0; i < n->q.n; i++) {
+		struct notify_req *r = notify_queue_at(&n->q, i);
+
+		if (!r->easy) {
+			notify_queue_remove(&n->q, i);
+			req_done(n, r, NOTIFY_DROPPED, "dropped: too many requests waiting");
+			return;
+		}
+	}
+}
+
 int notify_send(struct notify *n, const struct notify_request *q)
 {
 	struct notify_req *r = calloc(1, sizeof *r), *out;
@@ -474,6 +489,8 @@ int notify_send(struct notify *n, const struct notify_request *q)
 		return -1;
 	}
 	n->due_dirty = true;
+	if (n->q.n - n->in_flight >= NOTIFY_QUEUE_MAX)
+		drop_oldest_waiting(n);
 	out = notify_queue_push(&n->q, r);
 	if (out)
 		req_done(n, out, NOTIFY_DROPPED, "dropped: too many requests waiting");

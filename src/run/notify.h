@@ -22,10 +22,14 @@
 #include "owner.h"
 #include "timens.h"
 
+/* Requests waiting (for their turn, or a retry); those on their way,
+ * NOTIFY_IN_FLIGHT at most, are not dropped for a new one. */
 #define NOTIFY_QUEUE_MAX 256
 #define NOTIFY_TIMEOUT_NS (10 * NSEC_PER_SEC)
 /* Requests on their way at once; the others wait their turn. */
 #define NOTIFY_IN_FLIGHT 16
+/* Every request held: the waiting ones and those on their way. */
+#define NOTIFY_QUEUE_CAP (NOTIFY_QUEUE_MAX + NOTIFY_IN_FLIGHT)
 /* After a stop signal, what is held gets this long, with no retry. */
 #define NOTIFY_STOP_GRACE_NS (2 * NSEC_PER_SEC)
 
@@ -60,7 +64,8 @@ void notify_free(struct notify *n);
 void notify_rid(const struct notify *n, const char *job, uint64_t seq, char *out);
 
 /* Queues R (copied), sent now when fewer than NOTIFY_IN_FLIGHT are on
- * their way. Returns 0, or -1 when memory ran out. */
+ * their way; when NOTIFY_QUEUE_MAX wait already, the oldest waiting one
+ * is dropped. Returns 0, or -1 when memory ran out. */
 int notify_send(struct notify *n, const struct notify_request *r);
 
 /* TAG goes away: its requests are still sent, their outcome reported
@@ -79,12 +84,13 @@ extern const struct owner_row notify_row;
 /* The bounded queue, oldest first (pure: the unit test drives it). */
 struct notify_req;
 struct notify_queue {
-	struct notify_req *r[NOTIFY_QUEUE_MAX];
+	struct notify_req *r[NOTIFY_QUEUE_CAP];
 	size_t head, n;
 };
 
 /* Adds R at the end; returns the oldest request it pushed out to make
- * room (for the caller to drop), or NULL. */
+ * room when NOTIFY_QUEUE_CAP were held (for the caller to drop), or
+ * NULL. */
 struct notify_req *notify_queue_push(struct notify_queue *q, struct notify_req *r);
 /* The I-th oldest held (I < q->n). */
 struct notify_req *notify_queue_at(const struct notify_queue *q, size_t i);

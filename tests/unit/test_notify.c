@@ -140,11 +140,11 @@ static void test_retry_schedule(void)
 static void test_queue(void)
 {
 	static struct notify_queue q;
-	static int items[NOTIFY_QUEUE_MAX + 10];
+	static int items[NOTIFY_QUEUE_CAP + 10];
 	struct notify_req *out;
 	size_t dropped = 0;
 
-	for (int i = 0; i < NOTIFY_QUEUE_MAX + 10; i++) {
+	for (int i = 0; i < NOTIFY_QUEUE_CAP + 10; i++) {
 		out = notify_queue_push(&q, (struct notify_req *)&items[i]);
 		if (out) {
 			check(out == (struct notify_req *)&items[dropped], "dropped %p, not the oldest",
@@ -152,17 +152,17 @@ static void test_queue(void)
 			dropped++;
 		}
 	}
-	check(dropped == 10 && q.n == NOTIFY_QUEUE_MAX, "%zu dropped, %zu held", dropped, q.n);
+	check(dropped == 10 && q.n == NOTIFY_QUEUE_CAP, "%zu dropped, %zu held", dropped, q.n);
 	check(notify_queue_at(&q, 0) == (struct notify_req *)&items[10], "oldest held");
-	check(notify_queue_at(&q, NOTIFY_QUEUE_MAX - 1) ==
-		      (struct notify_req *)&items[NOTIFY_QUEUE_MAX + 9],
+	check(notify_queue_at(&q, NOTIFY_QUEUE_CAP - 1) ==
+		      (struct notify_req *)&items[NOTIFY_QUEUE_CAP + 9],
 	      "newest held");
 	notify_queue_remove(&q, 1);
-	check(q.n == NOTIFY_QUEUE_MAX - 1 && notify_queue_at(&q, 0) == (struct notify_req *)&items[10] &&
+	check(q.n == NOTIFY_QUEUE_CAP - 1 && notify_queue_at(&q, 0) == (struct notify_req *)&items[10] &&
 		      notify_queue_at(&q, 1) == (struct notify_req *)&items[12],
 	      "the order kept after a removal");
 	out = notify_queue_push(&q, (struct notify_req *)&items[0]);
-	check(!out && q.n == NOTIFY_QUEUE_MAX, "room again after a removal");
+	check(!out && q.n == NOTIFY_QUEUE_CAP, "room again after a removal");
 	while (q.n > 0)
 		notify_queue_remove(&q, 0);
 	check(!notify_queue_push(&q, (struct notify_req *)&items[1]) && q.n == 1, "empty again");
