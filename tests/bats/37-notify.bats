@@ -27,16 +27,6 @@ receiver() {
 	BASE=http://127.0.0.1:$PORT
 }
 
-wait_until() {
-	local timeout=$1 i
-	shift
-	for ((i = 0; i < timeout * 20; i++)); do
-		"$@" && return 0
-		nap 0.05
-	done
-	return 1
-}
-
 # requests_matching JQ-FILTER: how many requests the filter selects.
 requests_matching() {
 	jq -s "[.[] | select($1)] | length" "$LOG"
