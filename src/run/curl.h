@@ -65,7 +65,7 @@ struct curl_msg {
 };
 
 /* struct curl_sockaddr, given to the open-socket callback. */
-struct curl_sockaddr {
+struct curl_shim_sockaddr {
 	int family, socktype, protocol;
 	unsigned int addrlen;
 	struct sockaddr addr;
@@ -75,7 +75,7 @@ struct curl_sockaddr {
  * curl_opensocket_callback, curl_write_callback */
 typedef int (*curl_socket_fn)(curl_easy *easy, int fd, int what, void *userp, void *socketp);
 typedef int (*curl_timer_fn)(curl_multi *multi, long timeout_ms, void *userp);
-typedef int (*curl_opensocket_fn)(void *clientp, int purpose, struct curl_sockaddr *address);
+typedef int (*curl_opensocket_fn)(void *clientp, int purpose, struct curl_shim_sockaddr *address);
 typedef size_t (*curl_write_fn)(char *ptr, size_t size, size_t nmemb, void *userdata);
 
 struct curl {

@@ -131,7 +131,7 @@ static size_t discard(char *ptr, size_t size, size_t nmemb, void *userdata)
 
 /* Every descriptor of tfd's is close-on-exec, curl's sockets too: a run
  * started while a request is on its way must not inherit it. */
-static int open_socket(void *clientp, int purpose, struct curl_sockaddr *a)
+static int open_socket(void *clientp, int purpose, struct curl_shim_sockaddr *a)
 {
 	(void)clientp;
 	(void)purpose;

@@ -228,6 +228,14 @@ metric() {
 	assert_output '["other","own"]'
 }
 
+@test "notify: src/run/curl.h declares libcurl's types and values as curl/curl.h does" {
+	[[ -f /usr/include/x86_64-linux-gnu/curl/curl.h || -f /usr/include/curl/curl.h ]] ||
+		fail "libcurl4-openssl-dev is not installed (.ci/install-deps)"
+	run cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$REPO/src/run" -c -o /dev/null \
+		"$REPO/tests/http/curl_abi.c"
+	assert_success
+}
+
 @test "notify: libcurl is not linked; a tfd without --ping or --notify never maps it, one with them does" {
 	require_command ldd
 	run ldd "$TFD"
