@@ -9,19 +9,26 @@
 # JSON line per request it gets: method, path, body, Content-Type.
 
 load test_helper
+load pg_helper
+
+# The fleet's test starts a PostgreSQL of its own (pg_helper.bash), only
+# when it runs.
+teardown_file() {
+	pg_stop
+}
 
 setup() {
 	require_command python3
 	require_command jq
-	LOG=$BATS_TEST_TMPDIR/requests
-	: >"$LOG"
+	REQS=$BATS_TEST_TMPDIR/requests
+	: >"$REQS"
 }
 
 # receiver [--statuses 500,200 | --hang]: started in the background;
 # $PORT is its port once it listens, $BASE its URL.
 receiver() {
 	local portfile=$BATS_TEST_TMPDIR/port.$RANDOM
-	start_bg python3 "$REPO/tests/notify-receiver.py" "$portfile" "$LOG" "$@"
+	start_bg python3 "$REPO/tests/notify-receiver.py" "$portfile" "$REQS" "$@"
 	wait_until 20 test -s "$portfile" || fail "the receiver did not start"
 	PORT=$(<"$portfile")
 	BASE=http://127.0.0.1:$PORT
@@ -29,7 +36,7 @@ receiver() {
 
 # requests_matching JQ-FILTER: how many requests the filter selects.
 requests_matching() {
-	jq -s "[.[] | select($1)] | length" "$LOG"
+	jq -s "[.[] | select($1)] | length" "$REQS"
 }
 
 at_least() {
@@ -61,7 +68,7 @@ at_least() {
 	assert_equal "$(requests_matching '.path | test("^/check-key/3\\?rid=")')" 1
 	assert_equal "$(requests_matching '.path | test("^/check-key/fail\\?rid=")')" 1
 	# Each run's end carries its start's id, and the three ids differ.
-	run jq -rs 'map(.path | capture("rid=(?<r>.*)").r) | group_by(.) | map(length) | @text' "$LOG"
+	run jq -rs 'map(.path | capture("rid=(?<r>.*)").r) | group_by(.) | map(length) | @text' "$REQS"
 	assert_output '[2,2,2]'
 	# Without --tag-output tfd does not read the output: no body.
 	assert_equal "$(requests_matching '.method != "GET"')" 0
@@ -71,9 +78,9 @@ at_least() {
 	receiver
 	run_clean "$TFD" -q -i 200ms -n 2 --overlap parallel --ping "$BASE/k" -- \
 		sh -c 'sleep 1'
-	run jq -rs '[.[] | .path] | .[0:2] | map(test("/start")) | @text' "$LOG"
+	run jq -rs '[.[] | .path] | .[0:2] | map(test("/start")) | @text' "$REQS"
 	assert_output '[true,true]'
-	run jq -rs 'map(.path | capture("rid=(?<r>.*)").r) | unique | length' "$LOG"
+	run jq -rs 'map(.path | capture("rid=(?<r>.*)").r) | unique | length' "$REQS"
 	assert_output 2
 }
 
@@ -82,9 +89,9 @@ at_least() {
 	run --separate-stderr "$TFD" -q -d 0 -n 1 --tag-output --ping "$BASE/k" -- \
 		sh -c 'seq 1 3; echo oops >&2; exit 1'
 	assert_equal "$(requests_matching '.method == "POST" and (.path | startswith("/k/1?rid="))')" 1
-	run jq -rs '.[] | select(.method == "POST") | .body' "$LOG"
+	run jq -rs '.[] | select(.method == "POST") | .body' "$REQS"
 	assert_output $'1\n2\n3\noops'
-	run jq -rs '.[] | select(.method == "POST") | .type' "$LOG"
+	run jq -rs '.[] | select(.method == "POST") | .type' "$REQS"
 	assert_output "text/plain; charset=utf-8"
 }
 
@@ -94,13 +101,13 @@ at_least() {
 		sh -c 'exit $((TFD_SEQ - 1))'
 	assert_success
 	assert_equal "$(requests_matching 'true')" 1
-	run jq -rs '.[0] | .type, .method, .path, (.body | fromjson | .event, .seq, .status, .failed)' "$LOG"
+	run jq -rs '.[0] | .type, .method, .path, (.body | fromjson | .event, .seq, .status, .failed)' "$REQS"
 	assert_output $'application/json\nPOST\n/fail-only?token=s3cret\nexit\n2\n1\ntrue'
-	: >"$LOG"
+	: >"$REQS"
 	run --separate-stderr "$TFD" -q -i 300ms -n 2 --notify "$BASE/all" --notify-on=always -- \
 		sh -c 'exit $((TFD_SEQ - 1))'
 	assert_success
-	run jq -rs 'map(.body | fromjson | .status) | @text' "$LOG"
+	run jq -rs 'map(.body | fromjson | .status) | @text' "$REQS"
 	assert_output '[0,1]'
 }
 
@@ -136,8 +143,8 @@ at_least() {
 	receiver
 	start_bg "$TFD" -q --control="$BATS_TEST_TMPDIR/ctl" --name j -d 0 -i 1h \
 		--ping "$BASE/ping-key?k=1" --notify "$BASE/hook-key" --notify-on always -- true
-	wait_until 20 at_least '.path | startswith("/hook-key")' 1 || fail "$(cat "$LOG")"
-	wait_until 20 at_least '.path | startswith("/ping-key?")' 1 || fail "$(cat "$LOG")"
+	wait_until 20 at_least '.path | startswith("/hook-key")' 1 || fail "$(cat "$REQS")"
+	wait_until 20 at_least '.path | startswith("/ping-key?")' 1 || fail "$(cat "$REQS")"
 	run "$REPO/tfdctl" --control="$BATS_TEST_TMPDIR/ctl" status j
 	assert_success
 	assert_line --regexp "^      Ping: http://127.0.0.1:$PORT/… \(last: 200, .*\)$"
@@ -222,10 +229,40 @@ metric() {
 	assert_equal "${stderr_lines[0]}" "tfd: own: pings http://127.0.0.1:$PORT/… notifies http://127.0.0.1:$PORT/… of failed runs"
 	assert_equal "${stderr_lines[2]}" "tfd: true: notifies http://127.0.0.1:$PORT/… of failed runs"
 	start_bg "$TFD" -q --jobs "$BATS_TEST_TMPDIR/jobs" --notify "$BASE/default" --notify-on always
-	wait_until 20 at_least '.path | startswith("/own?rid=")' 1 || fail "$(cat "$LOG")"
-	wait_until 20 at_least '.path == "/default"' 2 || fail "$(cat "$LOG")"
-	run jq -rs '[.[] | select(.path == "/default") | .body | fromjson | .job] | sort | @text' "$LOG"
+	wait_until 20 at_least '.path | startswith("/own?rid=")' 1 || fail "$(cat "$REQS")"
+	wait_until 20 at_least '.path == "/default"' 2 || fail "$(cat "$REQS")"
+	run jq -rs '[.[] | select(.path == "/default") | .body | fromjson | .job] | sort | @text' "$REQS"
 	assert_output '["other","own"]'
+}
+
+@test "notify: with --fleet only the replica that ran a run pings it; an elapse that ran elsewhere sends nothing" {
+	[[ -x ${PG_BIN:-/usr/lib/postgresql/15/bin}/initdb ]] || fail "postgresql-15 is not installed (.ci/install-deps)"
+	[[ -n ${PG_PORT:-} ]] || pg_start
+	pg_test_db
+	fleet_runs_log
+	receiver
+	local pid r runs
+	# 10 jobs due at one instant, run once among two replicas.
+	burst_jobs 10 keep
+	for r in a b; do
+		start_replica "$r" --jobs "$jobs" --ping "$BASE/check"
+	done
+	wait_until 120 burst_settled 10 ||
+		fail "$(pg_sql "SELECT state, replica, count(*) FROM tfd_runs GROUP BY 1, 2" "$DB")"
+	assert_each_once
+	runs=$(wc -l <"$RUNS")
+	assert_equal "$runs" 10
+	# Each run's start and end, once: 20 requests, 10 ids, each twice.
+	wait_until 20 at_least '.path | test("^/check\\?rid=")' 10 || fail "$(cat "$REQS")"
+	assert_equal "$(requests_matching '.path | startswith("/check/start?rid=")')" 10
+	assert_equal "$(requests_matching 'true')" 20
+	run jq -rs 'map(.path | capture("rid=(?<r>.*)").r) | group_by(.) | map(length) | unique | @text' "$REQS"
+	assert_output '[2]'
+	for r in a b; do
+		pid=$(eval echo "\$PID_$r")
+		kill -TERM "$pid"
+		wait_bg_exit "$pid" 60
+	done
 }
 
 @test "notify: src/run/curl.h declares libcurl's types and values as curl/curl.h does" {
