@@ -268,6 +268,9 @@ static void start_failed(struct loop *l, struct job *j, const struct start_failu
 	record_start_failure(l, j, f);
 	if (f->retried)
 		return;
+	/* A run that never started has failed: healthchecks.io hears so. */
+	if (j->notify.ping)
+		ping(l, j, f->seq, "fail", &(struct notify_request){ 0 });
 	j->state->metrics.runs_failure++;
 	l->metrics_dirty = true;
 	if (l->cfg->exit_on_error && l->st.phase == PHASE_RUNNING)

@@ -12,9 +12,9 @@ load test_helper
 load pg_helper
 
 # The fleet's test starts a PostgreSQL of its own (pg_helper.bash), only
-# when it runs.
+# when it runs; stopped here (the test's PG_DIR is not this function's).
 teardown_file() {
-	pg_stop
+	PG_DIR=$BATS_FILE_TMPDIR/pg pg_stop
 }
 
 setup() {
