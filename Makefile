@@ -329,8 +329,8 @@ fuzz:
 # TFD_CLOCK_TESTS=1 is set (.ci/run sets it); elsewhere its tests are
 # skipped, saying why.
 CLOCK_BATS = tests/bats/60-clock.bats
-STREAM_core   = 10-schedule 25-precise 30-command 40-signals 41-on-stop 42-log \
-		47-hardening 50-runner
+STREAM_core   = 10-schedule 25-precise 30-command 37-notify 40-signals 41-on-stop \
+		42-log 47-hardening 50-runner
 STREAM_jobs   = 36-hooks 55-jobs 56-reload 57-retry-output-metrics 58-storms 65-calendar \
 		70-cgroup-join
 STREAM_fleet1 = 75-fleet 76-fleet-client 78-fleet-control 79-fleet-readme

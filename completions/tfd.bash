@@ -12,14 +12,14 @@ _tfd_arg_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--timeout --retry --retry-delay --random-delay --persist --cgroup --join
 	--user --jobs --user-crontabs --metrics --listen --fleet --replica --fleet-lease
 	--fleet-deadline --fleet-keep --on-stop --kill-after
-	--on-failure --on-success'
+	--on-failure --on-success --ping --notify --notify-on'
 
 _tfd_all_opts='--name -c --clock -a --at -d --delay -i --interval -n --count
 	--for --calendar --cron --dry-run --base-time -e --exec -f --format
 	--tag-output -j --json -q --quiet --precise --stats -v --verbose
 	--overlap --timeout --retry --retry-delay -E --exit-on-error
 	--on-stop --kill-after --log-runs --random-delay --persist --cgroup --join --user --jobs --system-crontab
-	--user-crontabs --metrics --listen
+	--user-crontabs --metrics --listen --ping --notify --notify-on
 	--fleet --replica --fleet-lease --fleet-deadline --fleet-keep --fleet-sql --control
 	--on-failure --on-success
 	-h --help --usage -V --version --'
@@ -123,6 +123,9 @@ _tfd_reply_value()
 		;;
 	--overlap)
 		_tfd_reply_words 'skip queue kill parallel' "$cur"
+		;;
+	--notify-on)
+		_tfd_reply_words 'failure always' "$cur"
 		;;
 	--on-stop)
 		_tfd_reply_words 'forward wait leave' "$cur"

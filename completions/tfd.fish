@@ -9,6 +9,7 @@ set -g __fish_tfd_arg_opts --name -c --clock -a --at -d --delay -i --interval \
     --cgroup --join --user --jobs --user-crontabs --metrics --listen --fleet \
     --replica --fleet-lease --fleet-deadline --fleet-keep --on-stop --kill-after \
     --on-failure --on-success
+    --ping --notify --notify-on
 
 # Prints the index in (commandline -opc) of the word where the command
 # starts: after "--", or the first word that is neither an option nor an
@@ -126,6 +127,9 @@ complete $opt -l retry-delay -x -d 'First wait before a retry, doubling each tim
 complete $opt -s E -l exit-on-error -d 'Stop at the first run that fails'
 complete $opt -l on-stop -xa 'forward wait leave' -d 'What SIGTERM and SIGINT do to the runs going'
 complete $opt -l kill-after -x -d 'SIGKILL a run this long after its SIGTERM'
+complete $opt -l ping -x -d 'Ping URL/start, URL, URL/fail as healthchecks.io takes them'
+complete $opt -l notify -x -d 'POST each failed run\'s exit event to URL as JSON'
+complete $opt -l notify-on -xa 'failure always' -d 'Which runs --notify tells of'
 complete $opt -l log-runs -d 'A line on stderr for each run start and end'
 complete $opt -l random-delay -x -d 'Delay each action by a random time up to this'
 complete $opt -l persist -r -F -d 'Remember the last run in a file'

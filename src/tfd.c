@@ -23,6 +23,7 @@
 #include "jobsdir.h"
 #include "jobtable.h"
 #include "listen_addr.h"
+#include "curl.h"
 #include "loop.h"
 #include "control.h"
 #include "ctlpath.h"
@@ -586,6 +587,22 @@ static bool reboot_lines_run(const struct setup *st, const struct options *o)
 	return first != 0;
 }
 
+/* --ping, --notify: libcurl is loaded (and kept) before any job runs, so
+ * a machine without it, or the static build, says so at once, as
+ * --listen does. The loop loads it again (dlopen counts) when a run first
+ * has a request to send. */
+static int check_notify(struct setup *st)
+{
+	struct curl curl;
+	bool used = false;
+
+	for (size_t i = 0; i < st->table.n && !used; i++)
+		used = notify_target_any(&st->table.jobs[i]->notify);
+	if (!used || curl_load(&curl, st->err, sizeof st->err) == 0)
+		return 0;
+	return 2;
+}
+
 /* --dry-run: the table's next expirations on stdout. */
 static int dry_run(struct setup *st, const struct options *o)
 {
@@ -604,6 +621,9 @@ static int run(const struct options *o)
 	struct loop_config lc;
 	int control_fd = -1, control_lock_fd = -1;
 	int status = build_setup(&st, o);
+
+	if (status == 0)
+		status = check_notify(&st);
 
 	/* From here a stop signal waits for the loop, which removes what
 	 * is made below (loop.h). */

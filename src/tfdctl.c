@@ -584,6 +584,33 @@ static void show_hooks(struct buf *b, const struct json_doc *d, size_t job)
 		printf(" Last hook: --%s after run %" PRId64 ", %s, running\n", hook, seq, start);
 }
 
+/* --ping's or --notify's endpoint and its last answer, on a line of its
+ * own ("      Ping: https://hc-ping.com/… (last: 200, Sat ...)"). */
+static void show_endpoint(struct buf *b, const struct json_doc *d, size_t job, const char *key,
+			  const char *label)
+{
+	size_t e = json_get(d, job, key), result;
+	char when[128];
+
+	if (!e || d->v[e].type != JSON_OBJECT)
+		return;
+	cell_text(b, label);
+	shown_field(b, d, e, "url");
+	result = json_get(d, e, "last_result");
+	if (result && d->v[result].type == JSON_STRING) {
+		instant_text(when, sizeof when, d, json_get(d, e, "last_unix"));
+		cell_text(b, " (last: ");
+		shown_field(b, d, e, "last_result");
+		cell_text(b, ", ");
+		cell_text(b, when);
+		cell_text(b, ")");
+	} else {
+		cell_text(b, " (nothing sent yet)");
+	}
+	cell_text(b, "\n");
+	print_buf(b);
+}
+
 static int show_status(const struct json_doc *d)
 {
 	size_t job = json_get(d, 0, "job");
@@ -622,6 +649,8 @@ static int show_status(const struct json_doc *d)
 	printf("  Policies: overlap %s, timeout %s, retry %" PRId64 " (delay %s), output %s\n", a,
 	       b, retry, e, f);
 	show_counters(d, job);
+	show_endpoint(&line, d, job, "ping", "      Ping: ");
+	show_endpoint(&line, d, job, "notify", "    Notify: ");
 	show_runs(d, job);
 	show_hooks(&line, d, job);
 	show_tail(&line, d, job);

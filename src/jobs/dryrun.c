@@ -171,6 +171,26 @@ static void print_hooks(const struct dry_run *dr)
 	}
 }
 
+/* --ping and --notify: each job's endpoints on stderr, before its
+ * expirations (stdout keeps one instant a line), shown without secrets
+ * (notify_url_shown). */
+static void print_endpoints(const struct dry_run *dr)
+{
+	for (size_t i = 0; i < dr->table->n; i++) {
+		const struct notify_target *t = &dr->table->jobs[i]->notify;
+		char ping[256], notify[256];
+
+		if (!notify_target_any(t))
+			continue;
+		notify_url_shown(t->ping ? t->ping : "", ping, sizeof ping);
+		notify_url_shown(t->notify ? t->notify : "", notify, sizeof notify);
+		fprintf(stderr, "tfd: %s:%s%s%s%s%s\n", dr->table->jobs[i]->name,
+			t->ping ? " pings " : "", t->ping ? ping : "",
+			t->notify ? " notifies " : "", t->notify ? notify : "",
+			!t->notify ? "" : t->notify_always ? " of every run" : " of failed runs");
+	}
+}
+
 int dry_run_print(const struct dry_run *dr, char *err, size_t errlen)
 {
 	struct dry_job *djobs = calloc(dr->table->n + 1, sizeof *djobs);
@@ -186,6 +206,7 @@ int dry_run_print(const struct dry_run *dr, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return 1;
 	}
+	print_endpoints(dr);
 	status = dry_fill(dr, djobs, &h, err, errlen);
 	for (uint64_t shown = 0; status == 0 && shown < dr->lines && h.n > 0 && !ferror(stdout);
 	     shown++)

@@ -864,6 +864,20 @@ static int build_output(struct job *j, const struct job_options *o, char *err, s
 	return 0;
 }
 
+/* --ping, --notify: told of runs, so a job that only prints has none
+ * to tell of. */
+static int build_notify(struct job *j, const struct job_options *o, char *err, size_t errlen)
+{
+	int status = notify_target_build(o->ping, o->notify, o->notify_on, &j->notify, err, errlen);
+
+	if (status == 0 && notify_target_any(&j->notify) && !j->path) {
+		snprintf(err, errlen, "--%s: the job has no command: it has no runs to tell of",
+			 j->notify.ping ? "ping" : "notify");
+		status = 2;
+	}
+	return status;
+}
+
 int job_build(const struct job_options *o, const struct job_context *ctx,
 	      struct job **out, char *err, size_t errlen)
 {
@@ -882,7 +896,8 @@ int job_build(const struct job_options *o, const struct job_context *ctx,
 	    (status = build_output(j, o, err, errlen)) ||
 	    (status = build_command(j, o, ctx, err, errlen)) ||
 	    (status = build_hooks(j, o, ctx, err, errlen)) ||
-	    (status = build_user(j, o, ctx, err, errlen))) {
+	    (status = build_user(j, o, ctx, err, errlen)) ||
+	    (status = build_notify(j, o, err, errlen))) {
 		job_free(j);
 		return status;
 	}
@@ -978,6 +993,7 @@ void job_free(struct job *j)
 	free(j->persist_path);
 	mail_job_free(j->mail);
 	job_hooks_free(&j->hooks);
+	notify_target_free(&j->notify);
 	free(j);
 }
 

@@ -18,6 +18,7 @@
 #include "hooks.h"
 #include "mail.h"
 #include "metrics.h"
+#include "notify_url.h"
 #include "options.h"
 #include "report.h"
 #include "runner.h"
@@ -133,6 +134,7 @@ struct job {
 	struct mail_job *mail;      /* MAILTO: its runs' output is mailed; NULL: not */
 	/* --on-failure, --on-success */
 	struct job_hooks hooks;
+	struct notify_target notify; /* --ping, --notify: told of its runs (notify.h) */
 
 	/* Where it is: the loop's, beside this definition (jobstate.h); NULL
 	 * until the loop takes the job into its table. */

@@ -10,6 +10,7 @@ static void state_init(struct job_state *s, struct job *j)
 	s->due_node.item = s->aux_node.item = j;
 	s->for_deadline = INT64_MAX;
 	s->metrics = (struct job_metrics)JOB_METRICS_INIT;
+	s->metrics.notifies = notify_target_any(&j->notify);
 	j->state = s;
 }
 
@@ -43,6 +44,7 @@ void job_state_free(struct job *j)
 		free(j->state->history->tail);
 	free(j->state->history);
 	free(j->state->fleet_seen);
+	free(j->state->notify_seen);
 	if (!j->state->in_block)
 		free(j->state);
 	j->state = NULL;

@@ -58,6 +58,15 @@ struct fleet_seen {
 	char replica[256];          /* a --replica is at most 255 bytes */
 };
 
+/* --ping's and --notify's last answer, for tfdctl status (notify.h). */
+struct notify_seen {
+	struct notify_last {
+		int64_t at_ns;              /* wall clock; 0: none yet */
+		bool ok;                    /* answered 2xx */
+		char text[96];              /* "200", "HTTP 500", curl's reason */
+	} last[NOTIFY_KINDS];
+};
+
 struct job_state {
 	struct runner *runner;      /* its runs; NULL when the job only prints */
 	uint64_t seq;               /* wake-ups so far */
@@ -76,6 +85,7 @@ struct job_state {
 	bool paused;                /* tfdctl pause: elapses are printed, not run */
 	struct job_history *history; /* its last runs; NULL until one ended */
 	struct fleet_seen *fleet_seen; /* --fleet: its last run in tfd_runs; NULL: none known */
+	struct notify_seen *notify_seen; /* --ping, --notify: the last answers; NULL: none yet */
 };
 
 /* Gives J a state of its own: no runs, no schedule yet. Returns 0, or -1

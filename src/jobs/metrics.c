@@ -141,33 +141,59 @@ static bool paused(const struct job_metrics *m, char *out)
 	return put_count(m->paused, out);
 }
 
+/* A family whose samples carry a second label writes them itself. */
+typedef void samples_fn(struct buf *b, const char *family, const char *job,
+			const struct job_metrics *m);
+
 struct family {
 	const char *name, *type, *help;
 	value_fn *value;
+	samples_fn *samples;  /* instead of value */
 };
+
+static void notify_samples(struct buf *b, const char *family, const char *job,
+			   const uint64_t counts[2]);
+
+static void notify_failures(struct buf *b, const char *family, const char *job,
+			    const struct job_metrics *m)
+{
+	notify_samples(b, family, job, m->notify_failures);
+}
+
+static void notify_dropped(struct buf *b, const char *family, const char *job,
+			   const struct job_metrics *m)
+{
+	notify_samples(b, family, job, m->notify_dropped);
+}
 
 /* tfd_runs_total comes first and has a second label, so it is written by
  * its own function; these follow it in this order. */
 static const struct family families[] = {
 	{ "tfd_skipped_total", "counter",
-	  "Wake-ups whose run was skipped by --overlap skip.", skipped },
+	  "Wake-ups whose run was skipped by --overlap skip.", skipped, NULL },
 	{ "tfd_missed_expirations_total", "counter",
-	  "Timer expirations beyond one per wake-up.", missed },
-	{ "tfd_running", "gauge", "Runs going now.", running },
+	  "Timer expirations beyond one per wake-up.", missed, NULL },
+	{ "tfd_running", "gauge", "Runs going now.", running, NULL },
 	{ "tfd_last_run_start_timestamp_seconds", "gauge",
-	  "Unix time of the last run's start.", last_start },
+	  "Unix time of the last run's start.", last_start, NULL },
 	{ "tfd_last_run_duration_seconds", "gauge",
-	  "Duration of the last run that ended.", last_duration },
+	  "Duration of the last run that ended.", last_duration, NULL },
 	{ "tfd_last_run_exit_status", "gauge",
 	  "Exit status of the last run that ended (128+N if signal N ended it).",
-	  last_status },
+	  last_status, NULL },
 	{ "tfd_last_success_timestamp_seconds", "gauge",
-	  "Unix time the last successful run ended.", last_success },
+	  "Unix time the last successful run ended.", last_success, NULL },
 	{ "tfd_next_run_timestamp_seconds", "gauge",
-	  "Unix time of the next scheduled expiration.", next_run },
+	  "Unix time of the next scheduled expiration.", next_run, NULL },
 	{ "tfd_paused_total", "counter",
-	  "Elapses not run because the job was paused (tfdctl pause).", paused_total },
-	{ "tfd_paused", "gauge", "1 while the job is paused.", paused },
+	  "Elapses not run because the job was paused (tfdctl pause).", paused_total, NULL },
+	{ "tfd_paused", "gauge", "1 while the job is paused.", paused, NULL },
+	{ "tfd_notify_failures_total", "counter",
+	  "--ping and --notify requests given up after their tries, by kind.", NULL,
+	  notify_failures },
+	{ "tfd_notify_dropped_total", "counter",
+	  "--ping and --notify requests dropped unsent (256 were waiting, or tfd stopped), by kind.",
+	  NULL, notify_dropped },
 };
 
 static void put_header(struct buf *b, const char *name, const char *type,
@@ -184,16 +210,18 @@ static void put_header(struct buf *b, const char *name, const char *type,
 	put_str(b, "\n");
 }
 
-/* NAME{job_name="JOB"[,result="RESULT"]} VALUE */
+/* NAME{job_name="JOB"[,LABEL="VALUE"]} VALUE */
 static void put_sample(struct buf *b, const char *name, const char *job,
-		       const char *result, const char *value)
+		       const char *label, const char *label_value, const char *value)
 {
 	put_str(b, name);
 	put_str(b, "{job_name=\"");
 	put_label_value(b, job);
-	if (result) {
-		put_str(b, "\",result=\"");
-		put_str(b, result);
+	if (label_value) {
+		put_str(b, "\",");
+		put_str(b, label);
+		put_str(b, "=\"");
+		put_str(b, label_value);
 	}
 	put_str(b, "\"} ");
 	put_str(b, value);
@@ -210,7 +238,21 @@ static void put_runs_total(struct buf *b, const char *name, const struct job_met
 
 	for (size_t r = 0; r < sizeof results / sizeof *results; r++) {
 		put_count(counts[r], value);
-		put_sample(b, "tfd_runs_total", name, results[r], value);
+		put_sample(b, "tfd_runs_total", name, "result", results[r], value);
+	}
+}
+
+/* A job's samples of a --ping/--notify family, one by kind; none for a
+ * job that has neither. */
+static void notify_samples(struct buf *b, const char *family, const char *job,
+			   const uint64_t counts[2])
+{
+	static const char *const kinds[] = { "ping", "notify" };
+	char value[32];
+
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+		put_count(counts[k], value);
+		put_sample(b, family, job, "kind", kinds[k], value);
 	}
 }
 
@@ -233,8 +275,11 @@ static void put_family_job(struct buf *b, size_t f, const char *name,
 
 	if (f == 0)
 		put_runs_total(b, name, m);
-	else if (families[f - 1].value(m, value))
-		put_sample(b, families[f - 1].name, name, NULL, value);
+	else if (families[f - 1].samples) {
+		if (m->notifies)
+			families[f - 1].samples(b, families[f - 1].name, name, m);
+	} else if (families[f - 1].value(m, value))
+		put_sample(b, families[f - 1].name, name, NULL, NULL, value);
 }
 
 /* Appends from where C stands, a job at a time, until B holds LIMIT
@@ -246,9 +291,18 @@ static int format_part(struct buf *b, const char *const *names,
 		       size_t limit)
 {
 	while (c->family < FAMILIES && b->len < limit && !b->failed) {
-		if (c->job == 0)
-			put_family_header(b, c->family);
+		/* --ping's and --notify's families appear with their first
+		 * job that has one: a table without them has none. */
+		if (c->job == 0) {
+			c->header = c->family == 0 || !families[c->family - 1].samples;
+			if (c->header)
+				put_family_header(b, c->family);
+		}
 		while (c->job < n) {
+			if (!c->header && m[c->job].notifies) {
+				put_family_header(b, c->family);
+				c->header = true;
+			}
 			put_family_job(b, c->family, names[c->job], &m[c->job]);
 			if (++c->job < n && b->len >= limit)
 				break;
@@ -266,7 +320,7 @@ static int format_part(struct buf *b, const char *const *names,
 int metrics_format(struct buf *b, const char *const *names,
 		   const struct job_metrics *m, size_t n)
 {
-	struct metrics_cursor c = { 0, 0 };
+	struct metrics_cursor c = { 0, 0, false };
 
 	return format_part(b, names, m, n, &c, SIZE_MAX) < 0 ? -1 : 0;
 }

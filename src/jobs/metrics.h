@@ -24,6 +24,11 @@ struct job_metrics {
 	int64_t last_success_ns;   /* the end of the last successful run; 0: none */
 	int64_t next_run_ns;       /* the next scheduled expiration; 0: none */
 	uint64_t paused_total;     /* elapses not run while paused (tfdctl pause) */
+	/* --ping and --notify (notify.h), by kind (ping, notify): requests
+	 * given up after their tries, and dropped unsent; only jobs that
+	 * have one (NOTIFIES) show them. */
+	uint64_t notify_failures[2], notify_dropped[2];
+	bool notifies;
 };
 
 /* What a job that has done nothing yet shows: every counter 0, no last run,
@@ -54,6 +59,7 @@ int metrics_format_fleet(struct buf *b, const struct fleet_metrics *f);
  * the others in order) and the next job in it. */
 struct metrics_cursor {
 	size_t family, job;
+	bool header;     /* the family's header is written */
 };
 
 /* The figures of jobs and the fleet's (FLEET, or NULL without), copied

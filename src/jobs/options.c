@@ -29,6 +29,8 @@ enum option_code {
 	OPT_FLEET, OPT_REPLICA, OPT_FLEET_LEASE, OPT_FLEET_DEADLINE, OPT_FLEET_KEEP,
 	OPT_HELP, OPT_USAGE, OPT_VERSION, OPT_CONTROL, OPT_LISTEN, OPT_FLEET_SQL,
 	OPT_ON_STOP, OPT_KILL_AFTER, OPT_LOG_RUNS,
+	/* per-job: telling someone (notify_url.h) */
+	OPT_PING, OPT_NOTIFY, OPT_NOTIFY_ON,
 };
 
 /* Where each text option lands in struct options. */
@@ -68,6 +70,9 @@ static const size_t text_field[] = {
 	[OPT_LISTEN] = offsetof(struct options, listen),
 	[OPT_ON_STOP] = offsetof(struct options, on_stop),
 	[OPT_KILL_AFTER] = offsetof(struct options, kill_after),
+	[OPT_PING] = offsetof(struct options, job.ping),
+	[OPT_NOTIFY] = offsetof(struct options, job.notify),
+	[OPT_NOTIFY_ON] = offsetof(struct options, job.notify_on),
 };
 
 /* Tables: the per-job ones make up a tfd line's whole vocabulary. */
@@ -116,6 +121,17 @@ static struct poptOption job_hook_table[] = {
 	  "run STRING with the shell after a run fails (after its last try)", "STRING" },
 	{ "on-success", '\0', POPT_ARG_STRING, NULL, OPT_ON_SUCCESS,
 	  "run STRING with the shell after a run succeeds", "STRING" },
+	POPT_TABLEEND
+};
+
+/* Telling someone: --ping, --notify (notify_url.h). */
+static struct poptOption job_notify_table[] = {
+	{ "ping", '\0', POPT_ARG_STRING, NULL, OPT_PING,
+	  "ping URL/start, URL, URL/fail as healthchecks.io takes them, with each run's id", "URL" },
+	{ "notify", '\0', POPT_ARG_STRING, NULL, OPT_NOTIFY,
+	  "POST each failed run's \"exit\" event to URL as JSON", "URL" },
+	{ "notify-on", '\0', POPT_ARG_STRING, NULL, OPT_NOTIFY_ON,
+	  "which runs --notify tells of: failure (default), always", "WHEN" },
 	POPT_TABLEEND
 };
 
@@ -179,6 +195,7 @@ static struct poptOption option_table[] = {
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_action_table, 0, "On each wake-up:", NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_runner_table, 0, "Running commands:", NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_hook_table, 0, "After a run:", NULL },
+	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_notify_table, 0, "Telling someone:", NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, process_table, 0, "The whole process:", NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, fleet_table, 0, "Replicas (a fleet):", NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, help_table, 0, "Help:", NULL },
@@ -190,6 +207,7 @@ static struct poptOption job_line_table[] = {
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_action_table, 0, NULL, NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_runner_table, 0, NULL, NULL },
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_hook_table, 0, NULL, NULL },
+	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_notify_table, 0, NULL, NULL },
 	POPT_TABLEEND
 };
 

@@ -14,6 +14,7 @@ struct job_options {
 	char *exec, *format, *overlap, *timeout, *retry, *retry_delay, *random_delay;
 	char *persist, *cgroup, *join;
 	char *on_failure, *on_success;  /* hooks (hooks.h) */
+	char *ping, *notify, *notify_on; /* --ping, --notify, --notify-on (notify_url.h) */
 	char *user;              /* --user USER[:GROUP]; the last text field */
 	bool tag_output;
 	char **command;          /* NULL-terminated, or NULL */

@@ -18,6 +18,7 @@
 #include "due.h"
 #include "keeper.h"
 #include "loopstate.h"
+#include "notify.h"
 #include "ownertab.h"
 #include "precise.h"
 #include "reload.h"
@@ -39,8 +40,10 @@ static size_t stop_all(struct loop *l, int sig)
 	size_t dropped = l->starts.n;
 
 	starts_drop(&l->starts, NULL);
-	if (l->st.phase == PHASE_SHUTDOWN)
+	if (l->st.phase == PHASE_SHUTDOWN) {
 		mailer_stop(&l->mailer, now);
+		notify_stop(l->notify, now);
+	}
 	for (size_t i = 0; i < l->njobs; i++)
 		dropped += tick_stop_job(l, l->jobs[i], sig, now);
 	return dropped;
@@ -268,6 +271,7 @@ static void drop_job(struct loop *l, size_t i)
 	heap_remove(&l->aux, &j->state->aux_node);
 	claims_job_gone(l, j);
 	l->cfg->serve->job_gone(l, j);
+	notify_forget(l->notify, j);
 	starts_drop(&l->starts, j);
 	runs_forget_groups(l, j);
 	job_state_free(j);
@@ -326,7 +330,7 @@ static bool busy(const struct loop *l)
 			return true;
 	}
 	return l->readers.n > 0 || l->starts.n > 0 || mailer_busy(&l->mailer) ||
-	       hooks_busy(&l->hooks, NULL);
+	       hooks_busy(&l->hooks, NULL) || notify_busy(l->notify);
 }
 
 /* Whether tfd stays with nothing to run: a host's cron waits for files
@@ -515,6 +519,7 @@ static void free_loop(struct loop *l)
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
+	notify_free(l->notify);
 	deadlines_free(l);
 	tick_clocks_free(l);
 	events_close(&l->ev);

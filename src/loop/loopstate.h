@@ -77,6 +77,7 @@ struct owner_entry {
 struct claims_state;
 struct control;
 struct control_cmds;
+struct notify;
 struct reload;
 struct runs;
 
@@ -114,6 +115,11 @@ struct loop {
 	 * made in parts that holds jobs looks at its jobs again when this
 	 * moved (jobview.h). */
 	uint64_t jobs_dropped;
+	/* --ping, --notify: their HTTP requests (notify.h), made when a run
+	 * first has one to send; NULL: none yet, or libcurl failed to load
+	 * (notify_failed: said once). */
+	struct notify *notify;
+	bool notify_failed;
 };
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "buf.h"
 #include "jobdue.h"
+#include "notify.h"
 #include "pidmap.h"
 #include "timens.h"
 
@@ -80,6 +81,132 @@ void runs_take_terminal(struct loop *l)
 	}
 }
 
+/* --ping and --notify (notify.h) */
+
+/* What became of a request of J's (NULL: J is gone): its last answer,
+ * for tfdctl status, and the counters. */
+static void notify_result(void *arg, void *tag, enum notify_kind kind,
+			  enum notify_outcome outcome, const char *text)
+{
+	struct loop *l = arg;
+	struct job *j = tag;
+	struct notify_last *last;
+
+	if (!j)
+		return;
+	if (outcome == NOTIFY_FAILED)
+		j->state->metrics.notify_failures[kind]++;
+	else if (outcome == NOTIFY_DROPPED)
+		j->state->metrics.notify_dropped[kind]++;
+	l->metrics_dirty = true;
+	if (!j->state->notify_seen && !(j->state->notify_seen = calloc(1, sizeof *j->state->notify_seen)))
+		return;
+	last = &j->state->notify_seen->last[kind];
+	last->at_ns = clock_now_ns(CLOCK_REALTIME);
+	last->ok = outcome == NOTIFY_SENT;
+	snprintf(last->text, sizeof last->text, "%s", text);
+}
+
+/* The loop's requests, set up when the first is sent (libcurl loaded
+ * then, and not before); NULL when libcurl could not be loaded, which is
+ * said once. */
+static struct notify *notifier(struct loop *l)
+{
+	char err[512], message[600];
+
+	if (l->notify || l->notify_failed)
+		return l->notify;
+	l->notify = notify_new(&l->ev, notify_result, l, err, sizeof err);
+	if (!l->notify) {
+		l->notify_failed = true;
+		snprintf(message, sizeof message, "%s: nothing is pinged or notified", err);
+		events_error(&l->ev, NULL, "dlopen", message);
+	}
+	return l->notify;
+}
+
+/* One request of J's to URL; a failure to queue it (no memory) is the
+ * loop's. */
+static void notify_queue(struct loop *l, struct job *j, struct notify_request *r,
+			 const char *url)
+{
+	char shown[256];
+
+	notify_url_shown(url, shown, sizeof shown);
+	r->url = url;
+	r->shown = shown;
+	r->job = j->name;
+	r->tag = j;
+	if (notify_send(l->notify, r) != 0)
+		status_fail_oom(&l->st, &l->ev);
+}
+
+/* healthchecks.io's ping to J's --ping URL + SUFFIX for run SEQ. */
+static void ping(struct loop *l, struct job *j, uint64_t seq, const char *suffix,
+		 struct notify_request *r)
+{
+	char rid[NOTIFY_RID_LEN], *url;
+
+	if (!notifier(l))
+		return;
+	notify_rid(l->notify, j->name, seq, rid);
+	url = notify_ping_url(j->notify.ping, suffix, rid);
+	if (!url) {
+		status_fail_oom(&l->st, &l->ev);
+		return;
+	}
+	r->kind = NOTIFY_PING;
+	notify_queue(l, j, r, url);
+	free(url);
+}
+
+static void ping_start(struct loop *l, struct job *j, uint64_t seq)
+{
+	if (j->notify.ping)
+		ping(l, j, seq, "start", &(struct notify_request){ 0 });
+}
+
+/* A run's end, its last try's: healthchecks.io's success, /fail or
+ * /STATUS, with the output's tail when tfd reads it; and --notify's
+ * "exit" event. */
+static void notify_run_end(struct loop *l, struct job *j, const struct run_end *e)
+{
+	bool failed = run_end_unsuccessful(e);
+
+	if (j->notify.ping) {
+		char tail[JOB_TAIL_MAX], status[16];
+		struct notify_request r = { 0 };
+
+		if (j->run.tag_output || j->mail) {
+			r.body = tail;
+			r.body_len = job_history_tail(j, tail);
+			r.content_type = "text/plain; charset=utf-8";
+		}
+		snprintf(status, sizeof status, "%d", e->status);
+		ping(l, j, e->seq, !failed ? NULL : e->signal || e->timed_out ? "fail" : status, &r);
+	}
+	if (j->notify.notify && (failed || j->notify.notify_always) && notifier(l)) {
+		struct json_context cx = l->ev.jsonctx;
+		size_t cap;
+		char *body;
+
+		cx.time_ns = clock_now_ns(CLOCK_REALTIME);
+		cap = report_line_max(&cx, NULL, strlen(e->job ? e->job : "") +
+						      strlen(e->not_started ? e->not_started : ""));
+		body = malloc(cap);
+		if (!body) {
+			status_fail_oom(&l->st, &l->ev);
+			return;
+		}
+		/* The event's line, without its newline. */
+		notify_queue(l, j, &(struct notify_request){
+			.kind = NOTIFY_HOOK, .body = body,
+			.body_len = json_exit(&cx, body, cap, e) - 1,
+			.content_type = "application/json" }, j->notify.notify);
+		free(body);
+	}
+}
+
 static void run_started(struct loop *l, struct job *j, const struct run_started *s)
 {
 	struct runs *rs = l->runs;
@@ -93,6 +220,7 @@ static void run_started(struct loop *l, struct job *j, const struct run_started 
 	j->state->metrics.last_start_ns = clock_now_ns(CLOCK_REALTIME);
 	job_history_tail_reset(j);
 	l->metrics_dirty = true;
+	ping_start(l, j, s->seq);
 	if (s->out_fd >= 0 &&
 	    readers_add_run(&l->readers, j, j->name, s->pid, s->seq, j->mail != NULL,
 			    s->out_fd, s->err_fd) != 0)
@@ -140,6 +268,9 @@ static void start_failed(struct loop *l, struct job *j, const struct start_failu
 	record_start_failure(l, j, f);
 	if (f->retried)
 		return;
+	/* A run that never started has failed: healthchecks.io hears so. */
+	if (j->notify.ping)
+		ping(l, j, f->seq, "fail", &(struct notify_request){ 0 });
 	j->state->metrics.runs_failure++;
 	l->metrics_dirty = true;
 	if (l->cfg->exit_on_error && l->st.phase == PHASE_RUNNING)
@@ -252,6 +383,9 @@ static void finish(struct loop *l, struct job *j, const struct run_end *e, bool 
 	record_end(l, j, e, kept);
 	runs_count_end(&j->state->metrics, e, clock_now_ns(CLOCK_REALTIME));
 	l->metrics_dirty = true;
+	/* A try that will be tried again is not the run's end. */
+	if (notify_target_any(&j->notify) && !(run_end_unsuccessful(e) && !e->failed))
+		notify_run_end(l, j, e);
 	l->runs->on_end(l->runs->arg, j, e);
 	if (l->st.phase == PHASE_SHUTDOWN || l->st.final)
 		return;

@@ -533,6 +533,43 @@ static char *schedule_as_written(const struct job *j)
 	return text;
 }
 
+/* --ping's or --notify's endpoint (shown without its secrets) and its
+ * last answer, or null when the job has none. */
+static void put_endpoint(struct jsonw *w, const char *key, const char *url,
+			 const struct notify_last *last)
+{
+	char shown[256];
+
+	jsonw_key(w, key);
+	if (!url) {
+		jsonw_null(w);
+		return;
+	}
+	notify_url_shown(url, shown, sizeof shown);
+	jsonw_object(w);
+	jsonw_key(w, "url");
+	jsonw_string(w, shown);
+	put_instant(w, "last", last ? last->at_ns : 0);
+	jsonw_key(w, "last_ok");
+	if (last && last->at_ns)
+		jsonw_bool(w, last->ok);
+	else
+		jsonw_null(w);
+	jsonw_key(w, "last_result");
+	jsonw_string(w, last && last->at_ns ? last->text : NULL);
+	jsonw_end_object(w);
+}
+
+static void put_notify(struct jsonw *w, const struct job *j)
+{
+	const struct notify_seen *seen = j->state->notify_seen;
+
+	put_endpoint(w, "ping", j->notify.ping, seen ? &seen->last[NOTIFY_PING] : NULL);
+	put_endpoint(w, "notify", j->notify.notify, seen ? &seen->last[NOTIFY_HOOK] : NULL);
+	jsonw_key(w, "notify_on");
+	jsonw_string(w, !j->notify.notify ? NULL : j->notify.notify_always ? "always" : "failure");
+}
+
 /* The status of NAME; SECRETS: with what only the control socket shows
  * (jobview_status_public). */
 static int put_status(struct jsonw *w, const struct loop *l, const char *name, bool secrets)
@@ -560,6 +597,7 @@ static int put_status(struct jsonw *w, const struct loop *l, const char *name, b
 	put_counters(w, j);
 	put_next_elapses(w, j);
 	put_runs(w, j);
+	put_notify(w, j);
 	if (secrets)
 		put_hooks(w, j);
 	put_last_hook(w, j);

@@ -8,6 +8,7 @@
 #include "control_cmds.h"
 #include "endpoints.h"
 #include "hooks.h"
+#include "notify.h"
 #include "http.h"
 #include "loopstate.h"
 #include "mailer.h"
@@ -122,6 +123,45 @@ static const struct owner_row hooks_row = { .name = "hooks",
 					    .deadline = hooks_row_deadline,
 					    .expire = hooks_row_expire };
 
+/* --ping and --notify (notify.h): the sockets and timeouts of their
+ * requests, once a run has sent one (the loop makes its notify then,
+ * loading libcurl): until then, nothing. SELF is the loop. */
+static void notify_loop_poll(void *self, owner_add_fn *add, void *set)
+{
+	struct loop *l = self;
+
+	if (l->notify)
+		notify_row.poll(l->notify, add, set);
+}
+
+static void notify_loop_ready(void *self, int fd, short revents, void *tag)
+{
+	struct loop *l = self;
+
+	notify_row.ready(l->notify, fd, revents, tag);
+}
+
+static int64_t notify_loop_deadline(void *self)
+{
+	struct loop *l = self;
+
+	return l->notify ? notify_row.deadline(l->notify) : INT64_MAX;
+}
+
+static void notify_loop_expire(void *self, int64_t now)
+{
+	struct loop *l = self;
+
+	if (l->notify)
+		notify_row.expire(l->notify, now);
+}
+
+static const struct owner_row notify_loop_row = { .name = "notify",
+						  .poll = notify_loop_poll,
+						  .ready = notify_loop_ready,
+						  .deadline = notify_loop_deadline,
+						  .expire = notify_loop_expire };
+
 /* --listen (http.h): libmicrohttpd's epoll descriptor and its timeouts,
  * and the loop's budget for the answers that wait for it (slices.h).
  * SELF is the loop, for that budget. */
@@ -204,6 +244,16 @@ static bool any_mail(const struct loop *l)
 	return false;
 }
 
+/* Whether a job of the first table has --ping or --notify: as
+ * any_mail, for the notifications' row. */
+static bool any_notify(const struct loop *l)
+{
+	for (size_t i = 0; i < l->njobs; i++)
+		if (notify_target_any(&l->jobs[i]->notify))
+			return true;
+	return false;
+}
+
 /* Whether a job of the first table has a hook: as any_mail, for the
  * hooks' row. */
 static bool any_hook(const struct loop *l)
@@ -231,6 +281,8 @@ static int serve_owners(struct loop *l)
 		failed |= ownertab_add(l, &mailer_row, &l->mailer);
 	if (l->cfg->jobs_path || any_hook(l))
 		failed |= ownertab_add(l, &hooks_row, &l->hooks);
+	if (l->cfg->jobs_path || any_notify(l))
+		failed |= ownertab_add(l, &notify_loop_row, l);
 	if (l->cfg->http)
 		failed |= ownertab_add(l, &http_row, l);
 	if (l->control)

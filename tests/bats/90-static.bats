@@ -144,3 +144,13 @@ add_busybox() {
 	in_root -2 -- --listen localhost:9184 --cron '* * * * *' --dry-run=1
 	[[ ${stderr_lines[0]} == "tfd: --listen 'localhost:9184': 'localhost' is not a numeric IPv4 address"* ]] || fail "$stderr"
 }
+
+@test "static: --ping and --notify are left out of the static build, and a usage error says so before any job runs" {
+	local option
+	for option in --ping --notify; do
+		in_root -2 -- "$option" http://127.0.0.1:9/x -d 0 -n 1 -q --exec 'echo ran'
+		assert_equal "$output" ""
+		assert_equal "${stderr_lines[0]}" "tfd: --ping and --notify: this tfd was built without HTTP (a static build cannot load libcurl); use the dynamic tfd"
+		assert_equal "${stderr_lines[1]}" "Try 'tfd --help'."
+	done
+}
