@@ -8,7 +8,8 @@
 int curl_load(struct curl *c, char *err, size_t errlen)
 {
 	*c = (struct curl){ 0 };
-	snprintf(err, errlen, "--ping and --notify: this tfd was built without HTTP (a static "
+	snprintf(err, errlen,
+		 "--ping and --notify: this tfd was built without HTTP (a static "
 		 "build cannot load libcurl); use the dynamic tfd");
 	return -1;
 }
@@ -24,15 +25,21 @@ int curl_load(struct curl *c, char *err, size_t errlen)
 #define CURL_LIBRARY "libcurl.so.4"
 
 #define CURL_SYMBOLS(X) \
-	X(global_init, curl_global_init) X(easy_init, curl_easy_init) \
-	X(easy_setopt, curl_easy_setopt) X(easy_getinfo, curl_easy_getinfo) \
-	X(easy_cleanup, curl_easy_cleanup) X(easy_strerror, curl_easy_strerror) \
-	X(multi_init, curl_multi_init) X(multi_setopt, curl_multi_setopt) \
+	X(global_init, curl_global_init) \
+	X(easy_init, curl_easy_init) \
+	X(easy_setopt, curl_easy_setopt) \
+	X(easy_getinfo, curl_easy_getinfo) \
+	X(easy_cleanup, curl_easy_cleanup) \
+	X(easy_strerror, curl_easy_strerror) \
+	X(multi_init, curl_multi_init) \
+	X(multi_setopt, curl_multi_setopt) \
 	X(multi_add_handle, curl_multi_add_handle) \
 	X(multi_remove_handle, curl_multi_remove_handle) \
 	X(multi_socket_action, curl_multi_socket_action) \
-	X(multi_info_read, curl_multi_info_read) X(multi_cleanup, curl_multi_cleanup) \
-	X(slist_append, curl_slist_append) X(slist_free_all, curl_slist_free_all)
+	X(multi_info_read, curl_multi_info_read) \
+	X(multi_cleanup, curl_multi_cleanup) \
+	X(slist_append, curl_slist_append) \
+	X(slist_free_all, curl_slist_free_all)
 
 #define CURL_SLOT(slot, symbol) { #symbol, offsetof(struct curl, slot) },
 static const struct dl_symbol curl_symbols[] = { CURL_SYMBOLS(CURL_SLOT) };
@@ -52,7 +59,8 @@ int curl_load(struct curl *c, char *err, size_t errlen)
 			 dlerror());
 		return -1;
 	}
-	missing = dl_resolve(c->handle, c, curl_symbols, sizeof curl_symbols / sizeof curl_symbols[0]);
+	missing = dl_resolve(c->handle, c, curl_symbols,
+			     sizeof curl_symbols / sizeof curl_symbols[0]);
 	if (missing) {
 		snprintf(err, errlen, "--ping and --notify: %s has no %s", CURL_LIBRARY, missing);
 		*c = (struct curl){ 0 };

@@ -20,9 +20,9 @@ struct notify_req {
 	size_t body_len;
 	const char *content_type; /* a literal of the caller's */
 	void *tag;
-	unsigned tries;           /* made so far */
-	int64_t due;              /* the next try (monotonic); INT64_MAX while on its way */
-	curl_easy *easy;          /* on its way; NULL: waiting */
+	unsigned tries;  /* made so far */
+	int64_t due;     /* the next try (monotonic); INT64_MAX while on its way */
+	curl_easy *easy; /* on its way; NULL: waiting */
 	struct curl_slist *headers;
 };
 
@@ -38,18 +38,18 @@ struct notify {
 	struct notify_queue q;
 	struct notify_sock *socks;
 	size_t nsocks, socks_cap;
-	int64_t curl_due;         /* curl's timer (monotonic); INT64_MAX: none */
+	int64_t curl_due; /* curl's timer (monotonic); INT64_MAX: none */
 	size_t in_flight;
 	/* The earliest try of a request that may start, as row_deadline
 	 * last found it; due_dirty: the queue changed since (a wake-up that
 	 * changed nothing here costs no walk of it). */
 	int64_t waiting_due;
 	bool due_dirty;
-	int64_t give_up;          /* after a stop: when what is held is dropped */
+	int64_t give_up; /* after a stop: when what is held is dropped */
 	struct events *ev;
 	notify_result_fn on_result;
 	void *arg;
-	uint8_t key[16];          /* the runs' ids' */
+	uint8_t key[16]; /* the runs' ids' */
 };
 
 /* The queue */
@@ -154,13 +154,12 @@ static int on_socket(curl_easy *easy, int fd, int what, void *userp, void *socke
 	}
 	if (i == n->nsocks) {
 		if (array_reserve(&n->socks, &n->socks_cap, i + 1, sizeof *n->socks, SIZE_MAX) != 0)
-			return -1;   /* curl fails that transfer: a failed try */
+			return -1; /* curl fails that transfer: a failed try */
 		n->nsocks++;
 	}
-	n->socks[i] = (struct notify_sock){
-		fd, (short)(((what & CURL_SHIM_POLL_IN) ? POLLIN : 0) |
-			    ((what & CURL_SHIM_POLL_OUT) ? POLLOUT : 0))
-	};
+	n->socks[i] = (struct notify_sock){ fd,
+					    (short)(((what & CURL_SHIM_POLL_IN) ? POLLIN : 0) |
+						    ((what & CURL_SHIM_POLL_OUT) ? POLLOUT : 0)) };
 	return 0;
 }
 
@@ -276,9 +275,9 @@ static void try_failed(struct notify *n, struct notify_req *r, const char *why)
 		return;
 	}
 	notify_queue_remove(&n->q, queue_index(n, r));
-	snprintf(message, sizeof message, "%s%s--%s %s: %s; given up after %u %s", r->job ? r->job : "",
-		 r->job ? ": " : "", notify_kind_name[r->kind], r->shown, why, r->tries,
-		 r->tries == 1 ? "try" : "tries");
+	snprintf(message, sizeof message, "%s%s--%s %s: %s; given up after %u %s",
+		 r->job ? r->job : "", r->job ? ": " : "", notify_kind_name[r->kind], r->shown, why,
+		 r->tries, r->tries == 1 ? "try" : "tries");
 	events_error(n->ev, r->job, notify_kind_name[r->kind], message);
 	req_done(n, r, NOTIFY_FAILED, why);
 }
@@ -479,8 +478,12 @@ int notify_send(struct notify *n, const struct notify_request *q)
 
 	if (!r)
 		return -1;
-	*r = (struct notify_req){ .kind = q->kind, .url = copy(q->url), .shown = copy(q->shown),
-				  .job = copy(q->job), .tag = q->tag, .body_len = q->body_len,
+	*r = (struct notify_req){ .kind = q->kind,
+				  .url = copy(q->url),
+				  .shown = copy(q->shown),
+				  .job = copy(q->job),
+				  .tag = q->tag,
+				  .body_len = q->body_len,
 				  .content_type = q->content_type,
 				  .due = clock_now_ns(CLOCK_MONOTONIC) };
 	if (q->body) {

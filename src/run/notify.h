@@ -45,11 +45,11 @@ typedef void (*notify_result_fn)(void *arg, void *tag, enum notify_kind kind,
 /* One request, as the caller hands it over. */
 struct notify_request {
 	enum notify_kind kind;
-	const char *url;         /* the whole URL, secrets and all */
-	const char *shown;       /* the endpoint as it may be printed (notify_url_shown's) */
-	const char *job;         /* for the "error" event */
+	const char *url;   /* the whole URL, secrets and all */
+	const char *shown; /* the endpoint as it may be printed (notify_url_shown's) */
+	const char *job;   /* for the "error" event */
 	void *tag;
-	const char *body;        /* POSTed when not NULL (BODY_LEN bytes) */
+	const char *body; /* POSTed when not NULL (BODY_LEN bytes) */
 	size_t body_len;
 	const char *content_type; /* the body's */
 };

@@ -69,8 +69,10 @@ static int bad_url(const char *option, const char *url, char *err, size_t errlen
 		return 2;
 	}
 	notify_url_shown(url, shown, sizeof shown);
-	snprintf(err, errlen, "--%s '%s': not an http:// or https:// URL with a host "
-		 "(and no space)", option, shown);
+	snprintf(err, errlen,
+		 "--%s '%s': not an http:// or https:// URL with a host "
+		 "(and no space)",
+		 option, shown);
 	return 2;
 }
 
@@ -122,8 +124,8 @@ char *notify_ping_url(const char *base, const char *suffix, const char *rid)
 	if (!out)
 		return NULL;
 	snprintf(out, len, "%.*s%s%s?%.*s%srid=%s", (int)path, base, suffix ? "/" : "",
-		 suffix ? suffix : "", (int)query_len, query ? query : "",
-		 query_len ? "&" : "", rid);
+		 suffix ? suffix : "", (int)query_len, query ? query : "", query_len ? "&" : "",
+		 rid);
 	return out;
 }
 
@@ -146,9 +148,9 @@ void notify_run_id(const uint8_t key[16], const char *job, uint64_t seq, char *o
 	b[6] = (uint8_t)((b[6] & 0x0f) | 0x40); /* version 4 */
 	b[8] = (uint8_t)((b[8] & 0x3f) | 0x80); /* RFC 4122's variant */
 	snprintf(out, NOTIFY_RID_LEN,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-		 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-		 b[14], b[15]);
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+		 b[15]);
 }
 
 int64_t notify_retry_delay(unsigned tries)

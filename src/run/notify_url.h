@@ -13,9 +13,9 @@
 
 /* A job's endpoints; NULL: none. Owned by the job. */
 struct notify_target {
-	char *ping;              /* --ping: healthchecks.io's protocol */
-	char *notify;            /* --notify: the "exit" event POSTed as JSON */
-	bool notify_always;      /* --notify-on=always; else failures only */
+	char *ping;         /* --ping: healthchecks.io's protocol */
+	char *notify;       /* --notify: the "exit" event POSTed as JSON */
+	bool notify_always; /* --notify-on=always; else failures only */
 };
 
 /* The two kinds of request, as the metrics' label and the "error"

@@ -147,8 +147,8 @@ static void test_queue(void)
 	for (int i = 0; i < NOTIFY_QUEUE_CAP + 10; i++) {
 		out = notify_queue_push(&q, (struct notify_req *)&items[i]);
 		if (out) {
-			check(out == (struct notify_req *)&items[dropped], "dropped %p, not the oldest",
-			      (void *)out);
+			check(out == (struct notify_req *)&items[dropped],
+			      "dropped %p, not the oldest", (void *)out);
 			dropped++;
 		}
 	}
@@ -158,7 +158,8 @@ static void test_queue(void)
 		      (struct notify_req *)&items[NOTIFY_QUEUE_CAP + 9],
 	      "newest held");
 	notify_queue_remove(&q, 1);
-	check(q.n == NOTIFY_QUEUE_CAP - 1 && notify_queue_at(&q, 0) == (struct notify_req *)&items[10] &&
+	check(q.n == NOTIFY_QUEUE_CAP - 1 &&
+		      notify_queue_at(&q, 0) == (struct notify_req *)&items[10] &&
 		      notify_queue_at(&q, 1) == (struct notify_req *)&items[12],
 	      "the order kept after a removal");
 	out = notify_queue_push(&q, (struct notify_req *)&items[0]);
@@ -185,10 +186,13 @@ static void test_metrics(void)
 	m[1].notify_dropped[NOTIFY_HOOK] = 7;
 	check(metrics_format(&b, names, m, 2) == 0 && buf_put(&b, "", 1) == 0 && !b.failed,
 	      "formatted");
-	check(!b.failed && strstr(b.s, "# TYPE tfd_notify_failures_total counter\n"
-			  "tfd_notify_failures_total{job_name=\"pinged\",kind=\"ping\"} 3\n"
-			  "tfd_notify_failures_total{job_name=\"pinged\",kind=\"notify\"} 0\n") &&
-		      strstr(b.s, "tfd_notify_dropped_total{job_name=\"pinged\",kind=\"notify\"} 7\n") &&
+	check(!b.failed &&
+		      strstr(b.s,
+			     "# TYPE tfd_notify_failures_total counter\n"
+			     "tfd_notify_failures_total{job_name=\"pinged\",kind=\"ping\"} 3\n"
+			     "tfd_notify_failures_total{job_name=\"pinged\",kind=\"notify\"} 0\n") &&
+		      strstr(b.s,
+			     "tfd_notify_dropped_total{job_name=\"pinged\",kind=\"notify\"} 7\n") &&
 		      !strstr(b.s, "tfd_notify_failures_total{job_name=\"plain\""),
 	      "%s", b.failed ? "" : b.s);
 	buf_free(&b);
