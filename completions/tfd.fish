@@ -8,8 +8,7 @@ set -g __fish_tfd_arg_opts --name -c --clock -a --at -d --delay -i --interval \
     --overlap --timeout --retry --retry-delay --random-delay --persist \
     --cgroup --join --user --jobs --user-crontabs --metrics --listen --fleet \
     --replica --fleet-lease --fleet-deadline --fleet-keep --on-stop --kill-after \
-    --on-failure --on-success
-    --ping --notify --notify-on
+    --on-failure --on-success --ping --notify --notify-on
 
 # Prints the index in (commandline -opc) of the word where the command
 # starts: after "--", or the first word that is neither an option nor an

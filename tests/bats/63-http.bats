@@ -200,7 +200,7 @@ late_max_us() {
 	assert_equal "$code" 200
 	assert_equal "$(jq -S "$moving" <<<"$body")" \
 		"$("$TFDCTL" --control "$ctl" --json status c |
-			jq -S "$moving | del(.job.command, .job.output_tail)")"
+			jq -S "$moving | del(.job.command, .job.hooks, .job.output_tail)")"
 	# A name with a space, percent-encoded in the URL.
 	get /jobs/a%20b
 	assert_equal "$code" 200
@@ -212,10 +212,10 @@ late_max_us() {
 	assert_equal "$code" 404
 }
 
-@test "--listen: /jobs, /jobs/NAME and /metrics never show a job's command, environment or output tail; the control socket does" {
+@test "--listen: /jobs, /jobs/NAME and /metrics never show a job's command, hooks, environment or output tail; the control socket does" {
 	need_tfdctl
 	printf '%s\n' 'API_TOKEN=env-s3cret-1' \
-		'--name leak --tag-output -i 100ms -- sh -c '"'"'echo "token=out-s3cret-2 $API_TOKEN"; : arg-s3cret-3'"'"'' \
+		'--name leak --tag-output -i 100ms --on-failure "echo hook-s3cret-5" -- sh -c '"'"'echo "token=out-s3cret-2 $API_TOKEN"; : arg-s3cret-3'"'"'' \
 		'* * * * * echo cron-s3cret-4' >"$jobs"
 	start_http --jobs "$jobs" --control "$ctl" -q
 	# Once a run's output is in the tail, the socket shows all three.
@@ -226,6 +226,7 @@ late_max_us() {
 	done
 	assert_output --partial '"output_tail":"token=out-s3cret-2 env-s3cret-1\n'
 	assert_output --partial arg-s3cret-3
+	assert_output --partial hook-s3cret-5
 	name=$("$TFDCTL" --control "$ctl" --json list | jq -r '.jobs[].job | select(. != "leak")')
 	for path in /jobs /jobs/leak "/jobs/$name" /metrics; do
 		get "$path"
@@ -233,8 +234,8 @@ late_max_us() {
 		[[ $body != *s3cret* ]] || fail "$path shows it: $body"
 	done
 	get /jobs/leak
-	assert_equal "$(jq -r '.job | has("command"), has("output_tail"), .job' <<<"$body")" \
-		"$(printf '%s\n' false false leak)"
+	assert_equal "$(jq -r '.job | has("command"), has("output_tail"), has("hooks"), .job' <<<"$body")" \
+		"$(printf '%s\n' false false false leak)"
 }
 
 # The longest gap between two ticks of the job "tick" in $OUT (ms), and
