@@ -18,12 +18,14 @@
 
 /* The renewal's answer: one row each, of these columns. */
 enum fleet_renew_column {
-	FLEET_RENEW_WHAT,        /* 'now', 'lost' (a key held, not renewed), 'taken' */
+	FLEET_RENEW_WHAT,        /* 'now', 'lost' (a key held, not renewed), 'taken',
+				  * 'abandoned' (a run whose lease passed) */
 	FLEET_RENEW_JOB,
 	FLEET_RENEW_SCHEDULED,   /* microseconds since the epoch */
 	FLEET_RENEW_EXCLUSIVE,   /* taken: --overlap skip's row */
 	FLEET_RENEW_MANUAL,      /* taken: tfdctl run's */
 	FLEET_RENEW_NOW,         /* now(), microseconds, in every row */
+	FLEET_RENEW_REPLICA,     /* abandoned: the replica that held it */
 	FLEET_RENEW_COLUMNS
 };
 

@@ -57,6 +57,11 @@ enum fleet_event_kind {
 				   * dropped unsent as tfd stops
 				   * (fleet_stop_claiming): it has no answer,
 				   * and no row */
+	FLEET_EVENT_ABANDONED,    /* job, scheduled_ns, message (the replica
+				   * that held it): this replica's renewal
+				   * marked abandoned another replica's run
+				   * whose lease passed (it died): told once,
+				   * by this replica alone */
 };
 
 /* The strings are the fleet's, valid until its next call. */

@@ -630,6 +630,18 @@ static void take(struct fleet *f, const pq_result *r, int row)
 			  w->job, NULL);
 }
 
+/* Another replica's run whose lease passed, marked abandoned by this
+ * one's renewal: told to the loop (which pings it as failed). */
+static void abandoned(struct fleet *f, const pq_result *r, int row)
+{
+	const struct pq *pq = &f->pq;
+
+	fleet_events_push(&f->events,
+			  &(struct fleet_event){ .kind = FLEET_EVENT_ABANDONED,
+						 .scheduled_ns = micros_at(pq, r, row, FLEET_RENEW_SCHEDULED) },
+			  pq->get_value(r, row, FLEET_RENEW_JOB), pq->get_value(r, row, FLEET_RENEW_REPLICA));
+}
+
 bool fleet__wins_renewed(struct fleet *f, const pq_result *r)
 {
 	const struct pq *pq = &f->pq;
@@ -648,6 +660,8 @@ bool fleet__wins_renewed(struct fleet *f, const pq_result *r)
 		if (strcmp(what, "taken") == 0) {
 			take(f, r, row);
 			taken++;
+		} else if (strcmp(what, "abandoned") == 0) {
+			abandoned(f, r, row);
 		} else if (strcmp(what, "lost") == 0 &&
 			   (w = win_find(f, pq->get_value(r, row, FLEET_RENEW_JOB),
 					 micros_at(pq, r, row, FLEET_RENEW_SCHEDULED)))) {
