@@ -231,6 +231,18 @@ static void test_renewal(void)
 	      "the row taken is told, to be run here: %s", e.job);
 	check(fleet_claim_held(f, "x", T1 + 180 * KIT_SEC), "and held by this renewal's lease");
 	check(!fleet_claim_held(f, "a", T1), "a key the server lost is held no more");
+
+	/* Another replica's run whose lease passed, marked abandoned by this
+	 * renewal: told once, with the replica that held it. */
+	r = (struct pg_result){ .rows = 1, .fields = FLEET_RENEW_COLUMNS };
+	r.cells[0][FLEET_RENEW_WHAT] = "abandoned";
+	r.cells[0][FLEET_RENEW_JOB] = "d";
+	r.cells[0][FLEET_RENEW_SCHEDULED] = "1700000060000000";
+	r.cells[0][FLEET_RENEW_REPLICA] = "r2";
+	check(!fleet__wins_renewed(f, &r), "an abandoned row: no more wait");
+	check(kit_events(f, FLEET_EVENT_ABANDONED, 0, &e) == 1 && strcmp(e.job, "d") == 0 &&
+		      e.ev.scheduled_ns == T1 + 60 * KIT_SEC && strcmp(e.msg, "r2") == 0,
+	      "the run abandoned is told, with its replica: %s %s", e.job, e.msg);
 	fleet_free(f);
 }
 
