@@ -637,9 +637,11 @@ static void abandoned(struct fleet *f, const pq_result *r, int row)
 	const struct pq *pq = &f->pq;
 
 	fleet_events_push(&f->events,
-			  &(struct fleet_event){ .kind = FLEET_EVENT_ABANDONED,
-						 .scheduled_ns = micros_at(pq, r, row, FLEET_RENEW_SCHEDULED) },
-			  pq->get_value(r, row, FLEET_RENEW_JOB), pq->get_value(r, row, FLEET_RENEW_REPLICA));
+			  &(struct fleet_event){
+				  .kind = FLEET_EVENT_ABANDONED,
+				  .scheduled_ns = micros_at(pq, r, row, FLEET_RENEW_SCHEDULED) },
+			  pq->get_value(r, row, FLEET_RENEW_JOB),
+			  pq->get_value(r, row, FLEET_RENEW_REPLICA));
 }
 
 bool fleet__wins_renewed(struct fleet *f, const pq_result *r)

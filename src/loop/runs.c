@@ -185,9 +185,12 @@ static char *notify_body(struct loop *l, struct json_context *cx, size_t strings
  * is not sent); BODY is freed. */
 static void notify_post(struct loop *l, struct job *j, char *body, size_t len)
 {
-	notify_queue(l, j, &(struct notify_request){
-		.kind = NOTIFY_HOOK, .body = body, .body_len = len - 1,
-		.content_type = "application/json" }, j->notify.notify);
+	notify_queue(l, j,
+		     &(struct notify_request){ .kind = NOTIFY_HOOK,
+					       .body = body,
+					       .body_len = len - 1,
+					       .content_type = "application/json" },
+		     j->notify.notify);
 	free(body);
 }
 
@@ -213,8 +216,9 @@ static void notify_run_end(struct loop *l, struct job *j, const struct run_end *
 	if (j->notify.notify && (failed || j->notify.notify_always) && notifier(l)) {
 		struct json_context cx;
 		size_t cap;
-		char *body = notify_body(l, &cx, strlen(e->job ? e->job : "") +
-							 strlen(e->not_started ? e->not_started : ""),
+		char *body = notify_body(l, &cx,
+					 strlen(e->job ? e->job : "") +
+						 strlen(e->not_started ? e->not_started : ""),
 					 &cap);
 
 		if (body)
