@@ -161,6 +161,11 @@ const char *fleet__wins_statement(struct fleet *f, const struct op *op, struct f
  * True when it took as many as one renewal may (FLEET_TAKE_ROWS_MAX):
  * more may wait, and the next renewal is due at once. */
 bool fleet__wins_renewed(struct fleet *f, const pq_result *r);
+/* The start's answer R (fleet_sql_start): the runs of this replica's
+ * former process (its name, claimed before its boundary), which died with
+ * them and which the start marked abandoned, are told
+ * (FLEET_EVENT_ABANDONED, held by this replica's name). */
+void fleet__wins_started(struct fleet *f, const pq_result *r);
 /* A claim won: kept for a failover's rewrite. */
 void fleet__win_add(struct fleet *f, const struct op *claim);
 /* The recent wins' rows to write again after a reconnection (up to

@@ -145,14 +145,19 @@ const char fleet_sql_ddl[] =
 
 /* The replica's boundary (the database's time of its first connection,
  * kept across reconnections): rows of its name claimed before it are a
- * former process's and are abandoned; the ones after are its own. */
+ * former process's and are abandoned; the ones after are its own. One
+ * row, and one more for each row abandoned (its job and instant, which
+ * the first leaves null), every one with the boundary and now(). */
 const char fleet_sql_start[] =
 	"WITH b AS (SELECT coalesce($2::timestamptz, now()) AS t),\n"
 	"old AS (UPDATE tfd_runs SET state = 'abandoned', finished_at = now()\n"
 	"        WHERE replica = $1 AND state = 'running' AND claimed_at < (SELECT t FROM b)\n"
-	"        RETURNING 1)\n"
+	"        RETURNING job, scheduled)\n"
 	"SELECT (extract(epoch FROM (SELECT t FROM b)) * 1000000)::bigint,\n"
-	"       (extract(epoch FROM now()) * 1000000)::bigint, (SELECT count(*) FROM old)";
+	"       (extract(epoch FROM now()) * 1000000)::bigint, (SELECT count(*) FROM old),\n"
+	"       o.job, (extract(epoch FROM o.scheduled) * 1000000)::bigint\n"
+	"FROM (SELECT NULL::text AS job, NULL::timestamptz AS scheduled\n"
+	"      UNION ALL SELECT job, scheduled FROM old) o";
 
 const char fleet_sql_attempt[] =
 	"UPDATE tfd_runs SET attempts = $4::int\n"

@@ -58,10 +58,12 @@ enum fleet_event_kind {
 				   * (fleet_stop_claiming): it has no answer,
 				   * and no row */
 	FLEET_EVENT_ABANDONED,    /* job, scheduled_ns, message (the replica
-				   * that held it): this replica's renewal
-				   * marked abandoned another replica's run
-				   * whose lease passed (it died): told once,
-				   * by this replica alone */
+				   * that held it): this replica marked
+				   * abandoned a run whose replica died:
+				   * another's whose lease passed (at a
+				   * renewal), or its own name's former
+				   * process's (at its start); told once, by
+				   * this replica alone */
 };
 
 /* The strings are the fleet's, valid until its next call. */

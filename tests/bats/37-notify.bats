@@ -316,6 +316,29 @@ metric() {
 	assert_equal "$(requests_matching 'true')" 3
 }
 
+@test "notify: with --fleet a replica restarted under its name tells the run its former process died with as failed" {
+	fleet_db
+	receiver
+	local rid
+	jobs=$BATS_TEST_TMPDIR/jobs
+	printf '%s\n' "--name long --clock realtime --at @$(($(date +%s) + 2)) --ping $BASE/check -- sh -c '$LOG; echo \$\$ >$BATS_TEST_TMPDIR/long.pid; exec sleep 60'" \
+		"--name keep --calendar 2199-01-01 -- true" >"$jobs"
+	start_replica a --jobs "$jobs"
+	wait_for_lines "$BATS_TEST_TMPDIR/long.pid" 20
+	wait_until 20 at_least '.path | startswith("/check/start?rid=")' 1 || fail "$(cat "$REQS")"
+	kill -KILL "$PID_a"
+	kill -KILL "$(cat "$BATS_TEST_TMPDIR/long.pid")"
+	# Long before the lease (60 s) passes: its start marks the row.
+	start_replica a --jobs "$jobs"
+	wait_until 30 at_least '.path | startswith("/check/fail?rid=")' 1 || fail "$(cat "$REQS")"
+	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'long'" "$DB")" abandoned
+	rid=$(jq -rs '.[] | select(.path | startswith("/check/start")) | .path | sub(".*rid="; "")' "$REQS")
+	assert_equal "$(requests_matching ".path | endswith(\"rid=$rid\")")" 1
+	kill -TERM "$PID_a"
+	wait_bg_exit "$PID_a" 60
+	assert_equal "$(requests_matching 'true')" 2
+}
+
 @test "notify: src/run/curl.h declares libcurl's types and values as curl/curl.h does" {
 	[[ -f /usr/include/x86_64-linux-gnu/curl/curl.h || -f /usr/include/curl/curl.h ]] ||
 		fail "libcurl4-openssl-dev is not installed (.ci/install-deps)"

@@ -246,6 +246,31 @@ static void test_renewal(void)
 	fleet_free(f);
 }
 
+/* The start's answer: its first row, then one for each run of the
+ * name's former process that it marked abandoned, told as held by it. */
+static void test_start_abandoned(void)
+{
+	struct fleet *f = kit_fleet("r1");
+	struct pg_result r = { .rows = 2, .fields = FLEET_START_COLUMNS };
+	struct kit_event e;
+
+	for (int row = 0; row < 2; row++) {
+		r.cells[row][FLEET_START_BOUNDARY] = "1700000000000000";
+		r.cells[row][FLEET_START_NOW] = "1700000000000000";
+		r.cells[row][FLEET_START_COUNT] = "1";
+	}
+	r.cells[1][FLEET_START_JOB] = "d";
+	r.cells[1][FLEET_START_SCHEDULED] = "1700000060000000";
+	fleet__wins_started(f, &r);
+	check(kit_events(f, FLEET_EVENT_ABANDONED, 0, &e) == 1 && strcmp(e.job, "d") == 0 &&
+		      e.ev.scheduled_ns == T1 + 60 * KIT_SEC && strcmp(e.msg, "r1") == 0,
+	      "the former process's run is told, held by this name: %s %s", e.job, e.msg);
+	r.rows = 1;
+	fleet__wins_started(f, &r);
+	check(kit_events(f, FLEET_EVENT_ABANDONED, 0, NULL) == 0, "none abandoned: nothing told");
+	fleet_free(f);
+}
+
 int main(void)
 {
 	kit_check_writer(fleet__wins_statement, FLEET_SQL_WINS);
@@ -255,5 +280,6 @@ int main(void)
 	test_wins_rewritten();
 	test_lease_held();
 	test_renewal();
+	test_start_abandoned();
 	return tally_finish(&tally, "fleet_wins");
 }
