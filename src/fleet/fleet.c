@@ -410,6 +410,7 @@ static void carry_out(struct fleet *f, struct op *op, const pq_result *r,
 		return;
 	case FLEET_VERDICT_READY:
 		fleet_op_free(op);
+		fleet__wins_started(f, r);
 		become_ready(f, v);
 		return;
 	case FLEET_VERDICT_CLAIMS:

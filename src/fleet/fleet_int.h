@@ -155,10 +155,17 @@ void fleet__wins_clock(struct fleet *f, int64_t db_ns);
  * NULL for another kind or when memory ran out (FLEET_SQL_WINS). */
 const char *fleet__wins_statement(struct fleet *f, const struct op *op, struct fleet_statement *p);
 /* The renewal's answer R: the keys named are confirmed but those the
- * server lost, and the released rows it took are won (FLEET_EVENT_TAKEN).
+ * server lost, the released rows it took are won (FLEET_EVENT_TAKEN),
+ * and the other replicas' runs it marked abandoned are told
+ * (FLEET_EVENT_ABANDONED).
  * True when it took as many as one renewal may (FLEET_TAKE_ROWS_MAX):
  * more may wait, and the next renewal is due at once. */
 bool fleet__wins_renewed(struct fleet *f, const pq_result *r);
+/* The start's answer R (fleet_sql_start): the runs of this replica's
+ * former process (its name, claimed before its boundary), which died with
+ * them and which the start marked abandoned, are told
+ * (FLEET_EVENT_ABANDONED, held by this replica's name). */
+void fleet__wins_started(struct fleet *f, const pq_result *r);
 /* A claim won: kept for a failover's rewrite. */
 void fleet__win_add(struct fleet *f, const struct op *claim);
 /* The recent wins' rows to write again after a reconnection (up to

@@ -145,14 +145,19 @@ const char fleet_sql_ddl[] =
 
 /* The replica's boundary (the database's time of its first connection,
  * kept across reconnections): rows of its name claimed before it are a
- * former process's and are abandoned; the ones after are its own. */
+ * former process's and are abandoned; the ones after are its own. One
+ * row, and one more for each row abandoned (its job and instant, which
+ * the first leaves null), every one with the boundary and now(). */
 const char fleet_sql_start[] =
 	"WITH b AS (SELECT coalesce($2::timestamptz, now()) AS t),\n"
 	"old AS (UPDATE tfd_runs SET state = 'abandoned', finished_at = now()\n"
 	"        WHERE replica = $1 AND state = 'running' AND claimed_at < (SELECT t FROM b)\n"
-	"        RETURNING 1)\n"
+	"        RETURNING job, scheduled)\n"
 	"SELECT (extract(epoch FROM (SELECT t FROM b)) * 1000000)::bigint,\n"
-	"       (extract(epoch FROM now()) * 1000000)::bigint, (SELECT count(*) FROM old)";
+	"       (extract(epoch FROM now()) * 1000000)::bigint, (SELECT count(*) FROM old),\n"
+	"       o.job, (extract(epoch FROM o.scheduled) * 1000000)::bigint\n"
+	"FROM (SELECT NULL::text AS job, NULL::timestamptz AS scheduled\n"
+	"      UNION ALL SELECT job, scheduled FROM old) o";
 
 const char fleet_sql_attempt[] =
 	"UPDATE tfd_runs SET attempts = $4::int\n"
@@ -183,8 +188,12 @@ const char fleet_sql_abandon[] =
  * never after a later elapse of the job, SKIP LOCKED so that replicas
  * taking at once neither wait nor deadlock; a released row nobody took
  * within the deadline is abandoned (its lease is no one's). One row each: 'lost' (a key
- * it holds whose row was not renewed), 'taken', and 'now'; every row
- * carries now(). */
+ * it holds whose row was not renewed), 'taken', 'abandoned' (a run whose
+ * replica's lease passed, marked by this statement alone: the row-level
+ * UPDATE lets one replica's renewal mark it, and the others' find it no
+ * longer running; its replica too; not this replica's own, whose runs it
+ * knows), and 'now'; every row carries now(). A released row abandoned
+ * is no run, and not told. */
 const char fleet_sql_renew[] =
 	"WITH mine AS (\n"
 	"  SELECT * FROM unnest($4::text[], $5::timestamptz[]) WITH ORDINALITY AS m(job, scheduled, n)),\n"
@@ -201,7 +210,7 @@ const char fleet_sql_renew[] =
 	"         OR ($6::bool AND r.replica = $1 AND r.claimed_at >= $3::timestamptz))\n"
 	"    AND NOT EXISTS (SELECT 1 FROM mine m\n"
 	"                    WHERE m.job = r.job AND m.scheduled = r.scheduled AND r.replica = $1)\n"
-	"  RETURNING 1),\n"
+	"  RETURNING r.job, r.scheduled, r.replica),\n"
 	"gone AS (\n"
 	"  UPDATE tfd_runs r SET state = 'abandoned', finished_at = now()\n"
 	"  WHERE r.state = 'running' AND r.replica = ''\n"
@@ -223,15 +232,19 @@ const char fleet_sql_renew[] =
 	"            r.trigger = 'manual' AS manual),\n"
 	"counted AS (SELECT (SELECT count(*) FROM swept) + (SELECT count(*) FROM gone) AS n)\n"
 	"SELECT 'now', NULL, NULL::bigint, NULL::bool, NULL::bool,\n"
-	"       (extract(epoch FROM now()) * 1000000)::bigint FROM counted\n"
+	"       (extract(epoch FROM now()) * 1000000)::bigint, NULL FROM counted\n"
 	"UNION ALL\n"
 	"SELECT 'lost', m.job, (extract(epoch FROM m.scheduled) * 1000000)::bigint, NULL, NULL,\n"
-	"       (extract(epoch FROM now()) * 1000000)::bigint\n"
+	"       (extract(epoch FROM now()) * 1000000)::bigint, NULL\n"
 	"FROM mine m WHERE m.n NOT IN (SELECT n FROM renewed)\n"
 	"UNION ALL\n"
 	"SELECT 'taken', job, (extract(epoch FROM scheduled) * 1000000)::bigint, exclusive, manual,\n"
-	"       (extract(epoch FROM now()) * 1000000)::bigint\n"
-	"FROM taken";
+	"       (extract(epoch FROM now()) * 1000000)::bigint, NULL\n"
+	"FROM taken\n"
+	"UNION ALL\n"
+	"SELECT 'abandoned', job, (extract(epoch FROM scheduled) * 1000000)::bigint, NULL, NULL,\n"
+	"       (extract(epoch FROM now()) * 1000000)::bigint, replica\n"
+	"FROM swept WHERE replica <> $1";
 
 /* The hourly cleanup is claimed, by one replica an hour, in a table of
  * its own, so that tfd_runs holds only runs. Its rows older than

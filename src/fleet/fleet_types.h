@@ -57,6 +57,13 @@ enum fleet_event_kind {
 				   * dropped unsent as tfd stops
 				   * (fleet_stop_claiming): it has no answer,
 				   * and no row */
+	FLEET_EVENT_ABANDONED,    /* job, scheduled_ns, message (the replica
+				   * that held it): this replica marked
+				   * abandoned a run whose replica died:
+				   * another's whose lease passed (at a
+				   * renewal), or its own name's former
+				   * process's (at its start); told once, by
+				   * this replica alone */
 };
 
 /* The strings are the fleet's, valid until its next call. */

@@ -630,6 +630,27 @@ static void take(struct fleet *f, const pq_result *r, int row)
 			  w->job, NULL);
 }
 
+/* A run that replica HELD_BY held and died with, marked abandoned here:
+ * told to the loop (which pings it as failed). */
+static void abandoned(struct fleet *f, const char *job, int64_t scheduled_ns, const char *held_by)
+{
+	fleet_events_push(&f->events,
+			  &(struct fleet_event){ .kind = FLEET_EVENT_ABANDONED,
+						 .scheduled_ns = scheduled_ns },
+			  job, held_by);
+}
+
+void fleet__wins_started(struct fleet *f, const pq_result *r)
+{
+	const struct pq *pq = &f->pq;
+	int rows = pq->nfields(r) == FLEET_START_COLUMNS ? pq->ntuples(r) : 0;
+
+	for (int row = 0; row < rows; row++)
+		if (!pq->get_is_null(r, row, FLEET_START_JOB))
+			abandoned(f, pq->get_value(r, row, FLEET_START_JOB),
+				  micros_at(pq, r, row, FLEET_START_SCHEDULED), f->cfg.replica);
+}
+
 bool fleet__wins_renewed(struct fleet *f, const pq_result *r)
 {
 	const struct pq *pq = &f->pq;
@@ -648,6 +669,10 @@ bool fleet__wins_renewed(struct fleet *f, const pq_result *r)
 		if (strcmp(what, "taken") == 0) {
 			take(f, r, row);
 			taken++;
+		} else if (strcmp(what, "abandoned") == 0) {
+			abandoned(f, pq->get_value(r, row, FLEET_RENEW_JOB),
+				  micros_at(pq, r, row, FLEET_RENEW_SCHEDULED),
+				  pq->get_value(r, row, FLEET_RENEW_REPLICA));
 		} else if (strcmp(what, "lost") == 0 &&
 			   (w = win_find(f, pq->get_value(r, row, FLEET_RENEW_JOB),
 					 micros_at(pq, r, row, FLEET_RENEW_SCHEDULED)))) {

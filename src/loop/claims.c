@@ -13,6 +13,7 @@
 #include "fleet_print.h"
 #include "jobstate.h"
 #include "metrics.h"
+#include "runs.h"
 #include "starts.h"
 #include "tick.h"
 #include "timens.h"
@@ -578,6 +579,17 @@ static void taken(struct loop *l, const struct fleet_event *ev)
 		act_won(l, j, &h.t);
 }
 
+/* Another replica's run that this one's renewal marked abandoned: told
+ * by its job's --ping and --notify here, when this replica has the job
+ * (jobs may differ between replicas). */
+static void abandoned(struct loop *l, const struct fleet_event *ev)
+{
+	struct job *j = job_named(l, ev->job);
+
+	if (j && notify_target_any(&j->notify))
+		runs_abandoned_elsewhere(l, j, ev->scheduled_ns, ev->message ? ev->message : "");
+}
+
 static void take_events(struct loop *l)
 {
 	struct claims_state *c = l->claims;
@@ -609,6 +621,9 @@ static void take_events(struct loop *l)
 			break;
 		case FLEET_EVENT_UNSENT:
 			unsent(l, &ev);
+			break;
+		case FLEET_EVENT_ABANDONED:
+			abandoned(l, &ev);
 			break;
 		case FLEET_EVENT_NOTE:
 			/* Not a failure: stderr only, no "error" event. */

@@ -166,6 +166,34 @@ static void ping_start(struct loop *l, struct job *j, uint64_t seq)
 		ping(l, j, seq, "start", &(struct notify_request){ 0 });
 }
 
+/* A buffer for --notify's JSON of STRINGS bytes of text, and its
+ * context (stamped now) into *CX; NULL when memory ran out (the loop's
+ * failure). */
+static char *notify_body(struct loop *l, struct json_context *cx, size_t strings, size_t *cap)
+{
+	char *body;
+
+	*cx = l->ev.jsonctx;
+	cx->time_ns = clock_now_ns(CLOCK_REALTIME);
+	*cap = report_line_max(cx, NULL, strings);
+	if (!(body = malloc(*cap)))
+		status_fail_oom(&l->st, &l->ev);
+	return body;
+}
+
+/* --notify's POST of J's event BODY (LEN bytes with its newline, which
+ * is not sent); BODY is freed. */
+static void notify_post(struct loop *l, struct job *j, char *body, size_t len)
+{
+	notify_queue(l, j,
+		     &(struct notify_request){ .kind = NOTIFY_HOOK,
+					       .body = body,
+					       .body_len = len - 1,
+					       .content_type = "application/json" },
+		     j->notify.notify);
+	free(body);
+}
+
 /* A run's end, its last try's: healthchecks.io's success, /fail or
  * /STATUS, with the output's tail when tfd reads it; and --notify's
  * "exit" event. */
@@ -186,24 +214,36 @@ static void notify_run_end(struct loop *l, struct job *j, const struct run_end *
 		ping(l, j, e->seq, !failed ? NULL : e->signal || e->timed_out ? "fail" : status, &r);
 	}
 	if (j->notify.notify && (failed || j->notify.notify_always) && notifier(l)) {
-		struct json_context cx = l->ev.jsonctx;
+		struct json_context cx;
 		size_t cap;
-		char *body;
+		char *body = notify_body(l, &cx,
+					 strlen(e->job ? e->job : "") +
+						 strlen(e->not_started ? e->not_started : ""),
+					 &cap);
 
-		cx.time_ns = clock_now_ns(CLOCK_REALTIME);
-		cap = report_line_max(&cx, NULL, strlen(e->job ? e->job : "") +
-						      strlen(e->not_started ? e->not_started : ""));
-		body = malloc(cap);
-		if (!body) {
-			status_fail_oom(&l->st, &l->ev);
-			return;
-		}
-		/* The event's line, without its newline. */
-		notify_queue(l, j, &(struct notify_request){
-			.kind = NOTIFY_HOOK, .body = body,
-			.body_len = json_exit(&cx, body, cap, e) - 1,
-			.content_type = "application/json" }, j->notify.notify);
-		free(body);
+		if (body)
+			notify_post(l, j, body, json_exit(&cx, body, cap, e));
+	}
+}
+
+/* A run of J's at SCHEDULED_NS that replica HELD_BY held and died with,
+ * which this replica marked abandoned (--fleet): a failure, told as one.
+ * Its run id is a new one (the dead replica's is not known), of a number
+ * no run of this replica's has: the instant with the top bit set. */
+void runs_abandoned_elsewhere(struct loop *l, struct job *j, int64_t scheduled_ns,
+			      const char *held_by)
+{
+	if (j->notify.ping)
+		ping(l, j, (uint64_t)scheduled_ns | UINT64_C(1) << 63, "fail",
+		     &(struct notify_request){ 0 });
+	if (j->notify.notify && notifier(l)) {
+		struct json_context cx;
+		size_t cap;
+		char *body = notify_body(l, &cx, strlen(j->name) + strlen(held_by), &cap);
+
+		if (body)
+			notify_post(l, j, body,
+				    json_abandoned(&cx, body, cap, j->name, scheduled_ns, held_by));
 	}
 }
 

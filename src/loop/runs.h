@@ -49,6 +49,13 @@ void runs_reap(struct loop *l);
 /* A run's end, once its output (if captured) has all been written. */
 void runs_finish(struct loop *l, struct job *j, const struct run_end *e);
 
+/* --fleet: J's run at SCHEDULED_NS (wall clock), which replica HELD_BY
+ * held and died with, marked abandoned by this replica: --ping's /fail
+ * (a run id of its own, no body) and --notify's "exit" event
+ * (json_abandoned), as a failed run's. */
+void runs_abandoned_elsewhere(struct loop *l, struct job *j, int64_t scheduled_ns,
+			      const char *held_by);
+
 /* tfdctl stop dropped the retry that J's run waited for (S): the run has
  * ended, failed, with its last try: counted, an "exit" event (a try that
  * never started has none: its "error" was said), its waiters answered,

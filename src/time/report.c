@@ -419,6 +419,27 @@ size_t json_exit(const struct json_context *cx, char *buf, size_t len, const str
 	return finish_line(&o);
 }
 
+size_t json_abandoned(const struct json_context *cx, char *buf, size_t len, const char *job,
+		      int64_t scheduled_ns, const char *held_by)
+{
+	struct out o = out_init(buf, len);
+
+	/* An "exit" event's keys, those no replica alive knows null, so
+	 * that a receiver of --notify reads one shape. */
+	put_event(&o, cx, "exit", job);
+	put_str(&o, ",\"seq\":null,\"pid\":null,\"status\":null,\"signal\":null"
+		    ",\"duration\":null,\"timed_out\":false,\"attempt\":null");
+	field_bool(&o, "failed", true);
+	field_bool(&o, "abandoned", true);
+	put_key(&o, "scheduled");
+	put(&o, "\"", 1);
+	put_rfc3339(&o, scheduled_ns);
+	put(&o, "\"", 1);
+	field_string(&o, "held_by", held_by);
+	close_stamped_event(&o, cx);
+	return finish_line(&o);
+}
+
 size_t json_clock(const struct json_context *cx, char *buf, size_t len, const char *job,
 		  int64_t wall_ns)
 {

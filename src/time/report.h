@@ -130,6 +130,12 @@ size_t format_tick(char *buf, size_t len, const char *fmt, const struct tick *t)
 size_t json_tick(const struct json_context *cx, char *buf, size_t len, const struct tick *t);
 
 size_t json_exit(const struct json_context *cx, char *buf, size_t len, const struct run_end *e);
+/* --notify's "exit" event of a run that another replica, HELD_BY, held
+ * and died with (--fleet): JOB's elapse at SCHEDULED_NS (wall clock),
+ * "abandoned", "failed", and null for what died with it (seq, pid,
+ * status, signal, duration, attempt). */
+size_t json_abandoned(const struct json_context *cx, char *buf, size_t len, const char *job,
+		      int64_t scheduled_ns, const char *held_by);
 size_t json_clock(const struct json_context *cx, char *buf, size_t len, const char *job,
 		  int64_t wall_ns);
 

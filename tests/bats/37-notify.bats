@@ -34,6 +34,22 @@ receiver() {
 	BASE=http://127.0.0.1:$PORT
 }
 
+# The fleet's tests: the file's PostgreSQL, started by the first of them
+# (its port kept for the next), a database of the test's own, and $RUNS.
+fleet_db() {
+	[[ -x ${PG_BIN:-/usr/lib/postgresql/15/bin}/initdb ]] || fail "postgresql-15 is not installed (.ci/install-deps)"
+	if [[ -f $BATS_FILE_TMPDIR/pg.port ]]; then
+		PG_DIR=$BATS_FILE_TMPDIR/pg
+		PG_PORT=$(<"$BATS_FILE_TMPDIR/pg.port")
+		export PG_DIR PG_PORT
+	else
+		pg_start
+		echo "$PG_PORT" >"$BATS_FILE_TMPDIR/pg.port"
+	fi
+	pg_test_db
+	fleet_runs_log
+}
+
 # requests_matching JQ-FILTER: how many requests the filter selects.
 requests_matching() {
 	jq -s "[.[] | select($1)] | length" "$REQS"
@@ -245,10 +261,7 @@ metric() {
 }
 
 @test "notify: with --fleet only the replica that ran a run pings it; an elapse that ran elsewhere sends nothing" {
-	[[ -x ${PG_BIN:-/usr/lib/postgresql/15/bin}/initdb ]] || fail "postgresql-15 is not installed (.ci/install-deps)"
-	[[ -n ${PG_PORT:-} ]] || pg_start
-	pg_test_db
-	fleet_runs_log
+	fleet_db
 	receiver
 	local pid r runs
 	# 10 jobs due at one instant, run once among two replicas.
@@ -272,6 +285,67 @@ metric() {
 		kill -TERM "$pid"
 		wait_bg_exit "$pid" 60
 	done
+}
+
+@test "notify: with --fleet a run whose replica died is told failed once, by the replica that marks it abandoned" {
+	fleet_db
+	receiver
+	local at victim other rid
+	jobs=$BATS_TEST_TMPDIR/jobs
+	at=$(($(date +%s) + 3))
+	printf '%s\n' "--name long --clock realtime --at @$at --ping $BASE/check --notify $BASE/hook -- sh -c '$LOG; echo \$\$ >$BATS_TEST_TMPDIR/long.pid; exec sleep 60'" \
+		"--name keep --calendar 2199-01-01 -- true" >"$jobs"
+	for r in a b; do
+		start_replica "$r" --jobs "$jobs" --fleet-lease 2s
+	done
+	wait_for_lines "$BATS_TEST_TMPDIR/long.pid" 20
+	wait_until 20 at_least '.path | startswith("/check/start?rid=")' 1 || fail "$(cat "$REQS")"
+	victim=$(awk '$1 == "long" { print $3 }' "$RUNS")
+	other=a
+	[[ $victim == a ]] && other=b
+	kill -KILL "$(eval echo "\$PID_$victim")"
+	kill -KILL "$(cat "$BATS_TEST_TMPDIR/long.pid")"
+	# After the lease (2 s) and a renewal (lease/6) of the other replica.
+	wait_until 30 at_least '.path | startswith("/check/fail?rid=")' 1 || fail "$(cat "$REQS")"
+	wait_until 20 at_least '.path == "/hook"' 1 || fail "$(cat "$REQS")"
+	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'long'" "$DB")" abandoned
+	# A run id of its own (the dead replica's is not known), no body.
+	rid=$(jq -rs '.[] | select(.path | startswith("/check/start")) | .path | sub(".*rid="; "")' "$REQS")
+	run jq -rs --arg rid "$rid" '.[] | select(.path | startswith("/check/fail")) |
+		[.method, .body, (.path | endswith("rid=" + $rid))] | @tsv' "$REQS"
+	assert_output "$(printf 'GET\t\tfalse')"
+	run jq -rs '.[] | select(.path == "/hook") | .body | fromjson |
+		[.event, .job, .replica, .held_by, .abandoned, .failed, .status, .seq,
+		 (.scheduled | sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601)] | @tsv' "$REQS"
+	assert_output "$(printf 'exit\tlong\t%s\t%s\ttrue\ttrue\t\t\t%s' "$other" "$victim" "$at")"
+	# The other replica stops, its requests sent: no second from anyone.
+	kill -TERM "$(eval echo "\$PID_$other")"
+	wait_bg_exit "$(eval echo "\$PID_$other")" 60
+	assert_equal "$(requests_matching '.path | startswith("/check/fail")')" 1
+	assert_equal "$(requests_matching 'true')" 3
+}
+
+@test "notify: with --fleet a replica restarted under its name tells the run its former process died with as failed" {
+	fleet_db
+	receiver
+	local rid
+	jobs=$BATS_TEST_TMPDIR/jobs
+	printf '%s\n' "--name long --clock realtime --at @$(($(date +%s) + 2)) --ping $BASE/check -- sh -c '$LOG; echo \$\$ >$BATS_TEST_TMPDIR/long.pid; exec sleep 60'" \
+		"--name keep --calendar 2199-01-01 -- true" >"$jobs"
+	start_replica a --jobs "$jobs"
+	wait_for_lines "$BATS_TEST_TMPDIR/long.pid" 20
+	wait_until 20 at_least '.path | startswith("/check/start?rid=")' 1 || fail "$(cat "$REQS")"
+	kill -KILL "$PID_a"
+	kill -KILL "$(cat "$BATS_TEST_TMPDIR/long.pid")"
+	# Long before the lease (60 s) passes: its start marks the row.
+	start_replica a --jobs "$jobs"
+	wait_until 30 at_least '.path | startswith("/check/fail?rid=")' 1 || fail "$(cat "$REQS")"
+	assert_equal "$(pg_sql "SELECT state FROM tfd_runs WHERE job = 'long'" "$DB")" abandoned
+	rid=$(jq -rs '.[] | select(.path | startswith("/check/start")) | .path | sub(".*rid="; "")' "$REQS")
+	assert_equal "$(requests_matching ".path | endswith(\"rid=$rid\")")" 1
+	kill -TERM "$PID_a"
+	wait_bg_exit "$PID_a" 60
+	assert_equal "$(requests_matching 'true')" 2
 }
 
 @test "notify: src/run/curl.h declares libcurl's types and values as curl/curl.h does" {

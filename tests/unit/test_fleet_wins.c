@@ -231,6 +231,43 @@ static void test_renewal(void)
 	      "the row taken is told, to be run here: %s", e.job);
 	check(fleet_claim_held(f, "x", T1 + 180 * KIT_SEC), "and held by this renewal's lease");
 	check(!fleet_claim_held(f, "a", T1), "a key the server lost is held no more");
+
+	/* Another replica's run whose lease passed, marked abandoned by this
+	 * renewal: told once, with the replica that held it. */
+	r = (struct pg_result){ .rows = 1, .fields = FLEET_RENEW_COLUMNS };
+	r.cells[0][FLEET_RENEW_WHAT] = "abandoned";
+	r.cells[0][FLEET_RENEW_JOB] = "d";
+	r.cells[0][FLEET_RENEW_SCHEDULED] = "1700000060000000";
+	r.cells[0][FLEET_RENEW_REPLICA] = "r2";
+	check(!fleet__wins_renewed(f, &r), "an abandoned row: no more wait");
+	check(kit_events(f, FLEET_EVENT_ABANDONED, 0, &e) == 1 && strcmp(e.job, "d") == 0 &&
+		      e.ev.scheduled_ns == T1 + 60 * KIT_SEC && strcmp(e.msg, "r2") == 0,
+	      "the run abandoned is told, with its replica: %s %s", e.job, e.msg);
+	fleet_free(f);
+}
+
+/* The start's answer: its first row, then one for each run of the
+ * name's former process that it marked abandoned, told as held by it. */
+static void test_start_abandoned(void)
+{
+	struct fleet *f = kit_fleet("r1");
+	struct pg_result r = { .rows = 2, .fields = FLEET_START_COLUMNS };
+	struct kit_event e;
+
+	for (int row = 0; row < 2; row++) {
+		r.cells[row][FLEET_START_BOUNDARY] = "1700000000000000";
+		r.cells[row][FLEET_START_NOW] = "1700000000000000";
+		r.cells[row][FLEET_START_COUNT] = "1";
+	}
+	r.cells[1][FLEET_START_JOB] = "d";
+	r.cells[1][FLEET_START_SCHEDULED] = "1700000060000000";
+	fleet__wins_started(f, &r);
+	check(kit_events(f, FLEET_EVENT_ABANDONED, 0, &e) == 1 && strcmp(e.job, "d") == 0 &&
+		      e.ev.scheduled_ns == T1 + 60 * KIT_SEC && strcmp(e.msg, "r1") == 0,
+	      "the former process's run is told, held by this name: %s %s", e.job, e.msg);
+	r.rows = 1;
+	fleet__wins_started(f, &r);
+	check(kit_events(f, FLEET_EVENT_ABANDONED, 0, NULL) == 0, "none abandoned: nothing told");
 	fleet_free(f);
 }
 
@@ -243,5 +280,6 @@ int main(void)
 	test_wins_rewritten();
 	test_lease_held();
 	test_renewal();
+	test_start_abandoned();
 	return tally_finish(&tally, "fleet_wins");
 }

@@ -152,6 +152,17 @@ static void test_json_time(void)
 	expect_str(buf, "{\"event\":\"exit\",\"job\":\"j\",\"seq\":2,\"pid\":3,\"status\":0,"
 		   "\"signal\":null,\"duration\":0,\"timed_out\":false,\"attempt\":1,\"failed\":false,"
 		   "\"time\":\"2026-12-03T10:00:01.123456Z\"}\n", __LINE__);
+	/* --notify's event of a run another replica died with: the exit's
+	 * keys, what died with it null. */
+	json_abandoned(&(struct json_context){ .replica = "b", .time_ns = at.time_ns }, buf,
+		       sizeof buf, "j", S(1796292000), "a");
+	expect_str(buf,
+		   "{\"event\":\"exit\",\"job\":\"j\",\"replica\":\"b\",\"seq\":null,"
+		   "\"pid\":null,\"status\":null,\"signal\":null,\"duration\":null,"
+		   "\"timed_out\":false,\"attempt\":null,\"failed\":true,\"abandoned\":true,"
+		   "\"scheduled\":\"2026-12-03T10:00:00.000000Z\",\"held_by\":\"a\","
+		   "\"time\":\"2026-12-03T10:00:01.123456Z\"}\n",
+		   __LINE__);
 	json_reload(&at, buf, sizeof buf, true, 1, 2, 3, NULL);
 	check(strstr(buf, stamp) != NULL, "reload: %s", buf);
 	json_error(&at, buf, sizeof buf, NULL, "c", "m");
