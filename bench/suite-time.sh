@@ -8,7 +8,8 @@
 # status, the bats tests that failed ("not ok" lines) and the highest
 # 1-minute load average seen (sampled every 5 s); writes it to
 # SUITE_RESULTS (default bench/results-suite.md) and each run's output to
-# bench/build/suite-N.log. Every busy loop it starts is ended when the run
+# SUITE_LOGS/suite-N.log (default bench/build, which `make clean` removes:
+# a SUITE_CMD that cleans first wants SUITE_LOGS elsewhere). Every busy loop it starts is ended when the run
 # ends, even when it is interrupted.
 #
 #   bash bench/suite-time.sh                          # make bench-suite
@@ -20,7 +21,7 @@ SUITE_CMD=${SUITE_CMD:-make -j2 check}
 SUITE_RUNS=${SUITE_RUNS:-quiet loaded}
 SUITE_BUSY=${SUITE_BUSY:-2}
 SUITE_RESULTS=${SUITE_RESULTS:-bench/results-suite.md}
-BUILD=bench/build
+BUILD=${SUITE_LOGS:-bench/build}
 mkdir -p "$BUILD"
 
 busy_pids=()
@@ -91,6 +92,7 @@ for kind in $SUITE_RUNS; do
 		exit 2
 		;;
 	esac
+	mkdir -p "$BUILD"
 	log=$BUILD/suite-$n.log
 	loads=$BUILD/suite-$n.load
 	start_busy "$busy"
