@@ -219,7 +219,9 @@ check_inherited_ignore() {
 # grandchild behind and exits at once; one later run (the first to make
 # the directory scan) waits up to 10 s for the grandchild to be gone (a
 # loaded machine may be slow to end it; a zombie never goes), then lists
-# zombies in /proc, using shell built-ins only so the scan forks nothing.
+# zombies in /proc, using shell built-ins only so the scan forks nothing;
+# a zombie must last 5 s of scans to count (another run's child, exited
+# and not yet waited for by its shell, is one for a moment).
 ORPHAN_SCRIPT='
 if [ "$TFD_SEQ" = 1 ]; then
 	sleep 0.2 &
@@ -232,11 +234,20 @@ while [ ! -s "$0/grandchild" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); d
 gc=$(cat "$0/grandchild")
 i=0
 while [ -e "/proc/$gc" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-for f in /proc/[0-9]*/stat; do
-	read -r line <"$f" 2>/dev/null || continue
-	s=${line##*") "}
-	[ "${s%% *}" = Z ] && echo "zombie: $line"
-done >"$0/zombies"
+n=0
+while :; do
+	found=
+	for f in /proc/[0-9]*/stat; do
+		read -r line <"$f" 2>/dev/null || continue
+		s=${line##*") "}
+		[ "${s%% *}" = Z ] && found="${found}zombie: $line
+"
+	done
+	if [ -z "$found" ] || [ $n -ge 100 ]; then break; fi
+	sleep 0.05
+	n=$((n + 1))
+done
+printf %s "$found" >"$0/zombies"
 [ -e "/proc/$gc" ] && echo "grandchild $gc still there" >>"$0/zombies"
 echo scanned >"$0/scanned"
 exit 0'
