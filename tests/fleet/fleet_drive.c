@@ -122,6 +122,10 @@ static void take_events(struct drive *d)
 			printf("unsent %s %lld\n", ev.job, (long long)(ev.scheduled_ns / NSEC_PER_SEC));
 			d->unanswered--;
 			break;
+		case FLEET_EVENT_ABANDONED:
+			printf("abandoned %s %lld %s\n", ev.job,
+			       (long long)(ev.scheduled_ns / NSEC_PER_SEC), ev.message);
+			break;
 		}
 		fflush(stdout);
 	}
