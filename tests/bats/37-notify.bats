@@ -221,13 +221,17 @@ metric() {
 	start_bg "$TFD" -j --name j -i 100ms -n 20 --notify "$BASE/k" --notify-on always \
 		--ping "$BASE/p" -- true >"$BATS_TEST_TMPDIR/out"
 	local pid=${BG_PIDS[-1]}
-	wait_until 60 grep -q '"event":"exit","job":"j","seq":20,' "$BATS_TEST_TMPDIR/out" ||
+	# All 20 expirations (a loaded machine may count two in one wake-up,
+	# the last one past 20), and the last run's end.
+	wait_until 60 ticked_past 20 "$BATS_TEST_TMPDIR/out" ||
 		fail "$(cat "$BATS_TEST_TMPDIR/out")"
-	# The ticks came on time: none missed, none late by more than a loaded
-	# machine's noise (a request that held the loop would hold it for its
-	# 10 s timeout).
+	wait_until 20 eval '(($(grep -c "\"event\":\"exit\"" "$BATS_TEST_TMPDIR/out") == $(grep -c "\"event\":\"tick\"" "$BATS_TEST_TMPDIR/out")))' ||
+		fail "$(cat "$BATS_TEST_TMPDIR/out")"
+	# The ticks came on time: none late by more than a loaded machine's
+	# noise, and few expirations missed (a request that held the loop
+	# would hold it for its 10 s timeout: 100 of them).
 	run jq -s '[.[] | select(.event == "tick") | .expirations] | add' "$BATS_TEST_TMPDIR/out"
-	assert_output 20
+	((output >= 20 && output <= 25)) || fail "$output expirations"
 	run jq -s '[.[] | select(.event == "tick") | .late_us] | max' "$BATS_TEST_TMPDIR/out"
 	((output < 500000)) || fail "a tick $output us late"
 	kill -TERM "$pid"
