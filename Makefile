@@ -205,7 +205,7 @@ MAN_PAGES = man/tfd.1 man/tfdctl.1 man/tfd-jobs.5 man/tfd-fleet.7 man/tfd-cron.8
 
 SHELL_FILES = .ci/run .ci/install-deps completions/tfd.bash completions/tfdctl.bash \
 	      $(wildcard tests/bats/*.bash) \
-	      $(wildcard bench/*.sh tests/fuzz/*.sh tests/vectors/*.sh tests/*.sh) \
+	      $(wildcard bench/*.sh bench/*.bash tests/fuzz/*.sh tests/vectors/*.sh tests/*.sh) \
 	      debian/tests/smoke
 
 # Checks analyze runs besides its own: the floors and the style (below).

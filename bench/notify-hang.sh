@@ -17,21 +17,9 @@ INTERVAL=${HANG_INTERVAL:-10ms}
 RUNS=${HANG_RUNS:-5000}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d /tmp/tfd-bench-hang.XXXXXX)
-receiver=
-
-cleanup() {
-	[[ -z $receiver ]] || kill "$receiver" 2>/dev/null || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-
-python3 "$REPO/tests/notify-receiver.py" --hang "$dir/port" "$dir/requests" &
-receiver=$!
-for ((i = 0; i < 200; i++)); do
-	[[ ! -s $dir/port ]] || break
-	sleep 0.05
-done
-port=$(<"$dir/port")
+# shellcheck source=bench/receiver.bash
+. "$REPO/bench/receiver.bash"
+start_receiver "$dir" --hang
 
 # The total of the last tick event in file $1 (0 before the first).
 last_total() {

@@ -22,21 +22,9 @@ ROUNDS=${NOTIFY_ROUNDS:-3}
 PAIRS=${NOTIFY_PAIRS:-2}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d /tmp/tfd-bench-notify.XXXXXX)
-receiver=
-
-cleanup() {
-	[[ -z $receiver ]] || kill "$receiver" 2>/dev/null || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-
-python3 "$REPO/tests/notify-receiver.py" "$dir/port" "$dir/requests" &
-receiver=$!
-for ((i = 0; i < 200; i++)); do
-	[[ ! -s $dir/port ]] || break
-	sleep 0.05
-done
-port=$(<"$dir/port")
+# shellcheck source=bench/receiver.bash
+. "$REPO/bench/receiver.bash"
+start_receiver "$dir"
 
 # one SIDE N: a run of the jobs file, its events in $dir/SIDE.N.json.
 one() {
