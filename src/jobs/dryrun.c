@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "dryrun.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,49 +146,63 @@ static int print_next(const struct dry_run *dr, struct heap *h, char *line, size
 	return 0;
 }
 
-/* Each job's hooks, after its expirations: on the terminal below them;
+/* A job's line of what follows its runs: a hook or its endpoints. On the
+ * terminal below the expirations, under a heading printed once (*FIRST);
  * else on stderr, so that a pipe still reads one expiration a line. */
-static void print_hooks(const struct dry_run *dr)
+__attribute__((format(printf, 4, 5))) static void
+print_after_runs_line(bool terminal, bool *first, const char *job, const char *format, ...)
+{
+	FILE *out = terminal ? stdout : stderr;
+	va_list ap;
+
+	if (terminal)
+		fprintf(out, "%s%s  ", *first ? "\nHooks and notifications:\n" : "", job);
+	else
+		fprintf(out, "tfd: %s: ", job);
+	va_start(ap, format);
+	vfprintf(out, format, ap);
+	va_end(ap);
+	fputc('\n', out);
+	*first = false;
+}
+
+static void print_hooks(const struct job *j, bool terminal, bool *first)
+{
+	for (int k = 0; k < HOOK_KINDS; k++) {
+		const char *command = j->hooks.command[k];
+
+		if (command)
+			print_after_runs_line(terminal, first, j->name, "--%s %s",
+					      hook_kind_name((enum hook_kind)k), command);
+	}
+}
+
+/* --ping and --notify, shown without secrets (notify_url_shown). */
+static void print_endpoints(const struct job *j, bool terminal, bool *first)
+{
+	const struct notify_target *t = &j->notify;
+	char ping[256], notify[256];
+
+	if (!notify_target_any(t))
+		return;
+	notify_url_shown(t->ping ? t->ping : "", ping, sizeof ping);
+	notify_url_shown(t->notify ? t->notify : "", notify, sizeof notify);
+	print_after_runs_line(terminal, first, j->name, "%s%s%s%s%s%s",
+			      t->ping ? "pings " : "", t->ping ? ping : "",
+			      t->ping && t->notify ? " " : "", t->notify ? "notifies " : "",
+			      t->notify ? notify : "",
+			      !t->notify ? "" : t->notify_always ? " of every run" : " of failed runs");
+}
+
+/* Each job's hooks and endpoints, after the expirations. */
+static void print_after_runs(const struct dry_run *dr)
 {
 	bool terminal = !dr->format && !dr->json;
 	bool first = true;
 
 	for (size_t i = 0; i < dr->table->n; i++) {
-		const struct job *j = dr->table->jobs[i];
-
-		for (int k = 0; k < HOOK_KINDS; k++) {
-			const char *command = j->hooks.command[k];
-			const char *name = hook_kind_name((enum hook_kind)k);
-
-			if (!command)
-				continue;
-			if (terminal)
-				printf("%s%s  --%s %s\n", first ? "\nHooks:\n" : "", j->name, name,
-				       command);
-			else
-				fprintf(stderr, "tfd: %s: --%s %s\n", j->name, name, command);
-			first = false;
-		}
-	}
-}
-
-/* --ping and --notify: each job's endpoints on stderr, before its
- * expirations (stdout keeps one instant a line), shown without secrets
- * (notify_url_shown). */
-static void print_endpoints(const struct dry_run *dr)
-{
-	for (size_t i = 0; i < dr->table->n; i++) {
-		const struct notify_target *t = &dr->table->jobs[i]->notify;
-		char ping[256], notify[256];
-
-		if (!notify_target_any(t))
-			continue;
-		notify_url_shown(t->ping ? t->ping : "", ping, sizeof ping);
-		notify_url_shown(t->notify ? t->notify : "", notify, sizeof notify);
-		fprintf(stderr, "tfd: %s:%s%s%s%s%s\n", dr->table->jobs[i]->name,
-			t->ping ? " pings " : "", t->ping ? ping : "",
-			t->notify ? " notifies " : "", t->notify ? notify : "",
-			!t->notify ? "" : t->notify_always ? " of every run" : " of failed runs");
+		print_hooks(dr->table->jobs[i], terminal, &first);
+		print_endpoints(dr->table->jobs[i], terminal, &first);
 	}
 }
 
@@ -206,7 +221,6 @@ int dry_run_print(const struct dry_run *dr, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return 1;
 	}
-	print_endpoints(dr);
 	status = dry_fill(dr, djobs, &h, err, errlen);
 	for (uint64_t shown = 0; status == 0 && shown < dr->lines && h.n > 0 && !ferror(stdout);
 	     shown++)
@@ -216,6 +230,6 @@ int dry_run_print(const struct dry_run *dr, char *err, size_t errlen)
 	free(line);
 	if (status != 0)
 		return status;
-	print_hooks(dr);
+	print_after_runs(dr);
 	return finish_stdout() ? -1 : 0;
 }

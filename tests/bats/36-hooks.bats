@@ -226,7 +226,7 @@ tfd: j: --on-success echo fine"
 	# On a terminal, below the expirations.
 	run sh -c "timeout 20 script -qfec \"'$TFD' --jobs jobs --dry-run=1\" /dev/null"
 	assert_success
-	assert_line --regexp '^Hooks:'
+	assert_line --regexp '^Hooks and notifications:'
 	assert_line --regexp '^j  --on-failure echo hook line; exit 5'
 }
 

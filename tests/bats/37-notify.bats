@@ -139,6 +139,11 @@ at_least() {
 	run --separate-stderr "$TFD" --ping "$url" -i 1s -n 1 -d 0 --dry-run=1 -- true
 	assert_success
 	[[ $stderr == *"pings http://127.0.0.1:1/…"* ]] || fail "$stderr"
+	# On a terminal, below the expirations with the hooks, and as shown.
+	run sh -c "timeout 20 script -qfec \"'$TFD' --name j --ping '$url' -i 1s -n 1 --dry-run=1 -- true\" /dev/null"
+	assert_success
+	assert_equal "${lines[2]}" $'Hooks and notifications:\r'
+	assert_equal "${lines[3]}" $'j  pings http://127.0.0.1:1/…\r'
 	# Port 1 refuses: 1 s, 5 s and 25 s between the tries.
 	run --separate-stderr timeout 120 "$TFD" -j --control="$BATS_TEST_TMPDIR/ctl" \
 		--metrics "$BATS_TEST_TMPDIR/metrics" --name j -d 0 -n 1 --ping "$url" -- true
