@@ -58,10 +58,10 @@ int pq_load(struct pq *pq, char *err, size_t errlen)
 	*pq = (struct pq){ 0 };
 	pq->handle = dlopen(PQ_LIBRARY, RTLD_NOW | RTLD_LOCAL);
 	if (!pq->handle) {
-		/* clang-format off */
-		snprintf(err, errlen, "--fleet needs libpq (PostgreSQL's client library, "
-			 "Debian's libpq5): %s", dlerror());
-		/* clang-format on */
+		snprintf(err, errlen,
+			 "--fleet needs libpq (PostgreSQL's client library, "
+			 "Debian's libpq5): %s",
+			 dlerror());
 		return -1;
 	}
 	missing = dl_resolve(pq->handle, pq, pq_symbols, sizeof pq_symbols / sizeof pq_symbols[0]);
