@@ -54,21 +54,21 @@ struct setup {
 	struct job_table table;
 	struct jobs_source source;
 	char replica[RUNNER_REPLICA_MAX + 1]; /* --replica, or HOSTNAME:PID */
-	char own_user[256];        /* tfd's user's name, or its uid */
+	char own_user[256];                   /* tfd's user's name, or its uid */
 	struct fleet_config fleet_config;
-	struct pam_loader pam;     /* libpam, for every job as another user */
-	struct fleet *fleet;       /* --fleet: libpq loaded, CONNINFO checked */
-	struct listen_addr listen; /* --listen, read */
-	struct http *http;         /* --listen: bound, served once the loop runs */
-	uint64_t dry_run;          /* lines to print; 0 = arm for real */
-	const char *dry_format;    /* the dry run's line; NULL: the terminal form */
-	enum on_stop on_stop;      /* --on-stop */
-	int64_t kill_after_ns;     /* --kill-after; 0: the runner's default */
-	bool journal;              /* stderr is the journal: lines carry their level */
+	struct pam_loader pam;        /* libpam, for every job as another user */
+	struct fleet *fleet;          /* --fleet: libpq loaded, CONNINFO checked */
+	struct listen_addr listen;    /* --listen, read */
+	struct http *http;            /* --listen: bound, served once the loop runs */
+	uint64_t dry_run;             /* lines to print; 0 = arm for real */
+	const char *dry_format;       /* the dry run's line; NULL: the terminal form */
+	enum on_stop on_stop;         /* --on-stop */
+	int64_t kill_after_ns;        /* --kill-after; 0: the runner's default */
+	bool journal;                 /* stderr is the journal: lines carry their level */
 	char zone_error[ERR_MAX / 2]; /* why TZ names no zone tfd can read ("": none) */
-	bool system_error;         /* the error is the system's answer (a file's
-				      permissions, a port in use), which --help
-				      cannot mend: no hint after it */
+	bool system_error;            /* the error is the system's answer (a file's
+					 permissions, a port in use), which --help
+					 cannot mend: no hint after it */
 	char err[ERR_MAX];
 };
 
@@ -182,8 +182,10 @@ static void print_error(const struct setup *st, int status)
  * reproducible. */
 static int take_now(struct setup *st, const struct options *o)
 {
-	struct time_context tc = { .now_ns = clock_now_ns(CLOCK_REALTIME), .local = st->local,
-				   .find_zone = tz_cache_lookup, .find_zone_arg = st->zones };
+	struct time_context tc = { .now_ns = clock_now_ns(CLOCK_REALTIME),
+				   .local = st->local,
+				   .find_zone = tz_cache_lookup,
+				   .find_zone_arg = st->zones };
 	char why[ERR_MAX - 64];
 
 	st->ctx.wall_now_ns = tc.now_ns;
@@ -218,15 +220,17 @@ static int check_stop_options(struct setup *st, const struct options *o)
 	st->on_stop = (enum on_stop)i;
 	if (st->on_stop == ON_STOP_LEAVE && o->fleet)
 		return usage_error(st, "--on-stop=leave cannot be given with --fleet: the end of "
-				   "a run left behind is never written, and the fleet would "
-				   "take it as abandoned; use --on-stop=wait");
+				       "a run left behind is never written, and the fleet would "
+				       "take it as abandoned; use --on-stop=wait");
 	if (!o->kill_after)
 		return 0;
 	if (parse_duration(o->kill_after, &st->kill_after_ns, why, sizeof why) != 0)
 		return usage_error(st, "--kill-after: %s", why);
 	if (st->kill_after_ns == 0)
-		return usage_error(st, "--kill-after '%s': must be longer than 0 (1ms sends "
-				   "SIGKILL at once)", o->kill_after);
+		return usage_error(st,
+				   "--kill-after '%s': must be longer than 0 (1ms sends "
+				   "SIGKILL at once)",
+				   o->kill_after);
 	return 0;
 }
 
@@ -246,8 +250,10 @@ static int check_process_options(struct setup *st, const struct options *o)
 			st->dry_run = strtoull(o->dry_run, &end, 10);
 			if (o->dry_run[0] < '0' || o->dry_run[0] > '9' || *end || errno ||
 			    st->dry_run == 0 || st->dry_run > INT64_MAX)
-				return usage_error(st, "--dry-run: invalid number '%s': expected a "
-						   "whole number of 1 or more", o->dry_run);
+				return usage_error(st,
+						   "--dry-run: invalid number '%s': expected a "
+						   "whole number of 1 or more",
+						   o->dry_run);
 		}
 	}
 	if (o->metrics && metrics_check_path(o->metrics, why, sizeof why) != 0)
@@ -259,20 +265,23 @@ static int check_process_options(struct setup *st, const struct options *o)
 	if (o->listen && listen_addr_parse(o->listen, &st->listen, why, sizeof why) != 0)
 		return usage_error(st, "%s", why);
 	if (!jobs_source_of(o) && o->exit_on_error && !o->job.exec && !o->job.command)
-		return usage_error(st, "--exit-on-error needs a command (--exec STRING or -- COMMAND)");
+		return usage_error(st,
+				   "--exit-on-error needs a command (--exec STRING or -- COMMAND)");
 	if (!o->jobs && o->system_crontab)
 		return usage_error(st, "--system-crontab needs --jobs: it says how crontab "
-				   "lines of the jobs files are read");
+				       "lines of the jobs files are read");
 	if (jobs_source_of(o) && (only = job_only_option(&o->job, why, sizeof why / 2)))
-		return usage_error(st, "%s '%s' cannot be given beside %s: it belongs "
-				   "on a line of '%s'", only, why,
-				   o->jobs ? "--jobs" : "--user-crontabs", jobs_source_of(o));
+		return usage_error(st,
+				   "%s '%s' cannot be given beside %s: it belongs "
+				   "on a line of '%s'",
+				   only, why, o->jobs ? "--jobs" : "--user-crontabs",
+				   jobs_source_of(o));
 	return check_stop_options(st, o);
 }
 
 /* A --fleet-* duration: longer than MIN_NS. */
-static int parse_fleet_span(struct setup *st, const char *option, const char *text,
-			    int64_t min_ns, const char *min_text, int64_t *ns)
+static int parse_fleet_span(struct setup *st, const char *option, const char *text, int64_t min_ns,
+			    const char *min_text, int64_t *ns)
 {
 	char why[ERR_MAX - 64];
 
@@ -291,8 +300,10 @@ static int parse_fleet_span(struct setup *st, const char *option, const char *te
 static int check_fleet_options(struct setup *st, const struct options *o)
 {
 	struct fleet_config *c = &st->fleet_config;
-	const char *lonely = o->fleet_lease ? "--fleet-lease" : o->fleet_deadline ? "--fleet-deadline"
-			   : o->fleet_keep ? "--fleet-keep" : NULL;
+	const char *lonely = o->fleet_lease      ? "--fleet-lease"
+			     : o->fleet_deadline ? "--fleet-deadline"
+			     : o->fleet_keep     ? "--fleet-keep"
+						 : NULL;
 	int status;
 
 	if (o->replica && !o->replica[0])
@@ -310,7 +321,8 @@ static int check_fleet_options(struct setup *st, const struct options *o)
 	st->ctx.replica = st->replica[0] ? st->replica : NULL;
 	if (!o->fleet)
 		return lonely ? usage_error(st, "%s needs --fleet", lonely) : 0;
-	*c = (struct fleet_config){ .conninfo = o->fleet, .replica = st->replica,
+	*c = (struct fleet_config){ .conninfo = o->fleet,
+				    .replica = st->replica,
 				    .lease_ns = FLEET_LEASE_DEFAULT_NS,
 				    .deadline_ns = FLEET_DEADLINE_DEFAULT_NS,
 				    .keep_ns = FLEET_KEEP_DEFAULT_NS };
@@ -367,9 +379,11 @@ static int check_local_zone(struct setup *st)
 		const struct job *j = st->table.jobs[i];
 
 		if (j->local_time)
-			return system_error(st, "TZ: %s, and the schedule%s%s%s is in local time: name "
+			return system_error(st,
+					    "TZ: %s, and the schedule%s%s%s is in local time: name "
 					    "a zone of /usr/share/zoneinfo in TZ, or unset TZ for "
-					    "UTC", st->zone_error, j->line ? " of '" : "",
+					    "UTC",
+					    st->zone_error, j->line ? " of '" : "",
 					    j->line ? j->name : "", j->line ? "'" : "");
 	}
 	snprintf(line, sizeof line, "tfd: warning: TZ: %s; using UTC\n", st->zone_error);
@@ -424,7 +438,8 @@ static void warn_spool_like(const struct setup *st, const struct options *o)
 
 		if (!jobsdir_looks_like_spool(o->jobs_all[i], file, sizeof file))
 			continue;
-		snprintf(line, sizeof line, "tfd: warning: --jobs '%s' looks like a crontab spool "
+		snprintf(line, sizeof line,
+			 "tfd: warning: --jobs '%s' looks like a crontab spool "
 			 "('%s' is owned by the user it is named after): its lines run as tfd's "
 			 "user, not as their owners; --user-crontabs runs them as cron does\n",
 			 o->jobs_all[i], file);
@@ -437,14 +452,17 @@ static int build_table(struct setup *st, const struct options *o)
 	int status;
 
 	if (jobs_source_of(o)) {
-		st->source = (struct jobs_source){ .path = jobs_source_of(o), .paths = o->jobs_all,
-						   .npaths = o->jobs_n, .system = o->system_crontab,
+		st->source = (struct jobs_source){ .path = jobs_source_of(o),
+						   .paths = o->jobs_all,
+						   .npaths = o->jobs_n,
+						   .system = o->system_crontab,
 						   .user_crontabs = o->user_crontabs,
 						   .defaults = &o->job,
-						   .ctx = st->ctx, .tick_format = tick_format(o, true) };
+						   .ctx = st->ctx,
+						   .tick_format = tick_format(o, true) };
 		warn_spool_like(st, o);
-		if (jobs_source_load(&st->source, &st->table, true, warn_now, st, &status,
-				     st->err, sizeof st->err) < 0) {
+		if (jobs_source_load(&st->source, &st->table, true, warn_now, st, &status, st->err,
+				     sizeof st->err) < 0) {
 			/* A file that cannot be read is the system's answer; a
 			 * bad line is the file's text. */
 			st->system_error = st->source.read_failed;
@@ -458,8 +476,10 @@ static int build_table(struct setup *st, const struct options *o)
 	}
 	status = job_table_single(&o->job, &st->ctx, &st->table, st->err, sizeof st->err);
 	if (status == 0 && st->table.jobs[0]->never)
-		fprintf(stderr, "tfd: warning: --cron '%s' names no day that exists: the job "
-			"never runs\n", o->job.cron);
+		fprintf(stderr,
+			"tfd: warning: --cron '%s' names no day that exists: the job "
+			"never runs\n",
+			o->job.cron);
 	if (status == 0 && !st->table.jobs[0]->format && tick_format(o, false) &&
 	    !(st->table.jobs[0]->format = strdup(tick_format(o, false)))) {
 		snprintf(st->err, sizeof st->err, "out of memory");
@@ -524,6 +544,7 @@ static int open_http(struct setup *st)
 	int status;
 
 	st->http = http_open(&st->listen, &status, st->err, sizeof st->err);
+	/* clang-format off */
 	if (st->http)
 		return 0;
 	/* A port in use or below 1024: the system's answer (the static
@@ -531,14 +552,15 @@ static int open_http(struct setup *st)
 #ifndef TFD_NO_HTTP
 	st->system_error = true;
 #endif
+	/* clang-format on */
 	return status;
 }
 
 /* --control: the socket is listening before the first elapse, so a
  * tfdctl started right after tfd finds it. Returns 0 (*FD is -1 without
  * --control), or 2 with the reason in st->err. */
-static int open_control(struct setup *st, const struct options *o, char *path, size_t len,
-			int *fd, int *lock_fd)
+static int open_control(struct setup *st, const struct options *o, char *path, size_t len, int *fd,
+			int *lock_fd)
 {
 	*fd = *lock_fd = -1;
 	if (!o->control_given)
@@ -579,11 +601,15 @@ static bool reboot_lines_run(const struct setup *st, const struct options *o)
 	else
 		first = reboot_first_start(path, key, err, sizeof err);
 	if (first < 0)
-		fprintf(stderr, "tfd: warning: @reboot: this start is not recorded (%s): the "
-			"@reboot lines run, and will run again at the next start\n", err);
+		fprintf(stderr,
+			"tfd: warning: @reboot: this start is not recorded (%s): the "
+			"@reboot lines run, and will run again at the next start\n",
+			err);
 	else if (first == 0)
-		fprintf(stderr, "tfd: not running %zu @reboot job%s: not the first start since "
-			"boot (%s)\n", n, n == 1 ? "" : "s", path);
+		fprintf(stderr,
+			"tfd: not running %zu @reboot job%s: not the first start since "
+			"boot (%s)\n",
+			n, n == 1 ? "" : "s", path);
 	return first != 0;
 }
 
@@ -606,9 +632,12 @@ static int check_notify(struct setup *st)
 /* --dry-run: the table's next expirations on stdout. */
 static int dry_run(struct setup *st, const struct options *o)
 {
-	const struct dry_run dr = { .table = &st->table, .wall_now_ns = st->ctx.wall_now_ns,
-				    .local = st->local, .lines = st->dry_run,
-				    .format = st->dry_format, .json = o->json,
+	const struct dry_run dr = { .table = &st->table,
+				    .wall_now_ns = st->ctx.wall_now_ns,
+				    .local = st->local,
+				    .lines = st->dry_run,
+				    .format = st->dry_format,
+				    .json = o->json,
 				    .named = jobs_source_of(o) != NULL };
 
 	return dry_run_print(&dr, st->err, sizeof st->err);
@@ -646,24 +675,35 @@ static int run(const struct options *o)
 			print_error(&st, status);
 	} else if (status == 0) {
 		lc = (struct loop_config){
-			.table = st.table, .start_mono_ns = st.ctx.mono_now_ns,
-			.json = o->json, .quiet = o->quiet, .verbose = o->verbose,
-			.stats = o->stats, .precise = o->precise,
-			.exit_on_error = o->exit_on_error, .local = st.local,
-			.on_stop = st.on_stop, .kill_after_ns = st.kill_after_ns,
+			.table = st.table,
+			.start_mono_ns = st.ctx.mono_now_ns,
+			.json = o->json,
+			.quiet = o->quiet,
+			.verbose = o->verbose,
+			.stats = o->stats,
+			.precise = o->precise,
+			.exit_on_error = o->exit_on_error,
+			.local = st.local,
+			.on_stop = st.on_stop,
+			.kill_after_ns = st.kill_after_ns,
 			.log = (jobs_source_of(o) || o->log_runs) && !o->json && !o->quiet,
 			.log_runs = (o->system_crontab || o->user_crontabs || o->log_runs) &&
 				    !o->json && !o->quiet,
-			.journal = st.journal, .nfiles = st.source.nfiles,
-			.metrics_path = o->metrics, .jobs_path = jobs_source_of(o),
-			.jobs_paths = o->jobs_all, .njobs_paths = o->jobs_n,
+			.journal = st.journal,
+			.nfiles = st.source.nfiles,
+			.metrics_path = o->metrics,
+			.jobs_path = jobs_source_of(o),
+			.jobs_paths = o->jobs_all,
+			.njobs_paths = o->jobs_n,
 			.user_crontabs = o->user_crontabs,
 			.host_cron = o->system_crontab || o->user_crontabs,
 			.reload = jobs_source_of(o) ? jobs_source_reload : NULL,
 			.reload_arg = &st.source,
-			.fleet = st.fleet, .replica = st.fleet ? st.fleet_config.replica : NULL,
+			.fleet = st.fleet,
+			.replica = st.fleet ? st.fleet_config.replica : NULL,
 			.http = st.http,
-			.control_fd = control_fd, .control_lock_fd = control_lock_fd,
+			.control_fd = control_fd,
+			.control_lock_fd = control_lock_fd,
 			.control_path = control_path,
 			.reboot_done = !reboot_lines_run(&st, o),
 			.serve = &serve_loop,

@@ -35,12 +35,12 @@ enum { EXIT_DONE = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NO_TFD = 3 };
 struct ctl {
 	const char *path;
 	bool json;
-	bool names;       /* list --names: one job name a line (completions) */
-	bool wide;        /* list --wide: each job's user and FILE:LINE too */
-	bool wait;        /* run --wait */
+	bool names; /* list --names: one job name a line (completions) */
+	bool wide;  /* list --wide: each job's user and FILE:LINE too */
+	bool wait;  /* run --wait */
 	const char *command;
-	const char *timeout_text;  /* --timeout as given, or NULL */
-	int64_t timeout_ns;        /* how long tfd may take to answer; -1: no limit */
+	const char *timeout_text; /* --timeout as given, or NULL */
+	int64_t timeout_ns;       /* how long tfd may take to answer; -1: no limit */
 };
 
 static int usage(const char *fmt, const char *arg)
@@ -53,8 +53,9 @@ static int usage(const char *fmt, const char *arg)
 
 /* The request */
 
-static const char *const commands[] = { "list", "status", "run", "stop", "pause", "resume",
-					 "reload" };
+static const char *const commands[] = {
+	"list", "status", "run", "stop", "pause", "resume", "reload"
+};
 
 static bool is_command(const char *c)
 {
@@ -229,8 +230,7 @@ static void instant_text(char *buf, size_t len, const struct json_doc *d, size_t
 }
 
 /* One of tfd's own words (a state, a policy): short, never a name. */
-static void field_text(char *buf, size_t len, const struct json_doc *d, size_t obj,
-		       const char *key)
+static void field_text(char *buf, size_t len, const struct json_doc *d, size_t obj, const char *key)
 {
 	char *s = json_string(d, json_get(d, obj, key));
 
@@ -238,8 +238,8 @@ static void field_text(char *buf, size_t len, const struct json_doc *d, size_t o
 	free(s);
 }
 
-static void span_field(char *buf, size_t len, const struct json_doc *d, size_t obj,
-		       const char *key, const char *suffix)
+static void span_field(char *buf, size_t len, const struct json_doc *d, size_t obj, const char *key,
+		       const char *suffix)
 {
 	int64_t ns;
 	char span[64];
@@ -430,9 +430,9 @@ static void print_list(const struct ctl *ctl, const struct row *rows, size_t k)
  * table (the completions offer them back to a shell as $'...'). */
 static int show_list(const struct ctl *c, const struct json_doc *d)
 {
-	static const char *const header[COLS] = { "NEXT", "LEFT", "LAST", "PASSED", "RESULT",
-						  "DURATION", "STATE", "USER", "FILE:LINE",
-						  "JOB" };
+	static const char *const header[COLS] = { "NEXT",      "LEFT",     "LAST",  "PASSED",
+						  "RESULT",    "DURATION", "STATE", "USER",
+						  "FILE:LINE", "JOB" };
 	size_t jobs = json_get(d, 0, "jobs"), n = jobs ? d->v[jobs].count : 0, k = 1;
 	struct row *rows = calloc(n + 1, sizeof *rows);
 	int rc = EXIT_DONE;
@@ -674,10 +674,12 @@ static int show_run(const struct ctl *c, const struct json_doc *d)
 	json_int(d, json_get(d, 0, "seq"), &seq);
 	if (!c->wait) {
 		field_text(action, sizeof action, d, 0, "action");
+		/* clang-format off */
 		printf("%s: run %" PRId64 " %s\n", job, seq,
 		       strcmp(action, "run") == 0 ? "started" :
 		       strcmp(action, "queue") == 0 ? "queued after the run going" :
 		       "starts once the run going is ended (--overlap kill)");
+		/* clang-format on */
 		free(job);
 		return EXIT_DONE;
 	}
@@ -685,8 +687,9 @@ static int show_run(const struct ctl *c, const struct json_doc *d)
 	if (exit_status < 0 || exit_status > 255)
 		exit_status = EXIT_FAILED;
 	if (exit_status != 0)
-		fprintf(stderr, "tfdctl: %s: run %" PRId64 " failed (exit status %" PRId64
-			", the run's)\n", job, seq, exit_status);
+		fprintf(stderr,
+			"tfdctl: %s: run %" PRId64 " failed (exit status %" PRId64 ", the run's)\n",
+			job, seq, exit_status);
 	free(job);
 	return (int)exit_status;
 }
@@ -746,7 +749,7 @@ static int show_ok(const struct ctl *c, const struct json_doc *d, const struct j
 		return show_stop(d);
 	if (strcmp(c->command, "reload") == 0)
 		return show_reload(d);
-	return EXIT_DONE;   /* pause, resume: nothing to say */
+	return EXIT_DONE; /* pause, resume: nothing to say */
 }
 
 /* The answer: "ok" false is its "error" on stderr and status 1 (with
@@ -814,6 +817,7 @@ static int read_options(int argc, const char **argv, struct ctl *c, poptContext 
 {
 	static char *path, *timeout;
 	static int json;
+	/* clang-format off */
 	static struct poptOption help_table[] = {
 		{ "help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help and exit", NULL },
 		{ "usage", '\0', POPT_ARG_NONE, NULL, OPT_USAGE, "show a short usage message and exit",
@@ -832,6 +836,7 @@ static int read_options(int argc, const char **argv, struct ctl *c, poptContext 
 		{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, help_table, 0, "Help:", NULL },
 		POPT_TABLEEND
 	};
+	/* clang-format on */
 	poptContext ctx = poptGetContext("tfdctl", argc, argv, table, POPT_CONTEXT_POSIXMEHARDER);
 	int rc;
 
@@ -858,7 +863,8 @@ static int read_options(int argc, const char **argv, struct ctl *c, poptContext 
 		return rc;
 	c->command = poptGetArg(ctx);
 	if (!c->command)
-		return usage("%s", "no command: give list, status, run, stop, pause, resume or reload");
+		return usage("%s",
+			     "no command: give list, status, run, stop, pause, resume or reload");
 	if (!is_command(c->command))
 		return unknown_command(c->command);
 	return -1;

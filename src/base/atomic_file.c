@@ -46,23 +46,22 @@ static int split_target(const char *path, struct target *t)
 
 /* Checks */
 
-static int check_directory(const char *option, const char *path,
-			   const struct target *t, char *err, size_t errlen)
+static int check_directory(const char *option, const char *path, const struct target *t, char *err,
+			   size_t errlen)
 {
 	struct stat st;
 
 	if (stat(t->dir, &st) != 0) {
 		if (errno == ENOENT)
-			snprintf(err, errlen, "%s '%s': no such directory '%s'", option,
-				 path, t->dir);
+			snprintf(err, errlen, "%s '%s': no such directory '%s'", option, path,
+				 t->dir);
 		else
-			snprintf(err, errlen, "%s '%s': directory '%s': %s", option,
-				 path, t->dir, strerror(errno));
+			snprintf(err, errlen, "%s '%s': directory '%s': %s", option, path, t->dir,
+				 strerror(errno));
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s '%s': '%s' is not a directory", option, path,
-			 t->dir);
+		snprintf(err, errlen, "%s '%s': '%s' is not a directory", option, path, t->dir);
 		return -1;
 	}
 	return 0;
@@ -81,8 +80,7 @@ const char *not_regular_why(mode_t mode)
 	return NULL;
 }
 
-int atomic_check_target(const char *option, const char *path, char *err,
-			size_t errlen)
+int atomic_check_target(const char *option, const char *path, char *err, size_t errlen)
 {
 	struct target t;
 	struct stat st;
@@ -149,8 +147,8 @@ static int create_temp(int dirfd, char *name)
 
 	for (int k = 0; k < TEMP_TRIES && fd < 0; k++) {
 		random_name(name);
-		fd = openat(dirfd, name,
-			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0644);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -195,8 +193,8 @@ static const char *fill_temp(int fd, const void *data, size_t len)
 /* The temporary TEMP in DIRFD, open as FD, gets DATA and becomes T's base
  * name. Returns the failed call, or NULL. A file system that cannot sync a
  * directory (EINVAL) has nothing more to do after the rename. */
-static const char *put_in_place(int dirfd, const char *temp, int fd,
-				const struct target *t, const void *data, size_t len)
+static const char *put_in_place(int dirfd, const char *temp, int fd, const struct target *t,
+				const void *data, size_t len)
 {
 	const char *call = fill_temp(fd, data, len);
 
@@ -214,8 +212,7 @@ static const char *put_in_place(int dirfd, const char *temp, int fd,
 	return NULL;
 }
 
-int atomic_replace(const char *path, const void *data, size_t len, char *err,
-		   size_t errlen)
+int atomic_replace(const char *path, const void *data, size_t len, char *err, size_t errlen)
 {
 	char temp[sizeof TEMP_PREFIX + TEMP_RANDOM];
 	struct target t;

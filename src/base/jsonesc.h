@@ -21,6 +21,7 @@ static inline size_t json_escape_byte(unsigned char c, char out[6])
 	const char *two = NULL;
 
 	switch (c) {
+	/* clang-format off */
 	case '"': two = "\\\""; break;
 	case '\\': two = "\\\\"; break;
 	case '\b': two = "\\b"; break;
@@ -28,6 +29,7 @@ static inline size_t json_escape_byte(unsigned char c, char out[6])
 	case '\n': two = "\\n"; break;
 	case '\r': two = "\\r"; break;
 	case '\t': two = "\\t"; break;
+	/* clang-format on */
 	default:
 		if (c >= 0x20 && c != 0x7f) {
 			out[0] = (char)c;

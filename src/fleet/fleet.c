@@ -45,7 +45,6 @@
  *   so that a slow server gets larger statements instead of a longer
  *   pipeline. */
 
-
 /* Life */
 
 struct fleet *fleet_new(const struct fleet_config *c, int *status, char *err, size_t errlen)
@@ -193,7 +192,8 @@ static void lose_connection(struct fleet *f, const char *why)
 	f->backoff_ns = f->backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : f->backoff_ns * 2;
 	f->outage_reported = true;
 	if (was_ready)
-		fleet_events_push(&f->events, &(struct fleet_event){ .kind = FLEET_EVENT_DISCONNECTED }, NULL,
+		fleet_events_push(&f->events,
+				  &(struct fleet_event){ .kind = FLEET_EVENT_DISCONNECTED }, NULL,
 				  NULL);
 }
 
@@ -215,7 +215,7 @@ static void begin_connecting(struct fleet *f)
 	f->conn = f->pq.connect_start_params((const char *const *)f->params.keywords,
 					     (const char *const *)f->params.values, 0);
 	f->link = LINK_CONNECTING;
-	f->want_write = true;  /* libpq: before the first PQconnectPoll, wait to write */
+	f->want_write = true; /* libpq: before the first PQconnectPoll, wait to write */
 	f->waited_from = fleet__now_mono();
 	if (!f->conn) {
 		lose_connection(f, "out of memory");
@@ -248,7 +248,7 @@ static const char *statement_of(struct fleet *f, const struct op *op, struct fle
 	case FLEET_SQL_PAUSE:
 		return fleet__pause_statement(f, op, p);
 	case FLEET_SQL_NONE:
-		break;  /* an item of a batch: never sent alone */
+		break; /* an item of a batch: never sent alone */
 	}
 	return NULL;
 }
@@ -307,7 +307,8 @@ static void become_ready(struct fleet *f, const struct fleet_verdict *v)
 	timer_due(f, FLEET_TIMER_RENEW, true);
 	if (f->keep_at == 0)
 		f->keep_at = f->renew_at + f->cfg.lease_ns / 6;
-	fleet_events_push(&f->events, &(struct fleet_event){ .kind = FLEET_EVENT_CONNECTED }, NULL, NULL);
+	fleet_events_push(&f->events, &(struct fleet_event){ .kind = FLEET_EVENT_CONNECTED }, NULL,
+			  NULL);
 }
 
 /* Each elapse of the batch as its row says; the ones to ask again go back
@@ -321,11 +322,12 @@ static void answer_claims(struct fleet *f, struct op *batch, const pq_result *r,
 	for (int row = 0; row < rows; row++) {
 		enum fleet_outcome o = FLEET_MISSED;
 		size_t i = 0;
-		enum fleet_claim_row what = fleet_answer_claim(&f->pq, r, row, batch->nitems, &i, &o);
+		enum fleet_claim_row what = fleet_answer_claim(&f->pq, r, row, batch->nitems, &i,
+							       &o);
 		struct op *op = what == FLEET_ROW_NONE ? NULL : batch->items[i];
 
 		if (!op)
-			continue;  /* no claim of the batch, or one answered before */
+			continue; /* no claim of the batch, or one answered before */
 		if (what == FLEET_ROW_AGAIN) {
 			op->again = true;
 			continue;
@@ -401,7 +403,7 @@ static void carry_out(struct fleet *f, struct op *op, const pq_result *r,
 	if (v->kind == FLEET_VERDICT_LOST) {
 		if (v->refuse_claims)
 			fleet__refuse_claims(f);
-		lose_connection(f, v->message);  /* OP among the others */
+		lose_connection(f, v->message); /* OP among the others */
 		return;
 	}
 	switch (v->kind) {
@@ -457,7 +459,7 @@ static void finish_statement(struct fleet *f)
 	f->answer = NULL;
 	f->sent_real = op->sent_real;
 	if (r)
-		fleet__check_backlog(f);  /* the server answers: is the queue behind? */
+		fleet__check_backlog(f); /* the server answers: is the queue behind? */
 	fleet_answer_read(&f->pq, op, r, f->pq.status(f->conn) == PQ_CONNECTION_OK, &v);
 	if (v.kind != FLEET_VERDICT_LOST)
 		fleet_pipe_take_answered(&f->pipe);
@@ -471,7 +473,7 @@ static void finish_statement(struct fleet *f)
  * its statement answered, or its sync. */
 static void take_result(struct fleet *f, pq_result *r)
 {
-	f->waited_from = fleet__now_mono();  /* the server answers */
+	f->waited_from = fleet__now_mono(); /* the server answers */
 	switch (fleet_pipe_read(&f->pipe, r ? f->pq.result_status(r) : -1)) {
 	case FLEET_PIPE_RESULT:
 		if (f->answer)
@@ -599,7 +601,7 @@ static struct op *next_op(struct fleet *f)
 	if ((op = next_run_row(f)))
 		return op;
 	if (now >= f->renew_at) {
-		f->renew_at = INT64_MAX;  /* until its answer */
+		f->renew_at = INT64_MAX; /* until its answer */
 		/* It takes the released rows of this replica's jobs. */
 		return fleet_op_new(OP_RENEW, fleet__replica_jobs(f), 0);
 	}
@@ -632,8 +634,8 @@ static void step_connecting(struct fleet *f, short revents)
 
 		f->link = LINK_SETUP;
 		f->want_write = false;
-		if (f->pq.set_nonblocking(f->conn, 1) != 0 ||
-		    !f->pq.enter_pipeline_mode(f->conn) || !op) {
+		if (f->pq.set_nonblocking(f->conn, 1) != 0 || !f->pq.enter_pipeline_mode(f->conn) ||
+		    !op) {
 			fleet_op_free(op);
 			lose_connection_pq(f);
 			return;

@@ -172,19 +172,19 @@ int fleet_claim_manual(struct fleet *f, const char *job, int64_t scheduled_ns, b
  * tfd_paused written or deleted, answered by a FLEET_EVENT_DONE with TOKEN
  * (message NULL: done; else the server's reason). Returns -1 when memory
  * ran out (nothing queued). */
-int fleet_pause_write(struct fleet *f, size_t n, const char *const *jobs, bool paused,
-		      unsigned uid, uint64_t token);
+int fleet_pause_write(struct fleet *f, size_t n, const char *const *jobs, bool paused, unsigned uid,
+		      uint64_t token);
 
 /* Whether the view changed since the last call: then the loop reads it. */
 bool fleet_view_changed(struct fleet *f);
 
 /* The last row of a job in tfd_runs, as last read. */
 struct fleet_last {
-	int64_t start_ns;            /* claimed_at, wall clock */
-	int64_t end_ns;              /* finished_at; 0 while running */
-	const char *replica;         /* valid until the fleet's next service */
-	const char *state;           /* "running", "succeeded", "failed", "abandoned" */
-	int exit_status;             /* -1: none */
+	int64_t start_ns;    /* claimed_at, wall clock */
+	int64_t end_ns;      /* finished_at; 0 while running */
+	const char *replica; /* valid until the fleet's next service */
+	const char *state;   /* "running", "succeeded", "failed", "abandoned" */
+	int exit_status;     /* -1: none */
 	bool timed_out;
 };
 

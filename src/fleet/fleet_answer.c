@@ -53,7 +53,8 @@ static void read_keep(const struct pq *pq, const struct op *op, const pq_result 
 
 	if (p->reading == FLEET_READ_KEEP_CLAIM) {
 		if (pq->ntuples(r) > 0)
-			*v = (struct fleet_verdict){ .kind = FLEET_VERDICT_NEXT, .next = p->next,
+			*v = (struct fleet_verdict){ .kind = FLEET_VERDICT_NEXT,
+						     .next = p->next,
 						     .scheduled_ns = micros_as_ns(pq, r, 0) };
 		return;
 	}
@@ -139,6 +140,7 @@ void fleet_clock_message(const char *replica, int64_t off, char *msg, size_t len
 {
 	int64_t a = off < 0 ? -off : off;
 
+	/* clang-format off */
 	if (off > 0)
 		snprintf(msg, len, "replica %.64s: its clock is %" PRId64 ".%03" PRId64 " s ahead of "
 			 "the database's now(); it waits for the database's instant to claim each "
@@ -149,6 +151,7 @@ void fleet_clock_message(const char *replica, int64_t off, char *msg, size_t len
 			 "the database's now(); it claims each elapse that much late, after the other "
 			 "replicas, or misses it past --fleet-deadline: set its clock right (NTP)",
 			 replica, a / NSEC_PER_SEC, a % NSEC_PER_SEC / 1000000);
+	/* clang-format on */
 }
 
 /* Errors */
@@ -183,7 +186,8 @@ static void error_line(const struct pq *pq, const struct op *op, const pq_result
 	if (!primary)
 		primary = pq->result_error_message(r);
 	if (state && strcmp(state, "42501") == 0 && op->kind == OP_UPGRADE)
-		hint = "";  /* the message gives the owner's statement */
+		hint = ""; /* the message gives the owner's statement */
+	/* clang-format off */
 	else if (state && strcmp(state, "42501") == 0)
 		hint = op->kind == OP_SETUP
 		     ? ": tfd creates what is missing of its tables, and this role may not create "
@@ -191,6 +195,7 @@ static void error_line(const struct pq *pq, const struct op *op, const pq_result
 		       "--fleet-sql, and grant this role SELECT, INSERT, UPDATE and DELETE on them"
 		     : ": the role of --fleet needs SELECT, INSERT, UPDATE and DELETE on tfd_runs, "
 		       "tfd_replicas, tfd_jobs, tfd_cleanups and tfd_paused";
+	/* clang-format on */
 	else if (state && strcmp(state, "25006") == 0)
 		hint = ": the database is read-only (default_transaction_read_only, or a standby); "
 		       "--fleet needs one it can write to (target_session_attrs=read-write)";
@@ -222,8 +227,8 @@ static bool ends_session(const struct pq *pq, const pq_result *r)
  * that retrying cannot mend (read-only, no privilege), or a deadlock or
  * serialization failure (a renewal and another replica's sweep crossing
  * on a cut-off replica's rows) that rolled it back. */
-static void read_error(const struct pq *pq, const struct op *op, const pq_result *r,
-		       bool conn_ok, struct fleet_verdict *v)
+static void read_error(const struct pq *pq, const struct op *op, const pq_result *r, bool conn_ok,
+		       struct fleet_verdict *v)
 {
 	const char *state = pq->result_error_field(r, PQ_DIAG_SQLSTATE);
 	bool setting_up = fleet_policy(op->kind)->refused == FLEET_REFUSED_RECONNECT;

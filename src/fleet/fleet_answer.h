@@ -42,13 +42,13 @@ struct fleet_verdict {
 	int64_t scheduled_ns;
 	uint64_t token;
 	int rows;
-	int64_t db_now_ns;          /* the database's now() in the answer, for
-				     * the clock's check; 0: none */
-	bool lasts;                 /* a refusal that retrying cannot mend
-				     * (read-only, no privilege) */
+	int64_t db_now_ns; /* the database's now() in the answer, for
+			    * the clock's check; 0: none */
+	bool lasts;        /* a refusal that retrying cannot mend
+			    * (read-only, no privilege) */
 	bool refuse_claims;
-	char boundary[64];          /* timestamptz text */
-	char message[1024];         /* one line, the server's reason */
+	char boundary[64];  /* timestamptz text */
+	char message[1024]; /* one line, the server's reason */
 };
 
 /* What the answer R to OP means (R NULL: the server sent no result).
@@ -57,10 +57,10 @@ void fleet_answer_read(const struct pq *pq, const struct op *op, const pq_result
 		       struct fleet_verdict *v);
 
 enum fleet_claim_row {
-	FLEET_ROW_NONE,      /* names no claim of the batch */
-	FLEET_ROW_AGAIN,     /* *ITEM is asked again, in the next statement
-			      * (which sees what this one could not) */
-	FLEET_ROW_ANSWERED,  /* *ITEM's outcome is *O */
+	FLEET_ROW_NONE,     /* names no claim of the batch */
+	FLEET_ROW_AGAIN,    /* *ITEM is asked again, in the next statement
+			     * (which sees what this one could not) */
+	FLEET_ROW_ANSWERED, /* *ITEM's outcome is *O */
 };
 
 /* Row ROW (below a FLEET_VERDICT_CLAIMS's ROWS) of the answer to a batch

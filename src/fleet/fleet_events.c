@@ -101,7 +101,7 @@ bool fleet_repeats_tell(struct fleet_repeats *r, enum fleet_event_kind kind, con
 		t->call = call;
 		t->told_at = now;
 	} else if (t) {
-		free_told(t);  /* no memory: told every time */
+		free_told(t); /* no memory: told every time */
 	}
 	return true;
 }
@@ -139,8 +139,9 @@ static void push_told(struct fleet_events *q, enum fleet_event_kind kind, const 
 	char line[2200];
 
 	if (more)
-		snprintf(line, sizeof line, "%s (%" PRIu64 " more time%s in the last %d s)", message,
-			 more, more == 1 ? "" : "s", (int)(FLEET_REPEAT_NS / NSEC_PER_SEC));
+		snprintf(line, sizeof line, "%s (%" PRIu64 " more time%s in the last %d s)",
+			 message, more, more == 1 ? "" : "s",
+			 (int)(FLEET_REPEAT_NS / NSEC_PER_SEC));
 	fleet_events_push(q, &(struct fleet_event){ .kind = kind, .call = call }, NULL,
 			  more ? line : message);
 }
@@ -150,8 +151,8 @@ static void say(struct fleet_events *q, enum fleet_event_kind kind, const char *
 {
 	uint64_t more;
 
-	if (fleet_repeats_tell(&q->repeats, kind, call, key, message,
-			       clock_now_ns(CLOCK_MONOTONIC), &more))
+	if (fleet_repeats_tell(&q->repeats, kind, call, key, message, clock_now_ns(CLOCK_MONOTONIC),
+			       &more))
 		push_told(q, kind, call, message, more);
 }
 
@@ -196,8 +197,10 @@ void fleet_events_outcome(struct fleet_events *q, uint64_t token, const char *jo
 			  int64_t scheduled_ns, enum fleet_outcome o)
 {
 	fleet_events_push(q,
-			  &(struct fleet_event){ .kind = FLEET_EVENT_CLAIM, .token = token,
-						 .scheduled_ns = scheduled_ns, .outcome = o },
+			  &(struct fleet_event){ .kind = FLEET_EVENT_CLAIM,
+						 .token = token,
+						 .scheduled_ns = scheduled_ns,
+						 .outcome = o },
 			  job, NULL);
 }
 

@@ -18,16 +18,16 @@ struct fleet_event_node;
 /* Lines told lately (errors and notes), so that one said again and again
  * (a full disk refusing each statement, a server that drops each idle
  * connection) is told once, then as a count, at most once a period. */
-#define FLEET_REPEAT_NS  (INT64_C(60) * 1000000000)
+#define FLEET_REPEAT_NS (INT64_C(60) * 1000000000)
 #define FLEET_REPEAT_MAX 32
 
 struct fleet_told {
-	char *key;                       /* NULL: a free slot */
-	char *message;                   /* the latest line of this key */
-	enum fleet_event_kind kind;      /* FLEET_EVENT_ERROR or FLEET_EVENT_NOTE */
-	const char *call;                /* a static string */
-	int64_t told_at;                 /* monotonic: when it was last told */
-	uint64_t more;                   /* said since, not told */
+	char *key;                  /* NULL: a free slot */
+	char *message;              /* the latest line of this key */
+	enum fleet_event_kind kind; /* FLEET_EVENT_ERROR or FLEET_EVENT_NOTE */
+	const char *call;           /* a static string */
+	int64_t told_at;            /* monotonic: when it was last told */
+	uint64_t more;              /* said since, not told */
 };
 
 struct fleet_repeats {
@@ -36,8 +36,8 @@ struct fleet_repeats {
 
 struct fleet_events {
 	struct fleet_event_node *head, *tail;
-	struct fleet_event_node *taken;  /* the event last handed out */
-	bool lost;                       /* an event could not be queued (no memory) */
+	struct fleet_event_node *taken; /* the event last handed out */
+	bool lost;                      /* an event could not be queued (no memory) */
 	struct fleet_repeats repeats;
 };
 

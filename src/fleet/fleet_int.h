@@ -32,19 +32,19 @@
  * fleet_events.h, fleet_params.h, ...) know nothing of struct fleet:
  * each keeps a header of its own, and a unit test drives it alone. */
 
-#define BACKOFF_FIRST_NS   (250 * INT64_C(1000000))
-#define BACKOFF_MAX_NS     (16 * NSEC_PER_SEC)
-#define KEEP_EVERY_NS      (600 * NSEC_PER_SEC)
+#define BACKOFF_FIRST_NS (250 * INT64_C(1000000))
+#define BACKOFF_MAX_NS (16 * NSEC_PER_SEC)
+#define KEEP_EVERY_NS (600 * NSEC_PER_SEC)
 
 struct fleet_wins;
 struct fleet_replica;
 struct fleet_view;
 
 enum link {
-	LINK_IDLE,        /* not started */
-	LINK_WAIT,        /* a backoff before the next connection */
+	LINK_IDLE, /* not started */
+	LINK_WAIT, /* a backoff before the next connection */
 	LINK_CONNECTING,
-	LINK_SETUP,       /* connected; the table is being checked */
+	LINK_SETUP, /* connected; the table is being checked */
 	LINK_READY,
 };
 
@@ -56,31 +56,31 @@ struct fleet {
 
 	pq_conn *conn;
 	enum link link;
-	bool want_write;             /* connecting: poll for POLLOUT; ready: output to flush */
+	bool want_write; /* connecting: poll for POLLOUT; ready: output to flush */
 	int64_t retry_at, backoff_ns;
-	int64_t waited_from;         /* since when the server has been silent while
-				      * it owes an answer (connecting: since the
-				      * connection began) */
-	int64_t sent_real;           /* when the statement being answered was sent */
-	struct fleet_pipe pipe;      /* the statements sent, not answered yet */
-	pq_result *answer;           /* the oldest statement's first result */
+	int64_t waited_from;    /* since when the server has been silent while
+				 * it owes an answer (connecting: since the
+				 * connection began) */
+	int64_t sent_real;      /* when the statement being answered was sent */
+	struct fleet_pipe pipe; /* the statements sent, not answered yet */
+	pq_result *answer;      /* the oldest statement's first result */
 	/* What waits to be sent, a queue by enum fleet_queue: the runs' rows
 	 * (tries, ends, abandons), the claims, the bookkeeping (the name's
 	 * renewal and release, the jobs, tfdctl's pauses), the chores (the
 	 * cleanup's steps, the fleet's view). */
 	struct queue runs, claims, writes, chores;
-	struct fleet_wins *wins;      /* fleet_wins.c: the recent wins, the renewal,
-				       * the clock, the claims held early */
-	bool rewrite_due;             /* reconnected: the recent wins are written first */
-	bool claims_coming;           /* fleet_claims_coming */
+	struct fleet_wins *wins; /* fleet_wins.c: the recent wins, the renewal,
+				  * the clock, the claims held early */
+	bool rewrite_due;        /* reconnected: the recent wins are written first */
+	bool claims_coming;      /* fleet_claims_coming */
 	int64_t renew_at, keep_at;
-	char *boundary;              /* ISO text; NULL before the first connection */
+	char *boundary; /* ISO text; NULL before the first connection */
 
 	bool outage_reported, refusal_reported;
 	struct fleet_events events;
-	struct fleet_replica *rep;   /* fleet_replica.c: the name, the jobs, the
-				      * outage's and the backlog's reports */
-	struct fleet_view *view;     /* fleet_pause.c: pauses and last runs; NULL before */
+	struct fleet_replica *rep; /* fleet_replica.c: the name, the jobs, the
+				    * outage's and the backlog's reports */
+	struct fleet_view *view;   /* fleet_pause.c: pauses and last runs; NULL before */
 };
 
 static inline int64_t fleet__now_mono(void)
@@ -227,8 +227,7 @@ void fleet__link_lost(struct fleet *f, const char *why);
  * written to tfd_paused, the fleet's view read back. */
 
 void fleet__pause_free(struct fleet *f);
-const char *fleet__pause_statement(struct fleet *f, const struct op *op,
-				   struct fleet_statement *p);
+const char *fleet__pause_statement(struct fleet *f, const struct op *op, struct fleet_statement *p);
 /* OP's answer R, acted on and OP freed; or its refusal (MESSAGE), told
  * to the caller's client (OP is the caller's to free). */
 void fleet__pause_answer(struct fleet *f, struct op *op, const pq_result *r);

@@ -17,25 +17,43 @@
  * with each kind (its queue, whether it is sent again, what an error
  * means) is its row in fleet_policy.c's table. */
 enum op_kind {
-	OP_SETUP, OP_UPGRADE, OP_START, OP_CLAIM, OP_CLAIMS, OP_ATTEMPT, OP_END, OP_ENDS,
-	OP_REWRITE, OP_ABANDON, OP_RENEW, OP_KEEP_CLAIM, OP_KEEP_DELETE, OP_KEEP_END,
+	OP_SETUP,
+	OP_UPGRADE,
+	OP_START,
+	OP_CLAIM,
+	OP_CLAIMS,
+	OP_ATTEMPT,
+	OP_END,
+	OP_ENDS,
+	OP_REWRITE,
+	OP_ABANDON,
+	OP_RENEW,
+	OP_KEEP_CLAIM,
+	OP_KEEP_DELETE,
+	OP_KEEP_END,
 	/* fleet_replica.c's: the replica's name, its jobs, and their check */
-	OP_HOLD, OP_BEAT, OP_RELEASE, OP_JOBS, OP_DIFFER,
+	OP_HOLD,
+	OP_BEAT,
+	OP_RELEASE,
+	OP_JOBS,
+	OP_DIFFER,
 	/* fleet_pause.c's: tfd_paused written, and the view read back */
-	OP_PAUSE, OP_RESUME, OP_VIEW,
-	OP_KINDS  /* how many kinds there are: not one */
+	OP_PAUSE,
+	OP_RESUME,
+	OP_VIEW,
+	OP_KINDS /* how many kinds there are: not one */
 };
 
 /* A tfd_runs row's state as this replica writes it (an end's item, a
  * recent win's): the column's word is fleet_row_state_text's. */
 enum row_state {
-	ROW_UNSET,        /* a claim's item: no state of its own (SQL NULL) */
+	ROW_UNSET, /* a claim's item: no state of its own (SQL NULL) */
 	ROW_RUNNING,
 	ROW_SUCCEEDED,
 	ROW_FAILED,
 	ROW_ABANDONED,
-	ROW_RELEASED,     /* won, not started: running and nobody's, for
-			   * another replica's renewal to take */
+	ROW_RELEASED, /* won, not started: running and nobody's, for
+		       * another replica's renewal to take */
 };
 
 /* STATE's word in tfd_runs.state (and fleet_sql_ends'), or NULL for
@@ -47,20 +65,20 @@ struct op {
 	enum op_kind kind;
 	char *job;
 	int64_t scheduled_ns;
-	int64_t queued_mono;     /* a claim: when it was queued */
-	int64_t sent_real;       /* when it was sent (wall clock): the clock's
-				  * check takes the middle of its round trip */
-	uint64_t token;          /* a claim's; the cleanup: rows deleted so far */
+	int64_t queued_mono; /* a claim: when it was queued */
+	int64_t sent_real;   /* when it was sent (wall clock): the clock's
+			      * check takes the middle of its round trip */
+	uint64_t token;      /* a claim's; the cleanup: rows deleted so far */
 	bool exclusive;
-	bool resent;             /* its first sending may have been carried out */
-	bool again;              /* a claim whose conflict its statement could not see */
-	bool manual;             /* a claim of tfdctl run's (trigger 'manual') */
-	bool at_once;            /* OP_CLAIMS: sent beside others in flight: full
-				  * (FLEET_BATCH_MAX new claims), asking again
-				  * only, or a storm's */
-	struct fleet_end end;    /* OP_END; OP_ATTEMPT uses end.attempts */
-	enum row_state state;    /* OP_END and OP_REWRITE's items: the row's state */
-	struct op **items;       /* OP_CLAIMS, OP_ENDS, OP_REWRITE: the rows, owned */
+	bool resent;          /* its first sending may have been carried out */
+	bool again;           /* a claim whose conflict its statement could not see */
+	bool manual;          /* a claim of tfdctl run's (trigger 'manual') */
+	bool at_once;         /* OP_CLAIMS: sent beside others in flight: full
+			       * (FLEET_BATCH_MAX new claims), asking again
+			       * only, or a storm's */
+	struct fleet_end end; /* OP_END; OP_ATTEMPT uses end.attempts */
+	enum row_state state; /* OP_END and OP_REWRITE's items: the row's state */
+	struct op **items;    /* OP_CLAIMS, OP_ENDS, OP_REWRITE: the rows, owned */
 	size_t nitems;
 };
 
@@ -74,7 +92,7 @@ struct fleet_statement {
 	const char *v[10];
 	int n;
 	char buf[6][64];
-	char *arrays[8];         /* a batch's arrays as text, freed by fleet_statement_free */
+	char *arrays[8]; /* a batch's arrays as text, freed by fleet_statement_free */
 	int narrays;
 };
 
@@ -87,7 +105,6 @@ void fleet_queue_push(struct queue *q, struct op *op);
 void fleet_queue_push_front(struct queue *q, struct op *op);
 struct op *fleet_queue_pop(struct queue *q);
 void fleet_queue_free(struct queue *q);
-
 
 /* fleet_batch.c: a batch of OP_CLAIMs (KIND OP_CLAIMS) or OP_ENDs (OP_ENDS)
  * taken from the head of Q: claims up to FLEET_BATCH_MAX new ones plus

@@ -38,7 +38,9 @@ char *fleet_one_line(const char *msg)
 /* What tfd adds to the user's CONNINFO unless it (or a PG* variable) says
  * otherwise: a connection attempt that hangs, a peer that vanished
  * without a word, data the network stopped carrying are all noticed. */
-static const struct { const char *keyword, *value; } param_defaults[] = {
+static const struct {
+	const char *keyword, *value;
+} param_defaults[] = {
 	{ "connect_timeout", "10" },
 	{ "keepalives", "1" },
 	{ "keepalives_idle", "10" },
@@ -68,7 +70,7 @@ static size_t distance(const char *a, size_t na, const char *b, size_t nb)
 		return SIZE_MAX;
 	for (size_t i = 0; i <= na; i++)
 		for (size_t j = 0; j <= nb; j++) {
-			size_t best = i + j;  /* an empty prefix: the other's length */
+			size_t best = i + j; /* an empty prefix: the other's length */
 
 			if (i > 0 && j > 0) {
 				best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
@@ -174,12 +176,14 @@ static int fill_params(struct fleet_params *f, const struct pq_option *opts)
 	for (size_t i = 0; i < count; i++)
 		if (opts[i].val && add_param(f, &n, opts[i].keyword, opts[i].val) != 0)
 			return -1;
+	/* clang-format off */
 	for (size_t d = 0; d < sizeof param_defaults / sizeof param_defaults[0]; d++)
 		for (size_t i = 0; i < count; i++)
 			if (strcmp(opts[i].keyword, param_defaults[d].keyword) == 0 &&
 			    !option_given(&opts[i]) &&
 			    add_param(f, &n, param_defaults[d].keyword, param_defaults[d].value) != 0)
 				return -1;
+	/* clang-format on */
 	return 0;
 }
 
@@ -212,16 +216,18 @@ static int check_ports(const char *ports, char *err, size_t errlen)
 {
 	for (const char *p = ports; p && *p; p++)
 		if (*p != ',' && (*p < '0' || *p > '9')) {
+			/* clang-format off */
 			snprintf(err, errlen, "--fleet: the connection string's port is not a number "
 				 "(not shown: it may be part of a password; in a URI write a ':' of "
 				 "the password as %%3A, a '/' as %%2F)");
+			/* clang-format on */
 			return 2;
 		}
 	return 0;
 }
 
-static int parse_error(struct fleet_params *f, const struct pq *pq, const char *conninfo,
-		       char *msg, char *err, size_t errlen)
+static int parse_error(struct fleet_params *f, const struct pq *pq, const char *conninfo, char *msg,
+		       char *err, size_t errlen)
 {
 	char shown[512], clean[512], suggest[80], *line;
 
@@ -254,15 +260,16 @@ static int take_environment(struct fleet_params *f, const struct pq_option *opts
 		return -1;
 	while (f->keywords[n])
 		n++;
-	rc = password && !option_value(opts, "password") ? add_param(f, &n, "password", password) : 0;
+	rc = password && !option_value(opts, "password") ? add_param(f, &n, "password", password)
+							 : 0;
 	if (password)
 		memset(password, 0, strlen(password));
 	free(password);
 	return rc;
 }
 
-int fleet_params_parse(struct fleet_params *f, const struct pq *pq, const char *conninfo,
-		       char *err, size_t errlen)
+int fleet_params_parse(struct fleet_params *f, const struct pq *pq, const char *conninfo, char *err,
+		       size_t errlen)
 {
 	char *msg = NULL;
 	struct pq_option *opts;

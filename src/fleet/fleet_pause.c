@@ -46,7 +46,7 @@ struct view_job {
 struct fleet_view {
 	struct view_job *v;
 	size_t n, cap;
-	bool changed;          /* since fleet_view_changed was last asked */
+	bool changed; /* since fleet_view_changed was last asked */
 };
 
 static void view_job_free(struct view_job *e)
@@ -69,7 +69,7 @@ void fleet__pause_free(struct fleet *f)
 static struct fleet_view *view_of(struct fleet *f)
 {
 	if (!f->view && !(f->view = calloc(1, sizeof *f->view)))
-		f->events.lost = true;  /* the loop stops: out of memory */
+		f->events.lost = true; /* the loop stops: out of memory */
 	return f->view;
 }
 
@@ -157,8 +157,8 @@ int fleet_claim_manual(struct fleet *f, const char *job, int64_t scheduled_ns, b
 	return fleet__claim_as(f, job, scheduled_ns, exclusive, token, true);
 }
 
-int fleet_pause_write(struct fleet *f, size_t n, const char *const *jobs, bool paused,
-		      unsigned uid, uint64_t token)
+int fleet_pause_write(struct fleet *f, size_t n, const char *const *jobs, bool paused, unsigned uid,
+		      uint64_t token)
 {
 	enum op_kind kind = paused ? OP_PAUSE : OP_RESUME;
 	char *literal = fleet_array_literal(n, jobs);
@@ -213,8 +213,7 @@ const char *fleet_self(const struct fleet *f)
 
 /* The fleet's side */
 
-const char *fleet__pause_statement(struct fleet *f, const struct op *op,
-				   struct fleet_statement *p)
+const char *fleet__pause_statement(struct fleet *f, const struct op *op, struct fleet_statement *p)
 {
 	switch (op->kind) {
 	case OP_PAUSE:
@@ -228,7 +227,7 @@ const char *fleet__pause_statement(struct fleet *f, const struct op *op,
 		p->v[p->n++] = op->job;
 		return fleet_sql_resume;
 	case OP_VIEW:
-		p->v[p->n++] = op->job;  /* the jobs' names as the refresh had them */
+		p->v[p->n++] = op->job; /* the jobs' names as the refresh had them */
 		return fleet_sql_view;
 	default:
 		return NULL;
@@ -269,8 +268,10 @@ static int read_row(const struct fleet *f, const pq_result *r, int row, struct v
 		.state = state_name(f->pq.get_value(r, row, 3)),
 		.start_ns = micros_at(f, r, row, 4),
 		.end_ns = micros_at(f, r, row, 5),
+		/* clang-format off */
 		.exit_status = f->pq.get_is_null(r, row, 6)
 			       ? -1 : (int)strtol(f->pq.get_value(r, row, 6), NULL, 10),
+		/* clang-format on */
 		.timed_out = !f->pq.get_is_null(r, row, 7) &&
 			     strcmp(f->pq.get_value(r, row, 7), "t") == 0,
 	};
@@ -323,7 +324,8 @@ void fleet__pause_answer(struct fleet *f, struct op *op, const pq_result *r)
 		for (size_t i = 0; i < op->nitems; i++)
 			set_paused(f, op->items[i]->job, op->kind == OP_PAUSE);
 		fleet_events_push(&f->events,
-				  &(struct fleet_event){ .kind = FLEET_EVENT_DONE, .token = op->token },
+				  &(struct fleet_event){ .kind = FLEET_EVENT_DONE,
+							 .token = op->token },
 				  NULL, NULL);
 	}
 	fleet_op_free(op);
@@ -334,8 +336,8 @@ void fleet__pause_refused(struct fleet *f, const struct op *op, const char *mess
 	if (op->kind != OP_PAUSE && op->kind != OP_RESUME)
 		return;
 	fleet_events_push(&f->events,
-			  &(struct fleet_event){ .kind = FLEET_EVENT_DONE, .token = op->token }, NULL,
-			  message);
+			  &(struct fleet_event){ .kind = FLEET_EVENT_DONE, .token = op->token },
+			  NULL, message);
 }
 
 void fleet__pause_saw(struct fleet *f, const struct op *claim, enum fleet_outcome o)
@@ -356,10 +358,10 @@ void fleet__pause_refresh(struct fleet *f, const char *jobs)
 		return;
 	for (op = fleet_pipe_oldest(&f->pipe); op; op = op->next)
 		if (op->kind == OP_VIEW)
-			return;   /* one is being read */
+			return; /* one is being read */
 	for (op = f->chores.head; op; op = op->next)
 		if (op->kind == OP_VIEW)
-			return;   /* one is waiting already */
+			return; /* one is waiting already */
 	if (!(op = fleet_op_new(OP_VIEW, jobs, 0))) {
 		f->events.lost = true;
 		return;

@@ -19,19 +19,19 @@
 #include "fleet_op.h"
 
 struct fleet_pipe {
-	struct queue sent;   /* sent and not taken out, oldest first */
-	bool sync_due;       /* a statement's answer is read: its sync comes next */
-	bool answered;       /* the oldest is answered, not taken out yet */
+	struct queue sent; /* sent and not taken out, oldest first */
+	bool sync_due;     /* a statement's answer is read: its sync comes next */
+	bool answered;     /* the oldest is answered, not taken out yet */
 };
 
 /* What a result read from the connection is. */
 enum fleet_pipe_read {
-	FLEET_PIPE_RESULT,    /* a result of the oldest statement */
-	FLEET_PIPE_ANSWERED,  /* NULL: the oldest statement's results are all in;
-			       * it stays the oldest until taken out */
-	FLEET_PIPE_SYNCED,    /* its sync: the next result is the next statement's */
-	FLEET_PIPE_CONFUSED,  /* not what the pipeline holds: the connection is
-			       * not to be trusted any more */
+	FLEET_PIPE_RESULT,   /* a result of the oldest statement */
+	FLEET_PIPE_ANSWERED, /* NULL: the oldest statement's results are all in;
+			      * it stays the oldest until taken out */
+	FLEET_PIPE_SYNCED,   /* its sync: the next result is the next statement's */
+	FLEET_PIPE_CONFUSED, /* not what the pipeline holds: the connection is
+			      * not to be trusted any more */
 };
 
 /* OP was sent (the pipe owns it until it is answered or taken back). */

@@ -5,6 +5,7 @@
  * nothing the exit waits for. */
 #include "fleet_policy.h"
 
+/* clang-format off */
 static const struct fleet_policy policies[OP_KINDS] = {
 	/* The setup, in order, each step sent when the one before went
 	 * through; a new connection starts it again. The replica is not ready
@@ -97,6 +98,7 @@ static const struct fleet_policy policies[OP_KINDS] = {
 	[OP_VIEW] = { .name = "view", .statement = FLEET_SQL_PAUSE, .queue = FLEET_QUEUE_CHORES,
 		      .reading = FLEET_READ_PAUSE },
 };
+/* clang-format on */
 
 const struct fleet_policy *fleet_policy(enum op_kind kind)
 {

@@ -32,18 +32,18 @@
  *   fingerprint) is told once. */
 
 struct fleet_replica {
-	char instance[33];           /* this process's, random: who holds the name */
+	char instance[33]; /* this process's, random: who holds the name */
 	char host[256];
-	int64_t beat_at;             /* the next renewal of the name (monotonic) */
-	int64_t hold_retry_at;       /* the name held by another: asked again then; 0 */
-	int64_t holder_seen_us;      /* that holder's seen_at when found; -1: none */
+	int64_t beat_at;              /* the next renewal of the name (monotonic) */
+	int64_t hold_retry_at;        /* the name held by another: asked again then; 0 */
+	int64_t holder_seen_us;       /* that holder's seen_at when found; -1: none */
 	char *job_names, *job_prints; /* this replica's jobs as array literals; NULL: none yet */
 	uint64_t jobs_version, jobs_written;
-	char **differ_told;          /* "job\x1freplica\x1ffingerprint" told once */
+	char **differ_told; /* "job\x1freplica\x1ffingerprint" told once */
 	size_t ndiffer_told;
-	int64_t ready_real;          /* when the connection was last ready (wall clock) */
-	int64_t unreachable_since;   /* monotonic: the outage's first failure; 0: none */
-	bool ever_ready;             /* a connection was ready once */
+	int64_t ready_real;        /* when the connection was last ready (wall clock) */
+	int64_t unreachable_since; /* monotonic: the outage's first failure; 0: none */
+	bool ever_ready;           /* a connection was ready once */
 	bool behind_reported, fatal;
 };
 
@@ -147,7 +147,7 @@ static void queue_op(struct fleet *f, enum op_kind kind)
 	struct op *op = fleet_op_new(kind, NULL, 0);
 
 	if (!op) {
-		f->events.lost = true;  /* the loop stops: out of memory */
+		f->events.lost = true; /* the loop stops: out of memory */
 		return;
 	}
 	op->token = f->rep->jobs_version;
@@ -161,14 +161,17 @@ static void fatal_holder(struct fleet *f, const pq_result *r, int host_field)
 	char msg[600];
 	bool known = !f->pq.get_is_null(r, 0, host_field);
 
-	snprintf(msg, sizeof msg, "--fleet: replica '%.200s': another process holds this name (%s%.200s%s%s), "
+	snprintf(msg, sizeof msg,
+		 "--fleet: replica '%.200s': another process holds this name (%s%.200s%s%s), "
 		 "renewed within the last --fleet-lease: give each process its own --replica",
-		 f->replica, known ? "host " : "nobody now", known ? f->pq.get_value(r, 0, host_field) : "",
-		 known ? ", pid " : "", known ? f->pq.get_value(r, 0, host_field + 1) : "");
+		 f->replica, known ? "host " : "nobody now",
+		 known ? f->pq.get_value(r, 0, host_field) : "", known ? ", pid " : "",
+		 known ? f->pq.get_value(r, 0, host_field + 1) : "");
 	f->rep->fatal = true;
 	fleet__refuse_claims(f);
-	fleet_events_push(&f->events, &(struct fleet_event){ .kind = FLEET_EVENT_FATAL, .call = "fleet" },
-			  NULL, msg);
+	fleet_events_push(&f->events,
+			  &(struct fleet_event){ .kind = FLEET_EVENT_FATAL, .call = "fleet" }, NULL,
+			  msg);
 }
 
 static bool first_is_true(const struct fleet *f, const pq_result *r)
@@ -227,9 +230,11 @@ static void answer_differ(struct fleet *f, const pq_result *r)
 
 		if (told_before(f, job, other, f->pq.get_value(r, i, 2)))
 			continue;
+		/* clang-format off */
 		snprintf(msg, sizeof msg, "job '%.300s' is defined otherwise on replica '%.200s' "
 			 "(its schedule, command or policies differ): each replica claims it at its "
 			 "own instants", job, other);
+		/* clang-format on */
 		fleet__push_error(f, "fleet", msg);
 	}
 }
@@ -250,8 +255,8 @@ int fleet__replica_answer(struct fleet *f, struct op *op, const pq_result *r, st
 		}
 		f->rep->beat_at = fleet__now_mono() + f->cfg.lease_ns / 6;
 		if (f->rep->job_names)
-			queue_op(f, f->rep->jobs_written == f->rep->jobs_version
-				    ? OP_DIFFER : OP_JOBS);
+			queue_op(f, f->rep->jobs_written == f->rep->jobs_version ? OP_DIFFER
+										 : OP_JOBS);
 		fleet__pause_refresh(f, f->rep->job_names);
 		break;
 	case OP_JOBS:
@@ -286,9 +291,11 @@ static void note_connected(struct fleet *f)
 		snprintf(msg, sizeof msg, "--fleet: connected to the database as replica '%.200s'",
 			 f->replica);
 	else
-		snprintf(msg, sizeof msg, "--fleet: connected to the database %sas replica '%.200s', "
-			 "after %" PRId64 ".%" PRId64 " s %s", again ? "again " : "", f->replica,
-			 tenths / 10, tenths % 10, again ? "without it" : "of trying");
+		snprintf(msg, sizeof msg,
+			 "--fleet: connected to the database %sas replica '%.200s', "
+			 "after %" PRId64 ".%" PRId64 " s %s",
+			 again ? "again " : "", f->replica, tenths / 10, tenths % 10,
+			 again ? "without it" : "of trying");
 	f->rep->unreachable_since = 0;
 	f->rep->ever_ready = true;
 	fleet_events_note(&f->events, again ? "connected again" : "connected", msg);
@@ -306,6 +313,7 @@ static void report_lost(struct fleet *f, const char *why)
 		return;
 	format_seconds(deadline, f->cfg.deadline_ns);
 	line = fleet_one_line(why);
+	/* clang-format off */
 	if (fleet__claims_refused(f))
 		snprintf(msg, sizeof msg, "tfd cannot use the database; it keeps trying, and misses "
 			 "every elapse at once until the database accepts its statements: %s",
@@ -317,6 +325,7 @@ static void report_lost(struct fleet *f, const char *why)
 			 f->link == LINK_READY ? "lost the connection to the database"
 			 : f->link == LINK_SETUP ? "tfd cannot use the database"
 			 : "cannot connect to the database", deadline, line ? line : why);
+	/* clang-format on */
 	free(line);
 	fleet__push_error(f, "postgresql", msg);
 }
@@ -347,7 +356,9 @@ void fleet__replica_ready(struct fleet *f)
 int fleet_set_jobs(struct fleet *f, size_t n, const char *const *names,
 		   const uint64_t *fingerprints)
 {
+	/* clang-format off */
 	char (*hex)[17] = calloc(n ? n : 1, sizeof *hex);
+	/* clang-format on */
 	const char **prints = calloc(n ? n : 1, sizeof *prints);
 	char *nl = NULL, *pl = NULL;
 
@@ -419,10 +430,12 @@ void fleet__check_backlog(struct fleet *f)
 		return;
 	f->rep->behind_reported = true;
 	fleet_format_instant(at, sizeof at, head->scheduled_ns);
+	/* clang-format off */
 	snprintf(msg, sizeof msg, "replica '%.200s' falls behind: its oldest elapse waiting to be "
 		 "claimed (job '%.200s' at %s) has waited %" PRId64 ".%03" PRId64 " s, more than half "
 		 "of --fleet-deadline; its later elapses may be missed", f->replica, head->job, at,
 		 age / NSEC_PER_SEC, age % NSEC_PER_SEC / 1000000);
+	/* clang-format on */
 	fleet__push_error(f, "fleet", msg);
 }
 
@@ -440,7 +453,7 @@ int fleet__replica_service(struct fleet *f, struct op **send)
 			return -ENOMEM;
 	}
 	if (f->link == LINK_READY && !f->rep->fatal && now >= f->rep->beat_at) {
-		f->rep->beat_at = INT64_MAX;  /* until its answer */
+		f->rep->beat_at = INT64_MAX; /* until its answer */
 		queue_op(f, OP_BEAT);
 	}
 	return 0;
@@ -451,7 +464,7 @@ int64_t fleet__replica_deadline(const struct fleet *f)
 	int64_t flush = fleet_events_flush_at(&f->events);
 
 	if (f->events.head)
-		return fleet__now_mono();  /* events to take: served at once */
+		return fleet__now_mono(); /* events to take: served at once */
 	if (f->link == LINK_SETUP && !fleet_pipe_awaits(&f->pipe) && f->rep->hold_retry_at &&
 	    f->rep->hold_retry_at < flush)
 		return f->rep->hold_retry_at;

@@ -27,7 +27,7 @@
  *   a secret. */
 
 #define PASSFILE_MAX (64 * 1024)
-#define SECRETS_MAX  256
+#define SECRETS_MAX 256
 
 static const char *uri_rest(const char *conninfo)
 {
@@ -50,14 +50,17 @@ int fleet_uri_check(const char *conninfo, char *err, size_t errlen)
 	for (size_t i = 0; i < auth; i++)
 		ats += rest[i] == '@';
 	if (ats > 1) {
-		snprintf(err, errlen, "--fleet: the URI has more than one '@' before its host: "
+		snprintf(err, errlen,
+			 "--fleet: the URI has more than one '@' before its host: "
 			 "write an '@' of the user name or password as %%40");
 		return 2;
 	}
 	path = rest[auth] ? strcspn(rest + auth, "?") : 0;
 	if (memchr(rest + auth, '@', path)) {
+		/* clang-format off */
 		snprintf(err, errlen, "--fleet: the URI has an '@' after the first '/': write a '/' "
 			 "of the user name or password as %%2F (and an '@' of the database name as %%40)");
+		/* clang-format on */
 		return 2;
 	}
 	return 0;
@@ -97,9 +100,10 @@ void fleet_secrets_free(struct fleet_secrets *s)
 
 static int hex_value(char c)
 {
-	return c >= '0' && c <= '9' ? c - '0'
-	     : c >= 'a' && c <= 'f' ? c - 'a' + 10
-	     : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+	return c >= '0' && c <= '9'   ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+				      : -1;
 }
 
 /* TEXT (LEN bytes) percent-decoded into OUT (LEN + 1 bytes); a '%' not
@@ -138,7 +142,8 @@ static int add_uri_password(struct fleet_secrets *s, const char *conninfo)
 	for (const char *p = rest; p < query; p++)
 		if (*p == '@')
 			at = p;
-	for (const char *p = query; *p && query[0] && !memchr(rest, '@', (size_t)(query - rest)); p++)
+	for (const char *p = query; *p && query[0] && !memchr(rest, '@', (size_t)(query - rest));
+	     p++)
 		if (*p == '@')
 			at = p;
 	if (!at || !(colon = memchr(rest, ':', (size_t)(at - rest))))
@@ -354,7 +359,7 @@ static bool conninfo_has_key(const char *conninfo, const char *word, size_t len)
 			return true;
 		p = skip_spaces(p);
 		if (*p != '=')
-			return false;  /* libpq stops here too */
+			return false; /* libpq stops here too */
 		p = skip_value(skip_spaces(p + 1), &quoted);
 		after_password = !quoted && key_is(key, n, "password", 8);
 	}

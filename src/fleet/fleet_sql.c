@@ -11,6 +11,7 @@
  * missing, printed by --fleet-sql for an administrator. The tables come
  * before tfd_runs' shape check, the indexes after it (an index on a table
  * of another shape would fail on a column first). */
+/* clang-format off */
 #define FLEET_TABLES(X) \
 	X("tfd_runs", \
 	  "CREATE TABLE tfd_runs (\n" \
@@ -67,6 +68,7 @@
 	  "CREATE INDEX tfd_runs_finished ON tfd_runs (finished_at)\n" \
 	  "  WHERE state <> 'running'") \
 	X("tfd_jobs_job", "CREATE INDEX tfd_jobs_job ON tfd_jobs (job)")
+/* clang-format on */
 
 /* Whether a relation of that name is in a schema of the search path,
  * read from pg_class by the statement's own snapshot: to_regclass would
@@ -76,8 +78,10 @@
 	"EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace\n" \
 	"        WHERE c.relname = '" name "' AND n.nspname = ANY (current_schemas(false)))"
 #define MISSING(name, ddl) "\n     OR NOT " EXISTS_SQL(name)
+/* clang-format off */
 #define CREATE_MISSING(name, ddl) \
 	"    IF NOT " EXISTS_SQL(name) " THEN\n" ddl ";\n    END IF;\n"
+/* clang-format on */
 #define DDL(name, ddl) ddl ";\n"
 
 /* tfd_runs' columns that every version since the first has, with their
@@ -94,6 +98,7 @@
  * catalogue is asked first and only what is missing is created; a role
  * with SELECT, INSERT, UPDATE and DELETE on tables an administrator made
  * creates nothing and takes no lock. */
+/* clang-format off */
 const char fleet_sql_setup[] =
 	"DO $tfd$\n"
 	"DECLARE shape text; have int;\n"
@@ -142,6 +147,7 @@ const char fleet_sql_ddl[] =
 	FLEET_TABLES(DDL)
 	FLEET_INDEXES(DDL)
 	"COMMIT;\n";
+/* clang-format on */
 
 /* The replica's boundary (the database's time of its first connection,
  * kept across reconnections): rows of its name claimed before it are a
@@ -159,9 +165,8 @@ const char fleet_sql_start[] =
 	"FROM (SELECT NULL::text AS job, NULL::timestamptz AS scheduled\n"
 	"      UNION ALL SELECT job, scheduled FROM old) o";
 
-const char fleet_sql_attempt[] =
-	"UPDATE tfd_runs SET attempts = $4::int\n"
-	"WHERE job = $1 AND scheduled = $2::timestamptz AND replica = $3";
+const char fleet_sql_attempt[] = "UPDATE tfd_runs SET attempts = $4::int\n"
+				 "WHERE job = $1 AND scheduled = $2::timestamptz AND replica = $3";
 
 /* A won elapse that will not run (fleet_run_dropped), or a claim whose
  * insert may have been carried out, on a connection lost before its
@@ -249,11 +254,10 @@ const char fleet_sql_renew[] =
 /* The hourly cleanup is claimed, by one replica an hour, in a table of
  * its own, so that tfd_runs holds only runs. Its rows older than
  * --fleet-keep go with the runs'. */
-const char fleet_sql_keep_claim[] =
-	"INSERT INTO tfd_cleanups (hour, replica, claimed_at)\n"
-	"VALUES (date_trunc('hour', now()), $1, now())\n"
-	"ON CONFLICT DO NOTHING\n"
-	"RETURNING (extract(epoch FROM hour) * 1000000)::bigint";
+const char fleet_sql_keep_claim[] = "INSERT INTO tfd_cleanups (hour, replica, claimed_at)\n"
+				    "VALUES (date_trunc('hour', now()), $1, now())\n"
+				    "ON CONFLICT DO NOTHING\n"
+				    "RETURNING (extract(epoch FROM hour) * 1000000)::bigint";
 
 /* The cleanup's end: its row finished, and what tfd_cleanups,
  * tfd_replicas and tfd_jobs would otherwise gather for ever (each start

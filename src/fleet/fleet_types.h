@@ -11,16 +11,16 @@
 
 /* What --fleet and its options said, checked (fleet_config_check). */
 struct fleet_config {
-	const char *conninfo;       /* libpq's connection string or URI */
-	const char *replica;        /* this replica's name */
-	int64_t lease_ns;           /* a running claim's lease; renewed every lease/6 */
-	int64_t deadline_ns;        /* how late after its instant an elapse may be claimed */
-	int64_t keep_ns;            /* finished rows older than this are deleted */
+	const char *conninfo; /* libpq's connection string or URI */
+	const char *replica;  /* this replica's name */
+	int64_t lease_ns;     /* a running claim's lease; renewed every lease/6 */
+	int64_t deadline_ns;  /* how late after its instant an elapse may be claimed */
+	int64_t keep_ns;      /* finished rows older than this are deleted */
 };
 
-#define FLEET_LEASE_DEFAULT_NS    (INT64_C(60) * 1000000000)
+#define FLEET_LEASE_DEFAULT_NS (INT64_C(60) * 1000000000)
 #define FLEET_DEADLINE_DEFAULT_NS (INT64_C(60) * 1000000000)
-#define FLEET_KEEP_DEFAULT_NS     (INT64_C(30) * 86400 * 1000000000)
+#define FLEET_KEEP_DEFAULT_NS (INT64_C(30) * 86400 * 1000000000)
 
 /* How many elapses one claim statement asks for at most (besides the
  * previous statement's that it asks again); also the most ends and
@@ -29,11 +29,11 @@ struct fleet_config {
 
 /* The answer to a claim. */
 enum fleet_outcome {
-	FLEET_WON,          /* this replica runs the elapse */
-	FLEET_ELSEWHERE,    /* another replica claimed it */
-	FLEET_SKIPPED,      /* the job's run is still going on some replica (--overlap skip) */
-	FLEET_MISSED,       /* not claimed within the deadline: nobody runs it */
-	FLEET_PAUSED,       /* the job is paused fleet-wide (tfd_paused): not run */
+	FLEET_WON,       /* this replica runs the elapse */
+	FLEET_ELSEWHERE, /* another replica claimed it */
+	FLEET_SKIPPED,   /* the job's run is still going on some replica (--overlap skip) */
+	FLEET_MISSED,    /* not claimed within the deadline: nobody runs it */
+	FLEET_PAUSED,    /* the job is paused fleet-wide (tfd_paused): not run */
 };
 
 enum fleet_event_kind {
@@ -73,17 +73,17 @@ struct fleet_event {
 	const char *job;
 	int64_t scheduled_ns;
 	enum fleet_outcome outcome;
-	bool manual;              /* TAKEN, UNSENT: tfdctl run's elapse */
+	bool manual; /* TAKEN, UNSENT: tfdctl run's elapse */
 	const char *call, *message;
 };
 
 /* How a run that this replica claimed ended. */
 struct fleet_end {
-	bool failed;                /* counts as a failure after retries */
-	int exit_status;            /* 128+N for signal N; -1 unknown */
-	unsigned attempts;          /* tries, from 1 */
+	bool failed;       /* counts as a failure after retries */
+	int exit_status;   /* 128+N for signal N; -1 unknown */
+	unsigned attempts; /* tries, from 1 */
 	bool timed_out;
-	int64_t finished_ns;        /* wall clock */
+	int64_t finished_ns; /* wall clock */
 };
 
 #endif

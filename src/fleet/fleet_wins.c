@@ -53,31 +53,31 @@ struct win {
 	char *job;
 	int64_t scheduled_ns, won_real;
 	bool exclusive;
-	bool manual;                 /* tfdctl run's: its row's trigger is 'manual' */
-	enum row_state state;        /* running until its end (released: given up
-				      * unstarted, for another replica to take) */
+	bool manual;          /* tfdctl run's: its row's trigger is 'manual' */
+	enum row_state state; /* running until its end (released: given up
+			       * unstarted, for another replica to take) */
 	struct fleet_end end;
-	int64_t lease_from;          /* monotonic: the claim or renewal that the server
-				      * confirmed last was sent then; 0: not since a
-				      * renewal found its row gone */
-	uint64_t listed;             /* the renewal that listed it last */
+	int64_t lease_from; /* monotonic: the claim or renewal that the server
+			     * confirmed last was sent then; 0: not since a
+			     * renewal found its row gone */
+	uint64_t listed;    /* the renewal that listed it last */
 };
 
 struct fleet_wins {
-	struct win *v;                /* oldest first */
+	struct win *v; /* oldest first */
 	size_t n, cap;
-	uint64_t renew_gen;           /* the renewal in flight, or the last one */
-	int64_t renew_sent;           /* monotonic: when it was sent */
-	bool renew_check;             /* the next renewal ends the rows not held */
-	int64_t clock_ahead_ns;       /* this replica's clock ahead of the database's
-				       * by more than FLEET_CLOCK_SLACK_NS (with the
-				       * round trip's half); else 0 */
-	bool clock_warned;            /* a clock apart was said */
-	struct queue early;           /* claims held until the database's clock
-				       * reaches their instant */
-	bool claims_stopped;          /* tfd is stopping: nothing more is claimed */
-	bool claims_refused;          /* refused for good (read-only, no privilege,
-				       * the name another's): claims are missed at once */
+	uint64_t renew_gen;     /* the renewal in flight, or the last one */
+	int64_t renew_sent;     /* monotonic: when it was sent */
+	bool renew_check;       /* the next renewal ends the rows not held */
+	int64_t clock_ahead_ns; /* this replica's clock ahead of the database's
+				 * by more than FLEET_CLOCK_SLACK_NS (with the
+				 * round trip's half); else 0 */
+	bool clock_warned;      /* a clock apart was said */
+	struct queue early;     /* claims held until the database's clock
+				 * reaches their instant */
+	bool claims_stopped;    /* tfd is stopping: nothing more is claimed */
+	bool claims_refused;    /* refused for good (read-only, no privilege,
+				 * the name another's): claims are missed at once */
 };
 
 int fleet__wins_init(struct fleet *f)
@@ -296,7 +296,7 @@ int fleet_run_attempt(struct fleet *f, const char *job, int64_t scheduled_ns, un
 	if (w)
 		w->end.attempts = attempt;
 	op->end.attempts = attempt;
-	fleet__enqueue(f, op);  /* sent as the claims are */
+	fleet__enqueue(f, op); /* sent as the claims are */
 	return 0;
 }
 
@@ -310,12 +310,12 @@ int fleet_run_ended(struct fleet *f, const char *job, int64_t scheduled_ns,
 		return -1;
 	op->end = *e;
 	op->state = e->failed ? ROW_FAILED : ROW_SUCCEEDED;
-	op->manual = w && w->manual;  /* its row, if written again, says so */
+	op->manual = w && w->manual; /* its row, if written again, says so */
 	if (w) {
 		w->end = *e;
 		w->state = op->state;
 	}
-	fleet__enqueue(f, op);  /* sent as the claims are */
+	fleet__enqueue(f, op); /* sent as the claims are */
 	return 0;
 }
 
@@ -328,10 +328,11 @@ int fleet_run_dropped(struct fleet *f, const char *job, int64_t scheduled_ns)
 		return -1;
 	if (w) {
 		w->state = ROW_ABANDONED;
-		w->end = (struct fleet_end){ .exit_status = -1, .attempts = w->end.attempts,
+		w->end = (struct fleet_end){ .exit_status = -1,
+					     .attempts = w->end.attempts,
 					     .finished_ns = fleet__now_real() };
 	}
-	fleet__enqueue(f, op);  /* sent as the claims are */
+	fleet__enqueue(f, op); /* sent as the claims are */
 	return 0;
 }
 
@@ -451,7 +452,8 @@ int64_t fleet__claims_expiry(const struct fleet *f)
 static void drop_unsent(struct fleet *f, struct op *op)
 {
 	fleet_events_push(&f->events,
-			  &(struct fleet_event){ .kind = FLEET_EVENT_UNSENT, .token = op->token,
+			  &(struct fleet_event){ .kind = FLEET_EVENT_UNSENT,
+						 .token = op->token,
 						 .scheduled_ns = op->scheduled_ns,
 						 .manual = op->manual },
 			  op->job, NULL);
@@ -626,7 +628,8 @@ static void take(struct fleet *f, const pq_result *r, int row)
 	w->listed = f->wins->renew_gen;
 	fleet_events_push(&f->events,
 			  &(struct fleet_event){ .kind = FLEET_EVENT_TAKEN,
-						 .scheduled_ns = w->scheduled_ns, .manual = w->manual },
+						 .scheduled_ns = w->scheduled_ns,
+						 .manual = w->manual },
 			  w->job, NULL);
 }
 
