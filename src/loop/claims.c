@@ -50,7 +50,7 @@ struct won {
 	struct job *j;
 	uint64_t seq;
 	int64_t scheduled_ns;
-	bool started;            /* a run began (its start may wait for --random-delay) */
+	bool started; /* a run began (its start may wait for --random-delay) */
 	bool has_end;
 	struct fleet_end last;
 };
@@ -65,12 +65,12 @@ struct claims_state {
 	 * served in between. FIFO from ready_head. */
 	struct held *ready;
 	size_t nready, ready_head, ready_cap;
-	int64_t handed_over;         /* a storm's elapses were all handed over
-				      * (monotonic); 0: no storm */
+	int64_t handed_over; /* a storm's elapses were all handed over
+			      * (monotonic); 0: no storm */
 	struct won *won;
 	size_t nwon, won_cap;
 	uint64_t next_token;
-	bool stopped;            /* tfd stops: stop_claiming was done */
+	bool stopped; /* tfd stops: stop_claiming was done */
 	struct fleet_metrics m;
 	struct claims_hooks hooks;
 };
@@ -118,8 +118,7 @@ int claims_start(struct loop *l, const struct claims_hooks *hooks)
 }
 
 /* A tick that this replica does not act on, printed with ACTION. */
-static void print_not_ours(struct loop *l, struct job *j, struct tick *t,
-			   enum tick_action action)
+static void print_not_ours(struct loop *l, struct job *j, struct tick *t, enum tick_action action)
 {
 	t->action = action;
 	if (action == TICK_SKIP)
@@ -207,7 +206,7 @@ int64_t claims_deadline(const struct loop *l)
 	if (!c)
 		return INT64_MAX;
 	if (c->nready > c->ready_head && !wins_held(c))
-		return clock_now_ns(CLOCK_MONOTONIC);  /* wins wait their turn */
+		return clock_now_ns(CLOCK_MONOTONIC); /* wins wait their turn */
 	d = fleet_deadline(c->f);
 	if (c->nready > c->ready_head && wins_held_until(c) < d)
 		d = wins_held_until(c);
@@ -240,16 +239,16 @@ bool claims_fleet_record(const struct fleet_last *f, struct run_record *out)
 		return false;
 	out->duration_ns = f->end_ns > f->start_ns ? f->end_ns - f->start_ns : 0;
 	if (strcmp(f->state, "abandoned") == 0) {
-		out->start_failed = true;   /* its replica died: no result */
+		out->start_failed = true; /* its replica died: no result */
 	} else if (f->timed_out) {
 		out->timed_out = true;
 	} else if (strcmp(f->state, "succeeded") == 0) {
 		out->status = 0;
 	} else if (f->exit_status > 128 && f->exit_status < 128 + 65) {
-		out->status = -1;           /* the fleet writes 128+N for signal N */
+		out->status = -1; /* the fleet writes 128+N for signal N */
 		out->signal = f->exit_status - 128;
 	} else if (f->exit_status <= 0) {
-		out->start_failed = true;   /* failed without a status: never started */
+		out->start_failed = true; /* failed without a status: never started */
 	}
 	return true;
 }
@@ -297,7 +296,9 @@ static int track_won(struct loop *l, struct job *j, uint64_t seq, int64_t schedu
 
 	if (array_reserve(&c->won, &c->won_cap, c->nwon + 1, sizeof *c->won, SIZE_MAX) != 0)
 		return -1;
-	c->won[c->nwon++] = (struct won){ .j = j, .seq = seq, .scheduled_ns = scheduled_ns,
+	c->won[c->nwon++] = (struct won){ .j = j,
+					  .seq = seq,
+					  .scheduled_ns = scheduled_ns,
 					  .started = started };
 	return 0;
 }
@@ -318,7 +319,8 @@ static void forget_won(struct claims_state *c, struct won *w)
 static void check_written(struct loop *l, int rc)
 {
 	if (rc != 0)
-		events_error(&l->ev, NULL, "malloc", "--fleet: out of memory; a run's end is not written");
+		events_error(&l->ev, NULL, "malloc",
+			     "--fleet: out of memory; a run's end is not written");
 }
 
 /* A won elapse that did not end as a run: the last try's end when a retry
@@ -515,15 +517,17 @@ static void drop_ready(struct loop *l, const struct job *j)
 static void answered(struct loop *l, const struct fleet_event *ev)
 {
 	static const enum tick_action actions[] = {
-		[FLEET_ELSEWHERE] = TICK_ELSEWHERE, [FLEET_SKIPPED] = TICK_SKIP,
-		[FLEET_MISSED] = TICK_MISSED, [FLEET_PAUSED] = TICK_PAUSED,
+		[FLEET_ELSEWHERE] = TICK_ELSEWHERE,
+		[FLEET_SKIPPED] = TICK_SKIP,
+		[FLEET_MISSED] = TICK_MISSED,
+		[FLEET_PAUSED] = TICK_PAUSED,
 	};
 	struct claims_state *c = l->claims;
 	struct held h;
 
 	if (!take_held(c, ev->token, &h))
 		return;
-	if (ev->outcome != FLEET_PAUSED)  /* counted as the job's paused elapse */
+	if (ev->outcome != FLEET_PAUSED) /* counted as the job's paused elapse */
 		c->m.claims[ev->outcome]++;
 	l->metrics_dirty = true;
 	if (!h.j) {
@@ -531,7 +535,7 @@ static void answered(struct loop *l, const struct fleet_event *ev)
 			check_written(l, fleet_run_released(c->f, ev->job, ev->scheduled_ns));
 	} else if (ev->outcome == FLEET_WON) {
 		if (queue_won(c, &h) != 0)
-			act_won(l, h.j, &h.t);  /* no memory to wait: now */
+			act_won(l, h.j, &h.t); /* no memory to wait: now */
 	} else {
 		print_not_ours(l, h.j, &h.t, actions[ev->outcome]);
 	}
@@ -572,7 +576,7 @@ static void taken(struct loop *l, const struct fleet_event *ev)
 	}
 	tick_manual(l, j, &h.t);
 	h.t.manual = ev->manual;
-	h.t.late_ns = h.t.wall_ns - ev->scheduled_ns;  /* keyed by its instant */
+	h.t.late_ns = h.t.wall_ns - ev->scheduled_ns; /* keyed by its instant */
 	c->m.claims[FLEET_WON]++;
 	l->metrics_dirty = true;
 	if (queue_won(c, &h) != 0)

@@ -111,10 +111,11 @@ static enum on_stop stop_for(const struct loop *l, int sig)
 static void stop_on_signal(struct loop *l, int sig)
 {
 	enum on_stop how = stop_for(l, sig);
-	struct oplog_stop_line line = { .sig = sig, .runs = runs_going(l),
+	struct oplog_stop_line line = { .sig = sig,
+					.runs = runs_going(l),
 					.kill_after_ns = l->cfg->kill_after_ns
-							 ? l->cfg->kill_after_ns
-							 : RUNNER_KILL_GRACE_NS };
+								 ? l->cfg->kill_after_ns
+								 : RUNNER_KILL_GRACE_NS };
 	bool again = l->st.phase == PHASE_SHUTDOWN;
 
 	if (l->st.left)
@@ -124,7 +125,7 @@ static void stop_on_signal(struct loop *l, int sig)
 		line.how = OPLOG_STOP_WAITING;
 	} else {
 		status_stop(&l->st, sig);
-		status_take_stop(&l->st);   /* carried out here */
+		status_take_stop(&l->st); /* carried out here */
 		l->st.left = how == ON_STOP_LEAVE;
 		line.how = l->st.left ? OPLOG_STOP_LEFT : OPLOG_STOP_SIGNALLED;
 	}
@@ -200,8 +201,8 @@ static void on_join_target_exit(struct loop *l, struct job *j)
 /* The signals that end tfd, as they would end it by default, except that
  * tfd first passes them to its runs and waits for them. */
 static const int stop_signals[] = {
-	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGVTALRM, SIGPROF,
-	SIGXCPU, SIGXFSZ, SIGPWR, SIGIO,
+	SIGHUP,    SIGINT,  SIGQUIT, SIGTERM, SIGALRM, SIGVTALRM,
+	SIGPROF,   SIGXCPU, SIGXFSZ, SIGPWR,  SIGIO,
 #ifdef SIGSTKFLT
 	SIGSTKFLT,
 #endif
@@ -326,7 +327,8 @@ static bool busy(const struct loop *l)
 	for (size_t i = 0; i < l->njobs; i++) {
 		const struct job *j = l->jobs[i];
 
-		if (j->state->running || j->state->pending || (j->state->runner && runner_busy(j->state->runner)))
+		if (j->state->running || j->state->pending ||
+		    (j->state->runner && runner_busy(j->state->runner)))
 			return true;
 	}
 	return l->readers.n > 0 || l->starts.n > 0 || mailer_busy(&l->mailer) ||
@@ -385,7 +387,8 @@ static size_t build_poll_set(struct loop *l)
 	/* While the start queue is full, due jobs stay due in their heaps. */
 	for (int i = 0; i < CLOCKS && !blocked && !starts_full(&l->starts); i++)
 		if (l->clocks[i].t.fd >= 0)
-			poll_set_add(l, &n, l->clocks[i].t.fd, POLLIN, OWNER_CLOCK, 0, &l->clocks[i]);
+			poll_set_add(l, &n, l->clocks[i].t.fd, POLLIN, OWNER_CLOCK, 0,
+				     &l->clocks[i]);
 	for (size_t i = 0; i < l->njobs; i++)
 		if (l->jobs[i]->target.join_pidfd >= 0)
 			poll_set_add(l, &n, l->jobs[i]->target.join_pidfd, POLLIN, OWNER_JOIN, 0,
@@ -542,12 +545,14 @@ static void free_loop(struct loop *l)
 static struct loop *new_loop(struct loop_config *cfg)
 {
 	struct loop *l = calloc(1, sizeof *l);
+	/* clang-format off */
 	struct events_config ec = { .json = cfg->json, .quiet = cfg->quiet,
 				    .verbose = cfg->verbose, .jobs_path = cfg->jobs_path,
 				    .jobs_more = cfg->njobs_paths + !!cfg->user_crontabs > 1
 						 ? cfg->njobs_paths + !!cfg->user_crontabs - 1 : 0,
 				    .replica = cfg->replica, .log = cfg->log,
 				    .log_runs = cfg->log_runs, .journal = cfg->journal };
+	/* clang-format on */
 	size_t pipes, control_fds = 0;
 
 	if (!l || events_open(&l->ev, &ec) != 0) {
@@ -625,7 +630,7 @@ int loop_run(struct loop_config *cfg)
 		 * shutdown can wait for a run's whole process group. */
 		prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL);
 		if (claims_start(l, &(struct claims_hooks){ cfg->serve->manual_answered,
-							     cfg->serve->pause_answered, l }) != 0)
+							    cfg->serve->pause_answered, l }) != 0)
 			status_fail_oom(&l->st, &l->ev);
 		/* Every owner's row, the fleet's among them (src/serve/serve.c). */
 		if (cfg->serve->owners(l) != 0)

@@ -19,9 +19,8 @@
  * HELD (NULL-terminated, or NULL) names the files a writer still holds
  * open: their last line without a newline is not loaded. Warnings (files
  * or lines passed over) go to WARN, with WARN_ARG. */
-typedef int (*loop_reload_fn)(void *arg, struct job_table *out, bool forced,
-			      char *const *held, jobs_warn_fn warn, void *warn_arg, char *err,
-			      size_t errlen);
+typedef int (*loop_reload_fn)(void *arg, struct job_table *out, bool forced, char *const *held,
+			      jobs_warn_fn warn, void *warn_arg, char *err, size_t errlen);
 
 struct fleet;
 struct http;
@@ -62,44 +61,44 @@ struct loop_serve {
 
 /* What SIGTERM and SIGINT do to the runs going (--on-stop). */
 enum on_stop {
-	ON_STOP_FORWARD,  /* the signal to each run's group, SIGKILL after the grace */
-	ON_STOP_WAIT,     /* nothing new starts; the runs end on their own */
-	ON_STOP_LEAVE,    /* tfd exits at once; the runs go on */
+	ON_STOP_FORWARD, /* the signal to each run's group, SIGKILL after the grace */
+	ON_STOP_WAIT,    /* nothing new starts; the runs end on their own */
+	ON_STOP_LEAVE,   /* tfd exits at once; the runs go on */
 };
 
 struct loop_config {
-	struct job_table table;      /* the loop takes the jobs over */
-	int64_t start_mono_ns;       /* when tfd started, for %s */
-	bool json;                   /* events as JSON (unless quiet for ticks) */
+	struct job_table table; /* the loop takes the jobs over */
+	int64_t start_mono_ns;  /* when tfd started, for %s */
+	bool json;              /* events as JSON (unless quiet for ticks) */
 	bool quiet;
 	bool verbose;
 	bool stats;
 	bool precise;
 	bool exit_on_error;
 	enum on_stop on_stop;
-	int64_t kill_after_ns;       /* --kill-after; 0: RUNNER_KILL_GRACE_NS */
-	bool log;                    /* the operator's log (events.h) */
+	int64_t kill_after_ns; /* --kill-after; 0: RUNNER_KILL_GRACE_NS */
+	bool log;              /* the operator's log (events.h) */
 	bool log_runs;
-	bool journal;                /* stderr is the journal (oplog.h) */
-	size_t nfiles;               /* the jobs files loaded at start (the first line) */
-	const struct tz *local;      /* for %T */
+	bool journal;           /* stderr is the journal (oplog.h) */
+	size_t nfiles;          /* the jobs files loaded at start (the first line) */
+	const struct tz *local; /* for %T */
 	const char *metrics_path;
-	const char *jobs_path;       /* the first --jobs PATH; NULL for one job */
-	char *const *jobs_paths;     /* every --jobs PATH (file or directory), watched */
+	const char *jobs_path;   /* the first --jobs PATH; NULL for one job */
+	char *const *jobs_paths; /* every --jobs PATH (file or directory), watched */
 	size_t njobs_paths;
-	const char *user_crontabs;   /* --user-crontabs DIR, watched; or NULL */
-	bool host_cron;              /* --system-crontab or --user-crontabs: never
-					ends for lack of jobs */
+	const char *user_crontabs; /* --user-crontabs DIR, watched; or NULL */
+	bool host_cron;            /* --system-crontab or --user-crontabs: never
+				      ends for lack of jobs */
 	loop_reload_fn reload;
 	void *reload_arg;
-	struct fleet *fleet;         /* --fleet: elapses are claimed; NULL without */
-	const char *replica;         /* --fleet: "replica" in every JSON object */
-	struct http *http;           /* --listen: served from the loop; NULL without */
-	int control_fd;              /* --control: the listening socket (control_listen); -1 without */
-	int control_lock_fd;         /* and the lock held beside it (PATH.lock) */
-	const char *control_path;    /* removed at exit */
-	bool reboot_done;            /* the @reboot jobs ran in this boot already
-					(reboot.h): they are not started */
+	struct fleet *fleet;      /* --fleet: elapses are claimed; NULL without */
+	const char *replica;      /* --fleet: "replica" in every JSON object */
+	struct http *http;        /* --listen: served from the loop; NULL without */
+	int control_fd;           /* --control: the listening socket (control_listen); -1 without */
+	int control_lock_fd;      /* and the lock held beside it (PATH.lock) */
+	const char *control_path; /* removed at exit */
+	bool reboot_done;         /* the @reboot jobs ran in this boot already
+				     (reboot.h): they are not started */
 	const struct loop_serve *serve; /* what serves it, from above (required) */
 };
 

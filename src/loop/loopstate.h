@@ -36,7 +36,7 @@
 /* The timer of one clock, armed at the earliest elapse of its jobs. */
 struct clock_timer {
 	struct timer t;
-	struct heap heap;      /* jobs by due_ns */
+	struct heap heap; /* jobs by due_ns */
 };
 
 #define CLOCKS 5
@@ -46,15 +46,15 @@ struct clock_timer {
  * fleet, reload, the mailer, --listen, --control) is OWNER_ROW: a row of
  * the table of owners (owner.h, ownertab.h), which a new owner joins. */
 enum owner_kind {
-	OWNER_NONE,       /* a slot whose owner went away during dispatch */
+	OWNER_NONE, /* a slot whose owner went away during dispatch */
 	OWNER_SIGNALS,
 	OWNER_DEADLINES,
 	OWNER_STDOUT,
 	OWNER_STDERR,
-	OWNER_CLOCK,      /* ptr: struct clock_timer */
-	OWNER_JOIN,       /* ptr: struct job whose --join target is watched */
-	OWNER_READER,     /* ptr: struct reader */
-	OWNER_ROW,        /* row: its index in the table; ptr: its tag */
+	OWNER_CLOCK,  /* ptr: struct clock_timer */
+	OWNER_JOIN,   /* ptr: struct job whose --join target is watched */
+	OWNER_READER, /* ptr: struct reader */
+	OWNER_ROW,    /* row: its index in the table; ptr: its tag */
 };
 
 struct poll_owner {
@@ -83,30 +83,30 @@ struct runs;
 
 struct loop {
 	struct loop_config *cfg;
-	struct job **jobs;        /* the table, then removed jobs with runs left */
+	struct job **jobs; /* the table, then removed jobs with runs left */
 	size_t njobs;
 	struct job_state *states; /* the first table's job states, in one block */
 	struct clock_timer clocks[CLOCKS];
-	struct timer deadline;    /* CLOCK_MONOTONIC, at the earliest deadline (deadlines.c) */
-	struct heap aux;          /* jobs by their earliest deadline */
+	struct timer deadline; /* CLOCK_MONOTONIC, at the earliest deadline (deadlines.c) */
+	struct heap aux;       /* jobs by their earliest deadline */
 	int signal_fd, precise_fd;
-	struct reload *reload;    /* inotify, the watches, a reload that waits (reload.c) */
+	struct reload *reload; /* inotify, the watches, a reload that waits (reload.c) */
 	struct events ev;
-	struct runs *runs;        /* pids, the terminal, groups left behind (runs.c) */
+	struct runs *runs; /* pids, the terminal, groups left behind (runs.c) */
 	struct readers readers;
-	struct mailer mailer;     /* MAILTO: the sendmails on their way */
-	struct hooks hooks;       /* --on-failure, --on-success: the hooks going */
-	struct starts starts;     /* due wake-ups waiting their turn (starts.h) */
-	struct pollfd *pfd;       /* the poll set, and who owns each slot */
+	struct mailer mailer; /* MAILTO: the sendmails on their way */
+	struct hooks hooks;   /* --on-failure, --on-success: the hooks going */
+	struct starts starts; /* due wake-ups waiting their turn (starts.h) */
+	struct pollfd *pfd;   /* the poll set, and who owns each slot */
 	struct poll_owner *owners;
 	size_t pfd_cap;
 	struct owner_entry rows[OWNER_ROWS_MAX]; /* the table of owners (ownertab.h) */
 	size_t nrows;
-	struct loop_status st;    /* the phase and exit status: written below, acted on by loop.c */
+	struct loop_status st; /* the phase and exit status: written below, acted on by loop.c */
 	bool metrics_dirty;
 	struct stats stats;
-	struct claims_state *claims; /* --fleet: held ticks and won elapses; NULL without */
-	struct control *control;  /* --control: the socket and its clients; NULL without */
+	struct claims_state *claims;   /* --fleet: held ticks and won elapses; NULL without */
+	struct control *control;       /* --control: the socket and its clients; NULL without */
 	struct control_cmds *commands; /* and its commands' answers owed (control_cmds.h) */
 	/* What each server's large answers may still make (slices.h),
 	 * renewed after a poll. */

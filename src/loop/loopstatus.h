@@ -15,26 +15,26 @@
 struct events;
 
 enum phase {
-	PHASE_RUNNING,   /* schedules go on (some may have ended) */
-	PHASE_DRAINING,  /* --on-stop=wait after a signal: every schedule has
-			  * ended and nothing new starts (no elapse, queued
-			  * run, retry, reload or tfdctl run); the runs going
-			  * end on their own, their ends are written (the
-			  * fleet's too), then tfd exits as if its schedules
-			  * had ended */
-	PHASE_SHUTDOWN,  /* a signal or a failure: runs were sent a signal
-			  * (or, left, go on without tfd) */
+	PHASE_RUNNING,  /* schedules go on (some may have ended) */
+	PHASE_DRAINING, /* --on-stop=wait after a signal: every schedule has
+			 * ended and nothing new starts (no elapse, queued
+			 * run, retry, reload or tfdctl run); the runs going
+			 * end on their own, their ends are written (the
+			 * fleet's too), then tfd exits as if its schedules
+			 * had ended */
+	PHASE_SHUTDOWN, /* a signal or a failure: runs were sent a signal
+			 * (or, left, go on without tfd) */
 };
 
 struct loop_status {
 	enum phase phase;
-	int status;      /* tfd's exit status so far */
-	bool final;      /* -E or a failure fixed the status */
-	int stop_sig;    /* a stop asked for and not carried out yet (0: none) */
-	bool oom;        /* an allocation below failed (the readers' lines, a
-			  * mail printed): sticky until loop.c fails once */
-	bool gone;       /* removed jobs may have nothing left: loop.c looks */
-	bool left;       /* --on-stop=leave: tfd exits without its runs */
+	int status;   /* tfd's exit status so far */
+	bool final;   /* -E or a failure fixed the status */
+	int stop_sig; /* a stop asked for and not carried out yet (0: none) */
+	bool oom;     /* an allocation below failed (the readers' lines, a
+		       * mail printed): sticky until loop.c fails once */
+	bool gone;    /* removed jobs may have nothing left: loop.c looks */
+	bool left;    /* --on-stop=leave: tfd exits without its runs */
 };
 
 /* tfd ends with STATUS whatever happens later (-E, a failure). */

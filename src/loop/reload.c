@@ -36,23 +36,23 @@
  * at every reload, as links change. */
 struct link_watch {
 	struct watch w;
-	char *path;                /* what w watches (owned) */
+	char *path; /* what w watches (owned) */
 };
 
 /* The jobs files' watches and the reload that waits: the loop's, kept
  * here alone. */
 struct reload {
 	int inotify_fd;
-	struct watch *watches;    /* one a --jobs PATH, then --user-crontabs, on inotify_fd */
+	struct watch *watches; /* one a --jobs PATH, then --user-crontabs, on inotify_fd */
 	size_t nwatches;
 	struct link_watch *links; /* the targets of links among them */
 	size_t nlinks;
-	struct writers writers;   /* jobs files written, not yet closed */
-	int64_t due;              /* monotonic; INT64_MAX: none */
-	bool forced;              /* SIGHUP: reload even an unchanged file */
-	bool refused;             /* the last reload was refused: the jobs are older */
-	char *error;              /* why (NULL: no memory to say) */
-	reload_done_fn done;      /* told of each reload's outcome */
+	struct writers writers; /* jobs files written, not yet closed */
+	int64_t due;            /* monotonic; INT64_MAX: none */
+	bool forced;            /* SIGHUP: reload even an unchanged file */
+	bool refused;           /* the last reload was refused: the jobs are older */
+	char *error;            /* why (NULL: no memory to say) */
+	reload_done_fn done;    /* told of each reload's outcome */
 	void *done_arg;
 };
 
@@ -76,8 +76,8 @@ static bool keeps_name(const struct job *old, const struct hash_set *claimed)
 	return !old->name_base || !old->name || !hash_set_has(claimed, old->name);
 }
 
-static int fill_plan(struct job *const *old, size_t nold, struct job *const *fresh,
-		     size_t nfresh, struct hash_set *ix, struct hash_set *claimed, bool *kept,
+static int fill_plan(struct job *const *old, size_t nold, struct job *const *fresh, size_t nfresh,
+		     struct hash_set *ix, struct hash_set *claimed, bool *kept,
 		     struct reload_plan *p)
 {
 	for (size_t i = 0; i < nfresh; i++)
@@ -130,8 +130,8 @@ static int name_added(struct reload_plan *p)
 	return job_names_default(p->table, p->nfile);
 }
 
-int reload_plan(struct job *const *old, size_t nold, struct job *const *fresh,
-		size_t nfresh, struct reload_plan *p)
+int reload_plan(struct job *const *old, size_t nold, struct job *const *fresh, size_t nfresh,
+		struct reload_plan *p)
 {
 	struct hash_set ix, claimed = { 0 };
 	bool *kept = calloc(nold + 1, sizeof *kept);
@@ -213,9 +213,10 @@ static bool waits_for_writers(struct loop *l)
 		l->reload->due = now + RELOAD_WRITERS_POLL_NS;
 		return true;
 	case WRITERS_GAVE_UP:
-		events_errf(&l->ev, "tfd: warning: '%s' is still open for writing after %d s: "
-			    "read up to its last newline until it is closed\n", still,
-			    (int)(WRITERS_WAIT_NS / 1000000000));
+		events_errf(&l->ev,
+			    "tfd: warning: '%s' is still open for writing after %d s: "
+			    "read up to its last newline until it is closed\n",
+			    still, (int)(WRITERS_WAIT_NS / 1000000000));
 		return false;
 	default:
 		return false;
@@ -235,8 +236,7 @@ static void note_reload(struct loop *l, const struct reload_counts *counts, cons
 	l->reload->done(l->reload->done_arg, counts, err);
 }
 
-int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *err,
-	       size_t errlen)
+int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *err, size_t errlen)
 {
 	struct job_table t = { 0 };
 	struct reload_plan p;
@@ -252,7 +252,7 @@ int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *
 	rc = l->cfg->reload(l->cfg->reload_arg, &t, forced || l->reload->refused,
 			    writers_held(&l->reload->writers), warn_queued, l, err, errlen);
 	if (rc > 0)
-		return 1;   /* the file is as it was */
+		return 1; /* the file is as it was */
 	if (rc < 0) {
 		events_reload(&l->ev, counts, err);
 		note_reload(l, counts, err);
@@ -320,11 +320,15 @@ static void reload_after_settling(struct loop *l)
 static void watch_lost_warning(struct loop *l, const struct watch *w)
 {
 	if (w->whole_dir)
-		events_errf(&l->ev, "tfd: warning: --jobs '%s': the directory is gone; the jobs "
-			    "run on as they are until it is back\n", w->path);
+		events_errf(&l->ev,
+			    "tfd: warning: --jobs '%s': the directory is gone; the jobs "
+			    "run on as they are until it is back\n",
+			    w->path);
 	else
-		events_errf(&l->ev, "tfd: warning: --jobs '%s': its directory '%s' is gone; the "
-			    "jobs run on as they are until it is back\n", w->path, w->dir);
+		events_errf(&l->ev,
+			    "tfd: warning: --jobs '%s': its directory '%s' is gone; the "
+			    "jobs run on as they are until it is back\n",
+			    w->path, w->dir);
 }
 
 /* What one event says of a jobs file or directory: read them all once the
@@ -382,9 +386,11 @@ void reload_on_inotify(struct loop *l)
 			 * directory, each taking its own part. */
 			for (size_t i = 0; i < l->reload->nwatches; i++)
 				on_news(l, &l->reload->watches[i],
-					watch_event(&l->reload->watches[i], l->reload->inotify_fd, ev));
+					watch_event(&l->reload->watches[i], l->reload->inotify_fd,
+						    ev));
 			for (size_t i = 0; i < l->reload->nlinks; i++)
-				on_link_news(l, watch_event(&l->reload->links[i].w, l->reload->inotify_fd, ev));
+				on_link_news(l, watch_event(&l->reload->links[i].w,
+							    l->reload->inotify_fd, ev));
 			p += sizeof *ev + ev->len;
 		}
 	}
@@ -430,7 +436,7 @@ struct link_list {
 static void link_add(struct link_list *ls, const char *path, bool dir, bool spool)
 {
 	if (array_reserve(&ls->v, &ls->cap, ls->n + 1, sizeof *ls->v, SIZE_MAX) != 0)
-		return;   /* not watched: SIGHUP still reloads */
+		return; /* not watched: SIGHUP still reloads */
 	ls->v[ls->n] = (struct link_watch){ .path = strdup(path) };
 	if (ls->v[ls->n].path) {
 		ls->v[ls->n].w.whole_dir = dir;
@@ -496,7 +502,7 @@ static void watch_links(struct loop *l)
 		links_of_source(&ls, l->cfg->user_crontabs, true);
 	for (size_t i = 0; i < ls.n; i++) {
 		struct link_watch *lw = &ls.v[i];
-		bool spool = lw->w.spool;   /* the open sets it false */
+		bool spool = lw->w.spool; /* the open sets it false */
 
 		/* A target that cannot be watched now is looked for again at
 		 * the next reload. */
@@ -573,12 +579,12 @@ void reload_watch(struct loop *l)
 		struct watch *w = &l->reload->watches[i];
 		bool spool = i == l->cfg->njobs_paths;
 
-		if (watch_path(w, l->reload->inotify_fd, spool ? l->cfg->user_crontabs : l->cfg->jobs_paths[i],
-			       spool) == 0)
+		if (watch_path(w, l->reload->inotify_fd,
+			       spool ? l->cfg->user_crontabs : l->cfg->jobs_paths[i], spool) == 0)
 			continue;
 		if (errno == ENOENT || errno == ENOTDIR)
 			watch_lost_warning(l, w);
-		else    /* SIGHUP still reloads what this watch would have. */
+		else /* SIGHUP still reloads what this watch would have. */
 			events_errf(&l->ev, "tfd: warning: inotify (%s): %s; reload with SIGHUP\n",
 				    w->dir, strerror(errno));
 	}

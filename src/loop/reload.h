@@ -19,18 +19,18 @@ struct loop;
 
 /* What a reload does, in the order it is done. */
 struct reload_plan {
-	struct job **table;      /* the new table: file order (kept jobs as they
-				  * were, new ones), then the removed jobs that
-				  * still have runs, old and new retirees */
+	struct job **table; /* the new table: file order (kept jobs as they
+			     * were, new ones), then the removed jobs that
+			     * still have runs, old and new retirees */
 	size_t n;
-	size_t nfile;            /* the file-order part of table */
-	struct job **retire;     /* old jobs the file no longer has, in old order */
+	size_t nfile;        /* the file-order part of table */
+	struct job **retire; /* old jobs the file no longer has, in old order */
 	size_t nretire;
-	struct job **start;      /* new jobs to start, in file order (not @reboot) */
+	struct job **start; /* new jobs to start, in file order (not @reboot) */
 	size_t nstart;
-	struct job **added;      /* every new job, in file order (with @reboot) */
+	struct job **added; /* every new job, in file order (with @reboot) */
 	size_t nadded;
-	struct job **discard;    /* new copies of kept jobs: freed, never started */
+	struct job **discard; /* new copies of kept jobs: freed, never started */
 	size_t ndiscard;
 	struct reload_counts counts;
 };
@@ -43,8 +43,8 @@ struct reload_plan {
  * changes. Reads nothing else than the jobs' identity, name, name_base,
  * reboot and, of the old ones, their state's removed. Returns 0, or -1 when memory ran out (then the
  * plan holds nothing, and a new job may have no name). */
-int reload_plan(struct job *const *old, size_t nold, struct job *const *fresh,
-		size_t nfresh, struct reload_plan *p);
+int reload_plan(struct job *const *old, size_t nold, struct job *const *fresh, size_t nfresh,
+		struct reload_plan *p);
 void reload_plan_free(struct reload_plan *p);
 
 /* A jobs file with no job, at start or after a reload, waits for a
@@ -89,8 +89,7 @@ void reload_request(struct loop *l);
  * unchanged), as SIGHUP does: the loop must be running with --jobs.
  * Returns 0 with the counts, 1 when nothing changed (not FORCED), or -1
  * with one line in err (FILE:LINE: ...): the jobs run on as they were. */
-int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *err,
-	       size_t errlen);
+int reload_run(struct loop *l, bool forced, struct reload_counts *counts, char *err, size_t errlen);
 
 /* The reload that came due: once no jobs file is still being written (or
  * after RELOAD_WRITERS_WAIT_NS), reads the files and applies the plan. */

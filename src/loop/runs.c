@@ -21,9 +21,9 @@
  * terminal, the jobs whose runs left process groups behind. */
 struct runs {
 	struct pidmap pids;
-	int tty_fd;               /* the terminal when tfd has it, or -1 */
-	pid_t tty_owner;          /* the run holding the terminal, or 0 */
-	struct job **grouped;     /* jobs whose runs left groups (runner_has_groups) */
+	int tty_fd;           /* the terminal when tfd has it, or -1 */
+	pid_t tty_owner;      /* the run holding the terminal, or 0 */
+	struct job **grouped; /* jobs whose runs left groups (runner_has_groups) */
 	size_t ngrouped, grouped_cap;
 	runs_record_fn on_record; /* a run's record: tfdctl's waiters */
 	runs_end_fn on_end;       /* a run's end: the fleet */
@@ -85,8 +85,8 @@ void runs_take_terminal(struct loop *l)
 
 /* What became of a request of J's (NULL: J is gone): its last answer,
  * for tfdctl status, and the counters. */
-static void notify_result(void *arg, void *tag, enum notify_kind kind,
-			  enum notify_outcome outcome, const char *text)
+static void notify_result(void *arg, void *tag, enum notify_kind kind, enum notify_outcome outcome,
+			  const char *text)
 {
 	struct loop *l = arg;
 	struct job *j = tag;
@@ -99,7 +99,8 @@ static void notify_result(void *arg, void *tag, enum notify_kind kind,
 	else if (outcome == NOTIFY_DROPPED)
 		j->state->metrics.notify_dropped[kind]++;
 	l->metrics_dirty = true;
-	if (!j->state->notify_seen && !(j->state->notify_seen = calloc(1, sizeof *j->state->notify_seen)))
+	if (!j->state->notify_seen &&
+	    !(j->state->notify_seen = calloc(1, sizeof *j->state->notify_seen)))
 		return;
 	last = &j->state->notify_seen->last[kind];
 	last->at_ns = clock_now_ns(CLOCK_REALTIME);
@@ -127,8 +128,7 @@ static struct notify *notifier(struct loop *l)
 
 /* One request of J's to URL; a failure to queue it (no memory) is the
  * loop's. */
-static void notify_queue(struct loop *l, struct job *j, struct notify_request *r,
-			 const char *url)
+static void notify_queue(struct loop *l, struct job *j, struct notify_request *r, const char *url)
 {
 	char shown[256];
 
@@ -211,7 +211,11 @@ static void notify_run_end(struct loop *l, struct job *j, const struct run_end *
 			r.content_type = "text/plain; charset=utf-8";
 		}
 		snprintf(status, sizeof status, "%d", e->status);
-		ping(l, j, e->seq, !failed ? NULL : e->signal || e->timed_out ? "fail" : status, &r);
+		ping(l, j, e->seq,
+		     !failed                     ? NULL
+		     : e->signal || e->timed_out ? "fail"
+						 : status,
+		     &r);
 	}
 	if (j->notify.notify && (failed || j->notify.notify_always) && notifier(l)) {
 		struct json_context cx;
@@ -261,9 +265,8 @@ static void run_started(struct loop *l, struct job *j, const struct run_started 
 	job_history_tail_reset(j);
 	l->metrics_dirty = true;
 	ping_start(l, j, s->seq);
-	if (s->out_fd >= 0 &&
-	    readers_add_run(&l->readers, j, j->name, s->pid, s->seq, j->mail != NULL,
-			    s->out_fd, s->err_fd) != 0)
+	if (s->out_fd >= 0 && readers_add_run(&l->readers, j, j->name, s->pid, s->seq,
+					      j->mail != NULL, s->out_fd, s->err_fd) != 0)
 		status_fail_oom(&l->st, &l->ev);
 }
 
@@ -284,13 +287,14 @@ void runs_output_bytes(void *arg, struct job *j, const char *buf, size_t n)
 	job_history_tail_add(j, buf, n);
 }
 
-
-
 /* A start the kernel refused is a run of the history, and of --wait. */
 static void record_start_failure(struct loop *l, struct job *j, const struct start_failure *f)
 {
-	struct run_record r = { .seq = f->seq, .start_ns = clock_now_ns(CLOCK_REALTIME),
-				.status = -1, .attempt = f->attempt, .start_failed = true,
+	struct run_record r = { .seq = f->seq,
+				.start_ns = clock_now_ns(CLOCK_REALTIME),
+				.status = -1,
+				.attempt = f->attempt,
+				.start_failed = true,
 				.manual = f->manual };
 
 	job_history_add(j, &r);
@@ -349,10 +353,14 @@ void runs_count_end(struct job_metrics *m, const struct run_end *e, int64_t wall
 static void record_end(struct loop *l, struct job *j, const struct run_end *e, bool kept)
 {
 	int64_t now = clock_now_ns(CLOCK_REALTIME);
-	struct run_record r = { .seq = e->seq, .start_ns = now - e->duration_ns,
-				.duration_ns = e->duration_ns, .status = e->status,
-				.signal = e->signal, .attempt = e->attempt,
-				.timed_out = e->timed_out, .manual = e->manual };
+	struct run_record r = { .seq = e->seq,
+				.start_ns = now - e->duration_ns,
+				.duration_ns = e->duration_ns,
+				.status = e->status,
+				.signal = e->signal,
+				.attempt = e->attempt,
+				.timed_out = e->timed_out,
+				.manual = e->manual };
 
 	if (!kept)
 		job_history_add(j, &r);
@@ -368,8 +376,12 @@ static void record_end(struct loop *l, struct job *j, const struct run_end *e, b
 static void start_hook(struct loop *l, struct job *j, const struct run_end *e)
 {
 	char tail[JOB_TAIL_MAX];
-	struct hook_start s = { .shell = j->hooks.shell, .job = j->name, .end = e,
-				.envp = j->envp, .target = &j->target, .owner = j,
+	struct hook_start s = { .shell = j->hooks.shell,
+				.job = j->name,
+				.end = e,
+				.envp = j->envp,
+				.target = &j->target,
+				.owner = j,
 				.kill_grace_ns = l->cfg->kill_after_ns ? l->cfg->kill_after_ns
 								       : RUNNER_KILL_GRACE_NS };
 	struct job_history *h;
@@ -393,9 +405,8 @@ static void start_hook(struct loop *l, struct job *j, const struct run_end *e)
 	}
 	started = hooks_start(&l->hooks, &s, &l->ev, clock_now_ns(CLOCK_MONOTONIC),
 			      clock_now_ns(CLOCK_REALTIME), &rec, &out);
-	if (out.out_fd >= 0 &&
-	    readers_add_hook(&l->readers, j, j->name, out.pid, e->seq, j->mail != NULL,
-			     out.out_fd, out.err_fd) != 0)
+	if (out.out_fd >= 0 && readers_add_hook(&l->readers, j, j->name, out.pid, e->seq,
+						j->mail != NULL, out.out_fd, out.err_fd) != 0)
 		status_fail_oom(&l->st, &l->ev);
 	if (l->hooks.stopping || !(h = job_history_of(j)))
 		return;
@@ -446,8 +457,11 @@ void runs_finish(struct loop *l, struct job *j, const struct run_end *e)
 void runs_retry_dropped(struct loop *l, struct job *j, const struct runner_stopped *s)
 {
 	const struct run_end *e = &s->last_try;
-	struct run_record r = { .seq = e->seq, .start_ns = clock_now_ns(CLOCK_REALTIME),
-				.status = -1, .attempt = e->attempt, .start_failed = true,
+	struct run_record r = { .seq = e->seq,
+				.start_ns = clock_now_ns(CLOCK_REALTIME),
+				.status = -1,
+				.attempt = e->attempt,
+				.start_failed = true,
 				.manual = e->manual };
 
 	if (!s->retry)
@@ -461,8 +475,6 @@ void runs_retry_dropped(struct loop *l, struct job *j, const struct runner_stopp
 	j->state->metrics.runs_failure++;
 	l->metrics_dirty = true;
 }
-
-
 
 /* ^Z stopped the run that holds the terminal: tfd takes the terminal
  * back and stops too, as a shell's job does; `fg` continues tfd, which
@@ -485,8 +497,8 @@ static void not_started(struct loop *l, struct job *j, const struct run_end *e)
 {
 	char message[1536];
 
-	snprintf(message, sizeof message, "%s: %s; run %" PRIu64 " (try %u) did not start",
-		 j->name, e->not_started, e->seq, e->attempt);
+	snprintf(message, sizeof message, "%s: %s; run %" PRIu64 " (try %u) did not start", j->name,
+		 e->not_started, e->seq, e->attempt);
 	events_error(&l->ev, j->name, "user", message);
 }
 
@@ -562,7 +574,7 @@ void runs_end_removed_groups(struct loop *l)
 {
 	int64_t now = clock_now_ns(CLOCK_MONOTONIC);
 
-	l->st.gone = true;   /* the loop drops those with nothing left */
+	l->st.gone = true; /* the loop drops those with nothing left */
 	/* Removed jobs are the table's tail (reload_plan puts them there):
 	 * only they are visited, not every job at every reap. A removed
 	 * job's schedule has ended: the groups its runs leave behind are

@@ -13,12 +13,12 @@
 #include <time.h>
 
 struct timer {
-	int fd;                /* -1: not open */
-	clockid_t clock;       /* the timerfd's clock */
-	clockid_t read_clock;  /* clock_gettime's name for it */
-	int64_t armed;         /* the kernel's next expiration; INT64_MAX: disarmed;
-				* -1: unknown, the next timer_arm asks the kernel */
-	int64_t period;        /* the kernel's interval (it_interval); 0: one-shot */
+	int fd;               /* -1: not open */
+	clockid_t clock;      /* the timerfd's clock */
+	clockid_t read_clock; /* clock_gettime's name for it */
+	int64_t armed;        /* the kernel's next expiration; INT64_MAX: disarmed;
+			       * -1: unknown, the next timer_arm asks the kernel */
+	int64_t period;       /* the kernel's interval (it_interval); 0: one-shot */
 };
 
 /* A timer not yet open (fd -1); timer_open opens it. */
@@ -41,9 +41,9 @@ int timer_arm(struct timer *t, int64_t at, int64_t period, bool cancel_on_set);
 void timer_forget(struct timer *t);
 
 enum timer_read {
-	TIMER_READ_OK,         /* it expired, or nothing was there to read */
-	TIMER_READ_CLOCK_SET,  /* the realtime clock was set (ECANCELED) */
-	TIMER_READ_ERROR,      /* errno says why */
+	TIMER_READ_OK,        /* it expired, or nothing was there to read */
+	TIMER_READ_CLOCK_SET, /* the realtime clock was set (ECANCELED) */
+	TIMER_READ_ERROR,     /* errno says why */
 };
 
 /* Reads T's expiration count (non-blocking). */

@@ -18,26 +18,26 @@
 #define WATCH_DIR_MAX 4096
 
 struct watch {
-	const char *path;            /* the file; its directory is watched.
-				      * With whole_dir: the directory itself */
-	bool whole_dir;              /* every file of the directory counts */
-	bool spool;                  /* whole_dir by a crontab spool's names
-				      * (jobsdir), not run-parts' */
+	const char *path; /* the file; its directory is watched.
+			   * With whole_dir: the directory itself */
+	bool whole_dir;   /* every file of the directory counts */
+	bool spool;       /* whole_dir by a crontab spool's names
+			   * (jobsdir), not run-parts' */
 	char dir[WATCH_DIR_MAX];
 	char ancestor[WATCH_DIR_MAX];
-	int wd;                      /* on dir, or -1 */
-	int ancestor_wd;             /* on ancestor while dir is gone, or -1 */
+	int wd;          /* on dir, or -1 */
+	int ancestor_wd; /* on ancestor while dir is gone, or -1 */
 };
 
 /* What an event meant to a watch. */
 enum watch_news {
-	WATCH_NONE,                  /* not this watch's, or nothing to do */
-	WATCH_CHANGED,               /* the file was written, or put in place;
-				      * whole_dir: a file of it also removed
-				      * or renamed */
-	WATCH_LOST,                  /* the directory went away */
-	WATCH_BACK,                  /* the directory is watched again: the file
-				      * may have changed meanwhile */
+	WATCH_NONE,    /* not this watch's, or nothing to do */
+	WATCH_CHANGED, /* the file was written, or put in place;
+			* whole_dir: a file of it also removed
+			* or renamed */
+	WATCH_LOST,    /* the directory went away */
+	WATCH_BACK,    /* the directory is watched again: the file
+			* may have changed meanwhile */
 };
 
 /* Watches PATH's directory on the inotify descriptor FD. Returns 0, or

@@ -20,18 +20,18 @@
 
 struct writer {
 	int wd;
-	char *path;                /* DIR/NAME, for the warning and the load */
-	size_t name_at;            /* where NAME begins in it */
-	int64_t since;             /* when a reload began to wait for it; 0: none
-				      has yet */
-	bool held;                 /* waited for WRITERS_WAIT_NS: read without
-				      its unended last line until it closes */
+	char *path;     /* DIR/NAME, for the warning and the load */
+	size_t name_at; /* where NAME begins in it */
+	int64_t since;  /* when a reload began to wait for it; 0: none
+			   has yet */
+	bool held;      /* waited for WRITERS_WAIT_NS: read without
+			   its unended last line until it closes */
 };
 
 struct writers {
 	struct writer *v;
 	size_t n, cap;
-	char **held;               /* writers_held's answer, owned */
+	char **held; /* writers_held's answer, owned */
 };
 
 /* What EV says: DIR is the directory of the watch whose jobs file EV
@@ -41,10 +41,10 @@ struct writers {
 void writers_note(struct writers *ws, const struct inotify_event *ev, const char *dir);
 
 enum writers_verdict {
-	WRITERS_NONE,              /* none open but those held: read now */
-	WRITERS_WAIT,              /* some open: look again later */
-	WRITERS_GAVE_UP,           /* open for WRITERS_WAIT_NS: read now, and
-				      STILL names one; they are held now */
+	WRITERS_NONE,    /* none open but those held: read now */
+	WRITERS_WAIT,    /* some open: look again later */
+	WRITERS_GAVE_UP, /* open for WRITERS_WAIT_NS: read now, and
+			    STILL names one; they are held now */
 };
 
 /* Whether a reload due at NOW (monotonic) waits. */

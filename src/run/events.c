@@ -136,8 +136,10 @@ static void say_dropped(struct events *ev)
 	if (n == 0 || output_pending(control_stream(ev)))
 		return;
 	ev->control_dropped = 0;
-	snprintf(message, sizeof message, "%" PRIu64 " control event%s dropped: %s did not "
-		 "take them in time", n, n == 1 ? "" : "s", ev->cfg.json ? "stdout" : "stderr");
+	snprintf(message, sizeof message,
+		 "%" PRIu64 " control event%s dropped: %s did not "
+		 "take them in time",
+		 n, n == 1 ? "" : "s", ev->cfg.json ? "stdout" : "stderr");
 	events_errf(ev, "tfd: %s\n", message);
 	if (ev->cfg.json) {
 		size_t cap = json_reserve(ev, strlen(message) + strlen("control"));
@@ -218,8 +220,7 @@ void events_failure(struct events *ev, const char *call, int errnum)
 	events_errf(ev, "tfd: %s: %s\n", call, strerror(errnum));
 }
 
-void events_error(struct events *ev, const char *job, const char *call,
-		  const char *message)
+void events_error(struct events *ev, const char *job, const char *call, const char *message)
 {
 	events_errf(ev, "tfd: %s\n", message);
 	if (ev->cfg.json) {
@@ -245,8 +246,8 @@ void events_tick(struct events *ev, const char *format, const struct tick *t)
 	}
 }
 
-void events_setting(struct events *ev, const char *job, const char *what,
-		    events_setting_fn next, void *arg)
+void events_setting(struct events *ev, const char *job, const char *what, events_setting_fn next,
+		    void *arg)
 {
 	char label[256];
 	int64_t next_in, interval;
@@ -266,8 +267,8 @@ void events_verbose_setting(struct events *ev, const char *job, const char *what
 		events_setting(ev, job, what, next, arg);
 }
 
-void events_tick_setting(struct events *ev, const char *job, uint64_t seq,
-			 events_setting_fn next, void *arg)
+void events_tick_setting(struct events *ev, const char *job, uint64_t seq, events_setting_fn next,
+			 void *arg)
 {
 	char what[32];
 
@@ -291,8 +292,7 @@ void events_stop(struct events *ev, const struct oplog_stop_line *s)
 		put_err(ev, OPLOG_INFO, oplog_stop(ev->line.s, ev->line.cap, s));
 }
 
-void events_run_start(struct events *ev, const char *job, uint64_t seq, int pid,
-		      const char *user)
+void events_run_start(struct events *ev, const char *job, uint64_t seq, int pid, const char *user)
 {
 	size_t cap;
 
@@ -334,8 +334,8 @@ void events_run_end(struct events *ev, const char *job, const struct run_end *e)
 			 signal_name(e->signal, name, sizeof name));
 	else
 		put_errf(ev, OPLOG_WARNING,
-			 "tfd: %srun %" PRIu64 " (pid %d)%s exited with status %d\n", prefix, e->seq,
-			 e->pid, e->timed_out ? " timed out and" : "", e->status);
+			 "tfd: %srun %" PRIu64 " (pid %d)%s exited with status %d\n", prefix,
+			 e->seq, e->pid, e->timed_out ? " timed out and" : "", e->status);
 }
 
 /* A captured line is never cut: when the buffer cannot hold it, the
@@ -387,9 +387,10 @@ void events_reload(struct events *ev, const struct reload_counts *c, const char 
 	if (error)
 		events_errf(ev, "tfd: %s\n", error);
 	else if (said && ev->cfg.jobs_more)
-		put_errf(ev, OPLOG_INFO, "tfd: reloaded %s and %zu more: %zu added, %zu removed, "
-			 "%zu kept\n", ev->cfg.jobs_path, ev->cfg.jobs_more, c->added, c->removed,
-			 c->kept);
+		put_errf(ev, OPLOG_INFO,
+			 "tfd: reloaded %s and %zu more: %zu added, %zu removed, "
+			 "%zu kept\n",
+			 ev->cfg.jobs_path, ev->cfg.jobs_more, c->added, c->removed, c->kept);
 	else if (said)
 		put_errf(ev, OPLOG_INFO, "tfd: reloaded %s: %zu added, %zu removed, %zu kept\n",
 			 ev->cfg.jobs_path, c->added, c->removed, c->kept);
@@ -414,8 +415,8 @@ void events_control(struct events *ev, const char *command, const char *job, uns
 
 		put_out(ev, json_control(&ev->jsonctx, ev->line.s, cap, command, job, uid));
 	} else
-		put_errf(ev, OPLOG_INFO, "tfd: control: %s%s%s (uid %u)\n", command,
-			 job ? " " : "", job ? job : "", uid);
+		put_errf(ev, OPLOG_INFO, "tfd: control: %s%s%s (uid %u)\n", command, job ? " " : "",
+			 job ? job : "", uid);
 }
 
 void events_stats(struct events *ev, const struct stats *st)

@@ -20,25 +20,25 @@
 #include "stats.h"
 
 struct events_config {
-	bool json;              /* events as JSON lines on stdout */
-	bool quiet;             /* no tick lines */
-	bool verbose;           /* settings at arming and after each tick, reloads */
-	const char *jobs_path;  /* a jobs file: messages name their job */
-	size_t jobs_more;       /* --jobs PATHs after the first, for the reload line */
-	const char *replica;    /* --fleet: "replica" in every JSON object */
-	bool log;               /* the operator's log (oplog.h): start, reload, stop */
-	bool log_runs;          /* and a line per run start and end */
-	bool journal;           /* stderr is the journal: lines carry their level */
+	bool json;             /* events as JSON lines on stdout */
+	bool quiet;            /* no tick lines */
+	bool verbose;          /* settings at arming and after each tick, reloads */
+	const char *jobs_path; /* a jobs file: messages name their job */
+	size_t jobs_more;      /* --jobs PATHs after the first, for the reload line */
+	const char *replica;   /* --fleet: "replica" in every JSON object */
+	bool log;              /* the operator's log (oplog.h): start, reload, stop */
+	bool log_runs;         /* and a line per run start and end */
+	bool journal;          /* stderr is the journal: lines carry their level */
 };
 
 struct events {
 	struct events_config cfg;
 	struct json_context jsonctx; /* what every --json object carries (cfg.replica) */
 	struct output out, err;
-	bool out_reported;      /* stdout's loss was reported */
-	bool write_failed;      /* an error was reported: exit 1 at the end */
+	bool out_reported;        /* stdout's loss was reported */
+	bool write_failed;        /* an error was reported: exit 1 at the end */
 	uint64_t control_dropped; /* control events dropped while their stream was stuck */
-	struct buf line;        /* every line is made here (line.s), grown as needed */
+	struct buf line;          /* every line is made here (line.s), grown as needed */
 	/* stdout went away (ERROR 0: EPIPE, quietly) or failed (ERROR). */
 	void (*on_stdout_lost)(void *arg, int error);
 	void *arg;
@@ -66,8 +66,7 @@ void events_drain(struct events *ev, bool give_up);
 
 /* "tfd: ..." on stderr, as it is: an error, or a warning when it begins
  * "tfd: warning:" (its level in the journal). */
-void events_errf(struct events *ev, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void events_errf(struct events *ev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The operator's log (cfg.log): the first line, once the jobs are loaded
  * (NFILES 0: the command line's job), and the line of a stop on a signal. */
@@ -76,29 +75,27 @@ void events_stop(struct events *ev, const struct oplog_stop_line *s);
 
 /* A run started (cfg.log_runs): its line, naming USER when it runs as
  * another user (NULL: tfd's). */
-void events_run_start(struct events *ev, const char *job, uint64_t seq, int pid,
-		      const char *user);
+void events_run_start(struct events *ev, const char *job, uint64_t seq, int pid, const char *user);
 
 /* One of tfd's own calls failed with ERRNUM: "tfd: CALL: strerror". */
 void events_failure(struct events *ev, const char *call, int errnum);
 
 /* Something failed at run time and tfd goes on: a line on stderr, an
  * "error" event for JOB (NULL: tfd's own), and status 1 at the end. */
-void events_error(struct events *ev, const char *job, const char *call,
-		  const char *message);
+void events_error(struct events *ev, const char *job, const char *call, const char *message);
 
 /* A wake-up of a job that prints FORMAT (NULL: no line) unless --json. */
 void events_tick(struct events *ev, const char *format, const struct tick *t);
 
 /* A job's setting on stderr: SIGUSR1's answer (events_setting) and, with
  * --verbose, after arming and after each tick (events_verbose_setting). */
-void events_setting(struct events *ev, const char *job, const char *what,
-		    events_setting_fn next, void *arg);
+void events_setting(struct events *ev, const char *job, const char *what, events_setting_fn next,
+		    void *arg);
 void events_verbose_setting(struct events *ev, const char *job, const char *what,
 			    events_setting_fn next, void *arg);
 /* With --verbose, the setting after wake-up SEQ ("tick SEQ"). */
-void events_tick_setting(struct events *ev, const char *job, uint64_t seq,
-			 events_setting_fn next, void *arg);
+void events_tick_setting(struct events *ev, const char *job, uint64_t seq, events_setting_fn next,
+			 void *arg);
 
 /* A run ended: an "exit" event, or a line when it failed, or always
  * with cfg.log_runs. */

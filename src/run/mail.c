@@ -47,8 +47,8 @@ static void free_env(char **env)
 	free(env);
 }
 
-struct mail_job *mail_job_new(char *const *env, const char *user, const char *command,
-			      bool to_user, bool *none)
+struct mail_job *mail_job_new(char *const *env, const char *user, const char *command, bool to_user,
+			      bool *none)
 {
 	const char *to = mail_env_value(env, "MAILTO");
 	const char *from = mail_env_value(env, "MAILFROM");
@@ -112,8 +112,10 @@ void mail_body_free(struct mail_body *b)
 
 size_t mail_cut_note(const struct mail_body *b, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "[tfd: %" PRIu64 " more bytes of output were cut: "
-			 "a mail holds the first %zu]", b->cut, b->text.len);
+	int n = snprintf(buf, len,
+			 "[tfd: %" PRIu64 " more bytes of output were cut: "
+			 "a mail holds the first %zu]",
+			 b->cut, b->text.len);
 
 	if (n < 0)
 		return 0;
@@ -142,8 +144,8 @@ static void put_value(struct buf *t, const char *s)
 	}
 }
 
-static void put_header(struct buf *t, const char *name, const char *before,
-		       const char *value, const char *after)
+static void put_header(struct buf *t, const char *name, const char *before, const char *value,
+		       const char *after)
 {
 	puts_text(t, name);
 	puts_text(t, ": ");
@@ -154,8 +156,7 @@ static void put_header(struct buf *t, const char *name, const char *before,
 }
 
 /* cronie's headers: who, what run, and that no one should answer it. */
-static void put_headers(struct buf *t, const struct mail_job *m, const char *host,
-			const char *job)
+static void put_headers(struct buf *t, const struct mail_job *m, const char *host, const char *job)
 {
 	put_header(t, "From", "\"(Cron Daemon)\" <", m->from, ">");
 	put_header(t, "To", "", m->to, "");

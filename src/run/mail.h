@@ -22,21 +22,21 @@
 /* Where a job's runs' output goes: read once from the jobs file's
  * environment (MAILTO, MAILFROM, SENDMAIL) when the job is built. */
 struct mail_job {
-	char *to;           /* MAILTO, never empty */
-	char *from;         /* MAILFROM, or the user the runs run as */
-	char *user;         /* the user the runs run as, for the Subject */
-	char *sendmail;     /* SENDMAIL, or MAIL_SENDMAIL */
-	char *command;      /* a crontab line's command for the Subject;
-			       NULL: a tfd line, whose Subject names the job */
-	char **env;         /* the NAME=VALUE lines the file set for the line,
-			       one X-Cron-Env header each; NULL-terminated */
+	char *to;       /* MAILTO, never empty */
+	char *from;     /* MAILFROM, or the user the runs run as */
+	char *user;     /* the user the runs run as, for the Subject */
+	char *sendmail; /* SENDMAIL, or MAIL_SENDMAIL */
+	char *command;  /* a crontab line's command for the Subject;
+			   NULL: a tfd line, whose Subject names the job */
+	char **env;     /* the NAME=VALUE lines the file set for the line,
+			   one X-Cron-Env header each; NULL-terminated */
 };
 
 /* One run's output, in the order it was read from its pipes. */
 struct mail_body {
-	struct buf text;    /* at most MAIL_BODY_MAX bytes */
-	uint64_t cut;       /* bytes past MAIL_BODY_MAX, or that found no
-			       memory: read and dropped */
+	struct buf text; /* at most MAIL_BODY_MAX bytes */
+	uint64_t cut;    /* bytes past MAIL_BODY_MAX, or that found no
+			    memory: read and dropped */
 };
 
 /* The value of NAME in ENV ("NAME=VALUE" strings, NULL-terminated; ENV
@@ -48,8 +48,8 @@ const char *mail_env_value(char *const *env, const char *name);
  * (a file cron itself reads: cron mails there), else it is none. NULL and
  * *none when there is no mail (MAILTO empty, or unset without TO_USER);
  * NULL and !*none when memory ran out. */
-struct mail_job *mail_job_new(char *const *env, const char *user, const char *command,
-			      bool to_user, bool *none);
+struct mail_job *mail_job_new(char *const *env, const char *user, const char *command, bool to_user,
+			      bool *none);
 void mail_job_free(struct mail_job *m);
 
 /* Keeps what of DATA fits under MAIL_BODY_MAX and counts the rest as

@@ -44,8 +44,8 @@ static void note_oom(struct mailer *ms, bool oom)
 
 /* Prints BODY as run SEQ of JOB's lines, then the cut note if some was
  * cut. */
-static void print_body(struct mailer *ms, const char *job, uint64_t seq,
-		       const struct mail_body *b, struct events *ev)
+static void print_body(struct mailer *ms, const char *job, uint64_t seq, const struct mail_body *b,
+		       struct events *ev)
 {
 	struct print_target t = { ev, job, seq, false };
 	struct capture c = { 0 };
@@ -68,8 +68,8 @@ static void mail_failed(struct mailer *ms, const struct mail_send *s, const char
 {
 	char message[512];
 
-	snprintf(message, sizeof message, "%s: %s: %s; run %" PRIu64
-		 "'s output is printed instead", s->job, s->sendmail, why, s->seq);
+	snprintf(message, sizeof message, "%s: %s: %s; run %" PRIu64 "'s output is printed instead",
+		 s->job, s->sendmail, why, s->seq);
 	events_error(ev, s->job, "sendmail", message);
 	print_body(ms, s->job, s->seq, &s->body, ev);
 }
@@ -148,8 +148,8 @@ static void write_some(struct mail_send *s)
 
 /* Composes the message and starts sendmail on it. Returns 0, or -1 with
  * WHY (a message) when the mail cannot go. */
-static int start_send(struct mail_send *s, const struct mail_job *m,
-		      const struct mail_sender *as, char *why, size_t whylen)
+static int start_send(struct mail_send *s, const struct mail_job *m, const struct mail_sender *as,
+		      char *why, size_t whylen)
 {
 	char host[256] = "localhost";
 	const char *what = NULL;
@@ -186,12 +186,15 @@ void mailer_send(struct mailer *ms, const struct mail_job *m, const struct mail_
 	char why[256];
 
 	if (s) {
-		*s = (struct mail_send){ .fd = -1, .seq = seq, .body = *body,
+		*s = (struct mail_send){ .fd = -1,
+					 .seq = seq,
+					 .body = *body,
 					 .term_at = ns_after(now, MAILER_TIMEOUT_NS),
 					 .kill_at = ms->stopping
 							    ? ns_after(now, MAILER_STOP_GRACE_NS)
 							    : INT64_MAX,
-					 .job = strdup(job), .sendmail = strdup(m->sendmail) };
+					 .job = strdup(job),
+					 .sendmail = strdup(m->sendmail) };
 		*body = (struct mail_body){ 0 };
 	}
 	if (!s || !s->job || !s->sendmail) {

@@ -40,34 +40,34 @@
  * target drops privileges to that user; never their cgroup or namespaces,
  * since the MTA is tfd's host's) and the runs' environment. */
 struct mail_sender {
-	const struct spawn_target *target;  /* NULL: tfd's own user */
-	char *const *envp;                  /* NULL: tfd's environment */
+	const struct spawn_target *target; /* NULL: tfd's own user */
+	char *const *envp;                 /* NULL: tfd's environment */
 };
 
 /* One message on its way. */
 struct mail_send {
 	pid_t pid;
-	int fd;                 /* sendmail's stdin; -1 once all is written */
-	char *msg;              /* msg[off..len) is still to write */
+	int fd;    /* sendmail's stdin; -1 once all is written */
+	char *msg; /* msg[off..len) is still to write */
 	size_t off, len;
-	char *job;              /* the job's name, for messages and fallback */
+	char *job; /* the job's name, for messages and fallback */
 	uint64_t seq;
-	char *sendmail;         /* the program, for messages */
-	struct mail_body body;  /* printed if the mail fails */
-	int write_error;        /* errno of a write that failed (EPIPE) */
-	int64_t term_at;        /* monotonic: SIGTERM, it took too long; INT64_MAX: sent */
-	int64_t kill_at;        /* monotonic: SIGKILL; INT64_MAX: none (yet) */
-	bool timed_out;         /* ended at term_at */
-	bool stop_killed;       /* killed at kill_at */
+	char *sendmail;        /* the program, for messages */
+	struct mail_body body; /* printed if the mail fails */
+	int write_error;       /* errno of a write that failed (EPIPE) */
+	int64_t term_at;       /* monotonic: SIGTERM, it took too long; INT64_MAX: sent */
+	int64_t kill_at;       /* monotonic: SIGKILL; INT64_MAX: none (yet) */
+	bool timed_out;        /* ended at term_at */
+	bool stop_killed;      /* killed at kill_at */
 };
 
 struct mailer {
 	struct mail_send **s;
 	size_t n, cap;
-	bool closing;           /* tfd exits: output is printed, not mailed */
-	bool stopping;          /* tfd was told to stop: sendmails have a grace */
-	bool *oom;              /* set when printed output finds no memory (sticky:
-				 * the loop's one failure flag); NULL: not noted */
+	bool closing;  /* tfd exits: output is printed, not mailed */
+	bool stopping; /* tfd was told to stop: sendmails have a grace */
+	bool *oom;     /* set when printed output finds no memory (sticky:
+			* the loop's one failure flag); NULL: not noted */
 };
 
 /* Mails the output BODY of run SEQ of JOB as M says, sent by AS (or,

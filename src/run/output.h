@@ -16,21 +16,21 @@
 #include "buf.h"
 
 enum output_mode {
-	OUTPUT_PLAIN,     /* a regular file: write() never waits for a reader */
-	OUTPUT_OWN,       /* our own O_NONBLOCK description of the same pipe or tty */
-	OUTPUT_SOCKET,    /* send(MSG_DONTWAIT) */
-	OUTPUT_CHUNKED,   /* no way to avoid blocking: PIPE_BUF at a time after POLLOUT */
+	OUTPUT_PLAIN,   /* a regular file: write() never waits for a reader */
+	OUTPUT_OWN,     /* our own O_NONBLOCK description of the same pipe or tty */
+	OUTPUT_SOCKET,  /* send(MSG_DONTWAIT) */
+	OUTPUT_CHUNKED, /* no way to avoid blocking: PIPE_BUF at a time after POLLOUT */
 };
 
 struct output {
-	int fd;                 /* what tfd writes to */
-	int orig_fd;            /* 1 or 2 */
+	int fd;      /* what tfd writes to */
+	int orig_fd; /* 1 or 2 */
 	enum output_mode mode;
-	const char *name;       /* "stdout", "stderr" for messages */
-	struct buf q;           /* queued bytes: q.s[off..q.len) */
+	const char *name; /* "stdout", "stderr" for messages */
+	struct buf q;     /* queued bytes: q.s[off..q.len) */
 	size_t off;
-	bool gone;              /* EPIPE: the reader left */
-	int error;              /* errno of a failed write other than EPIPE; 0 */
+	bool gone; /* EPIPE: the reader left */
+	int error; /* errno of a failed write other than EPIPE; 0 */
 };
 
 /* Sets O up for descriptor FD (1 or 2). Never fails: without a better way

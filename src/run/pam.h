@@ -26,8 +26,8 @@ struct tfd_pam_response {
 };
 
 struct tfd_pam_conv {
-	int (*conv)(int num_msg, const struct tfd_pam_message **msg,
-		    struct tfd_pam_response **resp, void *appdata_ptr);
+	int (*conv)(int num_msg, const struct tfd_pam_message **msg, struct tfd_pam_response **resp,
+		    void *appdata_ptr);
 	void *appdata_ptr;
 };
 
@@ -35,8 +35,8 @@ enum {
 	TFD_PAM_SUCCESS = 0,
 	TFD_PAM_BUF_ERR = 5,
 	TFD_PAM_CONV_ERR = 19,
-	TFD_PAM_TTY = 3,            /* pam_set_item's item */
-	TFD_PAM_ERROR_MSG = 3,      /* msg_style */
+	TFD_PAM_TTY = 3,       /* pam_set_item's item */
+	TFD_PAM_ERROR_MSG = 3, /* msg_style */
 	TFD_PAM_TEXT_INFO = 4,
 	TFD_PAM_SILENT = 0x8000,
 	TFD_PAM_ESTABLISH_CRED = 0x0002,
@@ -45,8 +45,8 @@ enum {
 
 struct pam_library {
 	void *handle;
-	int (*start)(const char *service, const char *user,
-		     const struct tfd_pam_conv *conv, pam_handle_t **pamh);
+	int (*start)(const char *service, const char *user, const struct tfd_pam_conv *conv,
+		     pam_handle_t **pamh);
 	int (*end)(pam_handle_t *pamh, int status);
 	int (*set_item)(pam_handle_t *pamh, int type, const void *item);
 	int (*acct_mgmt)(pam_handle_t *pamh, int flags);
@@ -61,7 +61,7 @@ struct pam_library {
  * and handed to every job through its context; zeroed is not tried yet. */
 struct pam_loader {
 	struct pam_library lib;
-	bool tried;             /* the first call was made: LIB is the answer */
+	bool tried; /* the first call was made: LIB is the answer */
 };
 
 /* LOADER's libpam, loaded by the first call and kept: NULL when it is not

@@ -17,8 +17,7 @@
  * more, though a process left behind keeps writing. */
 #define DRAIN_READS_MAX 16
 
-static int add_reader(struct readers *rs, struct run_outputs *ro, int fd, int stream,
-		      uint64_t seq)
+static int add_reader(struct readers *rs, struct run_outputs *ro, int fd, int stream, uint64_t seq)
 {
 	struct reader *r;
 
@@ -27,8 +26,7 @@ static int add_reader(struct readers *rs, struct run_outputs *ro, int fd, int st
 	r = calloc(1, sizeof *r);
 	if (!r)
 		return -1;
-	*r = (struct reader){ .fd = fd, .stream = stream, .seq = seq, .run = ro,
-			      .index = rs->n };
+	*r = (struct reader){ .fd = fd, .stream = stream, .seq = seq, .run = ro, .index = rs->n };
 	rs->r[rs->n++] = r;
 	ro->open++;
 	return 0;
@@ -43,13 +41,16 @@ static void run_outputs_free(struct run_outputs *ro)
 	free(ro);
 }
 
-static int add_outputs(struct readers *rs, struct job *j, const char *name, pid_t pid,
-		       uint64_t seq, bool mail, bool hook, int out_fd, int err_fd)
+static int add_outputs(struct readers *rs, struct job *j, const char *name, pid_t pid, uint64_t seq,
+		       bool mail, bool hook, int out_fd, int err_fd)
 {
 	struct run_outputs *ro = calloc(1, sizeof *ro);
 
 	if (ro)
-		*ro = (struct run_outputs){ .job = j, .name = name, .pid = pid, .seq = seq,
+		*ro = (struct run_outputs){ .job = j,
+					    .name = name,
+					    .pid = pid,
+					    .seq = seq,
 					    .hook = hook };
 	if (ro && mail && !(ro->mail = calloc(1, sizeof *ro->mail))) {
 		free(ro);
@@ -70,14 +71,14 @@ static int add_outputs(struct readers *rs, struct job *j, const char *name, pid_
 	return 0;
 }
 
-int readers_add_run(struct readers *rs, struct job *j, const char *name, pid_t pid,
-		    uint64_t seq, bool mail, int out_fd, int err_fd)
+int readers_add_run(struct readers *rs, struct job *j, const char *name, pid_t pid, uint64_t seq,
+		    bool mail, int out_fd, int err_fd)
 {
 	return add_outputs(rs, j, name, pid, seq, mail, false, out_fd, err_fd);
 }
 
-int readers_add_hook(struct readers *rs, struct job *j, const char *name, pid_t pid,
-		     uint64_t seq, bool mail, int out_fd, int err_fd)
+int readers_add_hook(struct readers *rs, struct job *j, const char *name, pid_t pid, uint64_t seq,
+		     bool mail, int out_fd, int err_fd)
 {
 	return add_outputs(rs, j, name, pid, seq, mail, true, out_fd, err_fd);
 }

@@ -28,22 +28,22 @@ struct job;
 /* One run's pipes. */
 struct run_outputs {
 	struct job *job;
-	const char *name;      /* the job's name, for the lines */
+	const char *name; /* the job's name, for the lines */
 	pid_t pid;
 	uint64_t seq;
-	int open;              /* pipes not yet at end of stream */
-	bool ended;            /* the leader was reaped */
+	int open;               /* pipes not yet at end of stream */
+	bool ended;             /* the leader was reaped */
 	struct mail_body *mail; /* MAILTO: the output collected; NULL: lines */
-	bool hook;             /* a hook's (hooks.h), labelled with its run's
-				  SEQ: not the run's output, so on_bytes is
-				  not told */
+	bool hook;              /* a hook's (hooks.h), labelled with its run's
+				   SEQ: not the run's output, so on_bytes is
+				   not told */
 };
 
 struct reader {
-	int fd;                /* -1: closed, freed at readers_collect */
-	int stream;            /* 1 stdout, 2 stderr */
+	int fd;     /* -1: closed, freed at readers_collect */
+	int stream; /* 1 stdout, 2 stderr */
 	uint64_t seq;
-	size_t index;          /* in struct readers */
+	size_t index; /* in struct readers */
 	struct run_outputs *run;
 	struct capture cap;
 	struct reader *next_closed;
@@ -68,13 +68,13 @@ struct readers {
  * its output is collected for a mail rather than cut into lines. Returns
  * 0, or -1 when memory ran out (then the pipes that found no reader are
  * closed). */
-int readers_add_run(struct readers *rs, struct job *j, const char *name, pid_t pid,
-		    uint64_t seq, bool mail, int out_fd, int err_fd);
+int readers_add_run(struct readers *rs, struct job *j, const char *name, pid_t pid, uint64_t seq,
+		    bool mail, int out_fd, int err_fd);
 
 /* The same for a hook of run SEQ of J (hooks.h): its lines are labelled
  * as the run's, its mail is the job's; on_bytes is not told. */
-int readers_add_hook(struct readers *rs, struct job *j, const char *name, pid_t pid,
-		     uint64_t seq, bool mail, int out_fd, int err_fd);
+int readers_add_hook(struct readers *rs, struct job *j, const char *name, pid_t pid, uint64_t seq,
+		     bool mail, int out_fd, int err_fd);
 
 /* The leader of run PID was reaped: what its pipes hold now is read into
  * EV (bounded), pipes at their end are closed. */

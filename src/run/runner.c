@@ -19,26 +19,26 @@
 extern char **environ;
 
 struct run {
-	pid_t pid;          /* the leader, and so the process group's id */
+	pid_t pid; /* the leader, and so the process group's id */
 	uint64_t seq;
-	unsigned attempt;   /* from 1 */
-	struct tick tick;   /* what started it, for a retry */
+	unsigned attempt; /* from 1 */
+	struct tick tick; /* what started it, for a retry */
 	int64_t started;
-	int64_t deadline;   /* timeout or end of grace; INT64_MAX for none */
-	bool term_sent;     /* the next deadline sends SIGKILL */
-	bool killed;        /* SIGKILL was sent: nothing is left to wait for */
-	bool superseded;    /* ended by --overlap kill for a newer run */
+	int64_t deadline; /* timeout or end of grace; INT64_MAX for none */
+	bool term_sent;   /* the next deadline sends SIGKILL */
+	bool killed;      /* SIGKILL was sent: nothing is left to wait for */
+	bool superseded;  /* ended by --overlap kill for a newer run */
 	bool timed_out;
-	bool reaped;        /* leader gone; the group still has members */
-	bool overtaken;     /* a scheduled wake-up came while it ran: no retry */
-	int report_fd;      /* -1, or where a run as another user says why it
-			       did not start (read when its leader is reaped) */
+	bool reaped;    /* leader gone; the group still has members */
+	bool overtaken; /* a scheduled wake-up came while it ran: no retry */
+	int report_fd;  /* -1, or where a run as another user says why it
+			   did not start (read when its leader is reaped) */
 };
 
 /* The variables every run sees, in the order of runner_env's slots. */
 static const char *const env_names[] = {
-	"TFD_SEQ", "TFD_EXPIRATIONS", "TFD_TOTAL", "TFD_TIME", "TFD_LATE_US",
-	"TFD_ATTEMPT", "TFD_SCHEDULED", "TFD_JOB", "TFD_REPLICA",
+	"TFD_SEQ",     "TFD_EXPIRATIONS", "TFD_TOTAL", "TFD_TIME",    "TFD_LATE_US",
+	"TFD_ATTEMPT", "TFD_SCHEDULED",   "TFD_JOB",   "TFD_REPLICA",
 };
 #define ENV_SLOTS (sizeof env_names / sizeof env_names[0])
 /* The slots rewritten at each run; TFD_JOB and TFD_REPLICA are fixed. */
@@ -48,29 +48,29 @@ struct runner {
 	struct runner_config cfg;
 	struct run *runs;
 	size_t nruns, cap;
-	bool waiting;             /* a queued run, or one waiting for a kill */
+	bool waiting; /* a queued run, or one waiting for a kill */
 	struct tick waiting_tick;
-	bool retrying;            /* a failed run waits to be tried again */
+	bool retrying; /* a failed run waits to be tried again */
 	struct tick retry_tick;
-	unsigned retry_attempt;   /* the attempt that waits */
+	unsigned retry_attempt; /* the attempt that waits */
 	int64_t retry_due;
 	struct run_end retry_last; /* the try that failed, for a stop (failed set) */
-	bool retry_not_started;   /* that try never started */
-	bool stopping;            /* shutdown: nothing new starts */
-	int64_t next_run;         /* the job's next scheduled run, as last told */
-	struct runner_env *env;   /* held: what its runs start from */
-	char *job_slot;           /* "TFD_JOB=NAME" */
-	char *replica_slot;       /* "TFD_REPLICA=ID" */
-	char *not_started;        /* the last reaped run's report: why it did not
-				     start (allocated when one came), or NULL */
+	bool retry_not_started;    /* that try never started */
+	bool stopping;             /* shutdown: nothing new starts */
+	int64_t next_run;          /* the job's next scheduled run, as last told */
+	struct runner_env *env;    /* held: what its runs start from */
+	char *job_slot;            /* "TFD_JOB=NAME" */
+	char *replica_slot;        /* "TFD_REPLICA=ID" */
+	char *not_started;         /* the last reaped run's report: why it did not
+				      start (allocated when one came), or NULL */
 };
 
 struct runner_env {
 	unsigned refs;
-	char **envp;              /* the base, then room for the slots and a NULL */
-	size_t n;                 /* the base's entries */
+	char **envp; /* the base, then room for the slots and a NULL */
+	size_t n;    /* the base's entries */
 	char **owned;
-	char slot[ENV_TICK][64];  /* the starting run's TFD_* values */
+	char slot[ENV_TICK][64]; /* the starting run's TFD_* values */
 };
 
 /* Runs: the table */
@@ -258,7 +258,9 @@ static int build_run_environment(struct runner *r)
 static char *const *fill_environment(struct runner *r, const struct tick *t, unsigned attempt)
 {
 	struct runner_env *e = r->env;
+	/* clang-format off */
 	char (*slot)[64] = e->slot, unix_time[40];
+	/* clang-format on */
 	size_t k = e->n;
 
 	format_unix(unix_time, t->wall_ns);
@@ -378,8 +380,8 @@ static int open_report(const struct runner *r, int report[2], const char **what)
 	return 0;
 }
 
-static int prepare_io(struct runner *r, struct spawn_io *io, int out[2], int err[2],
-		      int report[2], const char **what)
+static int prepare_io(struct runner *r, struct spawn_io *io, int out[2], int err[2], int report[2],
+		      const char **what)
 {
 	*io = (struct spawn_io){ { -1, -1, -1 }, r->cfg.tty_fd, false, -1 };
 	if (open_report(r, report, what) != 0)
@@ -448,8 +450,11 @@ static void fail_start(struct runner *r, const struct tick *t, unsigned attempt,
 	start->failure = (struct start_failure){ t->seq, attempt, call, error, false, t->manual };
 	start->failure.retried = plan_retry(r, &tried, now, r->next_run);
 	if (start->failure.retried) {
-		r->retry_last = (struct run_end){ .job = r->cfg.name, .seq = t->seq, .status = -1,
-						  .attempt = attempt, .failed = true,
+		r->retry_last = (struct run_end){ .job = r->cfg.name,
+						  .seq = t->seq,
+						  .status = -1,
+						  .attempt = attempt,
+						  .failed = true,
 						  .manual = t->manual,
 						  .scheduled_ns = tick_scheduled_ns(t) };
 		r->retry_not_started = true;
@@ -458,8 +463,8 @@ static void fail_start(struct runner *r, const struct tick *t, unsigned attempt,
 
 /* Returns 0 when the run started or its start failed for want of a
  * resource (both in START), -1 with *what when not. */
-static int start_run(struct runner *r, const struct tick *t, unsigned attempt,
-		     int64_t now, struct run_start *start, const char **what)
+static int start_run(struct runner *r, const struct tick *t, unsigned attempt, int64_t now,
+		     struct run_start *start, const char **what)
 {
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, report[2] = { -1, -1 };
 	struct spawn_io io;
@@ -546,8 +551,8 @@ static void signal_run(const struct runner *r, struct run *run, int sig, int64_t
 	}
 }
 
-enum tick_action runner_tick(struct runner *r, const struct tick *t, int64_t now,
-			int64_t next_run, struct run_start *start, const char **what)
+enum tick_action runner_tick(struct runner *r, const struct tick *t, int64_t now, int64_t next_run,
+			     struct run_start *start, const char **what)
 {
 	start->kind = RUN_START_NONE;
 	r->next_run = next_run;
@@ -601,8 +606,8 @@ static const char *read_report(struct runner *r, struct run *run)
 	return r->not_started ? r->not_started : "it did not start (no memory to say why)";
 }
 
-static void describe_end(const struct runner *r, const struct run *run, int wstatus,
-			 int64_t now, struct run_end *end)
+static void describe_end(const struct runner *r, const struct run *run, int wstatus, int64_t now,
+			 struct run_end *end)
 {
 	*end = (struct run_end){
 		.job = r->cfg.name,
@@ -651,9 +656,8 @@ static void start_waiting(struct runner *r, int64_t now, struct run_start *start
 		*failed = "spawn";
 }
 
-enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
-			  int64_t next_run, struct run_end *end, struct run_start *start,
-			  const char **failed)
+enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now, int64_t next_run,
+			  struct run_end *end, struct run_start *start, const char **failed)
 {
 	struct run *run = find_run(r, pid);
 
@@ -672,7 +676,7 @@ enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
 			end->failed = false;
 			r->retry_last = *end;
 			r->retry_last.failed = true;
-			r->retry_last.not_started = NULL;   /* said once, at its end */
+			r->retry_last.not_started = NULL; /* said once, at its end */
 			r->retry_not_started = false;
 		}
 		/* -E: the first failure is tfd's status; nothing queued
@@ -706,7 +710,8 @@ size_t runner_signal_all(struct runner *r, int sig, int64_t now)
 
 void runner_stop(struct runner *r, int64_t now, struct runner_stopped *out)
 {
-	*out = (struct runner_stopped){ .queued = r->waiting, .queued_seq = r->waiting_tick.seq,
+	*out = (struct runner_stopped){ .queued = r->waiting,
+					.queued_seq = r->waiting_tick.seq,
 					.retry = r->retrying,
 					.retry_not_started = r->retry_not_started,
 					.last_try = r->retry_last };
@@ -734,8 +739,7 @@ void runner_forward(struct runner *r, int sig)
 		signal_group(&r->runs[i], sig);
 }
 
-void runner_expire(struct runner *r, int64_t now, struct run_start *start,
-		   const char **failed)
+void runner_expire(struct runner *r, int64_t now, struct run_start *start, const char **failed)
 {
 	start->kind = RUN_START_NONE;
 	*failed = NULL;

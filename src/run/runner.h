@@ -37,10 +37,10 @@ struct run_started {
 struct start_failure {
 	uint64_t seq;
 	unsigned attempt;
-	const char *call;               /* the call that failed */
-	int error;                      /* its errno */
-	bool retried;                   /* a retry is planned (--retry) */
-	bool manual;                    /* its tick was tfdctl run's */
+	const char *call; /* the call that failed */
+	int error;        /* its errno */
+	bool retried;     /* a retry is planned (--retry) */
+	bool manual;      /* its tick was tfdctl run's */
 };
 
 /* What one call of the runner started: at most one run, or one start
@@ -50,8 +50,8 @@ enum run_start_kind { RUN_START_NONE, RUN_START_RUN, RUN_START_FAILED };
 
 struct run_start {
 	enum run_start_kind kind;
-	struct run_started run;         /* RUN_START_RUN */
-	struct start_failure failure;   /* RUN_START_FAILED */
+	struct run_started run;       /* RUN_START_RUN */
+	struct start_failure failure; /* RUN_START_FAILED */
 };
 
 /* The environment the runs of one or more jobs start from: a base
@@ -79,23 +79,23 @@ char *const *runner_env_base(const struct runner_env *e);
 char *const *runner_env_owned(const struct runner_env *e);
 
 struct runner_config {
-	const char *path;               /* resolved executable */
+	const char *path; /* resolved executable */
 	char *const *argv;
-	struct runner_env *env;         /* held by the runner; NULL: its own of
-					   tfd's environment */
-	const char *name;               /* TFD_JOB */
-	const char *replica;            /* TFD_REPLICA; NULL: HOSTNAME:PID */
-	const char *input;              /* every run's stdin, or NULL to inherit */
+	struct runner_env *env; /* held by the runner; NULL: its own of
+				   tfd's environment */
+	const char *name;       /* TFD_JOB */
+	const char *replica;    /* TFD_REPLICA; NULL: HOSTNAME:PID */
+	const char *input;      /* every run's stdin, or NULL to inherit */
 	enum overlap overlap;
-	int64_t timeout_ns;             /* 0 = none */
-	int64_t kill_after_ns;          /* SIGTERM to SIGKILL; 0 = RUNNER_KILL_GRACE_NS */
-	unsigned retry;                 /* more tries of a failing run */
-	int64_t retry_delay_ns;         /* the first wait; doubles */
-	bool tag_output;                /* stdout, stderr through pipes (--tag-output, MAILTO) */
-	bool one_pipe;                  /* with tag_output: both through one pipe, read
-					   as stdout (MAILTO: the mail keeps their order) */
-	bool exit_on_error;             /* a failure drops a queued run */
-	int tty_fd;                     /* -1, or the terminal a run is given */
+	int64_t timeout_ns;     /* 0 = none */
+	int64_t kill_after_ns;  /* SIGTERM to SIGKILL; 0 = RUNNER_KILL_GRACE_NS */
+	unsigned retry;         /* more tries of a failing run */
+	int64_t retry_delay_ns; /* the first wait; doubles */
+	bool tag_output;        /* stdout, stderr through pipes (--tag-output, MAILTO) */
+	bool one_pipe;          /* with tag_output: both through one pipe, read
+				   as stdout (MAILTO: the mail keeps their order) */
+	bool exit_on_error;     /* a failure drops a queued run */
+	int tty_fd;             /* -1, or the terminal a run is given */
 	const struct spawn_target *target;
 };
 
@@ -129,24 +129,23 @@ void runner_free(struct runner *r);
  * run could not be started for a reason that is tfd's (then *what names
  * the failing call); a start that the kernel refused for want of
  * processes or descriptors is "run", its failure in *START. */
-enum tick_action runner_tick(struct runner *r, const struct tick *t, int64_t now,
-			int64_t next_run, struct run_start *start, const char **what);
+enum tick_action runner_tick(struct runner *r, const struct tick *t, int64_t now, int64_t next_run,
+			     struct run_start *start, const char **what);
 
 /* What a reaped pid meant to this runner. */
 enum reaped {
 	REAPED_NOT_OURS,
-	REAPED_RUN,         /* a run ended: END is filled */
-	REAPED_STOPPED,     /* a run was stopped (^Z): END.pid says which */
-	REAPED_MEMBER,      /* another member of a run's process group */
+	REAPED_RUN,     /* a run ended: END is filled */
+	REAPED_STOPPED, /* a run was stopped (^Z): END.pid says which */
+	REAPED_MEMBER,  /* another member of a run's process group */
 };
 
 /* A child changed state (waitpid with WUNTRACED). NEXT_RUN is the
  * monotonic time of the job's next scheduled run (INT64_MAX for none): a
  * retry is only planned before it. A queued or waiting run may have been
  * started (in *START; a failure of tfd's names its call in *failed). */
-enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now,
-			  int64_t next_run, struct run_end *end, struct run_start *start,
-			  const char **failed);
+enum reaped runner_reaped(struct runner *r, pid_t pid, int wstatus, int64_t now, int64_t next_run,
+			  struct run_end *end, struct run_start *start, const char **failed);
 
 /* Sends SIG to every run's process group. With grace, SIGKILL follows
  * the grace later and queued runs and retries are dropped (shutdown);
@@ -169,8 +168,7 @@ void runner_drop_waiting(struct runner *r);
 /* Acts on timeouts, grace periods and retries due at NOW; a retry that
  * started is in *START, one that could not start (tfd's failure) names its
  * call in *failed. */
-void runner_expire(struct runner *r, int64_t now, struct run_start *start,
-		   const char **failed);
+void runner_expire(struct runner *r, int64_t now, struct run_start *start, const char **failed);
 
 /* The earliest deadline of any run or retry, or INT64_MAX. */
 int64_t runner_deadline(const struct runner *r);
@@ -205,12 +203,12 @@ bool runner_would_wait(const struct runner *r);
  * behind them, and a failed try that waited to be tried again, whose end
  * is now the run's (failed). */
 struct runner_stopped {
-	size_t signalled;               /* runs sent SIGTERM */
-	bool queued;                    /* a queued run (--overlap queue, kill) dropped */
+	size_t signalled; /* runs sent SIGTERM */
+	bool queued;      /* a queued run (--overlap queue, kill) dropped */
 	uint64_t queued_seq;
-	bool retry;                     /* a retry dropped: */
-	bool retry_not_started;         /* its last try never started (start_failure) */
-	struct run_end last_try;        /* that try's end, failed now */
+	bool retry;              /* a retry dropped: */
+	bool retry_not_started;  /* its last try never started (start_failure) */
+	struct run_end last_try; /* that try's end, failed now */
 };
 
 /* tfdctl stop: every run going now is sent SIGTERM (SIGKILL after the

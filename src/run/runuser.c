@@ -25,8 +25,7 @@ void run_user_free(struct run_user *u)
  * which glibc's NSS modules report for "not there"), else a real error. */
 static bool lookup_failed(void)
 {
-	return errno != 0 && errno != ENOENT && errno != ESRCH && errno != EBADF &&
-	       errno != EPERM;
+	return errno != 0 && errno != ENOENT && errno != ESRCH && errno != EBADF && errno != EPERM;
 }
 
 /* The supplementary groups of NAME with GID, as initgroups(3) would set. */
@@ -65,8 +64,7 @@ static bool numeric_id(const char *text, unsigned long *id)
 
 /* GROUP by name, or a number, which needs no entry in the group
  * database (setpriv --regid takes any). */
-static int find_group(const char *group, gid_t *gid, char *err, size_t errlen,
-		      const char *spec)
+static int find_group(const char *group, gid_t *gid, char *err, size_t errlen, const char *spec)
 {
 	struct group *gr;
 	unsigned long id;
@@ -99,8 +97,10 @@ static int check_may_become(struct run_user *u, char *err, size_t errlen)
 	}
 	if (u->uid == geteuid() && u->gid == getegid())
 		return 0;
-	snprintf(err, errlen, "user '%s': tfd runs as uid %u, not root, and cannot run "
-		 "jobs as another user or group", u->spec, (unsigned)geteuid());
+	snprintf(err, errlen,
+		 "user '%s': tfd runs as uid %u, not root, and cannot run "
+		 "jobs as another user or group",
+		 u->spec, (unsigned)geteuid());
 	return 2;
 }
 
@@ -185,8 +185,8 @@ int run_user_copy(struct run_user *dst, const struct run_user *src)
 	return 0;
 }
 
-int run_user_cached(struct run_user_cache *c, const char *spec,
-		    const struct run_user **out, char *err, size_t errlen)
+int run_user_cached(struct run_user_cache *c, const char *spec, const struct run_user **out,
+		    char *err, size_t errlen)
 {
 	int status;
 

@@ -13,15 +13,15 @@
 #include <sys/types.h>
 
 struct run_user {
-	char *spec;        /* as given: "USER" or "USER:GROUP" */
-	char *name;        /* the password entry's name: LOGNAME, USER */
-	char *home;        /* its directory: HOME */
+	char *spec; /* as given: "USER" or "USER:GROUP" */
+	char *name; /* the password entry's name: LOGNAME, USER */
+	char *home; /* its directory: HOME */
 	uid_t uid;
-	gid_t gid;         /* GROUP's, else the entry's primary group */
-	gid_t *groups;     /* supplementary groups, as initgroups(3) sets them */
+	gid_t gid;     /* GROUP's, else the entry's primary group */
+	gid_t *groups; /* supplementary groups, as initgroups(3) sets them */
 	size_t ngroups;
-	bool change;       /* tfd is root: the run takes these ids; false when
-			      tfd already is this user and cannot change */
+	bool change; /* tfd is root: the run takes these ids; false when
+			tfd already is this user and cannot change */
 };
 
 /* Looks SPEC up. Returns 0; 2 with one line in err ("user 'x': no such
@@ -47,8 +47,8 @@ struct run_user_cache {
 
 /* The entry for SPEC, looked up on its first use: 0 and *out, or
  * run_user_resolve's failure. */
-int run_user_cached(struct run_user_cache *c, const char *spec,
-		    const struct run_user **out, char *err, size_t errlen);
+int run_user_cached(struct run_user_cache *c, const char *spec, const struct run_user **out,
+		    char *err, size_t errlen);
 
 void run_user_cache_free(struct run_user_cache *c);
 

@@ -18,7 +18,8 @@ static int no_conversation(int n, const struct tfd_pam_message **msg,
 {
 	(void)arg;
 	for (int i = 0; i < n; i++)
-		if (msg[i]->msg_style != TFD_PAM_ERROR_MSG && msg[i]->msg_style != TFD_PAM_TEXT_INFO)
+		if (msg[i]->msg_style != TFD_PAM_ERROR_MSG &&
+		    msg[i]->msg_style != TFD_PAM_TEXT_INFO)
 			return TFD_PAM_CONV_ERR;
 	*resp = calloc((size_t)n, sizeof **resp);
 	return *resp ? TFD_PAM_SUCCESS : TFD_PAM_BUF_ERR;
@@ -104,11 +105,10 @@ static const char *home_of(char *const *envp)
 }
 
 /* A failed PAM call: its name and PAM's own words. */
-static int pam_failed(struct session *s, const char *call, int rc, char *why,
-		      size_t whylen)
+static int pam_failed(struct session *s, const char *call, int rc, char *why, size_t whylen)
 {
-	snprintf(why, whylen, "user '%s': %s (service %s): %s", s->user.spec, call,
-		 SESSION_SERVICE, s->pam->strerror(s->pamh, rc));
+	snprintf(why, whylen, "user '%s': %s (service %s): %s", s->user.spec, call, SESSION_SERVICE,
+		 s->pam->strerror(s->pamh, rc));
 	s->pam->end(s->pamh, rc);
 	s->pamh = NULL;
 	return -1;
@@ -124,8 +124,8 @@ static int open_pam(struct session *s, char *why, size_t whylen)
 
 	rc = s->pam->start(SESSION_SERVICE, s->user.name, &conv, &s->pamh);
 	if (rc != TFD_PAM_SUCCESS) {
-		snprintf(why, whylen, "user '%s': pam_start (service %s) failed (%d)",
-			 s->user.spec, SESSION_SERVICE, rc);
+		snprintf(why, whylen, "user '%s': pam_start (service %s) failed (%d)", s->user.spec,
+			 SESSION_SERVICE, rc);
 		s->pamh = NULL;
 		return -1;
 	}
@@ -143,8 +143,8 @@ static int open_pam(struct session *s, char *why, size_t whylen)
 	return 0;
 }
 
-int session_open(struct session *s, const struct session_spec *spec,
-		 char *const *envp, char *why, size_t whylen)
+int session_open(struct session *s, const struct session_spec *spec, char *const *envp, char *why,
+		 size_t whylen)
 {
 	char **pam_env = NULL;
 
@@ -153,10 +153,11 @@ int session_open(struct session *s, const struct session_spec *spec,
 		return -1;
 	/* The name now belongs to someone else: the jobs were another's. */
 	if (s->user.uid != spec->uid) {
-		snprintf(why, whylen, "user '%s': uid %lu now, not %lu as when the job was "
+		snprintf(why, whylen,
+			 "user '%s': uid %lu now, not %lu as when the job was "
 			 "loaded (deleted and made again?); a reload or a restart takes the "
-			 "user as it is now", spec->user, (unsigned long)s->user.uid,
-			 (unsigned long)spec->uid);
+			 "user as it is now",
+			 spec->user, (unsigned long)s->user.uid, (unsigned long)spec->uid);
 		run_user_free(&s->user);
 		return -1;
 	}

@@ -22,20 +22,20 @@
 
 /* A run as another user, as its target describes it. */
 struct session_spec {
-	const char *user;       /* USER[:GROUP], as --user or the user field gives it */
-	uid_t uid;              /* USER's uid when the job was loaded: a run whose
-				   lookup finds another (the user deleted and
-				   made again) does not start */
-	bool keep_home;         /* the jobs file sets HOME: the entry's does not replace it */
+	const char *user; /* USER[:GROUP], as --user or the user field gives it */
+	uid_t uid;        /* USER's uid when the job was loaded: a run whose
+			     lookup finds another (the user deleted and
+			     made again) does not start */
+	bool keep_home;   /* the jobs file sets HOME: the entry's does not replace it */
 	const struct pam_library *pam; /* libpam, loaded in tfd (pam_load); NULL: none */
 };
 
 struct session {
-	struct run_user user;   /* as the databases say now */
+	struct run_user user; /* as the databases say now */
 	const struct pam_library *pam;
-	pam_handle_t *pamh;     /* NULL: no PAM session (libpam not loaded) */
-	char **envp;            /* the run's environment */
-	const char *home;       /* its working directory: HOME */
+	pam_handle_t *pamh; /* NULL: no PAM session (libpam not loaded) */
+	char **envp;        /* the run's environment */
+	const char *home;   /* its working directory: HOME */
 };
 
 /* Looks the user up, sets the process's supplementary groups, opens the
@@ -44,8 +44,8 @@ struct session {
  * entry's HOME (unless SPEC keeps the file's), LOGNAME and USER. Returns
  * 0, or -1 with one line in why ("user 'x': no such user", or its uid no
  * longer the one loaded). */
-int session_open(struct session *s, const struct session_spec *spec,
-		 char *const *envp, char *why, size_t whylen);
+int session_open(struct session *s, const struct session_spec *spec, char *const *envp, char *why,
+		 size_t whylen);
 
 /* The session's end: pam_close_session, pam_setcred (DELETE), pam_end. */
 void session_close(struct session *s);

@@ -64,16 +64,16 @@ struct child_plan {
 	char *const *argv;
 	char *const *envp;
 	size_t argc;
-	int join_pidfd;          /* -1: no --join */
+	int join_pidfd; /* -1: no --join */
 	int join_nstypes;
-	int join_root_fd;        /* -1: the target's root is ours */
+	int join_root_fd; /* -1: the target's root is ours */
 	int join_cwd_fd;
-	uint64_t reset_mask;     /* bit N-1: reset signal N */
-	const struct spawn_target *user;  /* --user: its ids; NULL: tfd's */
-	bool groups_set;         /* the session set the groups: keep them */
-	const struct session_spec *session;  /* a run as another user */
-	const char *cwd;         /* NULL: tfd's (or --join's) directory */
-	int fd[3];               /* struct spawn_io's */
+	uint64_t reset_mask;                /* bit N-1: reset signal N */
+	const struct spawn_target *user;    /* --user: its ids; NULL: tfd's */
+	bool groups_set;                    /* the session set the groups: keep them */
+	const struct session_spec *session; /* a run as another user */
+	const char *cwd;                    /* NULL: tfd's (or --join's) directory */
+	int fd[3];                          /* struct spawn_io's */
 	int tty_fd;
 	int report_fd;
 };
@@ -88,6 +88,7 @@ CHILD_CODE static const char *error_text(int err)
 
 	return text ? text : "Unknown error";
 #else
+	/* clang-format off */
 	switch (err) {
 	case ENOENT: return "No such file or directory";
 	case EACCES: return "Permission denied";
@@ -106,13 +107,13 @@ CHILD_CODE static const char *error_text(int err)
 	case ENOSYS: return "Function not implemented";
 	default: return "Unknown error";
 	}
+	/* clang-format on */
 #endif
 }
 
 /* Writes "tfd: CALL 'ARG': error text" (or without the quoted part when ARG
  * is NULL) to stderr in one writev, with no formatting buffer. */
-CHILD_CODE static void report_child_failure(const char *call, const char *arg,
-					    int err)
+CHILD_CODE static void report_child_failure(const char *call, const char *arg, int err)
 {
 	struct iovec part[8];
 	int n = 0;
@@ -293,8 +294,7 @@ CHILD_CODE __attribute__((noreturn)) static void end_like(int status)
  * user or tfd sends arrive through sigwaitinfo and are passed on. */
 CHILD_CODE __attribute__((noreturn)) static void relay_until_exit(pid_t child)
 {
-	static const int relayed[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
-				       SIGUSR1, SIGUSR2 };
+	static const int relayed[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 	sigset_t wanted;
 	int status;
 
@@ -320,8 +320,7 @@ CHILD_CODE __attribute__((noreturn)) static void relay_until_exit(pid_t child)
  * read, so they name the target's directories from outside. */
 CHILD_CODE static void enter_join_directories(const struct child_plan *plan)
 {
-	if (plan->join_root_fd >= 0 &&
-	    (fchdir(plan->join_root_fd) < 0 || chroot(".") < 0)) {
+	if (plan->join_root_fd >= 0 && (fchdir(plan->join_root_fd) < 0 || chroot(".") < 0)) {
 		report_child_failure("chroot (--join root)", NULL, errno);
 		_exit(SETUP_FAILED);
 	}
@@ -462,7 +461,8 @@ CHILD_CODE static int run_command(const struct child_plan *plan)
  * "error" event, or to stderr. */
 static void report_session_failure(int fd, const char *why)
 {
-	struct iovec part[3] = { { (void *)"tfd: ", 5 }, { (void *)why, strlen(why) },
+	struct iovec part[3] = { { (void *)"tfd: ", 5 },
+				 { (void *)why, strlen(why) },
 				 { (void *)"\n", 1 } };
 
 	if (fd >= 0 ? write(fd, why, strlen(why)) : writev(STDERR_FILENO, part, 3)) {
@@ -501,8 +501,9 @@ __attribute__((noreturn)) static void keep_session(struct session *s, pid_t comm
  * descriptors of its own, so that no other pipe waits on it for its end. */
 static void keep_only_run_descriptors(const struct child_plan *plan)
 {
-	const int keep[] = { plan->fd[0], plan->fd[1], plan->fd[2], plan->report_fd,
-			     plan->join_pidfd, plan->join_root_fd, plan->join_cwd_fd };
+	const int keep[] = { plan->fd[0],      plan->fd[1],      plan->fd[2],
+			     plan->report_fd,  plan->join_pidfd, plan->join_root_fd,
+			     plan->join_cwd_fd };
 	const size_t n = sizeof keep / sizeof keep[0];
 	int top = 2;
 
@@ -644,8 +645,7 @@ static char *child_stack(size_t need, size_t *size)
  * through the raw exit syscall: it has no caller's frame to return to. The
  * stack top is page-aligned, so the call keeps the ABI's 16-byte alignment.
  * Returns what the syscall returned in the parent: a pid or -errno. */
-static long clone3_on_stack(struct clone3_args *args, size_t size,
-			    int (*fn)(void *), void *arg)
+static long clone3_on_stack(struct clone3_args *args, size_t size, int (*fn)(void *), void *arg)
 {
 	register long rax __asm__("rax") = SYS_clone3;
 	register struct clone3_args *rdi __asm__("rdi") = args;
@@ -653,30 +653,28 @@ static long clone3_on_stack(struct clone3_args *args, size_t size,
 	register int (*r8)(void *) __asm__("r8") = fn;
 	register void *r9 __asm__("r9") = arg;
 
-	__asm__ volatile(
-		"syscall\n\t"
-		"test %%rax, %%rax\n\t"
-		"jnz 1f\n\t"            /* parent (pid) or error (-errno) */
-		"xor %%ebp, %%ebp\n\t"  /* child: no frame above this one */
-		"mov %%r9, %%rdi\n\t"
-		"call *%%r8\n\t"
-		"mov %%eax, %%edi\n\t"  /* FN returned: exit with its value */
-		"mov %[nr_exit], %%eax\n\t"
-		"syscall\n\t"
-		"hlt\n"
-		"1:"
-		: "+r"(rax)
-		: "r"(rdi), "r"(rsi), "r"(r8), "r"(r9), [nr_exit] "i"(SYS_exit)
-		: "rcx", "r11", "memory");
+	__asm__ volatile("syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"           /* parent (pid) or error (-errno) */
+			 "xor %%ebp, %%ebp\n\t" /* child: no frame above this one */
+			 "mov %%r9, %%rdi\n\t"
+			 "call *%%r8\n\t"
+			 "mov %%eax, %%edi\n\t" /* FN returned: exit with its value */
+			 "mov %[nr_exit], %%eax\n\t"
+			 "syscall\n\t"
+			 "hlt\n"
+			 "1:"
+			 : "+r"(rax)
+			 : "r"(rdi), "r"(rsi), "r"(r8), "r"(r9), [nr_exit] "i"(SYS_exit)
+			 : "rcx", "r11", "memory");
 	return rax;
 }
 
 /* The vfork-like child through clone3, which alone can also place it in a
  * cgroup. Returns the pid, -1 with errno set, or 0 when clone3 is unusable
  * and the caller may use clone(2) instead (never with --cgroup). */
-static pid_t start_clone3_vfork_child(const struct clone3_args *base,
-				      struct child_plan *plan, char *stack,
-				      size_t size)
+static pid_t start_clone3_vfork_child(const struct clone3_args *base, struct child_plan *plan,
+				      char *stack, size_t size)
 {
 	struct clone3_args args = *base;
 	long ret;
@@ -700,12 +698,11 @@ static pid_t start_clone3_vfork_child(const struct clone3_args *base,
  * library's clone(2) with CLONE_VM|CLONE_VFORK, as posix_spawn starts its
  * children on every architecture. clone(2) cannot take CLONE_INTO_CGROUP:
  * returns 0 when the caller must fork instead. */
-static pid_t start_vfork_child(const struct clone3_args *args,
-			       struct child_plan *plan, const char **failed)
+static pid_t start_vfork_child(const struct clone3_args *args, struct child_plan *plan,
+			       const char **failed)
 {
 	size_t need, size;
-	char *stack = child_stack_need(plan->argc, &need) == 0
-			      ? child_stack(need, &size) : NULL;
+	char *stack = child_stack_need(plan->argc, &need) == 0 ? child_stack(need, &size) : NULL;
 	pid_t pid = 0;
 
 	if (!stack) {
@@ -736,8 +733,7 @@ static pid_t start_forked_child(struct clone3_args *args, struct child_plan *pla
 
 static const char *clone_call_name(const struct clone3_args *args)
 {
-	return (args->flags & CLONE_INTO_CGROUP) ? "clone3 (CLONE_INTO_CGROUP)"
-						 : "clone3";
+	return (args->flags & CLONE_INTO_CGROUP) ? "clone3 (CLONE_INTO_CGROUP)" : "clone3";
 }
 
 /* Fills PLAN from the caller's arguments. */
@@ -767,14 +763,18 @@ static void make_plan(struct child_plan *plan, const struct spawn_target *target
 	}
 }
 
-pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
-		const char *path, char *const argv[], char *const envp[],
-		const char **what)
+pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io, const char *path,
+		char *const argv[], char *const envp[], const char **what)
 {
-	struct child_plan plan = { .path = path, .argv = argv, .envp = envp,
-				   .join_pidfd = -1, .join_root_fd = -1,
-				   .join_cwd_fd = -1, .reset_mask = ~UINT64_C(0),
-				   .fd = { -1, -1, -1 }, .tty_fd = -1,
+	struct child_plan plan = { .path = path,
+				   .argv = argv,
+				   .envp = envp,
+				   .join_pidfd = -1,
+				   .join_root_fd = -1,
+				   .join_cwd_fd = -1,
+				   .reset_mask = ~UINT64_C(0),
+				   .fd = { -1, -1, -1 },
+				   .tty_fd = -1,
 				   .report_fd = -1 };
 	struct clone3_args args = { .exit_signal = SIGCHLD };
 	const char *failed = NULL;

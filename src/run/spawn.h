@@ -18,18 +18,18 @@ struct session_spec;
 
 /* Where a run starts. Descriptors are tfd's, opened once at start. */
 struct spawn_target {
-	int cgroup_fd;     /* -1, or an O_DIRECTORY descriptor of a cgroup v2 dir */
-	int join_pidfd;    /* -1, or a pidfd whose namespaces the run enters */
-	int join_nstypes;  /* CLONE_NEW* bits to enter (those that differ from ours) */
+	int cgroup_fd;    /* -1, or an O_DIRECTORY descriptor of a cgroup v2 dir */
+	int join_pidfd;   /* -1, or a pidfd whose namespaces the run enters */
+	int join_nstypes; /* CLONE_NEW* bits to enter (those that differ from ours) */
 	/* Set with join_pidfd, and read only when it is >= 0: */
-	int join_root_fd;  /* -1 (the target's root is ours), or its root */
-	int join_cwd_fd;   /* the target's working directory */
+	int join_root_fd; /* -1 (the target's root is ours), or its root */
+	int join_cwd_fd;  /* the target's working directory */
 	/* --user: the run takes these ids after the cgroup and namespace
 	 * steps, before exec (setgroups, setgid, setuid, each checked). */
 	bool set_user;
 	uid_t uid;
 	gid_t gid;
-	const gid_t *groups;   /* the supplementary groups, NGROUPS of them */
+	const gid_t *groups; /* the supplementary groups, NGROUPS of them */
 	size_t ngroups;
 	/* A run as another user (session.h): at each start its first child
 	 * looks the user up, opens the PAM session and builds the
@@ -37,8 +37,8 @@ struct spawn_target {
 	 * gets tfd's terminal, reads /dev/null unless given input, and starts
 	 * in HOME. NULL: none of this. */
 	const struct session_spec *session;
-	bool reset_known;  /* reset_mask was filled by spawn_note_signals */
-	uint64_t reset_mask;  /* bit N-1: signal N is not at SIG_DFL in tfd */
+	bool reset_known;    /* reset_mask was filled by spawn_note_signals */
+	uint64_t reset_mask; /* bit N-1: signal N is not at SIG_DFL in tfd */
 };
 
 /* Where a helper of a job's runs starts (a sendmail, a hook): as the
@@ -54,9 +54,9 @@ void spawn_note_signals(struct spawn_target *target);
 
 /* A run's standard descriptors and terminal. */
 struct spawn_io {
-	int fd[3];    /* descriptors to put on 0, 1, 2 in the run; -1 = inherit tfd's */
-	int tty_fd;   /* -1, or tfd's controlling terminal: the run's process group
-		       * is made its foreground group before exec */
+	int fd[3];  /* descriptors to put on 0, 1, 2 in the run; -1 = inherit tfd's */
+	int tty_fd; /* -1, or tfd's controlling terminal: the run's process group
+		     * is made its foreground group before exec */
 	/* A run as another user that cannot start writes why in one line to
 	 * report_fd when has_report is set, else "tfd: WHY" on stderr (so a
 	 * spawn_io that leaves both out reports on stderr). */
@@ -75,8 +75,7 @@ struct spawn_io {
  * report_fd). With a PAM session, the pid is the session's keeper: it
  * leads the run's group, forks the command, and when the command ends,
  * closes the session and ends as the command ended. */
-pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io,
-		const char *path, char *const argv[], char *const envp[],
-		const char **what);
+pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io, const char *path,
+		char *const argv[], char *const envp[], const char **what);
 
 #endif

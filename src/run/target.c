@@ -39,12 +39,10 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
+static int fail(int *status, int code, char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
-static int fail(int *status, int code, char *err, size_t errlen,
-		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static int fail(int *status, int code, char *err, size_t errlen,
-		const char *fmt, ...)
+static int fail(int *status, int code, char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -92,8 +90,8 @@ static const char *clone_into_cgroup_missing(void)
 	return NULL;
 }
 
-int spawn_open_cgroup(struct spawn_target *target, const char *dir,
-		      int *status, char *err, size_t errlen)
+int spawn_open_cgroup(struct spawn_target *target, const char *dir, int *status, char *err,
+		      size_t errlen)
 {
 	struct statfs fs;
 	const char *missing;
@@ -103,32 +101,29 @@ int spawn_open_cgroup(struct spawn_target *target, const char *dir,
 		int e = errno;
 
 		if (e == ENOENT)
-			return fail(status, 2, err, errlen,
-				    "--cgroup '%s': no such directory", dir);
+			return fail(status, 2, err, errlen, "--cgroup '%s': no such directory",
+				    dir);
 		if (e == ENOTDIR)
-			return fail(status, 2, err, errlen,
-				    "--cgroup '%s': not a directory", dir);
+			return fail(status, 2, err, errlen, "--cgroup '%s': not a directory", dir);
 		if (e == EACCES)
-			return fail(status, 2, err, errlen,
-				    "--cgroup '%s': permission denied", dir);
-		return fail(status, status_for_errno(e), err, errlen,
-			    "--cgroup '%s': %s", dir, strerror(e));
+			return fail(status, 2, err, errlen, "--cgroup '%s': permission denied",
+				    dir);
+		return fail(status, status_for_errno(e), err, errlen, "--cgroup '%s': %s", dir,
+			    strerror(e));
 	}
 	if (fstatfs(fd, &fs) < 0 || fs.f_type != CGROUP2_SUPER_MAGIC) {
 		close(fd);
-		return fail(status, 2, err, errlen,
-			    "--cgroup '%s': not a cgroup v2 directory", dir);
+		return fail(status, 2, err, errlen, "--cgroup '%s': not a cgroup v2 directory",
+			    dir);
 	}
 	if (faccessat(fd, "cgroup.procs", W_OK, AT_EACCESS) < 0) {
 		close(fd);
-		return fail(status, 2, err, errlen,
-			    "--cgroup '%s': permission denied", dir);
+		return fail(status, 2, err, errlen, "--cgroup '%s': permission denied", dir);
 	}
 	missing = clone_into_cgroup_missing();
 	if (missing) {
 		close(fd);
-		return fail(status, 1, err, errlen, "--cgroup '%s': %s", dir,
-			    missing);
+		return fail(status, 1, err, errlen, "--cgroup '%s': %s", dir, missing);
 	}
 	target->cgroup_fd = fd;
 	return 0;
@@ -160,9 +155,8 @@ static const struct {
 	const char *name;
 	int type;
 } namespace_kinds[] = {
-	{ "user", CLONE_NEWUSER },   { "mnt", CLONE_NEWNS },
-	{ "uts", CLONE_NEWUTS },     { "ipc", CLONE_NEWIPC },
-	{ "net", CLONE_NEWNET },     { "pid", CLONE_NEWPID },
+	{ "user", CLONE_NEWUSER },     { "mnt", CLONE_NEWNS },    { "uts", CLONE_NEWUTS },
+	{ "ipc", CLONE_NEWIPC },       { "net", CLONE_NEWNET },   { "pid", CLONE_NEWPID },
 	{ "cgroup", CLONE_NEWCGROUP }, { "time", CLONE_NEWTIME },
 };
 
@@ -178,8 +172,7 @@ static int differing_namespaces(pid_t pid, int *nstypes)
 		snprintf(path, sizeof path, "/proc/self/ns/%s", namespace_kinds[i].name);
 		if (stat(path, &ours) < 0)
 			continue;
-		snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)pid,
-			 namespace_kinds[i].name);
+		snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)pid, namespace_kinds[i].name);
 		if (stat(path, &theirs) < 0)
 			return errno;
 		if (ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino)
@@ -210,26 +203,22 @@ static int open_join_directories(pid_t pid, int nstypes, int *root_fd, int *cwd_
 		close(*root_fd);
 		return e;
 	}
-	if (!(nstypes & CLONE_NEWNS) && fstat(*root_fd, &theirs) == 0 &&
-	    stat("/", &ours) == 0 && theirs.st_dev == ours.st_dev &&
-	    theirs.st_ino == ours.st_ino) {
+	if (!(nstypes & CLONE_NEWNS) && fstat(*root_fd, &theirs) == 0 && stat("/", &ours) == 0 &&
+	    theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino) {
 		close(*root_fd);
 		*root_fd = -1;
 	}
 	return 0;
 }
 
-static int join_error(int e, const char *pid_text, int *status, char *err,
-		      size_t errlen)
+static int join_error(int e, const char *pid_text, int *status, char *err, size_t errlen)
 {
 	if (e == ESRCH || e == ENOENT)
-		return fail(status, 2, err, errlen,
-			    "--join '%s': no such process", pid_text);
+		return fail(status, 2, err, errlen, "--join '%s': no such process", pid_text);
 	if (e == EPERM || e == EACCES)
-		return fail(status, 2, err, errlen,
-			    "--join '%s': permission denied", pid_text);
-	return fail(status, status_for_errno(e), err, errlen,
-		    "--join '%s': %s", pid_text, strerror(e));
+		return fail(status, 2, err, errlen, "--join '%s': permission denied", pid_text);
+	return fail(status, status_for_errno(e), err, errlen, "--join '%s': %s", pid_text,
+		    strerror(e));
 }
 
 /* The pidfd is taken once, here: every run enters the namespaces of the
@@ -237,19 +226,18 @@ static int join_error(int e, const char *pid_text, int *status, char *err,
  * pidfd never refers to the newcomer (setns then fails with ESRCH, and tfd
  * notices the death on the pidfd itself). pidfd_open descriptors are always
  * close-on-exec. */
-int spawn_open_join(struct spawn_target *target, const char *pid_text,
-		    int *status, char *err, size_t errlen)
+int spawn_open_join(struct spawn_target *target, const char *pid_text, int *status, char *err,
+		    size_t errlen)
 {
 	struct stat self_ns;
 	pid_t pid;
 	int pidfd, nstypes, e, root_fd = -1, cwd_fd = -1;
 
 	if (parse_pid(pid_text, &pid) < 0)
-		return fail(status, 2, err, errlen,
-			    "--join '%s': not a process ID", pid_text);
+		return fail(status, 2, err, errlen, "--join '%s': not a process ID", pid_text);
 	if (stat("/proc/self/ns/mnt", &self_ns) < 0)
-		return fail(status, 1, err, errlen, "--join '%s': /proc/self/ns: %s",
-			    pid_text, strerror(errno));
+		return fail(status, 1, err, errlen, "--join '%s': /proc/self/ns: %s", pid_text,
+			    strerror(errno));
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0U);
 	if (pidfd < 0) {
 		e = errno;
@@ -264,8 +252,7 @@ int spawn_open_join(struct spawn_target *target, const char *pid_text,
 		e = open_join_directories(pid, nstypes, &root_fd, &cwd_fd);
 	/* What /proc showed belongs to the pidfd's process only if that is
 	 * still alive now: then the PID cannot have been reused meanwhile. */
-	if (e == 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0U) < 0 &&
-	    errno == ESRCH)
+	if (e == 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0U) < 0 && errno == ESRCH)
 		e = ESRCH;
 	if (e) {
 		if (cwd_fd >= 0) {

@@ -39,31 +39,31 @@
 #define CONTROL_ACCEPT_REST_NS (INT64_C(100) * 1000000)
 
 struct control_client {
-	int fd;                   /* -1: closed, freed at the next control_poll */
+	int fd; /* -1: closed, freed at the next control_poll */
 	uid_t uid;
-	char *in;                 /* requests read: in[in_off..in_len) not yet served */
+	char *in; /* requests read: in[in_off..in_len) not yet served */
 	size_t in_off, in_len;
-	bool in_closed;           /* the client shut its side: answer, then close */
-	bool ended;               /* a request too big: its answer, then no more */
-	bool held;                /* its answer comes later (control_hold) */
-	bool streaming;           /* its answer is being made in parts (control_stream) */
-	struct jsonw out;         /* answers not yet written */
+	bool in_closed;   /* the client shut its side: answer, then close */
+	bool ended;       /* a request too big: its answer, then no more */
+	bool held;        /* its answer comes later (control_hold) */
+	bool streaming;   /* its answer is being made in parts (control_stream) */
+	struct jsonw out; /* answers not yet written */
 	size_t out_off;
-	int64_t deadline;         /* monotonic: idle, or a held answer, past it */
+	int64_t deadline; /* monotonic: idle, or a held answer, past it */
 	struct control_client *next_closed;
 };
 
 struct control {
-	int fd;                   /* the listening socket; -1: none */
-	int lock_fd;              /* PATH.lock, held (flock) until control_free */
+	int fd;      /* the listening socket; -1: none */
+	int lock_fd; /* PATH.lock, held (flock) until control_free */
 	char *path;
 	struct control_client *c[CONTROL_CLIENTS];
 	size_t n;
-	size_t first;             /* the client the poll set starts with (turns) */
-	size_t max_clients;       /* CONTROL_CLIENTS, or fewer under a low RLIMIT_NOFILE */
+	size_t first;       /* the client the poll set starts with (turns) */
+	size_t max_clients; /* CONTROL_CLIENTS, or fewer under a low RLIMIT_NOFILE */
 	struct control_client *closed;
-	struct jsonw answer;      /* the answer being built */
-	int64_t accept_after;     /* monotonic: accept failed (EMFILE); 0: none */
+	struct jsonw answer;  /* the answer being built */
+	int64_t accept_after; /* monotonic: accept failed (EMFILE); 0: none */
 	struct control_hooks hooks;
 	const struct slice_budget *budget;
 };
@@ -96,14 +96,16 @@ static int check_dir(const char *path, const char *dir, char *err, size_t errlen
 		return -1;
 	}
 	if (st.st_uid != geteuid()) {
-		snprintf(err, errlen, "--control '%s': the directory '%s' belongs to uid %u, not to "
+		snprintf(err, errlen,
+			 "--control '%s': the directory '%s' belongs to uid %u, not to "
 			 "tfd's user (uid %u): its owner could answer in tfd's place; give a "
-			 "directory of tfd's user", path, dir, (unsigned)st.st_uid,
-			 (unsigned)geteuid());
+			 "directory of tfd's user",
+			 path, dir, (unsigned)st.st_uid, (unsigned)geteuid());
 		return -1;
 	}
 	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		snprintf(err, errlen, "--control '%s': the directory '%s' is writable by %s (mode "
+		snprintf(err, errlen,
+			 "--control '%s': the directory '%s' is writable by %s (mode "
 			 "%04o): another user could answer in tfd's place; chmod go-w it",
 			 path, dir, st.st_mode & S_IWOTH ? "others" : "its group",
 			 (unsigned)(st.st_mode & 07777));
@@ -145,16 +147,18 @@ static int take_lock(const char *path, char *err, size_t errlen)
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 			if (errno == EWOULDBLOCK)
-				snprintf(err, errlen, "--control '%s': another tfd runs there (it "
-					 "holds '%s')", path, lock);
+				snprintf(err, errlen,
+					 "--control '%s': another tfd runs there (it "
+					 "holds '%s')",
+					 path, lock);
 			else
 				snprintf(err, errlen, "--control '%s': flock '%s': %s", path, lock,
 					 strerror(errno));
 			close(fd);
 			return -1;
 		}
-		if (fstat(fd, &held) == 0 && stat(lock, &there) == 0 && held.st_dev == there.st_dev &&
-		    held.st_ino == there.st_ino)
+		if (fstat(fd, &held) == 0 && stat(lock, &there) == 0 &&
+		    held.st_dev == there.st_dev && held.st_ino == there.st_ino)
 			return fd;
 		close(fd);
 	}
@@ -192,8 +196,7 @@ static bool socket_answers(const struct sockaddr_un *sa)
 
 /* What is at PATH already: nothing, a stale socket (removed), or a
  * refusal. */
-static int clear_path(const char *path, const struct sockaddr_un *sa, char *err,
-		      size_t errlen)
+static int clear_path(const char *path, const struct sockaddr_un *sa, char *err, size_t errlen)
 {
 	struct stat st;
 
@@ -272,7 +275,9 @@ static int open_socket(const char *path, char *err, size_t errlen)
 
 int control_listen(const char *path, int *lock_fd, char *err, size_t errlen)
 {
+	/* clang-format off */
 	char dir[sizeof ((struct sockaddr_un *)0)->sun_path];
+	/* clang-format on */
 	int fd;
 
 	*lock_fd = -1;
@@ -424,8 +429,10 @@ static void collect(struct control *ctl)
 static void refuse_client(const struct control *ctl, int fd)
 {
 	char full[128];
-	int n = snprintf(full, sizeof full, "{\"ok\":false,\"error\":\"too many clients: tfd "
-			 "serves %zu at once\"}\n", ctl->max_clients);
+	int n = snprintf(full, sizeof full,
+			 "{\"ok\":false,\"error\":\"too many clients: tfd "
+			 "serves %zu at once\"}\n",
+			 ctl->max_clients);
 
 	send(fd, full, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
 	close(fd);
@@ -736,8 +743,9 @@ static void accept_client(struct control *ctl)
 			ctl->accept_after = later(CONTROL_ACCEPT_REST_NS);
 		return;
 	}
-	control_add_client(ctl, fd, getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0
-				    ? cred.uid : (uid_t)-1);
+	control_add_client(ctl, fd,
+			   getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0 ? cred.uid
+										      : (uid_t)-1);
 }
 
 /* The loop's side */

@@ -29,11 +29,11 @@
 /* The answers owed */
 
 enum owed_kind {
-	OWED_LIST,     /* a list made in parts as the client reads (control_stream) */
-	OWED_CLAIM,    /* --fleet: a run's claim, and then perhaps its end */
-	OWED_RUN,      /* run --wait: the run's end */
-	OWED_RELOAD,   /* reload: its outcome */
-	OWED_CHANGE,   /* --fleet: a pause or resume written to the database */
+	OWED_LIST,   /* a list made in parts as the client reads (control_stream) */
+	OWED_CLAIM,  /* --fleet: a run's claim, and then perhaps its end */
+	OWED_RUN,    /* run --wait: the run's end */
+	OWED_RELOAD, /* reload: its outcome */
+	OWED_CHANGE, /* --fleet: a pause or resume written to the database */
 };
 
 /* An answer owed to a client, to be given later. A client is owed one at
@@ -57,7 +57,7 @@ struct owed {
 struct control_cmds {
 	struct owed owed[CONTROL_CLIENTS];
 	size_t n;
-	uint64_t next_token;          /* --fleet: the last pause's, for its answer */
+	uint64_t next_token; /* --fleet: the last pause's, for its answer */
 };
 
 struct control_cmds *control_cmds_new(void)
@@ -66,8 +66,7 @@ struct control_cmds *control_cmds_new(void)
 }
 
 /* C is owed an answer of KIND (the entry, zeroed but for those two). */
-static struct owed *owe(struct control_cmds *cm, struct control_client *c,
-			enum owed_kind kind)
+static struct owed *owe(struct control_cmds *cm, struct control_client *c, enum owed_kind kind)
 {
 	struct owed *o = &cm->owed[cm->n++];
 
@@ -122,7 +121,7 @@ struct request {
 	struct json_doc d;
 	char *command;
 	char *job;
-	size_t job_len;           /* a "\u0000" in it makes it longer than strlen */
+	size_t job_len; /* a "\u0000" in it makes it longer than strlen */
 };
 
 /* One request being served: the loop, the socket and the client, the
@@ -132,12 +131,12 @@ struct call {
 	struct control *ctl;
 	struct control_client *c;
 	const struct request *rq;
-	const char *name;         /* the command's */
-	struct job *j;            /* TAKES_JOB: the job named */
-	struct job **jobs;        /* TAKES_JOBS: the jobs named */
+	const char *name;  /* the command's */
+	struct job *j;     /* TAKES_JOB: the job named */
+	struct job **jobs; /* TAKES_JOBS: the jobs named */
 	size_t njobs;
-	bool all;                 /* TAKES_JOBS: "all": true */
-	bool wait;                /* TAKES_WAIT: "wait": true */
+	bool all;  /* TAKES_JOBS: "all": true */
+	bool wait; /* TAKES_WAIT: "wait": true */
 };
 
 static void control_event(const struct call *x, const char *job)
@@ -334,8 +333,8 @@ static int record_exit(const struct run_record *r)
 
 /* The answer of a run that started (or was queued), and of one refused
  * by --overlap skip. */
-static void answer_started(struct control *ctl, struct control_client *c,
-			   const struct job *j, uint64_t seq, enum tick_action a)
+static void answer_started(struct control *ctl, struct control_client *c, const struct job *j,
+			   uint64_t seq, enum tick_action a)
 {
 	struct jsonw *w = control_answer_begin(ctl, true);
 
@@ -385,7 +384,8 @@ static bool refused(const struct call *x, enum due_manual v)
 	else if (v == DUE_MANUAL_STOPPING)
 		control_answer_error(x->ctl, x->c, "tfd is shutting down");
 	else if (v == DUE_MANUAL_NO_DATABASE)
-		control_answer_error(x->ctl, x->c, "the fleet's database is not connected: a "
+		control_answer_error(x->ctl, x->c,
+				     "the fleet's database is not connected: a "
 				     "run now must be claimed");
 	else
 		return false;
@@ -442,7 +442,7 @@ void control_cmds_claimed(struct loop *l, struct job *j, const struct tick *t)
 		if (o->kind != OWED_CLAIM || o->job != j || o->seq != t->seq)
 			continue;
 		if ((a == TICK_RUN || a == TICK_QUEUE) && o->then_end) {
-			o->kind = OWED_RUN;   /* control_cmds_run_ended answers */
+			o->kind = OWED_RUN; /* control_cmds_run_ended answers */
 			control_hold(l->control, o->c, INT64_MAX);
 			return;
 		}
@@ -471,8 +471,7 @@ static void answer_ended(struct control *ctl, struct control_client *c, const st
 	control_send_answer(ctl, c);
 }
 
-void control_cmds_run_ended(struct loop *l, struct job *j, const struct run_record *r,
-			    bool final)
+void control_cmds_run_ended(struct loop *l, struct job *j, const struct run_record *r, bool final)
 {
 	struct control_cmds *cm = l->commands;
 
@@ -520,9 +519,10 @@ static void answer_dropped(struct loop *l, struct job *j, uint64_t seq)
 			i++;
 			continue;
 		}
-		control_answer_error(l->control, take(cm, i).c, "run %" PRIu64 " of '%s' was "
-				     "dropped from the queue by tfdctl stop: it did not run", seq,
-				     j->name);
+		control_answer_error(l->control, take(cm, i).c,
+				     "run %" PRIu64 " of '%s' was "
+				     "dropped from the queue by tfdctl stop: it did not run",
+				     seq, j->name);
 	}
 }
 
@@ -582,7 +582,8 @@ static void pause_fleet(const struct call *x, bool paused)
 	size_t claimed = 0;
 
 	if (!claims_connected(l)) {
-		control_answer_error(x->ctl, x->c, "the fleet's database is not connected: a "
+		control_answer_error(x->ctl, x->c,
+				     "the fleet's database is not connected: a "
 				     "pause is written to tfd_paused");
 		return;
 	}
@@ -687,8 +688,7 @@ static void answer_reloaded(struct control *ctl, struct control_client *c,
 	control_send_answer(ctl, c);
 }
 
-void control_cmds_reloaded(struct loop *l, const struct reload_counts *counts,
-			   const char *error)
+void control_cmds_reloaded(struct loop *l, const struct reload_counts *counts, const char *error)
 {
 	struct control_cmds *cm = l->commands;
 
@@ -715,12 +715,14 @@ void control_cmds_reloaded(struct loop *l, const struct reload_counts *counts,
 static void answer_expired(const struct loop *l, const struct owed *o)
 {
 	if (o->kind == OWED_RELOAD)
-		control_answer_error(l->control, o->c, "%s", l->st.phase == PHASE_RUNNING
-				     ? "the reload did not come in time"
-				     : "tfd is stopping: the reload was not done");
+		control_answer_error(l->control, o->c, "%s",
+				     l->st.phase == PHASE_RUNNING
+					     ? "the reload did not come in time"
+					     : "tfd is stopping: the reload was not done");
 	else
 		/* The client is not left without an answer. */
-		control_answer_error(l->control, o->c, "the fleet's database did not answer "
+		control_answer_error(l->control, o->c,
+				     "the fleet's database did not answer "
 				     "within %d s: %s is sent when it answers",
 				     (int)(CONTROL_TIMEOUT_NS / 1000000000),
 				     o->kind == OWED_CLAIM ? "the run's claim" : "the change");
@@ -748,7 +750,8 @@ void control_cmds_free(struct loop *l)
 		struct owed o = take(cm, cm->n - 1);
 
 		if (o.kind == OWED_RELOAD)
-			control_answer_error(l->control, o.c, "tfd is stopping: the reload was not "
+			control_answer_error(l->control, o.c,
+					     "tfd is stopping: the reload was not "
 					     "done");
 		else if (o.kind != OWED_LIST)
 			control_answer_error(l->control, o.c, "tfd exited before the run ended");
@@ -763,9 +766,9 @@ void control_cmds_free(struct loop *l)
 /* What a command takes besides "command", found before it runs (each
  * missing or unknown name answered, and the command not run). */
 enum {
-	TAKES_JOB = 1,    /* "job": one job of the table */
-	TAKES_JOBS = 2,   /* "jobs": [names], "all": true, or "job" */
-	TAKES_WAIT = 4,   /* "wait": true or false */
+	TAKES_JOB = 1,  /* "job": one job of the table */
+	TAKES_JOBS = 2, /* "jobs": [names], "all": true, or "job" */
+	TAKES_WAIT = 4, /* "wait": true or false */
 };
 
 static const struct command {
@@ -820,8 +823,7 @@ void control_cmds_request(void *arg, struct control_client *c, const char *line,
 
 	if (json_parse(&rq.d, line, len, err, sizeof err) != 0) {
 		control_answer_error(l->control, c, "bad request: %s", err);
-	} else if (rq.d.v[0].type != JSON_OBJECT ||
-		   !(cmd = json_get(&rq.d, 0, "command")) ||
+	} else if (rq.d.v[0].type != JSON_OBJECT || !(cmd = json_get(&rq.d, 0, "command")) ||
 		   !(rq.command = json_string(&rq.d, cmd))) {
 		control_answer_error(l->control, c,
 				     "bad request: an object with \"command\" expected");

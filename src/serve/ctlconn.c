@@ -35,8 +35,10 @@ static int ms_left(int64_t deadline)
 
 static void timed_out(const struct ctlconn *c)
 {
-	fprintf(stderr, "tfdctl: %s: no answer within %s (--timeout): tfd is stopped or too "
-		"busy\n", c->path, c->timeout_text ? c->timeout_text : "10s");
+	fprintf(stderr,
+		"tfdctl: %s: no answer within %s (--timeout): tfd is stopped or too "
+		"busy\n",
+		c->path, c->timeout_text ? c->timeout_text : "10s");
 }
 
 /* "root's", "alice's", "uid 1234's": whose ST is. */
@@ -54,7 +56,9 @@ static void owner_text(char *buf, size_t len, const struct stat *st)
  * directory on the way may not be searched. Names which, and whose. */
 static void permission_denied(const char *path)
 {
+	/* clang-format off */
 	char dir[sizeof ((struct sockaddr_un *)0)->sun_path], who[300];
+	/* clang-format on */
 	struct stat st;
 
 	if (stat(path, &st) == 0) {
@@ -69,8 +73,10 @@ static void permission_denied(const char *path)
 		*slash = '\0';
 		if (stat(dir, &st) == 0 && access(dir, X_OK) != 0) {
 			owner_text(who, sizeof who, &st);
-			fprintf(stderr, "tfdctl: %s: permission denied (the directory %s is %s, "
-				"mode %04o)\n", path, dir, who, (unsigned)(st.st_mode & 07777));
+			fprintf(stderr,
+				"tfdctl: %s: permission denied (the directory %s is %s, "
+				"mode %04o)\n",
+				path, dir, who, (unsigned)(st.st_mode & 07777));
 			return;
 		}
 		*slash = '/';
@@ -86,13 +92,16 @@ static int check_peer(int fd, const char *path)
 	socklen_t len = sizeof cred;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
-		fprintf(stderr, "tfdctl: %s: getsockopt (SO_PEERCRED): %s\n", path, strerror(errno));
+		fprintf(stderr, "tfdctl: %s: getsockopt (SO_PEERCRED): %s\n", path,
+			strerror(errno));
 		return -1;
 	}
 	if (cred.uid == geteuid() || cred.uid == 0)
 		return 0;
-	fprintf(stderr, "tfdctl: %s: the process answering runs as uid %u, not as you (uid %u) "
-		"or root: not trusted\n", path, (unsigned)cred.uid, (unsigned)geteuid());
+	fprintf(stderr,
+		"tfdctl: %s: the process answering runs as uid %u, not as you (uid %u) "
+		"or root: not trusted\n",
+		path, (unsigned)cred.uid, (unsigned)geteuid());
 	return -1;
 }
 

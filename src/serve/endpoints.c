@@ -36,9 +36,9 @@ static void answer_oom(struct http_answer *a)
  * for 10,000 jobs a part at a time. */
 struct metrics_answer {
 	struct loop *l;
-	struct jobrefs jobs;          /* taken at the first slice */
-	size_t copied;                /* of jobs */
-	struct metrics_snapshot *s;   /* NULL until the first slice */
+	struct jobrefs jobs;        /* taken at the first slice */
+	size_t copied;              /* of jobs */
+	struct metrics_snapshot *s; /* NULL until the first slice */
 };
 
 /* The jobs whose figures one slice copies: some 0.1 ms of a quiet tfd,
@@ -108,8 +108,10 @@ static void answer_metrics(struct loop *l, struct http_answer *a)
 		return;
 	}
 	m->l = l;
-	*a = (struct http_answer){ .status = 200, .type = "text/plain; version=0.0.4; charset=utf-8",
-				   .stream = read_metrics, .stream_free = free_metrics,
+	*a = (struct http_answer){ .status = 200,
+				   .type = "text/plain; version=0.0.4; charset=utf-8",
+				   .stream = read_metrics,
+				   .stream_free = free_metrics,
 				   .stream_arg = m };
 }
 
@@ -150,8 +152,7 @@ static void answer_unready(struct http_answer *a, const char *reason, const char
 	for (char *p = text; p[1]; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
-	*a = (struct http_answer){ .status = 503, .type = TEXT_TYPE, .body = text,
-				   .len = n - 1 };
+	*a = (struct http_answer){ .status = 503, .type = TEXT_TYPE, .body = text, .len = n - 1 };
 }
 
 static void answer_ready(const struct loop *l, struct http_answer *a)
@@ -174,7 +175,9 @@ static void answer_json(struct http_answer *a, unsigned status, struct jsonw *w)
 		answer_oom(a);
 		return;
 	}
-	*a = (struct http_answer){ .status = status, .type = JSON_TYPE, .body = w->text,
+	*a = (struct http_answer){ .status = status,
+				   .type = JSON_TYPE,
+				   .body = w->text,
 				   .len = w->len };
 }
 
@@ -183,9 +186,9 @@ static void answer_json(struct http_answer *a, unsigned status, struct jsonw *w)
 struct jobs_answer {
 	struct loop *l;
 	struct jobview_listing *ls;
-	const char *text;             /* the part made, not yet read */
+	const char *text; /* the part made, not yet read */
 	size_t len, off;
-	bool done;                    /* it was the last */
+	bool done; /* it was the last */
 };
 
 static long read_jobs(void *arg, char *buf, size_t max)
@@ -236,8 +239,11 @@ static void answer_jobs(struct loop *l, struct http_answer *a)
 		return;
 	}
 	j->l = l;
-	*a = (struct http_answer){ .status = 200, .type = JSON_TYPE, .stream = read_jobs,
-				   .stream_free = free_jobs, .stream_arg = j };
+	*a = (struct http_answer){ .status = 200,
+				   .type = JSON_TYPE,
+				   .stream = read_jobs,
+				   .stream_free = free_jobs,
+				   .stream_arg = j };
 }
 
 /* The control socket's answer to a job that is not there. */

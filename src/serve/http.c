@@ -18,8 +18,8 @@
  * every byte, so a client that trickles one every few seconds would keep
  * its slot forever. */
 struct http_conn {
-	int fd;                   /* -1: a free slot */
-	int64_t request_by;       /* monotonic; INT64_MAX: a request is in */
+	int fd;             /* -1: a free slot */
+	int64_t request_by; /* monotonic; INT64_MAX: a request is in */
 };
 
 struct http {
@@ -29,7 +29,7 @@ struct http {
 	http_answer_fn answer;
 	void *arg;
 	struct http_conn conns[HTTP_CONNECTIONS_MAX];
-	bool held;                /* a streamed body said HTTP_STREAM_LATER */
+	bool held; /* a streamed body said HTTP_STREAM_LATER */
 };
 
 /* The listening socket */
@@ -76,7 +76,8 @@ static int open_listener(const struct listen_addr *a, int *status, char *err, si
 		snprintf(err, errlen, "--listen: bind %s: %s%s", where, strerror(errno),
 			 errno == EADDRINUSE ? " (another process listens on that port)"
 			 : errno == EACCES && a->port < 1024
-			 ? " (ports below 1024 need root or CAP_NET_BIND_SERVICE)" : "");
+				 ? " (ports below 1024 need root or CAP_NET_BIND_SERVICE)"
+				 : "");
 		*status = 2;
 		close(fd);
 		return -1;
@@ -243,8 +244,7 @@ static struct MHD_Response *stream_response(struct http *h, struct http_answer *
 
 /* Queues A on C. Returns MHD_SHIM_NO (close the connection) when no
  * response could be made. */
-static int reply(struct http *h, struct MHD_Connection *c, struct http_answer *a,
-		 const char *allow)
+static int reply(struct http *h, struct MHD_Connection *c, struct http_answer *a, const char *allow)
 {
 	struct MHD_Response *r;
 	int rc;
@@ -256,8 +256,7 @@ static int reply(struct http *h, struct MHD_Connection *c, struct http_answer *a
 						       (void *)a->static_body,
 						       MHD_SHIM_RESPMEM_PERSISTENT);
 	else
-		r = h->mhd.create_response_from_buffer(a->len, a->body,
-						       MHD_SHIM_RESPMEM_MUST_FREE);
+		r = h->mhd.create_response_from_buffer(a->len, a->body, MHD_SHIM_RESPMEM_MUST_FREE);
 	if (!r) {
 		if (!a->static_body && !a->stream)
 			free(a->body);
@@ -273,10 +272,11 @@ static int reply(struct http *h, struct MHD_Connection *c, struct http_answer *a
 	return rc;
 }
 
-static int reply_text(struct http *h, struct MHD_Connection *c, unsigned status,
-		      const char *text, const char *allow)
+static int reply_text(struct http *h, struct MHD_Connection *c, unsigned status, const char *text,
+		      const char *allow)
 {
-	struct http_answer a = { .status = status, .type = "text/plain; charset=utf-8",
+	struct http_answer a = { .status = status,
+				 .type = "text/plain; charset=utf-8",
 				 .static_body = text };
 
 	return reply(h, c, &a, allow);
@@ -292,19 +292,22 @@ static int on_request(void *cls, struct MHD_Connection *c, const char *url, cons
 		      void **con_cls)
 {
 	struct http *h = cls;
-	struct http_answer a = { .status = 404, .type = "text/plain; charset=utf-8",
+	struct http_answer a = { .status = 404,
+				 .type = "text/plain; charset=utf-8",
 				 .static_body = "not found\n" };
 
 	(void)version;
 	(void)upload_data;
 	request_in(h, c);
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-		return reply_text(h, c, 405, "method not allowed: only GET and HEAD (tfd's "
-				  "HTTP is read-only)\n", "GET, HEAD");
+		return reply_text(h, c, 405,
+				  "method not allowed: only GET and HEAD (tfd's "
+				  "HTTP is read-only)\n",
+				  "GET, HEAD");
 	if (*upload_size > 0 || has_body(h, c))
 		return reply_text(h, c, 413, "request bodies are refused\n", NULL);
 	if (!*con_cls) {
-		*con_cls = h;   /* the header was read: the answer comes next call */
+		*con_cls = h; /* the header was read: the answer comes next call */
 		return MHD_SHIM_YES;
 	}
 	if (h->answer)
@@ -354,7 +357,8 @@ struct http *http_open(const struct listen_addr *a, int *status, char *err, size
 					MHD_SHIM_OPTION_END);
 	info = h->daemon ? h->mhd.get_daemon_info(h->daemon, MHD_SHIM_DAEMON_INFO_EPOLL_FD) : NULL;
 	if (!info || info->epoll_fd < 0) {
-		snprintf(err, errlen, "--listen: libmicrohttpd did not start (its epoll mode "
+		snprintf(err, errlen,
+			 "--listen: libmicrohttpd did not start (its epoll mode "
 			 "is needed)");
 		if (!h->daemon)
 			close(fd);

@@ -129,8 +129,9 @@ static void put_origin(struct jsonw *w, const struct job *j)
 static void put_summary(struct jsonw *w, const struct loop *l, const struct job *j, int64_t now)
 {
 	const struct fleet_seen *seen = fleet_later(j);
-	const struct run_record *last = !seen          ? job_history_get(j, 0)
-					: seen->running ? NULL : &seen->last;
+	const struct run_record *last = !seen           ? job_history_get(j, 0)
+					: seen->running ? NULL
+							: &seen->last;
 	int64_t next = tick_next_run_wall(j);
 	int64_t start = seen ? seen->last.start_ns : j->state->metrics.last_start_ns;
 	pid_t pids[PIDS_SHOWN];
@@ -214,12 +215,12 @@ static int sorted_jobs(const struct loop *l, struct jobrefs *r)
 
 struct jobview_listing {
 	const struct loop *l;
-	struct jobrefs jobs;      /* sorted at the first part */
+	struct jobrefs jobs; /* sorted at the first part */
 	bool begun;
 	size_t next;
-	size_t written;           /* jobs written so far */
-	int64_t now;              /* the wall clock at the sort */
-	struct jsonw part;        /* the last part made */
+	size_t written;    /* jobs written so far */
+	int64_t now;       /* the wall clock at the sort */
+	struct jsonw part; /* the last part made */
 };
 
 struct jobview_listing *jobview_listing_new(const struct loop *l)
@@ -355,8 +356,8 @@ static void put_counters(struct jsonw *w, const struct job *j)
 
 	jsonw_key(w, "counters");
 	jsonw_object(w);
-	put_counter(w, "runs", m->runs_success + m->runs_failure + m->runs_timeout +
-			       m->runs_killed);
+	put_counter(w, "runs",
+		    m->runs_success + m->runs_failure + m->runs_timeout + m->runs_killed);
 	put_counter(w, "success", m->runs_success);
 	put_counter(w, "failures", m->runs_failure);
 	put_counter(w, "timeouts", m->runs_timeout);
@@ -461,9 +462,12 @@ static void put_last_hook(struct jsonw *w, const struct job *j)
 		jsonw_null(w);
 		return;
 	}
-	r = (struct run_record){ .start_ns = k->start_ns, .duration_ns = k->duration_ns,
-				 .status = k->status, .signal = k->signal,
-				 .timed_out = k->timed_out, .start_failed = k->start_failed };
+	r = (struct run_record){ .start_ns = k->start_ns,
+				 .duration_ns = k->duration_ns,
+				 .status = k->status,
+				 .signal = k->signal,
+				 .timed_out = k->timed_out,
+				 .start_failed = k->start_failed };
 	jsonw_object(w);
 	jsonw_key(w, "hook");
 	jsonw_string(w, hook_kind_name(k->kind));

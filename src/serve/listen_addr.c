@@ -9,8 +9,7 @@
 #include "ascii.h"
 
 /* PORT: 1 to 65535, decimal digits only (no sign, no space, no 0x). */
-static int parse_port(const char *text, const char *port, uint16_t *out, char *err,
-		      size_t errlen)
+static int parse_port(const char *text, const char *port, uint16_t *out, char *err, size_t errlen)
 {
 	unsigned long v = 0;
 
@@ -20,8 +19,10 @@ static int parse_port(const char *text, const char *port, uint16_t *out, char *e
 	}
 	for (const char *p = port; *p; p++) {
 		if (!is_digit(*p)) {
-			snprintf(err, errlen, "--listen '%s': invalid port '%s': expected a "
-				 "number from 1 to 65535", text, port);
+			snprintf(err, errlen,
+				 "--listen '%s': invalid port '%s': expected a "
+				 "number from 1 to 65535",
+				 text, port);
 			return -1;
 		}
 		v = v * 10 + (unsigned long)(*p - '0');
@@ -29,8 +30,10 @@ static int parse_port(const char *text, const char *port, uint16_t *out, char *e
 			break;
 	}
 	if (v == 0 || v > 65535) {
-		snprintf(err, errlen, "--listen '%s': port '%s' is out of range: expected "
-			 "1 to 65535", text, port);
+		snprintf(err, errlen,
+			 "--listen '%s': port '%s' is out of range: expected "
+			 "1 to 65535",
+			 text, port);
 		return -1;
 	}
 	*out = (uint16_t)v;
@@ -48,8 +51,8 @@ static bool copy_addr(char *buf, size_t cap, const char *addr, size_t n)
 }
 
 /* "[IPV6]": the text between the brackets is an IPv6 address. */
-static int parse_v6(const char *text, const char *addr, size_t n, struct listen_addr *a,
-		    char *err, size_t errlen)
+static int parse_v6(const char *text, const char *addr, size_t n, struct listen_addr *a, char *err,
+		    size_t errlen)
 {
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&a->sa;
 	char buf[INET6_ADDRSTRLEN + 1];
@@ -64,16 +67,18 @@ static int parse_v6(const char *text, const char *addr, size_t n, struct listen_
 	return 0;
 }
 
-static int parse_v4(const char *text, const char *addr, size_t n, struct listen_addr *a,
-		    char *err, size_t errlen)
+static int parse_v4(const char *text, const char *addr, size_t n, struct listen_addr *a, char *err,
+		    size_t errlen)
 {
 	struct sockaddr_in *s4 = (struct sockaddr_in *)&a->sa;
 	char buf[INET_ADDRSTRLEN + 1];
 
 	if (!copy_addr(buf, sizeof buf, addr, n) || inet_pton(AF_INET, buf, &s4->sin_addr) != 1) {
-		snprintf(err, errlen, "--listen '%s': '%.*s' is not a numeric IPv4 address "
+		snprintf(err, errlen,
+			 "--listen '%s': '%.*s' is not a numeric IPv4 address "
 			 "(names are not looked up; an IPv6 address is written in brackets, "
-			 "[::1]:PORT)", text, (int)(n > 64 ? 64 : n), addr);
+			 "[::1]:PORT)",
+			 text, (int)(n > 64 ? 64 : n), addr);
 		return -1;
 	}
 	s4->sin_family = AF_INET;
@@ -93,8 +98,8 @@ static void set_any(struct listen_addr *a)
 }
 
 /* Splits TEXT into ADDR (ADDR, N; N 0 for none) and PORT. */
-static int split(const char *text, const char **addr, size_t *n, const char **port,
-		 char *err, size_t errlen)
+static int split(const char *text, const char **addr, size_t *n, const char **port, char *err,
+		 size_t errlen)
 {
 	const char *colon;
 
@@ -113,8 +118,10 @@ static int split(const char *text, const char **addr, size_t *n, const char **po
 	}
 	colon = strrchr(text, ':');
 	if (colon && memchr(text, ':', (size_t)(colon - text))) {
-		snprintf(err, errlen, "--listen '%s': an IPv6 address is written in "
-			 "brackets: [ADDR]:PORT", text);
+		snprintf(err, errlen,
+			 "--listen '%s': an IPv6 address is written in "
+			 "brackets: [ADDR]:PORT",
+			 text);
 		return -1;
 	}
 	*n = colon ? (size_t)(colon - text) : 0;

@@ -9,7 +9,8 @@
 int mhd_load(struct mhd *m, char *err, size_t errlen)
 {
 	*m = (struct mhd){ 0 };
-	snprintf(err, errlen, "--listen: this tfd was built without HTTP (a static build "
+	snprintf(err, errlen,
+		 "--listen: this tfd was built without HTTP (a static build "
 		 "cannot load libmicrohttpd); use the dynamic tfd, or --metrics=FILE");
 	return -1;
 }
@@ -30,6 +31,7 @@ void mhd_unload(struct mhd *m)
 #define MHD_LIBRARY "libmicrohttpd.so.12"
 
 /* Each slot of struct mhd and the symbol that fills it. */
+/* clang-format off */
 #define MHD_SYMBOLS(X) \
 	X(start_daemon, MHD_start_daemon) X(stop_daemon, MHD_stop_daemon) \
 	X(get_daemon_info, MHD_get_daemon_info) X(get_timeout, MHD_get_timeout) \
@@ -39,6 +41,7 @@ void mhd_unload(struct mhd *m)
 	X(create_response_from_callback, MHD_create_response_from_callback) \
 	X(add_response_header, MHD_add_response_header) \
 	X(queue_response, MHD_queue_response) X(destroy_response, MHD_destroy_response)
+/* clang-format on */
 
 #define MHD_SLOT(slot, symbol) { #symbol, offsetof(struct mhd, slot) },
 static const struct dl_symbol mhd_symbols[] = { MHD_SYMBOLS(MHD_SLOT) };
@@ -51,8 +54,10 @@ int mhd_load(struct mhd *m, char *err, size_t errlen)
 	*m = (struct mhd){ 0 };
 	m->handle = dlopen(MHD_LIBRARY, RTLD_NOW | RTLD_LOCAL);
 	if (!m->handle) {
-		snprintf(err, errlen, "--listen needs libmicrohttpd (Debian's "
-			 "libmicrohttpd12): %s", dlerror());
+		snprintf(err, errlen,
+			 "--listen needs libmicrohttpd (Debian's "
+			 "libmicrohttpd12): %s",
+			 dlerror());
 		return -1;
 	}
 	missing = dl_resolve(m->handle, m, mhd_symbols, sizeof mhd_symbols / sizeof mhd_symbols[0]);

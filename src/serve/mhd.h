@@ -28,12 +28,12 @@ enum { MHD_SHIM_NO = 0, MHD_SHIM_YES = 1 };
 /* enum MHD_OPTION */
 enum {
 	MHD_SHIM_OPTION_END = 0,
-	MHD_SHIM_OPTION_CONNECTION_LIMIT = 2,    /* unsigned int */
-	MHD_SHIM_OPTION_CONNECTION_TIMEOUT = 3,  /* unsigned int, seconds */
-	MHD_SHIM_OPTION_NOTIFY_COMPLETED = 4,    /* mhd_completed_fn, void * */
+	MHD_SHIM_OPTION_CONNECTION_LIMIT = 2,        /* unsigned int */
+	MHD_SHIM_OPTION_CONNECTION_TIMEOUT = 3,      /* unsigned int, seconds */
+	MHD_SHIM_OPTION_NOTIFY_COMPLETED = 4,        /* mhd_completed_fn, void * */
 	MHD_SHIM_OPTION_PER_IP_CONNECTION_LIMIT = 5, /* unsigned int */
-	MHD_SHIM_OPTION_LISTEN_SOCKET = 12,      /* int, bound and listening */
-	MHD_SHIM_OPTION_NOTIFY_CONNECTION = 27,  /* mhd_notify_connection_fn, void * */
+	MHD_SHIM_OPTION_LISTEN_SOCKET = 12,          /* int, bound and listening */
+	MHD_SHIM_OPTION_NOTIFY_CONNECTION = 27,      /* mhd_notify_connection_fn, void * */
 };
 
 /* enum MHD_ConnectionNotificationCode, enum MHD_ConnectionInfoType */
@@ -66,8 +66,8 @@ union mhd_connection_info {
  * have the ABI of an int. */
 typedef void (*mhd_notify_connection_fn)(void *cls, struct MHD_Connection *connection,
 					 void **socket_context, int code);
-typedef void (*mhd_completed_fn)(void *cls, struct MHD_Connection *connection,
-				 void **con_cls, int code);
+typedef void (*mhd_completed_fn)(void *cls, struct MHD_Connection *connection, void **con_cls,
+				 int code);
 
 /* MHD_ContentReaderCallback and MHD_ContentReaderFreeCallback: a body
  * made as it is sent. The reader returns the bytes put in BUF (at most
@@ -82,24 +82,23 @@ typedef void (*mhd_reader_free_fn)(void *cls);
 #define MHD_SHIM_SIZE_UNKNOWN UINT64_MAX
 
 /* MHD_AccessHandlerCallback */
-typedef int (*mhd_access_fn)(void *cls, struct MHD_Connection *connection,
-			     const char *url, const char *method, const char *version,
-			     const char *upload_data, size_t *upload_data_size,
-			     void **con_cls);
+typedef int (*mhd_access_fn)(void *cls, struct MHD_Connection *connection, const char *url,
+			     const char *method, const char *version, const char *upload_data,
+			     size_t *upload_data_size, void **con_cls);
 
 struct mhd {
 	void *handle;
 	struct MHD_Daemon *(*start_daemon)(unsigned int flags, uint16_t port, void *apc,
 					   void *apc_cls, mhd_access_fn dh, void *dh_cls, ...);
 	void (*stop_daemon)(struct MHD_Daemon *daemon);
-	const union mhd_daemon_info *(*get_daemon_info)(struct MHD_Daemon *daemon,
-							int info_type, ...);
+	const union mhd_daemon_info *(*get_daemon_info)(struct MHD_Daemon *daemon, int info_type,
+							...);
 	int (*get_timeout)(struct MHD_Daemon *daemon, unsigned long long *timeout);
 	int (*run)(struct MHD_Daemon *daemon);
 	const char *(*lookup_connection_value)(struct MHD_Connection *connection, int kind,
 					       const char *key);
 	const union mhd_connection_info *(*get_connection_info)(struct MHD_Connection *connection,
-								 int info_type, ...);
+								int info_type, ...);
 	struct MHD_Response *(*create_response_from_buffer)(size_t size, void *buffer, int mode);
 	struct MHD_Response *(*create_response_from_callback)(uint64_t size, size_t block_size,
 							      mhd_reader_fn reader, void *cls,
