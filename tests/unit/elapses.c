@@ -84,20 +84,18 @@ static void format_ns(char *buf, size_t len, int64_t ns)
 	if (ns % NSEC_PER_SEC == 0)
 		snprintf(buf, len, "%" PRId64, ns / NSEC_PER_SEC);
 	else
-		snprintf(buf, len, "%" PRId64 ".%09" PRId64, ns / NSEC_PER_SEC,
-			 ns % NSEC_PER_SEC);
+		snprintf(buf, len, "%" PRId64 ".%09" PRId64, ns / NSEC_PER_SEC, ns % NSEC_PER_SEC);
 }
 
 /* Computes the elapses after BASE and compares them with the expected
  * column: the listed ones, then "no more" if fewer than five are listed. */
-static void check_elapses(struct elapse_run *run, const struct tsv_row *row,
-			  const void *schedule, const struct tz *zone, int64_t base)
+static void check_elapses(struct elapse_run *run, const struct tsv_row *row, const void *schedule,
+			  const struct tz *zone, int64_t base)
 {
 	const struct schedule_kind *kind = run->kind;
 	const char *expected = row->field[3];
 	int64_t want[MAX_ELAPSES], after = base, next = 0;
-	int n = strcmp(expected, "never") == 0 ? 0 :
-		read_expected(expected, kind->fractions, want);
+	int n = strcmp(expected, "never") == 0 ? 0 : read_expected(expected, kind->fractions, want);
 	char got[32], exp[32];
 
 	if (n < 0) {
@@ -110,18 +108,17 @@ static void check_elapses(struct elapse_run *run, const struct tsv_row *row,
 		if (i == n) {
 			format_ns(got, sizeof(got), next);
 			tally_check(run->tally, rc == -1, run->file, row->line,
-				    "'%s' tz=%s: %s #%d should not exist, got %s",
-				    row->field[2], row->field[0], kind->elapse, i + 1,
-				    rc == 0 ? got : "?");
+				    "'%s' tz=%s: %s #%d should not exist, got %s", row->field[2],
+				    row->field[0], kind->elapse, i + 1, rc == 0 ? got : "?");
 			return;
 		}
 		format_ns(exp, sizeof(exp), want[i]);
 		format_ns(got, sizeof(got), next);
 		if (rc != 0 || next != want[i]) {
 			tally_check(run->tally, 0, run->file, row->line,
-				    "'%s' tz=%s base=%s: %s #%d: want %s, got %s",
-				    row->field[2], row->field[0], row->field[1],
-				    kind->elapse, i + 1, exp, rc == 0 ? got : "never");
+				    "'%s' tz=%s base=%s: %s #%d: want %s, got %s", row->field[2],
+				    row->field[0], row->field[1], kind->elapse, i + 1, exp,
+				    rc == 0 ? got : "never");
 			return;
 		}
 		after = next;
@@ -146,10 +143,8 @@ static int check_row(const struct tsv_row *row, void *arg)
 		return 1;
 	}
 	zone = tz_load(row->field[0], err, sizeof(err));
-	if (!zone || read_instant(row->field[1], kind->fractions, &end, &base) != 0 ||
-	    *end) {
-		tally_check(run->tally, 0, run->file, row->line,
-			    "bad tz or base column: %s", err);
+	if (!zone || read_instant(row->field[1], kind->fractions, &end, &base) != 0 || *end) {
+		tally_check(run->tally, 0, run->file, row->line, "bad tz or base column: %s", err);
 		tz_free(zone);
 		return 1;
 	}
@@ -157,11 +152,11 @@ static int check_row(const struct tsv_row *row, void *arg)
 	if (strcmp(row->field[3], "error") == 0) {
 		tally_check(run->tally,
 			    rc == -1 && message_ok(kind->error_prefix, err, row->field[2]),
-			    run->file, row->line, "'%s': want error, got %s",
-			    row->field[2], rc == 0 ? "accepted" : err);
+			    run->file, row->line, "'%s': want error, got %s", row->field[2],
+			    rc == 0 ? "accepted" : err);
 	} else if (rc != 0) {
-		tally_check(run->tally, 0, run->file, row->line,
-			    "'%s': want accepted, got %s", row->field[2], err);
+		tally_check(run->tally, 0, run->file, row->line, "'%s': want accepted, got %s",
+			    row->field[2], err);
 	} else {
 		check_elapses(run, row, schedule, zone, base);
 	}
@@ -181,8 +176,8 @@ static void check_file(struct elapse_run *run, const char *dir)
 	}
 }
 
-void elapses_check_files(const struct schedule_kind *kind, int argc,
-			 char **argv, struct tally *tally)
+void elapses_check_files(const struct schedule_kind *kind, int argc, char **argv,
+			 struct tally *tally)
 {
 	struct elapse_run run = { kind, tally, NULL };
 
@@ -201,8 +196,7 @@ void elapses_check_files(const struct schedule_kind *kind, int argc,
 		check_file(&run, argv[2]);
 }
 
-void elapses_check_range_end(const struct schedule_kind *kind,
-			     const char *const *inputs, size_t n,
+void elapses_check_range_end(const struct schedule_kind *kind, const char *const *inputs, size_t n,
 			     const int64_t *afters, size_t m, const struct tz *zone,
 			     int64_t limit_ns, struct tally *tally)
 {
@@ -220,9 +214,10 @@ void elapses_check_range_end(const struct schedule_kind *kind,
 				int rc = kind->next(schedule, z ? zone : NULL, afters[a], &next);
 
 				tally_check(tally, rc != 0 || (next > afters[a] && next < limit_ns),
-					    __FILE__, __LINE__, "%s: '%s' after %" PRId64
-					    ": rc %d, %s %" PRId64, kind->test, inputs[i],
-					    afters[a], rc, kind->elapse, next);
+					    __FILE__, __LINE__,
+					    "%s: '%s' after %" PRId64 ": rc %d, %s %" PRId64,
+					    kind->test, inputs[i], afters[a], rc, kind->elapse,
+					    next);
 			}
 		}
 		kind->release(schedule);

@@ -13,8 +13,7 @@ struct tally tally;
 
 static const char *scratch;
 
-void tally_check(struct tally *t, int ok, const char *file, int line,
-		 const char *fmt, ...)
+void tally_check(struct tally *t, int ok, const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -17,8 +17,8 @@ extern struct tally tally;
 
 /* Records one result in T; a failure prints a FAIL line with FILE:LINE and
  * the message. */
-void tally_check(struct tally *t, int ok, const char *file, int line,
-		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void tally_check(struct tally *t, int ok, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* One check, counted in the program's tally, its message printed when OK
  * is false. */

@@ -113,8 +113,8 @@ const char *loopkit_err(struct loopkit *k)
 	return text;
 }
 
-struct job *loopkit_job(struct loopkit *k, const char *name, const char *format,
-			int64_t first_ns, int64_t interval_ns)
+struct job *loopkit_job(struct loopkit *k, const char *name, const char *format, int64_t first_ns,
+			int64_t interval_ns)
 {
 	struct loop *l = &k->l;
 	struct job *j = calloc(1, sizeof *j);
@@ -125,8 +125,10 @@ struct job *loopkit_job(struct loopkit *k, const char *name, const char *format,
 	l->jobs = jobs;
 	j->name = strdup(name);
 	j->format = format ? strdup(format) : NULL;
-	j->schedule = (struct schedule){ .kind = SCHEDULE_TIMER, .clock = CLOCK_MONOTONIC,
-					 .first_ns = first_ns, .interval_ns = interval_ns };
+	j->schedule = (struct schedule){ .kind = SCHEDULE_TIMER,
+					 .clock = CLOCK_MONOTONIC,
+					 .first_ns = first_ns,
+					 .interval_ns = interval_ns };
 	j->clock_name = "monotonic";
 	j->read_clock = CLOCK_MONOTONIC;
 	j->start_mono_ns = first_ns;

@@ -43,8 +43,8 @@ const char *loopkit_err(struct loopkit *k);
 /* A job named NAME that runs ARGV (NULL: only prints (FORMAT: its tick line), with a
  * state, on a periodic CLOCK_MONOTONIC timer of INTERVAL_NS whose first
  * elapse is FIRST_NS (absolute). Added to K's table. */
-struct job *loopkit_job(struct loopkit *k, const char *name, const char *format,
-			int64_t first_ns, int64_t interval_ns);
+struct job *loopkit_job(struct loopkit *k, const char *name, const char *format, int64_t first_ns,
+			int64_t interval_ns);
 
 /* The same job given a command, ARGV (argv[0] a full path), to run. */
 void loopkit_command(struct job *j, char *const *argv);

@@ -115,8 +115,7 @@ int run_captured(const struct spawn_target *target, const char *path, char *cons
 
 int exited_with(const struct capture *c, int code)
 {
-	return c->status != -1 && WIFEXITED(c->status) &&
-	       WEXITSTATUS(c->status) == code;
+	return c->status != -1 && WIFEXITED(c->status) && WEXITSTATUS(c->status) == code;
 }
 
 int killed_by(int status, int sig)
@@ -179,8 +178,8 @@ static void read_to_end(int fd, char *buf, size_t len)
 
 /* Starts ARGV[0] (an absolute path) with IO, and returns what it wrote to
  * OUT_FD's other end, READ_FD, once it has ended. */
-static int run_with_io(const struct spawn_target *t, const struct spawn_io *io,
-		       char *const argv[], int read_fd, char *buf, size_t len)
+static int run_with_io(const struct spawn_target *t, const struct spawn_io *io, char *const argv[],
+		       int read_fd, char *buf, size_t len)
 {
 	const char *what = NULL;
 	int status = -1;
@@ -209,8 +208,8 @@ static void check_output_into_pipe(const struct spawn_target *t, const char *how
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return;
-	status = run_with_io(t, &(struct spawn_io){ { -1, p[1], p[1] }, -1, false, -1 }, argv,
-			     p[0], out, sizeof out);
+	status = run_with_io(t, &(struct spawn_io){ { -1, p[1], p[1] }, -1, false, -1 }, argv, p[0],
+			     out, sizeof out);
 	check(status == 0 && strcmp(out, "out\nerr\n0\n1\n2\n3\n") == 0,
 	      "%s: stdout and stderr into a pipe: %#x '%s'", how, status, out);
 	close(p[0]);
@@ -231,15 +230,14 @@ static void check_input_from_memfd(const struct spawn_target *t, const char *how
 	}
 	status = run_with_io(t, &(struct spawn_io){ { in, p[1], -1 }, -1, false, -1 }, argv, p[0],
 			     out, sizeof out);
-	check(status == 0 && strcmp(out, text) == 0, "%s: stdin from a memfd: %#x '%s'",
-	      how, status, out);
+	check(status == 0 && strcmp(out, text) == 0, "%s: stdin from a memfd: %#x '%s'", how,
+	      status, out);
 	close(p[0]);
 }
 
 /* Sources that are themselves 0..2: our 1 and 2 (close-on-exec here, as
  * tfd's pipes are) given to the run as they are, or swapped. */
-static void check_sources_on_standard_slots(const struct spawn_target *t, const char *how,
-					    int swap)
+static void check_sources_on_standard_slots(const struct spawn_target *t, const char *how, int swap)
 {
 	char *argv[] = { "/bin/sh", "-c", "echo to-out; echo to-err >&2", NULL };
 	char *const *args = argv;
@@ -268,9 +266,9 @@ static void check_sources_on_standard_slots(const struct spawn_target *t, const 
 	if (pid > 0)
 		waitpid(pid, &status, 0);
 	check(status == 0 && strcmp(one, swap ? "to-err\n" : "to-out\n") == 0 &&
-	      strcmp(two, swap ? "to-out\n" : "to-err\n") == 0,
-	      "%s: io {-1, %d, %d} from close-on-exec 1 and 2: %#x '%s' '%s'", how,
-	      io.fd[1], io.fd[2], status, one, two);
+		      strcmp(two, swap ? "to-out\n" : "to-err\n") == 0,
+	      "%s: io {-1, %d, %d} from close-on-exec 1 and 2: %#x '%s' '%s'", how, io.fd[1],
+	      io.fd[2], status, one, two);
 	close(a[0]);
 	close(b[0]);
 }
@@ -310,8 +308,7 @@ static void check_terminal(const struct spawn_target *t, const char *how)
 	struct termios raw;
 	pid_t child;
 
-	if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0 ||
-	    ptsname_r(m, name, sizeof name) != 0 ||
+	if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0 || ptsname_r(m, name, sizeof name) != 0 ||
 	    (s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
 		printf("test_spawn: no pseudo-terminal (%s), skipping the terminal test\n",
 		       strerror(errno));
@@ -346,8 +343,8 @@ static void check_terminal(const struct spawn_target *t, const char *how)
 	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "%s: run on a terminal ended with %d (254: stopped by SIGTTIN): '%s'", how,
 	      WIFEXITED(status) ? WEXITSTATUS(status) : -1, out);
-	check(sscanf(out, "got typed\n%d\n%d %d", &runpid, &pgrp, &tpgid) == 3 &&
-	      runpid > 0 && pgrp == runpid && tpgid == runpid,
+	check(sscanf(out, "got typed\n%d\n%d %d", &runpid, &pgrp, &tpgid) == 3 && runpid > 0 &&
+		      pgrp == runpid && tpgid == runpid,
 	      "%s: the run's group leads the terminal: '%s'", how, out);
 }
 
@@ -393,7 +390,9 @@ void run_without_clone3(int err, const char *what, void (*runs)(int err))
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		struct clone3_probe { uint64_t flags, pidfd, child_tid, parent_tid, exit_signal; } probe = { 0 };
+		struct clone3_probe {
+			uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+		} probe = { 0 };
 
 		if (refuse_clone3(err) < 0) {
 			printf("%s: no seccomp filter here (%s), skipping the runs without clone3\n",

@@ -19,19 +19,17 @@
 #include "tz.h"
 
 /* The zone of TZ is also what "… CET"-style abbreviations refer to. */
-static int parse_event(const char *input, const struct tz *zone, void *zones,
-		       void **event, char *err, size_t errlen)
+static int parse_event(const char *input, const struct tz *zone, void *zones, void **event,
+		       char *err, size_t errlen)
 {
 	struct calendar *cal = NULL;
-	int rc = calendar_parse_local(input, zone, tz_cache_lookup, zones, &cal,
-				      err, errlen);
+	int rc = calendar_parse_local(input, zone, tz_cache_lookup, zones, &cal, err, errlen);
 
 	*event = cal;
 	return rc;
 }
 
-static int next_elapse(const void *event, const struct tz *zone,
-		       int64_t after_ns, int64_t *next_ns)
+static int next_elapse(const void *event, const struct tz *zone, int64_t after_ns, int64_t *next_ns)
 {
 	return calendar_next(event, zone, after_ns, next_ns);
 }
@@ -48,8 +46,8 @@ static void check_monotonic(struct tally *tally)
 {
 	static const char *const zones[] = { "Europe/Berlin", "America/New_York",
 					     "Australia/Lord_Howe" };
-	static const char *const events[] = { "*:0/15", "*:*:0/20", "hourly",
-					      "*-*-* 01,02:30", "Sun *-*~07/1 02:00" };
+	static const char *const events[] = { "*:0/15", "*:*:0/20", "hourly", "*-*-* 01,02:30",
+					      "Sun *-*~07/1 02:00" };
 	const int64_t end_2199 = INT64_C(7258118400) * NSEC_PER_SEC - 1;
 	char err[256];
 
@@ -61,8 +59,8 @@ static void check_monotonic(struct tally *tally)
 			int64_t t = INT64_C(1767225600) * NSEC_PER_SEC, next = 0;
 			int ok = 1;
 
-			if (calendar_parse_local(events[e], NULL, NULL, NULL, &cal,
-						 err, sizeof(err)) != 0) {
+			if (calendar_parse_local(events[e], NULL, NULL, NULL, &cal, err,
+						 sizeof(err)) != 0) {
 				tally_check(tally, 0, "monotonic", 0, "%s", err);
 				continue;
 			}
@@ -75,8 +73,8 @@ static void check_monotonic(struct tally *tally)
 				ok = next > t;
 				t = next;
 			}
-			tally_check(tally, ok, "monotonic", 0,
-				    "%s in %s stalls or ends early", events[e], zones[z]);
+			tally_check(tally, ok, "monotonic", 0, "%s in %s stalls or ends early",
+				    events[e], zones[z]);
 			calendar_free(cal);
 		}
 		tz_free(zone);
@@ -89,12 +87,16 @@ static void check_monotonic(struct tally *tally)
 static void check_range_end(const struct schedule_kind *kind, struct tally *tally)
 {
 	static const char *const events[] = {
-		"*-*-* *:*:*", "minutely", "*-*-* *:*:59.999999", "2199-12-31 23:59:59.999999",
-		"hourly", "@7258118399",
+		"*-*-* *:*:*", "minutely",    "*-*-* *:*:59.999999", "2199-12-31 23:59:59.999999",
+		"hourly",      "@7258118399",
 	};
 	static const int64_t afters[] = {
-		INT64_C(7258118399) * NSEC_PER_SEC - 1, INT64_C(7258118400) * NSEC_PER_SEC,
-		INT64_MAX - NSEC_PER_SEC, INT64_MAX, INT64_MIN, -1,
+		INT64_C(7258118399) * NSEC_PER_SEC - 1,
+		INT64_C(7258118400) * NSEC_PER_SEC,
+		INT64_MAX - NSEC_PER_SEC,
+		INT64_MAX,
+		INT64_MIN,
+		-1,
 	};
 	struct tz *berlin = tz_load("Europe/Berlin", NULL, 0);
 

@@ -210,7 +210,8 @@ static void test_pipelined(const char *path)
 	check(r.n == 4 && strcmp(r.lines[2], "two") == 0 && strcmp(r.lines[3], "three") == 0,
 	      "then the rest, in order: %zu", r.n);
 	check(strcmp(buf, "{\"ok\":true}\n{\"ok\":true,\"echo\":\"two\"}\n"
-		      "{\"ok\":true,\"echo\":\"three\"}\n") == 0, "answered in order: %s", buf);
+			  "{\"ok\":true,\"echo\":\"three\"}\n") == 0,
+	      "answered in order: %s", buf);
 	close(fd);
 	for (int i = 0; i < 20 && r.closed == 0; i++)
 		turn(ctl, 5);
@@ -239,8 +240,10 @@ static void test_line_limit(const char *path)
 	send_all(fd, text, CONTROL_REQUEST_MAX);
 	read_lines(ctl, fd, buf, sizeof buf, 1);
 	check(r.n == 1, "a longer one is never handed up: %zu", r.n);
+	/* clang-format off */
 	check(strstr(buf, "{\"ok\":false,\"error\":\"request too big: over 65536 bytes\"}\n") != NULL,
 	      "it is answered so: %.80s", buf);
+	/* clang-format on */
 	free(text);
 	close(fd);
 	control_free(ctl);
@@ -260,8 +263,9 @@ static void test_clients_limit(const char *path)
 		turn(ctl, 5);
 	b = connect_to(path);
 	read_lines(ctl, b, buf, sizeof buf, 1);
-	check(strcmp(buf, "{\"ok\":false,\"error\":\"too many clients: tfd serves 1 at once\"}\n")
-	      == 0, "the client beyond the limit is told so: %s", buf);
+	check(strcmp(buf,
+		     "{\"ok\":false,\"error\":\"too many clients: tfd serves 1 at once\"}\n") == 0,
+	      "the client beyond the limit is told so: %s", buf);
 	close(b);
 	close(a);
 	for (int i = 0; i < 50 && r.closed == 0; i++)
@@ -300,7 +304,8 @@ static void test_deadlines(const char *path)
 	check(strcmp(buf, "{\"ok\":false,\"error\":\"expired\"}\n") == 0, "as it says: %s", buf);
 	now = clock_now_ns(CLOCK_MONOTONIC);
 	check(control_deadline(ctl) > now + CONTROL_TIMEOUT_NS / 2 &&
-	      control_deadline(ctl) <= now + CONTROL_TIMEOUT_NS, "idle again: 5 s");
+		      control_deadline(ctl) <= now + CONTROL_TIMEOUT_NS,
+	      "idle again: 5 s");
 	control_expire(ctl, now + CONTROL_TIMEOUT_NS + 1);
 	check(r.closed == 1 && r.expired == 1, "idle past it: closed");
 	check(read(fd, buf, sizeof buf) == 0, "the client reads the end");
@@ -330,8 +335,8 @@ static void test_stream(const char *path)
 		turn(ctl, 5);
 	for (int i = 0; i < 10; i++)
 		turn(ctl, 1);
-	check(r.more == 4 && r.parts == 1, "past its first part, the stream waits for its budget: %zu",
-	      r.more);
+	check(r.more == 4 && r.parts == 1,
+	      "past its first part, the stream waits for its budget: %zu", r.more);
 	check(control_deadline(ctl) == budget.renew_at, "until its renewal");
 	budget.left_ns = SLICE_NS;
 	budget.renew_at = INT64_MAX;
@@ -354,7 +359,7 @@ static void test_turns(const char *path)
 	control_poll(ctl, add_slot, &t1);
 	control_poll(ctl, add_slot, &t2);
 	check(t1.n == 3 && t2.n == 3 && t1.tag[0] == NULL && t1.tag[1] != NULL &&
-	      t1.tag[1] == t2.tag[2] && t1.tag[2] == t2.tag[1],
+		      t1.tag[1] == t2.tag[2] && t1.tag[2] == t2.tag[1],
 	      "the listening socket, then the clients in turn: %zu %zu", t1.n, t2.n);
 	close(a);
 	close(b);
@@ -374,7 +379,8 @@ static void test_given(const char *path)
 	send_all(sv[1], "given\n", 6);
 	read_lines(ctl, sv[1], buf, sizeof buf, 1);
 	check(strcmp(buf, "{\"ok\":true,\"echo\":\"given\"}\n") == 0 &&
-	      control_client_uid(r.last) == 42, "served, its uid the given one: %s", buf);
+		      control_client_uid(r.last) == 42,
+	      "served, its uid the given one: %s", buf);
 	close(sv[1]);
 	control_free(ctl);
 }
@@ -390,7 +396,8 @@ static void test_lock(const char *path)
 
 	snprintf(lock, sizeof lock, "%s.lock", path);
 	check(control_listen(path, &lock_fd, err, sizeof err) < 0 &&
-	      strstr(err, "another tfd runs there") != NULL, "a second is refused: %s", err);
+		      strstr(err, "another tfd runs there") != NULL,
+	      "a second is refused: %s", err);
 	control_free(ctl);
 	check(access(path, F_OK) != 0 && access(lock, F_OK) != 0, "both files removed");
 }

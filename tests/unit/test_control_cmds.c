@@ -118,8 +118,7 @@ static bool starts(const char *s, const char *prefix)
 static struct job *job_running(struct kit *x, const char *name, char *const *argv,
 			       enum overlap overlap)
 {
-	struct job *j = loopkit_job(x->k, name, NULL,
-				    clock_now_ns(CLOCK_MONOTONIC) + 3600 * S, 0);
+	struct job *j = loopkit_job(x->k, name, NULL, clock_now_ns(CLOCK_MONOTONIC) + 3600 * S, 0);
 
 	if (argv)
 		loopkit_command(j, argv);
@@ -154,16 +153,19 @@ static void test_requests(void)
 	check(starts(heard(&x, 0), "{\"ok\":false,\"error\":\"bad request: "), "a bad line");
 	ask(&x, 0, "[1]");
 	check(strcmp(heard(&x, 0), "{\"ok\":false,\"error\":\"bad request: an object with "
-		     "\\\"command\\\" expected\"}\n") == 0, "an object with \"command\"");
+				   "\\\"command\\\" expected\"}\n") == 0,
+	      "an object with \"command\"");
 	ask(&x, 0, "{\"command\":\"lsit\"}");
 	check(strcmp(heard(&x, 0), "{\"ok\":false,\"error\":\"unknown command 'lsit'\"}\n") == 0,
 	      "an unknown command");
 	ask(&x, 0, "{\"command\":\"status\"}");
-	check(strcmp(heard(&x, 0), "{\"ok\":false,\"error\":\"this command needs \\\"job\\\"\"}\n")
-	      == 0, "status takes a job");
+	check(strcmp(heard(&x, 0),
+		     "{\"ok\":false,\"error\":\"this command needs \\\"job\\\"\"}\n") == 0,
+	      "status takes a job");
 	ask(&x, 0, "{\"command\":\"status\",\"job\":\"bakup\"}");
 	check(strcmp(heard(&x, 0), "{\"ok\":false,\"error\":\"unknown job 'bakup'; did you mean "
-		     "'backup'?\"}\n") == 0, "an unknown job, the nearest said");
+				   "'backup'?\"}\n") == 0,
+	      "an unknown job, the nearest said");
 	ask(&x, 0, "{\"command\":\"status\",\"job\":\"backup\\u0000x\"}");
 	check(strstr(heard(&x, 0), "a job's name holds no NUL") != NULL, "no NUL in a name");
 	ask(&x, 0, "{\"command\":\"status\",\"job\":\"backup\"}");
@@ -183,8 +185,10 @@ static void test_run(void)
 
 	job_running(&x, "s", sleep30, OVERLAP_SKIP);
 	ask(&x, 0, "{\"command\":\"run\",\"job\":\"t\"}");
+	/* clang-format off */
 	check(strcmp(heard(&x, 0), "{\"ok\":true,\"job\":\"t\",\"seq\":1,\"action\":\"run\"}\n") == 0,
 	      "run: started, its number 1");
+	/* clang-format on */
 	check(strstr(loopkit_err(x.k), "tfd: control: run t (uid 1000)") != NULL,
 	      "a control event with the uid: '%s'", loopkit_err(x.k));
 	reap_next(x.l);
@@ -193,15 +197,20 @@ static void test_run(void)
 	check(*heard(&x, 0) == '\0' && j->state->seq == 2, "--wait: nothing until the end");
 	reap_next(x.l);
 	check(starts(heard(&x, 0), "{\"ok\":true,\"job\":\"t\",\"seq\":2,\"status\":3,\"signal\":"
-		     "null,\"timed_out\":false,\"duration\":"), "then the end of run 2");
+				   "null,\"timed_out\":false,\"duration\":"),
+	      "then the end of run 2");
 	ask(&x, 0, "{\"command\":\"run\",\"job\":\"s\"}");
 	check(strstr(heard(&x, 0), "\"seq\":1,\"action\":\"run\"") != NULL, "s runs");
 	ask(&x, 0, "{\"command\":\"run\",\"job\":\"s\",\"wait\":true}");
-	check(strcmp(heard(&x, 0), "{\"ok\":false,\"error\":\"a run is still going and --overlap is "
-		     "skip\",\"action\":\"skip\"}\n") == 0, "--overlap skip refuses the second");
+	check(strcmp(heard(&x, 0),
+		     "{\"ok\":false,\"error\":\"a run is still going and --overlap is "
+		     "skip\",\"action\":\"skip\"}\n") == 0,
+	      "--overlap skip refuses the second");
 	ask(&x, 1, "{\"command\":\"stop\",\"job\":\"s\"}");
-	check(strcmp(heard(&x, 1), "{\"ok\":true,\"job\":\"s\",\"stopped\":1,\"queued_dropped\":null,"
-		     "\"retry_dropped\":null}\n") == 0, "stop ends it");
+	check(strcmp(heard(&x, 1),
+		     "{\"ok\":true,\"job\":\"s\",\"stopped\":1,\"queued_dropped\":null,"
+		     "\"retry_dropped\":null}\n") == 0,
+	      "stop ends it");
 	reap_next(x.l);
 	check(*heard(&x, 0) == '\0', "the refused --wait waits no more");
 	kit_free(&x);
@@ -216,8 +225,9 @@ static void test_run_refused(void)
 	job_running(&x, "p", NULL, OVERLAP_SKIP);
 	job_running(&x, "t", t, OVERLAP_SKIP);
 	ask(&x, 0, "{\"command\":\"run\",\"job\":\"p\"}");
-	check(strcmp(heard(&x, 0), "{\"ok\":false,\"error\":\"job 'p' has no command to run\"}\n")
-	      == 0, "no command");
+	check(strcmp(heard(&x, 0),
+		     "{\"ok\":false,\"error\":\"job 'p' has no command to run\"}\n") == 0,
+	      "no command");
 	status_drain(&x.l->st);
 	ask(&x, 0, "{\"command\":\"run\",\"job\":\"t\",\"wait\":true}");
 	check(strcmp(heard(&x, 0), "{\"ok\":false,\"error\":\"tfd is shutting down\"}\n") == 0,
@@ -239,10 +249,13 @@ static void test_stop_queued(void)
 	ask(&x, 0, "{\"command\":\"run\",\"job\":\"q\",\"wait\":true}");
 	check(*heard(&x, 0) == '\0', "run 2 is queued behind it: its waiter waits");
 	ask(&x, 1, "{\"command\":\"stop\",\"job\":\"q\"}");
-	check(strcmp(heard(&x, 0), "{\"ok\":false,\"error\":\"run 2 of 'q' was dropped from the queue "
-		     "by tfdctl stop: it did not run\"}\n") == 0, "the waiter is told");
+	check(strcmp(heard(&x, 0),
+		     "{\"ok\":false,\"error\":\"run 2 of 'q' was dropped from the queue "
+		     "by tfdctl stop: it did not run\"}\n") == 0,
+	      "the waiter is told");
 	check(strcmp(heard(&x, 1), "{\"ok\":true,\"job\":\"q\",\"stopped\":1,\"queued_dropped\":2,"
-		     "\"retry_dropped\":null}\n") == 0, "stop says what it dropped");
+				   "\"retry_dropped\":null}\n") == 0,
+	      "stop says what it dropped");
 	reap_next(x.l);
 	kit_free(&x);
 }
@@ -257,8 +270,10 @@ static void test_waiters_told(void)
 
 	ask(&x, 0, "{\"command\":\"run\",\"job\":\"p\",\"wait\":true}");
 	control_cmds_job_gone(x.l, j);
-	check(strcmp(heard(&x, 0), "{\"ok\":false,\"error\":\"job 'p' left the table before its run "
-		     "ended\"}\n") == 0, "a job that leaves: told");
+	check(strcmp(heard(&x, 0),
+		     "{\"ok\":false,\"error\":\"job 'p' left the table before its run "
+		     "ended\"}\n") == 0,
+	      "a job that leaves: told");
 	ask(&x, 1, "{\"command\":\"run\",\"job\":\"p\",\"wait\":true}");
 	close(x.peer[1]);
 	x.peer[1] = -1;
@@ -276,8 +291,9 @@ static void test_waiters_told(void)
 	      "the waiter of run 3 hears its end; run 2's, gone, is forgotten");
 	ask(&x, 0, "{\"command\":\"run\",\"job\":\"p\",\"wait\":true}");
 	control_cmds_free(x.l);
-	check(strcmp(heard(&x, 0), "{\"ok\":false,\"error\":\"tfd exited before the run ended\"}\n")
-	      == 0, "at exit: told");
+	check(strcmp(heard(&x, 0),
+		     "{\"ok\":false,\"error\":\"tfd exited before the run ended\"}\n") == 0,
+	      "at exit: told");
 	runner_stop(j->state->runner, clock_now_ns(CLOCK_MONOTONIC), &(struct runner_stopped){ 0 });
 	reap_next(x.l);
 	check(*heard(&x, 0) == '\0', "the run's end, after: no one waits");
@@ -293,20 +309,25 @@ static void test_pause(void)
 
 	ask(&x, 0, "{\"command\":\"pause\",\"jobs\":[\"a\",\"nope\"]}");
 	check(strcmp(heard(&x, 0), "{\"ok\":false,\"error\":\"unknown job 'nope'\"}\n") == 0 &&
-	      !a->state->paused, "an unknown name: nothing paused");
+		      !a->state->paused,
+	      "an unknown name: nothing paused");
 	ask(&x, 0, "{\"command\":\"pause\",\"jobs\":[1]}");
 	check(strstr(heard(&x, 0), "\\\"jobs\\\" holds names (strings)") != NULL, "names only");
 	ask(&x, 0, "{\"command\":\"resume\"}");
 	check(strcmp(heard(&x, 0), "{\"ok\":false,\"error\":\"resume needs \\\"jobs\\\" (names) or "
-		     "\\\"all\\\": true\"}\n") == 0, "resume names what it resumes");
+				   "\\\"all\\\": true\"}\n") == 0,
+	      "resume names what it resumes");
 	ask(&x, 0, "{\"command\":\"pause\",\"jobs\":[\"a\",\"b\"]}");
 	check(strcmp(heard(&x, 0), "{\"ok\":true}\n") == 0 && a->state->paused &&
-	      b->state->paused && x.l->metrics_dirty, "both paused");
+		      b->state->paused && x.l->metrics_dirty,
+	      "both paused");
 	check(strstr(loopkit_err(x.k), "control: pause a (uid 1000)") &&
-	      strstr(loopkit_err(x.k), "control: pause b (uid 1000)"), "an event each");
+		      strstr(loopkit_err(x.k), "control: pause b (uid 1000)"),
+	      "an event each");
 	ask(&x, 0, "{\"command\":\"resume\",\"all\":true}");
 	check(strcmp(heard(&x, 0), "{\"ok\":true}\n") == 0 && !a->state->paused &&
-	      !b->state->paused, "all resumed");
+		      !b->state->paused,
+	      "all resumed");
 	check(strstr(loopkit_err(x.k), "control: resume (uid 1000)") != NULL, "one event");
 	ask(&x, 0, "{\"command\":\"pause\",\"job\":\"b\"}");
 	check(strcmp(heard(&x, 0), "{\"ok\":true}\n") == 0 && b->state->paused && !a->state->paused,
@@ -336,7 +357,8 @@ static void test_reload(void)
 
 	ask(&x, 0, "{\"command\":\"reload\"}");
 	check(strcmp(heard(&x, 0), "{\"ok\":false,\"error\":\"reload needs a tfd started with "
-		     "--jobs\"}\n") == 0, "one job from the command line: refused");
+				   "--jobs\"}\n") == 0,
+	      "one job from the command line: refused");
 	x.k->cfg.jobs_path = "jobs";
 	x.k->cfg.reload = no_reload;
 	x.l->reload = reload_new(NULL, NULL);
@@ -352,13 +374,15 @@ static void test_reload(void)
 	      "or its error");
 	status_stop(&x.l->st, SIGTERM);
 	ask(&x, 0, "{\"command\":\"reload\"}");
-	check(strcmp(heard(&x, 0), "{\"ok\":false,\"error\":\"tfd is stopping: no reload now\"}\n")
-	      == 0, "none while tfd stops");
+	check(strcmp(heard(&x, 0),
+		     "{\"ok\":false,\"error\":\"tfd is stopping: no reload now\"}\n") == 0,
+	      "none while tfd stops");
 	x.l->st.phase = PHASE_RUNNING;
 	ask(&x, 0, "{\"command\":\"reload\"}");
 	control_expire(x.l->control, clock_now_ns(CLOCK_MONOTONIC) + 3600 * S);
-	check(strcmp(heard(&x, 0), "{\"ok\":false,\"error\":\"the reload did not come in time\"}\n")
-	      == 0, "or that it did not come");
+	check(strcmp(heard(&x, 0),
+		     "{\"ok\":false,\"error\":\"the reload did not come in time\"}\n") == 0,
+	      "or that it did not come");
 	reload_free(x.l->reload);
 	kit_free(&x);
 }
@@ -385,8 +409,8 @@ static void test_list(void)
 	}
 	for (const char *p = all; (p = strstr(p, "\"job\":\"job-with-a-long-name-")); p++)
 		names++;
-	check(starts(all, "{\"ok\":true,\"jobs\":[") && strstr(all, "]}\n") &&
-	      names == 300, "every job, once: %zu", names);
+	check(starts(all, "{\"ok\":true,\"jobs\":[") && strstr(all, "]}\n") && names == 300,
+	      "every job, once: %zu", names);
 	ask(&x, 0, "{\"command\":\"status\",\"job\":\"job-with-a-long-name-007\"}");
 	check(strstr(heard(&x, 0), "\"job\":\"job-with-a-long-name-007\"") != NULL,
 	      "then the next request");

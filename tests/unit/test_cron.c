@@ -22,8 +22,8 @@
 
 /* The files */
 
-static int parse_expression(const char *input, const struct tz *zone, void *arg,
-			    void **expression, char *err, size_t errlen)
+static int parse_expression(const char *input, const struct tz *zone, void *arg, void **expression,
+			    char *err, size_t errlen)
 {
 	struct cron *cron = NULL;
 	int rc = cron_parse(input, &cron, err, errlen);
@@ -34,8 +34,8 @@ static int parse_expression(const char *input, const struct tz *zone, void *arg,
 	return rc;
 }
 
-static int next_run(const void *expression, const struct tz *zone,
-		    int64_t after_ns, int64_t *next_ns)
+static int next_run(const void *expression, const struct tz *zone, int64_t after_ns,
+		    int64_t *next_ns)
 {
 	return cron_next(expression, zone, after_ns, next_ns);
 }
@@ -137,14 +137,13 @@ static void check_model(struct tally *tally)
 	static const char *const zones[] = { "Europe/Berlin", "America/New_York",
 					     "Australia/Lord_Howe", "UTC" };
 	static const char *const exprs[] = {
-		"0 * * * *", "*/20 * * * *", "30 2 * * *", "15 1-3 * * *",
+		"0 * * * *",      "*/20 * * * *", "30 2 * * *", "15 1-3 * * *",
 		"*/30 1,2 * * *", "0,30 2 * * 0", "45 1 * * *", "* 2 * * *",
-		"5 3 1-7 * 0", "0 0 * * *", "59 1 * * *", "10-50/20 * * * *",
+		"5 3 1-7 * 0",    "0 0 * * *",    "59 1 * * *", "10-50/20 * * * *",
 	};
 	/* Days around each zone's 2026 changes and a quiet day. */
-	static const int64_t bases[] = { 1774735200, 1772935200, 1791025200,
-					 1775300400, 1792872000, 1793494800,
-					 1781526896 };
+	static const int64_t bases[] = { 1774735200, 1772935200, 1791025200, 1775300400,
+					 1792872000, 1793494800, 1781526896 };
 	char err[256];
 	int failures = 0, checks = 0;
 
@@ -165,14 +164,18 @@ static void check_model(struct tally *tally)
 
 				for (int i = 0; i < 40; i++) {
 					int64_t want = model_next(&m, zone, t), got;
+					/* clang-format off */
 					bool ok = cron_next(cron, zone, t * NSEC_PER_SEC, &got) == 0 &&
 						  got == want * NSEC_PER_SEC;
+					/* clang-format on */
 
 					checks++;
 					if (!ok && failures++ < 10)
-						fprintf(stderr, "model: '%s' in %s after %" PRId64
+						fprintf(stderr,
+							"model: '%s' in %s after %" PRId64
 							": want %" PRId64 ", got %" PRId64 "\n",
-							exprs[e], zones[z], t, want, got / NSEC_PER_SEC);
+							exprs[e], zones[z], t, want,
+							got / NSEC_PER_SEC);
 					/* Also start from odd seconds, not only runs. */
 					t = i % 3 == 2 ? want + 17 : want;
 				}
@@ -182,8 +185,7 @@ static void check_model(struct tally *tally)
 		tz_free(zone);
 	}
 	tally_check(tally, failures == 0, "model", 0,
-		    "%d of %d next-run computations differ from the model", failures,
-		    checks);
+		    "%d of %d next-run computations differ from the model", failures, checks);
 }
 
 /* Near the ends of the int64 nanosecond range, cron_next says "no more" or
@@ -194,8 +196,11 @@ static void check_range_end(const struct schedule_kind *kind, struct tally *tall
 		"* * * * *", "47 23 11 4 *", "0 0 29 2 *", "@yearly", "0 0 * * 0",
 	};
 	static const int64_t afters[] = {
-		INT64_MAX - INT64_C(3) * 86400 * NSEC_PER_SEC, INT64_MAX - NSEC_PER_SEC,
-		INT64_MAX, INT64_MIN, -1,
+		INT64_MAX - INT64_C(3) * 86400 * NSEC_PER_SEC,
+		INT64_MAX - NSEC_PER_SEC,
+		INT64_MAX,
+		INT64_MIN,
+		-1,
 	};
 	struct tz *zone = tz_load("America/New_York", NULL, 0);
 
@@ -212,7 +217,7 @@ static void check_never(struct tally *tally)
 		const char *expr;
 		bool never;
 	} cases[] = {
-		{ "0 0 30 2 *", true }, { "0 0 31 4 *", true }, { "0 0 31 2,4,6,9,11 *", true },
+		{ "0 0 30 2 *", true },  { "0 0 31 4 *", true },    { "0 0 31 2,4,6,9,11 *", true },
 		{ "0 0 29 2 *", false }, { "0 0 30 2 mon", false }, { "0 0 31 * *", false },
 	};
 	char err[256];

@@ -20,7 +20,7 @@ struct pg_result {
 	const char *sqlstate, *primary, *message; /* an error's fields */
 	const char *severity;                     /* NULL: ERROR, as libpq gives it */
 	int rows, fields;
-	const char *cells[MAX_ROWS][MAX_FIELDS];  /* NULL: SQL null */
+	const char *cells[MAX_ROWS][MAX_FIELDS]; /* NULL: SQL null */
 };
 
 static int result_status(const pq_result *r)
@@ -66,9 +66,13 @@ static int get_is_null(const pq_result *r, int row, int field)
 /* Only what reading an answer may use: a call to anything else (the
  * connection's) would crash the test. */
 static const struct pq pq = {
-	.result_status = result_status, .result_error_message = result_error_message,
-	.result_error_field = result_error_field, .ntuples = ntuples, .nfields = nfields,
-	.get_value = get_value, .get_is_null = get_is_null,
+	.result_status = result_status,
+	.result_error_message = result_error_message,
+	.result_error_field = result_error_field,
+	.ntuples = ntuples,
+	.nfields = nfields,
+	.get_value = get_value,
+	.get_is_null = get_is_null,
 };
 
 static struct fleet_verdict read_answer(enum op_kind kind, const pq_result *r, bool conn_ok)
@@ -82,14 +86,17 @@ static struct fleet_verdict read_answer(enum op_kind kind, const pq_result *r, b
 
 static struct pg_result ok(int rows, int fields)
 {
-	return (struct pg_result){ .status = rows ? PQ_TUPLES_OK : PQ_COMMAND_OK, .rows = rows,
+	return (struct pg_result){ .status = rows ? PQ_TUPLES_OK : PQ_COMMAND_OK,
+				   .rows = rows,
 				   .fields = fields };
 }
 
 static struct pg_result error(const char *sqlstate, const char *primary)
 {
-	return (struct pg_result){ .status = 7 /* PGRES_FATAL_ERROR */, .sqlstate = sqlstate,
-				   .primary = primary, .message = "ERROR:  the whole text\n" };
+	return (struct pg_result){ .status = 7 /* PGRES_FATAL_ERROR */,
+				   .sqlstate = sqlstate,
+				   .primary = primary,
+				   .message = "ERROR:  the whole text\n" };
 }
 
 static void test_no_result(void)
@@ -131,9 +138,14 @@ static void test_start(void)
 static void test_claims(void)
 {
 	static const char *const rows[][MAX_FIELDS] = {
-		{ "1", "won", NULL, "1796292003000000" }, { "3", "again" }, { "9", "won" },
-		{ "2", "elsewhere" },	{ "0", "won" },	    { "4", "skipped" },
-		{ "5", "missed" },	{ "x", "won" },
+		{ "1", "won", NULL, "1796292003000000" },
+		{ "3", "again" },
+		{ "9", "won" },
+		{ "2", "elsewhere" },
+		{ "0", "won" },
+		{ "4", "skipped" },
+		{ "5", "missed" },
+		{ "x", "won" },
 	};
 	struct pg_result r = ok(8, 4);
 	enum fleet_outcome o;
@@ -146,18 +158,22 @@ static void test_claims(void)
 	      v.rows);
 	check(v.db_now_ns == INT64_C(1796292003000000000), "now() from the first row");
 	check(fleet_answer_claim(&pq, &r, 0, 5, &item, &o) == FLEET_ROW_ANSWERED && item == 0 &&
-		      o == FLEET_WON, "row 1: the first claim, won");
+		      o == FLEET_WON,
+	      "row 1: the first claim, won");
 	check(fleet_answer_claim(&pq, &r, 1, 5, &item, &o) == FLEET_ROW_AGAIN && item == 2,
 	      "row 2: the third claim, asked again");
 	check(fleet_answer_claim(&pq, &r, 2, 5, &item, &o) == FLEET_ROW_NONE,
 	      "row 3 names no claim of five");
 	check(fleet_answer_claim(&pq, &r, 3, 5, &item, &o) == FLEET_ROW_ANSWERED && item == 1 &&
-		      o == FLEET_ELSEWHERE, "row 4: the second claim, elsewhere");
+		      o == FLEET_ELSEWHERE,
+	      "row 4: the second claim, elsewhere");
 	check(fleet_answer_claim(&pq, &r, 4, 5, &item, &o) == FLEET_ROW_NONE, "claim 0: none");
 	check(fleet_answer_claim(&pq, &r, 5, 5, &item, &o) == FLEET_ROW_ANSWERED && item == 3 &&
-		      o == FLEET_SKIPPED, "skipped");
+		      o == FLEET_SKIPPED,
+	      "skipped");
 	check(fleet_answer_claim(&pq, &r, 6, 5, &item, &o) == FLEET_ROW_ANSWERED && item == 4 &&
-		      o == FLEET_MISSED, "missed");
+		      o == FLEET_MISSED,
+	      "missed");
 	check(fleet_answer_claim(&pq, &r, 7, 5, &item, &o) == FLEET_ROW_NONE, "not a number: none");
 	r.fields = 3;
 	v = read_answer(OP_CLAIMS, &r, true);
@@ -200,12 +216,14 @@ static void test_keep(void)
 	r.cells[0][0] = "1000";
 	v = read_answer(OP_KEEP_DELETE, &r, true);
 	check(v.kind == FLEET_VERDICT_NEXT && v.next == OP_KEEP_DELETE && v.token == 1005 &&
-		      v.scheduled_ns == 77, "a full batch deleted: more to delete (%d, %llu)", v.next,
+		      v.scheduled_ns == 77,
+	      "a full batch deleted: more to delete (%d, %llu)", v.next,
 	      (unsigned long long)v.token);
 	r.cells[0][0] = "7";
 	v = read_answer(OP_KEEP_DELETE, &r, true);
 	check(v.kind == FLEET_VERDICT_NEXT && v.next == OP_KEEP_END && v.token == 12 &&
-		      v.scheduled_ns == 77, "the last batch: the cleanup's row is finished");
+		      v.scheduled_ns == 77,
+	      "the last batch: the cleanup's row is finished");
 }
 
 static void test_setting_up_refused(void)
@@ -216,10 +234,11 @@ static void test_setting_up_refused(void)
 	check(v.kind == FLEET_VERDICT_LOST && v.lasts && v.refuse_claims,
 	      "setup refused for good: connection given up, claims missed at once");
 	check(strstr(v.message, "permission denied for schema public: tfd creates") == v.message &&
-		      strstr(v.message, "tfd --fleet-sql"), "the way out: %s", v.message);
+		      strstr(v.message, "tfd --fleet-sql"),
+	      "the way out: %s", v.message);
 	v = read_answer(OP_UPGRADE, &r, true);
 	check(v.kind == FLEET_VERDICT_LOST && strcmp(v.message, "permission denied for schema "
-							      "public") == 0,
+								"public") == 0,
 	      "the upgrade's message gives the owner's statement: %s", v.message);
 	r = error("25006", "cannot execute INSERT in a read-only transaction");
 	v = read_answer(OP_START, &r, true);
@@ -281,20 +300,26 @@ static void test_clock(void)
 	int64_t off = 1, half = 1;
 	char msg[400] = "";
 
-	check(!fleet_answer_clock(0, sent, sent + s, &off, &half), "no now() in the answer: no measure");
+	check(!fleet_answer_clock(0, sent, sent + s, &off, &half),
+	      "no now() in the answer: no measure");
 	check(fleet_answer_clock(sent + s / 2, sent, sent + s, &off, &half) && off == 0 &&
-		      half == s / 2, "the same instant at the round trip's middle");
+		      half == s / 2,
+	      "the same instant at the round trip's middle");
 	check(fleet_answer_clock(sent - 2 * s, sent, sent + s / 5, &off, &half) &&
-		      off == 2 * s + s / 10 && half == s / 10, "ahead by 2.1 s");
+		      off == 2 * s + s / 10 && half == s / 10,
+	      "ahead by 2.1 s");
 	check(fleet_answer_clock(sent + 90 * s, sent, sent, &off, &half) && off == -90 * s,
 	      "behind by 90 s");
 	fleet_clock_message("r1", 2 * s + s / 10, msg, sizeof msg);
+	/* clang-format off */
 	check(strstr(msg, "replica r1: its clock is 2.100 s ahead of the database's now()") == msg &&
 		      strstr(msg, "waits for the database's instant to claim each elapse"),
 	      "ahead: %s", msg);
+	/* clang-format on */
 	fleet_clock_message("r2", -90 * s, msg, sizeof msg);
 	check(strstr(msg, "90.000 s behind the database's now()") &&
-		      strstr(msg, "claims each elapse that much late"), "behind: %s", msg);
+		      strstr(msg, "claims each elapse that much late"),
+	      "behind: %s", msg);
 }
 
 /* A statement aborted in the pipeline was not run: sent again as after a
@@ -322,7 +347,7 @@ static void test_fatal(void)
 	r.severity = "FATAL";
 	v = read_answer(OP_ENDS, &r, true);
 	check(v.kind == FLEET_VERDICT_LOST && strcmp(v.message, "terminating connection due to "
-							      "administrator command") == 0,
+								"administrator command") == 0,
 	      "FATAL: lost, the connection looking up or not (%d, %s)", v.kind, v.message);
 	r.severity = "ERROR";
 	check(read_answer(OP_ENDS, &r, true).kind == FLEET_VERDICT_REFUSED,

@@ -60,15 +60,17 @@ static void test_take_claims(void)
 	}
 	check(fleet_batch_at_once(&q), "3 again and 2,500 new fill a statement");
 	b = fleet_batch_take(&q, OP_CLAIMS);
-	check(b && b->kind == OP_CLAIMS && b->nitems == 1003, "first batch: 3 again + 1000 new, got %zu",
-	      b ? b->nitems : 0);
+	check(b && b->kind == OP_CLAIMS && b->nitems == 1003,
+	      "first batch: 3 again + 1000 new, got %zu", b ? b->nitems : 0);
 	check(b && b->at_once, "a full statement: a storm's, sent beside others");
 	check(b && b->items[0]->again && strcmp(b->items[3]->job, "j0") == 0 &&
-		      strcmp(b->items[1002]->job, "j999") == 0, "in queue order");
+		      strcmp(b->items[1002]->job, "j999") == 0,
+	      "in queue order");
 	check(q.n == 1500 && strcmp(q.head->job, "j1000") == 0, "the rest waits: %zu", q.n);
 	/* Given back (the connection was lost): first again, in order. */
 	fleet_batch_requeue(&q, b);
-	check(q.n == 2503 && q.head->again && strcmp(q.tail->job, "j2499") == 0, "requeued: %zu", q.n);
+	check(q.n == 2503 && q.head->again && strcmp(q.tail->job, "j2499") == 0, "requeued: %zu",
+	      q.n);
 	for (int k = 0; k < 2; k++)
 		fleet_op_free(fleet_batch_take(&q, OP_CLAIMS));
 	check(q.n == 500 && !fleet_batch_at_once(&q), "500 left: short of a statement");
@@ -103,7 +105,9 @@ static void test_take_ends(void)
 }
 
 static const struct fleet_config cfg = {
-	.replica = "r1", .lease_ns = INT64_C(60000000000), .deadline_ns = INT64_C(5000000000),
+	.replica = "r1",
+	.lease_ns = INT64_C(60000000000),
+	.deadline_ns = INT64_C(5000000000),
 };
 
 static void test_claims_text(void)
@@ -122,16 +126,20 @@ static void test_claims_text(void)
 	b = batch_of(OP_CLAIMS, items, 4);
 	sql = fleet_batch_statement(&cfg, b, &p);
 	check(sql && strstr(sql, "unnest($1::text[], $2::timestamptz[], $3::bool[], $4::bool[], "
-			    "$8::bool[])"), "the claims' statement");
+				 "$8::bool[])"),
+	      "the claims' statement");
 	check(p.n == 8, "8 parameters, got %d", p.n);
-	check(strcmp(p.v[0], "{\"NULL\",\"{a,b}\",\"x\\\"y\\\\z\",\"\"}") == 0, "names: %s", p.v[0]);
-	check(strcmp(p.v[1], "{\"2026-12-03 10:00:01.000123+00\",\"2026-12-03 10:00:01.000123+00\","
-			     "\"2026-12-03 10:00:01.000123+00\",\"2026-12-03 10:00:01.000123+00\"}") == 0,
+	check(strcmp(p.v[0], "{\"NULL\",\"{a,b}\",\"x\\\"y\\\\z\",\"\"}") == 0, "names: %s",
+	      p.v[0]);
+	check(strcmp(p.v[1],
+		     "{\"2026-12-03 10:00:01.000123+00\",\"2026-12-03 10:00:01.000123+00\","
+		     "\"2026-12-03 10:00:01.000123+00\",\"2026-12-03 10:00:01.000123+00\"}") == 0,
 	      "instants: %s", p.v[1]);
 	check(strcmp(p.v[2], "{\"t\",\"f\",\"t\",\"f\"}") == 0, "exclusive: %s", p.v[2]);
 	check(strcmp(p.v[3], "{\"f\",\"f\",\"f\",\"t\"}") == 0, "resent: %s", p.v[3]);
 	check(strcmp(p.v[4], "r1") == 0 && strcmp(p.v[5], "60000000") == 0 &&
-		      strcmp(p.v[6], "5000000") == 0, "replica, lease, deadline (µs)");
+		      strcmp(p.v[6], "5000000") == 0,
+	      "replica, lease, deadline (µs)");
 	check(strcmp(p.v[7], "{\"f\",\"t\",\"f\",\"f\"}") == 0, "manual (tfdctl run): %s", p.v[7]);
 	fleet_statement_free(&p);
 	fleet_op_free(b);
@@ -144,8 +152,11 @@ static void test_rows_text(void)
 
 	items[0] = fleet_op_new(OP_END, "done", 0);
 	items[0]->state = ROW_FAILED;
-	items[0]->end = (struct fleet_end){ .failed = true, .exit_status = 3, .attempts = 2,
-					    .timed_out = true, .finished_ns = 1000000 };
+	items[0]->end = (struct fleet_end){ .failed = true,
+					    .exit_status = 3,
+					    .attempts = 2,
+					    .timed_out = true,
+					    .finished_ns = 1000000 };
 	items[1] = fleet_op_new(OP_END, "going", 0);
 	items[1]->state = ROW_RUNNING;
 	items[1]->exclusive = false;
@@ -157,7 +168,8 @@ static void test_rows_text(void)
 	check(strcmp(p.v[2], "{\"failed\",\"running\"}") == 0, "states: %s", p.v[2]);
 	check(strcmp(p.v[3], "{\"2\",\"1\"}") == 0, "tries: %s", p.v[3]);
 	check(strcmp(p.v[4], "{\"3\",NULL}") == 0, "exit statuses: %s", p.v[4]);
-	check(strcmp(p.v[5], "{\"t\",NULL}") == 0, "timed out (a parallel run's: NULL): %s", p.v[5]);
+	check(strcmp(p.v[5], "{\"t\",NULL}") == 0, "timed out (a parallel run's: NULL): %s",
+	      p.v[5]);
 	check(strcmp(p.v[6], "{\"1970-01-01 00:00:00.001000+00\",NULL}") == 0, "ends: %s", p.v[6]);
 	fleet_statement_free(&p);
 	fleet_op_free(b);
@@ -170,8 +182,10 @@ static void test_row_states(void)
 	static const struct {
 		enum row_state state;
 		const char *text;
-	} words[] = { { ROW_RUNNING, "running" },   { ROW_SUCCEEDED, "succeeded" },
-		      { ROW_FAILED, "failed" },     { ROW_ABANDONED, "abandoned" },
+	} words[] = { { ROW_RUNNING, "running" },
+		      { ROW_SUCCEEDED, "succeeded" },
+		      { ROW_FAILED, "failed" },
+		      { ROW_ABANDONED, "abandoned" },
 		      { ROW_RELEASED, "released" } };
 
 	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {

@@ -65,8 +65,8 @@ static void test_rows_agree(void)
 static void test_queues(void)
 {
 	static const enum op_kind runs[] = { OP_END, OP_ENDS, OP_ATTEMPT, OP_ABANDON };
-	static const enum op_kind writes[] = { OP_BEAT, OP_RELEASE, OP_JOBS, OP_DIFFER, OP_PAUSE,
-					       OP_RESUME };
+	static const enum op_kind writes[] = { OP_BEAT,   OP_RELEASE, OP_JOBS,
+					       OP_DIFFER, OP_PAUSE,   OP_RESUME };
 
 	/* The queues are sent in the order of enum fleet_queue (fleet.c
 	 * next_op): a run's rows before the claims, the bookkeeping and the
@@ -82,8 +82,8 @@ static void test_queues(void)
 		      "%s: bookkeeping, after the claims", row(writes[i])->name);
 	check(row(OP_RENEW)->queue == FLEET_QUEUE_NONE && row(OP_RENEW)->timer == FLEET_TIMER_RENEW,
 	      "the leases' renewal waits in no queue: sent after the runs' rows when due");
-	check(row(OP_CLAIM)->queue == FLEET_QUEUE_CLAIMS && row(OP_CLAIMS)->queue ==
-							     FLEET_QUEUE_CLAIMS,
+	check(row(OP_CLAIM)->queue == FLEET_QUEUE_CLAIMS &&
+		      row(OP_CLAIMS)->queue == FLEET_QUEUE_CLAIMS,
 	      "claims wait in theirs");
 	check(row(OP_KEEP_DELETE)->queue == FLEET_QUEUE_CHORES &&
 		      row(OP_KEEP_END)->queue == FLEET_QUEUE_CHORES &&
@@ -112,8 +112,8 @@ static void test_sent_again(void)
 
 static void test_rolled_back(void)
 {
-	static const enum op_kind queued[] = { OP_CLAIMS, OP_ENDS, OP_ATTEMPT, OP_ABANDON,
-					       OP_BEAT, OP_RELEASE, OP_JOBS, OP_DIFFER };
+	static const enum op_kind queued[] = { OP_CLAIMS, OP_ENDS,    OP_ATTEMPT, OP_ABANDON,
+					       OP_BEAT,   OP_RELEASE, OP_JOBS,    OP_DIFFER };
 
 	for (size_t i = 0; i < sizeof queued / sizeof *queued; i++)
 		check(row(queued[i])->rolled_back == FLEET_AGAIN_REQUEUE,
@@ -148,10 +148,10 @@ static void test_refused(void)
 static void test_pending(void)
 {
 	struct op *items[3] = { 0 };
-	struct op claim = { .kind = OP_CLAIM }, batch = { .kind = OP_ENDS, .items = items,
-							  .nitems = 3 };
-	struct op renew = { .kind = OP_RENEW }, rewrite = { .kind = OP_REWRITE, .items = items,
-							    .nitems = 3 };
+	struct op claim = { .kind = OP_CLAIM },
+		  batch = { .kind = OP_ENDS, .items = items, .nitems = 3 };
+	struct op renew = { .kind = OP_RENEW },
+		  rewrite = { .kind = OP_REWRITE, .items = items, .nitems = 3 };
 
 	check(fleet_op_pending(&claim) == 1, "a claim: 1");
 	check(fleet_op_pending(&batch) == 3, "a batch of 3 ends: 3");
@@ -172,8 +172,10 @@ static enum op_kind item_of(enum op_kind batch)
  * gives another file, or the other way round, would go unsent). */
 static void test_statements(void)
 {
-	const struct fleet_config cfg = { .replica = "r1", .lease_ns = 60000000000,
-					  .deadline_ns = 60000000000, .keep_ns = 3600000000000 };
+	const struct fleet_config cfg = { .replica = "r1",
+					  .lease_ns = 60000000000,
+					  .deadline_ns = 60000000000,
+					  .keep_ns = 3600000000000 };
 
 	for (int k = 0; k < OP_KINDS; k++) {
 		const struct fleet_policy *p = row(k);
@@ -188,19 +190,22 @@ static void test_statements(void)
 		    (item = op->items[0] = fleet_op_new(item_of(k), "job", 0)))
 			op->nitems = 1;
 		sql = fleet_statement_of(&cfg, "2026-12-05 00:00:00+00", op, &st);
-		check((p->statement == FLEET_SQL_NONE) == item_kind,
-		      "%s: %s", p->name, item_kind ? "an item, never sent alone" : "a writer of its SQL");
+		check((p->statement == FLEET_SQL_NONE) == item_kind, "%s: %s", p->name,
+		      item_kind ? "an item, never sent alone" : "a writer of its SQL");
 		check((sql != NULL) == (p->statement == FLEET_SQL_OP),
 		      "%s: fleet_statement.c writes it if and only if its row says so", p->name);
 		fleet_statement_free(&st);
 		fleet_op_free(op);
 	}
-	check(row(OP_RENEW)->statement == FLEET_SQL_WINS, "the renewal: fleet_wins.c (the keys held)");
-	check(row(OP_HOLD)->statement == FLEET_SQL_REPLICA && row(OP_BEAT)->statement ==
-		      FLEET_SQL_REPLICA && row(OP_JOBS)->statement == FLEET_SQL_REPLICA,
+	check(row(OP_RENEW)->statement == FLEET_SQL_WINS,
+	      "the renewal: fleet_wins.c (the keys held)");
+	check(row(OP_HOLD)->statement == FLEET_SQL_REPLICA &&
+		      row(OP_BEAT)->statement == FLEET_SQL_REPLICA &&
+		      row(OP_JOBS)->statement == FLEET_SQL_REPLICA,
 	      "the name and the jobs: fleet_replica.c");
-	check(row(OP_PAUSE)->statement == FLEET_SQL_PAUSE && row(OP_VIEW)->statement ==
-		      FLEET_SQL_PAUSE, "pauses and the view: fleet_pause.c");
+	check(row(OP_PAUSE)->statement == FLEET_SQL_PAUSE &&
+		      row(OP_VIEW)->statement == FLEET_SQL_PAUSE,
+	      "pauses and the view: fleet_pause.c");
 }
 
 int main(void)

@@ -16,8 +16,20 @@ static void test_names(void)
 {
 	static const char *const ok[] = { "e2scrub_all", "php", "A-Z_0-9", "x", "-", "_" };
 	static const char *const passed_over[] = {
-		"", ".", "..", "..data", "..2024_01_01_00_00_00.123", "x~", "x.dpkg-old",
-		"x.dpkg-dist", ".hidden", "a b", "caf\xc3\xa9", "x.sh", "#x#", "x\n",
+		"",
+		".",
+		"..",
+		"..data",
+		"..2024_01_01_00_00_00.123",
+		"x~",
+		"x.dpkg-old",
+		"x.dpkg-dist",
+		".hidden",
+		"a b",
+		"caf\xc3\xa9",
+		"x.sh",
+		"#x#",
+		"x\n",
 	};
 
 	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
@@ -29,9 +41,9 @@ static void test_names(void)
 static void test_filter(void)
 {
 	struct jobsdir_entry e[] = {
-		{ "php", true }, { "..data", true }, { "B", true }, { "a", true },
-		{ "x~", true }, { "sub", false }, { "_z", true }, { "-1", true },
-		{ "Z", true }, { "0hourly", true },
+		{ "php", true }, { "..data", true },  { "B", true },  { "a", true },
+		{ "x~", true },  { "sub", false },    { "_z", true }, { "-1", true },
+		{ "Z", true },   { "0hourly", true },
 	};
 	/* Byte order: '-' < digits < upper case < '_' < lower case. */
 	static const char *const want[] = { "-1", "0hourly", "B", "Z", "_z", "a", "php" };
@@ -39,8 +51,8 @@ static void test_filter(void)
 
 	check(n == sizeof want / sizeof *want, "kept %zu", n);
 	for (size_t i = 0; i < n && i < sizeof want / sizeof *want; i++)
-		check(strcmp(e[i].name, want[i]) == 0, "%zu: got '%s', want '%s'", i,
-		      e[i].name, want[i]);
+		check(strcmp(e[i].name, want[i]) == 0, "%zu: got '%s', want '%s'", i, e[i].name,
+		      want[i]);
 	check(jobsdir_filter(e, 0) == 0, "empty");
 }
 
@@ -109,8 +121,7 @@ static void test_spool_names(void)
 	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
 		check(jobsdir_spool_name_ok(ok[i]), "spool: '%s' passed over", ok[i]);
 	for (size_t i = 0; i < sizeof passed_over / sizeof *passed_over; i++)
-		check(!jobsdir_spool_name_ok(passed_over[i]), "spool: '%s' kept",
-		      passed_over[i]);
+		check(!jobsdir_spool_name_ok(passed_over[i]), "spool: '%s' kept", passed_over[i]);
 }
 
 /* A spool: users' names with dots kept, crontab(1)'s temporary file not;

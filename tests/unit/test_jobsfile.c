@@ -20,6 +20,7 @@ static const char *or_null(const char *s)
 	return s ? s : "(null)";
 }
 
+/* clang-format off */
 #define EXPECT_STR(got, want)                                               \
 	check(str_eq((got), (want)), "%s: got '%s', want '%s'", #got,         \
 	      or_null(got), or_null(want))
@@ -27,6 +28,7 @@ static const char *or_null(const char *s)
 #define EXPECT_INT(got, want)                                               \
 	check((long)(got) == (long)(want), "%s: got %ld, want %ld", #got,    \
 	      (long)(got), (long)(want))
+/* clang-format on */
 
 /* Parses TEXT (its strlen) as the file "jobs"; NULL (and a failure) when
  * it does not parse. */
@@ -45,22 +47,22 @@ static struct jobs_file *parse_ok_at(const char *text, int line)
 #define parse_ok(text) parse_ok_at((text), __LINE__)
 
 /* Checks that TEXT (LEN bytes) is refused with the message WANT. */
-static void expect_error_at(const char *text, size_t len, const char *want,
-			    int line)
+static void expect_error_at(const char *text, size_t len, const char *want, int line)
 {
 	struct jobs_file *f = NULL;
 	char err[512] = "";
 	int rc = jobs_parse("jobs", text, len, &f, err, sizeof(err));
 
 	tally_check(&tally, rc == -1 && strcmp(err, want) == 0, __FILE__, line,
-		    "'%.*s': rc %d, got '%s', want '%s'", (int)len, text, rc, err,
-		    want);
+		    "'%.*s': rc %d, got '%s', want '%s'", (int)len, text, rc, err, want);
 	if (rc == 0)
 		jobs_free(f);
 }
 
+/* clang-format off */
 #define EXPECT_ERROR(text, want) \
 	expect_error_at((text), strlen(text), (want), __LINE__)
+/* clang-format on */
 
 /* The environment as one string, "A=1 B=2", for comparisons. */
 static const char *env_string(char **env)
@@ -70,8 +72,7 @@ static const char *env_string(char **env)
 
 	buf[0] = '\0';
 	for (; *env && o < sizeof(buf); env++)
-		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", o ? " " : "",
-				      *env);
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", o ? " " : "", *env);
 	return buf;
 }
 
@@ -83,8 +84,7 @@ static const char *argv_string(const struct jobs_entry *e)
 
 	buf[0] = '\0';
 	for (int i = 0; i < e->argc && o < sizeof(buf); i++)
-		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s<%s>",
-				      i ? " " : "", e->argv[i]);
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s<%s>", i ? " " : "", e->argv[i]);
 	return buf;
 }
 
@@ -92,16 +92,15 @@ static const char *argv_string(const struct jobs_entry *e)
 
 static void test_kinds(void)
 {
-	struct jobs_file *f = parse_ok(
-		"# a comment\n"
-		"\n"
-		"   \t# a comment after blanks\n"
-		"PATH=/usr/bin:/bin\n"
-		"*/5 *  *\t* *  poll-feeds --quiet\n"
-		"@daily backup.sh --full\n"
-		"  @reboot\twarm-cache.sh\n"
-		"--name report --calendar 'Mon..Fri 09:00' -- ./report.sh\n"
-		"   \n");
+	struct jobs_file *f = parse_ok("# a comment\n"
+				       "\n"
+				       "   \t# a comment after blanks\n"
+				       "PATH=/usr/bin:/bin\n"
+				       "*/5 *  *\t* *  poll-feeds --quiet\n"
+				       "@daily backup.sh --full\n"
+				       "  @reboot\twarm-cache.sh\n"
+				       "--name report --calendar 'Mon..Fri 09:00' -- ./report.sh\n"
+				       "   \n");
 
 	if (!f)
 		return;
@@ -140,8 +139,8 @@ static void test_kinds(void)
 
 static void test_empty_files(void)
 {
-	static const char *const files[] = { "", "\n", "# only\n\n  # comments",
-					     "A=1\n", " \t \n\r\n" };
+	static const char *const files[] = { "", "\n", "# only\n\n  # comments", "A=1\n",
+					     " \t \n\r\n" };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
 		struct jobs_file *f = parse_ok(files[i]);
@@ -154,9 +153,8 @@ static void test_empty_files(void)
 
 static void test_nicknames(void)
 {
-	static const char *const names[] = { "@yearly", "@annually", "@monthly",
-					     "@weekly", "@daily", "@midnight",
-					     "@hourly" };
+	static const char *const names[] = { "@yearly", "@annually", "@monthly", "@weekly",
+					     "@daily",  "@midnight", "@hourly" };
 	char line[64];
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
@@ -276,8 +274,8 @@ static void test_long_lines(void)
 		EXPECT_INT(strlen(f->entries[0].command), JOBS_LINE_MAX - 7);
 	jobs_free(f);
 	text[JOBS_LINE_MAX] = 'x';
-	snprintf(want, sizeof(want), "jobs:1: line too long: %zu bytes, at most %d",
-		 n, JOBS_LINE_MAX);
+	snprintf(want, sizeof(want), "jobs:1: line too long: %zu bytes, at most %d", n,
+		 JOBS_LINE_MAX);
 	expect_error_at(text, n, want, __LINE__);
 	free(text);
 }
@@ -287,10 +285,8 @@ static void test_nul_bytes(void)
 	static const char text[] = "A=1\n@daily ab\0c\n";
 	static const char comment[] = "# x\0\n";
 
-	expect_error_at(text, sizeof(text) - 1, "jobs:2: NUL byte at column 10",
-			__LINE__);
-	expect_error_at(comment, sizeof(comment) - 1, "jobs:1: NUL byte at column 4",
-			__LINE__);
+	expect_error_at(text, sizeof(text) - 1, "jobs:2: NUL byte at column 10", __LINE__);
+	expect_error_at(comment, sizeof(comment) - 1, "jobs:1: NUL byte at column 4", __LINE__);
 }
 
 /* Environment lines */
@@ -345,30 +341,30 @@ static void test_env_quotes(void)
 static void test_env_errors(void)
 {
 	EXPECT_ERROR("A=\n", "jobs:1: bad environment line 'A=': no value (an empty "
-		     "one is written NAME=\"\")");
+			     "one is written NAME=\"\")");
 	EXPECT_ERROR("@daily x\nA =  \t\n", "jobs:2: bad environment line 'A =  \t': "
-		     "no value (an empty one is written NAME=\"\")");
+					    "no value (an empty one is written NAME=\"\")");
 	EXPECT_ERROR("A=\"x\n", "jobs:1: bad environment line 'A=\"x': unterminated "
-		     "\" quote");
+				"\" quote");
 	EXPECT_ERROR("A='x\n", "jobs:1: bad environment line 'A='x': unterminated "
-		     "' quote");
+			       "' quote");
 	EXPECT_ERROR("A=\"x\" y\n", "jobs:1: bad environment line 'A=\"x\" y': text "
-		     "after the closing quote");
+				    "after the closing quote");
 	EXPECT_ERROR("'A=1'\n", "jobs:1: bad environment line ''A=1'': '=' in the "
-		     "quoted name");
+				"quoted name");
 	EXPECT_ERROR("'A\n", "jobs:1: bad environment line ''A': unterminated quote "
-		     "in the name");
+			     "in the name");
 	EXPECT_ERROR("\"A\"x=1\n", "jobs:1: bad environment line '\"A\"x=1': text "
-		     "after the quoted name");
+				   "after the quoted name");
 	EXPECT_ERROR("=1\n", "jobs:1: bad environment line '=1': empty variable name");
 	EXPECT_ERROR("''=1\n", "jobs:1: bad environment line '''=1': empty variable "
-		     "name");
+			       "name");
 	EXPECT_ERROR("SHELL=''\n", "jobs:1: bad environment line 'SHELL=''': SHELL "
-		     "is empty");
+				   "is empty");
 	/* A crontab-looking first word before '=' is an environment line too,
 	 * as in cronie. */
 	EXPECT_ERROR("0=\n", "jobs:1: bad environment line '0=': no value (an empty "
-		     "one is written NAME=\"\")");
+			     "one is written NAME=\"\")");
 }
 
 static void test_shell_and_cron_tz(void)
@@ -387,8 +383,7 @@ static void test_shell_and_cron_tz(void)
 	EXPECT_STR(f->entries[0].cron_tz, NULL);
 	EXPECT_STR(f->entries[1].shell, "/bin/bash");
 	EXPECT_STR(f->entries[1].cron_tz, "Europe/Berlin");
-	EXPECT_STR(env_string(f->entries[1].env),
-		   "SHELL=/bin/bash CRON_TZ=Europe/Berlin");
+	EXPECT_STR(env_string(f->entries[1].env), "SHELL=/bin/bash CRON_TZ=Europe/Berlin");
 	EXPECT_STR(f->entries[2].shell, "/bin/dash");
 	EXPECT_STR(f->entries[2].cron_tz, "");
 	jobs_free(f);
@@ -456,48 +451,52 @@ static void test_percent(void)
 static void test_crontab_errors(void)
 {
 	EXPECT_ERROR("* * * *  cmd\n", "jobs:1: bad crontab line '* * * *  cmd': 4 time "
-		     "fields before 'cmd', expected 5 or an @nickname");
-	EXPECT_ERROR("0 2 * backup.sh\n", "jobs:1: bad crontab line '0 2 * backup.sh': "
+				       "fields before 'cmd', expected 5 or an @nickname");
+	EXPECT_ERROR("0 2 * backup.sh\n",
+		     "jobs:1: bad crontab line '0 2 * backup.sh': "
 		     "3 time fields before 'backup.sh', expected 5 or an @nickname");
 	EXPECT_ERROR("* jan mon /x\n", "jobs:1: bad crontab line '* jan mon /x': 3 time "
-		     "fields before '/x', expected 5 or an @nickname");
+				       "fields before '/x', expected 5 or an @nickname");
 	/* A word among the fields that no field is made of is a command that
 	 * came early (a field left out), named, whatever follows it. */
-	EXPECT_ERROR("*/5 * * * echo a b\n", "jobs:1: bad crontab line '*/5 * * * echo a "
+	EXPECT_ERROR("*/5 * * * echo a b\n",
+		     "jobs:1: bad crontab line '*/5 * * * echo a "
 		     "b': 4 time fields before 'echo', expected 5 or an @nickname");
-	EXPECT_ERROR("0 2 * * backup.sh --full\n", "jobs:1: bad crontab line '0 2 * * "
+	EXPECT_ERROR("0 2 * * backup.sh --full\n",
+		     "jobs:1: bad crontab line '0 2 * * "
 		     "backup.sh --full': 4 time fields before 'backup.sh', expected 5 or an "
 		     "@nickname");
-	EXPECT_ERROR("0 2 * * /usr/bin/ls -l\n", "jobs:1: bad crontab line '0 2 * * "
+	EXPECT_ERROR("0 2 * * /usr/bin/ls -l\n",
+		     "jobs:1: bad crontab line '0 2 * * "
 		     "/usr/bin/ls -l': 4 time fields before '/usr/bin/ls', expected 5 or an "
 		     "@nickname");
 	EXPECT_ERROR("0 * * php x.php\n", "jobs:1: bad crontab line '0 * * php x.php': 3 "
-		     "time fields before 'php', expected 5 or an @nickname");
+					  "time fields before 'php', expected 5 or an @nickname");
 	EXPECT_ERROR("A=1\n\n1 * * * *   \n", "jobs:3: bad crontab line '1 * * * *   ': "
-		     "no command after the 5 time fields");
+					      "no command after the 5 time fields");
 	EXPECT_ERROR("*/5 *\n", "jobs:1: bad crontab line '*/5 *': 2 time fields and "
-		     "no command, expected 5 or an @nickname, then a command");
+				"no command, expected 5 or an @nickname, then a command");
 	EXPECT_ERROR("5\n", "jobs:1: bad crontab line '5': 1 time field and no "
-		     "command, expected 5 or an @nickname, then a command");
+			    "command, expected 5 or an @nickname, then a command");
 	EXPECT_ERROR("* * * * * * cmd\n", "jobs:1: bad crontab line '* * * * * * cmd': "
-		     "the command begins with '*' (6 time fields?)");
+					  "the command begins with '*' (6 time fields?)");
 	EXPECT_ERROR("@daily *x\n", "jobs:1: bad crontab line '@daily *x': the command "
-		     "begins with '*' (6 time fields?)");
+				    "begins with '*' (6 time fields?)");
 	EXPECT_ERROR("@daily\n", "jobs:1: bad crontab line '@daily': no command after "
-		     "@daily");
+				 "@daily");
 	EXPECT_ERROR("@reboot  \t\n", "jobs:1: bad crontab line '@reboot  \t': no "
-		     "command after @reboot");
+				      "command after @reboot");
 	EXPECT_ERROR("@Daily x\n", "jobs:1: bad crontab line '@Daily x': unknown "
-		     "nickname '@Daily', expected @yearly, @annually, @monthly, "
-		     "@weekly, @daily, @midnight, @hourly or @reboot");
+				   "nickname '@Daily', expected @yearly, @annually, @monthly, "
+				   "@weekly, @daily, @midnight, @hourly or @reboot");
 	EXPECT_ERROR("@ x\n", "jobs:1: bad crontab line '@ x': unknown nickname '@', "
-		     "expected @yearly, @annually, @monthly, @weekly, @daily, "
-		     "@midnight, @hourly or @reboot");
+			      "expected @yearly, @annually, @monthly, @weekly, @daily, "
+			      "@midnight, @hourly or @reboot");
 	EXPECT_ERROR("@daily %stdin only\n", "jobs:1: bad crontab line '@daily %stdin "
-		     "only': no command before '%'");
+					     "only': no command before '%'");
 	EXPECT_ERROR("echo hi\n", "jobs:1: bad line 'echo hi': not NAME=VALUE, a crontab "
-		     "line (5 time fields or an @nickname, then a command) or a tfd "
-		     "line (options, beginning with '-')");
+				  "line (5 time fields or an @nickname, then a command) or a tfd "
+				  "line (options, beginning with '-')");
 	/* Long and unprintable text is cut and escaped in the message. */
 	EXPECT_ERROR("\x01 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 		     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
@@ -516,8 +515,7 @@ static void test_tfd_quoting(void)
 	} cases[] = {
 		{ "--a  b\tc", "<--a> <b> <c>" },
 		{ "--exec 'echo \"hi\" $HOME; ls'", "<--exec> <echo \"hi\" $HOME; ls>" },
-		{ "--exec \"say \\\"hi\\\" \\$x \\\\ \\n\"",
-		  "<--exec> <say \"hi\" $x \\ \\n>" },
+		{ "--exec \"say \\\"hi\\\" \\$x \\\\ \\n\"", "<--exec> <say \"hi\" $x \\ \\n>" },
 		{ "--x a\\ b \\'q\\' \\\\", "<--x> <a b> <'q'> <\\>" },
 		{ "--x a'b'\"c\"d", "<--x> <abcd>" },
 		{ "--format '' --x \"\"", "<--format> <> <--x> <>" },
@@ -545,20 +543,22 @@ static void test_tfd_quoting(void)
 static void test_tfd_errors(void)
 {
 	EXPECT_ERROR("@daily x\n--exec 'echo hi\n", "jobs:2: bad tfd line '--exec 'echo "
-		     "hi': unterminated ' quote");
+						    "hi': unterminated ' quote");
 	EXPECT_ERROR("--exec \"echo \\\"hi\n", "jobs:1: bad tfd line '--exec \"echo "
-		     "\\\"hi': unterminated \" quote");
+					       "\\\"hi': unterminated \" quote");
 	EXPECT_ERROR("--x a\\\n", "jobs:1: bad tfd line '--x a\\': backslash at the end "
-		     "of the line");
-	EXPECT_ERROR("--interval 1s -- echo a; echo b\n", "jobs:1: bad tfd line "
+				  "of the line");
+	EXPECT_ERROR("--interval 1s -- echo a; echo b\n",
+		     "jobs:1: bad tfd line "
 		     "'--interval 1s -- echo a; echo b': unquoted ';' (the words of a "
 		     "tfd line are not run by a shell: quote it, or use --exec)");
-	EXPECT_ERROR("-- echo $HOME\n", "jobs:1: bad tfd line '-- echo $HOME': unquoted "
+	EXPECT_ERROR("-- echo $HOME\n",
+		     "jobs:1: bad tfd line '-- echo $HOME': unquoted "
 		     "'$' (the words of a tfd line are not run by a shell: quote it, "
 		     "or use --exec)");
 	EXPECT_ERROR("-- a >out\n", "jobs:1: bad tfd line '-- a >out': unquoted '>' (the "
-		     "words of a tfd line are not run by a shell: quote it, or use "
-		     "--exec)");
+				    "words of a tfd line are not run by a shell: quote it, or use "
+				    "--exec)");
 }
 
 /* Default names */
@@ -684,10 +684,14 @@ static void out_of_memory_with(unsigned flags, const char *text, size_t n, size_
 static void test_out_of_memory(void)
 {
 	out_of_memory_with(0, "A=1\nB=2\n@daily a %x\n--delay 1s -- b\nA=3\n* * * * * c\n", 3, 0);
-	out_of_memory_with(JOBS_LENIENT, "A=1\n61 * * * * x\n@daily a %x\nnonsense\n"
-			   "*/5 * * * echo a b\n* * * * * c\n", 3, 2);
-	out_of_memory_with(JOBS_LENIENT | JOBS_USER, "A=1\n61 * * * * x\n@daily a\n"
-			   "-e=x\n--delay 1s -- b\n* * * * * c\n", 3, 2);
+	out_of_memory_with(JOBS_LENIENT,
+			   "A=1\n61 * * * * x\n@daily a %x\nnonsense\n"
+			   "*/5 * * * echo a b\n* * * * * c\n",
+			   3, 2);
+	out_of_memory_with(JOBS_LENIENT | JOBS_USER,
+			   "A=1\n61 * * * * x\n@daily a\n"
+			   "-e=x\n--delay 1s -- b\n* * * * * c\n",
+			   3, 2);
 }
 
 /* A system crontab (JOBS_SYSTEM): the user field, as /etc/crontab and
@@ -708,8 +712,7 @@ static void expect_system_error_at(const char *text, const char *want, int line)
 {
 	struct jobs_file *f = NULL;
 	char err[512] = "";
-	int rc = jobs_parse_as("crontab", text, strlen(text), JOBS_SYSTEM, &f, err,
-			       sizeof(err));
+	int rc = jobs_parse_as("crontab", text, strlen(text), JOBS_SYSTEM, &f, err, sizeof(err));
 
 	tally_check(&tally, rc == -1 && strcmp(err, want) == 0, __FILE__, line,
 		    "'%s': rc %d, got '%s', want '%s'", text, rc, err, want);
@@ -720,15 +723,15 @@ static void expect_system_error_at(const char *text, const char *want, int line)
 static void test_system_user_field(void)
 {
 	/* Debian's /etc/crontab, and e2scrub_all's /etc/cron.d file. */
-	struct jobs_file *f = parse_system_at(
-		"SHELL=/bin/sh\n"
-		"17 *\t* * *\troot\tcd / && run-parts --report /etc/cron.hourly\n"
-		"30 3 * * 0 root test -e /run/systemd/system || SERVICE_MODE=1 "
-		"/usr/lib/x86_64-linux-gnu/e2fsprogs/e2scrub_all_cron\n"
-		"@reboot   nobody  echo up%in\n"
-		"@daily\tuser-1 backup.sh\n"
-		"--name t --user nobody -- /bin/true\n",
-		__LINE__);
+	struct jobs_file *f =
+		parse_system_at("SHELL=/bin/sh\n"
+				"17 *\t* * *\troot\tcd / && run-parts --report /etc/cron.hourly\n"
+				"30 3 * * 0 root test -e /run/systemd/system || SERVICE_MODE=1 "
+				"/usr/lib/x86_64-linux-gnu/e2fsprogs/e2scrub_all_cron\n"
+				"@reboot   nobody  echo up%in\n"
+				"@daily\tuser-1 backup.sh\n"
+				"--name t --user nobody -- /bin/true\n",
+				__LINE__);
 
 	if (!f)
 		return;
@@ -764,28 +767,34 @@ static void test_system_user_field(void)
 
 static void test_system_user_errors(void)
 {
-	EXPECT_SYSTEM_ERROR("0 4 * * * root\n", "crontab:1: bad crontab line "
+	EXPECT_SYSTEM_ERROR("0 4 * * * root\n",
+			    "crontab:1: bad crontab line "
 			    "'0 4 * * * root': no command after the user 'root' (a system "
 			    "crontab's line is the time fields, a user, then a command)");
-	EXPECT_SYSTEM_ERROR("@daily   nobody  \n", "crontab:1: bad crontab line "
+	EXPECT_SYSTEM_ERROR("@daily   nobody  \n",
+			    "crontab:1: bad crontab line "
 			    "'@daily   nobody  ': no command after the user 'nobody' (a system "
 			    "crontab's line is the time fields, a user, then a command)");
 	EXPECT_SYSTEM_ERROR("@reboot\n", "crontab:1: bad crontab line '@reboot': "
-			    "no command after @reboot");
+					 "no command after @reboot");
 	EXPECT_SYSTEM_ERROR("0 4 * * *\n", "crontab:1: bad crontab line '0 4 * * *': "
-			    "no command after the 5 time fields");
-	EXPECT_SYSTEM_ERROR("A=1\n* * * * * * root cmd\n", "crontab:2: bad crontab line "
+					   "no command after the 5 time fields");
+	EXPECT_SYSTEM_ERROR("A=1\n* * * * * * root cmd\n",
+			    "crontab:2: bad crontab line "
 			    "'* * * * * * root cmd': the user field begins with '*' "
 			    "(6 time fields?)");
 	/* cron looks the user field up by name alone: a group, a uid. */
-	EXPECT_SYSTEM_ERROR("0 4 * * * alice:root cmd\n", "crontab:1: bad crontab line "
+	EXPECT_SYSTEM_ERROR("0 4 * * * alice:root cmd\n",
+			    "crontab:1: bad crontab line "
 			    "'0 4 * * * alice:root cmd': the user field 'alice:root' holds a "
 			    "':' (a system crontab's user field is a user's name alone, no "
 			    "group; cron runs no such line)");
-	EXPECT_SYSTEM_ERROR("@daily 0 cmd\n", "crontab:1: bad crontab line '@daily 0 cmd': "
+	EXPECT_SYSTEM_ERROR("@daily 0 cmd\n",
+			    "crontab:1: bad crontab line '@daily 0 cmd': "
 			    "the user field '0' is a number (a system crontab's user field is "
 			    "a user's name, not a uid; cron runs no such line)");
-	EXPECT_SYSTEM_ERROR("*/5 * * * root echo a\n", "crontab:1: bad crontab line "
+	EXPECT_SYSTEM_ERROR("*/5 * * * root echo a\n",
+			    "crontab:1: bad crontab line "
 			    "'*/5 * * * root echo a': 4 time fields before 'root', expected 5 "
 			    "or an @nickname");
 }
@@ -800,8 +809,7 @@ static void test_lenient(void)
 	struct jobs_file *f = NULL;
 	char err[512] = "";
 
-	if (jobs_parse_as("cron.d/x", text, strlen(text), JOBS_LENIENT, &f, err,
-			  sizeof err) != 0) {
+	if (jobs_parse_as("cron.d/x", text, strlen(text), JOBS_LENIENT, &f, err, sizeof err) != 0) {
 		check(0, "a lenient parse failed: %s", err);
 		return;
 	}
@@ -814,13 +822,14 @@ static void test_lenient(void)
 	EXPECT_INT(f->nbad, 5);
 	if (f->nbad == 5) {
 		EXPECT_INT(f->bad[0].line, 3);
-		EXPECT_STR(f->bad[0].why, "cron.d/x:3: bad line 'nonsense': not NAME=VALUE, a "
+		EXPECT_STR(f->bad[0].why,
+			   "cron.d/x:3: bad line 'nonsense': not NAME=VALUE, a "
 			   "crontab line (5 time fields or an @nickname, then a command) or a "
 			   "tfd line (options, beginning with '-')");
 		EXPECT_INT(f->bad[1].line, 4);
 		EXPECT_INT(f->bad[2].line, 5);
 		EXPECT_STR(f->bad[2].why, "cron.d/x:5: bad crontab line '0 1 * * echo a': 4 "
-			   "time fields before 'echo', expected 5 or an @nickname");
+					  "time fields before 'echo', expected 5 or an @nickname");
 		EXPECT_INT(f->bad[3].line, 6);
 		EXPECT_INT(f->bad[4].line, 8);
 	}
@@ -838,14 +847,17 @@ static void test_lenient(void)
 	EXPECT_STR(env_string(f->entries[0].env), "A=1");
 	EXPECT_INT(f->nbad, 2);
 	if (f->nbad == 2)
-		EXPECT_STR(f->bad[0].why, "spool/alice:1: bad environment line '-e=x': a "
+		EXPECT_STR(f->bad[0].why,
+			   "spool/alice:1: bad environment line '-e=x': a "
 			   "variable's name may not begin with '-' (tfd reads such a line as a "
 			   "tfd line, which a user's crontab cannot hold)");
 	jobs_free(f);
 	/* Without JOBS_LENIENT the first bad line refuses the file. */
 	f = NULL;
+	/* clang-format off */
 	check(jobs_parse_as("spool/alice", user, strlen(user), JOBS_USER, &f, err,
 			    sizeof err) == -1 && f == NULL, "a strict parse passed a bad line");
+	/* clang-format on */
 }
 
 /* A user's crontab (JOBS_USER): crontab lines without a user field, and
@@ -870,7 +882,8 @@ static void test_user_crontab(void)
 	check(jobs_parse_as("alice", tfd, strlen(tfd), JOBS_USER, &f, err, sizeof(err)) == -1,
 	      "a tfd line taken in a user's crontab");
 	check(strncmp(err, "alice:2: bad line '--name x --user root", 39) == 0 &&
-	      strstr(err, "a user's crontab takes crontab lines only"), "err: %s", err);
+		      strstr(err, "a user's crontab takes crontab lines only"),
+	      "err: %s", err);
 	if (f)
 		jobs_free(f);
 }

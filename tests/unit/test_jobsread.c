@@ -82,12 +82,13 @@ static void test_system(const char *dir)
 	check(l.files[1].skipped, "b loaded");
 	head = record(&l, 1, &body);
 	check(strcmp(head, "-") == 0 && (strcmp(body, "writable by group") == 0 ||
-					   (geteuid() != 0 && strstr(body, "not owned by root"))),
+					 (geteuid() != 0 && strstr(body, "not owned by root"))),
 	      "b's record: '%s' '%s'", head, body);
 	check(l.files[2].skipped, "a read twice");
 	head = record(&l, 2, &body);
 	check(strcmp(head, "-") == 0 && strstr(body, "the same file as '") &&
-	      strstr(body, "/a', read once"), "twin's record: '%s'", body);
+		      strstr(body, "/a', read once"),
+	      "twin's record: '%s'", body);
 	if (geteuid() == 0) {
 		/* The unended line is cut: only the whole one is read. */
 		head = record(&l, 3, &body);
@@ -128,7 +129,8 @@ static void test_spool(const char *dir)
 			check(!l.files[i].skipped && strcmp(head, "15") == 0, "own: '%s'", head);
 		else
 			check(l.files[i].skipped &&
-			      strcmp(body, "no such user 'tfa-no-such-user'") == 0, "'%s'", body);
+				      strcmp(body, "no such user 'tfa-no-such-user'") == 0,
+			      "'%s'", body);
 	}
 	check(l.unknown.n == 1 && strcmp(l.unknown.v[0], "tfa-no-such-user") == 0,
 	      "unknown users: %zu", l.unknown.n);
@@ -140,7 +142,8 @@ static void test_spool(const char *dir)
 	for (size_t i = 0; i < l.nfiles; i++)
 		if (strcmp(l.files[i].user, pw->pw_name) == 0)
 			check(l.files[i].skipped && strcmp(record(&l, i, &body), "-") == 0 &&
-			      strstr(body, "mode 0640"), "0640: '%s'", body);
+				      strstr(body, "mode 0640"),
+			      "0640: '%s'", body);
 	loaded_free(&l);
 }
 
@@ -176,23 +179,27 @@ static void test_host_passes_over(const char *dir)
 	check(mkfifo(fifo, 0644) == 0, "mkfifo");
 	write_file(dir, "ok", "@reboot root echo ok\n", 0644);
 	check(jobs_read_files(&plain, &l, err, sizeof err) == -1 &&
-	      strstr(err, "/big': too large: more than 16777216 bytes"), "plain: '%s'", err);
+		      strstr(err, "/big': too large: more than 16777216 bytes"),
+	      "plain: '%s'", err);
 	loaded_free(&l);
 	check(jobs_read_files(&host, &l, err, sizeof err) == 0, "host: %s", err);
 	check(l.nfiles == 3 && l.files[0].skipped && l.files[1].skipped && !l.files[2].skipped,
 	      "host: which were passed over");
 	check(strcmp(record(&l, 0, &body), "-") == 0 &&
-	      strcmp(body, "too large: more than 16777216 bytes") == 0, "big: '%s'", body);
+		      strcmp(body, "too large: more than 16777216 bytes") == 0,
+	      "big: '%s'", body);
 	check(strcmp(record(&l, 1, &body), "-") == 0 &&
-	      strcmp(body, "a FIFO, not a regular file") == 0, "fifo: '%s'", body);
+		      strcmp(body, "a FIFO, not a regular file") == 0,
+	      "fifo: '%s'", body);
 	check(strstr(warnings_of(&l), "/big: not loaded: too large: more than 16777216 bytes\n") &&
-	      strstr(warnings_of(&l), "/fifo: not loaded: a FIFO, not a regular file\n"),
+		      strstr(warnings_of(&l), "/fifo: not loaded: a FIFO, not a regular file\n"),
 	      "warnings: %s", warnings_of(&l));
 	loaded_free(&l);
 	/* A --jobs PATH mistyped is said at start, host or not. */
 	paths[0] = missing;
 	check(jobs_read_files(&host, &l, err, sizeof err) == -1 &&
-	      strstr(err, "/missing': No such file or directory"), "missing: '%s'", err);
+		      strstr(err, "/missing': No such file or directory"),
+	      "missing: '%s'", err);
 	loaded_free(&l);
 	unlink(big);
 	unlink(fifo);
@@ -219,12 +226,11 @@ static void test_held_open(const char *dir)
 	loaded_free(&l);
 	from.held = held;
 	check(jobs_read_files(&from, &l, err, sizeof err) == 0, "read: %s", err);
-	check(strcmp(record(&l, 0, &body), "22") == 0, "held: not cut: '%s'",
-	      record(&l, 0, &body));
+	check(strcmp(record(&l, 0, &body), "22") == 0, "held: not cut: '%s'", record(&l, 0, &body));
 	/* The other file, not held, keeps its last line. */
 	check(strcmp(record(&l, 1, &body), "21") == 0, "other: cut");
 	check(strstr(warnings_of(&l), "/half:2: not loaded: the file is still open for writing "
-		     "and this last line has no newline yet\n") != NULL,
+				      "and this last line has no newline yet\n") != NULL,
 	      "warnings: %s", warnings_of(&l));
 	loaded_free(&l);
 }
@@ -247,11 +253,12 @@ static void test_owner_rule_first(const char *dir)
 	snprintf(root_link, sizeof root_link, "%s/rootlink", dir);
 	snprintf(user_link, sizeof user_link, "%s/userlink", dir);
 	check(symlink(target, root_link) == 0 && symlink(target, user_link) == 0 &&
-	      lchown(user_link, 65534, 65534) == 0, "links");
+		      lchown(user_link, 65534, 65534) == 0,
+	      "links");
 	check(jobs_read_files(&from, &l, err, sizeof err) == 0, "read: %s", err);
 	check(l.nfiles == 2 && !l.files[0].skipped && l.files[1].skipped, "skipped");
 	check(strcmp(record(&l, 1, &body), "-") == 0 &&
-	      strcmp(body, "a symbolic link not owned by root (uid 65534)") == 0,
+		      strcmp(body, "a symbolic link not owned by root (uid 65534)") == 0,
 	      "user link: '%s'", body);
 	loaded_free(&l);
 }

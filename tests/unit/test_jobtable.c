@@ -56,8 +56,7 @@ static void check_refused(const char *path, size_t max, const char *why)
 	long n = read_len(path, max, err, sizeof err);
 
 	snprintf(want, sizeof want, "--jobs '%s': %s", path, why);
-	check(n == -1 && strcmp(err, want) == 0, "%s: got %ld '%s', want '%s'", path, n, err,
-	      want);
+	check(n == -1 && strcmp(err, want) == 0, "%s: got %ld '%s', want '%s'", path, n, err, want);
 }
 
 static void test_sizes(void)
@@ -137,12 +136,15 @@ enum { AS_SYSTEM = 1, AS_START = 2, AS_FLEET = 4 };
  * --dry-run does (or as HOW says), its warnings in WARNINGS (4096 bytes,
  * or NULL). Returns the number of jobs, or -1 with ERR when the load is
  * refused. */
-static int load_paths_as(char **paths, size_t n, unsigned how, struct tz *utc,
-			 struct job_table *t, char *warnings, char *err, size_t errlen)
+static int load_paths_as(char **paths, size_t n, unsigned how, struct tz *utc, struct job_table *t,
+			 char *warnings, char *err, size_t errlen)
 {
 	struct job_options defaults = { 0 };
 	struct jobs_source src = {
-		.path = paths[0], .paths = paths, .npaths = n, .system = how & AS_SYSTEM,
+		.path = paths[0],
+		.paths = paths,
+		.npaths = n,
+		.system = how & AS_SYSTEM,
 		.defaults = &defaults,
 		.ctx = { .local = utc, .dry_run = !(how & AS_START), .fleet = how & AS_FLEET },
 	};
@@ -151,8 +153,10 @@ static int load_paths_as(char **paths, size_t n, unsigned how, struct tz *utc,
 	if (warnings)
 		warnings[0] = '\0';
 	src.ctx.zones = tz_cache_new();
+	/* clang-format off */
 	got = jobs_source_load(&src, t, true, warnings ? keep_warning : NULL, warnings, &status,
 			       err, errlen) == 0 ? (int)t->n : -1;
+	/* clang-format on */
 	tz_cache_free(src.ctx.zones);
 	jobs_source_free(&src);
 	return got;
@@ -220,8 +224,8 @@ static void check_names(const struct job_table *t, const char *want, const char 
 
 /* The names of the table of PATHS (N), loaded with --fleet when FLEET,
  * are WANT. */
-static void check_loaded_names(char **paths, size_t n, bool fleet, struct tz *utc,
-			       const char *want, const char *what)
+static void check_loaded_names(char **paths, size_t n, bool fleet, struct tz *utc, const char *want,
+			       const char *what)
 {
 	struct job_table t = { 0 };
 
@@ -240,9 +244,11 @@ static void test_identity(void)
 	struct tz *utc = tz_load_utc();
 	struct job_table a = { 0 }, b = { 0 };
 
+	/* clang-format off */
 	if (load("A=1\n@daily echo x\n@daily echo y\n--delay 1s -- echo z\n", utc, &a) == 3 &&
 	    load("\nA=1\n@daily echo y\n@daily echo x\nA=2\n--delay 1s -- echo z\n", utc,
 		 &b) == 3) {
+		/* clang-format on */
 		check(same_job(a.jobs[0], b.jobs[1]), "x moved down a line, the same");
 		check(same_job(a.jobs[1], b.jobs[0]), "y moved up, the same");
 		check(!same_job(a.jobs[2], b.jobs[2]), "z's environment changed: another job");
@@ -282,7 +288,8 @@ static void test_names_scoped(void)
 	put_text(b, "@daily echo x\n@daily echo y\n@daily true\n");
 	check_loaded_names(paths, 1, false, utc, "b/echo b/echo-2 b/true", "a directory");
 	put_text(a, "@hourly echo z\n");
-	check_loaded_names(paths, 1, false, utc, "a/echo b/echo b/echo-2 b/true", "a file sorting first");
+	check_loaded_names(paths, 1, false, utc, "a/echo b/echo b/echo-2 b/true",
+			   "a file sorting first");
 	/* Two --jobs files: each its own SOURCE, the base name. */
 	put_text(f, "@daily echo f\n");
 	paths[0] = f;
@@ -311,7 +318,8 @@ static void test_names_fleet(void)
 	check_loaded_names(paths, 1, true, utc, "true echo echo-0651 echo-67e5",
 			   "--fleet, lines moved and added");
 	put_text(path, "@daily echo x\n@daily echo y\n@daily echo y\n");
-	check_loaded_names(paths, 1, true, utc, "echo echo-67e5 echo-67e5-2", "--fleet, a line twice");
+	check_loaded_names(paths, 1, true, utc, "echo echo-67e5 echo-67e5-2",
+			   "--fleet, a line twice");
 	unlink(path);
 	tz_free(utc);
 }
@@ -330,7 +338,8 @@ static void test_shared_environment(void)
 		      "one section, one environment");
 		check(t.jobs[2]->env != t.jobs[3]->env, "another section, another");
 		check(t.jobs[0]->file_env && strcmp(t.jobs[0]->file_env[0], "A=1") == 0 &&
-		      strcmp(t.jobs[3]->file_env[0], "A=2") == 0, "each its own variables");
+			      strcmp(t.jobs[3]->file_env[0], "A=2") == 0,
+		      "each its own variables");
 	}
 	job_table_free(&t);
 	tz_free(utc);
@@ -341,22 +350,22 @@ static void test_shared_environment(void)
  * --jobs file refuses the load at the first. */
 static void test_host_lenient(void)
 {
-	static const char text[] =
-		"MAILTO=\"\"\n"
-		"61 * * * * root echo x\n"
-		"0 1 * * * root echo ok\n"
-		"--name a --bogus -- /bin/true\n"
-		"*/5 * * * root echo a b\n"
-		"--name d --interval 1h -- /bin/true\n"
-		"--name d --interval 1h -- /bin/true\n"
-		"0 0 1 1 * alice:root echo\n"
-		"0 0 30 2 * root echo never\n";
+	static const char text[] = "MAILTO=\"\"\n"
+				   "61 * * * * root echo x\n"
+				   "0 1 * * * root echo ok\n"
+				   "--name a --bogus -- /bin/true\n"
+				   "*/5 * * * root echo a b\n"
+				   "--name d --interval 1h -- /bin/true\n"
+				   "--name d --interval 1h -- /bin/true\n"
+				   "0 0 1 1 * alice:root echo\n"
+				   "0 0 30 2 * root echo never\n";
 	struct tz *utc = tz_load_utc();
 	struct job_table t = { 0 };
 	char warnings[4096], err[512], path[600];
 
 	check(load_as(text, 0, utc, &t, warnings, err, sizeof err) == -1 &&
-	      strstr(err, "jobs:5: bad crontab line '*/5 * * * root echo a b'"), "strict: %s", err);
+		      strstr(err, "jobs:5: bad crontab line '*/5 * * * root echo a b'"),
+	      "strict: %s", err);
 	job_table_free(&t);
 	check(load_as(text, AS_SYSTEM, utc, &t, warnings, err, sizeof err) == 3, "host: %s", err);
 	if (t.n == 3) {
@@ -365,8 +374,10 @@ static void test_host_lenient(void)
 		check(t.jobs[2]->never && t.jobs[2]->line == 9, "the never line");
 	}
 	snprintf(path, sizeof path, "%s", harness_path("jobs"));
+	/* clang-format off */
 	for (const char *want_line = "2\0" "4\0" "5\0" "7\0" "8\0" "9\0"; *want_line;
 	     want_line += strlen(want_line) + 1) {
+		/* clang-format on */
 		char want[700];
 
 		snprintf(want, sizeof want, "tfd: warning: %s:%s: ", path, want_line);
@@ -374,8 +385,9 @@ static void test_host_lenient(void)
 		      warnings);
 	}
 	check(strstr(warnings, "--name 'd': already the name of another job; the line is "
-		     "not loaded\n") && strstr(warnings, "'0 0 30 2 *' names no day that exists: "
-						 "the line is loaded and never runs\n"),
+			       "not loaded\n") &&
+		      strstr(warnings, "'0 0 30 2 *' names no day that exists: "
+				       "the line is loaded and never runs\n"),
 	      "warnings: %s", warnings);
 	job_table_free(&t);
 	tz_free(utc);
@@ -385,48 +397,54 @@ static void test_host_lenient(void)
  * load, never a refusal; builtins, keywords and expansions not looked at. */
 static void test_line_checks(void)
 {
-	static const char text[] =
-		"0 1 * * * tfd-no-such-command x\n"
-		"0 2 * * * tfd-no-such-command y\n"
-		"0 3 * * * cd / && tfd-no-such-command\n"
-		"0 4 * * * if true; then x; fi\n"
-		"0 5 * * * $HOME/bin/x\n"
-		"0 6 * * * FOO=1 /no/such/tfd-cmd\n"
-		"0 7 * * * /bin/sh -c true\n"
-		"--name e --interval 1h --exec 'tfd-no-such-command'\n"
-		"SHELL=/no/such/shell\n"
-		"0 8 * * * true\n"
-		"0 9 * * * tfd-no-such-command\n";
+	static const char text[] = "0 1 * * * tfd-no-such-command x\n"
+				   "0 2 * * * tfd-no-such-command y\n"
+				   "0 3 * * * cd / && tfd-no-such-command\n"
+				   "0 4 * * * if true; then x; fi\n"
+				   "0 5 * * * $HOME/bin/x\n"
+				   "0 6 * * * FOO=1 /no/such/tfd-cmd\n"
+				   "0 7 * * * /bin/sh -c true\n"
+				   "--name e --interval 1h --exec 'tfd-no-such-command'\n"
+				   "SHELL=/no/such/shell\n"
+				   "0 8 * * * true\n"
+				   "0 9 * * * tfd-no-such-command\n";
 	struct tz *utc = tz_load_utc();
 	struct job_table t = { 0 };
 	char warnings[4096], err[512], want[700];
 
 	check(line_shell_builtin("cd") && line_shell_builtin("[") && line_shell_builtin("if") &&
-	      line_shell_builtin("}") && line_shell_builtin("source") &&
-	      line_shell_builtin("while") && !line_shell_builtin("ls") &&
-	      !line_shell_builtin("sh") && !line_shell_builtin(""), "builtins");
+		      line_shell_builtin("}") && line_shell_builtin("source") &&
+		      line_shell_builtin("while") && !line_shell_builtin("ls") &&
+		      !line_shell_builtin("sh") && !line_shell_builtin(""),
+	      "builtins");
 
 	check(load_as(text, AS_START, utc, &t, warnings, err, sizeof err) == 10, "load: %s", err);
-	snprintf(want, sizeof want, "tfd: warning: %s:1: 'tfd-no-such-command' is not found in "
-		 "its PATH (", harness_path("jobs"));
+	snprintf(want, sizeof want,
+		 "tfd: warning: %s:1: 'tfd-no-such-command' is not found in "
+		 "its PATH (",
+		 harness_path("jobs"));
 	check(strncmp(warnings, want, strlen(want)) == 0, "warnings: %s", warnings);
-	snprintf(want, sizeof want, "tfd: warning: %s:6: '/no/such/tfd-cmd': No such file or "
-		 "directory: its runs will fail (status 127)\n", harness_path("jobs"));
+	snprintf(want, sizeof want,
+		 "tfd: warning: %s:6: '/no/such/tfd-cmd': No such file or "
+		 "directory: its runs will fail (status 127)\n",
+		 harness_path("jobs"));
 	check(strstr(warnings, want) != NULL, "absolute: %s", warnings);
-	snprintf(want, sizeof want, "tfd: warning: %s:10: the shell '/no/such/shell': No such "
+	snprintf(want, sizeof want,
+		 "tfd: warning: %s:10: the shell '/no/such/shell': No such "
 		 "file or directory: the runs of the lines it runs will fail (status 127)\n",
 		 harness_path("jobs"));
 	check(strstr(warnings, want) != NULL, "shell: %s", warnings);
 	/* Said once each: the command at line 1, the shell at line 10. */
 	check(strstr(warnings, ":2: ") == NULL && strstr(warnings, ":11: ") == NULL &&
-	      strstr(warnings, ":3: ") == NULL && strstr(warnings, ":8: ") == NULL,
+		      strstr(warnings, ":3: ") == NULL && strstr(warnings, ":8: ") == NULL,
 	      "said again, or of a builtin or an --exec string: %s", warnings);
 	job_table_free(&t);
 	/* A dry run says only the shell, which no run could do without. */
 	check(load_as(text, 0, utc, &t, warnings, err, sizeof err) == 10, "dry: %s", err);
 	check(strstr(warnings, "the shell '/no/such/shell'") != NULL &&
-	      strstr(warnings, "tfd-no-such-command") == NULL &&
-	      strstr(warnings, "/no/such/tfd-cmd") == NULL, "dry run: %s", warnings);
+		      strstr(warnings, "tfd-no-such-command") == NULL &&
+		      strstr(warnings, "/no/such/tfd-cmd") == NULL,
+	      "dry run: %s", warnings);
 	job_table_free(&t);
 	tz_free(utc);
 }

@@ -26,14 +26,22 @@ static bool parses(const char *text)
 static void test_accepts_and_refuses(void)
 {
 	static const char *const good[] = {
-		"{}", "[]", " {\"a\" : [1, -2.5e3, true, false, null, \"x\"]} ", "\"\"", "0",
-		"-0.0E+1", "{\"a\":{\"b\":{\"c\":[[]]}}}", "\"\\u00e9\\ud83d\\ude00\\n\\\"\"",
+		"{}",
+		"[]",
+		" {\"a\" : [1, -2.5e3, true, false, null, \"x\"]} ",
+		"\"\"",
+		"0",
+		"-0.0E+1",
+		"{\"a\":{\"b\":{\"c\":[[]]}}}",
+		"\"\\u00e9\\ud83d\\ude00\\n\\\"\"",
 		"\"caf\xc3\xa9\"",
 	};
 	static const char *const bad[] = {
-		"", " ", "{", "[1,]", "{\"a\":1,}", "{a:1}", "{\"a\" 1}", "01", "1.", ".5",
-		"-", "1e", "tru", "nul", "\"abc", "\"a\tb\"", "\"\\x\"", "\"\\u12g4\"", "{} {}",
-		"[1 2]", "\"\xff\"", "\"\xc0\xaf\"", "'a'", "+1", "NaN",
+		"",          " ",     "{",        "[1,]",         "{\"a\":1,}", "{a:1}",
+		"{\"a\" 1}", "01",    "1.",       ".5",           "-",          "1e",
+		"tru",       "nul",   "\"abc",    "\"a\tb\"",     "\"\\x\"",    "\"\\u12g4\"",
+		"{} {}",     "[1 2]", "\"\xff\"", "\"\xc0\xaf\"", "'a'",        "+1",
+		"NaN",
 	};
 
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
@@ -137,8 +145,8 @@ static void test_writer(void)
 	jsonw_time(&w, INT64_C(1796292001000123456));
 	jsonw_end_object(&w);
 	check(!w.failed && strcmp(w.text, "{\"ok\":true,\"list\":[1,-2,{},[],null],"
-				  "\"s\":\"q\\\"\\\\\\n\\u0001\\u007f\xef\xbf\xbd\","
-				  "\"t\":1.5,\"at\":\"2026-12-03T10:00:01.000123Z\"}") == 0,
+					  "\"s\":\"q\\\"\\\\\\n\\u0001\\u007f\xef\xbf\xbd\","
+					  "\"t\":1.5,\"at\":\"2026-12-03T10:00:01.000123Z\"}") == 0,
 	      "written: %s", w.text);
 	jsonw_reset(&w);
 	check(w.len == 0 && w.text[0] == '\0', "reset");

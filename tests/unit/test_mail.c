@@ -74,8 +74,9 @@ static void feed(struct mail_body *b, size_t total, size_t chunk)
 static void test_body_cap(void)
 {
 	const size_t chunks[] = { 1, 7, 4096, 65536, MAIL_BODY_MAX, MAIL_BODY_MAX + 1 };
-	const size_t totals[] = { 0, 1, MAIL_BODY_MAX - 1, MAIL_BODY_MAX, MAIL_BODY_MAX + 1,
-				  3 * MAIL_BODY_MAX + 5 };
+	const size_t totals[] = {
+		0, 1, MAIL_BODY_MAX - 1, MAIL_BODY_MAX, MAIL_BODY_MAX + 1, 3 * MAIL_BODY_MAX + 5
+	};
 
 	for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)
 		for (size_t t = 0; t < sizeof totals / sizeof totals[0]; t++) {
@@ -84,7 +85,7 @@ static void test_body_cap(void)
 
 			feed(&b, totals[t], chunks[c]);
 			check(b.text.len == want && b.cut == totals[t] - want &&
-			      b.text.cap <= MAIL_BODY_MAX,
+				      b.text.cap <= MAIL_BODY_MAX,
 			      "%zu bytes in reads of %zu: kept %zu cut %llu, want %zu", totals[t],
 			      chunks[c], b.text.len, (unsigned long long)b.cut, want);
 			check(mail_body_empty(&b) == (totals[t] == 0), "empty iff nothing read");
@@ -105,24 +106,28 @@ static char *compose(const struct mail_job *m, const char *job, const struct mai
 
 static void test_compose(void)
 {
-	struct mail_job m = { .to = "a@x, b", .from = "ops@y", .user = "alice",
-			      .sendmail = "/x", .command = "backup.sh --full" };
+	struct mail_job m = { .to = "a@x, b",
+			      .from = "ops@y",
+			      .user = "alice",
+			      .sendmail = "/x",
+			      .command = "backup.sh --full" };
 	struct mail_body b = { 0 };
 	char *msg;
 
 	mail_body_add(&b, "line 1\nline 2\n", 14);
 	msg = compose(&m, "backup", &b);
 	check(msg && strcmp(msg, "From: \"(Cron Daemon)\" <ops@y>\n"
-			     "To: a@x, b\n"
-			     "Subject: Cron <alice@host1> backup.sh --full\n"
-			     "MIME-Version: 1.0\n"
-			     "Content-Type: text/plain; charset=UTF-8\n"
-			     "Content-Transfer-Encoding: 8bit\n"
-			     "Auto-Submitted: auto-generated\n"
-			     "Precedence: bulk\n"
-			     "X-Tfd-Job: backup\n"
-			     "\n"
-			     "line 1\nline 2\n") == 0, "the whole message:\n%s", msg ? msg : "");
+				 "To: a@x, b\n"
+				 "Subject: Cron <alice@host1> backup.sh --full\n"
+				 "MIME-Version: 1.0\n"
+				 "Content-Type: text/plain; charset=UTF-8\n"
+				 "Content-Transfer-Encoding: 8bit\n"
+				 "Auto-Submitted: auto-generated\n"
+				 "Precedence: bulk\n"
+				 "X-Tfd-Job: backup\n"
+				 "\n"
+				 "line 1\nline 2\n") == 0,
+	      "the whole message:\n%s", msg ? msg : "");
 	free(msg);
 	/* A tfd line: the Subject names the job. */
 	m.command = NULL;
@@ -140,7 +145,8 @@ static void test_compose(void)
 					 "X-Cron-Env: <MAILTO=a@x, b>\n"
 					 "X-Cron-Env: <PATH=/usr/bin:/bin>\n"
 					 "X-Cron-Env: <X=1 Bcc: evil>\n"
-					 "\nline 1\n"), "X-Cron-Env: %s", msg);
+					 "\nline 1\n"),
+		      "X-Cron-Env: %s", msg);
 		free(msg);
 		m.env = NULL;
 	}
@@ -149,8 +155,11 @@ static void test_compose(void)
 
 static void test_header_injection(void)
 {
-	struct mail_job m = { .to = "a\nBcc: evil", .from = "f\r\nX: y", .user = "u",
-			      .sendmail = "/x", .command = "echo a\nBcc: evil2" };
+	struct mail_job m = { .to = "a\nBcc: evil",
+			      .from = "f\r\nX: y",
+			      .user = "u",
+			      .sendmail = "/x",
+			      .command = "echo a\nBcc: evil2" };
 	struct mail_body b = { 0 };
 	char *msg;
 
@@ -160,10 +169,11 @@ static void test_header_injection(void)
 		return;
 	/* The headers alone: the body may say what it likes. */
 	*strstr(msg, "\n\n") = '\0';
-	check(!strstr(msg, "\nBcc:") && !strstr(msg, "\nX: y"),
-	      "no header of a value's own: %s", msg);
+	check(!strstr(msg, "\nBcc:") && !strstr(msg, "\nX: y"), "no header of a value's own: %s",
+	      msg);
 	check(strstr(msg, "\nTo: a Bcc: evil\n") && strstr(msg, "<f  X: y>") &&
-	      strstr(msg, "> echo a Bcc: evil2"), "line ends as spaces: %s", msg);
+		      strstr(msg, "> echo a Bcc: evil2"),
+	      "line ends as spaces: %s", msg);
 	free(msg);
 	mail_body_free(&b);
 }
@@ -177,20 +187,24 @@ static void test_cut_note(void)
 
 	feed(&b, MAIL_BODY_MAX + 1000, 4096);
 	mail_cut_note(&b, note, sizeof note);
+	/* clang-format off */
 	check(strcmp(note, "[tfd: 1000 more bytes of output were cut: a mail holds the first 262144]") == 0,
 	      "note '%s'", note);
+	/* clang-format on */
 	msg = compose(&m, "j", &b);
 	/* The kept part ends mid-line: a newline comes before the note. */
 	snprintf(want, sizeof want, "\n%s\n", note);
 	check(msg && strlen(msg) > strlen(want) &&
-	      strcmp(msg + strlen(msg) - strlen(want), want) == 0 &&
-	      msg[strlen(msg) - strlen(want) - 1] != '\n', "the message ends with the note");
+		      strcmp(msg + strlen(msg) - strlen(want), want) == 0 &&
+		      msg[strlen(msg) - strlen(want) - 1] != '\n',
+	      "the message ends with the note");
 	free(msg);
 	mail_body_free(&b);
 	/* Nothing kept after the headers: the note alone. */
 	b.cut = 5;
 	msg = compose(&m, "j", &b);
-	check(msg && strstr(msg, "\n\n[tfd: 5 more bytes of output were cut: a mail holds the first 0]\n"),
+	check(msg && strstr(msg,
+			    "\n\n[tfd: 5 more bytes of output were cut: a mail holds the first 0]\n"),
 	      "a body of only the note: %s", msg);
 	free(msg);
 }

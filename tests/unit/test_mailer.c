@@ -95,10 +95,12 @@ static void test_slow_sendmail(struct events *ev, int fd)
 	check(!mailer_busy(&ms), "no sendmail left");
 	text = harness_file_text(fd);
 	check(strstr(text, "\"call\":\"sendmail\"") &&
-	      strstr(text, "ended by SIGTERM: it had not ended 600 s after it started; "
-			   "run 7's output is printed instead"), "the error event: %s", text);
+		      strstr(text, "ended by SIGTERM: it had not ended 600 s after it started; "
+				   "run 7's output is printed instead"),
+	      "the error event: %s", text);
 	check(strstr(text, "\"event\":\"output\",\"job\":\"job\",\"seq\":7,\"stream\":\"stdout\","
-			   "\"line\":\"slow line\",\"time\":\"") != NULL, "the output printed: %s", text);
+			   "\"line\":\"slow line\",\"time\":\"") != NULL,
+	      "the output printed: %s", text);
 	free(text);
 	mailer_free(&ms, ev);
 	free(sm);
@@ -114,8 +116,7 @@ static void test_stubborn_sendmail(struct events *ev, int fd)
 	pid_t pid;
 	int status;
 
-	snprintf(body, sizeof body, "trap '' TERM\ncat >/dev/null\n: >'%s'\nexec sleep 600",
-		 ready);
+	snprintf(body, sizeof body, "trap '' TERM\ncat >/dev/null\n: >'%s'\nexec sleep 600", ready);
 	sm = script("stubborn", body);
 	pid = send_one(&ms, ev, sm, "stubborn line\n");
 	check(appeared(&ms, ready), "the sendmail read the mail");

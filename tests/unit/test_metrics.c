@@ -38,8 +38,13 @@ static char *format(const char *const *names, const struct job_metrics *m, size_
 static struct job_metrics busy_job(void)
 {
 	struct job_metrics m = {
-		.runs_success = 3, .runs_failure = 1, .runs_timeout = 2, .runs_killed = 1,
-		.skipped = 4, .missed = 5, .running = 1,
+		.runs_success = 3,
+		.runs_failure = 1,
+		.runs_timeout = 2,
+		.runs_killed = 1,
+		.skipped = 4,
+		.missed = 5,
+		.running = 1,
 		.last_start_ns = INT64_C(1796292001000123456),
 		.last_duration_ns = INT64_C(1250000000),
 		.last_exit_status = 143,
@@ -125,9 +130,12 @@ static void test_zero_values(void)
 	      "duration 0 left out:\n%s", text);
 	check(strstr(text, "tfd_last_run_exit_status{job_name=\"quick\"} 0\n") != NULL,
 	      "status 0 left out:\n%s", text);
+	/* clang-format off */
 	check(strstr(text, "tfd_last_run_start_timestamp_seconds{job_name=\"quick\"} 0.000000001\n") != NULL,
 	      "start at 1 ns:\n%s", text);
-	check(strstr(text, "tfd_last_success") && !strstr(text, "tfd_last_success_timestamp_seconds{"),
+	/* clang-format on */
+	check(strstr(text, "tfd_last_success") &&
+		      !strstr(text, "tfd_last_success_timestamp_seconds{"),
 	      "a success that never happened is shown:\n%s", text);
 	free(text);
 }
@@ -142,11 +150,11 @@ static void test_fleet(void)
 	if (!b.s)
 		return;
 	check(strstr(b.s, "# TYPE tfd_fleet_claims_total counter\n") &&
-	      strstr(b.s, "tfd_fleet_claims_total{result=\"won\"} 5\n") &&
-	      strstr(b.s, "tfd_fleet_claims_total{result=\"elsewhere\"} 7\n") &&
-	      strstr(b.s, "tfd_fleet_claims_total{result=\"skipped\"} 1\n") &&
-	      strstr(b.s, "tfd_fleet_claims_total{result=\"missed\"} 2\n") &&
-	      strstr(b.s, "# TYPE tfd_fleet_connected gauge\ntfd_fleet_connected 1\n"),
+		      strstr(b.s, "tfd_fleet_claims_total{result=\"won\"} 5\n") &&
+		      strstr(b.s, "tfd_fleet_claims_total{result=\"elsewhere\"} 7\n") &&
+		      strstr(b.s, "tfd_fleet_claims_total{result=\"skipped\"} 1\n") &&
+		      strstr(b.s, "tfd_fleet_claims_total{result=\"missed\"} 2\n") &&
+		      strstr(b.s, "# TYPE tfd_fleet_connected gauge\ntfd_fleet_connected 1\n"),
 	      "fleet:\n%s", b.s);
 	buf_free(&b);
 }
@@ -166,12 +174,14 @@ static void test_label_values(void)
 		{ "two\nlines", "two\\nlines" },
 		{ "tab\there", "tab\there" },
 		{ "{x=\"1\"}", "{x=\\\"1\\\"}" },
-		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x95\x90", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x95\x90" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x95\x90",
+		  "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x95\x90" },
 		{ "latin1 caf\xe9", "latin1 caf\xef\xbf\xbd" },
 		{ "\xff\xfe", "\xef\xbf\xbd\xef\xbf\xbd" },
 		{ "overlong \xc0\xaf", "overlong \xef\xbf\xbd\xef\xbf\xbd" },
 		{ "surrogate \xed\xa0\x80", "surrogate \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
-		{ "past U+10FFFF \xf4\x90\x80\x80", "past U+10FFFF \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "past U+10FFFF \xf4\x90\x80\x80",
+		  "past U+10FFFF \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
 		{ "cut \xe2\x82", "cut \xef\xbf\xbd\xef\xbf\xbd" },
 		{ "", "" },
 	};
@@ -181,8 +191,8 @@ static void test_label_values(void)
 		char *text = format(&cases[i].name, &m, 1), want[256];
 
 		snprintf(want, sizeof want, "\ntfd_running{job_name=\"%s\"} 0\n", cases[i].want);
-		check(strstr(text, want) != NULL, "label '%s': want %s in\n%s", cases[i].name,
-		      want, text);
+		check(strstr(text, want) != NULL, "label '%s': want %s in\n%s", cases[i].name, want,
+		      text);
 		free(text);
 	}
 }
@@ -204,9 +214,10 @@ static void check_value(const char *line, size_t len)
 	size_t whole = value ? strspn(value + 1, "0123456789") : 0;
 
 	check(vlen > 0 && whole > 0 &&
-	      (whole == vlen || (value[1 + whole] == '.' &&
-				 strspn(value + 2 + whole, "0123456789") == vlen - whole - 1 &&
-				 vlen > whole + 1)),
+		      (whole == vlen ||
+		       (value[1 + whole] == '.' &&
+			strspn(value + 2 + whole, "0123456789") == vlen - whole - 1 &&
+			vlen > whole + 1)),
 	      "value of '%.*s' is not plain decimal", (int)len, line);
 }
 
@@ -234,11 +245,11 @@ static void check_grouping(const char *text, size_t want_samples)
 			family = seen[families - 1];
 			line = strchr(line, '\n') + 1;
 			check(strncmp(line, "# TYPE ", 7) == 0 &&
-			      strncmp(line + 7, family, strlen(family)) == 0,
+				      strncmp(line + 7, family, strlen(family)) == 0,
 			      "no # TYPE after # HELP %s", family);
 		} else {
 			check(family && sample_name_len(line) == strlen(family) &&
-			      strncmp(line, family, strlen(family)) == 0,
+				      strncmp(line, family, strlen(family)) == 0,
 			      "sample '%.*s' outside its family %s", (int)len, line,
 			      family ? family : "(none)");
 			check_value(line, len);
@@ -278,7 +289,10 @@ static void test_many_jobs(void)
 
 static void test_seconds(void)
 {
-	const struct { int64_t ns; const char *want; } cases[] = {
+	const struct {
+		int64_t ns;
+		const char *want;
+	} cases[] = {
 		{ INT64_C(1796292001000123456), "1796292001.000123456" },
 		{ INT64_MAX, "9223372036.854775807" },
 		{ INT64_C(100000000000000000), "100000000" },
@@ -353,10 +367,11 @@ static void test_write(void)
 	check(rmdir(dir) == 0, "something was left in %s: %s", dir, strerror(errno));
 	snprintf(missing, sizeof missing, "%s/tfd.prom", dir);
 	check(metrics_write(missing, names, m, 2, NULL, err, sizeof err) == -1 &&
-	      strncmp(err, "open '", 6) == 0 && strstr(err, dir) && strstr(err, strerror(ENOENT)),
+		      strncmp(err, "open '", 6) == 0 && strstr(err, dir) &&
+		      strstr(err, strerror(ENOENT)),
 	      "write into a missing directory: '%s'", err);
 	check(metrics_check_path(missing, err, sizeof err) == -1 &&
-	      strncmp(err, "--metrics '", 11) == 0 && strstr(err, "no such directory"),
+		      strncmp(err, "--metrics '", 11) == 0 && strstr(err, "no such directory"),
 	      "check of a missing directory: '%s'", err);
 	check(metrics_check_path("/tmp", err, sizeof err) == -1 && strstr(err, "a directory"),
 	      "check of a directory: '%s'", err);
@@ -449,14 +464,14 @@ static void test_snapshot(void)
 		m[i] = i % 2 ? busy_job() : (struct job_metrics)JOB_METRICS_INIT;
 		m[i].runs_success = i;
 	}
-	if (metrics_format(&whole, names, m, N) != 0 ||
-	    metrics_format_fleet(&whole, &fleet) != 0)
+	if (metrics_format(&whole, names, m, N) != 0 || metrics_format_fleet(&whole, &fleet) != 0)
 		exit(1);
 	want = strndup(whole.s, whole.len);
 	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
 		char *got = read_snapshot(names, m, N, &fleet, sizes[k]);
 
-		check(strcmp(got, want) == 0, "snapshot read %zu bytes at a time differs", sizes[k]);
+		check(strcmp(got, want) == 0, "snapshot read %zu bytes at a time differs",
+		      sizes[k]);
 		free(got);
 	}
 	/* Without the fleet, and with no job at all. */

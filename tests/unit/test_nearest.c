@@ -45,37 +45,36 @@ static const char *found(const char *word, const char *const *set, size_t n)
 }
 
 /* WORD's suggestion among SET is WANT (NULL: none). */
-static void expect(const char *const *set, size_t n, const char *word, const char *want,
-		   int line)
+static void expect(const char *const *set, size_t n, const char *word, const char *want, int line)
 {
 	const char *got = found(word, set, n);
 
-	tally_check(&tally, got == want || (got && want && strcmp(got, want) == 0), __FILE__,
-		    line, "'%s': got '%s', want '%s'", word, got ? got : "(none)",
+	tally_check(&tally, got == want || (got && want && strcmp(got, want) == 0), __FILE__, line,
+		    "'%s': got '%s', want '%s'", word, got ? got : "(none)",
 		    want ? want : "(none)");
 }
 
 static void test_options(void)
 {
 	static const char *const options[] = {
-		"interval", "delay", "at", "count", "calendar", "cron", "dry-run", "json",
-		"quiet", "verbose", "timeout", "retry", "retry-delay", "jobs", "on-stop", "for",
-		"fleet-lease", "fleet-deadline",
+		"interval",    "delay", "at",      "count",   "calendar",    "cron",
+		"dry-run",     "json",  "quiet",   "verbose", "timeout",     "retry",
+		"retry-delay", "jobs",  "on-stop", "for",     "fleet-lease", "fleet-deadline",
 	};
 	const size_t n = sizeof options / sizeof options[0];
 
 #define OPTION(word, want) expect(options, n, word, want, __LINE__)
-	OPTION("intreval", "interval");   /* two letters swapped */
-	OPTION("INTERVAL", "interval");   /* case */
-	OPTION("inteval", "interval");    /* one dropped */
-	OPTION("intervall", "interval");  /* one added */
+	OPTION("intreval", "interval");  /* two letters swapped */
+	OPTION("INTERVAL", "interval");  /* case */
+	OPTION("inteval", "interval");   /* one dropped */
+	OPTION("intervall", "interval"); /* one added */
 	OPTION("jsno", "json");
 	OPTION("jsn", "json");
-	OPTION("js", NULL);               /* too short for a guess */
-	OPTION("dry", "dry-run");         /* the one name it begins */
-	OPTION("DRY", "dry-run");         /* ... case ignored */
-	OPTION("retr", "retry");          /* nearest wins over a beginning */
-	OPTION("ret", NULL);              /* two edits, and two names begin so */
+	OPTION("js", NULL);       /* too short for a guess */
+	OPTION("dry", "dry-run"); /* the one name it begins */
+	OPTION("DRY", "dry-run"); /* ... case ignored */
+	OPTION("retr", "retry");  /* nearest wins over a beginning */
+	OPTION("ret", NULL);      /* two edits, and two names begin so */
 	OPTION("timout", "timeout");
 	OPTION("onstop", "on-stop");
 	OPTION("xyzzy", NULL);
@@ -83,16 +82,16 @@ static void test_options(void)
 	OPTION("calender", "calendar");
 	OPTION("cro", "cron");
 	OPTION("fr", "for");
-	OPTION("a", NULL);                /* one byte is near nothing */
-	OPTION("fleet-dead", "fleet-deadline");   /* 3 from fleet-lease: not near */
+	OPTION("a", NULL);                      /* one byte is near nothing */
+	OPTION("fleet-dead", "fleet-deadline"); /* 3 from fleet-lease: not near */
 	OPTION("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", NULL);
 #undef OPTION
 }
 
 static void test_names(void)
 {
-	static const char *const commands[] = { "list", "status", "run", "stop", "pause",
-						"resume", "reload" };
+	static const char *const commands[] = { "list",  "status", "run",   "stop",
+						"pause", "resume", "reload" };
 	static const char *const jobs[] = { "echo", "backup", "nightly-report", "Echo" };
 	const size_t nc = sizeof commands / sizeof commands[0], nj = 3;
 
@@ -103,14 +102,14 @@ static void test_names(void)
 	/* A word of the set is not a mistake; one spelt otherwise is. */
 	expect(commands, nc, "list", NULL, __LINE__);
 	expect(commands, nc, "LIST", "list", __LINE__);
-	expect(commands, nc, "stat", "status", __LINE__);     /* the one it begins */
+	expect(commands, nc, "stat", "status", __LINE__); /* the one it begins */
 	expect(commands, nc, "rel", "reload", __LINE__);
-	expect(commands, nc, "re", NULL, __LINE__);           /* too short to begin one */
+	expect(commands, nc, "re", NULL, __LINE__); /* too short to begin one */
 	expect(jobs, nj, "ech", "echo", __LINE__);
-	expect(jobs, nj, "nightly-reprot", "nightly-report", __LINE__);   /* 3 from 14 */
+	expect(jobs, nj, "nightly-reprot", "nightly-report", __LINE__); /* 3 from 14 */
 	expect(jobs, nj, "nightly", "nightly-report", __LINE__);
-	expect(jobs, nj, "x", NULL, __LINE__);                /* one byte is near nothing */
-	expect(jobs, nj, "bkp", NULL, __LINE__);              /* 3 from backup */
+	expect(jobs, nj, "x", NULL, __LINE__);   /* one byte is near nothing */
+	expect(jobs, nj, "bkp", NULL, __LINE__); /* 3 from backup */
 	/* stop and step are both 1 from stap: the first offered stays. */
 	expect(commands, nc, "stap", "stop", __LINE__);
 	/* echo and Echo are both ECHO but for case: the first offered stays. */

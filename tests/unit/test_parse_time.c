@@ -23,11 +23,11 @@
 struct run {
 	struct tally tally;
 	const char *file;
-	struct tz_cache *cache;       /* find_zone for "… Europe/Berlin" */
+	struct tz_cache *cache; /* find_zone for "… Europe/Berlin" */
 	struct {
 		char *name;
 		struct tz *zone;
-	} zones[MAX_ZONES];           /* the rows' local zones, by name */
+	} zones[MAX_ZONES]; /* the rows' local zones, by name */
 	int nzones;
 };
 
@@ -37,8 +37,8 @@ static int message_ok(const char *err, const char *kind)
 	char prefix[32];
 
 	snprintf(prefix, sizeof(prefix), "invalid %s '", kind);
-	return strncmp(err, prefix, strlen(prefix)) == 0 &&
-	       strchr(err, '\n') == NULL && strstr(err, "': ") != NULL;
+	return strncmp(err, prefix, strlen(prefix)) == 0 && strchr(err, '\n') == NULL &&
+	       strstr(err, "': ") != NULL;
 }
 
 /* Reads "N" or "N.FFF" (FFF: nanoseconds below N units of 1000 ns) into ns
@@ -87,20 +87,19 @@ static int duration_row(const struct tsv_row *row, void *arg)
 	}
 	rc = parse_duration(input, &got, err, sizeof(err));
 	if (strcmp(row->field[1], "error") == 0) {
-		tally_check(&run->tally, rc == -1 && message_ok(err, "duration"),
-			    run->file, row->line,
-			    "'%s': want error, got rc=%d ns=%" PRId64 " err=%s",
-			    input, rc, got, err);
+		tally_check(&run->tally, rc == -1 && message_ok(err, "duration"), run->file,
+			    row->line, "'%s': want error, got rc=%d ns=%" PRId64 " err=%s", input,
+			    rc, got, err);
 		return rc == -1 ? 0 : 1;
 	}
 	if (read_expected(row->field[1], 1, &want) < 0) {
-		tally_check(&run->tally, 0, run->file, row->line,
-			    "bad expected value '%s'", row->field[1]);
+		tally_check(&run->tally, 0, run->file, row->line, "bad expected value '%s'",
+			    row->field[1]);
 		return 1;
 	}
 	tally_check(&run->tally, rc == 0 && got == want, run->file, row->line,
-		    "'%s': want %" PRId64 ", got rc=%d ns=%" PRId64 " err=%s",
-		    input, want, rc, got, err);
+		    "'%s': want %" PRId64 ", got rc=%d ns=%" PRId64 " err=%s", input, want, rc, got,
+		    err);
 	return rc == 0 && got == want ? 0 : 1;
 }
 
@@ -181,8 +180,8 @@ static int timestamp_row(const struct tsv_row *row, void *arg)
 	ctx.find_zone = tz_cache_lookup;
 	ctx.find_zone_arg = run->cache;
 	if (!ctx.local) {
-		tally_check(&run->tally, 0, run->file, row->line,
-			    "cannot load zone '%s'", row->field[0]);
+		tally_check(&run->tally, 0, run->file, row->line, "cannot load zone '%s'",
+			    row->field[0]);
 		return 1;
 	}
 	rc = parse_timestamp(input, &ctx, &got, err, sizeof(err));
@@ -190,21 +189,19 @@ static int timestamp_row(const struct tsv_row *row, void *arg)
 	if (strcmp(expected, "error") == 0) {
 		ok = rc == -1 && message_ok(err, "timestamp");
 		tally_check(&run->tally, ok, run->file, row->line,
-			    "%s @%" PRId64 " '%s': want error, got rc=%d ns=%"
-			    PRId64 " err=%s", row->field[0], base, input, rc,
-			    got, err);
+			    "%s @%" PRId64 " '%s': want error, got rc=%d ns=%" PRId64 " err=%s",
+			    row->field[0], base, input, rc, got, err);
 		return ok ? 0 : 1;
 	}
 	if (read_expected(expected, 1000, &want) < 0) {
-		tally_check(&run->tally, 0, run->file, row->line,
-			    "bad expected value '%s'", expected);
+		tally_check(&run->tally, 0, run->file, row->line, "bad expected value '%s'",
+			    expected);
 		return 1;
 	}
 	ok = rc == 0 && got == want;
 	tally_check(&run->tally, ok, run->file, row->line,
-		    "%s @%" PRId64 " '%s': want %" PRId64 ", got rc=%d ns=%"
-		    PRId64 " err=%s", row->field[0], base, input, want, rc, got,
-		    err);
+		    "%s @%" PRId64 " '%s': want %" PRId64 ", got rc=%d ns=%" PRId64 " err=%s",
+		    row->field[0], base, input, want, rc, got, err);
 	return ok ? 0 : 1;
 }
 
@@ -235,17 +232,14 @@ static void check_duration_messages(struct run *run)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int rc = parse_duration(cases[i].input, &ns, err, sizeof(err));
 
-		tally_check(&run->tally,
-			    rc == -1 && strcmp(err, cases[i].message) == 0,
-			    __FILE__, __LINE__, "'%s': got '%s'",
-			    cases[i].input, err);
+		tally_check(&run->tally, rc == -1 && strcmp(err, cases[i].message) == 0, __FILE__,
+			    __LINE__, "'%s': got '%s'", cases[i].input, err);
 	}
 	/* A short buffer truncates; a NULL one is allowed. */
-	tally_check(&run->tally,
-		    parse_duration("5x", &ns, err, 8) == -1 && strlen(err) == 7,
+	tally_check(&run->tally, parse_duration("5x", &ns, err, 8) == -1 && strlen(err) == 7,
 		    __FILE__, __LINE__, "short buffer");
-	tally_check(&run->tally, parse_duration("5x", &ns, NULL, 0) == -1,
-		    __FILE__, __LINE__, "NULL buffer");
+	tally_check(&run->tally, parse_duration("5x", &ns, NULL, 0) == -1, __FILE__, __LINE__,
+		    "NULL buffer");
 }
 
 /* Fixed timestamp cases: messages, and a context without zones. */
@@ -281,24 +275,22 @@ static void check_timestamp_messages(struct run *run)
 			 nl ? (int)(nl - cases[i].input) : (int)strlen(cases[i].input),
 			 cases[i].input, nl ? "\\n" : "", cases[i].why);
 		rc = parse_timestamp(cases[i].input, &ctx, &ns, err, sizeof(err));
-		tally_check(&run->tally,
-			    rc == -1 && strncmp(err, want, strlen(want)) == 0,
-			    __FILE__, __LINE__, "'%s': got '%s', want '%s'",
-			    cases[i].input, err, want);
+		tally_check(&run->tally, rc == -1 && strncmp(err, want, strlen(want)) == 0,
+			    __FILE__, __LINE__, "'%s': got '%s', want '%s'", cases[i].input, err,
+			    want);
 	}
 	/* Without a lookup, zone names are unknown; without a local zone,
 	 * local time is UTC. */
 	ctx.find_zone = NULL;
 	ctx.local = NULL;
 	tally_check(&run->tally,
-		    parse_timestamp("2026-06-15 12:00 Europe/Berlin", &ctx, &ns,
-				    err, sizeof(err)) == -1,
+		    parse_timestamp("2026-06-15 12:00 Europe/Berlin", &ctx, &ns, err,
+				    sizeof(err)) == -1,
 		    __FILE__, __LINE__, "zone without lookup: %s", err);
 	rc = parse_timestamp("2026-06-15 12:00", &ctx, &ns, err, sizeof(err));
-	tally_check(&run->tally, rc == 0 && ns == INT64_C(1781524800) * 1000000000,
-		    __FILE__, __LINE__, "no local zone: rc=%d %s", rc, err);
-	tally_check(&run->tally,
-		    parse_timestamp("now", NULL, &ns, err, sizeof(err)) == -1,
+	tally_check(&run->tally, rc == 0 && ns == INT64_C(1781524800) * 1000000000, __FILE__,
+		    __LINE__, "no local zone: rc=%d %s", rc, err);
+	tally_check(&run->tally, parse_timestamp("now", NULL, &ns, err, sizeof(err)) == -1,
 		    __FILE__, __LINE__, "NULL context");
 }
 
@@ -309,12 +301,13 @@ static void check_timestamp_messages(struct run *run)
 static void check_upcoming(struct run *run)
 {
 	static const struct {
-		int64_t now;           /* Unix seconds */
+		int64_t now; /* Unix seconds */
 		const char *input;
 		bool upcoming;
-		int64_t want;          /* Unix seconds */
+		int64_t want; /* Unix seconds */
 		bool time_of_day, local;
 	} cases[] = {
+		/* clang-format off */
 		{ 1781526896, "01:00", true, 1781564400, true, true },   /* tomorrow 01:00 CEST */
 		{ 1781526896, "01:00", false, 1781478000, true, true },  /* today's, past */
 		{ 1781526896, "14:00", true, 1781611200, true, true },   /* 12:00 UTC: past */
@@ -328,6 +321,7 @@ static void check_upcoming(struct run *run)
 		{ 1781526896, "@1781478000", true, 1781478000, false, false },
 		{ 1781526896, "-5min", true, 1781526596, false, false },
 		{ 1774699200, "12:30", true, 1774780200, true, true },   /* 12:30 CEST, the next day */
+		/* clang-format on */
 	};
 	struct time_context ctx = {
 		.local = tz_cache_lookup(run->cache, "Europe/Berlin"),
@@ -348,8 +342,9 @@ static void check_upcoming(struct run *run)
 			    rc == 0 && ns == cases[i].want * 1000000000 &&
 				    form.time_of_day == cases[i].time_of_day &&
 				    form.local == cases[i].local,
-			    __FILE__, __LINE__, "'%s'%s: rc=%d %s ns=%lld (want %lld) tod=%d local=%d",
-			    cases[i].input, cases[i].upcoming ? " upcoming" : "", rc, err,
+			    __FILE__, __LINE__,
+			    "'%s'%s: rc=%d %s ns=%lld (want %lld) tod=%d local=%d", cases[i].input,
+			    cases[i].upcoming ? " upcoming" : "", rc, err,
 			    (long long)(ns / 1000000000), (long long)cases[i].want,
 			    form.time_of_day, form.local);
 	}

@@ -88,9 +88,9 @@ static const char *fresh_dir(const char *name)
 
 struct stamp_case {
 	const char *text;
-	size_t len;       /* 0: strlen(text) */
-	int want;         /* persist_read's return */
-	int64_t wall_ns;  /* when want is 1 */
+	size_t len;      /* 0: strlen(text) */
+	int want;        /* persist_read's return */
+	int64_t wall_ns; /* when want is 1 */
 };
 
 static void test_read_cases(void)
@@ -145,28 +145,31 @@ static void test_read_cases(void)
 		get_file(path, before, sizeof before);
 		err[0] = '\0';
 		got = persist_read(path, &wall, err, sizeof err);
-		check(got == c->want, "case %zu '%.*s': persist_read %d, want %d (%s)",
-		      i, (int)len, c->text, got, c->want, err);
+		check(got == c->want, "case %zu '%.*s': persist_read %d, want %d (%s)", i, (int)len,
+		      c->text, got, c->want, err);
 		if (c->want == 1)
-			check(wall == c->wall_ns, "case %zu: %lld, want %lld", i,
-			      (long long)wall, (long long)c->wall_ns);
+			check(wall == c->wall_ns, "case %zu: %lld, want %lld", i, (long long)wall,
+			      (long long)c->wall_ns);
 		else
-			check(strstr(err, "corrupt") && strstr(err, path),
-			      "case %zu: message '%s'", i, err);
+			check(strstr(err, "corrupt") && strstr(err, path), "case %zu: message '%s'",
+			      i, err);
 		/* A corrupt file is left as it is. */
 		stat(path, &st1);
+		/* clang-format off */
 		check(st0.st_ino == st1.st_ino && st0.st_size == st1.st_size &&
 		      get_file(path, after, sizeof after) == (ssize_t)(len < 127 ? len : 127) &&
 		      memcmp(before, after, len < 127 ? len : 127) == 0,
 		      "case %zu: the file changed", i);
+		/* clang-format on */
 	}
 }
 
 /* What persist_write writes, persist_read reads back exactly. */
 static void test_round_trip(void)
 {
-	const int64_t values[] = { 0, 1, 999999999, NSEC_PER_SEC, INT64_C(1796292001000123456),
-				   INT64_MAX };
+	const int64_t values[] = {
+		0, 1, 999999999, NSEC_PER_SEC, INT64_C(1796292001000123456), INT64_MAX
+	};
 	const char *path = harness_path("round");
 	char err[512], text[64];
 
@@ -176,14 +179,14 @@ static void test_round_trip(void)
 		int r = persist_read(path, &back, err, sizeof err);
 
 		check(w == 0 && r == 1 && back == values[i],
-		      "round trip of %lld: write %d, read %d, %lld (%s)",
-		      (long long)values[i], w, r, (long long)back, err);
+		      "round trip of %lld: write %d, read %d, %lld (%s)", (long long)values[i], w,
+		      r, (long long)back, err);
 	}
 	persist_write(path, INT64_C(1796292001000123456), err, sizeof err);
 	get_file(path, text, sizeof text);
 	check(strcmp(text, "1796292001.000123456\n") == 0, "file text '%s'", text);
-	check(strcmp(listing(tmpdir), "round stamp") == 0,
-	      "a temporary was left: %s", listing(tmpdir));
+	check(strcmp(listing(tmpdir), "round stamp") == 0, "a temporary was left: %s",
+	      listing(tmpdir));
 	unlink(path);
 }
 
@@ -203,17 +206,17 @@ static void test_read_not_a_file(void)
 	mkfifo(path, 0644);
 	err[0] = '\0';
 	got = persist_read(path, &wall, err, sizeof err);
-	check(got == -1 && strstr(err, "not a regular file") && strstr(err, path),
-	      "FIFO: %d '%s'", got, err);
+	check(got == -1 && strstr(err, "not a regular file") && strstr(err, path), "FIFO: %d '%s'",
+	      got, err);
 	harness_remove_tree(dir);
 }
 
 /* Checks before arming */
 
 struct check_case {
-	const char *name;    /* below the case directory; "" as it is */
+	const char *name; /* below the case directory; "" as it is */
 	int want;
-	const char *says;    /* in the message */
+	const char *says; /* in the message */
 };
 
 static void make_socket(const char *path)
@@ -285,8 +288,8 @@ static void test_check_path(void)
 		}
 	}
 	/* A name without a directory is in the working directory. */
-	check(persist_check_path("no-such-file-here", err, sizeof err) == 0,
-	      "a bare name: %s", err);
+	check(persist_check_path("no-such-file-here", err, sizeof err) == 0, "a bare name: %s",
+	      err);
 	harness_remove_tree(dir);
 }
 
@@ -294,8 +297,7 @@ static void test_check_path(void)
 
 /* Collects, with inotify, the names created in DIR while persist_write
  * replaces FILE there ROUNDS times. */
-static int created_names(const char *dir, const char *file, int rounds,
-			 char names[][64], int max)
+static int created_names(const char *dir, const char *file, int rounds, char names[][64], int max)
 {
 	char path[600], buf[8192] __attribute__((aligned(8))), err[512];
 	int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK), count = 0;
@@ -336,7 +338,8 @@ static void test_temp_names(void)
 		check(strncmp(names[i], ".tfd.", 5) == 0 && strlen(names[i]) == 17,
 		      "temporary name '%s'", names[i]);
 		check(!strstr(names[i], pid) && !strstr(names[i], "stamp") &&
-		      !strstr(names[i], ".prom"), "predictable name '%s'", names[i]);
+			      !strstr(names[i], ".prom"),
+		      "predictable name '%s'", names[i]);
 		for (int j = 0; j < i; j++)
 			check(strcmp(names[i], names[j]) != 0, "name '%s' twice", names[i]);
 	}
@@ -374,8 +377,8 @@ static void test_planted_symlinks(void)
 	check(get_file(victim, text, sizeof text) == 9 && strcmp(text, "precious\n") == 0,
 	      "the victim was written: '%s'", text);
 	check(lstat(path, &st) == 0 && S_ISREG(st.st_mode), "FILE is not a regular file now");
-	check(get_file(path, text, sizeof text) > 0 &&
-	      strcmp(text, "1796300000.000000000\n") == 0, "FILE holds '%s'", text);
+	check(get_file(path, text, sizeof text) > 0 && strcmp(text, "1796300000.000000000\n") == 0,
+	      "FILE holds '%s'", text);
 	harness_remove_tree(dir);
 }
 
@@ -442,11 +445,9 @@ static void test_no_descriptors(void)
  * nothing is left mounted if the test dies): full, then read-only. */
 static int private_tmpfs(const char *dir)
 {
-	if (unshare(CLONE_NEWNS) != 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
 	    mount("tmpfs", dir, "tmpfs", 0, "size=4k,mode=0755") != 0) {
-		printf("test_persist: skipped the tmpfs cases: %s (needs root)\n",
-		       strerror(errno));
+		printf("test_persist: skipped the tmpfs cases: %s (needs root)\n", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -469,8 +470,8 @@ static void test_full_and_read_only(void)
 	rc = persist_write(path, INT64_C(1796300001000000000), err, sizeof err);
 	check_failure("full tmpfs", rc, err, "write", path, strerror(ENOSPC));
 	check(strcmp(listing(dir), "stamp") == 0, "left on the full tmpfs: %s", listing(dir));
-	check(get_file(path, text, sizeof text) > 0 &&
-	      strcmp(text, "1796300000.000000000\n") == 0, "the old stamp is gone: '%s'", text);
+	check(get_file(path, text, sizeof text) > 0 && strcmp(text, "1796300000.000000000\n") == 0,
+	      "the old stamp is gone: '%s'", text);
 	/* Room again once the old stamp is gone. */
 	unlink(path);
 	check(persist_write(path, 1, err, sizeof err) == 0, "write after freeing: %s", err);

@@ -72,8 +72,8 @@ static pid_t tick_run(struct runner *r, uint64_t seq, int64_t now, int64_t next_
 	enum tick_action a = runner_tick(r, &t, now, next_run, &start, &what);
 
 	check(a == TICK_RUN && start.kind == RUN_START_RUN && start.run.pid > 0 &&
-	      start.run.seq == seq, "tick %llu: action %d, start %d", (unsigned long long)seq,
-	      (int)a, (int)start.kind);
+		      start.run.seq == seq,
+	      "tick %llu: action %d, start %d", (unsigned long long)seq, (int)a, (int)start.kind);
 	return start.kind == RUN_START_RUN ? start.run.pid : -1;
 }
 
@@ -101,7 +101,8 @@ static void test_start_and_end(void)
 	check(runner_deadline(r) == INT64_MAX, "no timeout, no deadline");
 	check(reap(r, pid, 1500, INT64_MAX, &end, &start) == REAPED_RUN, "its end");
 	check(end.pid == pid && end.seq == 1 && end.status == 3 && end.signal == 0 &&
-	      end.attempt == 1 && end.failed, "status 3, failed: %d %d", end.status, end.failed);
+		      end.attempt == 1 && end.failed,
+	      "status 3, failed: %d %d", end.status, end.failed);
 	check(end.duration_ns == 500, "duration from the now passed in: %lld",
 	      (long long)end.duration_ns);
 	check(start.kind == RUN_START_NONE, "nothing new started");
@@ -128,7 +129,8 @@ static void test_overlap_skip_and_queue(void)
 	check(tick_held(r, 2, 10) == TICK_QUEUE && runner_active(r) == 1, "queued behind it");
 	kill(pid, SIGTERM);
 	reap(r, pid, 20, INT64_MAX, &end, &start);
-	check(start.kind == RUN_START_RUN && start.run.seq == 2, "the queued run starts at the end");
+	check(start.kind == RUN_START_RUN && start.run.seq == 2,
+	      "the queued run starts at the end");
 	next = start.run.pid;
 	kill(next, SIGKILL);
 	reap(r, next, 30, INT64_MAX, &end, &start);
@@ -244,7 +246,8 @@ static void test_shutdown(void)
 static void test_kill_after(void)
 {
 	char *argv[] = { "/bin/sleep", "30", NULL };
-	struct runner_config rc = { .overlap = OVERLAP_SKIP, .timeout_ns = 1000,
+	struct runner_config rc = { .overlap = OVERLAP_SKIP,
+				    .timeout_ns = 1000,
 				    .kill_after_ns = 250 };
 	struct runner *r = runner_with(&rc, argv);
 	struct run_start start;
@@ -265,7 +268,8 @@ static void test_kill_after(void)
 	r = runner_with(&rc, argv);
 	pid = tick_run(r, 1, 0, INT64_MAX);
 	runner_signal_all(r, SIGTERM, 40);
-	check(runner_deadline(r) == 290, "the stop's grace too: %lld", (long long)runner_deadline(r));
+	check(runner_deadline(r) == 290, "the stop's grace too: %lld",
+	      (long long)runner_deadline(r));
 	reap(r, pid, 60, INT64_MAX, &end, &start);
 	runner_free(r);
 }
@@ -335,7 +339,8 @@ static void test_stop(void)
 	check(st.signalled == 0 && !st.queued && st.retry && !st.retry_not_started,
 	      "the retry dropped");
 	check(st.last_try.seq == 5 && st.last_try.attempt == 1 && st.last_try.status == 1 &&
-	      st.last_try.failed, "with try 1's end, failed now");
+		      st.last_try.failed,
+	      "with try 1's end, failed now");
 	check(!runner_busy(r) && runner_deadline(r) == INT64_MAX, "nothing waits");
 	runner_stop(r, 30, &st);
 	check(!st.retry && !st.queued && st.signalled == 0, "a second stop finds nothing");
@@ -379,7 +384,8 @@ static void test_count_end(void)
 	check(m.runs_failure == 0 && m.last_duration_ns == -1, "a retried try counts nothing");
 	runs_count_end(&m, &failed, 200);
 	check(m.runs_failure == 1 && m.last_exit_status == 1 && m.last_duration_ns == 7 &&
-	      m.last_success_ns == 0, "the failed run");
+		      m.last_success_ns == 0,
+	      "the failed run");
 	runs_count_end(&m, &timed, 300);
 	check(m.runs_timeout == 1 && m.last_exit_status == 128 + SIGTERM, "a timeout");
 	runs_count_end(&m, &killed, 400);

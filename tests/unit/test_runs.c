@@ -25,8 +25,11 @@ static const int64_t MS = 1000000;
 static struct run_start failed_start(uint64_t seq, bool retried)
 {
 	return (struct run_start){ .kind = RUN_START_FAILED,
-				   .failure = { .seq = seq, .attempt = 1, .call = "fork",
-						.error = EAGAIN, .retried = retried } };
+				   .failure = { .seq = seq,
+						.attempt = 1,
+						.call = "fork",
+						.error = EAGAIN,
+						.retried = retried } };
 }
 
 static void test_start_failed(void)
@@ -41,7 +44,7 @@ static void test_start_failed(void)
 	      "a failed start that is tried again: a record, not the run's last");
 	check(j->state->metrics.runs_failure == 0, "not counted yet");
 	check(strstr(loopkit_err(k), "s: fork: ") &&
-	      strstr(loopkit_err(k), "run 1 (try 1) did not start, it will be tried again"),
+		      strstr(loopkit_err(k), "run 1 (try 1) did not start, it will be tried again"),
 	      "the error names the job and the call: '%s'", loopkit_err(k));
 	runs_note_start(l, j, &last);
 	check(k->records == 2 && k->finals == 1, "the last try's failure is the run's end");
@@ -50,7 +53,8 @@ static void test_start_failed(void)
 	k->cfg.exit_on_error = true;
 	runs_note_start(l, j, &last);
 	check(l->st.phase == PHASE_SHUTDOWN && l->st.status == 1 && l->st.final &&
-	      status_take_stop(&l->st) == SIGTERM, "-E: status 1, a stop asked of the loop");
+		      status_take_stop(&l->st) == SIGTERM,
+	      "-E: status 1, a stop asked of the loop");
 	loopkit_free(k);
 }
 
@@ -64,8 +68,8 @@ static void test_finish(void)
 	runs_finish(l, once, &e);
 	check(k->records == 1 && k->finals == 1 && k->ends == 1,
 	      "the end is recorded and handed on: %zu %zu %zu", k->records, k->finals, k->ends);
-	check(once->state->metrics.runs_failure == 1 &&
-	      once->state->metrics.last_exit_status == 3, "counted with its status");
+	check(once->state->metrics.runs_failure == 1 && once->state->metrics.last_exit_status == 3,
+	      "counted with its status");
 	check(l->st.status == 3 && !l->st.final && l->st.phase == PHASE_RUNNING,
 	      "a one-shot tfd exits with its run's status: %d", l->st.status);
 	check(strstr(loopkit_err(k), "tfd: run 1 (pid 0) exited with status 3\n") != NULL,
@@ -76,7 +80,8 @@ static void test_finish(void)
 	e.signal = SIGKILL;
 	runs_finish(l, once, &e);
 	check(l->st.status == 128 + SIGKILL && l->st.final && l->st.phase == PHASE_SHUTDOWN &&
-	      status_take_stop(&l->st) == SIGTERM, "-E: its status is tfd's, and tfd stops");
+		      status_take_stop(&l->st) == SIGTERM,
+	      "-E: its status is tfd's, and tfd stops");
 	e.seq = 3;
 	e.signal = 0;
 	e.status = 5;
@@ -162,7 +167,8 @@ static void test_status(void)
 	      "a stop: 128 + SIGINT");
 	status_stop(&s, SIGTERM);
 	check(s.status == 128 + SIGINT && status_take_stop(&s) == SIGTERM &&
-	      status_take_stop(&s) == 0, "a second stop keeps the status, asks once more");
+		      status_take_stop(&s) == 0,
+	      "a second stop keeps the status, asks once more");
 	status_set(&s, 3);
 	status_set(&s, 4);
 	check(s.status == 3 && s.final, "the first fixed status stays");
@@ -172,7 +178,8 @@ static void test_status(void)
 	check(s.status == 6 && !s.final && s.phase == PHASE_RUNNING, "a run's status, the last");
 	status_end(&s, 7);
 	check(s.status == 7 && s.final && s.phase == PHASE_SHUTDOWN &&
-	      status_take_stop(&s) == SIGTERM, "an end: its status, fixed, and SIGTERM");
+		      status_take_stop(&s) == SIGTERM,
+	      "an end: its status, fixed, and SIGTERM");
 	status_end(&s, 8);
 	status_so_far(&s, 9);
 	check(s.status == 7, "after an end no status changes it");

@@ -13,8 +13,10 @@
 
 static struct schedule timer(int64_t first, int64_t interval)
 {
-	return (struct schedule){ .kind = SCHEDULE_TIMER, .clock = CLOCK_MONOTONIC,
-				  .first_ns = first, .interval_ns = interval };
+	return (struct schedule){ .kind = SCHEDULE_TIMER,
+				  .clock = CLOCK_MONOTONIC,
+				  .first_ns = first,
+				  .interval_ns = interval };
 }
 
 static void test_timer_grid(void)
@@ -89,10 +91,8 @@ static void test_after(void)
 	check(schedule_walk_after(&w, 500) == 0 && w.at_ns == 1000 && w.k == 1,
 	      "before the first: the first");
 	check(schedule_walk_after(&w, 1250) == 0 && w.at_ns == 1300 && w.k == 4,
-	      "the grid point after: %lld k %llu", (long long)w.at_ns,
-	      (unsigned long long)w.k);
-	check(schedule_walk_after(&w, 1300) == 0 && w.at_ns == 1400 && w.k == 5,
-	      "strictly after");
+	      "the grid point after: %lld k %llu", (long long)w.at_ns, (unsigned long long)w.k);
+	check(schedule_walk_after(&w, 1300) == 0 && w.at_ns == 1400 && w.k == 5, "strictly after");
 	s = timer(INT64_MAX - 10, 100);
 	schedule_walk_init(&w, &s, 0, INT64_MAX);
 	check(schedule_walk_after(&w, INT64_MAX - 5) != 0, "none past the end of time");
@@ -118,9 +118,10 @@ static void test_calendar(void)
 	      "the first strictly after now");
 	/* Woken five minutes and a half late: the due one and five missed. */
 	check(schedule_walk_pass(&w, base + 6 * min + min / 2, 100, &newest, &more) == 6 && more &&
-	      newest == base + 6 * min && w.at_ns == base + 7 * min, "missed minutes counted");
+		      newest == base + 6 * min && w.at_ns == base + 7 * min,
+	      "missed minutes counted");
 	check(schedule_walk_pass(&w, base + 20 * min, 3, &newest, &more) == 4 &&
-	      newest == base + 10 * min && w.at_ns == base + 11 * min,
+		      newest == base + 10 * min && w.at_ns == base + 11 * min,
 	      "the cap bounds what is enumerated");
 	calendar_free(cal);
 }
@@ -144,12 +145,15 @@ static void test_clock_set_back_cron(void)
 	s.cron = cr;
 	schedule_walk_init(&w, &s, 0, INT64_MAX);
 	check(schedule_walk_first(&w, base + 30 * sec) == 0 && w.at_ns == base + min &&
-	      w.last_ns == INT64_MIN, "the first minute, none passed yet");
+		      w.last_ns == INT64_MIN,
+	      "the first minute, none passed yet");
 	check(schedule_walk_pass(&w, base + min + sec / 20, 100, &newest, &more) == 1 &&
-	      w.last_ns == base + min && w.at_ns == base + 2 * min, "minute 1 passed");
+		      w.last_ns == base + min && w.at_ns == base + 2 * min,
+	      "minute 1 passed");
 	/* Stepped back 66 s, to 00:00:00.05 - 6 s. */
 	check(schedule_walk_clock_set(&w, base + min + sec / 20 - 66 * sec) == 0 &&
-	      w.at_ns == base + 2 * min, "set back: minute 1 does not come again, next %lld s",
+		      w.at_ns == base + 2 * min,
+	      "set back: minute 1 does not come again, next %lld s",
 	      (long long)((w.at_ns - base) / sec));
 	/* Stepped back an hour: still the minute after the last one passed. */
 	check(schedule_walk_clock_set(&w, base - 60 * min) == 0 && w.at_ns == base + 2 * min,
@@ -159,11 +163,12 @@ static void test_clock_set_back_cron(void)
 	check(schedule_walk_clock_set(&w, base + 10 * min + sec) == 0 && w.at_ns == base + 2 * min,
 	      "set forward: the due one stays");
 	check(schedule_walk_pass(&w, base + 10 * min + sec, 100, &newest, &more) == 9 &&
-	      newest == base + 10 * min && w.at_ns == base + 11 * min && w.passed == 10,
+		      newest == base + 10 * min && w.at_ns == base + 11 * min && w.passed == 10,
 	      "set forward: the minutes passed over pass once, together");
 	/* Forward, but not past the next one: nothing changes. */
 	check(schedule_walk_clock_set(&w, base + 10 * min + 30 * sec) == 0 &&
-	      w.at_ns == base + 11 * min, "set forward within the minute");
+		      w.at_ns == base + 11 * min,
+	      "set forward within the minute");
 	cron_free(cr);
 }
 
@@ -180,15 +185,19 @@ static void test_clock_set_back_timer(void)
 	schedule_walk_init(&w, &s, 0, INT64_MAX);
 	schedule_walk_first(&w, base - min);
 	check(schedule_walk_pass(&w, base, 1, &newest, &more) == 1 && w.at_ns == base + min &&
-	      w.k == 2, "T passed");
+		      w.k == 2,
+	      "T passed");
 	check(schedule_walk_clock_set(&w, base - 10 * min) == 0 && w.at_ns == base + min &&
-	      w.k == 2, "set back before T: T does not come again, next %lld, k %llu",
-	      (long long)w.at_ns, (unsigned long long)w.k);
+		      w.k == 2,
+	      "set back before T: T does not come again, next %lld, k %llu", (long long)w.at_ns,
+	      (unsigned long long)w.k);
 	/* Set back within the grid, once T + 3I has passed: T + 4I next. */
 	check(schedule_walk_pass(&w, base + 3 * min, 1, &newest, &more) == 3 &&
-	      w.last_ns == base + 3 * min, "T + I .. T + 3I passed");
+		      w.last_ns == base + 3 * min,
+	      "T + I .. T + 3I passed");
 	check(schedule_walk_clock_set(&w, base + min + min / 2) == 0 && w.at_ns == base + 4 * min &&
-	      w.k == 5, "set back two intervals: next T + 4I");
+		      w.k == 5,
+	      "set back two intervals: next T + 4I");
 	/* A one-shot not yet passed stays where it is. */
 	schedule_walk_init(&w, &once, 0, INT64_MAX);
 	schedule_walk_first(&w, base);

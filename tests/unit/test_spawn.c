@@ -69,15 +69,15 @@ static void test_signal_state(void)
 
 	spawn_note_signals(&noted);
 	check(noted.reset_mask & (UINT64_C(1) << (SIGPIPE - 1)) &&
-	      noted.reset_mask & (UINT64_C(1) << (SIGUSR2 - 1)) &&
-	      !(noted.reset_mask & (UINT64_C(1) << (SIGALRM - 1))),
+		      noted.reset_mask & (UINT64_C(1) << (SIGUSR2 - 1)) &&
+		      !(noted.reset_mask & (UINT64_C(1) << (SIGALRM - 1))),
 	      "spawn_note_signals: mask %llx", (unsigned long long)noted.reset_mask);
 	run_captured(&noted, "/bin/grep", argv, NULL, &c);
 	check(strcmp(c.out, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n") == 0,
 	      "child signal state with noted signals:\n%s", c.out);
 	sigprocmask(SIG_SETMASK, NULL, &after);
 	check(sigismember(&after, SIGCHLD) && sigismember(&after, SIGUSR1) &&
-	      !sigismember(&after, SIGUSR2) && !sigismember(&after, SIGALRM),
+		      !sigismember(&after, SIGUSR2) && !sigismember(&after, SIGALRM),
 	      "spawn_run must leave the caller's signal mask as it was");
 }
 
@@ -85,7 +85,7 @@ static void test_descriptors(void)
 {
 	char *argv[] = { "ls", "/proc/self/fd", NULL };
 	struct capture c;
-	int fd = open("/dev/null", O_RDONLY);   /* deliberately inheritable */
+	int fd = open("/dev/null", O_RDONLY); /* deliberately inheritable */
 
 	dup2(fd, 100);
 	run_captured(&plain_target, "/bin/ls", argv, NULL, &c);
@@ -100,13 +100,14 @@ static void test_environment_and_arguments(void)
 {
 	char *env_argv[] = { "env", NULL };
 	char *envp[] = { "FOO=bar", "TFD_SEQ=7", NULL };
-	char *sh_argv[] = { "sh", "-c", "printf '%s|' \"$0\" \"$@\"", "zero", "a", "b c", "",
-			    NULL };
+	char *sh_argv[] = {
+		"sh", "-c", "printf '%s|' \"$0\" \"$@\"", "zero", "a", "b c", "", NULL
+	};
 	struct capture c;
 
 	run_captured(&plain_target, "/usr/bin/env", env_argv, envp, &c);
-	check(exited_with(&c, 0) && strcmp(c.out, "FOO=bar\nTFD_SEQ=7\n") == 0,
-	      "env saw:\n%s", c.out);
+	check(exited_with(&c, 0) && strcmp(c.out, "FOO=bar\nTFD_SEQ=7\n") == 0, "env saw:\n%s",
+	      c.out);
 	run_captured(&plain_target, "/bin/sh", sh_argv, NULL, &c);
 	check(strcmp(c.out, "zero|a|b c||") == 0, "arguments seen: '%s'", c.out);
 }
@@ -148,7 +149,7 @@ static void test_script_without_shebang(void)
 	char *no_args[] = { NULL };
 	char script[300], want[400];
 	struct capture c;
-	size_t many = 30000;   /* more pointers than the child's stack holds */
+	size_t many = 30000; /* more pointers than the child's stack holds */
 	char **long_argv = calloc(many + 1, sizeof *long_argv);
 
 	snprintf(script, sizeof script, "%s/no-shebang", scratch);
@@ -227,8 +228,8 @@ static void plain_runs(int err)
 /* Timing, on request */
 
 /* src/run/spawn.h shadows the C library's <spawn.h> on our include path. */
-extern int posix_spawn(pid_t *pid, const char *path, const void *file_actions,
-		       const void *attr, char *const argv[], char *const envp[]);
+extern int posix_spawn(pid_t *pid, const char *path, const void *file_actions, const void *attr,
+		       char *const argv[], char *const envp[]);
 
 static int64_t time_runs(int how, int n)
 {

@@ -44,8 +44,8 @@ static void expect_cgroup_error(const char *dir, int want_status, const char *wa
 	int rc = spawn_open_cgroup(&t, dir, &status, err, sizeof err);
 
 	check(rc == -1 && status == want_status && strcmp(err, want) == 0,
-	      "spawn_open_cgroup('%s') = %d, status %d, '%s'; want '%s'", dir, rc,
-	      status, err, want);
+	      "spawn_open_cgroup('%s') = %d, status %d, '%s'; want '%s'", dir, rc, status, err,
+	      want);
 	check(t.cgroup_fd == -1, "failed spawn_open_cgroup leaves the target alone");
 }
 
@@ -56,8 +56,7 @@ static void test_cgroup_errors(void)
 	snprintf(file, sizeof file, "%s/garbage", scratch);
 	write_file(file, "not a directory\n", 0644);
 	expect_cgroup_error("/tmp", 2, "--cgroup '/tmp': not a cgroup v2 directory");
-	expect_cgroup_error("/nonexistent/cg", 2,
-			    "--cgroup '/nonexistent/cg': no such directory");
+	expect_cgroup_error("/nonexistent/cg", 2, "--cgroup '/nonexistent/cg': no such directory");
 	{
 		char want[256];
 
@@ -98,8 +97,10 @@ static void check_cgroup_refused_to_nobody(const char *dir)
 
 		if (setgid(65534) < 0 || setuid(65534) < 0)
 			_exit(3);
+		/* clang-format off */
 		_exit(spawn_open_cgroup(&t, dir, &st, err, sizeof err) == -1 && st == 2 &&
 		      strstr(err, "permission denied") ? 0 : 1);
+		/* clang-format on */
 	}
 	waitpid(pid, &status, 0);
 	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
@@ -173,15 +174,15 @@ static void expect_join_error(const char *text, int want_status, const char *wan
 
 	snprintf(want, sizeof want, "--join '%s': %s", text, want_why);
 	check(rc == -1 && status == want_status && strcmp(err, want) == 0,
-	      "spawn_open_join('%s') = %d, status %d, '%s'; want '%s'", text, rc,
-	      status, err, want);
+	      "spawn_open_join('%s') = %d, status %d, '%s'; want '%s'", text, rc, status, err,
+	      want);
 	check(t.join_pidfd == -1, "failed spawn_open_join leaves the target alone");
 }
 
 static void test_join_errors(void)
 {
-	static const char *bad[] = { "abc", "0", "-5", "+5", "12x", "", " 12",
-				     "99999999999", "2147483648" };
+	static const char *bad[] = { "abc", "0",   "-5",          "+5",        "12x",
+				     "",    " 12", "99999999999", "2147483648" };
 	struct spawn_target t = plain_target;
 	char self[32], err[256] = "";
 	char *exit42[] = { "sh", "-c", "exit 42", NULL };
@@ -198,12 +199,11 @@ static void test_join_errors(void)
 
 	/* Joining ourselves enters nothing and still runs. */
 	snprintf(self, sizeof self, "%d", (int)getpid());
-	check(spawn_open_join(&t, self, &status, err, sizeof err) == 0,
-	      "spawn_open_join(self): %s", err);
+	check(spawn_open_join(&t, self, &status, err, sizeof err) == 0, "spawn_open_join(self): %s",
+	      err);
 	check(t.join_pidfd >= 0 && t.join_nstypes == 0 &&
-	      (fcntl(t.join_pidfd, F_GETFD) & FD_CLOEXEC),
-	      "join self: pidfd %d (close-on-exec), nstypes %#x", t.join_pidfd,
-	      t.join_nstypes);
+		      (fcntl(t.join_pidfd, F_GETFD) & FD_CLOEXEC),
+	      "join self: pidfd %d (close-on-exec), nstypes %#x", t.join_pidfd, t.join_nstypes);
 	run_captured(&t, "/bin/sh", exit42, NULL, &c);
 	check(exited_with(&c, 42), "run joined to self: %#x", c.status);
 	spawn_target_close(&t);
@@ -213,8 +213,8 @@ static void test_join_errors(void)
  * join is written to a pipe once it is ready. With PIDNS the helper is the
  * init of a new PID namespace, forked from a process that unshared it. */
 struct helper {
-	pid_t outer;    /* what we reap */
-	pid_t target;   /* what we join */
+	pid_t outer;  /* what we reap */
+	pid_t target; /* what we join */
 };
 
 static int fork_helper(struct helper *h, int flags, const char *hostname)
@@ -306,8 +306,7 @@ static void check_cgroup_with_join(struct spawn_target *t, const char *want)
 	if (open_join(&joined, h.target) == 0) {
 		joined.cgroup_fd = t->cgroup_fd;
 		run_captured(&joined, "/bin/sh", both, NULL, &c);
-		check(exited_with(&c, 0) && strstr(c.out, want) &&
-		      strstr(c.out, "\ntfd-cg-join\n"),
+		check(exited_with(&c, 0) && strstr(c.out, want) && strstr(c.out, "\ntfd-cg-join\n"),
 		      "--cgroup with --join: %#x\n%s", c.status, c.out);
 		close(joined.join_pidfd);
 	}
@@ -333,8 +332,8 @@ static void test_join_uts_net(void)
 	if (start_helper(&h, CLONE_NEWUTS | CLONE_NEWNET, "tfd-join-test") < 0)
 		return;
 	if (open_join(&t, h.target) == 0) {
-		check(t.join_nstypes == (CLONE_NEWUTS | CLONE_NEWNET),
-		      "nstypes %#x, want uts|net", t.join_nstypes);
+		check(t.join_nstypes == (CLONE_NEWUTS | CLONE_NEWNET), "nstypes %#x, want uts|net",
+		      t.join_nstypes);
 		run_captured(&t, "/bin/hostname", hostname, NULL, &c);
 		check(exited_with(&c, 0) && strcmp(c.out, "tfd-join-test\n") == 0,
 		      "joined hostname: '%s'", c.out);
@@ -348,8 +347,8 @@ static void test_join_uts_net(void)
 
 		pid = spawn_run(&t, NULL, "/bin/sleep", sleeper, environ, &what);
 		check(pid > 0 && getpgid(pid) == pid,
-		      "forked run leads its group at once: pgid %d pid %d",
-		      (int)getpgid(pid), (int)pid);
+		      "forked run leads its group at once: pgid %d pid %d", (int)getpgid(pid),
+		      (int)pid);
 		status = end_run(pid, SIGTERM, 1);
 		check(killed_by(status, SIGTERM), "joined group SIGTERM: %#x", status);
 	}
@@ -358,7 +357,7 @@ static void test_join_uts_net(void)
 	if (t.join_pidfd >= 0) {
 		run_captured(&t, "/bin/hostname", hostname, NULL, &c);
 		check(exited_with(&c, 125) &&
-		      strcmp(c.err, "tfd: setns (--join): No such process\n") == 0,
+			      strcmp(c.err, "tfd: setns (--join): No such process\n") == 0,
 		      "join a dead process: %#x '%s'", c.status, c.err);
 	}
 	spawn_target_close(&t);
@@ -388,7 +387,8 @@ static void test_join_pid_namespace(void)
 {
 	char *ids[] = { "sh", "-c",
 			"while read k v; do [ \"$k\" = NSpid: ] && echo \"$v\"; done "
-			"</proc/self/status; hostname", NULL };
+			"</proc/self/status; hostname",
+			NULL };
 	char *exit42[] = { "sh", "-c", "exit 42", NULL };
 	char *term[] = { "sh", "-c", "kill -TERM $$", NULL };
 	char *segv[] = { "sh", "-c", "kill -SEGV $$", NULL };
@@ -411,7 +411,7 @@ static void test_join_pid_namespace(void)
 	      t.join_nstypes);
 	run_captured(&t, "/bin/sh", ids, NULL, &c);
 	check(exited_with(&c, 0) && sscanf(c.out, "%d %d %63s", &outer, &inner, host) == 3 &&
-	      outer != inner && inner > 1 && strcmp(host, "tfd-pidns") == 0,
+		      outer != inner && inner > 1 && strcmp(host, "tfd-pidns") == 0,
 	      "run inside the PID namespace: %#x '%s'", c.status, c.out);
 	check(outer != c.pid, "the command is the relay's child, not the relay");
 	test_io(&t, "joined pid namespace", 0);
@@ -449,8 +449,10 @@ static void test_join_refused_to_nobody(void)
 
 		if (setgid(65534) < 0 || setuid(65534) < 0)
 			_exit(3);
+		/* clang-format off */
 		_exit(spawn_open_join(&t, "1", &st, err, sizeof err) == -1 && st == 2 &&
 		      strcmp(err, "--join '1': permission denied") == 0 ? 0 : 1);
+		/* clang-format on */
 	}
 	waitpid(pid, &status, 0);
 	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
@@ -481,8 +483,8 @@ static void check_cgroup_needs_clone3(int err)
 
 	if (geteuid() != 0 || !find_cgroup2(mnt, sizeof mnt))
 		return;
-	check(spawn_open_cgroup(&t, mnt, &status, err_text, sizeof err_text) == -1 &&
-	      status == 1 && strstr(err_text, err == EPERM ? "not permitted" : "not available"),
+	check(spawn_open_cgroup(&t, mnt, &status, err_text, sizeof err_text) == -1 && status == 1 &&
+		      strstr(err_text, err == EPERM ? "not permitted" : "not available"),
 	      "--cgroup without clone3 (%s): status %d '%s'", strerror(err), status, err_text);
 }
 

@@ -23,24 +23,23 @@
 #define MAX_SHOWN 8
 
 /* Instants of a few landmarks. */
-#define T_1678 (-9223372036LL)   /* the earliest int64 ns instant, in s */
+#define T_1678 (-9223372036LL) /* the earliest int64 ns instant, in s */
 #define T_1900 (-2208988800LL)
-#define T_1970 (2 * DAY)          /* glibc reads TZ strings as 1970 before */
+#define T_1970 (2 * DAY) /* glibc reads TZ strings as 1970 before */
 #define T_2007 1167609600LL
 #define T_2100 4102444800LL
 #define T_2500 16725225600LL
 #define T_9600 240779520000LL
-#define T_9999 253402300799LL    /* 9999-12-31 23:59:59 UTC */
+#define T_9999 253402300799LL /* 9999-12-31 23:59:59 UTC */
 
 #define DEFAULT_ZONEINFO "/usr/share/zoneinfo"
 
-static int shown;           /* failures printed for the current zone */
+static int shown; /* failures printed for the current zone */
 
 /* Like tally_check, but formats only failures (most checks pass, and there
  * are millions) and prints only the first few of a zone so a broken zone
  * does not flood the output. */
-static void fail(int line, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void fail(int line, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void fail(int line, const char *fmt, ...)
 {
@@ -57,12 +56,12 @@ static void fail(int line, const char *fmt, ...)
 	tally_check(&tally, 0, __FILE__, line, "%s", msg);
 }
 
-#define check_at(ok, line, ...)                                         \
-	do {                                                            \
-		if (ok)                                                 \
-			tally.passed++;                                 \
-		else                                                    \
-			fail(line, __VA_ARGS__);                        \
+#define check_at(ok, line, ...) \
+	do { \
+		if (ok) \
+			tally.passed++; \
+		else \
+			fail(line, __VA_ARGS__); \
 	} while (0)
 
 /* The glibc oracle */
@@ -129,10 +128,9 @@ static void check_abbrs(const char *name, const struct tz *zone, int64_t t)
 		return;
 	tz_abbrs_at(zone, t, &std, &dst);
 	check_at(tzname[0] && tzname[1] && strcmp(std, tzname[0]) == 0 &&
-	      strcmp(dst, tzname[1]) == 0, __LINE__,
-	      "%s: names at %lld %s/%s, glibc %s/%s", name, (long long)t, std,
-	      dst, tzname[0] ? tzname[0] : "(null)",
-	      tzname[1] ? tzname[1] : "(null)");
+			 strcmp(dst, tzname[1]) == 0,
+		 __LINE__, "%s: names at %lld %s/%s, glibc %s/%s", name, (long long)t, std, dst,
+		 tzname[0] ? tzname[0] : "(null)", tzname[1] ? tzname[1] : "(null)");
 }
 
 /* The last instant in (A, B] whose glibc or our state differs from A's is
@@ -156,8 +154,7 @@ static int64_t bisect_change(const struct tz *zone, int64_t a, int64_t b, int ou
 /* The instants glibc's offsets map to wall time LOCAL: every L - o that
  * keeps offset o, for the offsets seen near L. Returns how many (up to 8),
  * sorted. */
-static int glibc_instants(int64_t local, const long *extra, int nextra,
-			  int64_t out[8])
+static int glibc_instants(int64_t local, const long *extra, int nextra, int64_t out[8])
 {
 	long offs[8];
 	int noffs = 0, n = 0;
@@ -193,8 +190,8 @@ static int glibc_instants(int64_t local, const long *extra, int nextra,
 /* Compares tz_local_to_utc at LOCAL with what glibc's offsets imply. When
  * a transition T from offset OB to OA is known nearby, a gap is checked
  * exactly: out[0] = LOCAL - OB, out[1] = T. */
-static void check_local(const char *name, const struct tz *zone, int64_t local,
-			int have_t, int64_t T, long ob, long oa)
+static void check_local(const char *name, const struct tz *zone, int64_t local, int have_t,
+			int64_t T, long ob, long oa)
 {
 	int64_t want[8], got[2] = { 0, 0 };
 	long extra[2] = { ob, oa };
@@ -206,22 +203,20 @@ static void check_local(const char *name, const struct tz *zone, int64_t local,
 		nwant = 2;
 	}
 	if (nwant > 0) {
-		check_at(n == nwant && got[0] == want[0] &&
-		      (n == 1 || got[1] == want[1]), __LINE__,
-		      "%s: local %lld: got %d [%lld %lld], want %d [%lld %lld]",
-		      name, (long long)local, n, (long long)got[0],
-		      (long long)got[1], nwant, (long long)want[0],
-		      (long long)want[1]);
+		check_at(n == nwant && got[0] == want[0] && (n == 1 || got[1] == want[1]), __LINE__,
+			 "%s: local %lld: got %d [%lld %lld], want %d [%lld %lld]", name,
+			 (long long)local, n, (long long)got[0], (long long)got[1], nwant,
+			 (long long)want[0], (long long)want[1]);
 		return;
 	}
 	if (have_t && local >= T + ob && local < T + oa)
 		check_at(n == 0 && got[0] == local - ob && got[1] == T, __LINE__,
-		      "%s: gap local %lld: got %d [%lld %lld], want 0 [%lld %lld]",
-		      name, (long long)local, n, (long long)got[0],
-		      (long long)got[1], (long long)(local - ob), (long long)T);
+			 "%s: gap local %lld: got %d [%lld %lld], want 0 [%lld %lld]", name,
+			 (long long)local, n, (long long)got[0], (long long)got[1],
+			 (long long)(local - ob), (long long)T);
 	else
-		check_at(n == 0, __LINE__, "%s: local %lld: got %d, want a gap",
-		      name, (long long)local, n);
+		check_at(n == 0, __LINE__, "%s: local %lld: got %d, want a gap", name,
+			 (long long)local, n);
 }
 
 /* Checks one transition at T (the first instant of the new state) found by
@@ -231,15 +226,16 @@ static void check_transition(const char *name, const struct tz *zone, int64_t T)
 {
 	struct state before = glibc_state(T - 1), after = glibc_state(T);
 	long ob = before.off, oa = after.off;
-	int64_t locals[6] = { T + ob - 1, T + ob, T + oa - 1, T + oa,
-			      T + (ob + oa) / 2, T + ob + 1 };
+	int64_t locals[6] = {
+		T + ob - 1, T + ob, T + oa - 1, T + oa, T + (ob + oa) / 2, T + ob + 1
+	};
 
 	check_at(same_state(our_state(zone, T - 1), before) &&
-	      same_state(our_state(zone, T), after), __LINE__,
-	      "%s: transition at %lld: ours %ld/%d -> %ld/%d, glibc %ld/%d -> %ld/%d",
-	      name, (long long)T, our_state(zone, T - 1).off,
-	      our_state(zone, T - 1).isdst, our_state(zone, T).off,
-	      our_state(zone, T).isdst, ob, before.isdst, oa, after.isdst);
+			 same_state(our_state(zone, T), after),
+		 __LINE__, "%s: transition at %lld: ours %ld/%d -> %ld/%d, glibc %ld/%d -> %ld/%d",
+		 name, (long long)T, our_state(zone, T - 1).off, our_state(zone, T - 1).isdst,
+		 our_state(zone, T).off, our_state(zone, T).isdst, ob, before.isdst, oa,
+		 after.isdst);
 	if (ob == oa)
 		return;
 	for (int i = 0; i < 6; i++)
@@ -258,15 +254,14 @@ static void check_mktime(const char *name, const struct tz *zone, int64_t t)
 	if (tz_local_to_utc(zone, t + tm.tm_gmtoff, out) != 1)
 		return;
 	tm.tm_isdst = -1;
-	check_at((int64_t)mktime(&tm) == out[0], __LINE__,
-	      "%s: mktime disagrees at %lld: %lld", name, (long long)t,
-	      (long long)out[0]);
+	check_at((int64_t)mktime(&tm) == out[0], __LINE__, "%s: mktime disagrees at %lld: %lld",
+		 name, (long long)t, (long long)out[0]);
 }
 
 struct sweep {
 	int64_t from, to, step;
-	int local_every;        /* check wall-time mapping every Nth sample */
-	int transition_every;   /* check every Nth change to the second */
+	int local_every;      /* check wall-time mapping every Nth sample */
+	int transition_every; /* check every Nth change to the second */
 };
 
 /* Samples [FROM, TO] every STEP seconds; where either side changes between
@@ -284,15 +279,14 @@ static void sweep_zone(const char *name, const struct tz *zone, struct sweep sw)
 		int o_changed = !same_state(o, o_prev);
 
 		check_abbrs(name, zone, t);
-		check_at(same_state(g, o), __LINE__, "%s: at %lld ours %ld/%d, glibc %ld/%d",
-		      name, (long long)t, o.off, o.isdst, g.off, g.isdst);
+		check_at(same_state(g, o), __LINE__, "%s: at %lld ours %ld/%d, glibc %ld/%d", name,
+			 (long long)t, o.off, o.isdst, g.off, g.isdst);
 		if (n % sw.local_every == 0)
 			check_local(name, zone, t + g.off, 0, 0, 0, 0);
 		if (n % (4 * sw.local_every) == 0)
 			check_mktime(name, zone, t);
 		if ((g_changed || o_changed) && changes++ % sw.transition_every == 0)
-			check_transition(name, zone,
-					 bisect_change(zone, prev, t, !g_changed));
+			check_transition(name, zone, bisect_change(zone, prev, t, !g_changed));
 		prev = t;
 		g_prev = g;
 		o_prev = o;
@@ -318,11 +312,12 @@ static void compare_with_glibc(const char *name, int far, int64_t from)
 		return;
 	use_glibc_zone(name);
 	check_at(strcmp(tz_std_abbr(zone), tzname[0]) == 0 &&
-	      strcmp(tz_dst_abbr(zone), tzname[1]) == 0, __LINE__,
-	      "%s: names %s/%s, glibc %s/%s", name, tz_std_abbr(zone),
-	      tz_dst_abbr(zone), tzname[0], tzname[1]);
+			 strcmp(tz_dst_abbr(zone), tzname[1]) == 0,
+		 __LINE__, "%s: names %s/%s, glibc %s/%s", name, tz_std_abbr(zone),
+		 tz_dst_abbr(zone), tzname[0], tzname[1]);
 	if (from < T_1900)
-		sweep_zone(name, zone, (struct sweep){ from, T_1900, 61 * DAY + 7 * HOUR + 13, 4, 1 });
+		sweep_zone(name, zone,
+			   (struct sweep){ from, T_1900, 61 * DAY + 7 * HOUR + 13, 4, 1 });
 	sweep_zone(name, zone, (struct sweep){ max64(from, T_1900), T_2100, 5 * DAY + 3661, 8, 1 });
 	if (far) {
 		sweep_zone(name, zone, (struct sweep){ T_2100, T_2500, 23 * DAY + 3607, 8, 8 });
@@ -357,8 +352,8 @@ static void test_month_13(void)
 	if (!zone)
 		return;
 	check_at(strcmp(tz_std_abbr(zone), "EST") == 0 && strcmp(tz_dst_abbr(zone), "EDT") == 0 &&
-	      strcmp(tzname[0], "EST") == 0, __LINE__, "names %s/%s",
-	      tz_std_abbr(zone), tz_dst_abbr(zone));
+			 strcmp(tzname[0], "EST") == 0,
+		 __LINE__, "names %s/%s", tz_std_abbr(zone), tz_dst_abbr(zone));
 	for (int64_t t = T_1970; t < T_2100; t += 5 * DAY + 3661) {
 		time_t tt = (time_t)t;
 		struct tm utc;
@@ -367,9 +362,9 @@ static void test_month_13(void)
 		if (utc.tm_yday == 0 && utc.tm_hour < 4)
 			continue;
 		check_at(same_state(our_state(zone, t), glibc_state(t)) &&
-		      our_state(zone, t).off == -5 * HOUR, __LINE__,
-		      "%s at %lld: %ld, glibc %ld", name, (long long)t,
-		      our_state(zone, t).off, glibc_state(t).off);
+				 our_state(zone, t).off == -5 * HOUR,
+			 __LINE__, "%s at %lld: %ld, glibc %ld", name, (long long)t,
+			 our_state(zone, t).off, glibc_state(t).off);
 	}
 	tz_free(zone);
 	/* No start date read: both changes are the zeroed rule, an hour of
@@ -383,12 +378,12 @@ static void test_month_13(void)
 			continue;
 		for (int64_t t = T_1970; t < T_2100; t += 5 * DAY + 3661)
 			check_at(same_state(our_state(zone, t), glibc_state(t)), __LINE__,
-			      "%s at %lld: %ld, glibc %ld", name, (long long)t,
-			      our_state(zone, t).off, glibc_state(t).off);
+				 "%s at %lld: %ld, glibc %ld", name, (long long)t,
+				 our_state(zone, t).off, glibc_state(t).off);
 		for (int64_t t = T_2007 - HOUR; t < T_2007 + 3 * HOUR; t += 61)
 			check_at(same_state(our_state(zone, t), glibc_state(t)), __LINE__,
-			      "%s at %lld: %ld, glibc %ld", name, (long long)t,
-			      our_state(zone, t).off, glibc_state(t).off);
+				 "%s at %lld: %ld, glibc %ld", name, (long long)t,
+				 our_state(zone, t).off, glibc_state(t).off);
 		tz_free(zone);
 	}
 }
@@ -396,28 +391,57 @@ static void test_month_13(void)
 static void test_against_glibc(void)
 {
 	static const char *const zones[] = {
-		"UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe",
-		"Asia/Kolkata", "Pacific/Apia", "America/Sao_Paulo",
-		"Europe/Dublin", "Antarctica/Troll", "Asia/Tehran",
-		"Europe/London", "America/St_Johns", "Africa/Casablanca",
-		"America/Nuuk", "Pacific/Kiritimati", "Pacific/Chatham",
-		"Asia/Kathmandu", "America/Santiago", "EST5EDT", "Etc/GMT+5",
-		":Europe/Paris", "/usr/share/zoneinfo/Asia/Tokyo",
+		"UTC",
+		"Europe/Berlin",
+		"America/New_York",
+		"Australia/Lord_Howe",
+		"Asia/Kolkata",
+		"Pacific/Apia",
+		"America/Sao_Paulo",
+		"Europe/Dublin",
+		"Antarctica/Troll",
+		"Asia/Tehran",
+		"Europe/London",
+		"America/St_Johns",
+		"Africa/Casablanca",
+		"America/Nuuk",
+		"Pacific/Kiritimati",
+		"Pacific/Chatham",
+		"Asia/Kathmandu",
+		"America/Santiago",
+		"EST5EDT",
+		"Etc/GMT+5",
+		":Europe/Paris",
+		"/usr/share/zoneinfo/Asia/Tokyo",
 	};
 	static const char *const strings[] = {
-		"UTC0", "EST5EDT,M3.2.0,M11.1.0", "CET-1CEST,M3.5.0,M10.5.0/3",
-		"<+03>-3", "<-0330>3:30", "AEST-10AEDT,M10.1.0,M4.1.0/3",
-		"NZST-12NZDT,M9.5.0,M4.1.0/3", "<-03>3<-02>,M3.5.0/-2,M10.5.0/-1",
-		"IST-2IDT,M3.4.4/26,M10.5.0", "<+0330>-3:30<+0430>,J79/24,J263/24",
-		"ABC-1DEF,59/2,300/3", "ABC-1DEF-3,J60/1:30:15,J300",
-		"GMT0IST,M3.5.0/1,M10.5.0", "<+13>-13<+14>,M9.5.0/3,M4.1.0/4",
+		"UTC0",
+		"EST5EDT,M3.2.0,M11.1.0",
+		"CET-1CEST,M3.5.0,M10.5.0/3",
+		"<+03>-3",
+		"<-0330>3:30",
+		"AEST-10AEDT,M10.1.0,M4.1.0/3",
+		"NZST-12NZDT,M9.5.0,M4.1.0/3",
+		"<-03>3<-02>,M3.5.0/-2,M10.5.0/-1",
+		"IST-2IDT,M3.4.4/26,M10.5.0",
+		"<+0330>-3:30<+0430>,J79/24,J263/24",
+		"ABC-1DEF,59/2,300/3",
+		"ABC-1DEF-3,J60/1:30:15,J300",
+		"GMT0IST,M3.5.0/1,M10.5.0",
+		"<+13>-13<+14>,M9.5.0/3,M4.1.0/4",
 		/* Bad rules that glibc reads anyway (issue 11 item 18): a
 		 * date followed by junk counts at 00:00, what is not read is
 		 * glibc's zeroed rule (1 January, 00:00), a missing end date
 		 * is the US one, text after the end is ignored. */
-		"CET-1CEST,M3.5.0", "EST5EDT,M3.2.0,M11.1.0x", "EST5EDT,M3.2.0,",
-		"EST5EDT,M3.2.0/,M11.1.0", "EST5EDT,M3.2.0,garbage",
-		"EST5EDT,M3.2.0x,M11.1.0", "EST5EDT,M3.2.0/", "EST5EDT,M3.2.0/x,M11.1.0", "EST5EDT,J60x",
+		"CET-1CEST,M3.5.0",
+		"EST5EDT,M3.2.0,M11.1.0x",
+		"EST5EDT,M3.2.0,",
+		"EST5EDT,M3.2.0/,M11.1.0",
+		"EST5EDT,M3.2.0,garbage",
+		"EST5EDT,M3.2.0x,M11.1.0",
+		"EST5EDT,M3.2.0/",
+		"EST5EDT,M3.2.0/x,M11.1.0",
+		"EST5EDT,J60x",
 		"EST5EDT,M3.2.0/2,M11.1.0/",
 	};
 	size_t i;
@@ -456,8 +480,7 @@ static void compare_abbrs(const char *name, int64_t from, int64_t to, int64_t st
 
 /* What the timestamp parser relies on, spelled out: the pair changes with
  * the instant, and a kind missing ahead takes the other kind's name. */
-static void expect_abbrs(const char *name, int64_t t, const char *want_std,
-			 const char *want_dst)
+static void expect_abbrs(const char *name, int64_t t, const char *want_std, const char *want_dst)
 {
 	struct tz *zone = tz_load(name, NULL, 0);
 	const char *std = "-", *dst = "-";
@@ -465,8 +488,7 @@ static void expect_abbrs(const char *name, int64_t t, const char *want_std,
 	if (zone)
 		tz_abbrs_at(zone, t, &std, &dst);
 	check_at(strcmp(std, want_std) == 0 && strcmp(dst, want_dst) == 0, __LINE__,
-	      "%s at %lld: %s/%s, want %s/%s", name, (long long)t, std, dst,
-	      want_std, want_dst);
+		 "%s at %lld: %s/%s, want %s/%s", name, (long long)t, std, dst, want_std, want_dst);
 	tz_free(zone);
 }
 
@@ -499,8 +521,7 @@ static void compare_abbrs_tree(const char *dir, const char *rel)
 		    strcmp(e->d_name, "right") == 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		snprintf(name, sizeof(name), "%s%s%s", rel, *rel ? "/" : "",
-			 e->d_name);
+		snprintf(name, sizeof(name), "%s%s%s", rel, *rel ? "/" : "", e->d_name);
 		if (stat(path, &st) != 0)
 			continue;
 		if (S_ISDIR(st.st_mode))
@@ -516,8 +537,8 @@ static void compare_abbrs_tree(const char *dir, const char *rel)
 static void test_abbrs_at(void)
 {
 	static const char *const zones[] = {
-		"Asia/Tokyo", "Asia/Kolkata", "Australia/Lord_Howe",
-		"Europe/Berlin", "America/New_York", "Europe/Dublin",
+		"Asia/Tokyo",      "Asia/Kolkata",      "Australia/Lord_Howe",
+		"Europe/Berlin",   "America/New_York",  "Europe/Dublin",
 		"America/Phoenix", "Africa/Casablanca", "Europe/Moscow",
 	};
 	static const struct {
@@ -573,10 +594,9 @@ static int vector_row(const struct tsv_row *row, void *arg)
 	}
 	local = (int64_t)timegm(&tm);
 	n = tz_local_to_utc(zone, local, got);
-	tally_check(&tally, n == want_n && got[0] == want0 && got[1] == want1,
-		    file, row->line, "%s %s: got %d %lld %lld, want %d %lld %lld",
-		    row->field[0], row->field[1], n, (long long)got[0],
-		    (long long)got[1], want_n, want0, want1);
+	tally_check(&tally, n == want_n && got[0] == want0 && got[1] == want1, file, row->line,
+		    "%s %s: got %d %lld %lld, want %d %lld %lld", row->field[0], row->field[1], n,
+		    (long long)got[0], (long long)got[1], want_n, want0, want1);
 	tz_free(zone);
 	return 0;
 }
@@ -593,7 +613,7 @@ static void test_vectors(const char *dir)
 /* Crafted TZif files */
 
 struct tzif_spec {
-	int version;               /* 1, 2 or 3 */
+	int version; /* 1, 2 or 3 */
 	int ntrans;
 	const int64_t *trans;
 	const unsigned char *idx;
@@ -601,10 +621,10 @@ struct tzif_spec {
 	const int32_t *utoff;
 	const unsigned char *isdst;
 	const unsigned char *abbrind;
-	const char *chars;         /* NUL-separated abbreviations */
+	const char *chars; /* NUL-separated abbreviations */
 	int charcnt;
 	int nleap;
-	const char *footer;        /* v2+: the TZ string between newlines */
+	const char *footer; /* v2+: the TZ string between newlines */
 };
 
 struct buf {
@@ -626,15 +646,14 @@ static void put_be(struct buf *b, uint64_t v, int size)
 
 /* One header and data block; the v1 block of a v2+ file carries no
  * transitions, as zic's slim output does. */
-static void put_block(struct buf *b, const struct tzif_spec *s, int time_size,
-		      int ntrans)
+static void put_block(struct buf *b, const struct tzif_spec *s, int time_size, int ntrans)
 {
 	put(b, "TZif", 4);
 	b->data[b->len++] = s->version == 1 ? 0 : (unsigned char)('0' + s->version);
 	memset(b->data + b->len, 0, 15);
 	b->len += 15;
-	put_be(b, (uint64_t)s->ntypes, 4);      /* isutcnt */
-	put_be(b, (uint64_t)s->ntypes, 4);      /* isstdcnt */
+	put_be(b, (uint64_t)s->ntypes, 4); /* isutcnt */
+	put_be(b, (uint64_t)s->ntypes, 4); /* isstdcnt */
 	put_be(b, (uint64_t)s->nleap, 4);
 	put_be(b, (uint64_t)ntrans, 4);
 	put_be(b, (uint64_t)s->ntypes, 4);
@@ -695,14 +714,13 @@ static const char *write_tzif(const char *name, const struct tzif_spec *s)
 	return write_file(name, b.data, b.len);
 }
 
-static void expect_offset(const char *what, const struct tz *zone, int64_t t,
-			  long off, int isdst)
+static void expect_offset(const char *what, const struct tz *zone, int64_t t, long off, int isdst)
 {
 	struct state st = our_state(zone, t);
 
 	check_at(st.off == off && st.isdst == isdst, __LINE__,
-	      "%s: at %lld got %ld/%d, want %ld/%d", what, (long long)t,
-	      st.off, st.isdst, off, isdst);
+		 "%s: at %lld got %ld/%d, want %ld/%d", what, (long long)t, st.off, st.isdst, off,
+		 isdst);
 }
 
 static const int64_t v_trans[] = { -1000000000, 0, 100000000 };
@@ -714,10 +732,12 @@ static const char v_chars[] = "LMT\0AAA\0AAB";
 
 static struct tzif_spec base_spec(int version, const char *footer)
 {
+	/* clang-format off */
 	struct tzif_spec s = {
 		version, 3, v_trans, v_idx, 3, v_utoff, v_isdst, v_abbrind,
 		v_chars, sizeof(v_chars), 0, footer,
 	};
+	/* clang-format on */
 
 	return s;
 }
@@ -765,8 +785,10 @@ static void test_crafted_files(void)
 	{
 		static const int32_t off[] = { -18000 };
 		static const unsigned char dst[] = { 0 }, ind[] = { 0 };
+		/* clang-format off */
 		struct tzif_spec slim = { 3, 0, NULL, NULL, 1, off, dst, ind,
 					  "EST\0EDT", 8, 0, "EST5EDT,M3.2.0,M11.1.0" };
+		/* clang-format on */
 
 		path = write_tzif("slim", &slim);
 		/* glibc names a zone without transitions after its types,
@@ -779,8 +801,9 @@ static void test_crafted_files(void)
 			expect_offset("slim", zone, 1735689600, -18000, 0);
 			expect_offset("slim", zone, -2208988800LL + 180 * DAY, -14400, 1);
 			check_at(strcmp(tz_std_abbr(zone), "EST") == 0 &&
-			      strcmp(tz_dst_abbr(zone), "EST") == 0, __LINE__,
-			      "slim names %s/%s", tz_std_abbr(zone), tz_dst_abbr(zone));
+					 strcmp(tz_dst_abbr(zone), "EST") == 0,
+				 __LINE__, "slim names %s/%s", tz_std_abbr(zone),
+				 tz_dst_abbr(zone));
 		}
 		tz_free(zone);
 	}
@@ -792,8 +815,7 @@ static void test_crafted_files(void)
 		static const unsigned char ix[] = { 1 };
 		static const int32_t off[] = { 7200, 3600 };
 		static const unsigned char dst[] = { 1, 0 }, ind[] = { 0, 4 };
-		struct tzif_spec d = { 2, 1, tr, ix, 2, off, dst, ind,
-				       "DDD\0SSS", 8, 0, "SSS-1" };
+		struct tzif_spec d = { 2, 1, tr, ix, 2, off, dst, ind, "DDD\0SSS", 8, 0, "SSS-1" };
 
 		path = write_tzif("dst0", &d);
 		/* Its names do follow glibc's, which skips type 0 for
@@ -849,7 +871,7 @@ static void expect_unknown(const char *name, const char *want_err)
 	struct tz *zone = tz_load(name, err, sizeof(err));
 
 	check_at(zone == NULL && (!want_err || strcmp(err, want_err) == 0), __LINE__,
-	      "tz_load('%s'): %s, err '%s'", name, zone ? "loaded" : "NULL", err);
+		 "tz_load('%s'): %s, err '%s'", name, zone ? "loaded" : "NULL", err);
 	tz_free(zone);
 }
 
@@ -867,11 +889,24 @@ static void expect_known(const char *name, long off_2025_07, int isdst)
 static void test_names(void)
 {
 	static const char *const bad_strings[] = {
-		"XYZ25", "AB5", "<A>5", "EST5EDT,M3.6.0,M11.1.0", "EST5EDT,M3..0,M11.1.0",
-		"EST5EDT,M3.2.0,M13.1.0", "EST5EDT,M0.1.0,M11.1.0",
-		"EST5EDT,M3.2.7,M11.1.0", "EST5EDT,J0,J365", "EST5EDT,366,1",
-		"EST5EDT,M3.2.0/168,M11.1.0", "EST5:60", "EST5EDT4:00:60,M3.2.0,M11.1.0",
-		"EST+", "<+03-3", "EST 5", "EST5 ", "ESTX",
+		"XYZ25",
+		"AB5",
+		"<A>5",
+		"EST5EDT,M3.6.0,M11.1.0",
+		"EST5EDT,M3..0,M11.1.0",
+		"EST5EDT,M3.2.0,M13.1.0",
+		"EST5EDT,M0.1.0,M11.1.0",
+		"EST5EDT,M3.2.7,M11.1.0",
+		"EST5EDT,J0,J365",
+		"EST5EDT,366,1",
+		"EST5EDT,M3.2.0/168,M11.1.0",
+		"EST5:60",
+		"EST5EDT4:00:60,M3.2.0,M11.1.0",
+		"EST+",
+		"<+03-3",
+		"EST 5",
+		"EST5 ",
+		"ESTX",
 	};
 
 	expect_unknown("Nowhere/Zone", "unknown time zone 'Nowhere/Zone'");
@@ -924,35 +959,36 @@ static void test_process_zone(void)
 	if (zone && etc)
 		for (int64_t t = T_1900; t < T_2100; t += 97 * DAY)
 			check_at(tz_offset_at(zone, t, NULL) == tz_offset_at(etc, t, NULL),
-			      __LINE__, "TZ unset: offset at %lld", (long long)t);
+				 __LINE__, "TZ unset: offset at %lld", (long long)t);
 	tz_free(zone);
 	tz_free(etc);
 
 	use_glibc_zone("");
 	zone = tz_load(NULL, NULL, 0);
 	check_at(zone && strcmp(tz_std_abbr(zone), tzname[0]) == 0 &&
-	      strcmp(tz_dst_abbr(zone), tzname[1]) == 0 &&
-	      tz_offset_at(zone, 1751328000, NULL) == 0, __LINE__,
-	      "TZ='': %s/%s, glibc %s/%s", zone ? tz_std_abbr(zone) : "-",
-	      zone ? tz_dst_abbr(zone) : "-", tzname[0], tzname[1]);
+			 strcmp(tz_dst_abbr(zone), tzname[1]) == 0 &&
+			 tz_offset_at(zone, 1751328000, NULL) == 0,
+		 __LINE__, "TZ='': %s/%s, glibc %s/%s", zone ? tz_std_abbr(zone) : "-",
+		 zone ? tz_dst_abbr(zone) : "-", tzname[0], tzname[1]);
 	tz_free(zone);
 
 	setenv("TZ", ":Asia/Tokyo", 1);
 	zone = tz_load(NULL, NULL, 0);
 	check_at(zone && tz_offset_at(zone, 1751328000, NULL) == 9 * HOUR, __LINE__,
-	      "TZ=:Asia/Tokyo");
+		 "TZ=:Asia/Tokyo");
 	tz_free(zone);
 
 	setenv("TZ", "Bogus/Zone", 1);
 	zone = tz_load(NULL, err, sizeof(err));
-	check_at(!zone && strcmp(err, "unknown time zone 'Bogus/Zone'") == 0,
-	      __LINE__, "TZ=Bogus/Zone: err '%s'", err);
+	check_at(!zone && strcmp(err, "unknown time zone 'Bogus/Zone'") == 0, __LINE__,
+		 "TZ=Bogus/Zone: err '%s'", err);
 	tz_free(zone);
 	unsetenv("TZ");
 
 	zone = tz_load_utc();
 	check_at(tz_offset_at(zone, 0, NULL) == 0 && strcmp(tz_std_abbr(zone), "UTC") == 0 &&
-	      strcmp(tz_dst_abbr(zone), "UTC") == 0, __LINE__, "tz_load_utc");
+			 strcmp(tz_dst_abbr(zone), "UTC") == 0,
+		 __LINE__, "tz_load_utc");
 	tz_free(zone);
 }
 
@@ -967,16 +1003,16 @@ static void test_tzdir_and_cache(void)
 	a = tz_cache_lookup(cache, "Europe/Berlin");
 	b = tz_cache_lookup(cache, "Europe/Berlin");
 	check_at(a && a == b && tz_offset_at(a, 1751328000, NULL) == 2 * HOUR, __LINE__,
-	      "cache: Europe/Berlin twice");
+		 "cache: Europe/Berlin twice");
 	check_at(tz_cache_lookup(cache, "Nowhere/Zone") == NULL &&
-	      tz_cache_lookup(cache, "Nowhere/Zone") == NULL, __LINE__,
-	      "cache: unknown zone");
+			 tz_cache_lookup(cache, "Nowhere/Zone") == NULL,
+		 __LINE__, "cache: unknown zone");
 	check_at(tz_cache_lookup(cache, "CET-1CEST,M3.5.0,M10.5.0/3") == NULL &&
-	      tz_cache_lookup(cache, "/usr/share/zoneinfo/Europe/Berlin") == NULL &&
-	      tz_cache_lookup(cache, "../zoneinfo/UTC") == NULL &&
-	      tz_cache_lookup(cache, "") == NULL &&
-	      tz_cache_lookup(cache, "Mon") == NULL, __LINE__,
-	      "cache: TZ strings, paths and words are not zone names");
+			 tz_cache_lookup(cache, "/usr/share/zoneinfo/Europe/Berlin") == NULL &&
+			 tz_cache_lookup(cache, "../zoneinfo/UTC") == NULL &&
+			 tz_cache_lookup(cache, "") == NULL &&
+			 tz_cache_lookup(cache, "Mon") == NULL,
+		 __LINE__, "cache: TZ strings, paths and words are not zone names");
 	for (int i = 0; i < 100; i++) {
 		char name[32];
 
@@ -984,7 +1020,7 @@ static void test_tzdir_and_cache(void)
 		check_at(tz_cache_lookup(cache, name) == NULL, __LINE__, "cache: %s", name);
 	}
 	check_at(tz_cache_lookup(cache, "Asia/Kolkata") != NULL, __LINE__,
-	      "cache: a zone after many unknown ones");
+		 "cache: a zone after many unknown ones");
 
 	/* TZDIR moves the zone directory; "UTC" works even where it has no
 	 * file of that name. */
@@ -994,12 +1030,12 @@ static void test_tzdir_and_cache(void)
 	setenv("TZDIR", tmpdir, 1);
 	zone = tz_load("Test/Zone", NULL, 0);
 	check_at(zone && tz_offset_at(zone, 1751328000, NULL) == 2 * HOUR, __LINE__,
-	      "TZDIR: Test/Zone");
+		 "TZDIR: Test/Zone");
 	tz_free(zone);
 	expect_unknown("Europe/Berlin", NULL);
 	a = tz_cache_lookup(cache, "UTC");
-	check_at(a && tz_offset_at(a, 1751328000, NULL) == 0 &&
-	      strcmp(tz_std_abbr(a), "UTC") == 0, __LINE__, "cache: UTC without a file");
+	check_at(a && tz_offset_at(a, 1751328000, NULL) == 0 && strcmp(tz_std_abbr(a), "UTC") == 0,
+		 __LINE__, "cache: UTC without a file");
 	check_at(tz_cache_lookup(cache, "Test/Zone") != NULL, __LINE__, "cache: TZDIR");
 	unsetenv("TZDIR");
 	remove(write_file("Test/Zone", "", 0));
@@ -1013,13 +1049,30 @@ static void test_tzdir_and_cache(void)
 static void test_extremes(void)
 {
 	static const char *const names[] = {
-		"UTC", "Europe/Berlin", "Australia/Lord_Howe", "Europe/Dublin",
-		"Asia/Kolkata", "WART4WARST,J1/0,J365/25", "<+13>-13<+14>,M9.5.0/3,M4.1.0/4",
+		"UTC",
+		"Europe/Berlin",
+		"Australia/Lord_Howe",
+		"Europe/Dublin",
+		"Asia/Kolkata",
+		"WART4WARST,J1/0,J365/25",
+		"<+13>-13<+14>,M9.5.0/3,M4.1.0/4",
 	};
 	static const int64_t ts[] = {
-		INT64_MIN, INT64_MIN + 1, INT64_MIN + WINDOW, -(1LL << 62),
-		T_1678 - 1, T_1678, -1, 0, T_9999, T_9999 + 1, 1LL << 62,
-		INT64_MAX - 2 * WINDOW, INT64_MAX - WINDOW, INT64_MAX - 1, INT64_MAX,
+		INT64_MIN,
+		INT64_MIN + 1,
+		INT64_MIN + WINDOW,
+		-(1LL << 62),
+		T_1678 - 1,
+		T_1678,
+		-1,
+		0,
+		T_9999,
+		T_9999 + 1,
+		1LL << 62,
+		INT64_MAX - 2 * WINDOW,
+		INT64_MAX - WINDOW,
+		INT64_MAX - 1,
+		INT64_MAX,
 	};
 	const int64_t cycle = 146097LL * DAY;
 
@@ -1032,22 +1085,24 @@ static void test_extremes(void)
 			int32_t off = tz_offset_at(zone, ts[i], NULL);
 			int n = tz_local_to_utc(zone, ts[i], out);
 
-			check_at(off >= -WINDOW && off <= WINDOW && n >= 0 && n <= 2,
-			      __LINE__, "%s: at %lld off %d n %d", names[z],
-			      (long long)ts[i], off, n);
+			check_at(off >= -WINDOW && off <= WINDOW && n >= 0 && n <= 2, __LINE__,
+				 "%s: at %lld off %d n %d", names[z], (long long)ts[i], off, n);
+			/* clang-format off */
 			for (int k = 0; k < n; k++)
 				check_at(!__builtin_add_overflow(out[k],
 					(int64_t)tz_offset_at(zone, out[k], NULL), &back) &&
 				      back == ts[i], __LINE__, "%s: local %lld maps to %lld",
 				      names[z], (long long)ts[i], (long long)out[k]);
+			/* clang-format on */
 		}
 		if (z >= 1 && z != 4)
 			for (int64_t t = T_2100; t < T_2500; t += 7 * DAY + 3 * HOUR + 1) {
 				int64_t far = t + (INT64_MAX / cycle - 2) * cycle;
-
+				/* clang-format off */
 				check_at(tz_offset_at(zone, t, NULL) == tz_offset_at(zone, t + cycle, NULL) &&
 				      tz_offset_at(zone, t, NULL) == tz_offset_at(zone, far, NULL),
 				      __LINE__, "%s: 400-year period at %lld", names[z], (long long)t);
+				/* clang-format on */
 			}
 		tz_free(zone);
 	}
@@ -1080,9 +1135,9 @@ static void test_speed(void)
 		for (long i = 0; i < n; i++)
 			sum += tz_local_to_utc(zone, 1700000000 + (int64_t)i * 7919, out);
 		t2 = cpu_seconds();
-		check_at(n / (t1 - t0 + 1e-9) > 50000 && n / (t2 - t1 + 1e-9) > 50000,
-		      __LINE__, "%s: %.0f offsets/s, %.0f local maps/s (%lld)",
-		      names[z], n / (t1 - t0), n / (t2 - t1), (long long)sum);
+		check_at(n / (t1 - t0 + 1e-9) > 50000 && n / (t2 - t1 + 1e-9) > 50000, __LINE__,
+			 "%s: %.0f offsets/s, %.0f local maps/s (%lld)", names[z], n / (t1 - t0),
+			 n / (t2 - t1), (long long)sum);
 		tz_free(zone);
 	}
 }
@@ -1100,17 +1155,17 @@ static uint64_t rng(void)
 /* Whatever a zone came from, its answers stay in bounds. */
 static void probe_zone(const char *what, const struct tz *zone)
 {
-	static const int64_t ts[] = { INT64_MIN, T_1678, -1, 0, 1751328000,
-				      T_2100, T_9999, INT64_MAX };
+	static const int64_t ts[] = { INT64_MIN,  T_1678, -1,     0,
+				      1751328000, T_2100, T_9999, INT64_MAX };
 
 	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
 		int64_t out[2];
 		int32_t off = tz_offset_at(zone, ts[i], NULL);
 		int n = tz_local_to_utc(zone, ts[i], out);
 
-		check_at(off >= -WINDOW && off <= WINDOW && n >= 0 && n <= 2 &&
-		      tz_std_abbr(zone) && tz_dst_abbr(zone), __LINE__,
-		      "%s: at %lld off %d n %d", what, (long long)ts[i], off, n);
+		check_at(off >= -WINDOW && off <= WINDOW && n >= 0 && n <= 2 && tz_std_abbr(zone) &&
+				 tz_dst_abbr(zone),
+			 __LINE__, "%s: at %lld off %d n %d", what, (long long)ts[i], off, n);
 	}
 }
 

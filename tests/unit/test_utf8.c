@@ -32,11 +32,11 @@ static void test_lead_bytes(void)
 		else if (c < 0xe0)
 			want = 2;
 		else if (c < 0xf0)
-			want = c == 0xe0 ? -1 : 3;     /* E0 needs A0..BF next */
+			want = c == 0xe0 ? -1 : 3; /* E0 needs A0..BF next */
 		else
-			want = c == 0xf4 ? -1 : 4;     /* F4 needs 80..8F next */
-		check(utf8_sequence(s, 4) == want, "lead 0x%02x: %ld, not %ld",
-		      c, utf8_sequence(s, 4), want);
+			want = c == 0xf4 ? -1 : 4; /* F4 needs 80..8F next */
+		check(utf8_sequence(s, 4) == want, "lead 0x%02x: %ld, not %ld", c,
+		      utf8_sequence(s, 4), want);
 	}
 }
 
@@ -83,11 +83,13 @@ static void test_shown_as(void)
 {
 	static const char shown[] = "a" UTF8_REPLACEMENT "b";
 
+	/* clang-format off */
 	check(utf8_shown_as("a\xff" "b", 3, shown, sizeof shown - 1), "one bad byte");
 	check(utf8_shown_as("a\xe2\x82" "b", 4, shown, sizeof shown - 1),
 	      "a cut sequence is one U+FFFD");
 	check(!utf8_shown_as("a\xff\xff" "b", 4, shown, sizeof shown - 1),
 	      "two bad bytes are two U+FFFD");
+	/* clang-format on */
 	check(utf8_shown_as("a\xc3\xa9", 3, "a\xc3\xa9", 3), "valid text is itself");
 	check(!utf8_shown_as("a\xc3\xa9", 3, "a\xc3\xa9x", 4), "a longer text is not it");
 	check(!utf8_shown_as("ab", 2, "a", 1), "a shorter text is not it");

@@ -19,12 +19,14 @@ static void unescape(char *s)
 		}
 		s++;
 		switch (*s) {
+		/* clang-format off */
 		case 't': *out++ = '\t'; break;
 		case 'n': *out++ = '\n'; break;
 		case 'r': *out++ = '\r'; break;
 		case '\\': *out++ = '\\'; break;
 		default: *out++ = '\\'; *out++ = *s; break;
 		}
+		/* clang-format on */
 	}
 	*out = '\0';
 }
@@ -41,8 +43,8 @@ static void split_fields(char *line, struct tsv_row *row)
 	}
 }
 
-int tsv_each(const char *path, int input_field,
-	     int (*row_fn)(const struct tsv_row *row, void *arg), void *arg)
+int tsv_each(const char *path, int input_field, int (*row_fn)(const struct tsv_row *row, void *arg),
+	     void *arg)
 {
 	FILE *f = fopen(path, "re");
 	char *line = NULL;
