@@ -19,8 +19,7 @@ const char *cronfile_system_mode_why(mode_t mode, uid_t uid, char *buf, size_t l
 	return NULL;
 }
 
-const char *cronfile_system_why(const char *path, const struct stat *st, char *buf,
-				size_t len)
+const char *cronfile_system_why(const char *path, const struct stat *st, char *buf, size_t len)
 {
 	struct stat link;
 
@@ -33,8 +32,8 @@ const char *cronfile_system_why(const char *path, const struct stat *st, char *b
 	return cronfile_system_mode_why(st->st_mode, st->st_uid, buf, len);
 }
 
-const char *cronfile_user_mode_why(mode_t mode, uid_t uid, uid_t owner, const char *user,
-				   char *buf, size_t len)
+const char *cronfile_user_mode_why(mode_t mode, uid_t uid, uid_t owner, const char *user, char *buf,
+				   size_t len)
 {
 	if (uid != owner) {
 		snprintf(buf, len, "not owned by '%s' (uid %u, not %u)", user, (unsigned)uid,
@@ -42,15 +41,17 @@ const char *cronfile_user_mode_why(mode_t mode, uid_t uid, uid_t owner, const ch
 		return buf;
 	}
 	if (mode & 077) {
-		snprintf(buf, len, "mode %04o gives group or others access (crontab(1) "
-			 "writes 0600)", (unsigned)(mode & 07777));
+		snprintf(buf, len,
+			 "mode %04o gives group or others access (crontab(1) "
+			 "writes 0600)",
+			 (unsigned)(mode & 07777));
 		return buf;
 	}
 	return NULL;
 }
 
-const char *cronfile_user_why(const char *user, const struct stat *st, bool *unknown,
-			      char *buf, size_t len)
+const char *cronfile_user_why(const char *user, const struct stat *st, bool *unknown, char *buf,
+			      size_t len)
 {
 	uid_t owner;
 	int known = run_user_known(user, &owner);

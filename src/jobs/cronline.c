@@ -11,10 +11,12 @@ static const struct {
 	const char *name;
 	enum jobs_kind kind;
 } nicknames[] = {
+	/* clang-format off */
 	{ "@yearly", JOBS_CRONTAB }, { "@annually", JOBS_CRONTAB },
 	{ "@monthly", JOBS_CRONTAB }, { "@weekly", JOBS_CRONTAB },
 	{ "@daily", JOBS_CRONTAB }, { "@midnight", JOBS_CRONTAB },
 	{ "@hourly", JOBS_CRONTAB }, { "@reboot", JOBS_REBOOT },
+	/* clang-format on */
 };
 
 #define NFIELDS CRON_LINE_FIELDS
@@ -77,8 +79,8 @@ static bool command_like(const char *word, size_t len)
 		return true;
 	for (size_t i = 0; i < len; i++) {
 		run = is_alpha(word[i]) ? run + 1 : 0;
-		if (run > 3 || (!is_alpha(word[i]) && !is_digit(word[i]) &&
-				!strchr("*,-/", word[i])))
+		if (run > 3 ||
+		    (!is_alpha(word[i]) && !is_digit(word[i]) && !strchr("*,-/", word[i])))
 			return true;
 		if (word[i] == '/' && (i + 1 == len || !is_digit(word[i + 1])))
 			return true;
@@ -109,8 +111,7 @@ static void explain_early_word(const struct cron_line *c, int k, char *why, size
 
 /* Why a line of N fields and nothing after is not a crontab line: as far as
  * they look like time fields, the command came too early. */
-static void explain_missing_command(const struct cron_line *c, int n,
-				    char *why, size_t len)
+static void explain_missing_command(const struct cron_line *c, int n, char *why, size_t len)
 {
 	int fields = time_fields(c, n);
 
@@ -119,8 +120,10 @@ static void explain_missing_command(const struct cron_line *c, int n,
 	else if (n == NFIELDS)
 		snprintf(why, len, "no command after the 5 time fields");
 	else
-		snprintf(why, len, "%d time field%s and no command, expected 5 or "
-			 "an @nickname, then a command", n, n == 1 ? "" : "s");
+		snprintf(why, len,
+			 "%d time field%s and no command, expected 5 or "
+			 "an @nickname, then a command",
+			 n, n == 1 ? "" : "s");
 }
 
 /* A system crontab's line: the first word after the schedule is the user
@@ -137,7 +140,8 @@ static int split_user(struct cron_line *c, char *why, size_t len)
 	shown = (int)(c->user_len < 40 ? c->user_len : 40);
 	p = skip_blanks(p + c->user_len);
 	if (!*p) {
-		snprintf(why, len, "no command after the user '%.*s' (a system "
+		snprintf(why, len,
+			 "no command after the user '%.*s' (a system "
 			 "crontab's line is the time fields, a user, then a command)",
 			 shown, c->user);
 		return -1;
@@ -145,13 +149,15 @@ static int split_user(struct cron_line *c, char *why, size_t len)
 	/* cron looks the field up with getpwnam(3) alone: a group or a uid
 	 * there finds no user, and cron never runs the line. */
 	if (memchr(c->user, ':', c->user_len)) {
-		snprintf(why, len, "the user field '%.*s' holds a ':' (a system crontab's "
+		snprintf(why, len,
+			 "the user field '%.*s' holds a ':' (a system crontab's "
 			 "user field is a user's name alone, no group; cron runs no such line)",
 			 shown, c->user);
 		return -1;
 	}
 	if (strspn(c->user, "0123456789") == c->user_len) {
-		snprintf(why, len, "the user field '%.*s' is a number (a system crontab's "
+		snprintf(why, len,
+			 "the user field '%.*s' is a number (a system crontab's "
 			 "user field is a user's name, not a uid; cron runs no such line)",
 			 shown, c->user);
 		return -1;
@@ -160,8 +166,7 @@ static int split_user(struct cron_line *c, char *why, size_t len)
 	return 0;
 }
 
-int cron_line_split(const char *p, struct cron_line *c, bool system,
-			 char *why, size_t len)
+int cron_line_split(const char *p, struct cron_line *c, bool system, char *why, size_t len)
 {
 	c->kind = JOBS_CRONTAB;
 	c->nfields = 0;
@@ -171,13 +176,14 @@ int cron_line_split(const char *p, struct cron_line *c, bool system,
 		size_t n = strcspn(p, " \t"), i;
 
 		for (i = 0; i < sizeof(nicknames) / sizeof(*nicknames); i++)
-			if (strlen(nicknames[i].name) == n &&
-			    strncmp(p, nicknames[i].name, n) == 0)
+			if (strlen(nicknames[i].name) == n && strncmp(p, nicknames[i].name, n) == 0)
 				break;
 		if (i == sizeof(nicknames) / sizeof(*nicknames)) {
-			snprintf(why, len, "unknown nickname '%.*s', expected @yearly, "
+			snprintf(why, len,
+				 "unknown nickname '%.*s', expected @yearly, "
 				 "@annually, @monthly, @weekly, @daily, @midnight, "
-				 "@hourly or @reboot", (int)(n < 40 ? n : 40), p);
+				 "@hourly or @reboot",
+				 (int)(n < 40 ? n : 40), p);
 			return -1;
 		}
 		c->kind = nicknames[i].kind;

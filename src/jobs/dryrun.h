@@ -21,12 +21,12 @@
 
 struct dry_run {
 	const struct job_table *table; /* the jobs, built for a dry run */
-	int64_t wall_now_ns;   /* the instant the table was built at (--base-time) */
-	const struct tz *local;/* %T's zone and the terminal form's; NULL: UTC */
-	uint64_t lines;        /* how many expirations to print, over all jobs */
-	const char *format;    /* each line; NULL: the terminal form */
-	bool json;             /* --json ticks instead */
-	bool named;            /* jobs of a file: the terminal form names each */
+	int64_t wall_now_ns;           /* the instant the table was built at (--base-time) */
+	const struct tz *local;        /* %T's zone and the terminal form's; NULL: UTC */
+	uint64_t lines;                /* how many expirations to print, over all jobs */
+	const char *format;            /* each line; NULL: the terminal form */
+	bool json;                     /* --json ticks instead */
+	bool named;                    /* jobs of a file: the terminal form names each */
 };
 
 /* The line of a dry run: FORMAT (the job's --format, NULL: none given), or

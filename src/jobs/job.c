@@ -77,8 +77,10 @@ static int parse_clock(struct job *j, const char *text, char *err, size_t errlen
 			return 0;
 		}
 	}
-	return usage(err, errlen, "invalid clock '%s': expected monotonic, realtime, "
-		     "boottime, realtime-alarm or boottime-alarm", text);
+	return usage(err, errlen,
+		     "invalid clock '%s': expected monotonic, realtime, "
+		     "boottime, realtime-alarm or boottime-alarm",
+		     text);
 }
 
 /* Values */
@@ -93,29 +95,33 @@ static int parse_overlap(struct job *j, const char *text, char *err, size_t errl
 			return 0;
 		}
 	}
-	return usage(err, errlen, "--overlap: invalid policy '%s': expected skip, "
-		     "queue, kill or parallel", text);
+	return usage(err, errlen,
+		     "--overlap: invalid policy '%s': expected skip, "
+		     "queue, kill or parallel",
+		     text);
 }
 
 /* A whole number in plain decimal, MIN or more: no sign, no spaces, no
  * suffix. */
-static int parse_number(const char *option, const char *text, uint64_t min,
-			uint64_t *out, char *err, size_t errlen)
+static int parse_number(const char *option, const char *text, uint64_t min, uint64_t *out,
+			char *err, size_t errlen)
 {
 	char *end;
 
 	errno = 0;
 	if (text[0] < '0' || text[0] > '9')
-		return usage(err, errlen, "%s: invalid number '%s': expected a whole number of %llu or more",
+		return usage(err, errlen,
+			     "%s: invalid number '%s': expected a whole number of %llu or more",
 			     option, text, (unsigned long long)min);
 	*out = strtoull(text, &end, 10);
 	if (*end != '\0')
-		return usage(err, errlen, "%s: invalid number '%s': trailing '%s'", option, text, end);
+		return usage(err, errlen, "%s: invalid number '%s': trailing '%s'", option, text,
+			     end);
 	if (errno == ERANGE || *out > INT64_MAX)
 		return usage(err, errlen, "%s: invalid number '%s': too large", option, text);
 	if (*out < min)
-		return usage(err, errlen, "%s: invalid number '%s': must be %llu or more",
-			     option, text, (unsigned long long)min);
+		return usage(err, errlen, "%s: invalid number '%s': must be %llu or more", option,
+			     text, (unsigned long long)min);
 	return 0;
 }
 
@@ -136,10 +142,12 @@ static int check_schedule_options(const struct job_options *o, char *err, size_t
 	int wall = !!o->calendar + !!o->cron;
 
 	if (!o->at && !o->delay && !o->interval && wall == 0)
-		return usage(err, errlen, "no schedule: give one of --at, --delay, --interval, "
+		return usage(err, errlen,
+			     "no schedule: give one of --at, --delay, --interval, "
 			     "--calendar or --cron");
 	if (o->at && o->delay)
-		return usage(err, errlen, "--at and --delay conflict: both set the first expiration");
+		return usage(err, errlen,
+			     "--at and --delay conflict: both set the first expiration");
 	if (wall > 1)
 		return usage(err, errlen, "--calendar and --cron conflict: give one schedule");
 	if (wall && (o->at || o->delay || o->interval))
@@ -177,7 +185,8 @@ static struct time_context time_context_of(const struct job *j, const struct job
 {
 	return (struct time_context){ .now_ns = ctx->wall_now_ns,
 				      .local = j->zone ? j->zone : ctx->local,
-				      .find_zone = tz_cache_lookup, .find_zone_arg = ctx->zones };
+				      .find_zone = tz_cache_lookup,
+				      .find_zone_arg = ctx->zones };
 }
 
 /* --at: a wall-clock timestamp on a realtime clock; on monotonic or
@@ -186,8 +195,8 @@ static struct time_context time_context_of(const struct job *j, const struct job
  * occurrence, as at(1) reads it; with one it sets the grid's phase, and
  * the first expiration is the grid's next (--at 00:00 --interval 1h at
  * 03:10: 04:00), not a catch-up of the hours before. */
-static int parse_at(struct job *j, const struct job_context *ctx, const char *text,
-		    char *err, size_t errlen)
+static int parse_at(struct job *j, const struct job_context *ctx, const char *text, char *err,
+		    size_t errlen)
 {
 	struct time_context tc = time_context_of(j, ctx);
 	struct schedule *s = &j->schedule;
@@ -206,15 +215,17 @@ static int parse_at(struct job *j, const struct job_context *ctx, const char *te
 		return 0;
 	}
 	if (text[0] != '@')
-		return usage(err, errlen, "--at '%s': with --clock %s only '@SECONDS' (a reading "
-			     "of that clock) is accepted", text, j->clock_name);
+		return usage(err, errlen,
+			     "--at '%s': with --clock %s only '@SECONDS' (a reading "
+			     "of that clock) is accepted",
+			     text, j->clock_name);
 	if (parse_duration(text + 1, &j->schedule.first_ns, why, sizeof why) != 0)
 		return usage(err, errlen, "--at '%s': %s", text, why);
 	return 0;
 }
 
-static int build_timer(struct job *j, const struct job_options *o,
-		       const struct job_context *ctx, char *err, size_t errlen)
+static int build_timer(struct job *j, const struct job_options *o, const struct job_context *ctx,
+		       char *err, size_t errlen)
 {
 	struct schedule *s = &j->schedule;
 	int64_t delay = 0;
@@ -275,7 +286,9 @@ static int build_wall_schedule(struct job *j, const struct job_options *o,
 		return 0;
 	}
 	return usage(err, errlen, "%s '%s': the event never elapses",
-		     o->calendar ? "--calendar" : crontab_line(ctx) ? "the schedule" : "--cron",
+		     o->calendar         ? "--calendar"
+		     : crontab_line(ctx) ? "the schedule"
+					 : "--cron",
 		     o->calendar ? o->calendar : o->cron);
 }
 
@@ -296,10 +309,10 @@ static int load_zone(struct job *j, const struct job_context *ctx, char *err, si
 
 char *job_schedule_words(const struct job_options *o)
 {
-	const char *names[] = { "--clock", "--at", "--delay", "--interval", "--calendar",
-				"--cron", "--count", "--for" };
-	const char *values[] = { o->clock, o->at, o->delay, o->interval, o->calendar,
-				 o->cron, o->count, o->for_ };
+	const char *names[] = { "--clock",    "--at",   "--delay", "--interval",
+				"--calendar", "--cron", "--count", "--for" };
+	const char *values[] = { o->clock,    o->at,   o->delay, o->interval,
+				 o->calendar, o->cron, o->count, o->for_ };
 	size_t len = 1;
 	char *text, *p;
 
@@ -316,8 +329,8 @@ char *job_schedule_words(const struct job_options *o)
 	return text;
 }
 
-static int build_schedule(struct job *j, const struct job_options *o,
-			  const struct job_context *ctx, char *err, size_t errlen)
+static int build_schedule(struct job *j, const struct job_options *o, const struct job_context *ctx,
+			  char *err, size_t errlen)
 {
 	int status = check_schedule_options(o, err, errlen);
 
@@ -363,18 +376,24 @@ static int check_fleet(const struct job *j, const struct job_options *o,
 	if (!ctx->fleet || ctx->reboot)
 		return 0;
 	if (o->delay)
-		return usage(err, errlen, "--fleet: --delay %s counts from the start of each "
-			     "replica, so replicas would not agree on its instants; %s", o->delay, fix);
+		return usage(err, errlen,
+			     "--fleet: --delay %s counts from the start of each "
+			     "replica, so replicas would not agree on its instants; %s",
+			     o->delay, fix);
+	/* clang-format off */
 	if (o->interval && !o->at)
 		return usage(err, errlen, "--fleet: --interval %s without --at counts from the "
 			     "start of each replica, so replicas would not agree on its instants; %s",
 			     o->interval, fix);
+	/* clang-format on */
 	if (!clock_is_realtime(j->schedule.clock))
-		return usage(err, errlen, "--fleet: --clock %s differs from machine to machine, "
+		return usage(err, errlen,
+			     "--fleet: --clock %s differs from machine to machine, "
 			     "so replicas would not agree on its instants; use the realtime clock",
 			     j->clock_name);
 	if (j->run.overlap == OVERLAP_QUEUE || j->run.overlap == OVERLAP_KILL)
-		return usage(err, errlen, "--fleet: --overlap %s cannot act on a run of another "
+		return usage(err, errlen,
+			     "--fleet: --overlap %s cannot act on a run of another "
 			     "replica; use skip (across the fleet) or parallel",
 			     j->run.overlap == OVERLAP_QUEUE ? "queue" : "kill");
 	return 0;
@@ -406,8 +425,10 @@ int job_check_fleet_name(const struct job *j, const struct job_context *ctx, cha
 	shown[o] = '\0';
 	if (!bad)
 		return 0;
-	return usage(err, errlen, "--fleet: the job's name '%s' is not valid UTF-8, which the "
-		     "fleet's database stores and compares; give it a --name that is", shown);
+	return usage(err, errlen,
+		     "--fleet: the job's name '%s' is not valid UTF-8, which the "
+		     "fleet's database stores and compares; give it a --name that is",
+		     shown);
 }
 
 /* The command and its runs */
@@ -416,10 +437,15 @@ static int check_runner_options(const struct job_options *o, const struct job_co
 				char *err, size_t errlen)
 {
 	bool command = o->exec || o->command;
-	const char *needs = o->overlap ? "--overlap" : o->timeout ? "--timeout"
-			  : o->retry ? "--retry" : o->retry_delay ? "--retry-delay"
-			  : o->tag_output ? "--tag-output" : o->cgroup ? "--cgroup"
-			  : o->join ? "--join" : o->user ? "--user" : NULL;
+	const char *needs = o->overlap       ? "--overlap"
+			    : o->timeout     ? "--timeout"
+			    : o->retry       ? "--retry"
+			    : o->retry_delay ? "--retry-delay"
+			    : o->tag_output  ? "--tag-output"
+			    : o->cgroup      ? "--cgroup"
+			    : o->join        ? "--join"
+			    : o->user        ? "--user"
+					     : NULL;
 
 	if (o->exec && o->command)
 		return usage(err, errlen, "--exec and a COMMAND ('%s') conflict: give one",
@@ -427,7 +453,8 @@ static int check_runner_options(const struct job_options *o, const struct job_co
 	if (ctx->in_file && !command)
 		return usage(err, errlen, "no command: give -- COMMAND or --exec STRING");
 	if (needs && !command)
-		return usage(err, errlen, "%s needs a command (--exec STRING or -- COMMAND)", needs);
+		return usage(err, errlen, "%s needs a command (--exec STRING or -- COMMAND)",
+			     needs);
 	return 0;
 }
 
@@ -479,8 +506,8 @@ static const char *path_of(const struct job_context *ctx)
 	return getenv("PATH");
 }
 
-static int build_command(struct job *j, const struct job_options *o,
-			 const struct job_context *ctx, char *err, size_t errlen)
+static int build_command(struct job *j, const struct job_options *o, const struct job_context *ctx,
+			 char *err, size_t errlen)
 {
 	const char *why = NULL;
 	char path[4096];
@@ -568,8 +595,7 @@ static bool job_mails_by_default(const struct job_context *ctx)
  * runs' output goes through one pipe into a mail, so the mail keeps the
  * order in which stdout and stderr were written. The Subject names a
  * crontab line's command, a tfd line's job. */
-static int build_mail(struct job *j, const struct job_options *o,
-		      const struct job_context *ctx)
+static int build_mail(struct job *j, const struct job_options *o, const struct job_context *ctx)
 {
 	const char *command = crontab_line(ctx) ? o->exec : NULL;
 	bool to_user = job_mails_by_default(ctx);
@@ -797,8 +823,8 @@ void job_envs_free(struct job_envs *envs)
 
 /* --user: looked up (unless the jobs file's cache did), kept by the job,
  * and handed to the runs' target. */
-static int build_user(struct job *j, const struct job_options *o,
-		      const struct job_context *ctx, char *err, size_t errlen)
+static int build_user(struct job *j, const struct job_options *o, const struct job_context *ctx,
+		      char *err, size_t errlen)
 {
 	char why[WHY_MAX];
 	int status = 0;
@@ -827,11 +853,13 @@ static int build_user(struct job *j, const struct job_options *o,
 
 /* --on-failure and --on-success: a shell command each, run with the
  * job's shell (a crontab line's SHELL, else /bin/sh), as --exec is. */
-static int build_hooks(struct job *j, const struct job_options *o,
-		       const struct job_context *ctx, char *err, size_t errlen)
+static int build_hooks(struct job *j, const struct job_options *o, const struct job_context *ctx,
+		       char *err, size_t errlen)
 {
+	/* clang-format off */
 	const char *given[HOOK_KINDS] = { [HOOK_FAILURE] = o->on_failure,
 					  [HOOK_SUCCESS] = o->on_success };
+	/* clang-format on */
 	bool any = false;
 
 	for (int k = 0; k < HOOK_KINDS; k++) {
@@ -841,7 +869,8 @@ static int build_hooks(struct job *j, const struct job_options *o,
 			return usage(err, errlen, "--%s: empty: give the shell command to run",
 				     hook_kind_name((enum hook_kind)k));
 		if (!o->exec && !o->command)
-			return usage(err, errlen, "--%s needs a command (--exec STRING or "
+			return usage(err, errlen,
+				     "--%s needs a command (--exec STRING or "
 				     "-- COMMAND): a job that only prints has no runs",
 				     hook_kind_name((enum hook_kind)k));
 		if (!(j->hooks.command[k] = strdup(given[k])))
@@ -878,8 +907,8 @@ static int build_notify(struct job *j, const struct job_options *o, char *err, s
 	return status;
 }
 
-int job_build(const struct job_options *o, const struct job_context *ctx,
-	      struct job **out, char *err, size_t errlen)
+int job_build(const struct job_options *o, const struct job_context *ctx, struct job **out,
+	      char *err, size_t errlen)
 {
 	struct job *j = calloc(1, sizeof *j);
 	int status;
@@ -948,8 +977,8 @@ static int open_persist(struct job *j, const char *path, bool dry_run, char *err
 	return 0;
 }
 
-int job_open(struct job *j, const struct job_options *o, const struct job_context *ctx,
-	     char *err, size_t errlen)
+int job_open(struct job *j, const struct job_options *o, const struct job_context *ctx, char *err,
+	     size_t errlen)
 {
 	int status = 0;
 
@@ -996,4 +1025,3 @@ void job_free(struct job *j)
 	notify_target_free(&j->notify);
 	free(j);
 }
-

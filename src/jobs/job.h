@@ -47,31 +47,31 @@ void job_envs_free(struct job_envs *envs);
 
 /* What building a job needs besides its options. */
 struct job_context {
-	const struct tz *local;     /* tfd's zone (TZ) */
+	const struct tz *local; /* tfd's zone (TZ) */
 	struct tz_cache *zones;
-	int64_t wall_now_ns;        /* "now" on the wall clock (--base-time moves it) */
-	int64_t mono_now_ns;        /* "now" on CLOCK_MONOTONIC: tfd's start, or
-				     * the reload's instant for a reload's jobs */
-	bool base_given;            /* --base-time: "now" is not the clock's */
-	bool dry_run;               /* check, but open and write nothing */
-	bool in_file;               /* a jobs file's line: a command is required */
-	bool cron_file;             /* a file cron itself reads (--system-crontab, a user's crontab):
-				     * cron's rules for it apply (job_mails_by_default) */
-	const char *zone_name;      /* CRON_TZ for this line, or NULL */
-	char *const *env;           /* the file's environment for this line, or NULL */
-	struct job_envs *envs;      /* a load's environments to share; NULL: the
-				     * job builds its own */
-	const char *shell;          /* the shell of a crontab line; NULL: /bin/sh */
-	const char *input;          /* a crontab line's stdin ('%'), or NULL */
-	const char *replica;        /* TFD_REPLICA (--replica, or HOSTNAME:PID) */
-	const char *own_user;       /* tfd's own user's name, looked up once, for the
-				     * jobs without --user; NULL: not looked up */
-	bool fleet;                 /* --fleet: the job's instants must agree across replicas */
-	bool reboot;                /* an @reboot line: run by each replica, unclaimed */
+	int64_t wall_now_ns;   /* "now" on the wall clock (--base-time moves it) */
+	int64_t mono_now_ns;   /* "now" on CLOCK_MONOTONIC: tfd's start, or
+				* the reload's instant for a reload's jobs */
+	bool base_given;       /* --base-time: "now" is not the clock's */
+	bool dry_run;          /* check, but open and write nothing */
+	bool in_file;          /* a jobs file's line: a command is required */
+	bool cron_file;        /* a file cron itself reads (--system-crontab, a user's crontab):
+				* cron's rules for it apply (job_mails_by_default) */
+	const char *zone_name; /* CRON_TZ for this line, or NULL */
+	char *const *env;      /* the file's environment for this line, or NULL */
+	struct job_envs *envs; /* a load's environments to share; NULL: the
+				* job builds its own */
+	const char *shell;     /* the shell of a crontab line; NULL: /bin/sh */
+	const char *input;     /* a crontab line's stdin ('%'), or NULL */
+	const char *replica;   /* TFD_REPLICA (--replica, or HOSTNAME:PID) */
+	const char *own_user;  /* tfd's own user's name, looked up once, for the
+				* jobs without --user; NULL: not looked up */
+	bool fleet;            /* --fleet: the job's instants must agree across replicas */
+	bool reboot;           /* an @reboot line: run by each replica, unclaimed */
 	const struct run_user *user; /* --user already looked up (a jobs file's
 				       cache), or NULL: job_build looks it up */
-	struct pam_loader *pam;     /* the process's libpam, loaded by the first
-				     * job as another user; NULL: no PAM session */
+	struct pam_loader *pam;      /* the process's libpam, loaded by the first
+				      * job as another user; NULL: no PAM session */
 	/* The signals tfd does not leave at SIG_DFL (spawn_note_signals),
 	 * read once for the process rather than once a job. */
 	bool reset_known;
@@ -83,55 +83,55 @@ struct job_state;
 struct job {
 	/* What it is */
 	char *name;
-	char *name_base;            /* the default name before -2, -3 ...; NULL
-				     * when --name gave the name */
-	bool name_by_line;          /* --fleet: a name_base another job has takes
-				     * line_hash, not -2 (jobtable.c) */
-	uint16_t line_hash;         /* the first 16 bits of the line's FNV-1a hash */
-	char *identity;             /* a jobs file's line and environment, not its
-				     * name: kept on reload when equal */
-	char *file;                 /* the jobs file of its line; NULL on the command line */
-	unsigned line;              /* in the jobs file; 0 on the command line */
-	const char *run_as;         /* the name of the user its runs run as: --user's
-				     * (in user), else job_context.own_user; NULL:
-				     * not known */
-	bool reboot;                /* @reboot: one run at start, no schedule */
-	bool never;                 /* a cron schedule whose dates never come
-				     * (0 0 30 2 *): never run, never ended */
+	char *name_base;    /* the default name before -2, -3 ...; NULL
+			     * when --name gave the name */
+	bool name_by_line;  /* --fleet: a name_base another job has takes
+			     * line_hash, not -2 (jobtable.c) */
+	uint16_t line_hash; /* the first 16 bits of the line's FNV-1a hash */
+	char *identity;     /* a jobs file's line and environment, not its
+			     * name: kept on reload when equal */
+	char *file;         /* the jobs file of its line; NULL on the command line */
+	unsigned line;      /* in the jobs file; 0 on the command line */
+	const char *run_as; /* the name of the user its runs run as: --user's
+			     * (in user), else job_context.own_user; NULL:
+			     * not known */
+	bool reboot;        /* @reboot: one run at start, no schedule */
+	bool never;         /* a cron schedule whose dates never come
+			     * (0 0 30 2 *): never run, never ended */
 	struct schedule schedule;
-	char *schedule_text;        /* the command line's schedule options as
-				     * written; NULL for a jobs file's line */
-	struct calendar *calendar;  /* owned; schedule points here */
+	char *schedule_text;       /* the command line's schedule options as
+				    * written; NULL for a jobs file's line */
+	struct calendar *calendar; /* owned; schedule points here */
 	struct cron *cron;
-	struct tz *zone;            /* CRON_TZ's zone, owned; else tfd's */
-	bool local_time;            /* the schedule is read on tfd's zone (TZ): a
-				     * calendar event or cron line with no zone of
-				     * its own, an --at date or time written bare */
+	struct tz *zone; /* CRON_TZ's zone, owned; else tfd's */
+	bool local_time; /* the schedule is read on tfd's zone (TZ): a
+			  * calendar event or cron line with no zone of
+			  * its own, an --at date or time written bare */
 	const char *clock_name;
-	clockid_t read_clock;       /* clock_gettime's name for the timer's clock */
-	int64_t clock_now_ns;       /* "now" on that clock when the job was built */
-	int64_t start_mono_ns;      /* when it starts on CLOCK_MONOTONIC (--for counts
-				     * from there): tfd's start, or its reload's */
-	uint64_t count;             /* stop after this many expirations; 0 = no limit */
+	clockid_t read_clock;  /* clock_gettime's name for the timer's clock */
+	int64_t clock_now_ns;  /* "now" on that clock when the job was built */
+	int64_t start_mono_ns; /* when it starts on CLOCK_MONOTONIC (--for counts
+				* from there): tfd's start, or its reload's */
+	uint64_t count;        /* stop after this many expirations; 0 = no limit */
 	int64_t for_ns;
-	char *format;               /* the tick line; NULL prints none */
-	char *path;                 /* the command; NULL when the job only prints */
+	char *format; /* the tick line; NULL prints none */
+	char *path;   /* the command; NULL when the job only prints */
 	char **argv;
-	struct runner_env *env;     /* held: the runs' environment, shared with
-				     * the jobs that see the same (runner.h) */
-	char *const *envp;          /* env's base: without TFD_* */
-	char *const *file_env;      /* the jobs file's and the user's NAME=VALUE
-				       strings envp points to (env's), or NULL */
-	struct run_user user;       /* --user (its groups are the target's); spec NULL: none */
-	char *input;                /* stdin of every run, or NULL */
+	struct runner_env *env; /* held: the runs' environment, shared with
+				 * the jobs that see the same (runner.h) */
+	char *const *envp;      /* env's base: without TFD_* */
+	char *const *file_env;  /* the jobs file's and the user's NAME=VALUE
+				   strings envp points to (env's), or NULL */
+	struct run_user user;   /* --user (its groups are the target's); spec NULL: none */
+	char *input;            /* stdin of every run, or NULL */
 	struct runner_config run;
 	int64_t random_delay_ns;
 	char *persist_path;
-	bool persist_catch_up;      /* a run was missed while tfd was down */
+	bool persist_catch_up; /* a run was missed while tfd was down */
 	struct spawn_target target;
 	struct session_spec session; /* a run as another user: what its runs look
 					up (target.session points here) */
-	struct mail_job *mail;      /* MAILTO: its runs' output is mailed; NULL: not */
+	struct mail_job *mail;       /* MAILTO: its runs' output is mailed; NULL: not */
 	/* --on-failure, --on-success */
 	struct job_hooks hooks;
 	struct notify_target notify; /* --ping, --notify: told of its runs (notify.h) */
@@ -143,13 +143,13 @@ struct job {
 
 /* Builds a job from O. Returns 0 and *out, or the exit status (2 usage,
  * 126/127 command, 1 system) with one line in err naming the bad text. */
-int job_build(const struct job_options *o, const struct job_context *ctx,
-	      struct job **out, char *err, size_t errlen);
+int job_build(const struct job_options *o, const struct job_context *ctx, struct job **out,
+	      char *err, size_t errlen);
 
 /* Opens what a real start needs (--cgroup, --join, --persist): after every
  * text check; for a dry run only the checks. Same returns as job_build. */
-int job_open(struct job *j, const struct job_options *o, const struct job_context *ctx,
-	     char *err, size_t errlen);
+int job_open(struct job *j, const struct job_options *o, const struct job_context *ctx, char *err,
+	     size_t errlen);
 
 void job_free(struct job *j);
 

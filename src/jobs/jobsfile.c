@@ -38,30 +38,29 @@ struct jobs_block {
 };
 
 struct parser {
-	const char *name;           /* the file, for messages */
+	const char *name; /* the file, for messages */
 	char *err;
 	size_t errlen;
 	struct jobs_file *f;
-	size_t cap;                 /* entries allocated in f->entries */
-	size_t block;               /* an arena block's size, by the file's */
-	unsigned line;              /* the line at hand, from 1 */
-	const char *text;           /* that line in the arena, for messages */
-	char **env;                 /* the environment so far ("NAME=VALUE") */
+	size_t cap;       /* entries allocated in f->entries */
+	size_t block;     /* an arena block's size, by the file's */
+	unsigned line;    /* the line at hand, from 1 */
+	const char *text; /* that line in the arena, for messages */
+	char **env;       /* the environment so far ("NAME=VALUE") */
 	size_t env_n, env_cap;
-	char **env_shared;          /* its snapshot, NULL when it changed since */
+	char **env_shared; /* its snapshot, NULL when it changed since */
 	const char *shell, *cron_tz;
-	bool system;                /* JOBS_SYSTEM: crontab lines name a user */
-	bool user;                  /* JOBS_USER: a user's crontab, no tfd lines */
-	bool lenient;               /* JOBS_LENIENT: a bad line is passed over */
-	bool oom;                   /* memory ran out: the parse fails */
-	size_t bad_cap;             /* entries allocated in f->bad */
+	bool system;    /* JOBS_SYSTEM: crontab lines name a user */
+	bool user;      /* JOBS_USER: a user's crontab, no tfd lines */
+	bool lenient;   /* JOBS_LENIENT: a bad line is passed over */
+	bool oom;       /* memory ran out: the parse fails */
+	size_t bad_cap; /* entries allocated in f->bad */
 };
 
 /* Messages */
 
 /* Writes "NAME:LINE: " and the message into the error buffer; returns -1. */
-static int fail(struct parser *ps, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static int fail(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int fail(struct parser *ps, const char *fmt, ...)
 {
@@ -173,8 +172,7 @@ static char **arena_array(struct parser *ps, size_t n)
 /* Grows the array *PTR of *CAP items of SIZE bytes so that it holds NEED.
  * Not buf.h's array_reserve: the parser takes every byte from ALLOC, which
  * the tests make fail at each call in turn, and buf.h grows with libc's. */
-static int grow(struct jobs_alloc *a, void **ptr, size_t *cap, size_t need,
-		size_t size)
+static int grow(struct jobs_alloc *a, void **ptr, size_t *cap, size_t need, size_t size)
 {
 	size_t n = *cap ? *cap : 16, bytes;
 	void *p;
@@ -237,15 +235,18 @@ static struct jobs_entry *add_entry(struct parser *ps, enum jobs_kind kind)
 	struct jobs_entry *e;
 	char **env = current_env(ps);
 
-	if (!env || grow(&f->alloc, (void **)&f->entries, &ps->cap, f->n + 1,
-			 sizeof(*e))) {
+	if (!env || grow(&f->alloc, (void **)&f->entries, &ps->cap, f->n + 1, sizeof(*e))) {
 		out_of_memory(ps);
 		return NULL;
 	}
 	e = &f->entries[f->n++];
 	*e = (struct jobs_entry){
-		.kind = kind, .line = ps->line, .text = ps->text, .env = env,
-		.shell = ps->shell, .cron_tz = ps->cron_tz,
+		.kind = kind,
+		.line = ps->line,
+		.text = ps->text,
+		.env = env,
+		.shell = ps->shell,
+		.cron_tz = ps->cron_tz,
 	};
 	return e;
 }
@@ -276,8 +277,8 @@ static const char *set_env(struct parser *ps, const struct env_line *e)
 	for (i = 0; i < ps->env_n && !is_named(ps->env[i], e->name, e->name_len); i++)
 		;
 	if (i == ps->env_n) {
-		if (grow(&ps->f->alloc, (void **)&ps->env, &ps->env_cap,
-			 ps->env_n + 1, sizeof(*ps->env)))
+		if (grow(&ps->f->alloc, (void **)&ps->env, &ps->env_cap, ps->env_n + 1,
+			 sizeof(*ps->env)))
 			return NULL;
 		ps->env_n++;
 	}
@@ -339,8 +340,8 @@ static int add_crontab_line(struct parser *ps, const char *p)
 	size_t len;
 
 	if (cron_line_split(p, &c, ps->system, why, sizeof(why)))
-		return fail(ps, "bad crontab line '%s': %s",
-			    shown(ps->text, buf, sizeof(buf)), why);
+		return fail(ps, "bad crontab line '%s': %s", shown(ps->text, buf, sizeof(buf)),
+			    why);
 	len = strlen(c.command);
 	command = arena_alloc(ps, len + 1, 1);
 	if (!command)
@@ -380,12 +381,13 @@ static int bad_tfd_line(struct parser *ps, enum word_scan st, char special)
 	case WORD_DQUOTE:
 		return fail(ps, "bad tfd line '%s': unterminated \" quote", text);
 	case WORD_BACKSLASH:
-		return fail(ps, "bad tfd line '%s': backslash at the end of the line",
-			    text);
+		return fail(ps, "bad tfd line '%s': backslash at the end of the line", text);
 	default:
-		return fail(ps, "bad tfd line '%s': unquoted '%c' (the words of a "
+		return fail(ps,
+			    "bad tfd line '%s': unquoted '%c' (the words of a "
 			    "tfd line are not run by a shell: quote it, or use "
-			    "--exec)", text, special);
+			    "--exec)",
+			    text, special);
 	}
 }
 
@@ -441,13 +443,17 @@ static int parse_job_or_env(struct parser *ps, const char *p)
 	enum env_kind env;
 
 	if (*p == '-' && !starts_crontab(p[1]) && ps->user && env_line_read(p, &e) == ENV_OK)
-		return fail(ps, "bad environment line '%s': a variable's name may not begin "
+		return fail(ps,
+			    "bad environment line '%s': a variable's name may not begin "
 			    "with '-' (tfd reads such a line as a tfd line, which a user's "
-			    "crontab cannot hold)", shown(ps->text, buf, sizeof(buf)));
+			    "crontab cannot hold)",
+			    shown(ps->text, buf, sizeof(buf)));
 	if (*p == '-' && !starts_crontab(p[1]) && ps->user)
-		return fail(ps, "bad line '%s': a user's crontab takes crontab lines only, "
+		return fail(ps,
+			    "bad line '%s': a user's crontab takes crontab lines only, "
 			    "not tfd lines (their options, such as --user or --persist, "
-			    "are the host's to give)", shown(ps->text, buf, sizeof(buf)));
+			    "are the host's to give)",
+			    shown(ps->text, buf, sizeof(buf)));
 	if (*p == '-' && !starts_crontab(p[1]))
 		return add_tfd_line(ps, p);
 	p += *p == '-';
@@ -457,11 +463,13 @@ static int parse_job_or_env(struct parser *ps, const char *p)
 	if (starts_crontab(*p) && env == ENV_NOT)
 		return add_crontab_line(ps, p);
 	if (env == ENV_BAD)
-		return fail(ps, "bad environment line '%s': %s",
-			    shown(ps->text, buf, sizeof(buf)), e.why);
-	return fail(ps, "bad line '%s': not NAME=VALUE, a crontab line (5 time "
+		return fail(ps, "bad environment line '%s': %s", shown(ps->text, buf, sizeof(buf)),
+			    e.why);
+	return fail(ps,
+		    "bad line '%s': not NAME=VALUE, a crontab line (5 time "
 		    "fields or an @nickname, then a command) or a tfd line "
-		    "(options, beginning with '-')", shown(ps->text, buf, sizeof(buf)));
+		    "(options, beginning with '-')",
+		    shown(ps->text, buf, sizeof(buf)));
 }
 
 /* One line, LEN bytes without its '\n'. */
@@ -476,8 +484,7 @@ static int parse_line(struct parser *ps, const char *line, size_t len)
 	if (nul)
 		return fail(ps, "NUL byte at column %zu", (size_t)(nul - line) + 1);
 	if (len > JOBS_LINE_MAX)
-		return fail(ps, "line too long: %zu bytes, at most %d", len,
-			    JOBS_LINE_MAX);
+		return fail(ps, "line too long: %zu bytes, at most %d", len, JOBS_LINE_MAX);
 	while (p < line + len && is_blank(*p))
 		p++;
 	if (p == line + len || *p == '#')
@@ -502,11 +509,11 @@ static void libc_free(void *ctx, void *ptr)
 }
 
 static int parse_file(const struct jobs_alloc *alloc, unsigned flags, const char *name,
-		      const char *text, size_t len, struct jobs_file **out,
-		      char *err, size_t errlen);
+		      const char *text, size_t len, struct jobs_file **out, char *err,
+		      size_t errlen);
 
-int jobs_parse(const char *name, const char *text, size_t len,
-	       struct jobs_file **out, char *err, size_t errlen)
+int jobs_parse(const char *name, const char *text, size_t len, struct jobs_file **out, char *err,
+	       size_t errlen)
 {
 	return jobs_parse_as(name, text, len, 0, out, err, errlen);
 }
@@ -520,20 +527,24 @@ int jobs_parse_as(const char *name, const char *text, size_t len, unsigned flags
 }
 
 int jobs_parse_with(const struct jobs_alloc *alloc, unsigned flags, const char *name,
-		    const char *text, size_t len, struct jobs_file **out, char *err,
-		    size_t errlen)
+		    const char *text, size_t len, struct jobs_file **out, char *err, size_t errlen)
 {
 	return parse_file(alloc, flags, name, text, len, out, err, errlen);
 }
 
 static int parse_file(const struct jobs_alloc *alloc, unsigned flags, const char *name,
-		      const char *text, size_t len, struct jobs_file **out,
-		      char *err, size_t errlen)
+		      const char *text, size_t len, struct jobs_file **out, char *err,
+		      size_t errlen)
 {
 	struct jobs_file *f = alloc->realloc(alloc->ctx, NULL, sizeof(*f));
-	struct parser ps = { .name = name, .err = err, .errlen = errlen, .f = f,
-			     .shell = "/bin/sh", .system = flags & JOBS_SYSTEM,
-			     .user = flags & JOBS_USER, .lenient = flags & JOBS_LENIENT };
+	struct parser ps = { .name = name,
+			     .err = err,
+			     .errlen = errlen,
+			     .f = f,
+			     .shell = "/bin/sh",
+			     .system = flags & JOBS_SYSTEM,
+			     .user = flags & JOBS_USER,
+			     .lenient = flags & JOBS_LENIENT };
 	size_t at = 0;
 	int rc = 0;
 
@@ -542,7 +553,8 @@ static int parse_file(const struct jobs_alloc *alloc, unsigned flags, const char
 	*f = (struct jobs_file){ .alloc = *alloc };
 	/* What the lines' strings take is a few times their text. */
 	ps.block = len < (BLOCK_MIN - BLOCK_SMALL) / BLOCK_PER_BYTE
-			   ? len * BLOCK_PER_BYTE + BLOCK_SMALL : BLOCK_MIN;
+			   ? len * BLOCK_PER_BYTE + BLOCK_SMALL
+			   : BLOCK_MIN;
 	while (rc == 0 && at < len) {
 		const char *nl = memchr(text + at, '\n', len - at);
 		size_t end = nl ? (size_t)(nl - text) : len;

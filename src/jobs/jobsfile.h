@@ -32,34 +32,34 @@
 
 struct jobs_entry {
 	enum jobs_kind kind;
-	unsigned line;          /* 1-based line number in the file */
-	const char *text;       /* the line as written, without its end
-				   ("\n" or "\r\n"): its identity on reload */
-	char **env;             /* NULL-terminated "NAME=VALUE" list of every
-				   environment line above this one, a later
-				   NAME replacing an earlier one in place
-				   (first-seen order). Includes SHELL, CRON_TZ
-				   and MAILTO when set. Entries with no
-				   environment line between them share one
-				   array. */
-	const char *shell;      /* SHELL= above this line, else "/bin/sh" */
-	const char *cron_tz;    /* CRON_TZ= above this line (maybe ""), or NULL */
-	const char *user;       /* JOBS_CRONTAB, JOBS_REBOOT of a system
-				   crontab (JOBS_SYSTEM): the user field, as
-				   written; NULL otherwise */
-	const char *schedule;   /* JOBS_CRONTAB: the five fields joined by one
-				   space ("0 4 * * 1-5") or the nickname
-				   ("@daily"), not checked; NULL otherwise */
-	const char *command;    /* JOBS_CRONTAB, JOBS_REBOOT: the shell command,
-				   up to the first unescaped '%', with "\%" as
-				   '%'; never empty. NULL for JOBS_TFD. */
-	const char *input;      /* the text after that '%': its standard input,
-				   each further unescaped '%' as '\n', "\%" as
-				   '%', and a final '\n' added as cronie adds it;
-				   "" for a bare trailing '%'; NULL when the
-				   command has no '%' */
-	char **argv;            /* JOBS_TFD: the words, NULL-terminated, argv[0]
-				   beginning with '-'; NULL otherwise */
+	unsigned line;        /* 1-based line number in the file */
+	const char *text;     /* the line as written, without its end
+				 ("\n" or "\r\n"): its identity on reload */
+	char **env;           /* NULL-terminated "NAME=VALUE" list of every
+				 environment line above this one, a later
+				 NAME replacing an earlier one in place
+				 (first-seen order). Includes SHELL, CRON_TZ
+				 and MAILTO when set. Entries with no
+				 environment line between them share one
+				 array. */
+	const char *shell;    /* SHELL= above this line, else "/bin/sh" */
+	const char *cron_tz;  /* CRON_TZ= above this line (maybe ""), or NULL */
+	const char *user;     /* JOBS_CRONTAB, JOBS_REBOOT of a system
+				 crontab (JOBS_SYSTEM): the user field, as
+				 written; NULL otherwise */
+	const char *schedule; /* JOBS_CRONTAB: the five fields joined by one
+				 space ("0 4 * * 1-5") or the nickname
+				 ("@daily"), not checked; NULL otherwise */
+	const char *command;  /* JOBS_CRONTAB, JOBS_REBOOT: the shell command,
+				 up to the first unescaped '%', with "\%" as
+				 '%'; never empty. NULL for JOBS_TFD. */
+	const char *input;    /* the text after that '%': its standard input,
+				 each further unescaped '%' as '\n', "\%" as
+				 '%', and a final '\n' added as cronie adds it;
+				 "" for a bare trailing '%'; NULL when the
+				 command has no '%' */
+	char **argv;          /* JOBS_TFD: the words, NULL-terminated, argv[0]
+				 beginning with '-'; NULL otherwise */
 	int argc;
 };
 
@@ -77,14 +77,14 @@ struct jobs_block;
 /* A line passed over (JOBS_LENIENT). */
 struct jobs_bad {
 	unsigned line;
-	const char *why;        /* "NAME:LINE: why, naming the bad text" */
+	const char *why; /* "NAME:LINE: why, naming the bad text" */
 };
 
 struct jobs_file {
-	struct jobs_entry *entries;  /* in file order */
+	struct jobs_entry *entries; /* in file order */
 	size_t n;
-	struct jobs_bad *bad;        /* JOBS_LENIENT: the lines passed over, in
-					file order */
+	struct jobs_bad *bad; /* JOBS_LENIENT: the lines passed over, in
+				 file order */
 	size_t nbad;
 	/* The parser's own storage: every string and array above. */
 	struct jobs_alloc alloc;
@@ -95,8 +95,8 @@ struct jobs_file {
  * (used in messages only). Returns 0 and *OUT (free it with jobs_free), or
  * -1 with one line in ERR: "NAME:LINE: why, naming the bad text", or "out
  * of memory". A file with no job is valid (N is 0). */
-int jobs_parse(const char *name, const char *text, size_t len,
-	       struct jobs_file **out, char *err, size_t errlen);
+int jobs_parse(const char *name, const char *text, size_t len, struct jobs_file **out, char *err,
+	       size_t errlen);
 
 /* How to read the file: JOBS_SYSTEM for a system crontab (/etc/crontab,
  * /etc/cron.d; --system-crontab), whose crontab lines carry a user name
@@ -114,10 +114,8 @@ int jobs_parse_as(const char *name, const char *text, size_t len, unsigned flags
 
 /* jobs_parse_as with the memory of ALLOC (copied). */
 int jobs_parse_with(const struct jobs_alloc *alloc, unsigned flags, const char *name,
-		    const char *text, size_t len, struct jobs_file **out, char *err,
-		    size_t errlen);
+		    const char *text, size_t len, struct jobs_file **out, char *err, size_t errlen);
 
 void jobs_free(struct jobs_file *f);
-
 
 #endif

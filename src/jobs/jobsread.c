@@ -83,8 +83,8 @@ static int read_at_most(int fd, off_t size, size_t max, char **text, size_t *len
 
 /* jobs_file_read_stat's work: 0; -1 with why alone in WHY (the file not
  * named); -2 when memory ran out. */
-static int read_whole(const char *path, size_t max, char **text, size_t *len,
-		      struct stat *st, char *why, size_t whylen)
+static int read_whole(const char *path, size_t max, char **text, size_t *len, struct stat *st,
+		      char *why, size_t whylen)
 {
 	const char *cause;
 	int fd = open_jobs_file(path, st, &cause), rc;
@@ -105,8 +105,7 @@ static int read_whole(const char *path, size_t max, char **text, size_t *len,
 	return rc > 0 ? -1 : rc;
 }
 
-int jobs_file_read(const char *path, size_t max, char **text, size_t *len, char *err,
-		   size_t errlen)
+int jobs_file_read(const char *path, size_t max, char **text, size_t *len, char *err, size_t errlen)
 {
 	struct stat st;
 	char why[512];
@@ -147,7 +146,7 @@ void warnings_give(struct warnings *w, jobs_warn_fn warn, void *arg)
 	for (size_t at = 0; warn && at < w->text.len;) {
 		char *nl = memchr(text + at, '\n', w->text.len - at);
 		size_t end = nl ? (size_t)(nl - text) + 1 : w->text.len;
-		char saved = text[end];   /* len < cap: text[len] is its NUL */
+		char saved = text[end]; /* len < cap: text[len] is its NUL */
 
 		/* Each line on its own, with its newline. */
 		text[end] = '\0';
@@ -226,8 +225,7 @@ static int add_file(struct loaded *l, const char *path, bool spool, bool named)
 
 /* The files PATH stands for: itself, or a directory's by jobsdir's rule;
  * the spool (SPOOL) by its own. */
-static int expand_path(struct loaded *l, const char *path, bool spool, char *err,
-		       size_t errlen)
+static int expand_path(struct loaded *l, const char *path, bool spool, char *err, size_t errlen)
 {
 	struct stat st;
 	char **paths = NULL;
@@ -235,7 +233,9 @@ static int expand_path(struct loaded *l, const char *path, bool spool, char *err
 	int rc = 0;
 
 	if (!spool && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
-		return add_file(l, path, false, true) == 0 ? 0 : (snprintf(err, errlen, "out of memory"), -1);
+		return add_file(l, path, false, true) == 0
+			       ? 0
+			       : (snprintf(err, errlen, "out of memory"), -1);
 	rc = spool ? jobsdir_list_spool(path, &paths, &n, err, errlen)
 		   : jobsdir_list(path, &paths, &n, err, errlen);
 	if (rc != 0)
@@ -250,8 +250,8 @@ static int expand_path(struct loaded *l, const char *path, bool spool, char *err
 }
 
 /* Appends "NAME\0HEAD\0" and TEXT to the buffer of every file's text. */
-static int append_text(struct loaded *l, const char *name, const char *head,
-		       const char *text, size_t len)
+static int append_text(struct loaded *l, const char *name, const char *head, const char *text,
+		       size_t len)
 {
 	size_t name_len = strlen(name) + 1, head_len = strlen(head) + 1, more;
 
@@ -317,8 +317,8 @@ static bool held_open(const struct jobs_from *src, const struct load_file *f)
 /* Cuts file I at its last newline where a line without one may be still
  * being written: a host's crontab always, as cron does, and any file that
  * a writer still holds open. A line that has no end never runs half. */
-static size_t cut_unended(const struct jobs_from *src, struct loaded *l, size_t i,
-			  const char *text, size_t len)
+static size_t cut_unended(const struct jobs_from *src, struct loaded *l, size_t i, const char *text,
+			  size_t len)
 {
 	bool held = held_open(src, &l->files[i]);
 	unsigned line;
@@ -328,11 +328,15 @@ static size_t cut_unended(const struct jobs_from *src, struct loaded *l, size_t 
 		return len;
 	whole = cronfile_whole_lines(text, len, &line);
 	if (line && held)
-		warnf(&l->warnings, "tfd: warning: %s:%u: not loaded: the file is still open for "
-		      "writing and this last line has no newline yet\n", l->files[i].path, line);
+		warnf(&l->warnings,
+		      "tfd: warning: %s:%u: not loaded: the file is still open for "
+		      "writing and this last line has no newline yet\n",
+		      l->files[i].path, line);
 	else if (line)
-		warnf(&l->warnings, "tfd: warning: %s:%u: not loaded: the last line has no "
-		      "newline (cron ignores it too)\n", l->files[i].path, line);
+		warnf(&l->warnings,
+		      "tfd: warning: %s:%u: not loaded: the last line has no "
+		      "newline (cron ignores it too)\n",
+		      l->files[i].path, line);
 	return whole;
 }
 
@@ -367,8 +371,10 @@ static int read_file(const struct jobs_from *src, struct loaded *l, size_t i, ch
 	/* A link in the spool is no file crontab(1) wrote: cron refuses it. */
 	if (f->user && lstat(f->path, &link) == 0 && S_ISLNK(link.st_mode)) {
 		why = "a symbolic link";
+		/* clang-format off */
 	} else if ((rc = read_whole(f->path, JOBS_FILE_MAX, &text, &len, &st, buf,
 				    sizeof buf)) != 0) {
+		/* clang-format on */
 		if (rc == -2) {
 			snprintf(err, errlen, "out of memory");
 			return -1;

@@ -36,8 +36,8 @@ typedef void (*jobs_warn_fn)(void *arg, const char *line);
 /* A load's warnings, one line each, given out when the load is over (and
  * not when nothing changed, nor when the load is refused). */
 struct warnings {
-	struct buf text;             /* text.failed: memory ran out, some
-					are missing */
+	struct buf text; /* text.failed: memory ran out, some
+			    are missing */
 };
 
 void warnf(struct warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -48,7 +48,7 @@ void warnings_give(struct warnings *w, jobs_warn_fn warn, void *arg);
 
 /* Names, such as the users a load found missing. */
 struct names {
-	char **v;                    /* NULL-terminated once one is added */
+	char **v; /* NULL-terminated once one is added */
 	size_t n, cap;
 };
 
@@ -63,14 +63,14 @@ bool names_user_found(char **unknown);
 
 /* Where the files come from. */
 struct jobs_from {
-	char *const *paths;          /* every --jobs PATH, files and directories */
+	char *const *paths; /* every --jobs PATH, files and directories */
 	size_t npaths;
-	bool system;                 /* --system-crontab: root's files alone */
-	const char *user_crontabs;   /* --user-crontabs DIR, or NULL */
-	char *const *held;           /* files a writer still held open when the
-					reload gave up waiting (NULL-terminated,
-					or NULL): their last line without a
-					newline is not loaded */
+	bool system;               /* --system-crontab: root's files alone */
+	const char *user_crontabs; /* --user-crontabs DIR, or NULL */
+	char *const *held;         /* files a writer still held open when the
+				      reload gave up waiting (NULL-terminated,
+				      or NULL): their last line without a
+				      newline is not loaded */
 };
 
 /* Whether the files are a host's cron (--system-crontab, --user-crontabs):
@@ -84,10 +84,10 @@ static inline bool jobs_from_host(const struct jobs_from *from)
 /* One file a load reads. */
 struct load_file {
 	char *path;
-	const char *user;            /* a spool's file: its name, the user's */
-	bool named;                  /* a --jobs PATH itself, not a directory's */
-	bool skipped;                /* passed over, with a warning */
-	dev_t dev;                   /* what fstat said, to read a file once */
+	const char *user; /* a spool's file: its name, the user's */
+	bool named;       /* a --jobs PATH itself, not a directory's */
+	bool skipped;     /* passed over, with a warning */
+	dev_t dev;        /* what fstat said, to read a file once */
 	ino_t ino;
 };
 
@@ -95,21 +95,20 @@ struct load_file {
  * its length and its text; a file passed over has "-" and why, with its
  * NUL, instead), and what the parse makes of them. */
 struct loaded {
-	struct load_file *files;     /* in load order */
+	struct load_file *files; /* in load order */
 	size_t nfiles, cap;
-	struct buf text;             /* "NAME\0LEN\0TEXT" or "NAME\0-\0WHY\0" each */
-	struct jobs_file **parsed;   /* the parse's: one per file, NULL when
-					passed over */
+	struct buf text;           /* "NAME\0LEN\0TEXT" or "NAME\0-\0WHY\0" each */
+	struct jobs_file **parsed; /* the parse's: one per file, NULL when
+				      passed over */
 	struct warnings warnings;
-	struct names unknown;        /* the users found missing */
+	struct names unknown; /* the users found missing */
 };
 
 /* Reads every file of FROM into L (zeroed), one record each. A --jobs
  * file that is missing or cannot be read is an error (-1, err); a spool's
  * is passed over with a warning, as is a file cron would not load, and
  * for a host's cron any file but a --jobs PATH that is not there. */
-int jobs_read_files(const struct jobs_from *from, struct loaded *l, char *err,
-		    size_t errlen);
+int jobs_read_files(const struct jobs_from *from, struct loaded *l, char *err, size_t errlen);
 
 /* Frees L, with its parses (jobs_free). */
 void loaded_free(struct loaded *l);

@@ -20,14 +20,14 @@
 /* One ended run as `tfdctl status` shows it. */
 struct run_record {
 	uint64_t seq;
-	int64_t start_ns;           /* wall clock */
+	int64_t start_ns; /* wall clock */
 	int64_t duration_ns;
-	int status;                 /* exit code, or -1 when a signal ended it */
+	int status; /* exit code, or -1 when a signal ended it */
 	int signal;
 	unsigned attempt;
 	bool timed_out;
-	bool start_failed;          /* it never started (the kernel refused) */
-	bool manual;                /* tfdctl run */
+	bool start_failed; /* it never started (the kernel refused) */
+	bool manual;       /* tfdctl run */
 };
 
 #define JOB_HISTORY 10
@@ -46,45 +46,45 @@ struct job_history {
 	size_t tail_len, tail_head; /* bytes kept; where the oldest begins */
 	/* Its last hook (--on-failure, --on-success): started, or ended */
 	struct hook_record last_hook;
-	bool hooked;                /* last_hook holds one */
-	bool hook_running;          /* it has not ended yet */
+	bool hooked;       /* last_hook holds one */
+	bool hook_running; /* it has not ended yet */
 };
 
 /* --fleet: a job's last run as the fleet's table has it, on whichever
  * replica (claims_control.c keeps it; tfdctl list shows it). */
 struct fleet_seen {
-	struct run_record last;     /* start_ns: the claim's; no duration while running */
+	struct run_record last; /* start_ns: the claim's; no duration while running */
 	bool running;
-	char replica[256];          /* a --replica is at most 255 bytes */
+	char replica[256]; /* a --replica is at most 255 bytes */
 };
 
 /* --ping's and --notify's last answer, for tfdctl status (notify.h). */
 struct notify_seen {
 	struct notify_last {
-		int64_t at_ns;              /* wall clock; 0: none yet */
-		bool ok;                    /* answered 2xx */
-		char text[96];              /* "200", "HTTP 500", curl's reason */
+		int64_t at_ns; /* wall clock; 0: none yet */
+		bool ok;       /* answered 2xx */
+		char text[96]; /* "200", "HTTP 500", curl's reason */
 	} last[NOTIFY_KINDS];
 };
 
 struct job_state {
-	struct runner *runner;      /* its runs; NULL when the job only prints */
-	uint64_t seq;               /* wake-ups so far */
-	struct schedule_walk walk;  /* expirations so far and the next one */
-	bool running;               /* the schedule goes on */
-	bool removed;               /* dropped by a reload: only its runs remain */
-	bool pending;               /* a --random-delay action waits */
+	struct runner *runner;     /* its runs; NULL when the job only prints */
+	uint64_t seq;              /* wake-ups so far */
+	struct schedule_walk walk; /* expirations so far and the next one */
+	bool running;              /* the schedule goes on */
+	bool removed;              /* dropped by a reload: only its runs remain */
+	bool pending;              /* a --random-delay action waits */
 	struct tick pending_tick;
-	int64_t pending_due;        /* monotonic */
-	int64_t for_deadline;       /* monotonic; INT64_MAX for none */
-	struct heap_node due_node;  /* in the loop's heap for the schedule's clock */
-	struct heap_node aux_node;  /* in the loop's heap of deadlines */
+	int64_t pending_due;       /* monotonic */
+	int64_t for_deadline;      /* monotonic; INT64_MAX for none */
+	struct heap_node due_node; /* in the loop's heap for the schedule's clock */
+	struct heap_node aux_node; /* in the loop's heap of deadlines */
 	struct job_metrics metrics;
-	bool grouped;               /* in the loop's list of jobs whose runs left groups */
-	bool in_block;              /* one of job_states_attach's: not freed alone */
-	bool paused;                /* tfdctl pause: elapses are printed, not run */
-	struct job_history *history; /* its last runs; NULL until one ended */
-	struct fleet_seen *fleet_seen; /* --fleet: its last run in tfd_runs; NULL: none known */
+	bool grouped;                    /* in the loop's list of jobs whose runs left groups */
+	bool in_block;                   /* one of job_states_attach's: not freed alone */
+	bool paused;                     /* tfdctl pause: elapses are printed, not run */
+	struct job_history *history;     /* its last runs; NULL until one ended */
+	struct fleet_seen *fleet_seen;   /* --fleet: its last run in tfd_runs; NULL: none known */
 	struct notify_seen *notify_seen; /* --ping, --notify: the last answers; NULL: none yet */
 };
 

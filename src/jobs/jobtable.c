@@ -25,7 +25,6 @@ void job_table_free(struct job_table *t)
 	*t = (struct job_table){ 0 };
 }
 
-
 /* Lines into options */
 
 static int set_text(char **field, const char *value)
@@ -189,29 +188,29 @@ static char *identity_of(const struct jobs_entry *e, const char *user, const str
 struct line_ref {
 	const struct jobs_entry *e;
 	const char *file;
-	const char *user;            /* a user's crontab: that user; else NULL */
+	const char *user; /* a user's crontab: that user; else NULL */
 };
 
 struct building {
 	struct jobs_source *src;
-	struct line_ref *lines;      /* every file's lines, in load order */
+	struct line_ref *lines; /* every file's lines, in load order */
 	struct job **jobs;
 	struct job_options *opts;
-	bool *dropped;               /* lines a host's cron passes over */
+	bool *dropped; /* lines a host's cron passes over */
 	size_t n;
 	struct run_user_cache users; /* each --user looked up once a load */
 	struct job_envs envs;        /* the runs' environments, shared */
 	struct warnings *warnings;
-	struct names *unknown;       /* the users found missing */
-	bool scoped;                 /* default names are SOURCE/WORD */
-	struct line_checks checks;   /* shells and commands looked at */
+	struct names *unknown;     /* the users found missing */
+	bool scoped;               /* default names are SOURCE/WORD */
+	struct line_checks checks; /* shells and commands looked at */
 };
 
 /* How much of a line a message that quotes nothing else shows. */
 #define LINE_SHOWN_MAX 80
 
-static int line_error(const struct building *b, size_t i, int status,
-		      const char *why, char *err, size_t errlen)
+static int line_error(const struct building *b, size_t i, int status, const char *why, char *err,
+		      size_t errlen)
 {
 	const struct jobs_entry *e = b->lines[i].e;
 	const char *file = b->lines[i].file;
@@ -240,16 +239,20 @@ static bool user_unknown(struct building *b, size_t i)
 	if (!user || run_user_known(user, &uid) != 0)
 		return false;
 	names_add(b->unknown, user);
-	warnf(b->warnings, "tfd: warning: %s:%u: not run: no such user '%s' (a reload that "
-	      "finds the user runs the line)\n", b->lines[i].file, b->lines[i].e->line, user);
+	warnf(b->warnings,
+	      "tfd: warning: %s:%u: not run: no such user '%s' (a reload that "
+	      "finds the user runs the line)\n",
+	      b->lines[i].file, b->lines[i].e->line, user);
 	return true;
 }
 
 /* Whether the table is a host's cron, whose bad lines are passed over. */
 static bool host_cron(const struct jobs_source *src)
 {
+	/* clang-format off */
 	return jobs_from_host(&(struct jobs_from){ .system = src->system,
 						   .user_crontabs = src->user_crontabs });
+	/* clang-format on */
 }
 
 /* A bad line of a host's cron is passed over with a warning, as cron
@@ -274,8 +277,7 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	char why[7680];
 	int status;
 
-	if (entry_options(e, b->lines[i].user, b->src->defaults, &b->opts[i], why,
-			  sizeof why) != 0)
+	if (entry_options(e, b->lines[i].user, b->src->defaults, &b->opts[i], why, sizeof why) != 0)
 		return line_failed(b, i, 2, why, err, errlen);
 	ctx.in_file = true;
 	ctx.cron_file = b->src->system || b->lines[i].user != NULL;
@@ -287,8 +289,10 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	ctx.zone_name = e->cron_tz;
 	ctx.input = e->input;
 	ctx.reboot = e->kind == JOBS_REBOOT;
+	/* clang-format off */
 	if (b->opts[i].user &&
 	    (status = run_user_cached(&b->users, b->opts[i].user, &ctx.user, why, sizeof why)) != 0) {
+		/* clang-format on */
 		char named[sizeof why + 2];
 
 		if (status == 2 && e->kind != JOBS_TFD && user_unknown(b, i)) {
@@ -306,8 +310,10 @@ static int build_entry(struct building *b, size_t i, char *err, size_t errlen)
 	if (status != 0)
 		return line_failed(b, i, status, why, err, errlen);
 	if (b->jobs[i]->never)
-		warnf(b->warnings, "tfd: warning: %s:%u: '%s' names no day that exists: the line "
-		      "is loaded and never runs\n", b->lines[i].file, e->line, b->opts[i].cron);
+		warnf(b->warnings,
+		      "tfd: warning: %s:%u: '%s' names no day that exists: the line "
+		      "is loaded and never runs\n",
+		      b->lines[i].file, e->line, b->opts[i].cron);
 	/* A dry run often runs where the commands are not installed (CI):
 	 * it says only what no run could start without, the shell. */
 	line_checks_warn(&b->checks, b->jobs[i], b->opts[i].exec,
@@ -426,7 +432,8 @@ static int name_jobs(struct building *b, char *err, size_t errlen)
 	for (size_t i = 0; i < b->n && status == 0; i++) {
 		char why[1200];
 
-		if (!(b->jobs[i]->identity = identity_of(b->lines[i].e, b->lines[i].user, b->jobs[i])))
+		if (!(b->jobs[i]->identity = identity_of(b->lines[i].e, b->lines[i].user,
+							 b->jobs[i])))
 			status = line_error(b, i, 1, "out of memory", err, errlen);
 		else if (job_check_fleet_name(b->jobs[i], &b->src->ctx, why, sizeof why) != 0)
 			status = line_failed(b, i, 2, why, err, errlen);
@@ -494,7 +501,8 @@ static void warn_system_like(struct loaded *l, size_t i)
 	long at = cronuser_first_line(l->parsed[i], host_user, NULL, user, sizeof user);
 
 	if (at >= 0)
-		warnf(&l->warnings, "tfd: warning: %s:%u: the command begins with '%s', a user of "
+		warnf(&l->warnings,
+		      "tfd: warning: %s:%u: the command begins with '%s', a user of "
 		      "this host: a system crontab's lines name their user only with "
 		      "--system-crontab (without it '%s' is run as the command)\n",
 		      l->files[i].path, l->parsed[i]->entries[at].line, user, user);
@@ -502,12 +510,14 @@ static void warn_system_like(struct loaded *l, size_t i)
 
 /* Parses file I (TEXT, LEN bytes): its environment is its own. A host's
  * cron passes a bad line over with a warning, and loads the rest. */
-static int parse_file(const struct jobs_source *src, struct loaded *l, size_t i,
-		      const char *text, size_t len, char *err, size_t errlen)
+static int parse_file(const struct jobs_source *src, struct loaded *l, size_t i, const char *text,
+		      size_t len, char *err, size_t errlen)
 {
 	const char *user = l->files[i].user;
+	/* clang-format off */
 	unsigned flags = (user ? JOBS_USER : src->system ? JOBS_SYSTEM : 0) |
 			 (host_cron(src) ? JOBS_LENIENT : 0);
+	/* clang-format on */
 	const struct jobs_file *f;
 
 	if (jobs_parse_as(l->files[i].path, text, len, flags, &l->parsed[i], err, errlen) != 0)
@@ -561,10 +571,12 @@ static bool same_text(const struct jobs_source *src, const struct loaded *l)
 }
 
 /* Builds the table of what was read; 0 or the exit status. */
-static int build_loaded(struct jobs_source *src, struct loaded *l, struct job_table *out,
-			char *err, size_t errlen)
+static int build_loaded(struct jobs_source *src, struct loaded *l, struct job_table *out, char *err,
+			size_t errlen)
 {
-	struct building b = { .src = src, .warnings = &l->warnings, .unknown = &l->unknown,
+	struct building b = { .src = src,
+			      .warnings = &l->warnings,
+			      .unknown = &l->unknown,
 			      .scoped = names_scoped(src, l) };
 	int status = 2;
 
@@ -588,8 +600,8 @@ static int build_loaded(struct jobs_source *src, struct loaded *l, struct job_ta
 	return 0;
 }
 
-int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced,
-		     jobs_warn_fn warn, void *warn_arg, int *status, char *err, size_t errlen)
+int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced, jobs_warn_fn warn,
+		     void *warn_arg, int *status, char *err, size_t errlen)
 {
 	struct jobs_from from = { src->paths, src->npaths, src->system, src->user_crontabs,
 				  src->held };

@@ -20,28 +20,27 @@ struct job_table {
 	size_t n;
 };
 
-
 struct jobs_source {
-	const char *path;           /* the first --jobs PATH */
-	char *const *paths;         /* every --jobs PATH, files and directories */
+	const char *path;   /* the first --jobs PATH */
+	char *const *paths; /* every --jobs PATH, files and directories */
 	size_t npaths;
-	bool system;                /* --system-crontab: crontab lines name a user,
-				       and a file loads only if root's alone */
-	const char *user_crontabs;  /* --user-crontabs DIR, or NULL */
-	char **unknown;             /* the users the last load found missing: once
-				       one exists, a reload of unchanged files
-				       loads again (NULL-terminated, or NULL) */
+	bool system;               /* --system-crontab: crontab lines name a user,
+				      and a file loads only if root's alone */
+	const char *user_crontabs; /* --user-crontabs DIR, or NULL */
+	char **unknown;            /* the users the last load found missing: once
+				      one exists, a reload of unchanged files
+				      loads again (NULL-terminated, or NULL) */
 	const struct job_options *defaults;
-	struct job_context ctx;     /* the parts that are the same for every line */
-	const char *tick_format;    /* the tick line of a job without --format */
-	char *last_text;            /* every file as last loaded (names and texts),
-				       to see a real change */
+	struct job_context ctx;  /* the parts that are the same for every line */
+	const char *tick_format; /* the tick line of a job without --format */
+	char *last_text;         /* every file as last loaded (names and texts),
+				    to see a real change */
 	size_t last_len;
-	size_t nfiles;              /* the files the last load read (the log's count) */
-	bool read_failed;           /* the last load failed on a file it could not
-				       read, not on a line */
-	char *const *held;          /* the reload's: files a writer still holds
-				       open (jobs_from) */
+	size_t nfiles;     /* the files the last load read (the log's count) */
+	bool read_failed;  /* the last load failed on a file it could not
+			      read, not on a line */
+	char *const *held; /* the reload's: files a writer still holds
+			      open (jobs_from) */
 };
 
 /* Reads every file of the sources (a directory stands for its files, by
@@ -56,8 +55,8 @@ struct jobs_source {
  * runs would fail on (linecheck.h) and a cron line that never runs, once
  * a load, not when nothing changed nor when the load is refused.
  * jobs_source_reload fits loop_reload_fn. */
-int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced,
-		     jobs_warn_fn warn, void *warn_arg, int *status, char *err, size_t errlen);
+int jobs_source_load(struct jobs_source *src, struct job_table *out, bool forced, jobs_warn_fn warn,
+		     void *warn_arg, int *status, char *err, size_t errlen);
 int jobs_source_reload(void *src, struct job_table *out, bool forced, char *const *held,
 		       jobs_warn_fn warn, void *warn_arg, char *err, size_t errlen);
 void jobs_source_free(struct jobs_source *src);
@@ -75,6 +74,5 @@ int job_table_single(const struct job_options *o, const struct job_context *ctx,
 		     struct job_table *out, char *err, size_t errlen);
 
 void job_table_free(struct job_table *t);
-
 
 #endif

@@ -13,16 +13,17 @@
  * builtins, reserved words, and bash's own (a crontab's SHELL may be
  * bash). Sorted, for bsearch. */
 static const char *const builtins[] = {
-	"!", ".", ":", "[", "[[", "]]", "alias", "bg", "bind", "break", "builtin",
-	"caller", "case", "cd", "command", "compgen", "complete", "compopt", "continue",
-	"coproc", "declare", "dirs", "disown", "do", "done", "echo", "elif", "else",
-	"enable", "esac", "eval", "exec", "exit", "export", "false", "fc", "fg", "fi",
-	"for", "function", "getopts", "hash", "help", "history", "if", "in", "jobs",
-	"kill", "let", "local", "logout", "mapfile", "popd", "printf", "pushd", "pwd",
-	"read", "readarray", "readonly", "return", "select", "set", "shift", "shopt",
-	"source", "suspend", "test", "then", "time", "times", "trap", "true", "type",
-	"typeset", "ulimit", "umask", "unalias", "unset", "until", "wait", "while",
-	"{", "}",
+	"!",        ".",         ":",        "[",       "[[",      "]]",     "alias",   "bg",
+	"bind",     "break",     "builtin",  "caller",  "case",    "cd",     "command", "compgen",
+	"complete", "compopt",   "continue", "coproc",  "declare", "dirs",   "disown",  "do",
+	"done",     "echo",      "elif",     "else",    "enable",  "esac",   "eval",    "exec",
+	"exit",     "export",    "false",    "fc",      "fg",      "fi",     "for",     "function",
+	"getopts",  "hash",      "help",     "history", "if",      "in",     "jobs",    "kill",
+	"let",      "local",     "logout",   "mapfile", "popd",    "printf", "pushd",   "pwd",
+	"read",     "readarray", "readonly", "return",  "select",  "set",    "shift",   "shopt",
+	"source",   "suspend",   "test",     "then",    "time",    "times",  "trap",    "true",
+	"type",     "typeset",   "ulimit",   "umask",   "unalias", "unset",  "until",   "wait",
+	"while",    "{",         "}",
 };
 
 static int compare_word(const void *key, const void *item)
@@ -41,8 +42,8 @@ bool line_shell_builtin(const char *word)
  * rules: nothing is said of its lines). */
 static bool sh_family(const char *shell)
 {
-	static const char *const names[] = { "sh", "bash", "dash", "ash", "ksh", "mksh",
-					     "pdksh", "posh", "yash", "zsh" };
+	static const char *const names[] = { "sh",   "bash",  "dash", "ash",  "ksh",
+					     "mksh", "pdksh", "posh", "yash", "zsh" };
 	const char *base = strrchr(shell, '/');
 
 	base = base ? base + 1 : shell;
@@ -84,8 +85,8 @@ void line_checks_free(struct line_checks *c)
  * nor a PATH holds in practice), *FRESH when it was not there and is now,
  * with the value 0 for the caller's verdict. NULL when it cannot be kept
  * (memory): then nothing is looked at. */
-static struct hash_entry *remember(struct line_checks *c, char kind, const char *a,
-				   const char *b, bool *fresh)
+static struct hash_entry *remember(struct line_checks *c, char kind, const char *a, const char *b,
+				   bool *fresh)
 {
 	size_t len = strlen(a) + strlen(b) + 4;
 	struct hash_entry *e;
@@ -105,8 +106,7 @@ static struct hash_entry *remember(struct line_checks *c, char kind, const char 
 }
 
 /* J's shell, looked at once: whether it can run, warned of once. */
-static bool shell_runs(struct line_checks *c, const struct job *j, const char *file,
-		       unsigned line)
+static bool shell_runs(struct line_checks *c, const struct job *j, const char *file, unsigned line)
 {
 	char path[4096];
 	const char *why;
@@ -120,8 +120,10 @@ static bool shell_runs(struct line_checks *c, const struct job *j, const char *f
 		return true;
 	if (fresh && (status = resolve_command_in(j->path, NULL, path, sizeof path, &why)) != 0) {
 		e->value = 1;
-		warnf(c->warnings, "tfd: warning: %s:%u: the shell '%s': %s: the runs of the "
-		      "lines it runs will fail (status %d)\n", file, line, j->path, why, status);
+		warnf(c->warnings,
+		      "tfd: warning: %s:%u: the shell '%s': %s: the runs of the "
+		      "lines it runs will fail (status %d)\n",
+		      file, line, j->path, why, status);
 	}
 	return e->value == 0;
 }
@@ -158,16 +160,19 @@ static void check_command(struct line_checks *c, const struct job *j, const char
 	if ((status = resolve_command_in(word, dirs, found, sizeof found, &why)) == 0)
 		return;
 	if (status == 127 && !strchr(word, '/'))
-		warnf(c->warnings, "tfd: warning: %s:%u: '%s' is not found in its PATH (%s): "
-		      "its runs will fail (status 127)\n", file, line, word,
-		      dirs ? dirs : "the default");
+		warnf(c->warnings,
+		      "tfd: warning: %s:%u: '%s' is not found in its PATH (%s): "
+		      "its runs will fail (status 127)\n",
+		      file, line, word, dirs ? dirs : "the default");
 	else
-		warnf(c->warnings, "tfd: warning: %s:%u: '%s': %s: its runs will fail "
-		      "(status %d)\n", file, line, word, why, status);
+		warnf(c->warnings,
+		      "tfd: warning: %s:%u: '%s': %s: its runs will fail "
+		      "(status %d)\n",
+		      file, line, word, why, status);
 }
 
-void line_checks_warn(struct line_checks *c, const struct job *j, const char *script,
-		      bool command, const char *file, unsigned line)
+void line_checks_warn(struct line_checks *c, const struct job *j, const char *script, bool command,
+		      const char *file, unsigned line)
 {
 	if (!c->keys || !script || !j->path)
 		return;

@@ -148,7 +148,7 @@ typedef void samples_fn(struct buf *b, const char *family, const char *job,
 struct family {
 	const char *name, *type, *help;
 	value_fn *value;
-	samples_fn *samples;  /* instead of value */
+	samples_fn *samples; /* instead of value */
 };
 
 static void notify_samples(struct buf *b, const char *family, const char *job,
@@ -169,6 +169,7 @@ static void notify_dropped(struct buf *b, const char *family, const char *job,
 /* tfd_runs_total comes first and has a second label, so it is written by
  * its own function; these follow it in this order. */
 static const struct family families[] = {
+	/* clang-format off */
 	{ "tfd_skipped_total", "counter",
 	  "Wake-ups whose run was skipped by --overlap skip.", skipped, NULL },
 	{ "tfd_missed_expirations_total", "counter",
@@ -194,10 +195,10 @@ static const struct family families[] = {
 	{ "tfd_notify_dropped_total", "counter",
 	  "--ping and --notify requests dropped unsent (256 were waiting, or tfd stopped), by kind.",
 	  NULL, notify_dropped },
+	/* clang-format on */
 };
 
-static void put_header(struct buf *b, const char *name, const char *type,
-		       const char *help)
+static void put_header(struct buf *b, const char *name, const char *type, const char *help)
 {
 	put_str(b, "# HELP ");
 	put_str(b, name);
@@ -211,8 +212,8 @@ static void put_header(struct buf *b, const char *name, const char *type,
 }
 
 /* NAME{job_name="JOB"[,LABEL="VALUE"]} VALUE */
-static void put_sample(struct buf *b, const char *name, const char *job,
-		       const char *label, const char *label_value, const char *value)
+static void put_sample(struct buf *b, const char *name, const char *job, const char *label,
+		       const char *label_value, const char *value)
 {
 	put_str(b, name);
 	put_str(b, "{job_name=\"");
@@ -268,8 +269,7 @@ static void put_family_header(struct buf *b, size_t f)
 }
 
 /* Family F's samples of one job. */
-static void put_family_job(struct buf *b, size_t f, const char *name,
-			   const struct job_metrics *m)
+static void put_family_job(struct buf *b, size_t f, const char *name, const struct job_metrics *m)
 {
 	char value[32];
 
@@ -286,9 +286,8 @@ static void put_family_job(struct buf *b, size_t f, const char *name,
  * bytes or more or the families are done (a family's header always comes
  * with its first job, so each call moves on). Returns 1 when they are
  * done, 0 when more follows, -1 when memory ran out. */
-static int format_part(struct buf *b, const char *const *names,
-		       const struct job_metrics *m, size_t n, struct metrics_cursor *c,
-		       size_t limit)
+static int format_part(struct buf *b, const char *const *names, const struct job_metrics *m,
+		       size_t n, struct metrics_cursor *c, size_t limit)
 {
 	while (c->family < FAMILIES && b->len < limit && !b->failed) {
 		/* --ping's and --notify's families appear with their first
@@ -317,8 +316,7 @@ static int format_part(struct buf *b, const char *const *names,
 	return c->family == FAMILIES;
 }
 
-int metrics_format(struct buf *b, const char *const *names,
-		   const struct job_metrics *m, size_t n)
+int metrics_format(struct buf *b, const char *const *names, const struct job_metrics *m, size_t n)
 {
 	struct metrics_cursor c = { 0, 0, false };
 
@@ -349,17 +347,17 @@ int metrics_format_fleet(struct buf *b, const struct fleet_metrics *f)
 /* A snapshot, read in parts */
 
 struct metrics_snapshot {
-	size_t n, cap;               /* jobs added, room for */
+	size_t n, cap; /* jobs added, room for */
 	struct job_metrics *m;
-	size_t *name_at;             /* each name's offset in names_text */
-	struct buf names_text;       /* the names, one after another, NUL-ended */
-	const char **names;          /* into names_text, once reading began */
+	size_t *name_at;       /* each name's offset in names_text */
+	struct buf names_text; /* the names, one after another, NUL-ended */
+	const char **names;    /* into names_text, once reading began */
 	struct fleet_metrics fleet;
 	bool has_fleet;
 	struct metrics_cursor c;
-	bool done;                   /* every family and the fleet's are in pending */
-	struct buf pending;          /* made, not yet read */
-	size_t off;                  /* read of pending */
+	bool done;          /* every family and the fleet's are in pending */
+	struct buf pending; /* made, not yet read */
+	size_t off;         /* read of pending */
 };
 
 void metrics_snapshot_free(struct metrics_snapshot *s)
@@ -394,8 +392,7 @@ struct metrics_snapshot *metrics_snapshot_new(size_t n, const struct fleet_metri
 	return s;
 }
 
-int metrics_snapshot_add(struct metrics_snapshot *s, const char *name,
-			 const struct job_metrics *m)
+int metrics_snapshot_add(struct metrics_snapshot *s, const char *name, const struct job_metrics *m)
 {
 	if (s->n == s->cap || s->names)
 		return -1;
@@ -454,9 +451,8 @@ long metrics_snapshot_read(struct metrics_snapshot *s, char *buf, size_t max)
 
 /* Writing */
 
-int metrics_write(const char *path, const char *const *names,
-		  const struct job_metrics *m, size_t n, const struct fleet_metrics *fleet,
-		  char *err, size_t errlen)
+int metrics_write(const char *path, const char *const *names, const struct job_metrics *m, size_t n,
+		  const struct fleet_metrics *fleet, char *err, size_t errlen)
 {
 	struct buf b = { 0 };
 	int rc;

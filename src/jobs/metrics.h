@@ -14,16 +14,16 @@
  * nanoseconds since the epoch. */
 struct job_metrics {
 	uint64_t runs_success, runs_failure, runs_timeout, runs_killed;
-	uint64_t skipped;          /* wake-ups skipped by --overlap skip */
-	uint64_t missed;           /* expirations beyond one per wake-up */
-	uint64_t running;          /* runs going now */
-	int64_t last_start_ns;     /* 0: no run has started */
-	int64_t last_duration_ns;  /* -1: no run has ended */
-	int last_exit_status;      /* 128+N for signal N; valid when last_duration_ns >= 0 */
-	bool paused;               /* paused now (tfdctl pause); in the padding here */
-	int64_t last_success_ns;   /* the end of the last successful run; 0: none */
-	int64_t next_run_ns;       /* the next scheduled expiration; 0: none */
-	uint64_t paused_total;     /* elapses not run while paused (tfdctl pause) */
+	uint64_t skipped;         /* wake-ups skipped by --overlap skip */
+	uint64_t missed;          /* expirations beyond one per wake-up */
+	uint64_t running;         /* runs going now */
+	int64_t last_start_ns;    /* 0: no run has started */
+	int64_t last_duration_ns; /* -1: no run has ended */
+	int last_exit_status;     /* 128+N for signal N; valid when last_duration_ns >= 0 */
+	bool paused;              /* paused now (tfdctl pause); in the padding here */
+	int64_t last_success_ns;  /* the end of the last successful run; 0: none */
+	int64_t next_run_ns;      /* the next scheduled expiration; 0: none */
+	uint64_t paused_total;    /* elapses not run while paused (tfdctl pause) */
 	/* --ping and --notify (notify.h), by kind (ping, notify): requests
 	 * given up after their tries, and dropped unsent; only jobs that
 	 * have one (NOTIFIES) show them. */
@@ -33,7 +33,9 @@ struct job_metrics {
 
 /* What a job that has done nothing yet shows: every counter 0, no last run,
  * no next run. */
+/* clang-format off */
 #define JOB_METRICS_INIT { .last_duration_ns = -1 }
+/* clang-format on */
 
 /* --fleet's figures: claims answered by result (fleet_outcome's order:
  * won, elsewhere, skipped, missed) and whether the database is reachable. */
@@ -49,8 +51,7 @@ struct fleet_metrics {
  * yet (no run started or ended, no next run) is left out for that job
  * rather than given a value that would be a false statement, such as 0.
  * Returns 0, or -1 when memory ran out. */
-int metrics_format(struct buf *b, const char *const *names,
-		   const struct job_metrics *m, size_t n);
+int metrics_format(struct buf *b, const char *const *names, const struct job_metrics *m, size_t n);
 
 /* Appends tfd_fleet_claims_total{result} and tfd_fleet_connected. */
 int metrics_format_fleet(struct buf *b, const struct fleet_metrics *f);
@@ -59,7 +60,7 @@ int metrics_format_fleet(struct buf *b, const struct fleet_metrics *f);
  * the others in order) and the next job in it. */
 struct metrics_cursor {
 	size_t family, job;
-	bool header;     /* the family's header is written */
+	bool header; /* the family's header is written */
 };
 
 /* The figures of jobs and the fleet's (FLEET, or NULL without), copied
@@ -73,8 +74,7 @@ struct metrics_snapshot *metrics_snapshot_new(size_t n, const struct fleet_metri
 
 /* Copies NAME and M as the next job. Returns 0, or -1 when memory ran
  * out, the N jobs were added, or reading began. */
-int metrics_snapshot_add(struct metrics_snapshot *s, const char *name,
-			 const struct job_metrics *m);
+int metrics_snapshot_add(struct metrics_snapshot *s, const char *name, const struct job_metrics *m);
 
 /* Copies the next bytes of the text (metrics_format's, then
  * metrics_format_fleet's) into BUF, at most MAX of them (MAX > 0): returns
@@ -85,9 +85,8 @@ void metrics_snapshot_free(struct metrics_snapshot *s);
 /* Formats as above and replaces PATH with it atomically (atomic_replace).
  * Returns 0, or -1 with one line in err, "CALL 'PATH': MESSAGE", naming the
  * failed call ("malloc" when memory ran out). */
-int metrics_write(const char *path, const char *const *names,
-		  const struct job_metrics *m, size_t n, const struct fleet_metrics *fleet,
-		  char *err, size_t errlen);
+int metrics_write(const char *path, const char *const *names, const struct job_metrics *m, size_t n,
+		  const struct fleet_metrics *fleet, char *err, size_t errlen);
 
 /* The check before arming (a usage error): PATH is not '', its directory
  * exists, and PATH is missing or a regular file. Returns 0, or -1 with one

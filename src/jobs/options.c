@@ -16,21 +16,61 @@
 
 enum option_code {
 	/* per-job text options */
-	OPT_NAME = 1, OPT_CLOCK, OPT_AT, OPT_DELAY, OPT_INTERVAL, OPT_COUNT, OPT_FOR,
-	OPT_CALENDAR, OPT_CRON, OPT_EXEC, OPT_FORMAT, OPT_OVERLAP, OPT_TIMEOUT,
-	OPT_RETRY, OPT_RETRY_DELAY, OPT_RANDOM_DELAY, OPT_PERSIST, OPT_CGROUP, OPT_JOIN,
-	OPT_USER, OPT_TAG_OUTPUT,
+	OPT_NAME = 1,
+	OPT_CLOCK,
+	OPT_AT,
+	OPT_DELAY,
+	OPT_INTERVAL,
+	OPT_COUNT,
+	OPT_FOR,
+	OPT_CALENDAR,
+	OPT_CRON,
+	OPT_EXEC,
+	OPT_FORMAT,
+	OPT_OVERLAP,
+	OPT_TIMEOUT,
+	OPT_RETRY,
+	OPT_RETRY_DELAY,
+	OPT_RANDOM_DELAY,
+	OPT_PERSIST,
+	OPT_CGROUP,
+	OPT_JOIN,
+	OPT_USER,
+	OPT_TAG_OUTPUT,
 	/* hooks */
-	OPT_ON_FAILURE, OPT_ON_SUCCESS,
+	OPT_ON_FAILURE,
+	OPT_ON_SUCCESS,
 	/* the process */
-	OPT_JOBS, OPT_DRY_RUN, OPT_BASE_TIME, OPT_METRICS, OPT_JSON, OPT_QUIET,
-	OPT_VERBOSE, OPT_PRECISE, OPT_STATS, OPT_EXIT_ON_ERROR, OPT_SYSTEM_CRONTAB,
+	OPT_JOBS,
+	OPT_DRY_RUN,
+	OPT_BASE_TIME,
+	OPT_METRICS,
+	OPT_JSON,
+	OPT_QUIET,
+	OPT_VERBOSE,
+	OPT_PRECISE,
+	OPT_STATS,
+	OPT_EXIT_ON_ERROR,
+	OPT_SYSTEM_CRONTAB,
 	OPT_USER_CRONTABS,
-	OPT_FLEET, OPT_REPLICA, OPT_FLEET_LEASE, OPT_FLEET_DEADLINE, OPT_FLEET_KEEP,
-	OPT_HELP, OPT_USAGE, OPT_VERSION, OPT_CONTROL, OPT_LISTEN, OPT_FLEET_SQL,
-	OPT_ON_STOP, OPT_KILL_AFTER, OPT_LOG_RUNS,
+	OPT_FLEET,
+	OPT_REPLICA,
+	OPT_FLEET_LEASE,
+	OPT_FLEET_DEADLINE,
+	OPT_FLEET_KEEP,
+	OPT_HELP,
+	OPT_USAGE,
+	OPT_VERSION,
+	OPT_CONTROL,
+	OPT_LISTEN,
+	OPT_FLEET_SQL,
+	OPT_ON_STOP,
+	OPT_KILL_AFTER,
+	OPT_LOG_RUNS,
 	/* per-job: telling someone (notify_url.h) */
-	OPT_PING, OPT_NOTIFY, OPT_NOTIFY_ON,
+	OPT_PING,
+	OPT_NOTIFY,
+	OPT_NOTIFY_ON,
 };
 
 /* Where each text option lands in struct options. */
@@ -77,6 +117,7 @@ static const size_t text_field[] = {
 
 /* Tables: the per-job ones make up a tfd line's whole vocabulary. */
 
+/* clang-format off */
 static struct poptOption job_schedule_table[] = {
 	{ "name", '\0', POPT_ARG_STRING, NULL, OPT_NAME, "the job's name (%j, \"job\", TFD_JOB)", "NAME" },
 	{ "clock", 'c', POPT_ARG_STRING, NULL, OPT_CLOCK,
@@ -189,6 +230,7 @@ static struct poptOption help_table[] = {
 	{ "version", 'V', POPT_ARG_NONE, NULL, OPT_VERSION, "show the version and exit", NULL },
 	POPT_TABLEEND
 };
+/* clang-format on */
 
 static struct poptOption option_table[] = {
 	{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, job_schedule_table, 0, "Schedule:", NULL },
@@ -215,6 +257,7 @@ static struct poptOption job_line_table[] = {
 
 static bool *flag_field(struct options *o, int code)
 {
+	/* clang-format off */
 	switch (code) {
 	case OPT_TAG_OUTPUT: return &o->job.tag_output;
 	case OPT_JSON: return &o->json;
@@ -227,6 +270,7 @@ static bool *flag_field(struct options *o, int code)
 	case OPT_LOG_RUNS: return &o->log_runs;
 	default: return NULL;
 	}
+	/* clang-format on */
 }
 
 /* --jobs is repeatable: every PATH is kept, in order; o->jobs is the first.
@@ -477,8 +521,10 @@ int options_read_job_line(char *const *words, const struct job_options *defaults
 
 static char *const *job_text_fields(const struct job_options *o, size_t *n)
 {
+	/* clang-format off */
 	*n = (offsetof(struct job_options, user) - offsetof(struct job_options, name)) /
 		     sizeof(char *) + 1;
+	/* clang-format on */
 	return &o->name;
 }
 
@@ -552,7 +598,10 @@ static void join_words(char *const *command, char *text, size_t textlen)
 
 const char *job_only_option(const struct job_options *o, char *text, size_t textlen)
 {
-	static const struct { size_t off; const char *name; } only[] = {
+	static const struct {
+		size_t off;
+		const char *name;
+	} only[] = {
 		{ offsetof(struct job_options, name), "--name" },
 		{ offsetof(struct job_options, at), "--at" },
 		{ offsetof(struct job_options, delay), "--delay" },

@@ -13,29 +13,29 @@ struct job_options {
 	char *name, *clock, *at, *delay, *interval, *count, *for_, *calendar, *cron;
 	char *exec, *format, *overlap, *timeout, *retry, *retry_delay, *random_delay;
 	char *persist, *cgroup, *join;
-	char *on_failure, *on_success;  /* hooks (hooks.h) */
+	char *on_failure, *on_success;   /* hooks (hooks.h) */
 	char *ping, *notify, *notify_on; /* --ping, --notify, --notify-on (notify_url.h) */
-	char *user;              /* --user USER[:GROUP]; the last text field */
+	char *user;                      /* --user USER[:GROUP]; the last text field */
 	bool tag_output;
-	char **command;          /* NULL-terminated, or NULL */
+	char **command; /* NULL-terminated, or NULL */
 };
 
 /* The whole command line: one job's options (the defaults of every job
  * with --jobs) and what acts on the process. */
 struct options {
 	struct job_options job;
-	char *jobs, *dry_run, *base_time, *metrics;  /* jobs: the first --jobs */
-	char **jobs_all;         /* every --jobs PATH in order, NULL-terminated */
+	char *jobs, *dry_run, *base_time, *metrics; /* jobs: the first --jobs */
+	char **jobs_all; /* every --jobs PATH in order, NULL-terminated */
 	size_t jobs_n, jobs_cap;
-	bool system_crontab;     /* --system-crontab: crontab lines name a user */
-	char *user_crontabs;     /* --user-crontabs DIR: users' crontabs */
+	bool system_crontab; /* --system-crontab: crontab lines name a user */
+	char *user_crontabs; /* --user-crontabs DIR: users' crontabs */
 	char *fleet, *replica, *fleet_lease, *fleet_deadline, *fleet_keep;
-	char *listen;            /* --listen=[ADDR:]PORT */
-	char *on_stop;           /* --on-stop=forward|wait|leave */
-	char *kill_after;        /* --kill-after=DURATION */
+	char *listen;     /* --listen=[ADDR:]PORT */
+	char *on_stop;    /* --on-stop=forward|wait|leave */
+	char *kill_after; /* --kill-after=DURATION */
 	bool json, quiet, verbose, precise, stats, exit_on_error, log_runs;
 	bool dry_run_given;
-	char *control;           /* --control=PATH; NULL with control_given: the default */
+	char *control; /* --control=PATH; NULL with control_given: the default */
 	bool control_given;
 };
 

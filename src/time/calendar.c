@@ -25,7 +25,7 @@
 /* Parsing */
 
 struct parser {
-	const char *reason;     /* why the text was rejected */
+	const char *reason; /* why the text was rejected */
 };
 
 static bool fail(struct parser *ps, const char *reason)
@@ -63,8 +63,7 @@ static const char *skip_space_chars(const char *p)
  * chains for as long as its job lives, almost all of one item, and room
  * for eight in each would cost 10,000 calendar jobs 2 MB more (and a load
  * more instructions in malloc). Its capacity is so always its count. */
-static bool chain_add(struct parser *ps, struct chain *ch, int start, int stop,
-		      int repeat)
+static bool chain_add(struct parser *ps, struct chain *ch, int start, int stop, int repeat)
 {
 	size_t cap = (size_t)ch->n;
 
@@ -138,8 +137,7 @@ static bool read_value(struct parser *ps, const char **pp, bool usec, int *out)
 	int frac;
 
 	if (!read_ulong(pp, &v))
-		return fail(ps, is_digit(**pp) ? "number out of range"
-					       : "number expected");
+		return fail(ps, is_digit(**pp) ? "number out of range" : "number expected");
 	if (usec) {
 		if (__builtin_mul_overflow(v, (uint64_t)USEC_PER_SEC, &v))
 			return fail(ps, "number out of range");
@@ -158,13 +156,11 @@ static bool read_value(struct parser *ps, const char **pp, bool usec, int *out)
 
 static bool ends_component(char c)
 {
-	return c == '\0' || c == ' ' || c == ',' || c == '-' || c == '~' ||
-	       c == ':';
+	return c == '\0' || c == ' ' || c == ',' || c == '-' || c == '~' || c == ':';
 }
 
 /* One list item: "5", "1..5", "0/15", "1..20/2". */
-static bool parse_component(struct parser *ps, const char **pp, bool usec,
-			    struct chain *ch)
+static bool parse_component(struct parser *ps, const char **pp, bool usec, struct chain *ch)
 {
 	int start, stop = -1, repeat = 0;
 
@@ -196,8 +192,7 @@ static bool parse_component(struct parser *ps, const char **pp, bool usec,
 
 /* A field: '*' or a comma list. '*' in the seconds field means every whole
  * second. */
-static bool parse_chain(struct parser *ps, const char **pp, bool usec,
-			struct chain *ch)
+static bool parse_chain(struct parser *ps, const char **pp, bool usec, struct chain *ch)
 {
 	chain_clear(ch);
 	if (**pp == '*') {
@@ -301,20 +296,21 @@ static bool parse_epoch(struct parser *ps, const char **pp, struct calendar *cal
 		return fail(ps, "instant after 2199");
 	cal->utc = true;
 	*pp = p;
+	/* clang-format off */
 	return chain_set_single(ps, &cal->year, (int)year) &&
 	       chain_set_single(ps, &cal->month, month) &&
 	       chain_set_single(ps, &cal->day, day) &&
 	       chain_set_single(ps, &cal->hour, (int)(secs / 3600)) &&
 	       chain_set_single(ps, &cal->minute, (int)(secs / 60 % 60)) &&
 	       chain_set_single(ps, &cal->usec, (int)(secs % 60) * USEC_PER_SEC);
+	/* clang-format on */
 }
 
 /* The date part: "Y-M-D", "M-D", with '~' in place of the last '-' to count
  * days from the month's end, or "@SECONDS" (then *done is set: no time part
  * follows). When the text turns out to be a time (no '-' follows the first
  * field), *pp is left alone. */
-static bool parse_date(struct parser *ps, const char **pp, struct calendar *cal,
-		       bool *done)
+static bool parse_date(struct parser *ps, const char **pp, struct calendar *cal, bool *done)
 {
 	struct chain f[3] = { { 0, NULL }, { 0, NULL }, { 0, NULL } };
 	const char *p = *pp;
@@ -332,7 +328,7 @@ static bool parse_date(struct parser *ps, const char **pp, struct calendar *cal,
 		if (!parse_chain(ps, &p, false, &f[n++]))
 			goto out;
 		if (n == 1 && (*p == '\0' || *p == ':')) {
-			ok = true;      /* a time, not a date */
+			ok = true; /* a time, not a date */
 			goto out;
 		}
 		if (n >= 2 && (*p == '\0' || *p == ' '))
@@ -367,10 +363,12 @@ out:
 /* The time part: "H:M" or "H:M:S"; none at all means 00:00:00. */
 static bool parse_time(struct parser *ps, const char **pp, struct calendar *cal)
 {
+	/* clang-format off */
 	if (**pp == '\0')
 		return chain_set_single(ps, &cal->hour, 0) &&
 		       chain_set_single(ps, &cal->minute, 0) &&
 		       chain_set_single(ps, &cal->usec, 0);
+	/* clang-format on */
 	if (!parse_chain(ps, pp, false, &cal->hour))
 		return false;
 	if (**pp != ':')
@@ -391,10 +389,10 @@ static bool parse_time(struct parser *ps, const char **pp, struct calendar *cal)
 /* Shorthands: which fields they fix (the others stay '*'). */
 struct shorthand {
 	const char *name;
-	int months[4];          /* 0-terminated */
-	int day;                /* 0: any */
+	int months[4]; /* 0-terminated */
+	int day;       /* 0: any */
 	bool monday;
-	bool hour, minute;      /* fixed to 0 */
+	bool hour, minute; /* fixed to 0 */
 };
 
 static const struct shorthand shorthands[] = {
@@ -413,8 +411,7 @@ static const struct shorthand shorthands[] = {
 	{ "bi-annually", { 1, 7 }, 1, false, true, true },
 };
 
-static bool apply_shorthand(struct parser *ps, const struct shorthand *s,
-			    struct calendar *cal)
+static bool apply_shorthand(struct parser *ps, const struct shorthand *s, struct calendar *cal)
 {
 	for (int i = 0; i < 4 && s->months[i]; i++) {
 		if (!chain_add(ps, &cal->month, s->months[i], -1, 0))
@@ -450,8 +447,7 @@ static bool parse_body(struct parser *ps, const char *p, struct calendar *cal)
 
 /* Cuts a trailing " ABBR" off TEXT if ABBR is one of LOCAL's two
  * abbreviations (any case), setting the forced daylight-saving flag. */
-static bool split_local_abbr(char *text, const struct tz *local,
-			     struct calendar *cal)
+static bool split_local_abbr(char *text, const struct tz *local, struct calendar *cal)
 {
 	size_t len = strlen(text);
 
@@ -460,8 +456,7 @@ static bool split_local_abbr(char *text, const struct tz *local,
 		size_t n = strlen(abbr);
 		char word[64];
 
-		if (n == 0 || n >= sizeof(word) || len < n + 1 ||
-		    text[len - n - 1] != ' ')
+		if (n == 0 || n >= sizeof(word) || len < n + 1 || text[len - n - 1] != ' ')
 			continue;
 		for (size_t i = 0; i <= n; i++)
 			word[i] = ascii_lower(abbr[i]);
@@ -478,8 +473,8 @@ static bool split_local_abbr(char *text, const struct tz *local,
  * " ZONE" off TEXT (modified in place), as systemd does before parsing the
  * rest. An unknown zone is left in place, where the parser then rejects
  * it; its name is returned so the message can say why. */
-static const char *split_zone(char *text, const struct tz *local,
-			      tz_lookup_fn find_zone, void *arg, struct calendar *cal)
+static const char *split_zone(char *text, const struct tz *local, tz_lookup_fn find_zone, void *arg,
+			      struct calendar *cal)
 {
 	size_t len = strlen(text);
 	char *space;
@@ -541,8 +536,8 @@ static void normalize_chain(struct chain *ch)
 
 		if (c->stop > c->start && c->repeat > 0)
 			c->stop -= (c->stop - c->start) % c->repeat;
-		if ((c->stop > c->start && c->repeat > 0 &&
-		     c->start + c->repeat > c->stop) || c->start == c->stop) {
+		if ((c->stop > c->start && c->repeat > 0 && c->start + c->repeat > c->stop) ||
+		    c->start == c->stop) {
 			c->repeat = 0;
 			c->stop = -1;
 		}
@@ -551,8 +546,7 @@ static void normalize_chain(struct chain *ch)
 		return;
 	qsort(ch->items, (size_t)ch->n, sizeof(*ch->items), compare_components);
 	for (int i = 0; i < ch->n; i++) {
-		if (kept == 0 ||
-		    compare_components(&ch->items[kept - 1], &ch->items[i]) != 0)
+		if (kept == 0 || compare_components(&ch->items[kept - 1], &ch->items[i]) != 0)
 			ch->items[kept++] = ch->items[i];
 	}
 	ch->n = kept;
@@ -572,11 +566,9 @@ static bool chain_valid(const struct chain *ch, int from, int to, bool end_of_mo
 		if (c->start < from || c->start > to || c->repeat > to - from)
 			return false;
 		if (c->stop >= 0) {
-			if (c->stop < from || c->stop > to ||
-			    c->start + c->repeat > c->stop)
+			if (c->stop < from || c->stop > to || c->start + c->repeat > c->stop)
 				return false;
-		} else if (end_of_month ? c->start - c->repeat < from
-					: c->start + c->repeat > to) {
+		} else if (end_of_month ? c->start - c->repeat < from : c->start + c->repeat > to) {
 			return false;
 		}
 	}
@@ -585,7 +577,7 @@ static bool chain_valid(const struct chain *ch, int from, int to, bool end_of_mo
 
 static bool finish_event(struct parser *ps, struct calendar *cal)
 {
-	struct chain *all[] = { &cal->year, &cal->month, &cal->day,
+	struct chain *all[] = { &cal->year, &cal->month,  &cal->day,
 				&cal->hour, &cal->minute, &cal->usec };
 
 	if (cal->weekdays <= 0 || cal->weekdays >= ALL_WEEKDAYS)
@@ -610,9 +602,8 @@ static bool finish_event(struct parser *ps, struct calendar *cal)
 	return true;
 }
 
-int calendar_parse_local(const char *spec, const struct tz *local,
-			 tz_lookup_fn find_zone, void *find_zone_arg,
-			 struct calendar **out, char *err, size_t errlen)
+int calendar_parse_local(const char *spec, const struct tz *local, tz_lookup_fn find_zone,
+			 void *find_zone_arg, struct calendar **out, char *err, size_t errlen)
 {
 	struct parser ps = { NULL };
 	struct calendar *cal = calloc(1, sizeof(*cal));
@@ -628,8 +619,8 @@ int calendar_parse_local(const char *spec, const struct tz *local,
 			finish_event(&ps, cal);
 	}
 	if (ps.reason && unknown_zone)
-		snprintf(err, errlen, "invalid calendar event '%s': unknown time zone '%s'",
-			 spec, unknown_zone);
+		snprintf(err, errlen, "invalid calendar event '%s': unknown time zone '%s'", spec,
+			 unknown_zone);
 	else if (ps.reason)
 		snprintf(err, errlen, "invalid calendar event '%s': %s", spec, ps.reason);
 	free(text);

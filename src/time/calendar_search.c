@@ -31,22 +31,21 @@
  * until normalised; mon counts from 0. */
 struct wall {
 	int64_t year, mon, mday, hour, min, sec;
-	int isdst;              /* -1: let the zone decide */
-	int wday;               /* 0 = Sunday; valid after normalising */
+	int isdst; /* -1: let the zone decide */
+	int wday;  /* 0 = Sunday; valid after normalising */
 };
 
 /* The zone (NULL: UTC, as timegm) and the offset glibc's mktime remembers
  * from its previous call, which is its first guess for the next one. */
 struct clock {
 	const struct tz *zone;
-	int64_t guess;          /* local minus UTC, seconds */
+	int64_t guess; /* local minus UTC, seconds */
 };
 
 static int64_t wall_to_local_seconds(const struct wall *w)
 {
 	int64_t months = w->year * 12 + w->mon;
-	int64_t days = days_from_civil(floor_div(months, 12),
-				       (int)floor_mod(months, 12) + 1, 1) +
+	int64_t days = days_from_civil(floor_div(months, 12), (int)floor_mod(months, 12) + 1, 1) +
 		       w->mday - 1;
 
 	return days * 86400 + w->hour * 3600 + w->min * 60 + w->sec;
@@ -95,8 +94,8 @@ static bool normalize_wall(struct clock *clk, struct wall *w, int64_t *t)
 	w->sec = sec + excess;
 	when = local + excess;
 	if (clk->zone) {
-		if (!tz_mktime(clk->zone, local, w->isdst < 0 ? -1 : w->isdst != 0,
-			       &clk->guess, &when))
+		if (!tz_mktime(clk->zone, local, w->isdst < 0 ? -1 : w->isdst != 0, &clk->guess,
+			       &when))
 			return false;
 		off = offset_at(clk, when, &dst);
 		if (excess != 0) {
@@ -130,8 +129,8 @@ static int64_t day_from_month_end(struct clock *clk, const struct wall *w, int d
 
 /* Moves *VAL to the first value of CH at or after it. Returns 1 if it
  * moved, 0 if *VAL already matches (or CH is '*'), -1 if nothing is left. */
-static int next_in_chain(struct clock *clk, const struct calendar *cal,
-			 const struct chain *ch, const struct wall *w, int64_t *val)
+static int next_in_chain(struct clock *clk, const struct calendar *cal, const struct chain *ch,
+			 const struct wall *w, int64_t *val)
 {
 	bool from_end = cal->end_of_month && ch == &cal->day;
 	int64_t best = -1;
@@ -155,8 +154,7 @@ static int next_in_chain(struct clock *clk, const struct calendar *cal,
 		if (start >= *val) {
 			k = start;
 		} else if (c->repeat > 0) {
-			k = start + c->repeat * ((*val - start + c->repeat - 1) /
-						 c->repeat);
+			k = start + c->repeat * ((*val - start + c->repeat - 1) / c->repeat);
 			if (stop >= 0 && k > stop)
 				continue;
 		} else {
@@ -211,8 +209,7 @@ static int within_bounds(struct clock *clk, struct wall *w)
 	return 1;
 }
 
-static bool weekday_matches(struct clock *clk, const struct calendar *cal,
-			    const struct wall *w)
+static bool weekday_matches(struct clock *clk, const struct calendar *cal, const struct wall *w)
 {
 	struct wall t = *w;
 	int64_t when;
@@ -248,8 +245,8 @@ enum step { STEP_MATCHED, STEP_RETRY, STEP_NEVER };
 
 /* Year, month and day: STEP_RETRY when W was moved and the search must
  * start over from the normalised time. */
-static enum step match_date(struct clock *clk, const struct calendar *cal,
-			    struct wall *w, int *usec)
+static enum step match_date(struct clock *clk, const struct calendar *cal, struct wall *w,
+			    int *usec)
 {
 	int64_t v = w->year;
 	int r = next_in_chain(clk, cal, &cal->year, w, &v);
@@ -297,8 +294,8 @@ static enum step match_date(struct clock *clk, const struct calendar *cal,
 }
 
 /* Hour, minute and second, after the date matched. */
-static enum step match_time(struct clock *clk, const struct calendar *cal,
-			    struct wall *w, int *usec)
+static enum step match_time(struct clock *clk, const struct calendar *cal, struct wall *w,
+			    int *usec)
 {
 	int64_t v;
 	int r = next_in_chain(clk, cal, &cal->hour, w, &w->hour);
@@ -338,8 +335,7 @@ static enum step match_time(struct clock *clk, const struct calendar *cal,
 
 /* Whether wall time A (plus A_USEC) comes before B (plus B_USEC), field by
  * field. Both are normalised. */
-static bool wall_before(const struct wall *a, int a_usec, const struct wall *b,
-			int b_usec)
+static bool wall_before(const struct wall *a, int a_usec, const struct wall *b, int b_usec)
 {
 	const int64_t x[] = { a->year, a->mon, a->mday, a->hour, a->min, a->sec, a_usec };
 	const int64_t y[] = { b->year, b->mon, b->mday, b->hour, b->min, b->sec, b_usec };
@@ -359,8 +355,7 @@ static bool wall_before(const struct wall *a, int a_usec, const struct wall *b,
  * negative) does, the search then moves on by an hour and from then on keeps
  * the daylight flag that normalising produced instead of asking the zone
  * afresh. */
-static bool find_next(struct clock *clk, const struct calendar *cal,
-		      struct wall *w, int *usec)
+static bool find_next(struct clock *clk, const struct calendar *cal, struct wall *w, int *usec)
 {
 	const struct wall start = *w;
 	const int start_usec = *usec;
@@ -388,8 +383,8 @@ static bool find_next(struct clock *clk, const struct calendar *cal,
 	return false;
 }
 
-int calendar_next(const struct calendar *cal, const struct tz *local,
-		  int64_t after_ns, int64_t *next_ns)
+int calendar_next(const struct calendar *cal, const struct tz *local, int64_t after_ns,
+		  int64_t *next_ns)
 {
 	struct clock clk = { NULL, 0 };
 	struct wall w;
@@ -407,8 +402,7 @@ int calendar_next(const struct calendar *cal, const struct tz *local,
 	wall_from_local_seconds(t + off, dst, &w);
 	if (!find_next(&clk, cal, &w, &usec))
 		return -1;
-	if (!normalize_wall(&clk, &w, &t) ||
-	    __builtin_mul_overflow(t, NSEC_PER_SEC, &ns) ||
+	if (!normalize_wall(&clk, &w, &t) || __builtin_mul_overflow(t, NSEC_PER_SEC, &ns) ||
 	    __builtin_add_overflow(ns, (int64_t)usec * 1000, &ns))
 		return -1;
 	/* The wall-time search cannot go backwards, but a repeated hour read

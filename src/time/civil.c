@@ -42,8 +42,7 @@ int64_t days_from_civil(int64_t year, int month, int day)
 	int64_t year_of_era = y - era * 400;
 	int64_t month_from_march = month > 2 ? month - 3 : month + 9;
 	int64_t day_of_year = (153 * month_from_march + 2) / 5 + day - 1;
-	int64_t day_of_era = year_of_era * 365 + year_of_era / 4 -
-			     year_of_era / 100 + day_of_year;
+	int64_t day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
 
 	return era * DAYS_PER_ERA + day_of_era - ERA0_TO_EPOCH;
 }
@@ -53,13 +52,14 @@ void civil_from_days(int64_t days, int64_t *year, int *month, int *day)
 	int64_t z = days + ERA0_TO_EPOCH;
 	int64_t era = floor_div(z, DAYS_PER_ERA);
 	int64_t day_of_era = z - era * DAYS_PER_ERA;
+	/* clang-format off */
 	int64_t year_of_era = (day_of_era - day_of_era / 1460 +
 			       day_of_era / 36524 - day_of_era / 146096) / 365;
-	int64_t day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 -
-					    year_of_era / 100);
+	/* clang-format on */
+	int64_t day_of_year = day_of_era -
+			      (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
 	int64_t month_from_march = (5 * day_of_year + 2) / 153;
-	int m = (int)(month_from_march < 10 ? month_from_march + 3
-					    : month_from_march - 9);
+	int m = (int)(month_from_march < 10 ? month_from_march + 3 : month_from_march - 9);
 
 	*day = (int)(day_of_year - (153 * month_from_march + 2) / 5 + 1);
 	*month = m;
@@ -79,8 +79,7 @@ bool is_leap_year(int64_t year)
 
 int days_in_month(int64_t year, int month)
 {
-	static const int length[12] = { 31, 28, 31, 30, 31, 30,
-					 31, 31, 30, 31, 30, 31 };
+	static const int length[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
 
 	if (month == 2 && is_leap_year(year))
 		return 29;
@@ -88,13 +87,12 @@ int days_in_month(int64_t year, int month)
 }
 
 const char *const civil_month_names[12] = {
-	"January", "February", "March", "April", "May", "June", "July",
-	"August", "September", "October", "November", "December",
+	"January", "February", "March",     "April",   "May",      "June",
+	"July",    "August",   "September", "October", "November", "December",
 };
 
 const char *const civil_day_names[7] = {
-	"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
-	"Saturday",
+	"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
 };
 
 size_t civil_name_length(const char *p, size_t avail, const char *name)
@@ -106,8 +104,7 @@ size_t civil_name_length(const char *p, size_t avail, const char *name)
 	return avail >= 3 && same_nocase(p, name, 3) ? 3 : 0;
 }
 
-size_t civil_format_us(char *buf, size_t len, int64_t secs, int us, char sep,
-		       const char *zone)
+size_t civil_format_us(char *buf, size_t len, int64_t secs, int us, char sep, const char *zone)
 {
 	int64_t days = floor_div(secs, 86400), year;
 	int second_of_day = (int)(secs - days * 86400);
@@ -115,16 +112,15 @@ size_t civil_format_us(char *buf, size_t len, int64_t secs, int us, char sep,
 	int n;
 
 	civil_from_days(days, &year, &month, &day);
-	n = snprintf(buf, len, "%04" PRId64 "-%02d-%02d%c%02d:%02d:%02d.%06d%s", year, month,
-		     day, sep, second_of_day / 3600, second_of_day / 60 % 60,
-		     second_of_day % 60, us, zone);
+	n = snprintf(buf, len, "%04" PRId64 "-%02d-%02d%c%02d:%02d:%02d.%06d%s", year, month, day,
+		     sep, second_of_day / 3600, second_of_day / 60 % 60, second_of_day % 60, us,
+		     zone);
 	if (n < 0 || len == 0)
 		return 0;
 	return (size_t)n < len ? (size_t)n : len - 1;
 }
 
-size_t civil_format_utc_us(char *buf, size_t len, int64_t wall_ns, char sep,
-			   const char *zone)
+size_t civil_format_utc_us(char *buf, size_t len, int64_t wall_ns, char sep, const char *zone)
 {
 	int64_t us = floor_div(wall_ns, 1000);
 	int64_t secs = floor_div(us, 1000000);

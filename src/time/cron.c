@@ -28,15 +28,15 @@
 #define MAX_DST_SHIFT (3 * 3600)
 
 struct cron {
-	uint64_t minutes;       /* bit n: minute n */
-	uint32_t hours;         /* bit n: hour n */
-	uint32_t days;          /* bit n: day of month n (1..31) */
-	uint32_t months;        /* bit n: month n (1..12) */
-	uint32_t weekdays;      /* bit n: weekday n, 0 = Sunday */
-	bool days_star;         /* day-of-month field starts with '*' */
-	bool weekdays_star;     /* day-of-week field starts with '*' */
-	bool wild;              /* minute or hour field starts with '*' */
-	bool never;             /* no month has a day the fields allow */
+	uint64_t minutes;   /* bit n: minute n */
+	uint32_t hours;     /* bit n: hour n */
+	uint32_t days;      /* bit n: day of month n (1..31) */
+	uint32_t months;    /* bit n: month n (1..12) */
+	uint32_t weekdays;  /* bit n: weekday n, 0 = Sunday */
+	bool days_star;     /* day-of-month field starts with '*' */
+	bool weekdays_star; /* day-of-week field starts with '*' */
+	bool wild;          /* minute or hour field starts with '*' */
+	bool never;         /* no month has a day the fields allow */
 };
 
 /* Parsing */
@@ -68,14 +68,12 @@ struct parse {
 
 static bool fail(struct parse *ps, const char *why)
 {
-	snprintf(ps->err, ps->errlen, "invalid cron expression '%s': %s",
-		 ps->expr, why);
+	snprintf(ps->err, ps->errlen, "invalid cron expression '%s': %s", ps->expr, why);
 	return false;
 }
 
 /* "WHAT in 'ITEM'", naming the list item at fault. */
-static bool fail_item(struct parse *ps, const char *what, const char *item,
-		      const char *end)
+static bool fail_item(struct parse *ps, const char *what, const char *item, const char *end)
 {
 	char why[160];
 
@@ -85,8 +83,7 @@ static bool fail_item(struct parse *ps, const char *what, const char *item,
 
 /* A number, or a 3-letter name where the field has names. Reads from *pp
  * up to END; returns false if what is there is neither. */
-static bool read_value(const struct field_def *f, const char **pp,
-		       const char *end, int *out)
+static bool read_value(const struct field_def *f, const char **pp, const char *end, int *out)
 {
 	const char *p = *pp;
 	int v = 0;
@@ -115,8 +112,8 @@ static bool read_value(const struct field_def *f, const char **pp,
 
 /* Sets the bits of one list item: "*", "N", "N-M", "* /S" or "N-M/S"
  * (without the space). */
-static bool parse_item(struct parse *ps, const struct field_def *f,
-		       const char *item, const char *end, uint64_t *bits)
+static bool parse_item(struct parse *ps, const struct field_def *f, const char *item,
+		       const char *end, uint64_t *bits)
 {
 	const char *p = item;
 	int lo = f->low, hi = f->high, step = 1;
@@ -146,8 +143,7 @@ static bool parse_item(struct parse *ps, const struct field_def *f,
 		/* Vixie cron steps through ranges only: "5/15" is an error. */
 		if (!range)
 			return fail_item(ps, "step without a range", item, end);
-		if (p == end || !is_digit(*p) ||
-		    !read_value(&fields[F_MINUTE], &p, end, &step))
+		if (p == end || !is_digit(*p) || !read_value(&fields[F_MINUTE], &p, end, &step))
 			return fail_item(ps, "bad step", item, end);
 		if (step == 0)
 			return fail_item(ps, "step of 0", item, end);
@@ -157,8 +153,7 @@ static bool parse_item(struct parse *ps, const struct field_def *f,
 	if (lo < f->low || lo > f->high || hi < f->low || hi > f->high) {
 		char what[64];
 
-		snprintf(what, sizeof(what), "%s out of range %d-%d", f->name,
-			 f->low, f->high);
+		snprintf(what, sizeof(what), "%s out of range %d-%d", f->name, f->low, f->high);
 		return fail_item(ps, what, item, end);
 	}
 	if (lo > hi)
@@ -169,8 +164,8 @@ static bool parse_item(struct parse *ps, const struct field_def *f,
 }
 
 /* One field: a comma list of items. */
-static bool parse_field(struct parse *ps, const struct field_def *f,
-			const char *text, const char *end, uint64_t *bits)
+static bool parse_field(struct parse *ps, const struct field_def *f, const char *text,
+			const char *end, uint64_t *bits)
 {
 	*bits = 0;
 	for (const char *item = text;;) {
@@ -244,6 +239,7 @@ static const struct {
 	const char *name;
 	const char *fields;
 } shorthands[] = {
+	/* clang-format off */
 	{ "@yearly", "0 0 1 1 *" },
 	{ "@annually", "0 0 1 1 *" },
 	{ "@monthly", "0 0 1 * *" },
@@ -251,11 +247,11 @@ static const struct {
 	{ "@daily", "0 0 * * *" },
 	{ "@midnight", "0 0 * * *" },
 	{ "@hourly", "0 * * * *" },
+	/* clang-format on */
 };
 
 /* "@daily" and friends, as the 5 fields they stand for. */
-static bool parse_shorthand(struct parse *ps, const char *word, size_t len,
-			    struct cron *c)
+static bool parse_shorthand(struct parse *ps, const char *word, size_t len, struct cron *c)
 {
 	for (size_t i = 0; i < sizeof(shorthands) / sizeof(*shorthands); i++) {
 		if (strlen(shorthands[i].name) == len &&
@@ -300,8 +296,10 @@ int cron_parse(const char *expr, struct cron **out, char *err, size_t errlen)
 
 void cron_canonical(const struct cron *c, char *buf, size_t len)
 {
-	snprintf(buf, len, "cron %016" PRIx64 " %06" PRIx32 " %08" PRIx32 " %04" PRIx32 " %02" PRIx32
-		 " %d%d%d%d", c->minutes, c->hours, c->days, c->months, c->weekdays, c->days_star,
+	snprintf(buf, len,
+		 "cron %016" PRIx64 " %06" PRIx32 " %08" PRIx32 " %04" PRIx32 " %02" PRIx32
+		 " %d%d%d%d",
+		 c->minutes, c->hours, c->days, c->months, c->weekdays, c->days_star,
 		 c->weekdays_star, c->wild, c->never);
 }
 
@@ -412,8 +410,8 @@ static bool next_wall(const struct cron *c, int64_t wall, int64_t *out)
 
 /* The run that matching wall time WALL gives after instant AFTER (seconds),
  * if any, under cronie's DST rules. */
-static bool run_for_wall(const struct cron *c, const struct tz *zone,
-			 int64_t wall, int64_t after, int64_t *run)
+static bool run_for_wall(const struct cron *c, const struct tz *zone, int64_t wall, int64_t after,
+			 int64_t *run)
 {
 	int64_t at[2];
 
@@ -446,8 +444,8 @@ static bool run_for_wall(const struct cron *c, const struct tz *zone,
 /* A wildcard job runs again in the second pass through a repeated hour,
  * whose wall times lie before AFTER's own: those runs are looked for when
  * the offset changes around AFTER. */
-static bool second_pass_run(const struct cron *c, const struct tz *zone,
-			    int64_t after, int64_t wall_after, int64_t *run)
+static bool second_pass_run(const struct cron *c, const struct tz *zone, int64_t after,
+			    int64_t wall_after, int64_t *run)
 {
 	int64_t wall = wall_after - MAX_DST_SHIFT, at[2];
 	bool found = false;
@@ -466,8 +464,7 @@ static bool second_pass_run(const struct cron *c, const struct tz *zone,
 	return found;
 }
 
-int cron_next(const struct cron *cron, const struct tz *zone, int64_t after_ns,
-	      int64_t *next_ns)
+int cron_next(const struct cron *cron, const struct tz *zone, int64_t after_ns, int64_t *next_ns)
 {
 	int64_t after = floor_div(after_ns, NSEC_PER_SEC), wall_after, wall, run = 0;
 	int64_t earlier = 0;

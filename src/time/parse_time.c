@@ -69,8 +69,7 @@ static void quote_text(char *out, size_t len, const char *p, const char *end)
 	out[used] = '\0';
 }
 
-int parse_fail(char *err, size_t errlen, const char *kind, const char *text,
-		const struct why *why)
+int parse_fail(char *err, size_t errlen, const char *kind, const char *text, const struct why *why)
 {
 	char quoted[256];
 
@@ -127,12 +126,14 @@ static const struct unit units[] = {
 	{ "hour", 3600 * NSEC_PER_SEC },
 	{ "hr", 3600 * NSEC_PER_SEC },
 	{ "h", 3600 * NSEC_PER_SEC },
+	/* clang-format off */
 	{ "days", SEC_PER_DAY * NSEC_PER_SEC },
 	{ "day", SEC_PER_DAY * NSEC_PER_SEC },
 	{ "d", SEC_PER_DAY * NSEC_PER_SEC },
 	{ "weeks", 7 * SEC_PER_DAY * NSEC_PER_SEC },
 	{ "week", 7 * SEC_PER_DAY * NSEC_PER_SEC },
 	{ "w", 7 * SEC_PER_DAY * NSEC_PER_SEC },
+	/* clang-format on */
 	{ "years", 31557600 * NSEC_PER_SEC },
 	{ "year", 31557600 * NSEC_PER_SEC },
 	{ "y", 31557600 * NSEC_PER_SEC },
@@ -166,8 +167,7 @@ enum number {
 /* Reads a decimal integer as strtoll(3) does (leading white space and a sign
  * allowed), because systemd does and its quirks are part of the contract:
  * "\v-0" is a valid zero there. *AFTER is P when there are no digits. */
-static enum number read_integer(const char *p, const char *end,
-				int64_t *value, const char **after)
+static enum number read_integer(const char *p, const char *end, int64_t *value, const char **after)
 {
 	const char *q = p;
 	bool negative = false, huge = false;
@@ -214,10 +214,9 @@ static int bad_unit(const char *p, const char *end, struct why *why)
 	const char *q = p;
 	char word[48];
 
-	if ((unsigned char)*p >= 0x80 ||
-	    (ascii_lower(*p) >= 'a' && ascii_lower(*p) <= 'z')) {
-		while (q < end && !is_span_space(*q) && !is_digit(*q) &&
-		       *q != '.' && *q != '+' && *q != '-')
+	if ((unsigned char)*p >= 0x80 || (ascii_lower(*p) >= 'a' && ascii_lower(*p) <= 'z')) {
+		while (q < end && !is_span_space(*q) && !is_digit(*q) && *q != '.' && *q != '+' &&
+		       *q != '-')
 			q++;
 		quote_text(word, sizeof(word), p, q);
 		return why_set(why, "unknown unit '%s'", word);
@@ -229,7 +228,7 @@ static int bad_unit(const char *p, const char *end, struct why *why)
 /* A number in a time span: the integer part and the digits after a '.'. */
 struct span_number {
 	int64_t whole;
-	const char *frac;      /* NULL: there was no '.' */
+	const char *frac; /* NULL: there was no '.' */
 	size_t ndigits;
 };
 
@@ -237,8 +236,8 @@ struct span_number {
 
 /* Reads the number at P (not at a blank); returns where it ends, or NULL.
  * ".5" is a number, "5." is one with no fraction digits (an error later). */
-static const char *read_span_number(const char *p, const char *end,
-				    struct span_number *n, struct why *why)
+static const char *read_span_number(const char *p, const char *end, struct span_number *n,
+				    struct why *why)
 {
 	const char *e;
 	char rest[48];
@@ -277,8 +276,8 @@ static const char *read_span_number(const char *p, const char *end,
 }
 
 /* Adds N, counted in units of UNIT ns, to *TOTAL. */
-static int add_span_number(const struct span_number *n, int64_t unit,
-			   int64_t *total, struct why *why)
+static int add_span_number(const struct span_number *n, int64_t unit, int64_t *total,
+			   struct why *why)
 {
 	int64_t part;
 
@@ -289,17 +288,14 @@ static int add_span_number(const struct span_number *n, int64_t unit,
 		return 0;
 	if (n->ndigits == 0)
 		return why_set(why, "missing digits after '.'");
-	if (__builtin_add_overflow(*total,
-				   fraction_value(n->frac, n->ndigits, unit),
-				   total))
+	if (__builtin_add_overflow(*total, fraction_value(n->frac, n->ndigits, unit), total))
 		return why_set(why, SPAN_RANGE);
 	return 0;
 }
 
 /* One number with its optional unit, at P (not at a blank). Adds its value
  * to *TOTAL and returns where it ends, or NULL. */
-static const char *parse_span_part(const char *p, const char *end,
-				   int64_t *total, struct why *why)
+static const char *parse_span_part(const char *p, const char *end, int64_t *total, struct why *why)
 {
 	struct span_number n;
 	int64_t unit = NSEC_PER_SEC;
@@ -321,8 +317,7 @@ static const char *parse_span_part(const char *p, const char *end,
 	return s;
 }
 
-int parse_span(const char *p, const char *end, int64_t *ns,
-		      struct why *why)
+int parse_span(const char *p, const char *end, int64_t *ns, struct why *why)
 {
 	int64_t total = 0;
 	bool something = false;

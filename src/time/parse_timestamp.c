@@ -20,9 +20,9 @@
 /* A wall-clock reading, like struct tm. */
 struct civil {
 	int64_t year;
-	int mon;               /* 1..12 */
-	int mday;              /* 0..32 after "yesterday"/"tomorrow" */
-	int hour, min, sec;    /* sec up to 61, as strptime(3) allows */
+	int mon;            /* 1..12 */
+	int mday;           /* 0..32 after "yesterday"/"tomorrow" */
+	int hour, min, sec; /* sec up to 61, as strptime(3) allows */
 	int wday;
 	int64_t frac_ns;
 };
@@ -46,8 +46,8 @@ static void civil_from_local(int64_t local, struct civil *c)
 
 /* A loaded zone, or a fixed offset (UTC, "+01:00"). */
 struct zone {
-	const struct tz *tz;   /* NULL: FIXED applies */
-	int32_t fixed;         /* seconds east of UTC */
+	const struct tz *tz; /* NULL: FIXED applies */
+	int32_t fixed;       /* seconds east of UTC */
 };
 
 static int32_t zone_offset(const struct zone *zone, int64_t t, int *isdst)
@@ -72,9 +72,9 @@ struct where {
 	const char *abbrs[2];
 	/* What the caller asked and learns, carried from one where to the
 	 * next (where_carry). */
-	bool upcoming;                /* time_context's */
-	bool local;                   /* this is the local zone's clock */
-	struct timestamp_form *form;  /* what the text was; NULL: not asked */
+	bool upcoming;               /* time_context's */
+	bool local;                  /* this is the local zone's clock */
+	struct timestamp_form *form; /* what the text was; NULL: not asked */
 };
 
 /* W for a loaded zone or a fixed offset. The abbreviations are glibc's
@@ -83,8 +83,7 @@ struct where {
  * instant (Asia/Tokyo: JST/JST today, JST/JDT in 1950). A bare
  * systemd-analyze converts nothing first and compares with the names
  * tzset() gives; tfd follows the oracle its corpus was made with. */
-static void where_init(struct where *w, const struct tz *tz, int32_t fixed,
-		       int64_t now_ns)
+static void where_init(struct where *w, const struct tz *tz, int32_t fixed, int64_t now_ns)
 {
 	int64_t secs = floor_div(now_ns, NSEC_PER_SEC);
 
@@ -115,10 +114,11 @@ static void where_carry(struct where *to, const struct where *from)
  * The "T" layouts are tfd's RFC 3339 additions. */
 static const struct form {
 	const char *layout;
-	bool seconds;          /* ends in %S: a fraction may follow */
-	bool time;             /* has a time of day */
-	bool date;             /* has a date */
+	bool seconds; /* ends in %S: a fraction may follow */
+	bool time;    /* has a time of day */
+	bool date;    /* has a date */
 } forms[] = {
+	/* clang-format off */
 	{ "%y-%m-%d %H:%M:%S", true, true, true },
 	{ "%Y-%m-%d %H:%M:%S", true, true, true },
 	{ "%Y-%m-%dT%H:%M:%S", true, true, true },
@@ -130,12 +130,12 @@ static const struct form {
 	{ "%Y-%m-%d", false, false, true },
 	{ "%H:%M:%S", true, true, false },
 	{ "%H:%M", false, true, false },
+	/* clang-format on */
 };
 
 /* A number as strptime(3) reads one: white space first, then up to NDIGITS
  * digits, stopping early once another digit would pass HI. */
-static bool scan_number(const char **pp, const char *end, int lo, int hi,
-			int ndigits, int *out)
+static bool scan_number(const char **pp, const char *end, int lo, int hi, int ndigits, int *out)
 {
 	const char *p = *pp;
 	int v = 0;
@@ -172,8 +172,7 @@ static bool scan_month(const char **pp, const char *end, int *mon)
 
 /* Reads [P, END) against LAYOUT into C; returns where reading stopped, or
  * NULL. Like strptime, it fills in the weekday once a date was read. */
-static const char *scan_layout(const char *p, const char *end,
-			       const char *layout, struct civil *c)
+static const char *scan_layout(const char *p, const char *end, const char *layout, struct civil *c)
 {
 	bool date = false;
 	int v = 0;
@@ -229,8 +228,7 @@ static const char *scan_layout(const char *p, const char *end,
 			return NULL;
 	}
 	if (date)
-		c->wday = weekday_from_days(days_from_civil(c->year, c->mon,
-							    c->mday));
+		c->wday = weekday_from_days(days_from_civil(c->year, c->mon, c->mday));
 	return p;
 }
 
@@ -259,13 +257,13 @@ static bool scan_fraction(const char *p, const char *end, int64_t *ns)
 
 enum {
 	PARSED = 0,
-	INVALID = -1,          /* a form matched, but its value is bad */
-	NO_FORM = -2,          /* no form matched */
+	INVALID = -1, /* a form matched, but its value is bad */
+	NO_FORM = -2, /* no form matched */
 };
 
 /* Tries the layouts in order on [P, END), starting from C (now). */
-static int scan_forms(const char *p, const char *end, struct civil *c,
-		      const struct form **matched, struct why *why)
+static int scan_forms(const char *p, const char *end, struct civil *c, const struct form **matched,
+		      struct why *why)
 {
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
 		struct civil t = *c;
@@ -325,14 +323,14 @@ static const char *skip_weekday(const char *p, const char *end, int *weekday)
 
 /* The instant C names in W's zone; WANT_DST is -1, or 0/1 after a standard
  * or daylight abbreviation. */
-static int civil_to_ns(const struct civil *c, const struct where *w,
-		       int want_dst, int64_t *ns, struct why *why)
+static int civil_to_ns(const struct civil *c, const struct where *w, int want_dst, int64_t *ns,
+		       struct why *why)
 {
 	int sec = c->sec > 59 ? 59 : c->sec;
 	/* mday may be 0 or past the month's end after "yesterday" and
 	 * "tomorrow": days_from_civil counts on, as mktime(3) does. */
-	int64_t wall = days_from_civil(c->year, c->mon, c->mday) * SEC_PER_DAY +
-		       c->hour * 3600 + c->min * 60 + sec;
+	int64_t wall = days_from_civil(c->year, c->mon, c->mday) * SEC_PER_DAY + c->hour * 3600 +
+		       c->min * 60 + sec;
 	/* systemd-analyze converts one timestamp per process, so mktime
 	 * starts from the offset a fresh process remembers: none. The answer
 	 * in a repeated hour then does not depend on "now". */
@@ -355,9 +353,8 @@ static int civil_to_ns(const struct civil *c, const struct where *w,
 /* A date and/or time, "today"/"yesterday"/"tomorrow", optionally after a
  * weekday, read on W's wall clock. NEED_TIME: a UTC offset followed, which
  * only makes sense after a time of day. */
-static int parse_absolute(const char *p, const char *end, const struct where *w,
-			  int want_dst, bool need_time, int64_t *ns,
-			  struct why *why)
+static int parse_absolute(const char *p, const char *end, const struct where *w, int want_dst,
+			  bool need_time, int64_t *ns, struct why *why)
 {
 	struct civil c = w->now;
 	const struct form *form = NULL;
@@ -373,8 +370,8 @@ static int parse_absolute(const char *p, const char *end, const struct where *w,
 	if (need_time && !(form && form->time))
 		return why_set(why, "a UTC offset needs a time of day before it");
 	if (weekday >= 0 && c.wday != weekday)
-		return why_set(why, "the date is a %s, not a %s",
-			       civil_day_names[c.wday], civil_day_names[weekday]);
+		return why_set(why, "the date is a %s, not a %s", civil_day_names[c.wday],
+			       civil_day_names[weekday]);
 	time_of_day = form && !form->date && weekday < 0;
 	if (w->form) {
 		w->form->time_of_day = time_of_day;
@@ -396,16 +393,15 @@ static int finish_absolute(int r, struct why *why)
 {
 	if (r == NO_FORM)
 		return why_set(why, "not a known timestamp form (like "
-			       "2026-12-03 10:00:00, 10:00, tomorrow, +5min "
-			       "or @1796292001)");
+				    "2026-12-03 10:00:00, 10:00, tomorrow, +5min "
+				    "or @1796292001)");
 	return r;
 }
 
 /* Timestamps: the whole grammar */
 
 /* NOW moved by SPAN ns, later or earlier. */
-static int shift_now(int64_t now, int64_t span, bool later, int64_t *ns,
-		     struct why *why)
+static int shift_now(int64_t now, int64_t span, bool later, int64_t *ns, struct why *why)
 {
 	if (later) {
 		if (__builtin_add_overflow(now, span, ns))
@@ -418,8 +414,7 @@ static int shift_now(int64_t now, int64_t span, bool later, int64_t *ns,
 
 /* Relative forms ("now", "+5min", "-1h", "5min ago", "2h left"). Returns
  * NO_FORM when [P, END) is none of them. */
-static int parse_relative(const char *p, const char *end, int64_t now,
-			  int64_t *ns, struct why *why)
+static int parse_relative(const char *p, const char *end, int64_t now, int64_t *ns, struct why *why)
 {
 	int64_t span;
 
@@ -444,16 +439,15 @@ static int parse_relative(const char *p, const char *end, int64_t now,
 
 static bool is_relative(const char *p, const char *end)
 {
-	return (p < end && (*p == '@' || *p == '+' || *p == '-')) ||
-	       is_word(p, end, "now") || has_suffix(p, end, " ago") ||
-	       has_suffix(p, end, " left");
+	return (p < end && (*p == '@' || *p == '+' || *p == '-')) || is_word(p, end, "now") ||
+	       has_suffix(p, end, " ago") || has_suffix(p, end, " left");
 }
 
 /* systemd 252's grammar, with W as the local zone: "@…", relative forms, or
  * an absolute one, which may end in " UTC" or in one of the zone's own
  * abbreviations ("EDT" selects daylight time). */
-static int parse_in_zone(const char *p, const char *end, const struct where *w,
-			 int64_t *ns, struct why *why)
+static int parse_in_zone(const char *p, const char *end, const struct where *w, int64_t *ns,
+			 struct why *why)
 {
 	struct where utc;
 	int r;
@@ -466,27 +460,24 @@ static int parse_in_zone(const char *p, const char *end, const struct where *w,
 	if (has_suffix_nocase(p, end, " UTC")) {
 		where_init(&utc, NULL, 0, w->now_ns);
 		where_carry(&utc, w);
-		return finish_absolute(parse_absolute(p, end - 4, &utc, -1,
-						      false, ns, why), why);
+		return finish_absolute(parse_absolute(p, end - 4, &utc, -1, false, ns, why), why);
 	}
 	for (int dst = 0; w->zone.tz && dst <= 1; dst++) {
 		const char *abbr = w->abbrs[dst];
 		size_t n = strlen(abbr);
 
-		if (n > 0 && (size_t)(end - p) > n &&
-		    has_suffix_nocase(p, end, abbr) && end[-(ptrdiff_t)n - 1] == ' ')
-			return finish_absolute(parse_absolute(p, end - n - 1, w,
-							      dst, false, ns,
-							      why), why);
+		if (n > 0 && (size_t)(end - p) > n && has_suffix_nocase(p, end, abbr) &&
+		    end[-(ptrdiff_t)n - 1] == ' ')
+			return finish_absolute(parse_absolute(p, end - n - 1, w, dst, false, ns,
+							      why),
+					       why);
 	}
-	return finish_absolute(parse_absolute(p, end, w, -1, false, ns, why),
-			       why);
+	return finish_absolute(parse_absolute(p, end, w, -1, false, ns, why), why);
 }
 
 /* Splits off a trailing RFC 3339 offset ("Z", "+01:00", also "+0100"),
  * written right after the time or after one space. */
-static bool split_utc_offset(const char *p, const char *end,
-			     const char **core_end, int32_t *offset)
+static bool split_utc_offset(const char *p, const char *end, const char **core_end, int32_t *offset)
 {
 	size_t len = (size_t)(end - p);
 	const char *s;
@@ -494,13 +485,11 @@ static bool split_utc_offset(const char *p, const char *end,
 
 	if (len >= 2 && end[-1] == 'Z') {
 		s = end - 1;
-	} else if (len >= 7 && (end[-6] == '+' || end[-6] == '-') &&
-		   is_digit(end[-5]) && is_digit(end[-4]) && end[-3] == ':' &&
-		   is_digit(end[-2]) && is_digit(end[-1])) {
+	} else if (len >= 7 && (end[-6] == '+' || end[-6] == '-') && is_digit(end[-5]) &&
+		   is_digit(end[-4]) && end[-3] == ':' && is_digit(end[-2]) && is_digit(end[-1])) {
 		s = end - 6;
-	} else if (len >= 6 && (end[-5] == '+' || end[-5] == '-') &&
-		   is_digit(end[-4]) && is_digit(end[-3]) &&
-		   is_digit(end[-2]) && is_digit(end[-1])) {
+	} else if (len >= 6 && (end[-5] == '+' || end[-5] == '-') && is_digit(end[-4]) &&
+		   is_digit(end[-3]) && is_digit(end[-2]) && is_digit(end[-1])) {
 		s = end - 5;
 	} else {
 		return false;
@@ -525,9 +514,8 @@ static bool split_utc_offset(const char *p, const char *end,
  * #34670). Relative forms take no zone. When the name is also one of the
  * zone's abbreviations ("GMT"), the whole text is read in that zone, as
  * systemd does. Returns NO_FORM when the last word names no zone. */
-static int parse_with_zone_name(const char *text, const char *end,
-				const struct time_context *ctx, const struct where *asked,
-				int64_t *ns, struct why *why)
+static int parse_with_zone_name(const char *text, const char *end, const struct time_context *ctx,
+				const struct where *asked, int64_t *ns, struct why *why)
 {
 	const char *space = strrchr(text, ' ');
 	const struct tz *zone;
@@ -546,17 +534,15 @@ static int parse_with_zone_name(const char *text, const char *end,
 	 * tzname holds the names tzset() gives. */
 	w.abbrs[0] = tz_std_abbr(zone);
 	w.abbrs[1] = tz_dst_abbr(zone);
-	if (strcmp(space + 1, w.abbrs[0]) == 0 ||
-	    strcmp(space + 1, w.abbrs[1]) == 0)
+	if (strcmp(space + 1, w.abbrs[0]) == 0 || strcmp(space + 1, w.abbrs[1]) == 0)
 		return parse_in_zone(text, end, &w, ns, why);
 	if (is_relative(text, space))
 		return why_set(why, "a relative time takes no time zone");
-	return finish_absolute(parse_absolute(text, space, &w, -1, false, ns,
-					      why), why);
+	return finish_absolute(parse_absolute(text, space, &w, -1, false, ns, why), why);
 }
 
-int parse_timestamp(const char *text, const struct time_context *ctx,
-		    int64_t *ns, char *err, size_t errlen)
+int parse_timestamp(const char *text, const struct time_context *ctx, int64_t *ns, char *err,
+		    size_t errlen)
 {
 	return parse_timestamp_form(text, ctx, ns, NULL, err, errlen);
 }

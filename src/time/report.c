@@ -16,7 +16,7 @@
 struct out {
 	char *buf;
 	size_t len;
-	size_t cap;  /* room for text; two bytes are kept for "\n\0" */
+	size_t cap; /* room for text; two bytes are kept for "\n\0" */
 	bool full;
 };
 
@@ -181,8 +181,7 @@ static void close_stamped_event(struct out *o, const struct json_context *cx)
 	put_str(o, "}");
 }
 
-static void put_rfc3339_local(struct out *o, int64_t wall_ns,
-			      const struct tz *local)
+static void put_rfc3339_local(struct out *o, int64_t wall_ns, const struct tz *local)
 {
 	char tmp[48];
 	size_t n = format_rfc3339_local(tmp, wall_ns, local);
@@ -219,8 +218,7 @@ size_t format_seconds(char *buf, int64_t ns)
 		frac /= 10;
 		digits--;
 	}
-	n = sprintf(buf, "%s%" PRIu64 ".%0*" PRIu64, ns < 0 ? "-" : "", sec,
-		    digits, frac);
+	n = sprintf(buf, "%s%" PRIu64 ".%0*" PRIu64, ns < 0 ? "-" : "", sec, digits, frac);
 	return (size_t)n;
 }
 
@@ -277,14 +275,15 @@ int format_check(const char *fmt, char *err, size_t errlen)
 		if (*p != '%')
 			continue;
 		if (p[1] == '\0') {
+			/* clang-format off */
 			snprintf(err, errlen,
 				 "invalid format '%s': lone '%%' at the end (write '%%%%' for a '%%')",
 				 fmt);
+			/* clang-format on */
 			return -1;
 		}
 		if (!is_placeholder(p[1])) {
-			snprintf(err, errlen,
-				 "invalid format '%s': unknown placeholder '%%%c'",
+			snprintf(err, errlen, "invalid format '%s': unknown placeholder '%%%c'",
 				 fmt, p[1]);
 			return -1;
 		}
@@ -303,7 +302,7 @@ static void add_saturating(size_t *sum, size_t n)
 
 size_t format_line_max(const char *fmt, size_t job_len)
 {
-	size_t max = 2;         /* "\n\0" */
+	size_t max = 2; /* "\n\0" */
 
 	for (const char *p = fmt; *p; p++) {
 		if (*p != '%' || p[1] == '\0') {
@@ -325,14 +324,16 @@ size_t report_line_max(const struct json_context *cx, const char *format, size_t
 	} else {
 		if (cx && cx->replica)
 			add_saturating(&text_len, strlen(cx->replica));
-		max = text_len > (SIZE_MAX - REPORT_JSON_FIXED) / 6 ? SIZE_MAX
-								     : REPORT_JSON_FIXED + 6 * text_len;
+		max = text_len > (SIZE_MAX - REPORT_JSON_FIXED) / 6
+			      ? SIZE_MAX
+			      : REPORT_JSON_FIXED + 6 * text_len;
 	}
 	return max < REPORT_LINE_MAX ? REPORT_LINE_MAX : max;
 }
 
 static void put_placeholder(struct out *o, char c, const struct tick *t)
 {
+	/* clang-format off */
 	switch (c) {
 	case 'j': if (t->job) put_str(o, t->job); break;
 	case 'n': put_u64(o, t->seq); break;
@@ -347,6 +348,7 @@ static void put_placeholder(struct out *o, char c, const struct tick *t)
 	case 'i': put_seconds(o, t->interval_ns); break;
 	default: put(o, "%", 1); break;
 	}
+	/* clang-format on */
 }
 
 size_t format_tick(char *buf, size_t len, const char *fmt, const struct tick *t)
@@ -366,9 +368,9 @@ size_t format_tick(char *buf, size_t len, const char *fmt, const struct tick *t)
 const char *tick_action_name(enum tick_action action)
 {
 	static const char *const names[] = {
-		[TICK_ACTION_NONE] = NULL, [TICK_RUN] = "run", [TICK_SKIP] = "skip",
-		[TICK_QUEUE] = "queue", [TICK_KILL] = "kill", [TICK_ELSEWHERE] = "elsewhere",
-		[TICK_MISSED] = "missed", [TICK_PAUSED] = "paused",
+		[TICK_ACTION_NONE] = NULL, [TICK_RUN] = "run",       [TICK_SKIP] = "skip",
+		[TICK_QUEUE] = "queue",    [TICK_KILL] = "kill",     [TICK_ELSEWHERE] = "elsewhere",
+		[TICK_MISSED] = "missed",  [TICK_PAUSED] = "paused",
 	};
 
 	return (unsigned)action < sizeof names / sizeof names[0] ? names[action] : NULL;
@@ -550,7 +552,8 @@ static void put_span(struct out *o, uint64_t mag, enum span_style style)
 		put_u64(o, mag / unit);
 		put_str(o, span_units[i].name);
 		rest = i + 1 < n && span_shows_second(i + 1, style)
-			       ? mag % unit / (uint64_t)span_units[i + 1].ns : 0;
+			       ? mag % unit / (uint64_t)span_units[i + 1].ns
+			       : 0;
 		if (rest) {
 			put(o, " ", 1);
 			put_u64(o, rest);
@@ -598,8 +601,8 @@ size_t format_distance(char *buf, int64_t at_ns, int64_t now_ns)
 	return o.len;
 }
 
-size_t format_dry_run_human(char *buf, size_t len, const char *job,
-			    int64_t at_ns, int64_t now_ns, const struct tz *local)
+size_t format_dry_run_human(char *buf, size_t len, const char *job, int64_t at_ns, int64_t now_ns,
+			    const struct tz *local)
 {
 	struct out o = out_init(buf, len);
 	int64_t secs = floor_div(at_ns, NSEC_PER_SEC);
@@ -613,8 +616,8 @@ size_t format_dry_run_human(char *buf, size_t len, const char *job,
 		put(&o, "  ", 2);
 	}
 	n = snprintf(tmp, sizeof tmp, "%.3s %04d-%02d-%02d %02d:%02d:%02d ",
-		     civil_day_names[tm.tm_wday], tm.tm_year + 1900, tm.tm_mon + 1,
-		     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		     civil_day_names[tm.tm_wday], tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		     tm.tm_hour, tm.tm_min, tm.tm_sec);
 	put(&o, tmp, (size_t)n);
 	put_str(&o, local ? tz_abbr_at(local, secs) : "UTC");
 	put(&o, "  ", 2);
@@ -624,8 +627,8 @@ size_t format_dry_run_human(char *buf, size_t len, const char *job,
 
 /* --verbose */
 
-size_t format_setting(char *buf, size_t len, const char *label,
-		      int64_t next_in_ns, int64_t interval_ns)
+size_t format_setting(char *buf, size_t len, const char *label, int64_t next_in_ns,
+		      int64_t interval_ns)
 {
 	struct out o = out_init(buf, len);
 
@@ -645,6 +648,7 @@ size_t format_setting(char *buf, size_t len, const char *label,
  * other C libraries have nothing of the kind; a table of the macros is the
  * same everywhere. */
 static const char *const signal_names[] = {
+	/* clang-format off */
 	[SIGHUP] = "HUP", [SIGINT] = "INT", [SIGQUIT] = "QUIT",
 	[SIGILL] = "ILL", [SIGTRAP] = "TRAP", [SIGABRT] = "ABRT",
 	[SIGBUS] = "BUS", [SIGFPE] = "FPE", [SIGKILL] = "KILL",
@@ -664,6 +668,7 @@ static const char *const signal_names[] = {
 	[SIGPWR] = "PWR",
 #endif
 	[SIGSYS] = "SYS",
+	/* clang-format on */
 };
 
 const char *signal_name(int sig, char *buf, size_t len)

@@ -13,14 +13,14 @@
 
 /* What a wake-up did, the "action" of a tick. */
 enum tick_action {
-	TICK_ACTION_NONE,   /* nothing to say (no command); "action" is left out */
-	TICK_RUN,           /* a run started */
-	TICK_SKIP,          /* --overlap skip: a run was still going */
-	TICK_QUEUE,         /* --overlap queue: runs after the one going */
-	TICK_KILL,          /* --overlap kill: the one going is ended first */
-	TICK_ELSEWHERE,     /* --fleet: another replica runs it */
-	TICK_MISSED,        /* --fleet: claimed too late, or not at all */
-	TICK_PAUSED,        /* tfdctl pause: the elapse is not run */
+	TICK_ACTION_NONE, /* nothing to say (no command); "action" is left out */
+	TICK_RUN,         /* a run started */
+	TICK_SKIP,        /* --overlap skip: a run was still going */
+	TICK_QUEUE,       /* --overlap queue: runs after the one going */
+	TICK_KILL,        /* --overlap kill: the one going is ended first */
+	TICK_ELSEWHERE,   /* --fleet: another replica runs it */
+	TICK_MISSED,      /* --fleet: claimed too late, or not at all */
+	TICK_PAUSED,      /* tfdctl pause: the elapse is not run */
 };
 
 /* The action's name in JSON and lines ("run", "skip", ...), or NULL for
@@ -29,18 +29,18 @@ const char *tick_action_name(enum tick_action action);
 
 /* One wake-up as the placeholders and JSON fields see it. */
 struct tick {
-	const char *job;       /* %j and "job"; NULL: %j prints nothing, "job" null */
-	const struct tz *local;/* %T's zone; NULL means UTC */
-	uint64_t seq;          /* %n: wake-up number, from 1 */
-	uint64_t expirations;  /* %e: expirations in this read */
-	uint64_t total;        /* %E: expirations so far */
-	int64_t wall_ns;       /* %t %u: wall-clock time of the wake-up */
-	int64_t elapsed_ns;    /* %s: since tfd started */
-	int64_t late_ns;       /* %l: wake-up minus newest scheduled expiration */
-	int64_t next_in_ns;    /* %r: time to the next elapse */
-	int64_t interval_ns;   /* %i */
+	const char *job;        /* %j and "job"; NULL: %j prints nothing, "job" null */
+	const struct tz *local; /* %T's zone; NULL means UTC */
+	uint64_t seq;           /* %n: wake-up number, from 1 */
+	uint64_t expirations;   /* %e: expirations in this read */
+	uint64_t total;         /* %E: expirations so far */
+	int64_t wall_ns;        /* %t %u: wall-clock time of the wake-up */
+	int64_t elapsed_ns;     /* %s: since tfd started */
+	int64_t late_ns;        /* %l: wake-up minus newest scheduled expiration */
+	int64_t next_in_ns;     /* %r: time to the next elapse */
+	int64_t interval_ns;    /* %i */
 	enum tick_action action;
-	bool manual;           /* tfdctl run: "trigger": "manual" */
+	bool manual; /* tfdctl run: "trigger": "manual" */
 };
 
 /* The elapse's scheduled instant on the wall clock, as the schedule gave
@@ -54,22 +54,22 @@ static inline int64_t tick_scheduled_ns(const struct tick *t)
 
 /* How a run ended, for the "exit" event. */
 struct run_end {
-	const char *job;       /* "job"; NULL: null */
+	const char *job; /* "job"; NULL: null */
 	uint64_t seq;
 	int pid;
-	int status;            /* exit code, or -1 when a signal ended it */
-	int signal;            /* signal number, or 0 */
+	int status; /* exit code, or -1 when a signal ended it */
+	int signal; /* signal number, or 0 */
 	int64_t duration_ns;
 	bool timed_out;
-	bool superseded;       /* ended by --overlap kill: tfd's doing, no failure */
-	unsigned attempt;      /* "attempt": the try, from 1 (--retry) */
-	bool failed;           /* "failed": counts as a failure after retries */
+	bool superseded;         /* ended by --overlap kill: tfd's doing, no failure */
+	unsigned attempt;        /* "attempt": the try, from 1 (--retry) */
+	bool failed;             /* "failed": counts as a failure after retries */
 	const char *not_started; /* a run as another user that could not start
 				    (its user gone, its PAM account check
 				    failed): why, in one line; else NULL */
-	bool manual;           /* a run tfdctl run started (its tick's) */
-	int64_t scheduled_ns;  /* its elapse's scheduled instant on the wall
-				  clock (tick_scheduled_ns), for its hooks */
+	bool manual;             /* a run tfdctl run started (its tick's) */
+	int64_t scheduled_ns;    /* its elapse's scheduled instant on the wall
+				    clock (tick_scheduled_ns), for its hooks */
 };
 
 /* Whether a run failed, before --retry has its say: a nonzero status or a
@@ -161,11 +161,11 @@ size_t json_error(const struct json_context *cx, char *buf, size_t len, const ch
 
 /* How format_span counts. */
 enum span_style {
-	SPAN_FINE,    /* from years down, the second unit as fine as the
-		       * first ("1month 1w", "1s 250ms"): --dry-run's "in X" */
-	SPAN_COLUMN,  /* from days down ("40d"), no second unit below a
-		       * second ("1s", "250ms"), as systemctl list-timers'
-		       * columns: tfdctl's LEFT and PASSED */
+	SPAN_FINE,   /* from years down, the second unit as fine as the
+		      * first ("1month 1w", "1s 250ms"): --dry-run's "in X" */
+	SPAN_COLUMN, /* from days down ("40d"), no second unit below a
+		      * second ("1s", "250ms"), as systemctl list-timers'
+		      * columns: tfdctl's LEFT and PASSED */
 };
 
 /* A span as people read it: the largest unit that fits and the next
@@ -182,8 +182,8 @@ size_t format_span(char *buf, size_t len, uint64_t ns, enum span_style style);
  * "in X" ahead, "X ago" for an instant already past (an --at in the past),
  * "now" within a microsecond; X is format_span's, SPAN_FINE. With JOB
  * (not NULL), the line begins with the name and two spaces. */
-size_t format_dry_run_human(char *buf, size_t len, const char *job,
-			    int64_t at_ns, int64_t now_ns, const struct tz *local);
+size_t format_dry_run_human(char *buf, size_t len, const char *job, int64_t at_ns, int64_t now_ns,
+			    const struct tz *local);
 
 /* "in X", "X ago" or "now": how far AT_NS is from NOW_NS, in
  * format_dry_run_human's units. BUF holds at least 64. Returns the length. */
@@ -205,8 +205,8 @@ size_t format_unix(char *buf, int64_t wall_ns);
 size_t format_rfc3339_local(char *buf, int64_t wall_ns, const struct tz *local);
 
 /* "tfd: LABEL: next in S s, interval S s\n" for --verbose and SIGUSR1. */
-size_t format_setting(char *buf, size_t len, const char *label,
-		      int64_t next_in_ns, int64_t interval_ns);
+size_t format_setting(char *buf, size_t len, const char *label, int64_t next_in_ns,
+		      int64_t interval_ns);
 
 /* "SIGTERM" for 15; "SIG42" for a number without a name (real-time
  * signals among them), from tfd's own table, not the C library's. */

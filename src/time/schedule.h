@@ -13,19 +13,19 @@
 #include "tz.h"
 
 enum schedule_kind {
-	SCHEDULE_TIMER,     /* first expiration + optional interval */
-	SCHEDULE_CALENDAR,  /* --calendar: next elapse, re-armed each time */
-	SCHEDULE_CRON,      /* --cron: likewise */
+	SCHEDULE_TIMER,    /* first expiration + optional interval */
+	SCHEDULE_CALENDAR, /* --calendar: next elapse, re-armed each time */
+	SCHEDULE_CRON,     /* --cron: likewise */
 };
 
 struct schedule {
 	enum schedule_kind kind;
-	clockid_t clock;        /* the timerfd's clock */
-	int64_t first_ns;       /* TIMER: first expiration, absolute on clock */
-	int64_t interval_ns;    /* TIMER: 0 for a one-shot timer */
+	clockid_t clock;     /* the timerfd's clock */
+	int64_t first_ns;    /* TIMER: first expiration, absolute on clock */
+	int64_t interval_ns; /* TIMER: 0 for a one-shot timer */
 	const struct calendar *calendar;
 	const struct cron *cron;
-	const struct tz *zone;  /* local zone for calendar and cron */
+	const struct tz *zone; /* local zone for calendar and cron */
 };
 
 /* The first expiration strictly after AFTER_NS (on the schedule's clock;
@@ -49,12 +49,12 @@ bool schedule_repeats(const struct schedule *s);
  * and for the loop alike. */
 struct schedule_walk {
 	const struct schedule *s;
-	uint64_t count;     /* no expiration after this many passed; 0 = no limit */
-	int64_t end_ns;     /* none after this instant; INT64_MAX = no end */
-	uint64_t passed;    /* expirations passed so far */
-	uint64_t k;         /* timer: grid number of AT (from 1) */
-	int64_t at_ns;      /* the next expiration, on the schedule's clock */
-	int64_t last_ns;    /* the newest expiration passed; INT64_MIN: none */
+	uint64_t count;  /* no expiration after this many passed; 0 = no limit */
+	int64_t end_ns;  /* none after this instant; INT64_MAX = no end */
+	uint64_t passed; /* expirations passed so far */
+	uint64_t k;      /* timer: grid number of AT (from 1) */
+	int64_t at_ns;   /* the next expiration, on the schedule's clock */
+	int64_t last_ns; /* the newest expiration passed; INT64_MIN: none */
 };
 
 /* A walk over S that has passed nothing yet. */

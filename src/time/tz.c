@@ -30,19 +30,19 @@
 struct ttype {
 	int32_t utoff;
 	bool isdst;
-	uint32_t abbr;     /* index into the zone's abbreviation characters */
+	uint32_t abbr; /* index into the zone's abbreviation characters */
 };
 
 struct tz {
 	size_t ntrans;
-	int64_t *trans;        /* ascending instants */
-	uint8_t *trans_type;   /* type in force from trans[i] on */
+	int64_t *trans;      /* ascending instants */
+	uint8_t *trans_type; /* type in force from trans[i] on */
 	size_t ntypes;
-	struct ttype *types;   /* types[0] also holds before trans[0] */
+	struct ttype *types; /* types[0] also holds before trans[0] */
 	char *abbrs;
-	bool has_rule;         /* rule governs from the last transition on */
+	bool has_rule; /* rule governs from the last transition on */
 	struct posix_tz rule;
-	const char *std_abbr;  /* point into abbrs or rule */
+	const char *std_abbr; /* point into abbrs or rule */
 	const char *dst_abbr;
 	bool is_static;
 };
@@ -58,8 +58,7 @@ struct tzif_header {
 
 static uint32_t be32(const unsigned char *p)
 {
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
 static int64_t be64(const unsigned char *p)
@@ -67,8 +66,7 @@ static int64_t be64(const unsigned char *p)
 	return (int64_t)((uint64_t)be32(p) << 32 | be32(p + 4));
 }
 
-static bool read_tzif_header(const unsigned char *p, size_t len,
-			     struct tzif_header *h)
+static bool read_tzif_header(const unsigned char *p, size_t len, struct tzif_header *h)
 {
 	if (len < TZIF_HEADER_SIZE || memcmp(p, "TZif", 4) != 0 ||
 	    (p[4] != '\0' && (p[4] < '2' || p[4] > '9')))
@@ -81,24 +79,25 @@ static bool read_tzif_header(const unsigned char *p, size_t len,
 	h->typecnt = be32(p + 36);
 	h->charcnt = be32(p + 40);
 	/* Bounds that keep the size arithmetic below far from overflow. */
+	/* clang-format off */
 	return h->typecnt >= 1 && h->typecnt <= 256 &&
 	       h->charcnt >= 1 && h->charcnt <= 65536 &&
 	       h->timecnt <= TZIF_MAX_SIZE && h->leapcnt <= TZIF_MAX_SIZE &&
 	       (h->isstdcnt == 0 || h->isstdcnt == h->typecnt) &&
 	       (h->isutcnt == 0 || h->isutcnt == h->typecnt);
+	/* clang-format on */
 }
 
 static size_t tzif_block_size(const struct tzif_header *h, size_t time_size)
 {
-	return h->timecnt * time_size + h->timecnt + h->typecnt * 6 +
-	       h->charcnt + h->leapcnt * (time_size + 4) + h->isstdcnt +
-	       h->isutcnt;
+	return h->timecnt * time_size + h->timecnt + h->typecnt * 6 + h->charcnt +
+	       h->leapcnt * (time_size + 4) + h->isstdcnt + h->isutcnt;
 }
 
 /* Copies one data block (transitions, types, abbreviations) into ZONE;
  * leap second records are ignored because instants here are POSIX time. */
-static bool load_tzif_block(struct tz *zone, const struct tzif_header *h,
-			    const unsigned char *p, size_t time_size)
+static bool load_tzif_block(struct tz *zone, const struct tzif_header *h, const unsigned char *p,
+			    size_t time_size)
 {
 	const unsigned char *idx = p + h->timecnt * time_size;
 	const unsigned char *tt = idx + h->timecnt;
@@ -113,11 +112,10 @@ static bool load_tzif_block(struct tz *zone, const struct tzif_header *h,
 	if (!zone->trans || !zone->trans_type || !zone->types || !zone->abbrs)
 		return false;
 	for (size_t i = 0; i < h->timecnt; i++) {
-		zone->trans[i] = time_size == 8 ? be64(p + 8 * i) :
-				 (int64_t)(int32_t)be32(p + 4 * i);
+		zone->trans[i] = time_size == 8 ? be64(p + 8 * i)
+						: (int64_t)(int32_t)be32(p + 4 * i);
 		zone->trans_type[i] = idx[i];
-		if (idx[i] >= h->typecnt ||
-		    (i > 0 && zone->trans[i] <= zone->trans[i - 1]))
+		if (idx[i] >= h->typecnt || (i > 0 && zone->trans[i] <= zone->trans[i - 1]))
 			return false;
 	}
 	for (size_t i = 0; i < h->typecnt; i++) {
@@ -195,8 +193,7 @@ static bool parse_tzif(struct tz *zone, const unsigned char *p, size_t len)
 		if (len - TZIF_HEADER_SIZE < size ||
 		    !load_tzif_block(zone, &h, p + TZIF_HEADER_SIZE, 8))
 			return false;
-		load_tzif_footer(zone, p + TZIF_HEADER_SIZE + size,
-				 len - TZIF_HEADER_SIZE - size);
+		load_tzif_footer(zone, p + TZIF_HEADER_SIZE + size, len - TZIF_HEADER_SIZE - size);
 	} else if (!load_tzif_block(zone, &h, p + TZIF_HEADER_SIZE, 4)) {
 		return false;
 	}
@@ -214,8 +211,7 @@ static unsigned char *read_small_file(const char *path, size_t *len)
 
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size > TZIF_MAX_SIZE)
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > TZIF_MAX_SIZE)
 		goto out;
 	buf = malloc((size_t)st.st_size + 1);
 	if (!buf)
@@ -332,8 +328,7 @@ static struct tz *load_zone_spec(const char *name, char *err, size_t errlen)
 	if (spec[0] == '\0')
 		return tz_load_utc();
 	if (has_dotdot(spec)) {
-		snprintf(err, errlen, "invalid time zone '%s': '..' is not allowed",
-			 name);
+		snprintf(err, errlen, "invalid time zone '%s': '..' is not allowed", name);
 		return NULL;
 	}
 	/* As glibc does, a name is a file first and a TZ string second. */
@@ -407,8 +402,7 @@ static size_t first_transition_after(const struct tz *zone, int64_t t)
 /* Whether instant T falls where the rule, not the table, decides. */
 static bool in_rule_range(const struct tz *zone, int64_t t)
 {
-	return zone->has_rule &&
-	       (zone->ntrans == 0 || t >= zone->trans[zone->ntrans - 1]);
+	return zone->has_rule && (zone->ntrans == 0 || t >= zone->trans[zone->ntrans - 1]);
 }
 
 int32_t tz_offset_at(const struct tz *zone, int64_t t, int *isdst)
@@ -432,8 +426,8 @@ int32_t tz_offset_at(const struct tz *zone, int64_t t, int *isdst)
  * closest first, up to some seven years away: the longest stretch without
  * the other kind that glibc allows for) that has the requested isdst;
  * failing that, a one-hour difference. */
-static bool follow_requested_dst(const struct tz *zone, int64_t local,
-				 int64_t t, int dst, int want, int64_t *out)
+static bool follow_requested_dst(const struct tz *zone, int64_t local, int64_t t, int dst, int want,
+				 int64_t *out)
 {
 	const int64_t stride = 601200, bound = 457243209 / 2 + stride;
 	int other;
@@ -458,8 +452,7 @@ static bool follow_requested_dst(const struct tz *zone, int64_t local,
  * readings then alternate, and glibc settles for the one in daylight time
  * (or, when isdst is requested, the one that differs from it), or fails
  * after six probes when neither fits. */
-bool tz_mktime(const struct tz *zone, int64_t local, int want_dst,
-	       int64_t *guess, int64_t *out)
+bool tz_mktime(const struct tz *zone, int64_t local, int want_dst, int64_t *guess, int64_t *out)
 {
 	int64_t t, t1, t2, error, shown;
 	int dst = 0, dst2 = 0, probes = 6, want = want_dst < 0 ? -1 : want_dst != 0;
@@ -491,14 +484,14 @@ bool tz_mktime(const struct tz *zone, int64_t local, int want_dst,
 
 bool tz_name_plausible(const char *name)
 {
-	bool slash = true;      /* refuses a leading '/' */
+	bool slash = true; /* refuses a leading '/' */
 
 	if (*name == '\0')
 		return false;
 	for (const char *p = name; *p; p++) {
 		char c = ascii_lower(*p);
-		bool ok = is_digit(c) || (c >= 'a' && c <= 'z') ||
-			  c == '-' || c == '_' || c == '+' || c == '/';
+		bool ok = is_digit(c) || (c >= 'a' && c <= 'z') || c == '-' || c == '_' ||
+			  c == '+' || c == '/';
 
 		if (!ok || (c == '/' && slash))
 			return false;
@@ -560,8 +553,7 @@ static void abbrs_in_table(const struct tz *zone, int64_t t, const char *names[2
 	}
 }
 
-void tz_abbrs_at(const struct tz *zone, int64_t t, const char **std,
-		 const char **dst)
+void tz_abbrs_at(const struct tz *zone, int64_t t, const char **std, const char **dst)
 {
 	const char *names[2] = { NULL, NULL };
 
@@ -611,11 +603,11 @@ static int64_t sat_add(int64_t a, int64_t b)
 }
 
 struct local_search {
-	int count;            /* instants found */
-	int64_t found[2];     /* earliest and latest */
+	int count;        /* instants found */
+	int64_t found[2]; /* earliest and latest */
 	bool gap;
-	int64_t gap_shifted;  /* the wall time read with the pre-gap offset */
-	int64_t gap_end;      /* the transition that opens the gap */
+	int64_t gap_shifted; /* the wall time read with the pre-gap offset */
+	int64_t gap_end;     /* the transition that opens the gap */
 };
 
 static void note_instant(struct local_search *s, int64_t t)
@@ -640,15 +632,14 @@ int tz_local_to_utc(const struct tz *zone, int64_t local, int64_t out[2])
 		bool more = next_transition(zone, start, &end) && end <= limit;
 		int32_t prev_off;
 
-		if (!__builtin_sub_overflow(local, (int64_t)off, &t) &&
-		    t >= start && (!more || t < end))
+		if (!__builtin_sub_overflow(local, (int64_t)off, &t) && t >= start &&
+		    (!more || t < end))
 			note_instant(&s, t);
 		if (!more)
 			break;
 		prev_off = off;
 		off = tz_offset_at(zone, end, NULL);
-		if (!s.gap && sat_add(end, prev_off) <= local &&
-		    local < sat_add(end, off)) {
+		if (!s.gap && sat_add(end, prev_off) <= local && local < sat_add(end, off)) {
 			s.gap = true;
 			s.gap_shifted = sat_add(local, -prev_off);
 			s.gap_end = end;

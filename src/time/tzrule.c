@@ -33,8 +33,7 @@ static int64_t rule_day(const struct rule_date *rule, int64_t year)
 	case RULE_MONTH:
 	default:
 		first = days_from_civil(year, rule->month, 1);
-		day = first + (rule->day - weekday_from_days(first) + 7) % 7 +
-		      7 * (rule->week - 1);
+		day = first + (rule->day - weekday_from_days(first) + 7) % 7 + 7 * (rule->week - 1);
 		len = days_in_month(year, rule->month);
 		while (day - first >= len)
 			day -= 7;
@@ -45,7 +44,7 @@ static int64_t rule_day(const struct rule_date *rule, int64_t year)
 struct rule_event {
 	int64_t at;
 	int64_t year;
-	bool dst;      /* the state from AT on */
+	bool dst; /* the state from AT on */
 };
 
 /* Whether event A takes effect after event B. Ties between years go to the
@@ -60,15 +59,12 @@ static bool event_after(const struct rule_event *a, const struct rule_event *b)
 	return !a->dst && b->dst;
 }
 
-static void rule_events(const struct posix_tz *rule, int64_t year,
-			struct rule_event ev[2])
+static void rule_events(const struct posix_tz *rule, int64_t year, struct rule_event ev[2])
 {
-	ev[0].at = rule_day(&rule->start, year) * SECS_PER_DAY +
-		   rule->start.secs - rule->std_off;
+	ev[0].at = rule_day(&rule->start, year) * SECS_PER_DAY + rule->start.secs - rule->std_off;
 	ev[0].year = year;
 	ev[0].dst = true;
-	ev[1].at = rule_day(&rule->end, year) * SECS_PER_DAY +
-		   rule->end.secs - rule->dst_off;
+	ev[1].at = rule_day(&rule->end, year) * SECS_PER_DAY + rule->end.secs - rule->dst_off;
 	ev[1].year = year;
 	ev[1].dst = false;
 }
@@ -78,14 +74,13 @@ static void rule_events(const struct posix_tz *rule, int64_t year,
 #define RULE_REACH (9 * SECS_PER_DAY)
 
 struct rule_search {
-	int64_t t;                 /* reduced instant */
-	struct rule_event prev;    /* last change at or before t */
-	struct rule_event after;   /* first change after t */
+	int64_t t;               /* reduced instant */
+	struct rule_event prev;  /* last change at or before t */
+	struct rule_event after; /* first change after t */
 	bool have_prev, have_after;
 };
 
-static void rule_consider_year(const struct posix_tz *rule, int64_t year,
-			       struct rule_search *s)
+static void rule_consider_year(const struct posix_tz *rule, int64_t year, struct rule_search *s)
 {
 	struct rule_event ev[2];
 
@@ -128,8 +123,7 @@ static int64_t year_start(int64_t year)
  * computed: usually just T's own year. (T is cut to within one period
  * with % first because floor_mod multiplies back and would overflow near
  * the ends of the int64 range.) */
-void tzrule_locate(const struct posix_tz *rule, int64_t t, bool *dst,
-			int64_t *next, bool *has_next)
+void tzrule_locate(const struct posix_tz *rule, int64_t t, bool *dst, int64_t *next, bool *has_next)
 {
 	struct rule_search s = {
 		.t = floor_mod(t % SECS_PER_400Y, SECS_PER_400Y),
@@ -152,8 +146,7 @@ void tzrule_locate(const struct posix_tz *rule, int64_t t, bool *dst,
 	}
 	*dst = s.have_prev && s.prev.dst;
 	if (next)
-		*has_next = s.have_after &&
-			    !__builtin_add_overflow(t, s.after.at - s.t, next);
+		*has_next = s.have_after && !__builtin_add_overflow(t, s.after.at - s.t, next);
 }
 
 int32_t tzrule_offset_at(const struct posix_tz *rule, int64_t t, int *isdst)
@@ -180,8 +173,8 @@ static bool parse_tz_name(const char **sp, char *out)
 		s++;
 	if (s == start && *s == '<') {
 		start = ++s;
-		while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		       is_digit(*s) || *s == '+' || *s == '-')
+		while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || is_digit(*s) ||
+		       *s == '+' || *s == '-')
 			s++;
 		if (*s != '>')
 			return false;
@@ -260,11 +253,11 @@ static bool parse_signed_hms(const char **sp, int max_hours, int32_t *secs)
  * meaning it can reproduce, and rejects the string elsewhere. */
 enum rule_parse {
 	RULE_OK,
-	RULE_DATE_ONLY,  /* a date, then no time: glibc keeps it at 00:00 */
-	RULE_UNREAD,     /* not a date at all: glibc keeps its zeroed rule */
-	RULE_NEVER,      /* month 13: glibc's change falls in the next year,
-			  * which a year's computation never reaches */
-	RULE_BAD,        /* anything else: rejected */
+	RULE_DATE_ONLY, /* a date, then no time: glibc keeps it at 00:00 */
+	RULE_UNREAD,    /* not a date at all: glibc keeps its zeroed rule */
+	RULE_NEVER,     /* month 13: glibc's change falls in the next year,
+			 * which a year's computation never reaches */
+	RULE_BAD,       /* anything else: rejected */
 };
 
 static enum rule_parse parse_month_rule(const char **sp, struct rule_date *rule)
@@ -272,10 +265,12 @@ static enum rule_parse parse_month_rule(const char **sp, struct rule_date *rule)
 	const char *s = *sp + 1;
 
 	rule->kind = RULE_MONTH;
+	/* clang-format off */
 	if (!parse_digits(&s, 2, &rule->month) || *s++ != '.' ||
 	    !parse_digits(&s, 1, &rule->week) || *s++ != '.' ||
 	    !parse_digits(&s, 1, &rule->day))
 		return RULE_BAD;
+	/* clang-format on */
 	if (rule->week < 1 || rule->week > 5 || rule->day > 6)
 		return RULE_BAD;
 	if (rule->month == 13)
@@ -295,8 +290,7 @@ static enum rule_parse parse_day_rule(const char **sp, struct rule_date *rule)
 	} else if (*s == 'J') {
 		s++;
 		rule->kind = RULE_JULIAN1;
-		if (!parse_digits(&s, 3, &rule->day) || rule->day < 1 ||
-		    rule->day > 365)
+		if (!parse_digits(&s, 3, &rule->day) || rule->day < 1 || rule->day > 365)
 			return RULE_BAD;
 	} else if (is_digit(*s)) {
 		rule->kind = RULE_JULIAN0;

@@ -13,23 +13,23 @@
 #define TZRULE_ABBR_MAX 64
 
 enum rule_kind {
-	RULE_JULIAN1,   /* Jn: day 1..365, February 29 never counted */
-	RULE_JULIAN0,   /* n: day 0..365, February 29 counted */
-	RULE_MONTH,     /* Mm.w.d: weekday d of week w (5 = last) of month m */
+	RULE_JULIAN1, /* Jn: day 1..365, February 29 never counted */
+	RULE_JULIAN0, /* n: day 0..365, February 29 counted */
+	RULE_MONTH,   /* Mm.w.d: weekday d of week w (5 = last) of month m */
 };
 
 struct rule_date {
 	enum rule_kind kind;
-	int day;        /* Julian day, or weekday 0..6 (Sunday = 0) */
+	int day; /* Julian day, or weekday 0..6 (Sunday = 0) */
 	int week;
 	int month;
-	int32_t secs;   /* local time of day of the change, may be <0 or >24h */
+	int32_t secs; /* local time of day of the change, may be <0 or >24h */
 };
 
 /* A POSIX TZ string: standard time, and optionally daylight time with the
  * dates it starts and ends each year. */
 struct posix_tz {
-	int32_t std_off;   /* seconds east of UTC */
+	int32_t std_off; /* seconds east of UTC */
 	int32_t dst_off;
 	bool has_dst;
 	struct rule_date start, end;
@@ -48,7 +48,7 @@ int32_t tzrule_offset_at(const struct posix_tz *rule, int64_t t, int *isdst);
 /* Whether instant T is in daylight time (*dst), and, when NEXT is not
  * NULL, the first instant after T at which the rule changes (*has_next
  * false when there is none that fits an int64). */
-void tzrule_locate(const struct posix_tz *rule, int64_t t, bool *dst,
-		   int64_t *next, bool *has_next);
+void tzrule_locate(const struct posix_tz *rule, int64_t t, bool *dst, int64_t *next,
+		   bool *has_next);
 
 #endif
