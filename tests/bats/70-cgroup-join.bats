@@ -285,3 +285,22 @@ make_busybox_root() {
 	[[ " ${lines[3]} " == *" ${lines[0]} "* ]] || fail "pid ${lines[0]} not in ${lines[3]}"
 	rmdir "$CG"
 }
+
+# A run as another user calls NSS and PAM in its child, so the child is
+# made by the C library's fork() (clone with CLONE_CHILD_SETTID, where
+# tfd's other children are clone3's): a thread of libcurl's cannot leave
+# it a held lock. Without CLONE_INTO_CGROUP it enters --cgroup itself.
+@test "--cgroup with --user: a run as another user, forked by the C library's fork(), starts inside the cgroup" {
+	make_cgroup
+	require_command strace
+	skip_under_asan "its leak check stops under strace"
+	run --separate-stderr strace -f -qq -e trace=clone,clone3 -o trace \
+		"$TFD" -d 10ms --cgroup "$CG" --user nobody -- sh -c 'id -un; grep "^0::" /proc/self/cgroup'
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "${lines[0]}" nobody
+	assert_cgroup_line "${lines[1]}"
+	grep -q 'clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD' trace ||
+		fail "no fork(): $(cat trace)"
+	rmdir "$CG"
+}
