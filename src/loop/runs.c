@@ -94,11 +94,13 @@ static void notify_result(void *arg, void *tag, enum notify_kind kind, enum noti
 
 	if (!j)
 		return;
+	/* An answered request changes no metric: no --metrics write for it. */
 	if (outcome == NOTIFY_FAILED)
 		j->state->metrics.notify_failures[kind]++;
 	else if (outcome == NOTIFY_DROPPED)
 		j->state->metrics.notify_dropped[kind]++;
-	l->metrics_dirty = true;
+	if (outcome != NOTIFY_SENT)
+		l->metrics_dirty = true;
 	if (!j->state->notify_seen &&
 	    !(j->state->notify_seen = calloc(1, sizeof *j->state->notify_seen)))
 		return;
@@ -158,6 +160,14 @@ static void ping(struct loop *l, struct job *j, uint64_t seq, const char *suffix
 	r->kind = NOTIFY_PING;
 	notify_queue(l, j, r, url);
 	free(url);
+}
+
+/* A run whose last try never started has failed: healthchecks.io hears
+ * so (an earlier try may have sent its /start). */
+static void ping_never_started(struct loop *l, struct job *j, uint64_t seq)
+{
+	if (j->notify.ping)
+		ping(l, j, seq, "fail", &(struct notify_request){ 0 });
 }
 
 static void ping_start(struct loop *l, struct job *j, uint64_t seq)
@@ -312,9 +322,7 @@ static void start_failed(struct loop *l, struct job *j, const struct start_failu
 	record_start_failure(l, j, f);
 	if (f->retried)
 		return;
-	/* A run that never started has failed: healthchecks.io hears so. */
-	if (j->notify.ping)
-		ping(l, j, f->seq, "fail", &(struct notify_request){ 0 });
+	ping_never_started(l, j, f->seq);
 	j->state->metrics.runs_failure++;
 	l->metrics_dirty = true;
 	if (l->cfg->exit_on_error && l->st.phase == PHASE_RUNNING)
@@ -472,6 +480,7 @@ void runs_retry_dropped(struct loop *l, struct job *j, const struct runner_stopp
 	}
 	/* As start_failed ends a run without a retry; its "error" was said. */
 	l->runs->on_record(l->runs->arg, j, &r, true);
+	ping_never_started(l, j, e->seq);
 	j->state->metrics.runs_failure++;
 	l->metrics_dirty = true;
 }
