@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "writenow.h"
 
 /* A job's hooks */
 
@@ -137,7 +138,7 @@ static char *write_output_file(const struct hook_start *s, const char **what)
 	const char *dir = getenv("TMPDIR");
 	size_t len, off = 0;
 	char *path;
-	int fd;
+	int fd, werr;
 
 	if (!dir || dir[0] != '/')
 		dir = "/tmp";
@@ -157,13 +158,10 @@ static char *write_output_file(const struct hook_start *s, const char **what)
 	*what = NULL;
 	if (s->chown && fchown(fd, s->uid, s->gid) != 0)
 		*what = "fchown";
-	while (!*what && off < s->tail_len) {
-		ssize_t w = write(fd, s->tail + off, s->tail_len - off);
-
-		if (w < 0 && errno != EINTR)
-			*what = "write";
-		else if (w > 0)
-			off += (size_t)w;
+	/* A regular file: write_now writes it all, or says why not. */
+	if (!*what && (werr = write_now(s->tail, s->tail_len, &off, write_fd, &fd)) != 0) {
+		*what = "write";
+		errno = werr;
 	}
 	if (close(fd) != 0 && !*what)
 		*what = "close";
