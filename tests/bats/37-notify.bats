@@ -242,12 +242,34 @@ metric() {
 	kill -TERM "$pid"
 }
 
-@test "notify: runs inherit no socket of the requests on their way" {
+# The descriptors of process $1 that are TCP connections to port $2, one
+# a line (their socket inodes found in /proc/PID/net/tcp).
+fds_to_port() {
+	local pid=$1 hex inodes fd link
+	hex=$(printf '%04X' "$2")
+	inodes=" $(awk -v p="$hex" 'NR > 1 { split($3, a, ":"); if (a[2] == p) print $10 }' \
+		"/proc/$pid/net/tcp" | tr '\n' ' ') "
+	for fd in /proc/"$pid"/fd/*; do
+		link=$(readlink "$fd")
+		[[ $link == socket:\[*\] && $inodes == *" ${link//[^0-9]/} "* ]] && echo "${fd##*/}"
+	done
+	return 0
+}
+
+@test "notify: the requests' sockets are close-on-exec: runs inherit none" {
 	receiver --hang
-	run --separate-stderr timeout 60 "$TFD" -q -i 300ms -n 3 --ping "$BASE/k" --on-stop=forward -- \
-		sh -c 'find /proc/$$/fd -lname "socket:*" | wc -l; [ "$TFD_SEQ" != 3 ] || kill -TERM $PPID'
-	assert_equal "$status" 143
-	assert_output $'0\n0\n0'
+	start_bg "$TFD" -q -i 300ms --ping "$BASE/k" -- \
+		sh -c 'find /proc/$$/fd -lname "socket:*" | wc -l >>"$1"' _ "$BATS_TEST_TMPDIR/runs"
+	local pid=$! fds fd flags
+	wait_for_lines "$BATS_TEST_TMPDIR/runs" 20 3
+	wait_until 20 at_least true 2 || fail "no request: $(cat "$REQS")"
+	fds=$(fds_to_port "$pid" "$PORT")
+	[[ -n $fds ]] || fail "tfd holds no connection to the receiver"
+	for fd in $fds; do
+		flags=$(awk '$1 == "flags:" { print $2 }' "/proc/$pid/fdinfo/$fd")
+		(((8#$flags & 8#2000000) != 0)) || fail "tfd's descriptor $fd is not close-on-exec (flags $flags)"
+	done
+	assert_equal "$(sort -u "$BATS_TEST_TMPDIR/runs")" 0
 }
 
 @test "notify: tfd lines of a jobs file take them, and crontab lines through the defaults beside --jobs" {

@@ -55,7 +55,10 @@ ask() {
 	BG_PIDS+=("$!")
 	wait_for_socket
 	pkill -TERM -P "${BG_PIDS[0]}" -x "${TFD##*/}"
-	wait "${BG_PIDS[0]}" || true
+	# A stop's status (strace ends as tfd did): not a death by the signal
+	# before the loop could remove the socket.
+	wait_bg_exit "${BG_PIDS[0]}" 20
+	assert_equal "$bg_status" 143
 	[[ ! -e $SOCK ]] || fail "the socket is still there"
 }
 
