@@ -230,20 +230,17 @@ spdx:
 # The project's style (.clang-format, for Debian 12's clang-format 14)
 # applied in place to src/ and tests/unit/ (their folders too); only when
 # asked: neither the build nor check runs it. format-check (in analyze)
-# changes nothing and fails on a file format would change, except those
-# tests/format-todo names: files written before the style was checked,
-# whose hand-laid tables clang-format 14 would undo; a file leaves the
-# list once formatted (its tables in `// clang-format off` regions), and a
-# new file is never added. tests/format-stats.sh counts the files and
-# lines format would change.
+# changes nothing and fails on any file format would change; a hand-laid
+# table stays as written between /* clang-format off */ and
+# /* clang-format on */. tests/format-stats.sh counts the files and lines
+# format would change.
 CLANG_FORMAT ?= clang-format
 FORMAT_FILES  = $(wildcard src/*.[ch] src/*/*.[ch] tests/unit/*.[ch] tests/unit/*/*.[ch])
-FORMAT_TODO  := $(shell sed -e '/^\#/d' tests/format-todo 2>/dev/null)
 format:
 	$(CLANG_FORMAT) -i $(FORMAT_FILES)
 
 format-check:
-	$(CLANG_FORMAT) --dry-run --Werror $(filter-out $(FORMAT_TODO),$(FORMAT_FILES))
+	$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES)
 
 # The floors (FLOORS above; HACKING.md, "The floors"): floors-check fails
 # on a circle between objects, a call or an include that goes up a floor,

@@ -356,6 +356,7 @@ void fleet__replica_ready(struct fleet *f)
 int fleet_set_jobs(struct fleet *f, size_t n, const char *const *names,
 		   const uint64_t *fingerprints)
 {
+	/* clang-format 14 would write "char(*hex)[17]", a call to read. */
 	/* clang-format off */
 	char (*hex)[17] = calloc(n ? n : 1, sizeof *hex);
 	/* clang-format on */

@@ -57,15 +57,19 @@ static int dry_first(const struct dry_run *dr, struct dry_job *d)
 	return schedule_walk_first(&d->walk, dr->wall_now_ns);
 }
 
-static size_t dry_line(const struct dry_run *dr, const struct dry_job *d, int64_t wall,
-		       int64_t at, bool more, char *line, size_t cap)
+static size_t dry_line(const struct dry_run *dr, const struct dry_job *d, int64_t wall, int64_t at,
+		       bool more, char *line, size_t cap)
 {
 	const struct job *j = d->job;
 	uint64_t k = d->walk.passed;
 	int64_t next = d->walk.at_ns;
 	struct tick t = {
-		.seq = k, .expirations = 1, .total = k, .wall_ns = wall,
-		.job = j->name, .local = dr->local,
+		.seq = k,
+		.expirations = 1,
+		.total = k,
+		.wall_ns = wall,
+		.job = j->name,
+		.local = dr->local,
 		.interval_ns = j->schedule.kind == SCHEDULE_TIMER ? j->schedule.interval_ns : 0,
 	};
 
@@ -124,8 +128,8 @@ static size_t dry_line_max(const struct dry_run *dr)
 
 /* Prints the earliest expiration of the heap and puts its job back at its
  * next one. Returns 0, or 2 with ERR when that one maps past 2262. */
-static int print_next(const struct dry_run *dr, struct heap *h, char *line, size_t cap,
-		      char *err, size_t errlen)
+static int print_next(const struct dry_run *dr, struct heap *h, char *line, size_t cap, char *err,
+		      size_t errlen)
 {
 	struct dry_job *d = heap_top(h)->item;
 	int64_t wall = d->node.key, at = d->walk.at_ns, newest, next_wall;
@@ -181,17 +185,17 @@ static void print_hooks(const struct job *j, bool terminal, bool *first)
 static void print_endpoints(const struct job *j, bool terminal, bool *first)
 {
 	const struct notify_target *t = &j->notify;
+	const char *of_runs = t->notify_always ? " of every run" : " of failed runs";
 	char ping[256], notify[256];
 
 	if (!notify_target_any(t))
 		return;
 	notify_url_shown(t->ping ? t->ping : "", ping, sizeof ping);
 	notify_url_shown(t->notify ? t->notify : "", notify, sizeof notify);
-	print_after_runs_line(terminal, first, j->name, "%s%s%s%s%s%s",
-			      t->ping ? "pings " : "", t->ping ? ping : "",
-			      t->ping && t->notify ? " " : "", t->notify ? "notifies " : "",
-			      t->notify ? notify : "",
-			      !t->notify ? "" : t->notify_always ? " of every run" : " of failed runs");
+	print_after_runs_line(terminal, first, j->name, "%s%s%s%s%s%s", t->ping ? "pings " : "",
+			      t->ping ? ping : "", t->ping && t->notify ? " " : "",
+			      t->notify ? "notifies " : "", t->notify ? notify : "",
+			      t->notify ? of_runs : "");
 }
 
 /* Each job's hooks and endpoints, after the expirations. */

@@ -15,9 +15,11 @@
  *    so the joined child forks once more and relays signals to that
  *    grandchild, then ends exactly as the grandchild did.
  *
- * tfd is single-threaded; the one piece of state kept here is the vfork
- * child's stack, mapped once and reused by every run (larger when a run's
- * arguments need it). */
+ * A run as another user (NSS, PAM in the child) is forked with the C
+ * library's fork(): tfd starts no thread, but libcurl's resolver may run
+ * one while a --ping or --notify names a host. The one piece of state
+ * kept here is the vfork child's stack, mapped once and reused by every
+ * run (larger when a run's arguments need it). */
 #include "spawn.h"
 
 #include <errno.h>
@@ -721,18 +723,51 @@ static pid_t start_vfork_child(const struct clone3_args *args, struct child_plan
 	return pid;
 }
 
-/* clone3 (or clone) with fork semantics: the child continues here. */
+/* A forked child of a run as another user enters --cgroup's cgroup itself
+ * (writing 0 to cgroup.procs moves the writer), as CLONE_INTO_CGROUP
+ * would have put it there: before anything of the run. */
+static int enter_cgroup(int cgroup_fd)
+{
+	int fd = openat(cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	int err = 0;
+
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		report_child_failure("write", "cgroup.procs (--cgroup)", err);
+	return err ? -1 : 0;
+}
+
+/* A child with fork semantics: the child continues here. A run as another
+ * user calls NSS and PAM in it, so it is made by the C library's fork(),
+ * whose handlers leave malloc, NSS and the dynamic loader usable in the
+ * child whatever another thread held at that instant (libcurl's resolver
+ * thread, while a --ping or --notify names a host). Every other forked
+ * child only makes raw calls before its exec: clone3 (or clone). */
 static pid_t start_forked_child(struct clone3_args *args, struct child_plan *plan)
 {
-	pid_t pid = fork_plain(args);
+	pid_t pid;
 
+	if (!plan->session) {
+		pid = fork_plain(args);
+		if (pid == 0)
+			_exit(run_child(plan));
+		return pid;
+	}
+	pid = fork();
+	if (pid == 0 && (args->flags & CLONE_INTO_CGROUP) && enter_cgroup((int)args->cgroup) != 0)
+		_exit(SETUP_FAILED);
 	if (pid == 0)
 		_exit(run_child(plan));
 	return pid;
 }
 
-static const char *clone_call_name(const struct clone3_args *args)
+static const char *clone_call_name(const struct clone3_args *args, const struct child_plan *plan)
 {
+	if (plan->session)
+		return "fork";
 	return (args->flags & CLONE_INTO_CGROUP) ? "clone3 (CLONE_INTO_CGROUP)" : "clone3";
 }
 
@@ -807,7 +842,7 @@ pid_t spawn_run(const struct spawn_target *target, const struct spawn_io *io, co
 	err = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
-		*what = failed ? failed : clone_call_name(&args);
+		*what = failed ? failed : clone_call_name(&args, &plan);
 		errno = err;
 	}
 	return pid;

@@ -275,9 +275,7 @@ static int open_socket(const char *path, char *err, size_t errlen)
 
 int control_listen(const char *path, int *lock_fd, char *err, size_t errlen)
 {
-	/* clang-format off */
-	char dir[sizeof ((struct sockaddr_un *)0)->sun_path];
-	/* clang-format on */
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int fd;
 
 	*lock_fd = -1;

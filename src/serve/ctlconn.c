@@ -56,9 +56,7 @@ static void owner_text(char *buf, size_t len, const struct stat *st)
  * directory on the way may not be searched. Names which, and whose. */
 static void permission_denied(const char *path)
 {
-	/* clang-format off */
-	char dir[sizeof ((struct sockaddr_un *)0)->sun_path], who[300];
-	/* clang-format on */
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], who[300];
 	struct stat st;
 
 	if (stat(path, &st) == 0) {

@@ -126,6 +126,7 @@ static const struct unit units[] = {
 	{ "hour", 3600 * NSEC_PER_SEC },
 	{ "hr", 3600 * NSEC_PER_SEC },
 	{ "h", 3600 * NSEC_PER_SEC },
+	/* Else clang-format 14 reads "SEC_PER_DAY * NSEC_PER_SEC" as a pointer. */
 	/* clang-format off */
 	{ "days", SEC_PER_DAY * NSEC_PER_SEC },
 	{ "day", SEC_PER_DAY * NSEC_PER_SEC },

@@ -51,20 +51,19 @@ make_tree() {
 	cmp "$STYLE" "$t/src/good.c"
 }
 
-@test "make format-check leaves out the files tests/format-todo names, and only those" {
+@test "make format-check keeps a region between clang-format off and on as written, and only that" {
 	local t=$BATS_TEST_TMPDIR/tree
 	make_tree "$t"
-	printf 'int  f(void);\n' >"$t/src/old.h"
-	printf 'int  g(void);\n' >"$t/src/new.h"
-	printf '# written before the style was checked\nsrc/old.h\n' >"$t/tests/format-todo"
+	printf '/* clang-format off */\nint  f(void);\n/* clang-format on */\nint  g(void);\n' >"$t/src/table.h"
 	run make -s -C "$t" -f "$REPO/Makefile" format-check
 	assert_failure
-	assert_output --partial "src/new.h:1:"
-	refute_output --partial "old.h"
-	printf 'int g(void);\n' >"$t/src/new.h"
-	run make -s -C "$t" -f "$REPO/Makefile" format-check
+	assert_output --partial "src/table.h:4:"
+	refute_output --partial "src/table.h:2:"
+	run make -s -C "$t" -f "$REPO/Makefile" format
 	assert_success
-	assert_output ""
+	run cat "$t/src/table.h"
+	assert_line -n 1 'int  f(void);'
+	assert_line -n 3 'int g(void);'
 }
 
 @test "format-stats counts the files and lines each configuration would change" {
