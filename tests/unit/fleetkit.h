@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* fleetkit: a struct fleet for the unit tests of the fleet's own files
- * (fleet_wins.c, fleet_replica.c, fleet_pause.c), with no server and no
- * libpq: made as fleet_new makes it but for libpq, whose result readers
- * here read answers a test writes (pq.h declares libpq's result only as
- * an incomplete type, which this file completes; test_fleet_answer.c
- * reads its answers through the same readers). A call that would reach
- * the connection would crash the test:
- * those files make none. Also the events the fleet tells, drained. */
+ * (fleet_wins.c, fleet_replica.c, fleet_pause.c, fleet_statement.c),
+ * with no server and no libpq: made as fleet_new makes it but for libpq,
+ * whose result readers here read answers a test writes (pq.h declares
+ * libpq's result only as an incomplete type, which this file completes;
+ * test_fleet_answer.c reads its answers through the same readers). A
+ * call that would reach the connection would crash the test: those files
+ * make none. Also the events the fleet tells, drained. */
 #ifndef TFD_FLEETKIT_H
 #define TFD_FLEETKIT_H
 
