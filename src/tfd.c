@@ -620,11 +620,9 @@ static bool reboot_lines_run(const struct setup *st, const struct options *o)
 static int check_notify(struct setup *st)
 {
 	struct curl curl;
-	bool used = false;
 
-	for (size_t i = 0; i < st->table.n && !used; i++)
-		used = notify_target_any(&st->table.jobs[i]->notify);
-	if (!used || curl_load(&curl, st->err, sizeof st->err) == 0)
+	if (!jobs_any(st->table.jobs, st->table.n, job_notifies) ||
+	    curl_load(&curl, st->err, sizeof st->err) == 0)
 		return 0;
 	return 2;
 }

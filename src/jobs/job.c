@@ -433,29 +433,46 @@ int job_check_fleet_name(const struct job *j, const struct job_context *ctx, cha
 
 /* The command and its runs */
 
+/* The options that act on a job's runs, which a job without a command
+ * (one that only prints) has none of: the first given, else NULL. */
+static const char *needs_command(const struct job_options *o)
+{
+	/* clang-format off */
+	return o->overlap     ? "--overlap"
+	     : o->timeout     ? "--timeout"
+	     : o->retry       ? "--retry"
+	     : o->retry_delay ? "--retry-delay"
+	     : o->tag_output  ? "--tag-output"
+	     : o->cgroup      ? "--cgroup"
+	     : o->join        ? "--join"
+	     : o->user        ? "--user"
+	     : o->on_failure  ? "--on-failure"
+	     : o->on_success  ? "--on-success"
+	     : o->ping        ? "--ping"
+	     : o->notify      ? "--notify"
+	     : NULL;
+	/* clang-format on */
+}
+
 static int check_runner_options(const struct job_options *o, const struct job_context *ctx,
 				char *err, size_t errlen)
 {
 	bool command = o->exec || o->command;
-	const char *needs = o->overlap       ? "--overlap"
-			    : o->timeout     ? "--timeout"
-			    : o->retry       ? "--retry"
-			    : o->retry_delay ? "--retry-delay"
-			    : o->tag_output  ? "--tag-output"
-			    : o->cgroup      ? "--cgroup"
-			    : o->join        ? "--join"
-			    : o->user        ? "--user"
-					     : NULL;
+	const char *needs = needs_command(o);
 
 	if (o->exec && o->command)
 		return usage(err, errlen, "--exec and a COMMAND ('%s') conflict: give one",
 			     o->command[0]);
 	if (ctx->in_file && !command)
 		return usage(err, errlen, "no command: give -- COMMAND or --exec STRING");
-	if (needs && !command)
-		return usage(err, errlen, "%s needs a command (--exec STRING or -- COMMAND)",
+	if (!needs || command)
+		return 0;
+	/* --ping and --notify tell of runs, in tfd(1)'s words ("Telling
+	 * someone"). */
+	if (strcmp(needs, "--ping") == 0 || strcmp(needs, "--notify") == 0)
+		return usage(err, errlen, "%s: the job has no command: it has no runs to tell of",
 			     needs);
-	return 0;
+	return usage(err, errlen, "%s needs a command (--exec STRING or -- COMMAND)", needs);
 }
 
 static char **shell_argv(const char *shell, const char *string)
@@ -868,11 +885,6 @@ static int build_hooks(struct job *j, const struct job_options *o, const struct 
 		if (!given[k][0])
 			return usage(err, errlen, "--%s: empty: give the shell command to run",
 				     hook_kind_name((enum hook_kind)k));
-		if (!o->exec && !o->command)
-			return usage(err, errlen,
-				     "--%s needs a command (--exec STRING or "
-				     "-- COMMAND): a job that only prints has no runs",
-				     hook_kind_name((enum hook_kind)k));
 		if (!(j->hooks.command[k] = strdup(given[k])))
 			return out_of_memory(err, errlen);
 		any = true;
@@ -893,18 +905,11 @@ static int build_output(struct job *j, const struct job_options *o, char *err, s
 	return 0;
 }
 
-/* --ping, --notify: told of runs, so a job that only prints has none
- * to tell of. */
+/* --ping, --notify: whom its runs are told to (check_runner_options
+ * refused them to a job without a command). */
 static int build_notify(struct job *j, const struct job_options *o, char *err, size_t errlen)
 {
-	int status = notify_target_build(o->ping, o->notify, o->notify_on, &j->notify, err, errlen);
-
-	if (status == 0 && notify_target_any(&j->notify) && !j->path) {
-		snprintf(err, errlen, "--%s: the job has no command: it has no runs to tell of",
-			 j->notify.ping ? "ping" : "notify");
-		status = 2;
-	}
-	return status;
+	return notify_target_build(o->ping, o->notify, o->notify_on, &j->notify, err, errlen);
 }
 
 int job_build(const struct job_options *o, const struct job_context *ctx, struct job **out,

@@ -25,6 +25,29 @@ void job_table_free(struct job_table *t)
 	*t = (struct job_table){ 0 };
 }
 
+bool jobs_any(struct job *const *jobs, size_t n, bool (*has)(const struct job *))
+{
+	for (size_t i = 0; i < n; i++)
+		if (has(jobs[i]))
+			return true;
+	return false;
+}
+
+bool job_mails(const struct job *j)
+{
+	return j->mail != NULL;
+}
+
+bool job_has_hook(const struct job *j)
+{
+	return j->hooks.shell != NULL;
+}
+
+bool job_notifies(const struct job *j)
+{
+	return notify_target_any(&j->notify);
+}
+
 /* Lines into options */
 
 static int set_text(char **field, const char *value)

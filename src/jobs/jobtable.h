@@ -75,4 +75,15 @@ int job_table_single(const struct job_options *o, const struct job_context *ctx,
 
 void job_table_free(struct job_table *t);
 
+/* Whether a job of JOBS (N of them) HAS what is asked: tfd loads a
+ * library, and the loop opens an owner, only for what a job uses. */
+bool jobs_any(struct job *const *jobs, size_t n, bool (*has)(const struct job *));
+
+/* What jobs_any asks: the job mails its runs' output (MAILTO), has a
+ * hook (--on-failure, --on-success), tells of its runs (--ping,
+ * --notify). */
+bool job_mails(const struct job *j);
+bool job_has_hook(const struct job *j);
+bool job_notifies(const struct job *j);
+
 #endif

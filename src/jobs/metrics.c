@@ -152,7 +152,7 @@ struct family {
 };
 
 static void notify_samples(struct buf *b, const char *family, const char *job,
-			   const uint64_t counts[2]);
+			   const uint64_t counts[NOTIFY_KINDS]);
 
 static void notify_failures(struct buf *b, const char *family, const char *job,
 			    const struct job_metrics *m)
@@ -246,14 +246,13 @@ static void put_runs_total(struct buf *b, const char *name, const struct job_met
 /* A job's samples of a --ping/--notify family, one by kind; none for a
  * job that has neither. */
 static void notify_samples(struct buf *b, const char *family, const char *job,
-			   const uint64_t counts[2])
+			   const uint64_t counts[NOTIFY_KINDS])
 {
-	static const char *const kinds[] = { "ping", "notify" };
 	char value[32];
 
-	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+	for (size_t k = 0; k < NOTIFY_KINDS; k++) {
 		put_count(counts[k], value);
-		put_sample(b, family, job, "kind", kinds[k], value);
+		put_sample(b, family, job, "kind", notify_kind_name[k], value);
 	}
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "notify_url.h"
 
 /* One job's figures, kept by its job object. Times are wall-clock (realtime)
  * nanoseconds since the epoch. */
@@ -24,10 +25,10 @@ struct job_metrics {
 	int64_t last_success_ns;  /* the end of the last successful run; 0: none */
 	int64_t next_run_ns;      /* the next scheduled expiration; 0: none */
 	uint64_t paused_total;    /* elapses not run while paused (tfdctl pause) */
-	/* --ping and --notify (notify.h), by kind (ping, notify): requests
-	 * given up after their tries, and dropped unsent; only jobs that
-	 * have one (NOTIFIES) show them. */
-	uint64_t notify_failures[2], notify_dropped[2];
+	/* --ping and --notify (notify.h), by kind (enum notify_kind):
+	 * requests given up after their tries, and dropped unsent; only jobs
+	 * that have one (NOTIFIES) show them. */
+	uint64_t notify_failures[NOTIFY_KINDS], notify_dropped[NOTIFY_KINDS];
 	bool notifies;
 };
 

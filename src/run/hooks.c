@@ -204,16 +204,6 @@ static void hook_failed(struct events *ev, const char *job, enum hook_kind kind,
 	events_error(ev, job, "hook", message);
 }
 
-/* Closes the descriptors of FDS that are open. */
-static void close_fds(int *fds, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (fds[i] >= 0) {
-			close(fds[i]);
-			fds[i] = -1;
-		}
-}
-
 /* With S->capture, the pipes of the hook's stdout and stderr: PIPES
  * holds {out read, out write, err read, err write}, -1 where none. */
 static int open_pipes(const struct hook_start *s, int pipes[4], const char **what)
@@ -291,8 +281,8 @@ static int start_hook(const struct hook_start *s, struct hook_run *h, int pipes[
 	err = errno;
 	free(envp);
 	/* The write ends are the hook's alone now. */
-	close_fds(&pipes[1], 1);
-	close_fds(&pipes[3], 1);
+	spawn_close_fds(&pipes[1], 1);
+	spawn_close_fds(&pipes[3], 1);
 	errno = err;
 	return h->pid < 0 ? -1 : 0;
 }
@@ -326,7 +316,7 @@ bool hooks_start(struct hooks *hs, const struct hook_start *s, struct events *ev
 		*out = (struct hook_started){ h->pid, pipes[0], pipes[2] };
 		return true;
 	}
-	close_fds(pipes, 4);
+	spawn_close_fds(pipes, 4);
 	if (h && h->pid > 0) {
 		/* Started, but not tracked: reaped as an orphan is. */
 		what = "malloc";

@@ -344,15 +344,6 @@ static int open_input(const char *text, const char **what)
 	return fd;
 }
 
-static void close_fds(int *fds, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (fds[i] >= 0)
-			close(fds[i]);
-		fds[i] = -1;
-	}
-}
-
 /* The run's end of each pipe goes to the child; tfd keeps the other,
  * non-blocking so a read never stops the loop. */
 static int open_capture(int pipefd[2], const char **what)
@@ -485,13 +476,13 @@ static int start_run(struct runner *r, const struct tick *t, unsigned attempt, i
 	take_environment(r);
 	if (io.fd[0] >= 0)
 		close(io.fd[0]);
-	close_fds(&out[1], 1);
-	close_fds(&err[1], 1);
-	close_fds(&report[1], 1);
+	spawn_close_fds(&out[1], 1);
+	spawn_close_fds(&err[1], 1);
+	spawn_close_fds(&report[1], 1);
 	if (pid < 0) {
-		close_fds(&out[0], 1);
-		close_fds(&err[0], 1);
-		close_fds(&report[0], 1);
+		spawn_close_fds(&out[0], 1);
+		spawn_close_fds(&err[0], 1);
+		spawn_close_fds(&report[0], 1);
 		r->nruns--;
 		if (transient_error(saved)) {
 			const char *call = *what;

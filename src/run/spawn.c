@@ -874,3 +874,12 @@ void spawn_note_signals(struct spawn_target *target)
 	}
 	target->reset_known = true;
 }
+
+void spawn_close_fds(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+}

@@ -47,6 +47,10 @@ struct spawn_target {
  * --join target's namespaces, whose world is not the helper's. */
 struct spawn_target spawn_target_on_host(const struct spawn_target *runs);
 
+/* Closes the descriptors of FDS that are open and marks each -1, so the
+ * pipes of a run or a helper are closed once, whichever path gives up. */
+void spawn_close_fds(int *fds, size_t n);
+
 /* Notes which signals tfd does not leave at SIG_DFL (SIGPIPE, anything its
  * caller ignored), so a run resets those few instead of all 64. Call after
  * tfd's own dispositions are final; without it a run resets every one. */

@@ -10,6 +10,7 @@
 #include "hooks.h"
 #include "notify.h"
 #include "http.h"
+#include "jobtable.h"
 #include "loopstate.h"
 #include "mailer.h"
 #include "ownertab.h"
@@ -233,42 +234,13 @@ static const struct owner_row control_row = { .name = "control",
 					      .deadline = control_row_deadline,
 					      .expire = control_row_expire };
 
-/* Whether a job of the table mails its output (MAILTO): without --jobs,
- * the table never changes, and a tfd whose jobs mail nothing has no
- * sendmail to serve. */
-static bool any_mail(const struct loop *l)
-{
-	for (size_t i = 0; i < l->njobs; i++)
-		if (l->jobs[i]->mail)
-			return true;
-	return false;
-}
-
-/* Whether a job of the first table has --ping or --notify: as
- * any_mail, for the notifications' row. */
-static bool any_notify(const struct loop *l)
-{
-	for (size_t i = 0; i < l->njobs; i++)
-		if (notify_target_any(&l->jobs[i]->notify))
-			return true;
-	return false;
-}
-
-/* Whether a job of the first table has a hook: as any_mail, for the
- * hooks' row. */
-static bool any_hook(const struct loop *l)
-{
-	for (size_t i = 0; i < l->njobs; i++)
-		if (l->jobs[i]->hooks.shell)
-			return true;
-	return false;
-}
-
 /* The table of the loop's owners, in the order their slots are polled
  * and they expire. An owner absent (no --fleet, --listen, --control) is
  * not in it. A new owner: its row above (or in its own module), and one
  * line here. Reload is there only with --jobs (nothing else reloads),
- * the mailer only where mail can come, the hooks where hooks can. */
+ * the mailer only where mail can come, the hooks and the notifications
+ * where they can: without --jobs the first table never changes, and a
+ * tfd whose jobs mail nothing has no sendmail to serve. */
 static int serve_owners(struct loop *l)
 {
 	int failed = 0;
@@ -277,11 +249,11 @@ static int serve_owners(struct loop *l)
 		failed |= ownertab_add(l, &fleet_row, l);
 	if (l->cfg->jobs_path)
 		failed |= ownertab_add(l, &reload_row, l);
-	if (l->cfg->jobs_path || any_mail(l))
+	if (l->cfg->jobs_path || jobs_any(l->jobs, l->njobs, job_mails))
 		failed |= ownertab_add(l, &mailer_row, &l->mailer);
-	if (l->cfg->jobs_path || any_hook(l))
+	if (l->cfg->jobs_path || jobs_any(l->jobs, l->njobs, job_has_hook))
 		failed |= ownertab_add(l, &hooks_row, &l->hooks);
-	if (l->cfg->jobs_path || any_notify(l))
+	if (l->cfg->jobs_path || jobs_any(l->jobs, l->njobs, job_notifies))
 		failed |= ownertab_add(l, &notify_loop_row, l);
 	if (l->cfg->http)
 		failed |= ownertab_add(l, &http_row, l);

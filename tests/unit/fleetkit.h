@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* fleetkit: a struct fleet for the unit tests of the fleet's own files
- * (fleet_wins.c, fleet_replica.c, fleet_pause.c), with no server and no
- * libpq: made as fleet_new makes it but for libpq, whose result readers
- * here read answers a test writes (pq.h declares libpq's result only as
- * an incomplete type, which this file completes, as test_fleet_answer.c
- * does). A call that would reach the connection would crash the test:
- * those files make none. Also the events the fleet tells, drained. */
+ * (fleet_wins.c, fleet_replica.c, fleet_pause.c, fleet_statement.c),
+ * with no server and no libpq: made as fleet_new makes it but for libpq,
+ * whose result readers here read answers a test writes (pq.h declares
+ * libpq's result only as an incomplete type, which this file completes;
+ * test_fleet_answer.c reads its answers through the same readers). A
+ * call that would reach the connection would crash the test: those files
+ * make none. Also the events the fleet tells, drained. */
 #ifndef TFD_FLEETKIT_H
 #define TFD_FLEETKIT_H
 
@@ -23,14 +24,33 @@
 #define KIT_FIELDS 8
 
 struct pg_result {
+	/* PQ_COMMAND_OK, PQ_TUPLES_OK or an error; 0 (libpq's
+	 * PGRES_EMPTY_QUERY, which no test here answers) reads as
+	 * PQ_TUPLES_OK, so a test of rows need not say it. */
+	int status;
+	const char *sqlstate, *primary, *message; /* an error's fields */
+	const char *severity;                     /* NULL: ERROR, as libpq gives it */
 	int rows, fields;
 	const char *cells[KIT_ROWS][KIT_FIELDS]; /* NULL: SQL null */
 };
 
 static inline int kit_result_status(const pq_result *r)
 {
-	(void)r;
-	return PQ_TUPLES_OK;
+	return r->status ? r->status : PQ_TUPLES_OK;
+}
+
+static inline char *kit_result_error_message(const pq_result *r)
+{
+	return (char *)r->message;
+}
+
+static inline char *kit_result_error_field(const pq_result *r, int field)
+{
+	if (field == PQ_DIAG_SQLSTATE)
+		return (char *)r->sqlstate;
+	if (field == PQ_DIAG_SEVERITY)
+		return (char *)(r->severity ? r->severity : "ERROR");
+	return field == PQ_DIAG_MESSAGE_PRIMARY ? (char *)r->primary : NULL;
 }
 
 static inline int kit_ntuples(const pq_result *r)
@@ -54,6 +74,19 @@ static inline int kit_get_is_null(const pq_result *r, int row, int field)
 	return r->cells[row][field] == NULL;
 }
 
+/* A struct pq of the readers above alone: only what reading an answer
+ * may use. */
+/* clang-format off */
+#define KIT_PQ                                              \
+	{ .result_status = kit_result_status,               \
+	  .result_error_message = kit_result_error_message, \
+	  .result_error_field = kit_result_error_field,     \
+	  .ntuples = kit_ntuples,                           \
+	  .nfields = kit_nfields,                           \
+	  .get_value = kit_get_value,                       \
+	  .get_is_null = kit_get_is_null }
+/* clang-format on */
+
 static inline void *kit_need(void *p)
 {
 	if (!p) {
@@ -74,11 +107,7 @@ static inline struct fleet *kit_fleet(const char *name)
 					.lease_ns = 60 * KIT_SEC,
 					.deadline_ns = 60 * KIT_SEC,
 					.keep_ns = 3600 * KIT_SEC };
-	f->pq = (struct pq){ .result_status = kit_result_status,
-			     .ntuples = kit_ntuples,
-			     .nfields = kit_nfields,
-			     .get_value = kit_get_value,
-			     .get_is_null = kit_get_is_null };
+	f->pq = (struct pq)KIT_PQ;
 	f->renew_at = f->keep_at = INT64_MAX;
 	if (fleet__replica_init(f) != 0 || fleet__wins_init(f) != 0)
 		kit_need(NULL);

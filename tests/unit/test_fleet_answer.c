@@ -1,79 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests for fleet_answer: what an answer means, as the verdict that
  * fleet.c carries out. No database and no libpq: the answers are results
- * of this file's own, read through a struct pq whose functions read them
- * (pq.h declares libpq's result only as an incomplete type, which this
- * file completes). The statements themselves run against PostgreSQL in
- * tests/bats/76-fleet-client.bats. */
+ * fleetkit.h completes, read through its struct pq. The statements
+ * themselves run against PostgreSQL in tests/bats/76-fleet-client.bats. */
 #include "fleet_answer.h"
 #include "fleet_sql.h"
+#include "fleetkit.h"
 #include "harness.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_ROWS 8
-#define MAX_FIELDS 8
-
-struct pg_result {
-	int status;                               /* PQ_COMMAND_OK, PQ_TUPLES_OK, or an error */
-	const char *sqlstate, *primary, *message; /* an error's fields */
-	const char *severity;                     /* NULL: ERROR, as libpq gives it */
-	int rows, fields;
-	const char *cells[MAX_ROWS][MAX_FIELDS]; /* NULL: SQL null */
-};
-
-static int result_status(const pq_result *r)
-{
-	return r->status;
-}
-
-static char *result_error_message(const pq_result *r)
-{
-	return (char *)r->message;
-}
-
-static char *result_error_field(const pq_result *r, int field)
-{
-	if (field == PQ_DIAG_SQLSTATE)
-		return (char *)r->sqlstate;
-	if (field == PQ_DIAG_SEVERITY)
-		return (char *)(r->severity ? r->severity : "ERROR");
-	return field == PQ_DIAG_MESSAGE_PRIMARY ? (char *)r->primary : NULL;
-}
-
-static int ntuples(const pq_result *r)
-{
-	return r->rows;
-}
-
-static int nfields(const pq_result *r)
-{
-	return r->fields;
-}
-
-/* libpq gives "" for a null value. */
-static char *get_value(const pq_result *r, int row, int field)
-{
-	return (char *)(r->cells[row][field] ? r->cells[row][field] : "");
-}
-
-static int get_is_null(const pq_result *r, int row, int field)
-{
-	return r->cells[row][field] == NULL;
-}
-
-/* Only what reading an answer may use: a call to anything else (the
- * connection's) would crash the test. */
-static const struct pq pq = {
-	.result_status = result_status,
-	.result_error_message = result_error_message,
-	.result_error_field = result_error_field,
-	.ntuples = ntuples,
-	.nfields = nfields,
-	.get_value = get_value,
-	.get_is_null = get_is_null,
-};
+/* A call to anything but the result readers (the connection's) would
+ * crash the test. */
+static const struct pq pq = KIT_PQ;
 
 static struct fleet_verdict read_answer(enum op_kind kind, const pq_result *r, bool conn_ok)
 {
@@ -137,7 +77,7 @@ static void test_start(void)
 
 static void test_claims(void)
 {
-	static const char *const rows[][MAX_FIELDS] = {
+	static const char *const rows[][KIT_FIELDS] = {
 		{ "1", "won", NULL, "1796292003000000" },
 		{ "3", "again" },
 		{ "9", "won" },

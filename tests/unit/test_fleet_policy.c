@@ -8,9 +8,9 @@
  * refusal while setting up gives the connection up. */
 #include "fleet_policy.h"
 #include "fleet_statement.h"
+#include "fleetkit.h"
 #include "harness.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static const struct fleet_policy *row(enum op_kind k)
@@ -159,10 +159,11 @@ static void test_pending(void)
 	check(fleet_op_pending(&rewrite) == 0, "rows written before: the exit need not wait");
 }
 
-/* A batch kind carries its items (fleet_batch.c reads them). */
-static enum op_kind item_of(enum op_kind batch)
+/* fleet_statement_of as kit_check_writer calls the other files' writers:
+ * from the fleet's settings and a boundary of its own. */
+static const char *statement_of(struct fleet *f, const struct op *op, struct fleet_statement *p)
 {
-	return batch == OP_CLAIMS ? OP_CLAIM : OP_END;
+	return fleet_statement_of(&f->cfg, "2026-12-05 00:00:00+00", op, p);
 }
 
 /* The statement column names who writes each kind's SQL (fleet.c
@@ -172,31 +173,13 @@ static enum op_kind item_of(enum op_kind batch)
  * gives another file, or the other way round, would go unsent). */
 static void test_statements(void)
 {
-	const struct fleet_config cfg = { .replica = "r1",
-					  .lease_ns = 60000000000,
-					  .deadline_ns = 60000000000,
-					  .keep_ns = 3600000000000 };
-
 	for (int k = 0; k < OP_KINDS; k++) {
-		const struct fleet_policy *p = row(k);
-		struct op *op = fleet_op_new(k, "job", 0), *item = NULL;
-		struct fleet_statement st = { .n = 0 };
 		bool item_kind = k == OP_CLAIM || k == OP_END;
-		const char *sql;
 
-		if (!op)
-			continue;
-		if (p->batch && (op->items = calloc(1, sizeof *op->items)) &&
-		    (item = op->items[0] = fleet_op_new(item_of(k), "job", 0)))
-			op->nitems = 1;
-		sql = fleet_statement_of(&cfg, "2026-12-05 00:00:00+00", op, &st);
-		check((p->statement == FLEET_SQL_NONE) == item_kind, "%s: %s", p->name,
+		check((row(k)->statement == FLEET_SQL_NONE) == item_kind, "%s: %s", row(k)->name,
 		      item_kind ? "an item, never sent alone" : "a writer of its SQL");
-		check((sql != NULL) == (p->statement == FLEET_SQL_OP),
-		      "%s: fleet_statement.c writes it if and only if its row says so", p->name);
-		fleet_statement_free(&st);
-		fleet_op_free(op);
 	}
+	kit_check_writer(statement_of, FLEET_SQL_OP);
 	check(row(OP_RENEW)->statement == FLEET_SQL_WINS,
 	      "the renewal: fleet_wins.c (the keys held)");
 	check(row(OP_HOLD)->statement == FLEET_SQL_REPLICA &&
