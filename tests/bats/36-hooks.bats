@@ -269,7 +269,10 @@ tfd: j: --on-success echo fine"
 	local late
 	late=$(jq -s '[.[] | select(.event == "tick") | .late_us] | max' <<<"$output")
 	((late < 500000)) || fail "a tick was ${late} us late: $ticks"
-	assert_equal "$(jq -c 'select(.event == "exit")' <<<"$output" | wc -l)" 20
+	# A run for every wake-up, 20 expirations in all.
+	assert_equal "$(jq -c 'select(.event == "exit")' <<<"$output" | wc -l)" \
+		"$(jq -c 'select(.event == "tick")' <<<"$output" | wc -l)"
+	assert_equal "$(jq -s '[.[] | select(.event == "tick") | .expirations] | add' <<<"$output")" 20
 }
 
 @test "hooks: tfd's stop forwards its signal to a hook going, as to the runs" {
