@@ -326,7 +326,10 @@ ran_after() {
 	local fleet local_
 	fleet=$(median_late "$RUNS")
 	local_=$(median_late "$local_runs")
-	((fleet < local_ + 40)) ||
+	# The claim's round trip to a server the same load slows: twice the
+	# local lateness, and 40 ms; on a quiet machine (a few ms each) a
+	# 50 ms gathering still fails it.
+	((fleet < 2 * local_ + 40)) ||
 		fail "median start $fleet ms after the instant, $local_ ms without --fleet"
 }
 
