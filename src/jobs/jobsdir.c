@@ -193,8 +193,11 @@ bool jobsdir_looks_like_spool(const char *dir, char *file, size_t len)
 
 	if (!d)
 		return false;
-	while (!found && (de = readdir(d)))
-		if (jobsdir_name_ok(de->d_name) && written_by_crontab(dirfd(d), de->d_name)) {
+	/* The first such name in byte order, so the warning names the same
+	 * file whatever order the file system lists them in. */
+	while ((de = readdir(d)))
+		if ((!found || strcmp(de->d_name, file) < 0) && jobsdir_name_ok(de->d_name) &&
+		    written_by_crontab(dirfd(d), de->d_name)) {
 			snprintf(file, len, "%s", de->d_name);
 			found = true;
 		}

@@ -122,9 +122,11 @@ load host_helper
 	assert_usage_error "a COMMAND '/bin/true' cannot be given beside --user-crontabs" \
 		--user-crontabs spool -- /bin/true
 	assert_usage_error "--system-crontab needs --jobs" --system-crontab --user-crontabs spool
-	# The same directory as a --jobs directory is said to be a spool.
+	# The same directory as a --jobs directory is said to be a spool,
+	# naming the first of its users' files in byte order ('bin' before
+	# '$user'), whatever order the file system lists them in.
 	run --separate-stderr "$TFD" --jobs spool --dry-run=1 --base-time "$BASE"
-	[[ ${stderr_lines[0]} == "tfd: warning: --jobs 'spool' looks like a crontab spool ('$user' is owned by the user it is named after): its lines run as tfd's user"* ]] ||
+	[[ ${stderr_lines[0]} == "tfd: warning: --jobs 'spool' looks like a crontab spool ('bin' is owned by the user it is named after): its lines run as tfd's user"* ]] ||
 		fail "$stderr"
 }
 
