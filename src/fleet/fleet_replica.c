@@ -45,6 +45,7 @@ struct fleet_replica {
 	int64_t unreachable_since; /* monotonic: the outage's first failure; 0: none */
 	bool ever_ready;           /* a connection was ready once */
 	bool behind_reported, fatal;
+	bool released; /* given up at exit: never renewed or written again */
 };
 
 int fleet__replica_init(struct fleet *f)
@@ -253,6 +254,8 @@ int fleet__replica_answer(struct fleet *f, struct op *op, const pq_result *r, st
 			fatal_holder(f, r, 1);
 			break;
 		}
+		if (f->rep->released)
+			break; /* sent before the release: nothing follows it */
 		f->rep->beat_at = fleet__now_mono() + f->cfg.lease_ns / 6;
 		if (f->rep->job_names)
 			queue_op(f, f->rep->jobs_written == f->rep->jobs_version ? OP_DIFFER
@@ -346,9 +349,13 @@ void fleet__replica_ready(struct fleet *f)
 		fleet__claims_accepted(f);
 	f->refusal_reported = false;
 	/* Written again on each connection: the database may be another
-	 * (a failover) or its rows deleted. */
+	 * (a failover) or its rows deleted. A connection made again in the
+	 * exit's grace (to write the runs' ends) gives the name up again:
+	 * its setup took it. */
 	f->rep->jobs_written = 0;
-	if (f->rep->job_names)
+	if (f->rep->released && !f->rep->fatal)
+		queue_op(f, OP_RELEASE);
+	else if (f->rep->job_names)
 		queue_op(f, OP_JOBS);
 	fleet__pause_refresh(f, f->rep->job_names);
 }
@@ -388,10 +395,22 @@ int fleet_set_jobs(struct fleet *f, size_t n, const char *const *names,
 	return 0;
 }
 
+/* Whether the name is renewed now: held on a ready connection, not given
+ * up. */
+static bool renews_name(const struct fleet *f)
+{
+	return f->link == LINK_READY && !f->rep->fatal && !f->rep->released;
+}
+
+/* After the release nothing renews the name: a renewal sent after it
+ * would hold the name for a lease past tfd's exit, and a restart would
+ * wait for it (the exit's grace serves the fleet while the release is
+ * answered, and a renewal falls due every lease/6). */
 void fleet_release(struct fleet *f)
 {
-	if (f->link == LINK_READY && !f->rep->fatal)
+	if (renews_name(f))
 		queue_op(f, OP_RELEASE);
+	f->rep->released = true;
 }
 
 /* Service */
@@ -453,7 +472,7 @@ int fleet__replica_service(struct fleet *f, struct op **send)
 		if (!(*send = fleet_op_new(OP_HOLD, NULL, 0)))
 			return -ENOMEM;
 	}
-	if (f->link == LINK_READY && !f->rep->fatal && now >= f->rep->beat_at) {
+	if (renews_name(f) && now >= f->rep->beat_at) {
 		f->rep->beat_at = INT64_MAX; /* until its answer */
 		queue_op(f, OP_BEAT);
 	}
@@ -469,7 +488,7 @@ int64_t fleet__replica_deadline(const struct fleet *f)
 	if (f->link == LINK_SETUP && !fleet_pipe_awaits(&f->pipe) && f->rep->hold_retry_at &&
 	    f->rep->hold_retry_at < flush)
 		return f->rep->hold_retry_at;
-	if (f->link == LINK_READY && !f->rep->fatal && f->rep->beat_at < flush)
+	if (renews_name(f) && f->rep->beat_at < flush)
 		return f->rep->beat_at;
 	return flush;
 }

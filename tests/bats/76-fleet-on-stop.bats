@@ -90,6 +90,34 @@ first_run_after() {
 	assert_output ""
 }
 
+@test "--fleet: a stopped replica's name is released even when the server answers the release late: no renewal falling due meanwhile holds it again" {
+	printf '%s\n' "--name tick --calendar '*:*:*' -- true" >jobfile
+	start_replica a --jobs jobfile --fleet-lease 2s
+	held() {
+		[[ $(pg_sql "SELECT count(*) FROM tfd_replicas WHERE replica = 'a'" "$DB" 2>/dev/null) == 1 ]]
+	}
+	wait_until 30 held || fail "a did not take its name: $(cat a.err)"
+	# The name's row locked for 1.5 s: the release waits behind the lock,
+	# and renewals fall due every lease/6 (333 ms) while tfd's exit waits
+	# for its answer.
+	pg_sql "BEGIN; SELECT 1 FROM tfd_replicas WHERE replica = 'a' FOR UPDATE;
+		SELECT pg_sleep(1.5); COMMIT" "$DB" >/dev/null &
+	local locker=$!
+	locked() {
+		[[ $(pg_sql "SELECT count(*) FROM pg_stat_activity
+			WHERE query LIKE '%FOR UPDATE%pg_sleep%' AND state = 'active'
+			AND pid <> pg_backend_pid()" "$DB") == 1 ]]
+	}
+	wait_until 30 locked || fail "the lock was not taken"
+	kill -TERM "$PID_a"
+	wait_bg_exit "$PID_a" 30
+	wait "$locker"
+	run pg_sql "SELECT seen_at < now() - interval '2 s' FROM tfd_replicas WHERE replica = 'a'" "$DB"
+	assert_output t
+	run fleet_stderr a.err
+	assert_output ""
+}
+
 count_runs_of() {
 	grep -c " $1\$" "$RUNS" || true
 }

@@ -4,7 +4,8 @@
  * parameters (the name held by an instance of its own, the jobs as
  * arrays of names and fingerprints); the name's answers (taken, held by
  * another and asked again, held for good: the end); the name renewed,
- * the jobs written again or compared; a difference told once; the
+ * the jobs written again or compared; the name released at exit and
+ * renewed no more; a difference told once; the
  * outage and a claim queue that falls behind, each told once. The SQL
  * itself runs against PostgreSQL in tests/bats/78-fleet-safety.bats. */
 #include "fleetkit.h"
@@ -147,6 +148,45 @@ static void test_beat(void)
 	fleet_free(f);
 }
 
+/* At exit the name is released, and nothing renews it after: not a
+ * renewal falling due in the exit's grace, nor the answer of one sent
+ * before (a renewal after the release held the name a lease longer). */
+static void test_release_ends_renewals(void)
+{
+	struct fleet *f = kit_fleet("r1");
+	const char *names[] = { "a" };
+	const uint64_t prints[] = { 7 };
+	struct pg_result yes = { .rows = 1, .fields = 4, .cells = { { "t" } } };
+	struct op *send, *op;
+
+	fleet_set_jobs(f, 1, names, prints);
+	f->link = LINK_READY;
+	fleet__replica_ready(f);
+	kit_events(f, FLEET_EVENT_NOTE, 0, NULL);
+	while ((op = fleet_queue_pop(&f->writes)))
+		fleet_op_free(op);
+	fleet_release(f);
+	check(kit_queued(&f->writes, OP_RELEASE) == 1, "the name released");
+	fleet__replica_beat_at(f, 0);
+	check(fleet__replica_deadline(f) > fleet__now_mono() + KIT_SEC,
+	      "a renewal due after the release does not wake the loop");
+	check(fleet__replica_service(f, &send) == 0 && !send &&
+		      kit_queued(&f->writes, OP_BEAT) == 0,
+	      "nor is it queued");
+	fleet__replica_answer(f, kit_op(OP_BEAT, NULL, 0), &yes, &send);
+	check(kit_queued(&f->writes, OP_JOBS) == 0 && kit_queued(&f->writes, OP_DIFFER) == 0 &&
+		      kit_queued(&f->writes, OP_BEAT) == 0,
+	      "a renewal answered after the release asks nothing more");
+	fleet_release(f);
+	check(kit_queued(&f->writes, OP_RELEASE) == 1, "released once");
+	while ((op = fleet_queue_pop(&f->writes)))
+		fleet_op_free(op);
+	fleet__replica_ready(f);
+	check(kit_queued(&f->writes, OP_RELEASE) == 1 && kit_queued(&f->writes, OP_JOBS) == 0,
+	      "a connection made again in the exit's grace releases the name again");
+	fleet_free(f);
+}
+
 static void test_differ_told_once(void)
 {
 	struct fleet *f = kit_fleet("r1");
@@ -246,6 +286,7 @@ int main(void)
 	test_hold_answers();
 	test_jobs();
 	test_beat();
+	test_release_ends_renewals();
 	test_differ_told_once();
 	test_outage_told_once();
 	test_backlog();
